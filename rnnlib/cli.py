@@ -1,0 +1,39 @@
+"""The ``rnnlib`` console script.
+
+Each sub-command lives in its own module, which provides ``add_arguments(parser)`` and
+``main(args) -> int``; the module is imported only when its command runs, so
+``rnnlib --help`` stays fast and a command's heavy dependencies load only for it.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command -> (module, one-line help)
+COMMANDS = {
+    "run": ("rnnlib.commands.run", "execute one chapter under a profile"),
+    "build": ("rnnlib.commands.build", "execute every chapter, then build the HTML book"),
+    "params": ("rnnlib.commands.params", "list a chapter's parameters and what they accept"),
+    "bench": ("rnnlib.bench", "speed and memory benchmarks against reference implementations"),
+    "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rnnlib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    argv = sys.argv[1:] if argv is None else argv
+    wanted = argv[0] if argv and argv[0] in COMMANDS else None
+    modules = {}
+    for name, (module, help_) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        if name == wanted:  # only the chosen command's module is imported
+            modules[name] = importlib.import_module(module)
+            modules[name].add_arguments(p)
+    args = parser.parse_args(argv)
+    return int(modules[args.command].main(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
