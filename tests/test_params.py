@@ -1,0 +1,79 @@
+"""Parameters are validated before any work starts, with messages naming what is wrong."""
+import pytest
+
+from rnnlib.params import ParameterError, load_profile, parse_override, parse_parameters_cell, resolve
+
+from minibook import make_minibook
+
+CELL = '''profile: str = "cpu"  # profile
+steps: int = 300  # [1, 100000] training updates
+lr: float = 1.0  # (0, 10] learning rate
+arch: str = "rnnsearch"  # {rnnsearch, rnnencdec} model
+max_len: int | None = None  # [1, ] length filter
+bf16: bool = False  # autocast
+'''
+
+
+def test_cell_is_parsed_with_types_ranges_and_choices():
+    specs = parse_parameters_cell(CELL)
+    assert list(specs) == ["profile", "steps", "lr", "arch", "max_len", "bf16"]
+    assert specs["steps"].accepts() == "an int in [1, 100000]"
+    assert specs["lr"].accepts() == "a float in (0, 10]"
+    assert specs["arch"].accepts() == "one of 'rnnsearch', 'rnnencdec'"
+    assert specs["max_len"].accepts() == "an int in [1, inf) or None"
+    assert specs["lr"].check(2, "x") == 2.0 and isinstance(specs["lr"].check(2, "x"), float)
+
+
+@pytest.mark.parametrize("name,value,fragment", [
+    ("steps", 0, "out of range; it accepts an int in [1, 100000]"),
+    ("steps", 2.5, "wrong type float; it accepts an int in [1, 100000]"),
+    ("steps", True, "wrong type bool"),
+    ("lr", 0.0, "out of range; it accepts a float in (0, 10]"),
+    ("arch", "lstm", "not accepted; it accepts one of 'rnnsearch', 'rnnencdec'"),
+    ("bf16", "yes", "wrong type str; it accepts a bool"),
+    ("steps", None, "None is not accepted"),
+])
+def test_bad_values_are_refused_naming_the_parameter(name, value, fragment):
+    spec = parse_parameters_cell(CELL)[name]
+    with pytest.raises(ParameterError) as e:
+        spec.check(value, "command-line override")
+    assert f"parameter '{name}'" in str(e.value) and fragment in str(e.value)
+
+
+def test_a_default_outside_its_own_range_is_a_chapter_error():
+    with pytest.raises(ParameterError, match="parameter 'steps' = 0"):
+        parse_parameters_cell('steps: int = 0  # [1, 10] updates\n')
+
+
+def test_cell_lines_must_be_annotated_assignments():
+    with pytest.raises(ParameterError, match="line 1"):
+        parse_parameters_cell("steps = 3\n")
+
+
+def test_overrides_parse_yaml_values():
+    assert parse_override("beam_size=5") == (None, "beam_size", 5)
+    assert parse_override("copy_task.lr=0.5") == ("copy_task", "lr", 0.5)
+    assert parse_override("arch=rnnencdec") == (None, "arch", "rnnencdec")
+    assert parse_override("max_len=null") == (None, "max_len", None)
+    with pytest.raises(ParameterError, match="name=value"):
+        parse_override("beam_size")
+
+
+def test_profile_then_override_order_and_unknown_names(tmp_path):
+    root = make_minibook(tmp_path / "book")
+    chapters = {"demo": root / "chapters" / "demo.md"}
+    profile = load_profile(root, "smoke")
+    params = resolve(chapters, profile, "smoke", [])["demo"]
+    assert params == {"profile": "smoke", "seed": 3, "n": 5, "fail": False, "slow": 0.0}
+    assert resolve(chapters, profile, "smoke", ["n=7", "demo.seed=9"])["demo"]["n"] == 7
+    with pytest.raises(ParameterError, match="override 'beam_size': unknown parameter"):
+        resolve(chapters, profile, "smoke", ["beam_size=5"])
+    with pytest.raises(ParameterError, match="unknown chapter 'nope'"):
+        resolve(chapters, profile, "smoke", ["nope.n=5"])
+    with pytest.raises(ParameterError, match=r"parameter 'n' = 500 \(command-line override"):
+        resolve(chapters, profile, "smoke", ["n=500"])
+    (root / "profiles" / "bad.yml").write_text("chapters:\n  demo: {n: 1, typo: 2}\n")
+    with pytest.raises(ParameterError, match="unknown parameter 'typo'"):
+        resolve(chapters, load_profile(root, "bad"), "bad", [])
+    with pytest.raises(ParameterError, match="unknown profile 'gpu'; the profiles are bad, smoke"):
+        load_profile(root, "gpu")
