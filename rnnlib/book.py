@@ -1,0 +1,168 @@
+"""What a chapter notebook calls: its parameters, its artifacts, its figures, tables and numbers.
+
+A chapter starts with::
+
+    ch = Chapter.start("copy_task", globals())   # validates the parameters, shows the header
+
+then asks the cache for what is expensive (``ch.artifact``) and shows results only through
+``ch.figure``, ``ch.table`` and ``ch.number``: each saves or glues (myst-nb ``glue``) the value
+under a stable, citable name that carries the profile and the chapter's config hash, so
+numbers in prose and tables are always the ones the code computed.
+
+Environment (set by ``rnnlib run`` / ``rnnlib build``; sensible defaults otherwise):
+``RNNLIB_BOOK_ROOT`` (the folder with ``_toc.yml``), ``RNNLIB_CACHE`` (artifact cache),
+``RNNLIB_FIGURES`` (where PNG and PDF files go), ``RNNLIB_CHAPTER`` (for the build log).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from .cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
+from .params import ParameterError, chapter_specs
+
+
+def _display_markdown(text: str) -> None:
+    from IPython.display import Markdown, display
+    display(Markdown(text))
+
+
+def _glue(name: str, value: Any) -> None:
+    from myst_nb import glue
+    glue(name, value, display=False)
+
+
+@dataclass
+class Chapter:
+    """A running chapter: ``name`` (file stem), validated ``params``, its cache and figure folder."""
+
+    name: str
+    params: dict[str, Any]
+    root: Path
+    cache: ArtifactCache
+    figures_dir: Path
+    names: list[str] = field(default_factory=list)
+
+    # -- start --------------------------------------------------------------------------------
+    @classmethod
+    def start(cls, name: str, namespace: dict[str, Any], show: bool = True) -> "Chapter":
+        """Validate the chapter's parameters as found in ``namespace`` (the notebook's globals).
+
+        The declared parameters are read from ``chapters/<name>.md`` itself, so a value that
+        papermill injected is checked exactly as ``rnnlib run`` checks it.
+        """
+        root = find_book_root()
+        if root is None:
+            raise RuntimeError("cannot find the book root (a folder with _toc.yml) above "
+                               f"{Path.cwd()}; set RNNLIB_BOOK_ROOT")
+        specs = chapter_specs(root / "chapters" / f"{name}.md")
+        params = {}
+        for pname, spec in specs.items():
+            if pname not in namespace:
+                raise ParameterError(f"chapter {name}: parameter '{pname}' is not defined in the notebook")
+            params[pname] = spec.check(namespace[pname], f"chapter {name}")
+        os.environ.setdefault("RNNLIB_CHAPTER", name)
+        figures = Path(os.environ.get("RNNLIB_FIGURES") or root / "_build" / "figures")
+        figures.mkdir(parents=True, exist_ok=True)
+        ch = cls(name, params, root, ArtifactCache(), figures)
+        if show:
+            ch.header()
+        return ch
+
+    @property
+    def profile(self) -> str:
+        return self.params["profile"]
+
+    @property
+    def config_hash(self) -> str:
+        """Hash of the chapter name and every parameter but the profile's name (8 hex digits)."""
+        return config_hash({"chapter": self.name,
+                            "params": {k: v for k, v in self.params.items() if k != "profile"}}, 8)
+
+    def stable_name(self, item: str) -> str:
+        """``<chapter>-<item>-<profile>-<config hash>``: the citable name of a figure or table."""
+        return f"{self.name}-{item}-{self.profile}-{self.config_hash}"
+
+    def header(self) -> None:
+        """Show the profile, the parameters and the config hash this chapter ran with."""
+        rows = "\n".join(f"| `{k}` | `{v!r}` |" for k, v in self.params.items())
+        commit = git_commit(self.root) or "unknown"
+        _display_markdown(
+            f"**Ran with profile `{self.profile}`**, config hash `{self.config_hash}`, "
+            f"rnnlib commit `{commit[:12]}`.\n\n| parameter | value |\n|---|---|\n{rows}\n")
+
+    # -- artifacts ----------------------------------------------------------------------------
+    def artifact(self, kind: str, config: dict, make: Callable[[Path, Path], dict | None],
+                 data: str | None = None) -> Artifact:
+        """The cached artifact for ``config`` (see :meth:`rnnlib.cache.ArtifactCache.build`)."""
+        return self.cache.build(kind, config, make, data=data)
+
+    # -- results ------------------------------------------------------------------------------
+    def _claim(self, glue_name: str) -> None:
+        if glue_name in self.names:
+            raise ValueError(f"chapter {self.name}: the name {glue_name!r} is used twice")
+        self.names.append(glue_name)
+
+    def figure(self, glue_name: str, fig, params: list[str] | None = None) -> dict[str, Path]:
+        """Save ``fig`` as PNG and PDF under its stable name and glue it as ``glue_name``.
+
+        Show it in the chapter's Markdown with ``{glue:figure} <glue_name>`` and
+        ``:name: <glue_name>``. Returns the paths of both files.
+        """
+        import matplotlib.pyplot as plt
+        self._claim(glue_name)
+        stem = self.stable_name(glue_name)
+        paths = {}
+        for ext in ("png", "pdf"):
+            paths[ext] = self.figures_dir / f"{stem}.{ext}"
+            fig.savefig(paths[ext], dpi=150 if ext == "png" else None, bbox_inches="tight",
+                        metadata=None if ext == "png" else {"Title": stem})
+        _glue(glue_name, fig)
+        plt.close(fig)
+        self._cite(glue_name, "Figure", f"{stem}.png / {stem}.pdf", params)
+        return paths
+
+    def table(self, glue_name: str, df, params: list[str] | None = None) -> Path:
+        """Glue a pandas DataFrame as ``glue_name`` and save it as CSV under its stable name."""
+        self._claim(glue_name)
+        stem = self.stable_name(glue_name)
+        path = self.figures_dir / f"{stem}.csv"
+        df.to_csv(path)
+        _glue(glue_name, df)
+        self._cite(glue_name, "Table", f"{stem}.csv", params)
+        return path
+
+    def number(self, glue_name: str, value: Any, digits: int | None = None) -> Any:
+        """Glue a number (rounded to ``digits``) for ``{glue:}`` in prose; returns the glued value."""
+        self._claim(glue_name)
+        if digits is not None:
+            value = round(float(value), digits)
+        elif hasattr(value, "item"):
+            value = value.item()
+        _glue(glue_name, value)
+        return value
+
+    def _cite(self, glue_name: str, what: str, files: str, params: list[str] | None) -> None:
+        """A "how to cite" block shown under the cell that made the figure or table."""
+        chosen = self.params if params is None else {k: self.params[k] for k in params}
+        settings = ", ".join(f"{k}={v!r}" for k, v in chosen.items() if k != "profile")
+        title, version = book_citation(self.root)
+        commit = (git_commit(self.root) or "unknown")[:12]
+        _display_markdown(
+            f"> **How to cite this {what.lower()}:** {title}, version {version} (rnnlib commit `{commit}`), "
+            f"{what.lower()} `{self.stable_name(glue_name)}`: chapter `{self.name}`, profile "
+            f"`{self.profile}`, config hash `{self.config_hash}`"
+            + (f"; parameters {settings}" if settings else "") + f". Files: `{files}`.")
+
+
+def book_citation(root: Path) -> tuple[str, str]:
+    """The book's title and version, from ``CITATION.cff``."""
+    try:
+        cff = yaml.safe_load((Path(root) / "CITATION.cff").read_text(encoding="utf-8"))
+        return f"*{cff['title']}*", str(cff.get("version", "unversioned"))
+    except (OSError, KeyError, TypeError, yaml.YAMLError):
+        return "*the replication book*", "unversioned"

@@ -1,0 +1,41 @@
+"""``rnnlib run chapters/<chapter>.md --profile P -p name=value``: execute one chapter."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from ..params import ParameterError
+from ..pipeline import ChapterFailed, execute_chapter, resolve_all, summary_table
+from ._common import add_profile_arguments, book_root, folders
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("chapter", type=Path, help="the chapter file, e.g. chapters/copy_task.md")
+    add_profile_arguments(parser)
+
+
+def main(args) -> int:
+    root = book_root()
+    path = args.chapter.resolve()
+    try:
+        stem = path.relative_to(root / "chapters").with_suffix("").as_posix()
+    except ValueError:
+        print(f"rnnlib run: {args.chapter} is not a chapter under {root / 'chapters'}", file=sys.stderr)
+        return 2
+    try:
+        chapters, params = resolve_all(root, args.profile, args.param, only=[stem])
+    except (ParameterError, FileNotFoundError) as e:
+        print(f"rnnlib run: {e}", file=sys.stderr)
+        return 2
+    out, cache = folders(args, root)
+    start = time.perf_counter()
+    try:
+        result = execute_chapter(root, stem, chapters[stem], params[stem], out, cache,
+                                 progress=not args.no_progress)
+    except ChapterFailed as e:
+        print(f"rnnlib run: {e}", file=sys.stderr)
+        return 1
+    print(summary_table([result], None, time.perf_counter() - start))
+    print(f"executed notebook: {result.notebook}")
+    return 0

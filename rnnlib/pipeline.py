@@ -1,0 +1,231 @@
+"""Executing chapters with papermill and building the HTML book with Jupyter Book.
+
+``rnnlib build`` = for every chapter in ``_toc.yml``: validate its parameters (all chapters
+first, before any work), convert the MyST Markdown notebook to ``.ipynb`` with jupytext,
+execute it with papermill into a staging copy of the book, then run
+``jupyter-book build -W -n --keep-going`` on the staging copy (whose ``_config.yml`` turns
+execution off: the notebooks already carry their outputs). A failing chapter stops the build
+with the chapter, the cell and the error, and its executed notebook is kept for reading.
+
+Output folder layout (``--out``, default ``_build``)::
+
+    src/                  the staging book: executed chapters (.ipynb) and the other pages
+    figures/              every figure (PNG, PDF) and table (CSV) under its stable name
+    build-log.jsonl       one line per artifact looked up (hit or computed), per chapter
+    _build/html/          the HTML book (index.html)
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .params import ParameterError, is_notebook, load_profile, resolve
+
+# Files of the book root copied into the staging book besides the pages of the toc.
+BOOK_FILES = ("_config.yml", "_toc.yml", "CITATION.cff", "references.bib")
+
+
+class ChapterFailed(RuntimeError):
+    """A chapter raised while executing; the message names the chapter, the cell and the error."""
+
+
+@dataclass
+class ChapterResult:
+    stem: str
+    seconds: float
+    computed: int = 0
+    cached: int = 0
+    notebook: Path | None = None
+    error: str | None = None
+    artifacts: list = field(default_factory=list)
+
+
+def toc_files(root: Path) -> list[str]:
+    """Every ``file:`` entry of ``_toc.yml`` (root first), without extension, in book order."""
+    toc = yaml.safe_load((Path(root) / "_toc.yml").read_text(encoding="utf-8"))
+    found = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(node["file"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk({k: v for k, v in toc.items() if k != "root"})
+    return found
+
+
+def page_path(root: Path, entry: str) -> Path:
+    for ext in (".md", ".ipynb"):
+        p = Path(root) / f"{entry}{ext}"
+        if p.is_file():
+            return p
+    raise FileNotFoundError(f"_toc.yml names {entry!r} but neither {entry}.md nor {entry}.ipynb exists")
+
+
+def book_chapters(root: Path) -> dict[str, Path]:
+    """The executable chapters (MyST Markdown notebooks) of the book, by file stem, in order."""
+    out = {}
+    for entry in toc_files(root):
+        path = page_path(root, entry)
+        if path.suffix == ".md" and is_notebook(path):
+            out[path.stem] = path
+    return out
+
+
+def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
+    env = {
+        "RNNLIB_BOOK_ROOT": str(root), "RNNLIB_CACHE": str(cache),
+        "RNNLIB_FIGURES": str(out / "figures"), "RNNLIB_CHAPTER": stem,
+        "RNNLIB_BUILD_LOG": str(out / "build-log.jsonl"),
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    }
+    bindir = str(Path(sys.executable).parent)
+    env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    return env
+
+
+def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, cache: Path,
+                    progress: bool = True) -> ChapterResult:
+    """Execute one chapter into ``out/src/<rel>.ipynb``; raise :class:`ChapterFailed` on error."""
+    import jupytext
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    rel = path.relative_to(root).with_suffix(".ipynb")
+    target = out / "src" / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source_nb = out / "inputs" / rel
+    source_nb.parent.mkdir(parents=True, exist_ok=True)
+    jupytext.write(jupytext.read(path), source_nb)
+    saved = dict(os.environ)
+    os.environ.update(kernel_env(root, out, cache, stem))
+    start = time.perf_counter()
+    log = out / "build-log.jsonl"
+    before = _count_lines(log)
+    try:
+        papermill.execute_notebook(
+            str(source_nb), str(target), parameters=params, kernel_name="python3",
+            cwd=str(path.parent), progress_bar=progress, log_output=False,
+            request_save_on_cell_execute=True)
+    except PapermillExecutionError as e:
+        cell = _cell_label(target, e.cell_index)
+        raise ChapterFailed(
+            f"chapter {path.relative_to(root)} failed in {cell}: {e.ename}: {e.evalue}\n"
+            f"  the executed notebook with the traceback is kept at {target}") from None
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    result = ChapterResult(stem, time.perf_counter() - start, notebook=target)
+    for event in _read_events(log, skip=before):
+        result.artifacts.append(event)
+        if event["hit"]:
+            result.cached += 1
+        else:
+            result.computed += 1
+    return result
+
+
+def _cell_label(notebook: Path, index: int) -> str:
+    """'cell N (first line of its source)', N counted among the chapter's own cells.
+
+    The failing cell is the one holding an error output (papermill adds cells of its own to a
+    failed notebook, so its index is not the chapter's).
+    """
+    try:
+        import nbformat
+        nb = nbformat.read(notebook, as_version=4)
+        papermill_tags = {"injected-parameters", "papermill-error-cell-tag"}
+        own = [c for c in nb.cells if not papermill_tags & set(c.metadata.get("tags", []))]
+        failed = next(c for c in own if c.cell_type == "code"
+                      and any(o.get("output_type") == "error" for o in c.get("outputs", [])))
+        first = next((ln for ln in failed.source.splitlines() if ln.strip()), "")
+        return f"cell {own.index(failed) + 1} ({first.strip()[:70]!r})"
+    except Exception:  # the label is a courtesy; the error itself must still be reported
+        return f"cell {index + 1}"
+
+
+def _count_lines(path: Path) -> int:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+
+def _read_events(path: Path, skip: int) -> list[dict]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for i, line in enumerate(f) if i >= skip and line.strip()]
+    except OSError:
+        return []
+
+
+def stage_book(root: Path, out: Path) -> Path:
+    """Copy the book's non-notebook pages and configuration into ``out/src``."""
+    src = out / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    for name in BOOK_FILES:
+        if (root / name).is_file():
+            shutil.copy2(root / name, src / name)
+    for entry in toc_files(root):
+        path = page_path(root, entry)
+        if path.suffix == ".md" and is_notebook(path):
+            continue
+        dest = src / path.relative_to(root)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest)
+    return src
+
+
+def build_html(src: Path, out: Path) -> None:
+    """``jupyter-book build`` of the staging book, warnings as errors; raises on failure."""
+    exe = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(out),
+           "-W", "-n", "--keep-going", "--builder", "html"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    (out / "jupyter-book.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stdout + proc.stderr).splitlines()
+                 if "WARNING" in ln or "ERROR" in ln or "Error" in ln]
+        raise RuntimeError("jupyter-book build failed (warnings are errors):\n  "
+                           + "\n  ".join(lines[-20:] or (proc.stdout + proc.stderr).splitlines()[-20:])
+                           + f"\n  full log: {out / 'jupyter-book.log'}")
+
+
+def resolve_all(root: Path, profile_name: str, overrides: list[str],
+                only: list[str] | None = None) -> tuple[dict[str, Path], dict[str, dict]]:
+    chapters = book_chapters(root)
+    if only:
+        unknown = [c for c in only if c not in chapters]
+        if unknown:
+            raise ParameterError(f"unknown chapter(s) {unknown}; the chapters are {', '.join(chapters)}")
+    profile = load_profile(root, profile_name)
+    params = resolve(chapters, profile, profile_name, overrides)
+    if only:
+        chapters = {k: v for k, v in chapters.items() if k in only}
+    return chapters, params
+
+
+def summary_table(results: list[ChapterResult], html_seconds: float | None, total: float) -> str:
+    width = max([len(r.stem) for r in results] + [len("jupyter-book")])
+    lines = [f"{'chapter':<{width}}  {'seconds':>8}  {'computed':>8}  {'cached':>6}"]
+    for r in results:
+        lines.append(f"{r.stem:<{width}}  {r.seconds:8.1f}  {r.computed:8d}  {r.cached:6d}")
+    if html_seconds is not None:
+        lines.append(f"{'jupyter-book':<{width}}  {html_seconds:8.1f}")
+    lines.append(f"{'total':<{width}}  {total:8.1f}  {sum(r.computed for r in results):8d}  "
+                 f"{sum(r.cached for r in results):6d}")
+    return "\n".join(lines)
