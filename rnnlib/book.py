@@ -146,6 +146,14 @@ class Chapter:
         _glue(glue_name, value)
         return value
 
+    def text(self, glue_name: str, markdown: str) -> str:
+        """Glue a short Markdown text computed from results (a verdict, a list of names), for
+        ``{glue:md}`` in prose; returns it."""
+        from IPython.display import Markdown
+        self._claim(glue_name)
+        _glue(glue_name, Markdown(markdown))
+        return markdown
+
     def _cite(self, glue_name: str, what: str, files: str, params: list[str] | None) -> None:
         """A "how to cite" block shown under the cell that made the figure or table."""
         chosen = self.params if params is None else {k: self.params[k] for k in params}

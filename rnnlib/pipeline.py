@@ -128,6 +128,7 @@ def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, 
     finally:
         os.environ.clear()
         os.environ.update(saved)
+    _hide_injected_parameters(target)
     result = ChapterResult(stem, time.perf_counter() - start, notebook=target)
     for event in _read_events(log, skip=before):
         result.artifacts.append(event)
@@ -136,6 +137,18 @@ def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, 
         else:
             result.computed += 1
     return result
+
+
+def _hide_injected_parameters(notebook: Path) -> None:
+    """Tag papermill's injected-parameters cell ``remove-cell``: the chapter's header shows the
+    values in a table, and the raw cell would repeat them as code."""
+    import nbformat
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            cell.metadata["tags"] = tags + ["remove-cell"]
+    nbformat.write(nb, notebook)
 
 
 def _cell_label(notebook: Path, index: int) -> str:

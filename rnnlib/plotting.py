@@ -1,0 +1,39 @@
+"""Figures shared by the chapters: alignment matrices and learning curves.
+
+Alignment matrices follow Bahdanau et al. 2015, Fig. 3: source words on the x-axis, generated
+words on the y-axis, each pixel the weight ``alpha_ij`` of Eq. (6) in grayscale from 0 (black)
+to 1 (white).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+
+def attention_plot(ax, weights: np.ndarray, source: Sequence[str], generated: Sequence[str],
+                   title: str | None = None) -> None:
+    """Draw ``weights: (len(generated), len(source))`` on ``ax`` (rows: generated words)."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (len(generated), len(source)):
+        raise ValueError(f"attention of shape {weights.shape} for {len(generated)} generated and "
+                         f"{len(source)} source words")
+    ax.imshow(weights, cmap="gray", vmin=0.0, vmax=1.0, aspect="equal", interpolation="nearest")
+    ax.set_xticks(range(len(source)))
+    ax.set_xticklabels(source, rotation=90)
+    ax.set_yticks(range(len(generated)))
+    ax.set_yticklabels(generated)
+    ax.xaxis.tick_top()
+    if title:
+        ax.set_title(title, pad=40)
+
+
+def learning_curve(ax, updates: Sequence[int], values: Sequence[float], label: str,
+                   smooth: int = 1, **kwargs) -> None:
+    """Plot ``values`` against ``updates``, optionally as a running mean over ``smooth`` points."""
+    y = np.asarray(values, dtype=float)
+    if smooth > 1 and len(y) >= smooth:
+        y = np.convolve(y, np.ones(smooth) / smooth, mode="valid")
+        updates = np.asarray(updates)[smooth - 1:]
+    ax.plot(updates, y, label=label, **kwargs)
+    ax.set_xlabel("update")
