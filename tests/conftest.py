@@ -1,0 +1,29 @@
+"""Shared fixtures: one smoke build of the real book per test session."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))  # tests/minibook.py
+
+
+@pytest.fixture(scope="session")
+def smoke_book(tmp_path_factory):
+    """Build the whole book with the smoke profile into a temporary folder (from an empty cache).
+
+    Returns ``(out_dir, completed_process)``. ``RNNLIB_TEST_CACHE`` may name a cache folder to
+    reuse between sessions (for example the corpus download); by default the cache is empty.
+    """
+    out = tmp_path_factory.mktemp("smoke-book")
+    cache = Path(os.environ.get("RNNLIB_TEST_CACHE") or out / "cache")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
+    proc = subprocess.run([sys.executable, "-m", "rnnlib.cli", "build", "--profile", "smoke", "--no-progress",
+                           "--out", str(out / "build"), "--cache", str(cache)],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=1500)
+    (out / "build-output.txt").write_text(proc.stdout + "\n" + proc.stderr)
+    return out / "build", proc

@@ -1,0 +1,87 @@
+"""The real book, built with the smoke profile, as a reader sees it."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from rnnlib.pipeline import book_chapters
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def glued(nb) -> dict[str, set[str]]:
+    """Glue key -> the mime types glued, for every glue call in an executed notebook."""
+    out = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            key = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if key:
+                out[key] = set(o.get("data", {}))
+    return out
+
+
+def test_smoke_build_executes_every_chapter_and_shows_every_figure(smoke_book):
+    out, proc = smoke_book
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    html_root = out / "_build" / "html"
+    chapters = book_chapters(ROOT)
+    assert chapters, "the book has no chapters"
+    for stem, path in chapters.items():
+        rel = path.relative_to(ROOT).with_suffix("")
+        nb = nbformat.read(out / "src" / rel.with_suffix(".ipynb"), as_version=4)
+        errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{stem}: {errors[0]['ename']}: {errors[0]['evalue']}"
+        html = (html_root / rel.with_suffix(".html")).read_text(encoding="utf-8")
+        assert "Ran with profile <code" in html, f"{stem}: no parameter header"
+        figures = [k for k, mimes in glued(nb).items() if any(m.endswith("image/png") for m in mimes)]
+        for key in figures:
+            assert f'id="{key}"' in html, f"{stem}: glued figure {key!r} is not in the HTML"
+        assert html.count("<img") >= len(figures)
+        assert html.count("How to cite this") >= len(figures)
+        assert stem in proc.stdout  # the build summary has a line per chapter
+    assert "jupyter-book" in proc.stdout and "cached" in proc.stdout
+
+
+def _chrome():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    binary, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not binary or not driver:
+        pytest.fail("headless Chromium is missing: .ci/test installs the Debian packages chromium and chromium-driver")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = binary
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1280,2000"):
+        opts.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+@pytest.mark.browser
+def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path):
+    out, proc = smoke_book
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html_root = out / "_build" / "html"
+    pages = [html_root / "index.html"] + [
+        html_root / p.relative_to(ROOT).with_suffix(".html") for p in book_chapters(ROOT).values()]
+    browser = _chrome()
+    try:
+        for page in pages:
+            browser.get(page.as_uri())
+            browser.execute_script("return document.readyState")
+            title = browser.title
+            heading = browser.execute_script("var h = document.querySelector('main h1, article h1'); return h ? h.innerText : ''")
+            assert title and heading, f"{page.name}: no title or heading rendered"
+            images = browser.execute_script(
+                "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])")
+            broken = [src for src, complete, width in images if not complete or width == 0]
+            assert not broken, f"{page.name}: images that did not load: {broken}"
+            if page.name != "index.html":
+                assert images, f"{page.name}: a chapter page without a single image"
+            browser.save_screenshot(str(tmp_path / f"{page.stem}.png"))
+    finally:
+        browser.quit()
