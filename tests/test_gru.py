@@ -1,0 +1,109 @@
+"""The gated recurrent unit: paper A's equations, torch.nn.GRU equivalence, gradients."""
+import pytest
+import torch
+
+from rnnlib.gru import GRU, GRUCell
+
+
+def _cell_and_torch(inp=5, hid=7, seed=0):
+    torch.manual_seed(seed)
+    ours = GRU(inp, hid, reset="after")
+    ref = torch.nn.GRU(inp, hid, batch_first=True)
+    with torch.no_grad():
+        ref.weight_ih_l0.copy_(ours.cell.weight_ih)
+        ref.weight_hh_l0.copy_(ours.cell.weight_hh)
+        ref.bias_ih_l0.copy_(ours.cell.bias_ih)
+        ref.bias_hh_l0.copy_(ours.cell.bias_hh)
+    return ours, ref
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_reset_after_equals_torch_gru(fused):
+    ours, ref = _cell_and_torch()
+    ours.fused = fused
+    assert ours.uses_fused_kernel == fused
+    x, h0 = torch.randn(3, 6, 5), torch.randn(3, 7)
+    expected, _ = ref(x, h0.unsqueeze(0))
+    torch.testing.assert_close(ours(x, h0), expected, atol=1e-6, rtol=0)
+
+
+def test_single_step_equals_torch_grucell():
+    torch.manual_seed(1)
+    cell = GRUCell(4, 6, reset="after")
+    ref = torch.nn.GRUCell(4, 6)
+    with torch.no_grad():
+        for a, b in [("weight_ih", "weight_ih"), ("weight_hh", "weight_hh"), ("bias_ih", "bias_ih"), ("bias_hh", "bias_hh")]:
+            getattr(ref, b).copy_(getattr(cell, a))
+    x, h = torch.randn(2, 4), torch.randn(2, 6)
+    torch.testing.assert_close(cell(x, h), ref(x, h), atol=1e-6, rtol=0)
+
+
+def _explicit(cell: GRUCell, x, h, c=None):
+    """Paper A Eqs. 5-8 written out gate by gate (z on the OLD state, A Eq. 7)."""
+    n = cell.hidden_size
+    W_r, W_z, W = cell.weight_ih.split(n)
+    b_r, b_z, b = cell.bias_ih.split(n)
+    U_r, U_z, U = cell.weight_hh.split(n)
+    ctx = [0.0, 0.0, 0.0] if c is None else [c @ C.T for C in cell.weight_ch.split(n)]
+    bh = [0.0, 0.0, 0.0] if cell.bias_hh is None else cell.bias_hh.split(n)
+    r = torch.sigmoid(x @ W_r.T + b_r + h @ U_r.T + bh[0] + ctx[0])
+    z = torch.sigmoid(x @ W_z.T + b_z + h @ U_z.T + bh[1] + ctx[1])
+    if cell.reset == "before":
+        cand = torch.tanh(x @ W.T + b + (r * h) @ U.T + ctx[2])
+    else:  # A's decoder as read: r * (U h + C c)
+        cand = torch.tanh(x @ W.T + b + r * (h @ U.T + bh[2] + ctx[2]))
+    return z * h + (1 - z) * cand
+
+
+def test_reset_before_is_papers_candidate():
+    torch.manual_seed(2)
+    cell = GRUCell(4, 6, reset="before")
+    x, h = torch.randn(3, 4), torch.randn(3, 6)
+    torch.testing.assert_close(cell(x, h), _explicit(cell, x, h), atol=1e-6, rtol=0)
+    after = GRUCell(4, 6, reset="after")
+    with torch.no_grad():
+        after.weight_ih.copy_(cell.weight_ih), after.weight_hh.copy_(cell.weight_hh), after.bias_hh.zero_()
+        after.bias_ih.copy_(cell.bias_ih)
+    assert (after(x, h) - cell(x, h)).abs().max() > 1e-3  # the two placements really differ
+
+
+def test_context_variants():
+    torch.manual_seed(3)
+    x, h, c = torch.randn(2, 4), torch.randn(2, 6), torch.randn(2, 5)
+    b_cell = GRUCell(4, 6, reset="before", context_size=5)          # B A.2.2
+    torch.testing.assert_close(b_cell(x, h, c), _explicit(b_cell, x, h, c), atol=1e-6, rtol=0)
+    a_cell = GRUCell(4, 6, reset="after", context_size=5, reset_context=True)  # A App. A.1.1 as read
+    torch.testing.assert_close(a_cell(x, h, c), _explicit(a_cell, x, h, c), atol=1e-6, rtol=0)
+
+
+def test_sequence_runner_with_context_equals_steps():
+    torch.manual_seed(4)
+    rnn = GRU(4, 6, reset="before", context_size=3)
+    x, c = torch.randn(2, 5, 4), torch.randn(2, 3)
+    out = rnn(x, None, c)
+    h = torch.zeros(2, 6)
+    for t in range(5):
+        h = rnn.cell(x[:, t], h, c)
+        torch.testing.assert_close(out[:, t], h, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("reset,ctx,reset_context", [("before", 0, False), ("after", 0, False),
+                                                     ("before", 3, False), ("after", 3, True)])
+def test_gradcheck_float64(reset, ctx, reset_context):
+    torch.manual_seed(5)
+    cell = GRUCell(3, 4, reset=reset, context_size=ctx, reset_context=reset_context).double()
+    x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+    h = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)
+    args = (x, h) if not ctx else (x, h, torch.randn(2, ctx, dtype=torch.float64, requires_grad=True))
+    params = tuple(cell.parameters())
+
+    def f(*inputs):
+        return torch.func.functional_call(cell, dict(zip([n for n, _ in cell.named_parameters()],
+                                                         inputs[len(args):])), inputs[:len(args)])
+
+    assert torch.autograd.gradcheck(f, args + tuple(p.detach().requires_grad_() for p in params))
+
+
+def test_bad_reset_option_is_named():
+    with pytest.raises(ValueError, match="reset='middle'"):
+        GRUCell(3, 4, reset="middle")
