@@ -1,0 +1,129 @@
+"""Source encoders: RNNsearch's bidirectional RNN (B A.2.1) and the RNN Encoder--Decoder's RNN (A App. A).
+
+Inputs are right-padded batches: ``src (B, S) int64``, ``src_mask (B, S) bool`` (True at real
+words, every sentence at least one word). Padding never changes a sentence's encoding:
+
+* the forward RNN reads left to right; its states past a sentence's length are set to zero
+  and never read (A's ``h<N>`` is taken at each sentence's own last word);
+* the backward RNN reads each sentence reversed *within its length*, so it starts at the
+  sentence's last real word and ``<-h_1`` is the state after reading the first word.
+
+Equations
+---------
+- B A.2.1: ->h_i = GRU(E x_i, ->h_{i-1}), ->h_0 = 0; <-h_i the same in reverse order with its own weights
+- B A.2.1: the word embedding E is shared by the forward and backward RNNs
+- B Eq. 7: h_j = [->h_j ; <-h_j] (annotations, 2n wide)
+- A App. A: h<t> = GRU(e(x_t), h<t-1>), h<0> = 0; c = tanh(V h<N>)
+
+Deviations
+----------
+- ``V`` in ``c = tanh(V h<N>)`` has a bias (zero at init); A omits biases.
+- Annotations at padded positions are zeros (they get zero attention anyway).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import torch
+from torch import nn
+
+from .gru import GRU
+
+
+@dataclass
+class EncoderOut:
+    """What the decoder needs from one batch of sources (all batch-first).
+
+    ``annotations (B, S, 2n)`` (RNNsearch) or ``(B, S, n)`` (RNNencdec forward states);
+    ``mask (B, S)`` bool; ``init (B, n)`` the vector the decoder's initial state is computed
+    from (``<-h_1`` for RNNsearch, ``c`` for RNNencdec); ``keys (B, S, n')`` the precomputed
+    ``U_a h_j`` (RNNsearch); ``context (B, n)`` the fixed summary ``c`` (RNNencdec);
+    ``context_proj (B, 3n)`` the decoder's ``C c`` computed once (RNNencdec).
+    """
+
+    annotations: torch.Tensor
+    mask: torch.Tensor
+    init: torch.Tensor
+    keys: torch.Tensor | None = None
+    context: torch.Tensor | None = None
+    context_proj: torch.Tensor | None = None
+
+    @property
+    def batch_size(self) -> int:
+        return self.mask.shape[0]
+
+    @property
+    def lengths(self) -> torch.Tensor:
+        """``(B,) int64`` source lengths."""
+        return self.mask.sum(1)
+
+    def _map(self, fn) -> "EncoderOut":
+        return replace(self, **{f.name: fn(getattr(self, f.name)) for f in fields(self)
+                                if getattr(self, f.name) is not None})
+
+    def index_select(self, index: torch.Tensor) -> "EncoderOut":
+        """The rows ``index (K,) int64`` along the batch (beam search reorders/expands with it)."""
+        return self._map(lambda t: t.index_select(0, index))
+
+    def repeat_interleave(self, k: int) -> "EncoderOut":
+        """Each sentence ``k`` times in a row: batch ``B -> B * k`` (sentence ``b`` at ``b*k .. b*k+k-1``)."""
+        return self._map(lambda t: t.repeat_interleave(k, dim=0))
+
+
+def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Reverse each row of ``x (B, S, ...)`` within its length; padding stays at the end.
+
+    Applying it twice gives ``x`` back.
+    """
+    S = x.shape[1]
+    t = torch.arange(S, device=x.device).unsqueeze(0)
+    L = lengths.unsqueeze(1)
+    idx = torch.where(t < L, L - 1 - t, t)
+    idx = idx.view(*idx.shape, *([1] * (x.dim() - 2))).expand_as(x)
+    return x.gather(1, idx)
+
+
+def _check(src: torch.Tensor, src_mask: torch.Tensor) -> torch.Tensor:
+    if src.dim() != 2 or src.shape != src_mask.shape:
+        raise ValueError(f"encoder: src {tuple(src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)")
+    lengths = src_mask.sum(1)
+    if bool((lengths == 0).any()):
+        raise ValueError("encoder: a source sentence is empty (src_mask row with no True)")
+    return lengths
+
+
+class BiRNNEncoder(nn.Module):
+    """RNNsearch's encoder (B A.2.1): shared embedding ``E (Kx, m)``, forward and backward GRUs."""
+
+    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before") -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, emb)
+        self.fwd = GRU(emb, hidden, reset)
+        self.bwd = GRU(emb, hidden, reset)
+
+    def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """-> ``annotations (B, S, 2n)`` = ``[->h_j; <-h_j]`` and ``<-h_1 (B, n)``."""
+        lengths = _check(src, src_mask)
+        x = self.embed(src)
+        fwd = self.fwd(x)
+        bwd = reverse_padded(self.bwd(reverse_padded(x, lengths)), lengths)
+        ann = torch.cat([fwd, bwd], -1) * src_mask.unsqueeze(-1).to(x.dtype)
+        return ann, bwd[:, 0]
+
+
+class RNNEncoder(nn.Module):
+    """The RNN Encoder--Decoder's encoder (A App. A): embedding, one GRU, ``c = tanh(V h<N>)``."""
+
+    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before") -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, emb)
+        self.rnn = GRU(emb, hidden, reset)
+        self.V = nn.Linear(hidden, hidden)
+
+    def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """-> ``states (B, S, n)`` (zeros past each length) and ``c (B, n)``."""
+        lengths = _check(src, src_mask)
+        states = self.rnn(self.embed(src))
+        states = states * src_mask.unsqueeze(-1).to(states.dtype)
+        last = states[torch.arange(src.shape[0], device=src.device), lengths - 1]
+        return states, torch.tanh(self.V(last))
