@@ -1,0 +1,322 @@
+"""Search and scoring, all through the model's one decoder ``step``.
+
+* :func:`greedy` -- the most probable word at every step.
+* :func:`beam_search` -- batched over sentences AND beams (one ``step`` call per time step for
+  the whole batch); the n-best with their scores and attention.
+* :func:`sample` -- ancestral samples (A Table 3 draws 50 per source phrase).
+* :func:`score` -- teacher-forced ``log p(y | x)`` of given pairs (A's phrase-table feature).
+
+Every function takes ``src (B, S) int64`` + ``src_mask (B, S) bool`` or a
+:class:`~rnnlib.batch.Batch`, runs the model in eval mode without gradients (restoring its
+mode afterwards), and returns, per sentence, :class:`Hypothesis` objects whose ``tokens``
+exclude ``BOS`` and ``EOS`` and whose ``score`` is ``sum_i log p(y_i | y_<i, x)`` including the
+final ``EOS``. ``max_len`` (tokens before ``EOS``) defaults to ``2 * source_length + 10``; a
+hypothesis that reaches it must end with ``EOS`` at the next step.
+
+Beam search follows the procedure of the papers' implementation (GroundHog): at every step
+each sentence keeps the best ``K - f`` live expansions, where ``f`` of its ``K`` slots are
+already taken by finished hypotheses; an expansion ending in ``EOS`` is finished and takes a
+slot. A sentence stops when all ``K`` slots are finished, or -- without length normalisation,
+where scores only fall -- as soon as its ``n_best``-th finished score beats every live one
+(which cannot change the result). Sentences (and, in greedy search and sampling, rows) that
+are finished leave the batch, so later steps only compute what is still searched.
+
+Equations
+---------
+- B §3.1 / A Eq. 3: log p(y | x) = sum_i log p(y_i | y_<i, x), the score of a hypothesis
+- B §4.2: beam search for the translation that approximately maximises p(y | x)
+- B §5.1 "No UNK": forbid_unk=True gives [UNK] zero probability during search
+
+Deviations
+----------
+- Beam width is not stated in B (inventory 4.2 #23): it is a parameter here.
+- Length normalisation is not mentioned in B; ``length_norm=True`` divides the final score by
+  the length (EOS included), a float ``alpha`` by ``length ** alpha``, only to rank finished
+  hypotheses (``Hypothesis.score`` stays the raw log-probability). Default: off.
+- [PAD] and [BOS] are never generated (their probability is masked); scores are not
+  renormalised, so ``score`` is always the model's own log-probability. Sampling draws from
+  the distribution renormalised over the allowed words.
+- RNNencdec has no attention: ``Hypothesis.attention`` is ``None`` for it.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from .batch import Batch, pad
+from .specials import BOS, EOS, PAD, UNK
+
+
+@dataclass
+class Hypothesis:
+    """``tokens`` (no BOS/EOS), ``score`` = sum of log-probabilities including EOS,
+    ``attention (len(tokens) + 1, S_real)`` (row i: weights used to emit token i; last row: EOS) or None."""
+
+    tokens: list[int]
+    score: float
+    attention: np.ndarray | None = None
+
+
+MaxLen = int | Callable[[torch.Tensor], torch.Tensor] | None
+
+
+def default_max_len(src_lengths: torch.Tensor) -> torch.Tensor:
+    """``2 * S + 10`` tokens for a source of ``S`` words: ``(B,) -> (B,)``."""
+    return 2 * src_lengths + 10
+
+
+@contextlib.contextmanager
+def _inference(model: torch.nn.Module):
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        model.train(was_training)
+
+
+def _sources(model, batch_or_src, src_mask) -> tuple[torch.Tensor, torch.Tensor]:
+    if isinstance(batch_or_src, Batch):
+        batch_or_src, src_mask = batch_or_src.src, batch_or_src.src_mask
+    if src_mask is None:
+        raise ValueError("search: src_mask is required when src is a tensor (or pass a Batch)")
+    if batch_or_src.dim() != 2 or batch_or_src.shape != src_mask.shape:
+        raise ValueError(f"search: src {tuple(batch_or_src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)")
+    device = next(model.parameters()).device
+    return batch_or_src.to(device), src_mask.to(device)
+
+
+def _max_lens(max_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor:
+    lengths = src_mask.sum(1)
+    if max_len is None:
+        out = default_max_len(lengths)
+    elif callable(max_len):
+        out = torch.as_tensor(max_len(lengths), device=lengths.device)
+    else:
+        if int(max_len) < 0:
+            raise ValueError(f"search: max_len={max_len} must be >= 0")
+        out = torch.full_like(lengths, int(max_len))
+    return out.long()
+
+
+def _log_probs(logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor) -> torch.Tensor:
+    """``(R, K)`` log-probabilities with [PAD], [BOS] (and [UNK]) masked; rows in ``force_eos (R,)`` may only end."""
+    lp = torch.log_softmax(logits.float(), -1)
+    banned = [PAD, BOS] + ([UNK] if forbid_unk else [])
+    lp[:, banned] = float("-inf")
+    if bool(force_eos.any()):
+        not_eos = torch.ones(lp.shape[1], dtype=torch.bool, device=lp.device)
+        not_eos[EOS] = False
+        lp = lp.masked_fill(force_eos.unsqueeze(1) & not_eos, float("-inf"))
+    return lp
+
+
+def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool) -> list[Hypothesis]:
+    """Decode every row of ``enc`` once, picking words with ``choose(lp) -> (rows,)``.
+
+    Rows that have emitted EOS leave the batch, so the remaining steps only compute live rows.
+    """
+    R, dev = enc.batch_size, enc.mask.device
+    src_lengths = enc.lengths.cpu().tolist()
+    state = model.init_state(enc)
+    prev = torch.full((R,), BOS, dtype=torch.long, device=dev)
+    act = torch.arange(R, device=dev)  # the original row of every live row
+    scores = torch.zeros(R, dtype=torch.float64, device=dev)
+    hist = []  # per step: (act, word, alpha)
+    for t in range(int(max_lens.max()) + 1):
+        logits, state, alpha = model.step(prev, state, enc)
+        lp = _log_probs(logits, forbid_unk, t >= max_lens[act])
+        word = choose(lp)
+        scores.index_add_(0, act, lp.gather(1, word.unsqueeze(1)).squeeze(1).double())
+        hist.append((act, word, alpha))
+        live = word != EOS
+        if not bool(live.any()):
+            break
+        if not bool(live.all()):
+            keep = live.nonzero().squeeze(1)
+            act, word, state, enc = act[keep], word[keep], state[keep], enc.index_select(keep)
+        prev = word
+    tokens: list[list[int]] = [[] for _ in range(R)]
+    attn: list[list[np.ndarray]] = [[] for _ in range(R)]
+    for act_t, word_t, alpha_t in hist:
+        act_np, word_np = act_t.cpu().numpy(), word_t.cpu().numpy()
+        alpha_np = alpha_t.float().cpu().numpy() if alpha_t is not None else None
+        for i, r in enumerate(act_np):
+            tokens[r].append(int(word_np[i]))
+            if alpha_np is not None:
+                attn[r].append(alpha_np[i])
+    out = []
+    for r in range(R):
+        toks = tokens[r][:-1] if tokens[r] and tokens[r][-1] == EOS else tokens[r]
+        att = np.stack(attn[r])[:, :src_lengths[r]] if attn[r] else None
+        out.append(Hypothesis(toks, float(scores[r]), att))
+    return out
+
+
+def greedy(model, batch_or_src, src_mask: torch.Tensor | None = None, max_len: MaxLen = None,
+           forbid_unk: bool = False) -> list[Hypothesis]:
+    """The most probable word at each step, for every sentence of the batch: one Hypothesis each."""
+    with _inference(model):
+        src, src_mask = _sources(model, batch_or_src, src_mask)
+        enc = model.encode(src, src_mask)
+        return _run_rows(model, enc, _max_lens(max_len, src_mask), lambda lp: lp.argmax(-1), forbid_unk)
+
+
+def sample(model, batch_or_src, src_mask: torch.Tensor | None = None, n: int = 50,
+           max_len: MaxLen = None, generator: torch.Generator | None = None,
+           forbid_unk: bool = False) -> list[list[Hypothesis]]:
+    """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``: ``[sentence][sample]``."""
+    if n < 1:
+        raise ValueError(f"sample: n={n} must be >= 1")
+    with _inference(model):
+        src, src_mask = _sources(model, batch_or_src, src_mask)
+        enc = model.encode(src, src_mask).repeat_interleave(n)
+        lens = _max_lens(max_len, src_mask).repeat_interleave(n)
+        draw = lambda lp: torch.multinomial(lp.exp(), 1, generator=generator).squeeze(1)  # noqa: E731
+        flat = _run_rows(model, enc, lens, draw, forbid_unk)
+    return [flat[b * n:(b + 1) * n] for b in range(src.shape[0])]
+
+
+def _rank_scores(scores: torch.Tensor, lengths: torch.Tensor, length_norm: bool | float) -> torch.Tensor:
+    if length_norm is False or length_norm is None:
+        return scores
+    alpha = 1.0 if length_norm is True else float(length_norm)
+    return scores / lengths.double() ** alpha
+
+
+def beam_search(model, batch_or_src, src_mask: torch.Tensor | None = None, beam_size: int = 10,
+                max_len: MaxLen = None, length_norm: bool | float = False, forbid_unk: bool = False,
+                n_best: int = 1) -> list[list[Hypothesis]]:
+    """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best first."""
+    K = int(beam_size)
+    if K < 1 or not 1 <= n_best <= K:
+        raise ValueError(f"beam_search: need beam_size >= 1 and 1 <= n_best <= beam_size, got {beam_size}, {n_best}")
+    prune_early = length_norm is False or length_norm is None
+    with _inference(model):
+        src, src_mask = _sources(model, batch_or_src, src_mask)
+        B, dev = src.shape[0], src.device
+        max_lens = _max_lens(max_len, src_mask)
+        enc = model.encode(src, src_mask).repeat_interleave(K)
+        state = model.init_state(enc)
+        prev = torch.full((B * K,), BOS, dtype=torch.long, device=dev)
+        slots = torch.arange(K, device=dev)
+        act = torch.arange(B, device=dev)  # the sentences still searched, in row order
+        ninf = float("-inf")
+        live = torch.full((B, K), ninf, dtype=torch.float64, device=dev)  # live hypotheses' scores
+        live[:, 0] = 0.0
+        fin = _Finished(B, K, dev)
+        hist = []  # per step: (act, word (A, K), parent (A, K), alpha (A, K, S) | None)
+        for t in range(int(max_lens.max()) + 1):
+            A = act.shape[0]
+            logits, state, alpha = model.step(prev, state, enc)
+            lp = _log_probs(logits, forbid_unk, (t >= max_lens[act]).repeat_interleave(K))
+            # the K best expansions of a sentence are among the K best words of each live parent
+            word_lp, word_id = lp.topk(min(K, lp.shape[1]), dim=1)  # (A*K, K')
+            Kw = word_lp.shape[1]
+            cand = (live.unsqueeze(2) + word_lp.view(A, K, Kw).double()).view(A, K * Kw)
+            top, idx = cand.topk(K, dim=1)
+            parent = idx // Kw
+            word = word_id.view(A, K * Kw).gather(1, idx)
+            valid = (slots.unsqueeze(0) < (K - fin.count[act]).unsqueeze(1)) & torch.isfinite(top)
+            ends = valid & (word == EOS)
+            if bool(ends.any()):
+                fin.add(act, ends, top, parent, t, length_norm)
+            live = torch.where(valid & ~ends, top, ninf)
+            if prune_early:  # scores only fall: a sentence whose n-best are finished is done
+                kth = fin.score[act].topk(n_best, dim=1).values[:, -1]
+                live = live.masked_fill((kth >= live.max(1).values).unsqueeze(1), ninf)
+            hist.append((act, word, parent, alpha.view(A, K, -1) if alpha is not None else None))
+            searching = torch.isfinite(live).any(1)
+            if not bool(searching.any()):
+                break
+            rows = (torch.arange(A, device=dev).unsqueeze(1) * K + parent)
+            if not bool(searching.all()):
+                keep = searching.nonzero().squeeze(1)
+                act, live, word, rows = act[keep], live[keep], word[keep], rows[keep]
+                enc = enc.index_select((keep.unsqueeze(1) * K + slots).view(-1))
+            state = state.index_select(0, rows.view(-1))
+            prev = word.reshape(-1)
+        return _collect(src_mask, fin, hist, n_best)
+
+
+class _Finished:
+    """Finished hypotheses of every sentence: at most ``K`` each (each takes one beam slot)."""
+
+    def __init__(self, B: int, K: int, dev) -> None:
+        self.count = torch.zeros(B, dtype=torch.long, device=dev)
+        self.score = torch.full((B, K), float("-inf"), dtype=torch.float64, device=dev)
+        self.rank = torch.full((B, K), float("-inf"), dtype=torch.float64, device=dev)
+        self.step = torch.zeros((B, K), dtype=torch.long, device=dev)
+        self.parent = torch.zeros((B, K), dtype=torch.long, device=dev)
+
+    def add(self, act, ends, top, parent, t, length_norm) -> None:
+        a, j = ends.nonzero(as_tuple=True)
+        b = act[a]
+        pos = self.count[b] + (ends.long().cumsum(1) - 1)[a, j]
+        self.score[b, pos] = top[a, j]
+        self.rank[b, pos] = _rank_scores(top[a, j], torch.full_like(b, t + 1), length_norm)
+        self.step[b, pos] = t
+        self.parent[b, pos] = parent[a, j]
+        self.count.index_add_(0, act, ends.sum(1))
+
+
+def _collect(src_mask, fin: _Finished, hist, n_best) -> list[list[Hypothesis]]:
+    """Backtrack the ``n_best`` finished hypotheses of each sentence through the step histories."""
+    B = src_mask.shape[0]
+    steps = []  # per step: row of each sentence (or -1), words, parents, alphas (numpy)
+    for act, word, parent, alpha in hist:
+        row = np.full(B, -1)
+        row[act.cpu().numpy()] = np.arange(act.shape[0])
+        steps.append((row, word.cpu().numpy(), parent.cpu().numpy(),
+                      alpha.float().cpu().numpy() if alpha is not None else None))
+    lengths = src_mask.sum(1).cpu().tolist()
+    count, score, rank = fin.count.cpu().tolist(), fin.score.cpu().numpy(), fin.rank.cpu().numpy()
+    fin_step, fin_parent = fin.step.cpu().numpy(), fin.parent.cpu().numpy()
+    out = []
+    for b in range(B):
+        order = sorted(range(count[b]), key=lambda i: -rank[b, i])[:n_best]
+        hyps = []
+        for i in order:
+            t, slot = int(fin_step[b, i]), int(fin_parent[b, i])
+            row, _, _, alpha = steps[t]
+            toks, att = [], ([alpha[row[b], slot, :lengths[b]]] if alpha is not None else None)
+            for s in range(t - 1, -1, -1):
+                row, words, parents, alpha = steps[s]
+                toks.append(int(words[row[b], slot]))
+                slot = int(parents[row[b], slot])
+                if att is not None:
+                    att.append(alpha[row[b], slot, :lengths[b]])
+            hyps.append(Hypothesis(toks[::-1], float(score[b, i]),
+                                   np.stack(att[::-1]) if att is not None else None))
+        out.append(hyps)
+    return out
+
+
+def score(model, batch_or_src, src_mask: torch.Tensor | None = None,
+          tgt: torch.Tensor | Sequence[Sequence[int]] | None = None) -> torch.Tensor:
+    """Teacher-forced ``log p(y | x)`` (EOS included) of each pair: ``(B,) float64``.
+
+    ``tgt``: the target sentences without BOS/EOS, as lists of ids or a ``(B, T)`` tensor
+    right-padded with PAD; with a :class:`~rnnlib.batch.Batch` the batch's own targets are used.
+    """
+    with _inference(model):
+        if isinstance(batch_or_src, Batch) and tgt is None:
+            tgt_in, tgt_out, tgt_mask = batch_or_src.tgt_in, batch_or_src.tgt_out, batch_or_src.tgt_mask
+        else:
+            if tgt is None:
+                raise ValueError("score: tgt is required")
+            if isinstance(tgt, torch.Tensor):
+                tgt = [row[row != PAD].tolist() for row in tgt]
+            tgt_in, _ = pad(tgt, prefix=BOS)
+            tgt_out, tgt_mask = pad(tgt, suffix=EOS)
+        src, src_mask = _sources(model, batch_or_src, src_mask)
+        dev = src.device
+        tgt_in, tgt_out, tgt_mask = tgt_in.to(dev), tgt_out.to(dev), tgt_mask.to(dev)
+        lp = torch.log_softmax(model(src, src_mask, tgt_in).float(), -1)
+        tok = lp.gather(2, tgt_out.unsqueeze(2)).squeeze(2).double()
+        return (tok * tgt_mask).sum(1)
