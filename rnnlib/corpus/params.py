@@ -1,0 +1,124 @@
+"""The corpus parameters every chapter declares, and :func:`corpus_config` that reads them.
+
+Every chapter that trains or evaluates on the parallel corpus declares the same names in its
+``parameters`` cell, so one ``-p corpus=files -p corpus_dir=data/wmt14`` reruns the whole book
+on the user's own files. Copy this block into the chapter's parameters cell as it is (the
+test ``tests/test_corpus_params.py`` checks that ``chapters/data.md`` declares it exactly;
+a model chapter may change a *default*, e.g. ``src_vocab`` for a 30k preset)::
+
+    corpus: str = "bible"  # {bible, files} the parallel corpus: the English-French Bible, or your own files
+    corpus_dir: str | None = None  # folder with the train/dev/test files when corpus is files (relative paths are relative to the book root)
+    corpus_layout: str = "pair"  # {pair, tsv} files: <split>.en + <split>.fr, or one <split>.tsv (English<TAB>French)
+    tokenizer: str = "moses"  # {moses, whitespace} Moses tokenizer (the papers'), or split on spaces for pre-tokenized files
+    en_version: str = "4"  # {4, k, 3} English Bible: World English Bible, King James 1611, Basic English
+    fr_version: str = "l"  # {l, 5, o} French Bible: Louis Segond 1910, Darby, Ostervald
+    src_vocab: int = 15000  # [100, 1000000] source shortlist size (Cho et al. 15000, Bahdanau et al. 30000)
+    tgt_vocab: int = 15000  # [100, 1000000] target shortlist size
+    max_len: int | None = None  # [1, 1000] length filter of the training pairs (both sides), None for none
+    lowercase: bool = False  # lowercase both sides before tokenizing (the papers do not)
+
+and build the corpus with::
+
+    from rnnlib.corpus.params import corpus_config
+    from rnnlib.corpus.dataset import prepare_corpus
+    corpus = prepare_corpus(corpus_config(ch.params), ch.cache)
+
+``en_version`` / ``fr_version`` only apply to ``corpus="bible"``; ``corpus_layout`` only to
+``corpus="files"``. Setting ``corpus_dir`` with ``corpus="bible"`` is an error (it would
+otherwise silently train on the Bible). The files are read by :mod:`rnnlib.corpus.files`,
+which names the file and line of bad content.
+
+Mapping to :class:`~rnnlib.corpus.dataset.CorpusConfig`: ``corpus`` -> ``source``,
+``corpus_dir`` -> ``files_dir`` (made absolute against the book root), ``corpus_layout`` ->
+``files_layout``; the other names are the same. The direction is English -> French.
+
+Deviations: none (this module only names parameters; see :mod:`rnnlib.corpus.dataset`).
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from ..cache import find_book_root
+from ..params import ParameterError, ParamSpec, parse_parameters_cell
+from .dataset import CorpusConfig
+
+#: chapter parameter -> CorpusConfig field
+FIELD = {"corpus": "source", "corpus_dir": "files_dir", "corpus_layout": "files_layout",
+         "tokenizer": "tokenizer", "en_version": "en_version", "fr_version": "fr_version",
+         "src_vocab": "src_vocab", "tgt_vocab": "tgt_vocab", "max_len": "max_len", "lowercase": "lowercase"}
+
+
+def parameter_block() -> str:
+    """The parameter lines of the module docstring (what chapters copy), unindented."""
+    if not __doc__:
+        raise RuntimeError("rnnlib.corpus.params needs its docstring (do not run Python with -OO)")
+    lines = __doc__.split("::\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return "\n".join(line.strip() for line in lines) + "\n"
+
+
+def specs() -> dict[str, ParamSpec]:
+    """The declared :class:`~rnnlib.params.ParamSpec` of every corpus parameter."""
+    return parse_parameters_cell(parameter_block(), where="rnnlib.corpus.params block")
+
+
+def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **overrides: Any) -> CorpusConfig:
+    """The :class:`CorpusConfig` for a chapter's parameters (``ch.params``).
+
+    ``params`` may hold other chapter parameters (``profile``, ``steps``...): they are ignored;
+    corpus parameters it lacks keep the defaults of the block above. ``overrides`` replace
+    values by chapter parameter name (``max_len=30``) or set a further
+    :class:`CorpusConfig` field (``drop_leaks=False``). ``root``: the folder a relative
+    ``corpus_dir`` is relative to (default: the book root, else the current folder).
+
+    Raises :class:`~rnnlib.params.ParameterError` naming the parameter: a value of the wrong
+    type or out of its range, ``corpus="files"`` without ``corpus_dir``, a ``corpus_dir``
+    that is not a folder, ``corpus_dir`` set with ``corpus="bible"``, an unknown override.
+    """
+    declared = specs()
+    extra_fields = {f.name for f in fields(CorpusConfig)} - set(FIELD.values())
+    values = {name: spec.default for name, spec in declared.items()}
+    values.update({k: v for k, v in params.items() if k in declared})
+    config_extra = {}
+    for name, value in overrides.items():
+        if name in declared:
+            values[name] = value
+        elif name in extra_fields:
+            config_extra[name] = value
+        else:
+            raise ParameterError(f"corpus_config: unknown override {name!r}; known: "
+                                 f"{', '.join(sorted(set(declared) | extra_fields))}")
+    values = {name: declared[name].check(v, "corpus_config") for name, v in values.items()}
+    if values["corpus"] == "files":
+        values["corpus_dir"] = str(_corpus_folder(values["corpus_dir"], root))
+    elif values["corpus_dir"] is not None:
+        raise ParameterError(f"parameter 'corpus_dir' = {values['corpus_dir']!r} is set but parameter "
+                             "'corpus' = 'bible': set corpus=files to use the folder, or drop corpus_dir")
+    kwargs = {FIELD[name]: v for name, v in values.items()}
+    try:
+        return CorpusConfig(**kwargs, **config_extra)
+    except TypeError as e:  # a wrong type in a CorpusConfig-only field
+        raise ParameterError(f"corpus_config: {e}") from None
+
+
+def _corpus_folder(value: str | None, root: Path | str | None) -> Path:
+    if not value:
+        raise ParameterError("parameter 'corpus_dir' is required when corpus='files': give the folder with "
+                             "train/dev/test files, e.g. -p corpus_dir=data/wmt14")
+    folder = Path(value).expanduser()
+    if not folder.is_absolute():
+        base = Path(root) if root is not None else (find_book_root() or Path.cwd())
+        folder = base / folder
+    folder = folder.resolve()
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise ParameterError(f"parameter 'corpus_dir' = {value!r}: {folder} {what} "
+                             "(relative paths are relative to the book root)")
+    return folder
+
+
+__all__ = ["FIELD", "corpus_config", "parameter_block", "specs"]
+
+if __name__ == "__main__":  # python -m rnnlib.corpus.params: the block to paste into a chapter
+    print(parameter_block(), end="")
