@@ -17,6 +17,7 @@ Output folder layout (``--out``, default ``_build``)::
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -110,6 +111,9 @@ def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, 
     source_nb = out / "inputs" / rel
     source_nb.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(jupytext.read(path), source_nb)
+    # papermill cannot parse annotations such as `int | None` and would warn that such
+    # parameters are unknown; they were validated above, so its warnings add only noise.
+    logging.getLogger("papermill").setLevel(logging.ERROR)
     saved = dict(os.environ)
     os.environ.update(kernel_env(root, out, cache, stem))
     start = time.perf_counter()
@@ -229,6 +233,13 @@ def resolve_all(root: Path, profile_name: str, overrides: list[str],
     params = resolve(chapters, profile, profile_name, overrides)
     if only:
         chapters = {k: v for k, v in chapters.items() if k in only}
+    for stem in chapters:
+        if "corpus" in params[stem]:  # the corpus block also checks that its folder exists
+            from .corpus.params import corpus_config
+            try:
+                corpus_config(params[stem], root=root)
+            except ParameterError as e:
+                raise ParameterError(f"chapter {stem}: {e}") from None
     return chapters, params
 
 
