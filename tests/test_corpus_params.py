@@ -144,5 +144,6 @@ def test_data_chapter_runs_on_user_files(tmp_path):
 
 def test_data_chapter_without_corpus_dir_fails_naming_the_parameter(tmp_path):
     proc = run_chapter(tmp_path, "corpus=files")
-    assert proc.returncode == 1
-    assert "parameter 'corpus_dir' is required when corpus='files'" in proc.stderr
+    assert proc.returncode == 2  # refused before the chapter starts
+    assert "chapter data: parameter 'corpus_dir' is required when corpus='files'" in proc.stderr
+    assert not list(tmp_path.rglob("data.ipynb"))
