@@ -1,0 +1,441 @@
+"""``rnnlib bench``: training and beam-search speed, memory and FLOP utilisation, side by side
+with the straightforward reference of :mod:`rnnlib.reference`, in the same process.
+
+For each model (RNNsearch, RNNencdec) at a preset's size it prints
+
+- training target tokens per second (Adadelta updates with gradient clipping on length-sorted
+  minibatches of synthetic pairs, the same step :mod:`rnnlib.train` takes);
+- beam-search sentences per second (the library's batched :func:`rnnlib.search.beam_search`
+  against one-sentence-at-a-time :func:`rnnlib.reference.beam_search_one`);
+- peak memory: the growth of the resident set size (``VmRSS`` from ``/proc/self/statm``,
+  sampled every 2 ms by a thread, above its level when the measurement starts, after
+  ``gc.collect`` and ``malloc_trim``) during two repetitions of the measured operation; the
+  process's lifetime peak (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) is printed at the end;
+- model FLOP utilisation (MFU): the model's matrix-multiply FLOPs per training token, counted
+  analytically from the architecture (:func:`forward_flops`; backward = 2 x forward), times
+  tokens per second, over the machine's fp32 ``torch.mm`` rate measured in the same run,
+  interleaved with the training steps (so other load on the machine affects both alike).
+
+Every pair of measurements alternates the library and the reference step by step
+(:func:`timed_group`), so their ratio holds even when the machine's load changes.
+
+The synthetic models are untrained, so beam search rarely meets ``EOS`` and every hypothesis
+runs to ``--decode-len`` words, in both implementations alike.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import ctypes
+import gc
+import json
+import os
+import resource
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from .batch import make_batch, source_batch
+from .batching import PoolBatcher
+from .ragged import ParallelArrays, Ragged
+from .train import TrainConfig, batch_nll, make_optimizer
+
+KINDS = ("rnnsearch", "rnnencdec")
+
+
+# ---------------------------------------------------------------------------------------------
+# sizes and FLOPs
+
+@dataclass(frozen=True)
+class Dims:
+    """``m`` embedding, ``n`` hidden, ``l`` maxout units, ``a`` alignment units, ``V`` target vocabulary."""
+
+    kind: str
+    m: int
+    n: int
+    l: int
+    a: int
+    V: int
+    Vs: int
+
+
+def forward_flops(d: Dims, src_len: int, tgt_len: int) -> int:
+    """Matrix-multiply FLOPs (2 per multiply-add) of one teacher-forced forward pass of one pair.
+
+    ``src_len`` source words; ``tgt_len`` decoder steps (target words + ``EOS``). Element-wise
+    work (gates, tanh, softmax normalisation, maxout) is not counted.
+    RNNsearch (B A.2): two encoder GRUs, ``U_a h_j`` once per word, ``s_0``; per step ``W_a s``,
+    the energies ``v_a^T tanh(.)`` and the context over ``S`` words, the GRU on ``[E y; c]``, the
+    deep output ``[U_o V_o C_o]`` and ``W_o``. RNNencdec (A App. A): one encoder GRU, ``c``,
+    ``s_0``, ``C c`` (the same every step, so once); per step the GRU, the deep output and ``W_o``.
+    """
+    m, n, l, a, V = d.m, d.n, d.l, d.a, d.V
+    S, T = src_len, tgt_len
+    gru = lambda inp: 2 * inp * 3 * n + 2 * n * 3 * n  # noqa: E731
+    if d.kind == "rnnsearch":
+        enc = 2 * S * gru(m) + S * 2 * (2 * n) * a + 2 * n * n
+        step = 2 * n * a + 2 * S * a + 2 * S * 2 * n + gru(m + 2 * n) + 2 * (n + m + 2 * n) * 2 * l + 2 * l * V
+    else:
+        # C c enters every step's gates but is the same product each step: counted once
+        enc = S * gru(m) + 2 * n * n + 2 * n * n + 2 * n * 3 * n
+        step = gru(m) + 2 * (n + m + n) * 2 * l + 2 * l * V
+    return enc + T * step
+
+
+def batch_train_flops(d: Dims, src_lengths, tgt_lengths) -> int:
+    """Training FLOPs of a minibatch: 3 x forward (the backward pass costs twice the forward)."""
+    return 3 * sum(forward_flops(d, int(s), int(t) + 1) for s, t in zip(src_lengths, tgt_lengths))
+
+
+def matmul_rate(seconds: float, size: int = 2048, dtype=torch.float32) -> float:
+    """The machine's measured ``torch.mm`` rate in FLOP/s (square ``size`` matrices)."""
+    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
+    torch.mm(a, b)
+    reps, t0 = 0, time.perf_counter()
+    while True:
+        torch.mm(a, b)
+        reps += 1
+        dt = time.perf_counter() - t0
+        if dt >= seconds and reps >= 2:
+            return 2 * size ** 3 * reps / dt
+
+
+# ---------------------------------------------------------------------------------------------
+# models
+
+def build_pair(kind: str, profile: str, vocab: int | None):
+    """``(model, reference, dims, preset name)`` of the same sizes, from :mod:`rnnlib.presets`."""
+    from . import presets
+    name = f"{profile}-{kind}"
+    kwargs = {} if vocab is None else {"src_vocab": vocab, "tgt_vocab": vocab}
+    cfg = presets.preset(name, **kwargs)
+    model = presets.build_model(cfg)
+    d = dims_of(kind, cfg)
+    from .reference import ReferenceRNNEncDec, ReferenceRNNSearch
+    if kind == "rnnsearch":
+        ref = ReferenceRNNSearch(d.Vs, d.V, d.m, d.n, d.l, d.a)
+    else:
+        ref = ReferenceRNNEncDec(d.Vs, d.V, d.m, d.n, d.l)
+    return model, ref, d, name
+
+
+def dims_of(kind: str, cfg) -> Dims:
+    get = lambda *names: next(getattr(cfg, k) for k in names if hasattr(cfg, k))  # noqa: E731
+    return Dims(kind, m=get("emb", "embedding", "emb_dim"), n=get("hidden", "hidden_size"),
+                l=get("maxout", "maxout_units"), a=get("align", "align_hidden", "attention") if kind == "rnnsearch" else 0,
+                V=get("tgt_vocab"), Vs=get("src_vocab"))
+
+
+# ---------------------------------------------------------------------------------------------
+# measurement helpers
+
+def synthetic_pairs(n: int, src_vocab: int, tgt_vocab: int, min_len: int, max_len: int, seed: int) -> ParallelArrays:
+    rng = np.random.default_rng(seed)
+    src = [rng.integers(4, src_vocab, rng.integers(min_len, max_len + 1)) for _ in range(n)]
+    tgt = [rng.integers(4, tgt_vocab, rng.integers(min_len, max_len + 1)) for _ in range(n)]
+    return ParallelArrays(Ragged.from_lists(src), Ragged.from_lists(tgt))
+
+
+def timed(fn, seconds: float, min_reps: int = 2) -> tuple[int, float]:
+    """Run ``fn`` (after one warm-up call) until ``seconds`` passed and ``min_reps`` calls were made."""
+    fn()
+    reps, t0 = 0, time.perf_counter()
+    while True:
+        fn()
+        reps += 1
+        dt = time.perf_counter() - t0
+        if dt >= seconds and reps >= min_reps:
+            return reps, dt
+
+
+def timed_group(fns, seconds: float, min_reps: int = 2) -> list[tuple[int, float]]:
+    """Alternate the functions ``fns`` (after a warm-up call of each) until each ran ``min_reps``
+    times and ``len(fns) * seconds`` passed in all; returns ``(reps, seconds)`` of each.
+
+    Alternating makes ratios robust to other load on the machine changing during the run.
+    """
+    for fn in fns:
+        fn()
+    reps, spent = [0] * len(fns), [0.0] * len(fns)
+    while True:
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            spent[k] += time.perf_counter() - t0
+            reps[k] += 1
+        if sum(spent) >= len(fns) * seconds and min(reps) >= min_reps:
+            return list(zip(reps, spent))
+
+
+def matmul_fn(size: int):
+    """A ``torch.mm`` of two ``size x size`` fp32 matrices, and its FLOPs."""
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    return (lambda: torch.mm(a, b)), 2 * size ** 3
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _trim() -> None:
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:
+        pass
+
+
+def peak_rss_growth(fn, reps: int = 2) -> int:
+    """Bytes of resident-set growth while ``fn`` runs ``reps`` times (2 ms sampling)."""
+    _trim()
+    base = peak = _rss()
+    stop = threading.Event()
+
+    def sample():
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, _rss())
+            time.sleep(0.002)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        for _ in range(reps):
+            fn()
+    finally:
+        stop.set()
+        th.join()
+    return max(peak, _rss()) - base
+
+
+@dataclass
+class Side:
+    train_tok_s: float = 0.0
+    train_flop_s: float = 0.0
+    train_mem: int = 0
+    beam_sent_s: float = 0.0
+    beam_mem: int = 0
+    bf16_tok_s: float | None = None
+
+
+@dataclass
+class ModelReport:
+    kind: str
+    preset: str
+    dims: dict
+    flops_per_token: float
+    rnnlib: Side = field(default_factory=Side)
+    reference: Side = field(default_factory=Side)
+    bf16_nll: dict | None = None
+    profile: str | None = None
+    mm_flop_s: float = 0.0  # fp32 torch.mm rate measured interleaved with the training steps
+
+
+def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = False):
+    opt = make_optimizer(TrainConfig(max_updates=1), [p for p in model.parameters() if p.requires_grad])
+    state = {"k": 0, "nll": []}
+
+    def step():
+        batch = batches[state["k"] % len(batches)]
+        state["k"] += 1
+        opt.zero_grad(set_to_none=True)
+        nll = batch_nll(model, batch, bf16)
+        (nll / batch.size).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        state["nll"].append(float(nll.detach()) / batch.n_target_tokens)
+    return step, state
+
+
+def bench_model(kind: str, args, peak: float) -> ModelReport:
+    model, ref, d, name = build_pair(kind, args.profile, args.vocab)
+    data = synthetic_pairs(args.batch_size * args.batches, d.Vs, d.V, args.min_len, args.max_len, seed=1)
+    batcher = PoolBatcher(data.src.lengths, data.tgt.lengths, args.batch_size, args.batches, seed=1)
+    index = batcher.pool_batches(0)
+    batches = [make_batch(data, i) for i in index]
+    tokens = [b.n_target_tokens for b in batches]
+    flops = [batch_train_flops(d, data.src.lengths[i], data.tgt.lengths[i]) for i in index]
+    rep = ModelReport(kind, name, asdict(d), flops_per_token=sum(flops) / sum(tokens))
+
+    steps = {}
+    for side, net in (("rnnlib", model), ("reference", ref)):
+        net.train()
+        steps[side] = train_step_fn(net, batches)[0]
+    mm, mm_flops = matmul_fn(args.mm_size)
+    group = [steps["rnnlib"], steps["reference"], mm]
+    if args.bf16:
+        group.append(train_step_fn(model, batches, bf16=True)[0])
+    timings = timed_group(group, args.seconds)
+    mm_reps, mm_dt = timings[2]
+    rep.mm_flop_s = mm_reps * mm_flops / mm_dt
+    if args.bf16:
+        reps, dt = timings[3]
+        rep.rnnlib.bf16_tok_s = sum(tokens[k % len(batches)] for k in range(1, reps + 1)) / dt
+    for side, (reps, dt) in zip(("rnnlib", "reference"), timings[:2]):
+        out: Side = getattr(rep, side)
+        done = range(1, reps + 1)  # the warm-up call used batch 0
+        out.train_tok_s = sum(tokens[k % len(batches)] for k in done) / dt
+        out.train_flop_s = sum(flops[k % len(batches)] for k in done) / dt
+        out.train_mem = peak_rss_growth(steps[side])
+
+    if args.bf16:
+        rep.bf16_nll = bf16_agreement(lambda: build_pair(kind, args.profile, args.vocab)[0], batches,
+                                      args.bf16_updates)
+
+    # beam search
+    from .reference import beam_search_one
+    from .search import beam_search
+    src_data = synthetic_pairs(args.beam_sentences, d.Vs, d.V, args.min_len, args.max_len, seed=2).src
+    sources = [torch.as_tensor(src_data[i], dtype=torch.int64) for i in range(len(src_data))]
+    model.eval()
+    ref.eval()
+
+    def run_lib():
+        with torch.no_grad():
+            for i in range(0, len(sources), args.beam_batch):
+                b = source_batch(sources[i:i + args.beam_batch])
+                beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len)
+
+    def run_ref():
+        for s in sources:
+            beam_search_one(ref, s, args.beam, args.decode_len)
+
+    timings = timed_group([run_lib, run_ref], args.seconds, min_reps=1)
+    for side, fn, (reps, dt) in zip(("rnnlib", "reference"), (run_lib, run_ref), timings):
+        out = getattr(rep, side)
+        out.beam_sent_s = reps * len(sources) / dt
+        out.beam_mem = peak_rss_growth(fn, reps=1)
+
+    if args.profile_ops:
+        model.train()
+        step, _ = train_step_fn(model, batches)
+        step()
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for _ in range(2):
+                step()
+        rep.profile = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.profile_ops)
+    return rep
+
+
+def bf16_agreement(make_model, batches, updates: int) -> dict:
+    """NLL per token over ``updates`` updates from a fresh model, fp32 against bf16 autocast.
+
+    The yardstick of "fp32 noise" is the gap between two fp32 runs that differ only in the
+    initialisation seed. ``make_model()`` builds a fresh model from the current torch seed.
+    """
+    curves = {}
+    for name, seed, bf16 in (("fp32", 0, False), ("fp32_seed1", 1, False), ("bf16", 0, True)):
+        torch.manual_seed(seed)
+        m = make_model()
+        m.train()
+        step, st = train_step_fn(m, batches, bf16=bf16)
+        for _ in range(updates):
+            step()
+        curves[name] = np.array(st["nll"])
+    a = curves["fp32"]
+    gap = lambda c: float(np.max(np.abs(c - a) / np.abs(a)))  # noqa: E731
+    return {"updates": updates, "fp32_first": float(a[0]), "fp32_last": float(a[-1]),
+            "bf16_last": float(curves["bf16"][-1]), "max_rel_diff": gap(curves["bf16"]),
+            "seed_rel_diff": gap(curves["fp32_seed1"])}
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default="cpu", help="preset size prefix: cpu, smoke or paper (default cpu)")
+    p.add_argument("--models", default=",".join(KINDS), help="comma-separated: rnnsearch,rnnencdec")
+    p.add_argument("--vocab", type=int, default=None, help="vocabulary size (default: the preset's)")
+    p.add_argument("--batch-size", type=int, default=80, help="training minibatch (default 80)")
+    p.add_argument("--batches", type=int, default=4, help="distinct length-sorted minibatches cycled (default 4)")
+    p.add_argument("--min-len", type=int, default=10, help="shortest synthetic sentence (default 10)")
+    p.add_argument("--max-len", type=int, default=30, help="longest synthetic sentence (default 30)")
+    p.add_argument("--beam", type=int, default=10, help="beam size (default 10)")
+    p.add_argument("--beam-sentences", type=int, default=20, help="sentences decoded per repetition (default 20)")
+    p.add_argument("--beam-batch", type=int, default=20, help="sentences per batched beam search (default 20)")
+    p.add_argument("--decode-len", type=int, default=30, help="maximum output length (default 30)")
+    p.add_argument("--seconds", type=float, default=10.0, help="time budget of each measurement (default 10)")
+    p.add_argument("--mm-size", type=int, default=2048, help="matrix size of the fp32 rate measurement (default 2048)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    p.add_argument("--bf16", action="store_true", help="also train under bf16 autocast and compare the loss")
+    p.add_argument("--bf16-updates", type=int, default=10, help="updates of the fp32/bf16 loss comparison")
+    p.add_argument("--profile-ops", type=int, default=0, metavar="N",
+                   help="print the N operators taking the most time in two training updates")
+    p.add_argument("--quick", action="store_true", help="tiny sizes and budgets (for tests)")
+    p.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
+
+
+def _fmt_rate(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.2f}"
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "-"
+
+
+def print_report(r: ModelReport, peak: float, beam: int) -> None:
+    d = r.dims
+    size = f"m={d['m']} n={d['n']} l={d['l']}" + (f" n'={d['a']}" if r.kind == "rnnsearch" else "") + f" V={d['V']}"
+    print(f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP per training target token; "
+          f"fp32 torch.mm {r.mm_flop_s / 1e9:.1f} GFLOP/s measured between the training steps)")
+    rows = [
+        ("train target tokens/s", r.rnnlib.train_tok_s, r.reference.train_tok_s, _fmt_rate),
+        (f"beam search sentences/s (k={beam})", r.rnnlib.beam_sent_s, r.reference.beam_sent_s, _fmt_rate),
+        ("train GFLOP/s (model FLOPs)", r.rnnlib.train_flop_s / 1e9, r.reference.train_flop_s / 1e9, lambda x: f"{x:.2f}"),
+        ("train MFU vs fp32 mm", r.rnnlib.train_flop_s / r.mm_flop_s, r.reference.train_flop_s / r.mm_flop_s,
+         lambda x: f"{100 * x:.1f}%"),
+    ]
+    print(f"  {'':36s}{'rnnlib':>12s}{'reference':>12s}{'ratio':>9s}")
+    for label, a, b, fmt in rows:
+        print(f"  {label:36s}{fmt(a):>12s}{fmt(b):>12s}{_ratio(a, b):>9s}")
+    mb = lambda x: f"{x / 2**20:.0f} MB"  # noqa: E731
+    print(f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}{mb(r.reference.train_mem):>12s}")
+    print(f"  {'beam peak RSS growth':36s}{mb(r.rnnlib.beam_mem):>12s}{mb(r.reference.beam_mem):>12s}")
+    if r.rnnlib.bf16_tok_s is not None:
+        n = r.bf16_nll
+        print(f"  bf16 autocast: {_fmt_rate(r.rnnlib.bf16_tok_s)} target tokens/s "
+              f"({_ratio(r.rnnlib.bf16_tok_s, r.reference.train_tok_s)} the reference, "
+              f"{_ratio(r.rnnlib.bf16_tok_s, r.rnnlib.train_tok_s)} fp32); NLL/token after {n['updates']} updates "
+              f"fp32 {n['fp32_last']:.4f}, bf16 {n['bf16_last']:.4f}; largest relative gap along the curve "
+              f"{100 * n['max_rel_diff']:.2f}% (fp32 noise, another init seed: {100 * n['seed_rel_diff']:.2f}%)")
+    if r.profile:
+        print(r.profile)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.quick:
+        args.profile, args.seconds, args.batch_size, args.batches = "smoke", min(args.seconds, 0.2), 8, 2
+        args.min_len, args.max_len, args.beam_sentences, args.beam_batch = 3, 8, 3, 3
+        args.beam, args.decode_len, args.bf16_updates, args.mm_size = 3, 6, 2, 256
+        args.threads = args.threads or 1  # tiny operations: threads only add overhead
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    kinds = [k.strip() for k in args.models.split(",") if k.strip()]
+    for k in kinds:
+        if k not in KINDS:
+            raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
+    torch.manual_seed(0)
+    peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
+    print(f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"batch {args.batch_size}, lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement")
+    print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}; "
+          f"MFU below uses the rate measured between each model's training steps)")
+    reports = []
+    for k in kinds:
+        r = bench_model(k, args, peak)
+        print_report(r, peak, args.beam)
+        reports.append(r)
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"\nprocess peak RSS (getrusage ru_maxrss): {maxrss / 2**20:.0f} MB")
+    if args.json:
+        args.json.write_text(json.dumps({"matmul_flop_s": peak, "threads": torch.get_num_threads(),
+                                         "models": [asdict(r) for r in reports], "maxrss": maxrss},
+                                        indent=1, default=float))
+    return 0

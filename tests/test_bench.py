@@ -1,0 +1,48 @@
+"""``rnnlib bench`` (issue 4, item 12): a tiny smoke run that prints every figure (not a timed test)."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import torch
+
+from rnnlib.bench import Dims, forward_flops
+from rnnlib.cli import main as cli_main
+
+
+@pytest.fixture
+def restore_threads():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsys, restore_threads):
+    out_json = tmp_path / "bench.json"
+    assert cli_main(["bench", "--quick", "--bf16", "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"measured fp32 torch.mm rate: [\d.]+ GFLOP/s", out)
+    for preset in ("smoke-rnnsearch", "smoke-rnnencdec"):
+        block = out.split(preset, 1)[1].split("\n\n", 1)[0]
+        for row in ("train target tokens/s", "beam search sentences/s", "train MFU vs fp32 mm",
+                    "train peak RSS growth", "beam peak RSS growth", "bf16 autocast"):
+            assert row in block, f"{preset}: no {row!r} in\n{block}"
+        assert re.search(r"train target tokens/s\s+[\d,.]+\s+[\d,.]+\s+[\d.]+x", block)
+    assert "getrusage" in out
+    figures = json.loads(out_json.read_text())
+    assert figures["matmul_flop_s"] > 1e8
+    for m in figures["models"]:
+        for side in ("rnnlib", "reference"):
+            assert m[side]["train_tok_s"] > 0 and m[side]["beam_sent_s"] > 0
+        assert m["flops_per_token"] > 0 and m["bf16_nll"]["bf16_last"] > 0
+
+
+def test_flop_count_matches_a_hand_count():
+    # RNNencdec, m=1, n=1, l=1, V=1, S=1, T=1: encoder GRU 2*1*3 + 2*1*3 = 12, c and s_0 2 + 2,
+    # C c 6; one step: GRU input and recurrent 12, deep output 2*3*2 = 12, W_o 2 -> 48
+    assert forward_flops(Dims("rnnencdec", 1, 1, 1, 0, 1, 1), 1, 1) == 48
+    # RNNsearch per decoder step grows with the source length by 2*S*n' + 2*S*2n (energies, context)
+    d = Dims("rnnsearch", 4, 8, 4, 6, 10, 10)
+    step = lambda S: forward_flops(d, S, 2) - forward_flops(d, S, 1)  # noqa: E731
+    assert step(5) - step(4) == 2 * 6 + 2 * 2 * 8
