@@ -15,6 +15,7 @@ COMMANDS = {
     "run": ("rnnlib.commands.run", "execute one chapter under a profile"),
     "build": ("rnnlib.commands.build", "execute every chapter, then build the HTML book"),
     "params": ("rnnlib.commands.params", "list a chapter's parameters and what they accept"),
+    "train": ("rnnlib.commands.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
     "bench": ("rnnlib.bench", "speed and memory benchmarks against reference implementations"),
     "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
 }
