@@ -15,10 +15,13 @@ COMMANDS = {
     "run": ("rnnlib.commands.run", "execute one chapter under a profile"),
     "build": ("rnnlib.commands.build", "execute every chapter, then build the HTML book"),
     "params": ("rnnlib.commands.params", "list a chapter's parameters and what they accept"),
-    "train": ("rnnlib.commands.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
+    "train": ("rnnlib.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
     "bench": ("rnnlib.bench", "speed and memory benchmarks against reference implementations"),
     "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
 }
+
+# commands whose module's ``main(argv)`` parses its own arguments
+PASSTHROUGH = {"train": "rnnlib.train"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     argv = sys.argv[1:] if argv is None else argv
     wanted = argv[0] if argv and argv[0] in COMMANDS else None
+    if wanted in PASSTHROUGH:  # the command parses its own arguments
+        return int(importlib.import_module(PASSTHROUGH[wanted]).main(argv[1:]) or 0)
     modules = {}
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)

@@ -483,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a value of the run file")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if not args.config.is_file():
+        ap.error(f"--config {args.config}: no such file")
     import yaml
     config = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}
     for assignment in args.set:
