@@ -161,10 +161,12 @@ class Chapter:
         title, version = book_citation(self.root)
         commit = (git_commit(self.root) or "unknown")[:12]
         _display_markdown(
-            f"> **How to cite this {what.lower()}:** {title}, version {version} (rnnlib commit `{commit}`), "
-            f"{what.lower()} `{self.stable_name(glue_name)}`: chapter `{self.name}`, profile "
-            f"`{self.profile}`, config hash `{self.config_hash}`"
-            + (f"; parameters {settings}" if settings else "") + f". Files: `{files}`.")
+            f":::{{admonition}} How to cite this {what.lower()}: `{self.stable_name(glue_name)}`\n"
+            f":class: dropdown\n\n"
+            f"{title}, version {version} (rnnlib commit `{commit}`), {what.lower()} "
+            f"`{self.stable_name(glue_name)}`: chapter `{self.name}`, profile `{self.profile}`, "
+            f"config hash `{self.config_hash}`" + (f"; parameters {settings}" if settings else "")
+            + f". Files: `{files}` (in the build's `figures/` folder).\n:::\n")
 
 
 def book_citation(root: Path) -> tuple[str, str]:
