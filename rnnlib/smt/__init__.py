@@ -1,0 +1,8 @@
+"""The phrase-based SMT baseline of Cho et al. (2014) and Bahdanau et al. (2015) ("Moses").
+
+Modules: :mod:`~rnnlib.smt.align` (word alignment), :mod:`~rnnlib.smt.phrases` (phrase table),
+:mod:`~rnnlib.smt.lm` (Kneser-Ney n-gram LM), :mod:`~rnnlib.smt.decoder` (stack decoder),
+:mod:`~rnnlib.smt.tune` (MERT), :mod:`~rnnlib.smt.features` (extra phrase-pair features),
+:mod:`~rnnlib.smt.pipeline` (the whole baseline through the artifact cache),
+:mod:`~rnnlib.smt.bench` (decoding speed).
+"""

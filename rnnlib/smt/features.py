@@ -1,0 +1,109 @@
+"""Extra phrase-pair features for the log-linear model (paper A, Sec. 5.1 and footnote 3).
+
+Paper A adds to each phrase pair of the baseline's table (i) the RNN Encoder-Decoder's
+``log p(target phrase | source phrase)`` and (ii) a "word penalty" counting the words
+unknown to the neural networks, then re-tunes all weights with MERT. A
+:class:`FeatureTable` holds such values keyed by ``(source words, target words)``; the
+decoder (:class:`rnnlib.smt.decoder.Decoder`, argument ``extra``) appends them to the phrase
+features, so MERT tunes one more weight per feature name.
+
+Pairs missing from the table (e.g. copies of unknown source words) get ``default``.
+
+Storage: JSON lines, one pair per line: ``{"src": "...", "tgt": "...", "values": [...]}``
+after a first line ``{"names": [...], "default": [...]}``.
+
+Deviations
+----------
+* Paper A's CSLM scores partial translations inside the search; a phrase-pair table cannot
+  express a sentence-level LM, so a CSLM can only enter here as a phrase-level score (e.g.
+  the log-probability of the target phrase alone). Say so wherever it is used.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+Pair = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+class FeatureTable:
+    """``names``: feature names; ``table``: ``{(src words, tgt words): values tuple}``;
+    ``default``: values of pairs not in the table."""
+
+    def __init__(self, names: Sequence[str], table: dict[Pair, Sequence[float]],
+                 default: Sequence[float] | None = None):
+        self.names = list(names)
+        self.default = tuple(float(x) for x in (default if default is not None else [0.0] * len(self.names)))
+        if len(self.default) != len(self.names):
+            raise ValueError(f"FeatureTable: default has {len(self.default)} values for names {self.names}")
+        self.table: dict[Pair, tuple[float, ...]] = {}
+        for (s, t), v in table.items():
+            v = tuple(float(x) for x in v)
+            if len(v) != len(self.names):
+                raise ValueError(f"FeatureTable: pair {' '.join(s)!r} ||| {' '.join(t)!r} has {len(v)} "
+                                 f"values for names {self.names}")
+            self.table[(tuple(s), tuple(t))] = v
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def lookup(self, src: Sequence[str], tgt: Sequence[str]) -> tuple[float, ...]:
+        return self.table.get((tuple(src), tuple(tgt)), self.default)
+
+    def save(self, path: Path) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"names": self.names, "default": list(self.default)}) + "\n")
+            for (s, t), v in self.table.items():
+                f.write(json.dumps({"src": " ".join(s), "tgt": " ".join(t), "values": list(v)},
+                                   ensure_ascii=False) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> "FeatureTable":
+        with open(path, encoding="utf-8") as f:
+            head = json.loads(f.readline())
+            table = {}
+            for n, line in enumerate(f, start=2):
+                try:
+                    row = json.loads(line)
+                    table[(tuple(row["src"].split()), tuple(row["tgt"].split()))] = row["values"]
+                except (ValueError, KeyError) as err:
+                    raise ValueError(f"{path}:{n}: bad feature line ({err})") from None
+        return cls(head["names"], table, head["default"])
+
+
+def scored_table(pairs: Iterable[Pair], scorer: Callable[[list[Pair]], Sequence[float]],
+                 name: str = "rnn", batch: int = 512, default: float = 0.0) -> FeatureTable:
+    """One feature from ``scorer``, called on batches of pairs and returning one value each
+    (for paper A's RNN Encoder-Decoder: ``log p(tgt | src)``)."""
+    pairs = list(pairs)
+    table = {}
+    for k in range(0, len(pairs), batch):
+        chunk = pairs[k:k + batch]
+        values = list(scorer(chunk))
+        if len(values) != len(chunk):
+            raise ValueError(f"scored_table: scorer returned {len(values)} values for {len(chunk)} pairs")
+        for p, v in zip(chunk, values):
+            table[p] = (float(v),)
+    return FeatureTable([name], table, [default])
+
+
+def unknown_word_table(pairs: Iterable[Pair], shortlist: set[str], side: str = "tgt",
+                       name: str = "unk_words") -> FeatureTable:
+    """Paper A's word penalty (footnote 3): the number of words of the pair outside the
+    networks' shortlist, on the target side (``side="tgt"``), source side or ``"both"``.
+    Pairs not in the table (copied unknown words) count their one word as unknown."""
+    if side not in ("src", "tgt", "both"):
+        raise ValueError(f"unknown_word_table: side must be 'src', 'tgt' or 'both', got {side!r}")
+    table = {}
+    for s, t in pairs:
+        n = 0
+        if side in ("src", "both"):
+            n += sum(w not in shortlist for w in s)
+        if side in ("tgt", "both"):
+            n += sum(w not in shortlist for w in t)
+        table[(tuple(s), tuple(t))] = (float(n),)
+    return FeatureTable([name], table, [1.0 if side != "both" else 2.0])
+
+
+__all__ = ["FeatureTable", "scored_table", "unknown_word_table"]

@@ -1,0 +1,309 @@
+"""The whole phrase-based baseline ("Baseline" of paper A, Table 1; "Moses" of paper B, Table 1).
+
+align (eflomal + grow-diag-final-and) -> extract and score phrases -> 5-gram KN LM ->
+MERT on dev -> decode dev and test -> sacreBLEU (single and multi-reference).
+
+Every expensive stage is an artifact of :class:`rnnlib.cache.ArtifactCache`, keyed by its
+config, the keys of the artifacts it reads and a checksum of its data:
+
+================== ============================================================
+kind               files
+================== ============================================================
+smt/alignment      ``links.txt`` (one line ``i-j ...`` per training pair)
+smt/phrase_table   ``phrase_table.npz`` (:class:`rnnlib.smt.phrases.PhraseTable`)
+smt/lm             ``lm.arpa``
+smt/tuned          ``weights.json`` (names -> weights, MERT history)
+smt/eval           ``dev.txt``, ``test.txt`` (detokenized), ``test.tok.txt``,
+                   ``bleu.json`` (scores + sacreBLEU signatures), ``speed.json``
+================== ============================================================
+
+Inputs are plain Python: tokenized sentences (lists of str) for train/dev/test, tokenized
+dev references for MERT, and detokenized reference streams for sacreBLEU.
+
+Default settings (``SMTConfig``, ``DecoderConfig``) are chosen for a ~25k-pair corpus on 2
+cores: stack 50, 10 options per span, distortion limit 6, 100-best lists, at most 6 dev
+decodings for MERT (2 random restarts). Paper-scale settings (Moses: stack 200, ttable-limit 20) are parameters.
+
+Deviations
+----------
+* The LM is trained on the target side of the bitext only (paper A adds 712M words of news).
+* No lexicalised reordering model; see :mod:`rnnlib.smt.decoder`.
+* ``tune_sentences`` may restrict MERT to the first N dev sentences (default: all of them).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..cache import ArtifactCache, canonical_json
+from .align import align, format_links, parse_links
+from .decoder import Decoder, DecoderConfig
+from .features import FeatureTable
+from .lm import NgramLM, train_arpa
+from .phrases import PhraseTable, build_phrase_table
+from .tune import tune
+
+Sentences = Sequence[Sequence[str]]
+
+
+@dataclass
+class SMTData:
+    """The corpora. ``*_src``/``*_tgt``: tokenized sentences. ``dev_tgt`` are MERT's tokenized
+    references (one per dev sentence). ``dev_refs``/``test_refs``: detokenized reference
+    *streams* (``refs[k][n]`` = reference ``k`` of sentence ``n``) for sacreBLEU."""
+
+    train_src: Sentences
+    train_tgt: Sentences
+    dev_src: Sentences
+    dev_tgt: Sentences
+    test_src: Sentences
+    dev_refs: Sequence[Sequence[str]]
+    test_refs: Sequence[Sequence[str]]
+
+    def __post_init__(self) -> None:
+        pairs = [("train_src", "train_tgt"), ("dev_src", "dev_tgt")]
+        for a, b in pairs:
+            if len(getattr(self, a)) != len(getattr(self, b)):
+                raise ValueError(f"SMTData: {a} has {len(getattr(self, a))} sentences, {b} {len(getattr(self, b))}")
+        for name, src in (("dev_refs", self.dev_src), ("test_refs", self.test_src)):
+            streams = getattr(self, name)
+            if not streams:
+                raise ValueError(f"SMTData.{name}: at least one reference stream is needed")
+            for k, stream in enumerate(streams):
+                if len(stream) != len(src):
+                    raise ValueError(f"SMTData.{name}[{k}] has {len(stream)} lines for {len(src)} sentences")
+
+
+@dataclass
+class SMTConfig:
+    """Defaults fit a ~25k-pair corpus in about 20 minutes on 2 cores (see the module notes)."""
+
+    max_phrase_len: int = 7
+    table_limit: int = 20            # targets kept per source phrase in the stored table
+    lm_order: int = 5
+    eflomal_model: int = 3
+    eflomal_rel_iterations: float = 1.0
+    eflomal_samplers: int = 2
+    decoder: DecoderConfig = field(default_factory=DecoderConfig)
+    tune_nbest: int = 100
+    mert_iterations: int = 6           # dev decodings (MERT runs between them)
+    mert_restarts: int = 2
+    mert_random_directions: int = 2
+    tune_sentences: int | None = None  # first N dev sentences for MERT (None: all)
+    seed: int = 0
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SMTConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise ValueError(f"SMTConfig: unknown field(s) {sorted(unknown)}; known: {sorted(names)}")
+        d = dict(d)
+        if isinstance(d.get("decoder"), dict):
+            d["decoder"] = DecoderConfig(**d["decoder"])
+        return cls(**d)
+
+
+def checksum(*parts) -> str:
+    """sha256 of the canonical JSON of ``parts`` (sentences, references, ...)."""
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(canonical_json([list(x) if not isinstance(x, str) else x for x in p]).encode())
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def feature_checksum(tables: Sequence[FeatureTable]) -> str:
+    h = hashlib.sha256()
+    for t in tables:
+        h.update(canonical_json({"names": t.names, "default": t.default}).encode())
+        for key in sorted(t.table):
+            h.update(canonical_json([key, t.table[key]]).encode())
+    return h.hexdigest()
+
+
+def french_detokenizer() -> Callable[[Sequence[str]], str]:
+    from sacremoses import MosesDetokenizer
+    md = MosesDetokenizer(lang="fr")
+    return lambda words: md.detokenize(list(words))
+
+
+def sacrebleu_scores(hyps: Sequence[str], streams: Sequence[Sequence[str]]) -> dict:
+    """sacreBLEU against the first stream and against all streams, each with its signature."""
+    from sacrebleu.metrics import BLEU
+    out = {}
+    for name, refs in (("single", [list(streams[0])]), ("multi", [list(s) for s in streams])):
+        bleu = BLEU()
+        score = bleu.corpus_score(list(hyps), refs)
+        out[name] = {"bleu": score.score, "text": str(score), "signature": str(bleu.get_signature()),
+                     "references": len(refs)}
+    return out
+
+
+def _phrases_of(sentences: Sentences, max_len: int) -> set:
+    return {tuple(s[i:j]) for s in sentences for i in range(len(s))
+            for j in range(i + 1, min(len(s), i + max_len) + 1)}
+
+
+def _load_lm(path: Path):
+    import kenlm
+    cfg = kenlm.Config()
+    cfg.show_progress = False
+    return kenlm.Model(str(path), cfg)
+
+
+def decoding_pairs(phrase_table: Path, sentences: Sentences, max_phrase_len: int = 7) -> list:
+    """The ``(source words, target words)`` pairs of the stored table that can be used to
+    translate ``sentences`` -- the pairs an extra feature (paper A's RNN score) must cover."""
+    table = PhraseTable.load(phrase_table).lookup(sources=_phrases_of(sentences, max_phrase_len))
+    return [(s, t) for s, opts in table.items() for t, _ in opts]
+
+
+@dataclass
+class SMTResult:
+    """Artifacts of one run and the figures a chapter reports."""
+
+    alignment: object
+    phrase_table: object
+    lm: object
+    tuned: object
+    evaluation: object
+
+    @property
+    def bleu(self) -> dict:
+        return json.loads(self.evaluation.file("bleu.json").read_text())
+
+    @property
+    def weights(self) -> dict:
+        return json.loads(self.tuned.file("weights.json").read_text())["weights"]
+
+    @property
+    def speed(self) -> dict:
+        return json.loads(self.evaluation.file("speed.json").read_text())
+
+
+def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | None = None,
+        extra: Sequence[FeatureTable] = (), detokenize: Callable[[Sequence[str]], str] | None = None,
+        log: Callable[[str], None] = print) -> SMTResult:
+    """Build (or fetch) every stage of the baseline; ``extra`` adds phrase-pair features."""
+    config = config or SMTConfig()
+    cache = cache or ArtifactCache()
+    detokenize = detokenize or french_detokenizer()
+    train_sum = checksum(data.train_src, data.train_tgt)
+
+    # 1. word alignment
+    a_cfg = {"model": config.eflomal_model, "rel_iterations": config.eflomal_rel_iterations,
+             "n_samplers": config.eflomal_samplers, "symmetrisation": "grow-diag-final-and"}
+
+    def make_alignment(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        links = align(data.train_src, data.train_tgt, model=config.eflomal_model,
+                      rel_iterations=config.eflomal_rel_iterations, n_samplers=config.eflomal_samplers)
+        (out / "links.txt").write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
+        return {"seconds": time.perf_counter() - t, "links": sum(len(x) for x in links)}
+
+    al = cache.build("smt/alignment", a_cfg, make_alignment, data=train_sum)
+    log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
+
+    # 2. phrase table
+    p_cfg = {"alignment": al.key, "max_phrase_len": config.max_phrase_len, "table_limit": config.table_limit}
+
+    def make_table(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        lines = al.file("links.txt").read_text(encoding="utf-8").split("\n")
+        links = [parse_links(lines[n], len(s), len(u), where=f"{al.file('links.txt')}:{n + 1}")
+                 for n, (s, u) in enumerate(zip(data.train_src, data.train_tgt))]
+        pt = build_phrase_table(data.train_src, data.train_tgt, links, config.max_phrase_len, config.table_limit)
+        pt.save(out / "phrase_table.npz")
+        return {"seconds": time.perf_counter() - t, "pairs": len(pt),
+                "source_phrases": int(len(pt.src_offsets) - 1)}
+
+    ptab = cache.build("smt/phrase_table", p_cfg, make_table, data=train_sum)
+    log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
+
+    # 3. language model (target side of the training data)
+    l_cfg = {"order": config.lm_order, "smoothing": "interpolated modified Kneser-Ney"}
+
+    def make_lm(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        model = train_arpa(data.train_tgt, out / "lm.arpa", config.lm_order)
+        seconds = time.perf_counter() - t
+        ppl = NgramLM(out / "lm.arpa").perplexity(data.dev_tgt)
+        return {"seconds": seconds, "ngrams": [len(w) for w in model.words], "discounts": model.discounts,
+                "dev_perplexity": ppl}
+
+    lm_art = cache.build("smt/lm", l_cfg, make_lm, data=checksum(data.train_tgt, data.dev_tgt))
+    log(f"LM: dev perplexity {lm_art.extra.get('dev_perplexity', float('nan')):.1f}")
+
+    # shared by tuning and evaluation: the table filtered to dev+test phrases, the LM
+    state: dict = {}
+
+    def decoder() -> Decoder:
+        if "decoder" not in state:
+            pt = PhraseTable.load(ptab.file("phrase_table.npz"))
+            wanted = _phrases_of(list(data.dev_src) + list(data.test_src), config.max_phrase_len)
+            table = pt.lookup(sources=wanted)
+            dc = dataclasses.replace(config.decoder, max_phrase_len=config.max_phrase_len)
+            state["decoder"] = Decoder(table, _load_lm(lm_art.file("lm.arpa")), config=dc, extra=extra)
+        return state["decoder"]
+
+    # 4. MERT
+    n_tune = len(data.dev_src) if config.tune_sentences is None else min(config.tune_sentences, len(data.dev_src))
+    t_cfg = {"phrase_table": ptab.key, "lm": lm_art.key, "decoder": dataclasses.asdict(config.decoder),
+             "nbest": config.tune_nbest, "iterations": config.mert_iterations, "restarts": config.mert_restarts,
+             "random_directions": config.mert_random_directions, "sentences": n_tune, "seed": config.seed,
+             "extra": [t.names for t in extra], "extra_checksum": feature_checksum(extra) if extra else None}
+
+    def make_tuned(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        dec = decoder()
+        res = tune(dec, data.dev_src[:n_tune], [[r] for r in data.dev_tgt[:n_tune]], nbest=config.tune_nbest,
+                   max_iterations=config.mert_iterations, seed=config.seed, restarts=config.mert_restarts,
+                   random_directions=config.mert_random_directions,
+                   log=lambda r: log(f"MERT iteration {r['iteration']}: dev BLEU {r['dev_bleu']:.2f}, "
+                                     f"+{r['new_candidates']} candidates, decode {r['decode_s']} s, "
+                                     f"mert {r.get('mert_s', 0)} s"))
+        (out / "weights.json").write_text(json.dumps(res.as_dict(), indent=2), encoding="utf-8")
+        return {"seconds": time.perf_counter() - t, "iterations": len(res.history), "converged": res.converged}
+
+    tuned = cache.build("smt/tuned", t_cfg, make_tuned, data=checksum(data.dev_src, data.dev_tgt))
+    weights = json.loads(tuned.file("weights.json").read_text())["weights"]
+
+    # 5. decode dev and test, score
+    e_cfg = {"tuned": tuned.key, "decoder": dataclasses.asdict(config.decoder)}
+
+    def make_eval(out: Path, work: Path) -> dict:
+        dec = decoder()
+        dec.set_weights([weights[n] for n in dec.feature_names])
+        files = {}
+        speed = {}
+        for split, src, refs in (("dev", data.dev_src, data.dev_refs), ("test", data.test_src, data.test_refs)):
+            t = time.perf_counter()
+            hyps = [lst[0].words for lst in dec.translate_corpus(src, 1)]
+            seconds = time.perf_counter() - t
+            speed[split] = {"sentences": len(src), "source_words": sum(len(s) for s in src),
+                            "seconds": seconds, "sentences_per_s": len(src) / max(seconds, 1e-9),
+                            "workers": config.decoder.workers}
+            detok = [detokenize(h) for h in hyps]
+            (out / f"{split}.txt").write_text("".join(x + "\n" for x in detok), encoding="utf-8")
+            (out / f"{split}.tok.txt").write_text("".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8")
+            files[split] = sacrebleu_scores(detok, refs)
+        (out / "bleu.json").write_text(json.dumps(files, indent=2), encoding="utf-8")
+        (out / "speed.json").write_text(json.dumps(speed, indent=2), encoding="utf-8")
+        return {"test_bleu": files["test"]["single"]["bleu"], "dev_bleu": files["dev"]["single"]["bleu"],
+                "test_decode_s": speed["test"]["seconds"]}
+
+    ev = cache.build("smt/eval", e_cfg, make_eval,
+                     data=checksum(data.dev_src, data.test_src, *data.dev_refs, *data.test_refs))
+    log(f"BLEU dev {ev.extra.get('dev_bleu', float('nan')):.2f} test {ev.extra.get('test_bleu', float('nan')):.2f}")
+    return SMTResult(al, ptab, lm_art, tuned, ev)
+
+
+__all__ = ["SMTConfig", "SMTData", "SMTResult", "checksum", "decoding_pairs", "french_detokenizer", "run", "sacrebleu_scores"]

@@ -1,0 +1,194 @@
+"""The stack decoder (rnnlib.smt.decoder), MERT (rnnlib.smt.tune) and extra features."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from rnnlib.smt.decoder import Decoder, DecoderConfig
+from rnnlib.smt.features import FeatureTable, unknown_word_table
+from rnnlib.smt.lm import NgramLM, train_arpa
+from rnnlib.smt.tune import bleu_from_stats, bleu_stats, tune
+
+P = lambda *xs: np.array(xs, dtype=float)  # noqa: E731  phrase scores p(t|s), p(s|t), lex, lex
+
+
+@pytest.fixture()
+def toy(tmp_path):
+    """French-like target order "x y z" for English-like "b a c" (a->y, b->x, c->z)."""
+    lm_corpus = [s.split() for s in ["x y z", "x y z", "x y", "y z", "x z", "w y z"]] * 3
+    train_arpa(lm_corpus, tmp_path / "lm.arpa", 3)
+    lm = NgramLM(tmp_path / "lm.arpa").model
+    table = {
+        ("a",): [(("y",), P(0.6, 0.7, 0.6, 0.7)), (("w",), P(0.4, 0.5, 0.4, 0.5))],
+        ("b",): [(("x",), P(0.9, 0.8, 0.9, 0.8))],
+        ("c",): [(("z",), P(0.9, 0.9, 0.9, 0.9)), (("z", "z"), P(0.1, 0.1, 0.1, 0.1))],
+        ("b", "a"): [(("x", "y"), P(0.5, 0.5, 0.5, 0.5))],
+    }
+    return table, lm
+
+
+def brute_force(table, lm, src, weights, dl):
+    """Best model score over every segmentation, order and option (distortion limit ``dl``)."""
+    n = len(src)
+    spans = [(i, j) for i in range(n) for j in range(i + 1, n + 1)
+             if tuple(src[i:j]) in table or j == i + 1]
+    best = (-math.inf, None)
+    for k in range(1, n + 1):
+        for combo in itertools.permutations(spans, k):
+            covered = sorted(p for i, j in combo for p in range(i, j))
+            if covered != list(range(n)):
+                continue
+            end, dist, ok, done = 0, 0, True, set()
+            for i, j in combo:
+                if abs(i - end) > dl:
+                    ok = False
+                done.update(range(i, j))
+                gap = min(set(range(n + 1)) - done)
+                if gap < i and j - gap > dl:  # Moses: must be able to jump back to the first gap
+                    ok = False
+                dist += abs(i - end)
+                end = j
+            if not ok:
+                continue
+            choices = [table.get(tuple(src[i:j]), [((src[i],), None)]) for i, j in combo]
+            for pick in itertools.product(*choices):
+                words = [w for t, _ in pick for w in t]
+                f = np.zeros(8)
+                for t, sc in pick:
+                    if sc is not None:
+                        f[:4] += np.log(sc)
+                    f[4] += 1
+                    f[5] -= len(t)
+                f[6] = -dist
+                f[7] = lm.score(" ".join(words), bos=True, eos=True) * math.log(10)
+                s = float(weights @ f)
+                if s > best[0]:
+                    best = (s, words)
+    return best
+
+
+def test_decoder_finds_the_best_translation(toy):
+    table, lm = toy
+    dec = Decoder(table, lm, config=DecoderConfig(stack_size=1000, distortion_limit=3, workers=1))
+    out = dec.translate(["b", "a", "c"])[0]
+    assert out.words == ["x", "y", "z"]
+    score, words = brute_force(table, lm, ["b", "a", "c"], dec.weights, 3)
+    assert out.score == pytest.approx(score, abs=1e-6)
+    assert out.words == words
+    assert float(out.features @ dec.weights) == pytest.approx(out.score, abs=1e-6)
+
+
+@pytest.mark.parametrize("src", [["a", "b", "c"], ["c", "a", "b"], ["a", "q", "b", "c"]])
+def test_decoder_matches_brute_force_search(toy, src):
+    table, lm = toy
+    w = np.array([0.3, 0.1, 0.2, 0.1, -0.5, -0.3, 0.4, 0.8])
+    dec = Decoder(table, lm, weights=w, config=DecoderConfig(stack_size=1000, distortion_limit=2, workers=1))
+    out = dec.translate(src)[0]
+    score, words = brute_force(table, lm, src, w, 2)
+    assert out.score == pytest.approx(score, abs=1e-6)
+    assert out.words == words
+    assert "q" in out.words if "q" in src else True  # unknown words are copied
+
+
+def test_nbest_lists_are_distinct_sorted_and_scored(toy):
+    table, lm = toy
+    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1))
+    lst = dec.translate(["b", "a", "c"], nbest=10)
+    assert len(lst) >= 3
+    assert len({tuple(t.words) for t in lst}) == len(lst)
+    scores = [t.score for t in lst]
+    assert scores == sorted(scores, reverse=True)
+    for t in lst:
+        assert float(t.features @ dec.weights) == pytest.approx(t.score, abs=1e-6)
+
+
+def test_two_workers_give_the_same_output(toy):
+    table, lm = toy
+    sents = [["b", "a", "c"], ["a", "c"], ["c", "b", "a"], ["a"]] * 3
+    one = Decoder(table, lm, config=DecoderConfig(workers=1)).translate_corpus(sents)
+    two = Decoder(table, lm, config=DecoderConfig(workers=2)).translate_corpus(sents)
+    assert [x[0].words for x in one] == [x[0].words for x in two]
+
+
+def test_extra_feature_changes_the_choice_when_weighted(toy):
+    table, lm = toy
+    extra = FeatureTable(["likes_w"], {(("a",), ("w",)): [5.0]})
+    dec = Decoder(table, lm, config=DecoderConfig(workers=1), extra=[extra])
+    assert dec.feature_names[-1] == "likes_w"
+    w = dec.weights.copy()
+    w[-1] = 0.0
+    dec.set_weights(w)
+    assert dec.translate(["b", "a", "c"])[0].words == ["x", "y", "z"]
+    w[-1] = 2.0
+    dec.set_weights(w)
+    out = dec.translate(["b", "a", "c"])[0]
+    assert "w" in out.words
+    assert out.features[-1] == 5.0
+
+
+def test_unknown_word_table_counts_words_outside_the_shortlist(tmp_path):
+    t = unknown_word_table([(("a",), ("x", "rare")), (("b",), ("x",))], {"x"})
+    assert t.lookup(("a",), ("x", "rare")) == (1.0,)
+    assert t.lookup(("b",), ("x",)) == (0.0,)
+    t.save(tmp_path / "f.jsonl")
+    assert FeatureTable.load(tmp_path / "f.jsonl").table == t.table
+
+
+def test_bleu_stats():
+    s = bleu_stats("a b c d".split(), ["a b c d".split()])
+    assert bleu_from_stats(s) == pytest.approx(100.0)
+    s = bleu_stats("a b".split(), ["a b c d".split()])
+    assert s[-1] == 4 and bleu_from_stats(s) == 0.0  # no 3-grams
+
+
+def test_mert_raises_dev_bleu(tmp_path):
+    # each source word s_i has a frequent wrong translation z_i (high TM scores) and the right
+    # one x_i, which only the LM (trained on references) prefers. Start with LM weight 0.
+    rng = np.random.default_rng(0)
+    words = [f"s{i}" for i in range(6)]
+    table = {(w,): [((f"z{i}",), P(0.7, 0.7, 0.7, 0.7)), ((f"x{i}",), P(0.3, 0.3, 0.3, 0.3))]
+             for i, w in enumerate(words)}
+    src = [list(rng.choice(words, size=5)) for _ in range(30)]
+    refs = [[[w.replace("s", "x") for w in s]] for s in src]
+    train_arpa([r[0] for r in refs] * 2, tmp_path / "lm.arpa", 3)
+    lm = NgramLM(tmp_path / "lm.arpa").model
+    w0 = np.array([0.2, 0.2, 0.2, 0.2, 0.0, 0.0, 0.1, 0.0])
+    dec = Decoder(table, lm, weights=w0, config=DecoderConfig(stack_size=40, distortion_limit=0, workers=1))
+    res = tune(dec, src, refs, nbest=40, max_iterations=4, seed=1, restarts=2)
+    before = res.history[0]["dev_bleu"]
+    after = sum(bleu_stats(dec.translate(s)[0].words, r) for s, r in zip(src, refs))
+    assert before < 5.0
+    assert bleu_from_stats(after) > before + 50
+    assert res.converged and len(res.history) <= 4
+
+
+def test_line_search_finds_the_best_step():
+    from rnnlib.smt.tune import CandidatePool, line_search
+    rng = np.random.default_rng(3)
+    feats = [rng.normal(size=(int(rng.integers(1, 9)), 3)) for _ in range(25)]
+    stats = []
+    for f in feats:
+        t = rng.integers(4, 12, size=(len(f), 1)) + np.array([[0, -1, -2, -3]])
+        m = np.minimum(rng.integers(0, 8, size=(len(f), 4)), t)
+        stats.append(np.hstack([m, t, rng.integers(4, 12, size=(len(f), 1))]))
+    pool = CandidatePool(feats, stats)
+    w, d = rng.normal(size=3), rng.normal(size=3)
+    gamma, score = line_search(pool, w, d)
+    assert pool.bleu(w + gamma * d) == pytest.approx(score)
+    grid = max(pool.bleu(w + g * d) for g in np.linspace(-20, 20, 4001))
+    assert score >= grid - 1e-9
+
+
+def test_bleu_stats_by_hand_and_against_sacrebleu():
+    import sacrebleu
+    hyp = "the cat sat on the mat today".split()
+    refs = ["the cat sat on a mat".split(), "a cat is on the mat".split()]
+    # clipped matches 5/5/3/1 of 7/6/5/4 n-grams; closest reference length 6
+    assert bleu_stats(hyp, refs).tolist() == [5, 5, 3, 1, 7, 6, 5, 4, 6]
+    hyps = ["the cat sat on the mat today", "a dog ran in the park", "it is raining hard now"]
+    r1 = ["the cat sat on a mat", "the dog ran in a park", "it is raining now"]
+    r2 = ["a cat is on the mat", "a dog runs in the park", "it rains hard now"]
+    ours = bleu_from_stats(sum(bleu_stats(h.split(), [a.split(), b.split()]) for h, a, b in zip(hyps, r1, r2)))
+    theirs = sacrebleu.corpus_bleu(hyps, [r1, r2], tokenize="none", smooth_method="none").score
+    assert ours == pytest.approx(theirs, abs=1e-6)
