@@ -16,11 +16,18 @@ For each model (RNNsearch, RNNencdec) at a preset's size it prints
   tokens per second, over the machine's fp32 ``torch.mm`` rate measured in the same run,
   interleaved with the training steps (so other load on the machine affects both alike).
 
+  The FLOPs counted are the model's matrix products only (see :func:`forward_flops`); with
+  ``--bf16`` the bf16 run's MFU is printed against both the fp32 and the bf16 ``torch.mm`` rates.
+
 Every pair of measurements alternates the library and the reference step by step
 (:func:`timed_group`), so their ratio holds even when the machine's load changes.
 
-The synthetic models are untrained, so beam search rarely meets ``EOS`` and every hypothesis
-runs to ``--decode-len`` words, in both implementations alike.
+Beam search decodes copies of the models taken BEFORE the training measurement (their
+initialisation), so both sides decode the same sentences with untrained models that rarely
+meet ``EOS``: every hypothesis runs to ``--decode-len`` words plus the final step, in both
+implementations alike (the library's ``max_len=L`` allows ``L`` words and a forced ``EOS``
+step; the reference is given ``L + 1`` steps). The hypothesis-steps each side computed per
+sentence are printed, so the workloads can be compared.
 """
 from __future__ import annotations
 
@@ -172,9 +179,9 @@ def timed_group(fns, seconds: float, min_reps: int = 2) -> list[tuple[int, float
             return list(zip(reps, spent))
 
 
-def matmul_fn(size: int):
-    """A ``torch.mm`` of two ``size x size`` fp32 matrices, and its FLOPs."""
-    a, b = torch.randn(size, size), torch.randn(size, size)
+def matmul_fn(size: int, dtype=torch.float32):
+    """A ``torch.mm`` of two ``size x size`` matrices (fp32 by default), and its FLOPs."""
+    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
     return (lambda: torch.mm(a, b)), 2 * size ** 3
 
 
@@ -221,7 +228,10 @@ class Side:
     train_mem: int = 0
     beam_sent_s: float = 0.0
     beam_mem: int = 0
+    beam_steps: float = 0.0  # hypothesis-steps (decoder rows) per sentence
     bf16_tok_s: float | None = None
+    bf16_flop_s: float | None = None
+    bf16_beam_sent_s: float | None = None
 
 
 @dataclass
@@ -235,6 +245,7 @@ class ModelReport:
     bf16_nll: dict | None = None
     profile: str | None = None
     mm_flop_s: float = 0.0  # fp32 torch.mm rate measured interleaved with the training steps
+    mm_bf16_flop_s: float | None = None  # the same for bf16 (with --bf16)
 
 
 def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = False):
@@ -255,6 +266,7 @@ def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = Fal
 
 def bench_model(kind: str, args, peak: float) -> ModelReport:
     model, ref, d, name = build_pair(kind, args.profile, args.vocab)
+    beam_model, beam_ref = copy.deepcopy(model).eval(), copy.deepcopy(ref).eval()  # untrained, for search
     data = synthetic_pairs(args.batch_size * args.batches, d.Vs, d.V, args.min_len, args.max_len, seed=1)
     batcher = PoolBatcher(data.src.lengths, data.tgt.lengths, args.batch_size, args.batches, seed=1)
     index = batcher.pool_batches(0)
@@ -270,13 +282,16 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     mm, mm_flops = matmul_fn(args.mm_size)
     group = [steps["rnnlib"], steps["reference"], mm]
     if args.bf16:
-        group.append(train_step_fn(model, batches, bf16=True)[0])
+        group += [train_step_fn(model, batches, bf16=True)[0], matmul_fn(args.mm_size, torch.bfloat16)[0]]
     timings = timed_group(group, args.seconds)
     mm_reps, mm_dt = timings[2]
     rep.mm_flop_s = mm_reps * mm_flops / mm_dt
     if args.bf16:
         reps, dt = timings[3]
         rep.rnnlib.bf16_tok_s = sum(tokens[k % len(batches)] for k in range(1, reps + 1)) / dt
+        rep.rnnlib.bf16_flop_s = sum(flops[k % len(batches)] for k in range(1, reps + 1)) / dt
+        mm_reps, mm_dt = timings[4]
+        rep.mm_bf16_flop_s = mm_reps * mm_flops / mm_dt
     for side, (reps, dt) in zip(("rnnlib", "reference"), timings[:2]):
         out: Side = getattr(rep, side)
         done = range(1, reps + 1)  # the warm-up call used batch 0
@@ -293,24 +308,29 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     from .search import beam_search
     src_data = synthetic_pairs(args.beam_sentences, d.Vs, d.V, args.min_len, args.max_len, seed=2).src
     sources = [torch.as_tensor(src_data[i], dtype=torch.int64) for i in range(len(src_data))]
-    model.eval()
-    ref.eval()
+    model, ref = beam_model, beam_ref
 
-    def run_lib():
+    def run_lib(bf16: bool = False):
         with torch.no_grad():
             for i in range(0, len(sources), args.beam_batch):
                 b = source_batch(sources[i:i + args.beam_batch])
-                beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len)
+                beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len, bf16=bf16)
 
     def run_ref():
-        for s in sources:
-            beam_search_one(ref, s, args.beam, args.decode_len)
+        for s in sources:  # decode_len words + the step that may end with EOS, as the library
+            beam_search_one(ref, s, args.beam, args.decode_len + 1)
 
-    timings = timed_group([run_lib, run_ref], args.seconds, min_reps=1)
+    fns = [run_lib, run_ref] + ([lambda: run_lib(bf16=True)] if args.bf16 else [])
+    timings = timed_group(fns, args.seconds, min_reps=1)
     for side, fn, (reps, dt) in zip(("rnnlib", "reference"), (run_lib, run_ref), timings):
         out = getattr(rep, side)
         out.beam_sent_s = reps * len(sources) / dt
         out.beam_mem = peak_rss_growth(fn, reps=1)
+    if args.bf16:
+        reps, dt = timings[2]
+        rep.rnnlib.bf16_beam_sent_s = reps * len(sources) / dt
+    rep.rnnlib.beam_steps, rep.reference.beam_steps = _count_rows(model, run_lib, len(sources)), \
+        _count_rows(ref, run_ref, len(sources))
 
     if args.profile_ops:
         model.train()
@@ -322,6 +342,23 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
                 step()
         rep.profile = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.profile_ops)
     return rep
+
+
+def _count_rows(net: nn.Module, run, n_sentences: int) -> float:
+    """Hypothesis-steps (rows of all ``step`` calls) per sentence that ``run()`` computes with ``net``."""
+    count = [0]
+    plain = net.step
+
+    def counting(prev, *rest):
+        count[0] += prev.shape[0]
+        return plain(prev, *rest)
+
+    net.step = counting
+    try:
+        run()
+    finally:
+        del net.step
+    return count[0] / n_sentences
 
 
 def bf16_agreement(make_model, batches, updates: int) -> dict:
@@ -358,8 +395,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-len", type=int, default=10, help="shortest synthetic sentence (default 10)")
     p.add_argument("--max-len", type=int, default=30, help="longest synthetic sentence (default 30)")
     p.add_argument("--beam", type=int, default=10, help="beam size (default 10)")
-    p.add_argument("--beam-sentences", type=int, default=20, help="sentences decoded per repetition (default 20)")
-    p.add_argument("--beam-batch", type=int, default=20, help="sentences per batched beam search (default 20)")
+    p.add_argument("--beam-sentences", type=int, default=80, help="sentences decoded per repetition (default 80)")
+    p.add_argument("--beam-batch", type=int, default=80, help="sentences per batched beam search (default 80)")
     p.add_argument("--decode-len", type=int, default=30, help="maximum output length (default 30)")
     p.add_argument("--seconds", type=float, default=10.0, help="time budget of each measurement (default 10)")
     p.add_argument("--mm-size", type=int, default=2048, help="matrix size of the fp32 rate measurement (default 2048)")
@@ -383,8 +420,10 @@ def _ratio(a: float, b: float) -> str:
 def print_report(r: ModelReport, peak: float, beam: int) -> None:
     d = r.dims
     size = f"m={d['m']} n={d['n']} l={d['l']}" + (f" n'={d['a']}" if r.kind == "rnnsearch" else "") + f" V={d['V']}"
-    print(f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP per training target token; "
-          f"fp32 torch.mm {r.mm_flop_s / 1e9:.1f} GFLOP/s measured between the training steps)")
+    bf = f", bf16 {r.mm_bf16_flop_s / 1e9:.1f}" if r.mm_bf16_flop_s else ""
+    print(f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP of matrix products per training target "
+          f"token, forward + 2x backward; torch.mm fp32 {r.mm_flop_s / 1e9:.1f}{bf} GFLOP/s measured between "
+          f"the training steps)")
     rows = [
         ("train target tokens/s", r.rnnlib.train_tok_s, r.reference.train_tok_s, _fmt_rate),
         (f"beam search sentences/s (k={beam})", r.rnnlib.beam_sent_s, r.reference.beam_sent_s, _fmt_rate),
@@ -398,6 +437,7 @@ def print_report(r: ModelReport, peak: float, beam: int) -> None:
     mb = lambda x: f"{x / 2**20:.0f} MB"  # noqa: E731
     print(f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}{mb(r.reference.train_mem):>12s}")
     print(f"  {'beam peak RSS growth':36s}{mb(r.rnnlib.beam_mem):>12s}{mb(r.reference.beam_mem):>12s}")
+    print(f"  {'beam hypothesis-steps per sentence':36s}{r.rnnlib.beam_steps:>12.0f}{r.reference.beam_steps:>12.0f}")
     if r.rnnlib.bf16_tok_s is not None:
         n = r.bf16_nll
         print(f"  bf16 autocast: {_fmt_rate(r.rnnlib.bf16_tok_s)} target tokens/s "
@@ -405,6 +445,11 @@ def print_report(r: ModelReport, peak: float, beam: int) -> None:
               f"{_ratio(r.rnnlib.bf16_tok_s, r.rnnlib.train_tok_s)} fp32); NLL/token after {n['updates']} updates "
               f"fp32 {n['fp32_last']:.4f}, bf16 {n['bf16_last']:.4f}; largest relative gap along the curve "
               f"{100 * n['max_rel_diff']:.2f}% (fp32 noise, another init seed: {100 * n['seed_rel_diff']:.2f}%)")
+        f = r.rnnlib.bf16_flop_s
+        print(f"  bf16 autocast: train MFU {100 * f / r.mm_flop_s:.1f}% of the fp32 mm rate, "
+              f"{100 * f / r.mm_bf16_flop_s:.1f}% of the bf16 mm rate; beam search "
+              f"{_fmt_rate(r.rnnlib.bf16_beam_sent_s)} sentences/s "
+              f"({_ratio(r.rnnlib.bf16_beam_sent_s, r.reference.beam_sent_s)} the reference)")
     if r.profile:
         print(r.profile)
 
@@ -423,10 +468,11 @@ def main(args: argparse.Namespace) -> int:
             raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
     torch.manual_seed(0)
     peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
+    peak_bf16 = matmul_rate(min(args.seconds, 2.0), size=args.mm_size, dtype=torch.bfloat16)
     print(f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"batch {args.batch_size}, lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement")
-    print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}; "
-          f"MFU below uses the rate measured between each model's training steps)")
+    print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s, bf16 {peak_bf16 / 1e9:.1f} GFLOP/s "
+          f"({args.mm_size}x{args.mm_size}; MFU below uses the rates measured between each model's training steps)")
     reports = []
     for k in kinds:
         r = bench_model(k, args, peak)
@@ -435,7 +481,7 @@ def main(args: argparse.Namespace) -> int:
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"\nprocess peak RSS (getrusage ru_maxrss): {maxrss / 2**20:.0f} MB")
     if args.json:
-        args.json.write_text(json.dumps({"matmul_flop_s": peak, "threads": torch.get_num_threads(),
+        args.json.write_text(json.dumps({"matmul_flop_s": peak, "matmul_bf16_flop_s": peak_bf16, "threads": torch.get_num_threads(),
                                          "models": [asdict(r) for r in reports], "maxrss": maxrss},
                                         indent=1, default=float))
     return 0

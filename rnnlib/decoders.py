@@ -40,6 +40,15 @@ Deviations
 - ``[U_o | V_o | C_o]`` are stored as one matrix over the concatenation ``[s; E y; c]``; every
   linear map has a bias (zero at init; B.1 initialises "all the bias vectors" to zero).
 - Optional dropout on the maxout units ``t_i`` (``dropout``, 0 in every paper preset; not in the papers).
+
+Speed (same equations)
+----------------------
+- RNNsearch: ``s_{i-1}`` feeds the alignment model (``W_a``) and the gates (``U_r, U_z``): one
+  product with the stacked ``[W_a; U_r; U_z]`` per step. ``C_{r,z,.} c_i`` is one product.
+- ``W E y_{i-1}`` for every step is one product before the loop (teacher forcing).
+- Under autocast the weights every step multiplies are cast once per sequence.
+- ``forward(..., out_mask=tgt_mask)`` computes the deep output and ``W_o`` only for the real
+  (unpadded) target positions, returned as ``(N, K)`` rows in row-major order of the mask.
 """
 from __future__ import annotations
 
@@ -48,7 +57,7 @@ from torch import nn
 
 from .attention import AdditiveAttention
 from .encoders import EncoderOut
-from .gru import GRUCell
+from .gru import GRUCell, autocast_once
 from .specials import BOS
 
 STATE_MODES = ("prev", "current")
@@ -99,6 +108,12 @@ class _Decoder(nn.Module):
         e = self.embed(y)
         return e * (y != BOS).unsqueeze(-1).to(e.dtype)
 
+    def _logits(self, states, e, contexts, out_mask):
+        """The deep output of all steps at once, on the rows ``out_mask (B, T)`` selects (all if None)."""
+        if out_mask is not None:
+            states, e, contexts = states[out_mask], e[out_mask], contexts[out_mask]
+        return self.output(states, e, contexts)
+
 
 class AttentionDecoder(_Decoder):
     """RNNsearch's decoder (B A.2.2): ``W_s (n, n)``, alignment model, GRU on ``[E y_{i-1}; c_i]``, deep output."""
@@ -115,28 +130,49 @@ class AttentionDecoder(_Decoder):
         """``s_0 = tanh(W_s <-h_1)``: ``(B, n)``."""
         return torch.tanh(self.W_s(enc.init))
 
+    def _weights(self) -> dict:
+        """What every step multiplies, taken (and under autocast cast) once per sequence:
+        ``query = [W_a; U_r; U_z]`` (``[W_a; U_r; U_z; U]`` for reset="after"), ``U``, ``C = [C_r; C_z; C]``, ``v_a``."""
+        cell, g = self.cell, self.cell.gate_rows
+        gates, cand = cell.weight_hh.split([g, cell.weight_hh.shape[0] - g])
+        query = torch.cat([self.attention.W_a.weight, gates])
+        query, cand, ctx, v_a = autocast_once(query, cand, cell.weight_ch, self.attention.v_a)
+        return {"query": query, "cand": cand, "ctx": ctx, "v_a": v_a}
+
+    def _advance(self, xp: torch.Tensor, s: torch.Tensor, enc: EncoderOut, w: dict,
+                 annotations: torch.Tensor | None = None):
+        """``s_i``, ``c_i`` and ``alpha_i`` from ``W x_i (B, 3n)`` and ``s_{i-1} (B, n)`` (B A.2.2, Eqs. 5--6)."""
+        a = self.attention.W_a.out_features
+        wa_s, hp = nn.functional.linear(s, w["query"]).split([a, self.cell.gate_rows], -1)  # [W_a s; U_r s; U_z s]
+        ann = enc.annotations if annotations is None else annotations
+        c, alpha = self.attention.attend(wa_s, enc.keys, ann, enc.mask, w["v_a"])
+        hp = hp if self.cell.bias_hh is None else hp + self.cell.bias_hh
+        new = self.cell.step(xp, s, nn.functional.linear(c, w["ctx"]), (None, w["cand"], None), hp=hp)
+        return new, c, alpha
+
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
         e = self.embed_prev(prev_word)
-        c, alpha = self.attention(state, enc.keys, enc.annotations, enc.mask)
-        new = self.cell.step(self.cell.project_input(e), state, self.cell.project_context(c))
+        new, c, alpha = self._advance(self.cell.project_input(e), state, enc, self._weights())
         logits = self.output(new if self.use_current else state, e, c)
         return logits, new, alpha
 
-    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False):
-        """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and ``alpha (B, T, S)``]."""
+    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False,
+                out_mask: torch.Tensor | None = None):
+        """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and ``alpha (B, T, S)``];
+        with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)``."""
         e = self.embed_prev(tgt_in)
-        xp = self.cell.project_input(e)
+        xp = self.cell.project_input(e)  # W E y_{i-1} for all steps at once
         s = self.init_state(enc)
+        w = self._weights()
+        (ann,) = autocast_once(enc.annotations)
         states, contexts, alphas = [], [], []
-        weights = self.cell.recurrent_weights()
         for x_t in xp.unbind(1):
-            c, alpha = self.attention(s, enc.keys, enc.annotations, enc.mask)
-            new = self.cell.step(x_t, s, self.cell.project_context(c), weights)
+            new, c, alpha = self._advance(x_t, s, enc, w, ann)
             states.append(new if self.use_current else s)
             contexts.append(c)
             alphas.append(alpha)
             s = new
-        logits = self.output(torch.stack(states, 1), e, torch.stack(contexts, 1))
+        logits = self._logits(torch.stack(states, 1), e, torch.stack(contexts, 1), out_mask)
         return (logits, torch.stack(alphas, 1)) if return_attention else logits
 
 
@@ -160,8 +196,10 @@ class ContextDecoder(_Decoder):
         logits = self.output(new if self.use_current else state, e, enc.context)
         return logits, new, None
 
-    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False):
-        """``tgt_in (B, T)`` -> ``logits (B, T, K)`` (attention is ``None`` when asked for)."""
+    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False,
+                out_mask: torch.Tensor | None = None):
+        """``tgt_in (B, T)`` -> ``logits (B, T, K)`` (attention is ``None`` when asked for);
+        with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)``."""
         e = self.embed_prev(tgt_in)
         xp = self.cell.project_input(e)
         s = self.init_state(enc)
@@ -172,5 +210,5 @@ class ContextDecoder(_Decoder):
             s = new
         T = tgt_in.shape[1]
         c = enc.context.unsqueeze(1).expand(-1, T, -1)
-        logits = self.output(torch.stack(states, 1), e, c)
+        logits = self._logits(torch.stack(states, 1), e, c, out_mask)
         return (logits, None) if return_attention else logits

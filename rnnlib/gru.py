@@ -39,6 +39,16 @@ Deviations
 - The update gate follows A's convention (z on the old state) for B's models too; see above.
 - The three gate matrices are stored stacked in the order (r, z, candidate), as torch.nn.GRU
   stores them, so the fused kernel can use them directly.
+
+Speed (same equations, fewer and larger products)
+-------------------------------------------------
+- The input projections ``W x + b`` of all steps are one product before the recurrent loop.
+- :meth:`GRUCell.step` also runs two independent layers at once (the encoder's two directions):
+  states ``(D, B, n)`` with weights ``(D, 3n, n)`` become batched products.
+- A caller that multiplies the same state by other matrices (the decoder's ``W_a s_{i-1}``) may
+  pass ``U_{r,z} h`` in, computed in one stacked product with them (``hp``).
+- Under autocast the recurrent weights are cast once per sequence (:func:`autocast_once`), not
+  at every step.
 """
 from __future__ import annotations
 
@@ -46,6 +56,28 @@ import torch
 from torch import nn
 
 RESET_MODES = ("before", "after")
+
+
+def autocast_once(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """``tensors`` cast to the autocast dtype when autocast is on for their device, else unchanged.
+
+    Loops call it once per sequence on the weights (and other tensors) every step multiplies,
+    so autocast does not cast them again at each step (it caches only leaf parameters, not the
+    slices and stacks the loops use).
+    """
+    dev = tensors[0].device.type
+    if not torch.is_autocast_enabled(dev):
+        return tensors
+    dt = torch.get_autocast_dtype(dev)
+    return tuple(t.to(dt) if t.is_floating_point() else t for t in tensors)
+
+
+def _mm(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+    """``h W^T (+ b)`` for ``h (B, in)``, ``w (out, in)``, or batched ``h (D, B, in)``, ``w (D, out, in)``."""
+    if w.dim() == 2:
+        return nn.functional.linear(h, w, b)
+    out = torch.bmm(h, w.transpose(1, 2))
+    return out if b is None else out + b
 
 
 class GRUCell(nn.Module):
@@ -93,20 +125,29 @@ class GRUCell(nn.Module):
         """``C_{r,z,.} c``: ``(..., context_size) -> (..., 3n)``."""
         return nn.functional.linear(c, self.weight_ch)
 
-    def recurrent_weights(self) -> tuple[torch.Tensor, ...]:
-        """``(U_rz (2n, n), U (n, n))`` for reset="before", ``(U_rzn (3n, n),)`` for "after".
+    @property
+    def gate_rows(self) -> int:
+        """Rows of the recurrent product taken before the reset gate: ``2n`` (U_r, U_z) or ``3n``."""
+        return (2 if self.reset == "before" else 3) * self.hidden_size
 
-        Loops split the stacked matrix once and pass the result to every :meth:`step`, so the
-        backward pass accumulates each block's gradient instead of re-slicing at every step.
+    def recurrent_weights(self) -> tuple[torch.Tensor, ...]:
+        """``(U_rz (2n, n), U (n, n), None)`` for reset="before", ``(U_rzn (3n, n), None, b_U)`` for "after".
+
+        Loops take them once (cast once under autocast) and pass them to every :meth:`step`, so
+        the backward pass accumulates each block's gradient instead of re-slicing at every step.
         """
         n = self.hidden_size
-        return tuple(self.weight_hh.split([2 * n, n])) if self.reset == "before" else (self.weight_hh,)
+        if self.reset == "before":
+            return (*autocast_once(*self.weight_hh.split([2 * n, n])), None)
+        return (*autocast_once(self.weight_hh), None, self.bias_hh)
 
     def step(self, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None,
-             weights: tuple[torch.Tensor, ...] | None = None) -> torch.Tensor:
+             weights: tuple[torch.Tensor, ...] | None = None, hp: torch.Tensor | None = None) -> torch.Tensor:
         """One update from projected inputs: ``xp (B, 3n)``, ``h (B, n)``, ``cp (B, 3n) | None`` -> ``(B, n)``.
 
-        ``weights``: :meth:`recurrent_weights`, when the caller loops over many steps.
+        ``weights``: :meth:`recurrent_weights`, when the caller loops over many steps (``(D, ., n)``
+        stacks of them with ``h (D, B, n)`` run ``D`` layers at once). ``hp``: ``U_{r,z} h``
+        (``(B, 2n)``; ``U_{r,z,.} h + b_U``, ``(B, 3n)``, for reset="after") if the caller computed it.
         """
         n = self.hidden_size
         weights = weights if weights is not None else self.recurrent_weights()
@@ -115,16 +156,17 @@ class GRUCell(nn.Module):
         if cp is not None:
             c_r, c_z, c_n = cp.split(n, -1)
             x_r, x_z = x_r + c_r, x_z + c_z
+        if hp is None:
+            hp = _mm(h, weights[0], weights[2])
         if self.reset == "before":
-            u_rz = nn.functional.linear(h, weights[0])
-            u_r, u_z = u_rz.split(n, -1)
+            u_r, u_z = hp.split(n, -1)
             r = torch.sigmoid(x_r + u_r)
             z = torch.sigmoid(x_z + u_z)
-            pre = x_n + nn.functional.linear(r * h, weights[1])
+            pre = x_n + _mm(r * h, weights[1])
             if c_n is not None:
                 pre = pre + (r * c_n if self.reset_context else c_n)
         else:
-            u_r, u_z, u_n = nn.functional.linear(h, weights[0], self.bias_hh).split(n, -1)
+            u_r, u_z, u_n = hp.split(n, -1)
             r = torch.sigmoid(x_r + u_r)
             z = torch.sigmoid(x_z + u_z)
             if c_n is not None and self.reset_context:

@@ -44,10 +44,15 @@ class _EncoderDecoder(nn.Module):
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
         return self.decoder.step(prev_word, state, enc)
 
+    #: ``forward`` accepts ``out_mask`` (rnnlib.train computes the loss on real tokens only)
+    supports_out_mask = True
+
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor, tgt_in: torch.Tensor,
-                return_attention: bool = False):
-        """Teacher-forced ``logits (B, T, K)`` [and attention ``(B, T, S)`` or None]."""
-        return self.decoder(self.encode(src, src_mask), tgt_in, return_attention=return_attention)
+                return_attention: bool = False, out_mask: torch.Tensor | None = None):
+        """Teacher-forced ``logits (B, T, K)`` [and attention ``(B, T, S)`` or None]; with
+        ``out_mask (B, T) bool`` (the real target positions) only their logits, ``(N, K)``."""
+        return self.decoder(self.encode(src, src_mask), tgt_in, return_attention=return_attention,
+                            out_mask=out_mask)
 
     @property
     def device(self) -> torch.device:

@@ -150,14 +150,22 @@ class TrainResult:
 # losses
 
 def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False) -> torch.Tensor:
-    """Summed ``-log p(y_t | y_<t, x)`` over the real target tokens of ``batch`` (scalar, fp32)."""
+    """Summed ``-log p(y_t | y_<t, x)`` over the real target tokens of ``batch`` (scalar, fp32).
+
+    Only the real (unpadded) positions reach the softmax: a model with ``supports_out_mask``
+    computes its output layer for them alone; any other model's ``(B, T, V)`` logits are
+    gathered at them first.
+    """
     dev_type = batch.src.device.type
     ctx = torch.autocast(device_type=dev_type, dtype=torch.bfloat16) if bf16 else nullcontext()
+    mask = batch.tgt_mask.bool()
     with ctx:
-        logits = model(batch.src, batch.src_mask, batch.tgt_in)  # (B, T, V)
-    tok = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), batch.tgt_out.reshape(-1),
-                          reduction="none")
-    return (tok * batch.tgt_mask.reshape(-1)).sum()
+        if getattr(getattr(model, "module", model), "supports_out_mask", False):
+            # positional: (src, src_mask, tgt_in, return_attention, out_mask) -> (N, V)
+            logits = model(batch.src, batch.src_mask, batch.tgt_in, False, mask)
+        else:
+            logits = model(batch.src, batch.src_mask, batch.tgt_in)[mask]  # (B, T, V) -> (N, V)
+    return F.cross_entropy(logits.float(), batch.tgt_out[mask], reduction="sum")
 
 
 @torch.no_grad()
