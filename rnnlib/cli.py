@@ -18,10 +18,11 @@ COMMANDS = {
     "train": ("rnnlib.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
     "bench": ("rnnlib.bench", "speed and memory benchmarks against reference implementations"),
     "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
+    "smt-bench": ("rnnlib.smt.bench", "decoding speed of the phrase-based baseline on its cached artifacts"),
 }
 
 # commands whose module's ``main(argv)`` parses its own arguments
-PASSTHROUGH = {"train": "rnnlib.train"}
+PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.smt.bench"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
-"""Decoding-speed benchmark (rnnlib.smt.bench) on a toy table, through its command line."""
+"""Decoding-speed benchmark (rnnlib.smt.bench) on a toy table, through `rnnlib smt-bench`."""
 import json
 
-from rnnlib.smt.bench import main
+from rnnlib.cli import main
 from rnnlib.smt.lm import train_arpa
 from rnnlib.smt.phrases import build_phrase_table
 
@@ -16,7 +16,7 @@ def test_bench_cli_reports_speed(tmp_path, capsys):
     weights = {"weights": {"log p(t|s)": 1.0, "log p(s|t)": 0.0, "log lex(t|s)": 0.0, "log lex(s|t)": 0.0,
                            "phrase_penalty": 0.0, "word_penalty": 0.0, "distortion": 0.1, "lm": 0.5}}
     (tmp_path / "w.json").write_text(json.dumps(weights))
-    assert main(["--phrase-table", str(tmp_path / "pt.npz"), "--lm", str(tmp_path / "lm.arpa"),
+    assert main(["smt-bench", "--phrase-table", str(tmp_path / "pt.npz"), "--lm", str(tmp_path / "lm.arpa"),
                  "--weights", str(tmp_path / "w.json"), "--source", str(tmp_path / "test.txt"),
                  "--workers", "1"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -6,7 +6,7 @@ Use from Python with a built :class:`~rnnlib.smt.decoder.Decoder`::
 
 or from the shell, on the artifacts of :mod:`rnnlib.smt.pipeline`::
 
-    python -m rnnlib.smt.bench --phrase-table .../phrase_table.npz --lm .../lm.arpa \
+    rnnlib smt-bench --phrase-table .../phrase_table.npz --lm .../lm.arpa \
         --weights .../weights.json --source test.tok.en [--workers 2] [--stack-size 50]
 
 ``test.tok.en`` holds one tokenized sentence per line.
@@ -62,7 +62,7 @@ def build_decoder(phrase_table: Path, lm: Path, weights: Path | None, sentences,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m rnnlib.smt.bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="rnnlib smt-bench", description=__doc__.splitlines()[0])
     p.add_argument("--phrase-table", type=Path, required=True)
     p.add_argument("--lm", type=Path, required=True)
     p.add_argument("--weights", type=Path, default=None, help="weights.json of smt/tuned (default: Moses' start)")
