@@ -179,6 +179,25 @@ def timed_group(fns, seconds: float, min_reps: int = 2) -> list[tuple[int, float
             return list(zip(reps, spent))
 
 
+def cpu_bf16_instructions() -> list[str]:
+    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; ``[]`` elsewhere).
+
+    Without ``avx512_bf16`` or ``amx_bf16`` torch emulates bf16 products, far slower than fp32.
+    """
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return []
+    return [x for x in ("avx512_bf16", "amx_bf16") if x in flags]
+
+
+def bf16_mm_size(args) -> int:
+    """The matrix size of the bf16 rate measurement: ``--mm-size``, capped at 512 when the CPU has
+    no bf16 instructions (an emulated 2048 product takes about a minute)."""
+    return args.mm_size if cpu_bf16_instructions() else min(args.mm_size, 512)
+
+
 def matmul_fn(size: int, dtype=torch.float32):
     """A ``torch.mm`` of two ``size x size`` matrices (fp32 by default), and its FLOPs."""
     a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
@@ -282,7 +301,8 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     mm, mm_flops = matmul_fn(args.mm_size)
     group = [steps["rnnlib"], steps["reference"], mm]
     if args.bf16:
-        group += [train_step_fn(model, batches, bf16=True)[0], matmul_fn(args.mm_size, torch.bfloat16)[0]]
+        bf16_mm, bf16_mm_flops = matmul_fn(bf16_mm_size(args), torch.bfloat16)
+        group += [train_step_fn(model, batches, bf16=True)[0], bf16_mm]
     timings = timed_group(group, args.seconds)
     mm_reps, mm_dt = timings[2]
     rep.mm_flop_s = mm_reps * mm_flops / mm_dt
@@ -291,7 +311,7 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         rep.rnnlib.bf16_tok_s = sum(tokens[k % len(batches)] for k in range(1, reps + 1)) / dt
         rep.rnnlib.bf16_flop_s = sum(flops[k % len(batches)] for k in range(1, reps + 1)) / dt
         mm_reps, mm_dt = timings[4]
-        rep.mm_bf16_flop_s = mm_reps * mm_flops / mm_dt
+        rep.mm_bf16_flop_s = mm_reps * bf16_mm_flops / mm_dt
     for side, (reps, dt) in zip(("rnnlib", "reference"), timings[:2]):
         out: Side = getattr(rep, side)
         done = range(1, reps + 1)  # the warm-up call used batch 0
@@ -468,11 +488,15 @@ def main(args: argparse.Namespace) -> int:
             raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
     torch.manual_seed(0)
     peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
-    peak_bf16 = matmul_rate(min(args.seconds, 2.0), size=args.mm_size, dtype=torch.bfloat16)
+    bf16_isa = cpu_bf16_instructions()
+    peak_bf16 = matmul_rate(min(args.seconds, 2.0), size=bf16_mm_size(args), dtype=torch.bfloat16) if args.bf16 else None
     print(f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"batch {args.batch_size}, lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement")
-    print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s, bf16 {peak_bf16 / 1e9:.1f} GFLOP/s "
-          f"({args.mm_size}x{args.mm_size}; MFU below uses the rates measured between each model's training steps)")
+    bf = f", bf16 {peak_bf16 / 1e9:.1f} GFLOP/s ({bf16_mm_size(args)}x{bf16_mm_size(args)})" if args.bf16 else ""
+    print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}){bf}; "
+          f"MFU below uses the rates measured between each model's training steps")
+    print("CPU bf16 matrix instructions: " + (", ".join(bf16_isa) if bf16_isa else
+          "none (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): bf16 autocast is emulated here, slower than fp32"))
     reports = []
     for k in kinds:
         r = bench_model(k, args, peak)
@@ -481,7 +505,8 @@ def main(args: argparse.Namespace) -> int:
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"\nprocess peak RSS (getrusage ru_maxrss): {maxrss / 2**20:.0f} MB")
     if args.json:
-        args.json.write_text(json.dumps({"matmul_flop_s": peak, "matmul_bf16_flop_s": peak_bf16, "threads": torch.get_num_threads(),
+        args.json.write_text(json.dumps({"matmul_flop_s": peak, "matmul_bf16_flop_s": peak_bf16, "cpu_bf16_instructions": bf16_isa,
+                                         "threads": torch.get_num_threads(),
                                          "models": [asdict(r) for r in reports], "maxrss": maxrss},
                                         indent=1, default=float))
     return 0

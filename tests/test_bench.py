@@ -30,8 +30,10 @@ def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsy
             assert row in block, f"{preset}: no {row!r} in\n{block}"
         assert re.search(r"train target tokens/s\s+[\d,.]+\s+[\d,.]+\s+[\d.]+x", block)
     assert "getrusage" in out
+    assert re.search(r"CPU bf16 matrix instructions: (avx512_bf16|amx_bf16|none \(no avx512_bf16)", out)
     figures = json.loads(out_json.read_text())
-    assert figures["matmul_flop_s"] > 1e8
+    assert figures["matmul_flop_s"] > 1e8 and figures["matmul_bf16_flop_s"] > 0
+    assert set(figures["cpu_bf16_instructions"]) <= {"avx512_bf16", "amx_bf16"}
     for m in figures["models"]:
         for side in ("rnnlib", "reference"):
             assert m[side]["train_tok_s"] > 0 and m[side]["beam_sent_s"] > 0
