@@ -127,12 +127,16 @@ class Chapter:
         return paths
 
     def table(self, glue_name: str, df, params: list[str] | None = None) -> Path:
-        """Glue a pandas DataFrame as ``glue_name`` and save it as CSV under its stable name."""
+        """Glue a pandas DataFrame as ``glue_name`` and save it as CSV under its stable name.
+
+        The book shows missing values (a number a paper does not give) as an em dash; the CSV
+        keeps them empty.
+        """
         self._claim(glue_name)
         stem = self.stable_name(glue_name)
         path = self.figures_dir / f"{stem}.csv"
         df.to_csv(path)
-        _glue(glue_name, df)
+        _glue(glue_name, BookTable(df))
         self._cite(glue_name, "Table", f"{stem}.csv", params)
         return path
 
@@ -167,6 +171,20 @@ class Chapter:
             f"`{self.stable_name(glue_name)}`: chapter `{self.name}`, profile `{self.profile}`, "
             f"config hash `{self.config_hash}`" + (f"; parameters {settings}" if settings else "")
             + f". Files: `{files}` (in the build's `figures/` folder).\n:::\n")
+
+
+class BookTable:
+    """A DataFrame as the book shows it: HTML with ``—`` for missing values, class ``book-table``
+    (styled by ``_static/book.css``); plain text elsewhere."""
+
+    def __init__(self, df) -> None:
+        self.df = df
+
+    def _repr_html_(self) -> str:
+        return self.df.to_html(na_rep="\u2014", border=0, classes="book-table", justify="left")
+
+    def __repr__(self) -> str:
+        return self.df.to_string(na_rep="-")
 
 
 def book_citation(root: Path) -> tuple[str, str]:

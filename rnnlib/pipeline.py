@@ -204,6 +204,8 @@ def stage_book(root: Path, out: Path) -> Path:
         dest = src / path.relative_to(root)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, dest)
+    if (root / "_static").is_dir():  # the book's style sheets (Jupyter Book adds every _static/*.css)
+        shutil.copytree(root / "_static", src / "_static", dirs_exist_ok=True)
     return src
 
 

@@ -71,6 +71,8 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
     # pages whose chapter saves a figure must show at least one image
     with_figures = {p.with_suffix(".html").name for p in chapters if ".figure(" in p.read_text(encoding="utf-8")}
     assert with_figures, "no chapter saves a figure: the image check would check nothing"
+    with_tables = {p.with_suffix(".html").name for p in chapters if ".table(" in p.read_text(encoding="utf-8")}
+    assert with_tables, "no chapter glues a table: the table check would check nothing"
     browser = _chrome()
     try:
         for page in pages:
@@ -85,6 +87,13 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
             assert not broken, f"{page.name}: images that did not load: {broken}"
             if page.name in with_figures:
                 assert images, f"{page.name}: its chapter saves figures but the page shows no image"
+            if page.name in with_tables:  # glued tables are styled by _static/book.css, gaps shown as dashes
+                cells = browser.execute_script(
+                    "return Array.from(document.querySelectorAll('table.book-table td')).map("
+                    "c => [c.innerText, parseFloat(getComputedStyle(c).paddingLeft)])")
+                assert cells, f"{page.name}: its chapter glues tables but the page shows none"
+                assert all(pad >= 4 for _, pad in cells), f"{page.name}: table cells with the browser default padding (book.css not loaded)"
+                assert not [t for t, _ in cells if t.strip() == "NaN"], f"{page.name}: a table shows NaN"
             browser.save_screenshot(str(tmp_path / f"{page.stem}.png"))
     finally:
         browser.quit()
