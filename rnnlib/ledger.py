@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 MODULES = ("rnnlib.gru", "rnnlib.encoders", "rnnlib.attention", "rnnlib.decoders",
-           "rnnlib.models", "rnnlib.init", "rnnlib.presets", "rnnlib.search")
+           "rnnlib.models", "rnnlib.init", "rnnlib.presets", "rnnlib.search", "rnnlib.loss",
+           "rnnlib.train")
 SECTIONS = ("Equations", "Deviations")
 
 

@@ -20,8 +20,18 @@ gradient of the global batch. Only rank 0 writes checkpoints and logs.
 Launch as a program with ``python -m rnnlib.train --config run.yml`` (or under ``torchrun
 --nproc-per-node N -m rnnlib.train --config run.yml``); see :func:`main`.
 
+Equations
+---------
+- A Eq. (4) / B §2: maximise (1/N) sum_n log p(y_n | x_n): the loss is the NLL summed over a
+  sentence's words and averaged over the minibatch's sentences (rnnlib.loss)
+- B B.2 / A §4.1: Adadelta with rho = 0.95, eps = 1e-6
+- B B.2: the L2 norm of the gradient rescaled to at most 1 when it is larger
+- B B.2: minibatches of 80 from length-sorted pools of 1600 pairs (20 minibatches); A: 64 phrase pairs
+
 Deviations
 ----------
+- A mentions no gradient clipping; ``TrainConfig.clip_norm`` defaults to B's 1.0 for every model
+  (``None`` turns it off).
 - The paper's update rule is Adadelta with learning rate 1 (Zeiler 2012 has none); torch's
   Adadelta with ``lr=1.0`` is that rule.
 - ``loss_norm="token"`` (average over target tokens) is offered besides the paper's
@@ -54,6 +64,7 @@ from .batch import Batch, make_batch
 from .batching import PoolBatcher, Position, eval_batches
 from .cache import load_checkpoint, save_atomic
 from .device import resolve_device
+from .loss import nll_sum
 from .ragged import ParallelArrays
 
 CHECKPOINT = "checkpoint.pt"
@@ -165,7 +176,7 @@ def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False) -> torch.Tenso
             logits = model(batch.src, batch.src_mask, batch.tgt_in, False, mask)
         else:
             logits = model(batch.src, batch.src_mask, batch.tgt_in)[mask]  # (B, T, V) -> (N, V)
-    return F.cross_entropy(logits.float(), batch.tgt_out[mask], reduction="sum")
+    return nll_sum(logits.float(), batch.tgt_out[mask])
 
 
 @torch.no_grad()
