@@ -2,11 +2,12 @@
 import json
 
 import numpy as np
+import pytest
 
 from rnnlib.cache import ArtifactCache
 from rnnlib.smt.decoder import DecoderConfig
 from rnnlib.smt.features import unknown_word_table
-from rnnlib.smt.pipeline import SMTConfig, SMTData, decoding_pairs, run
+from rnnlib.smt.pipeline import SMTConfig, SMTData, build_alignment, decoding_pairs, link_agreement, run
 
 
 def synthetic(n, rng):
@@ -64,3 +65,28 @@ def test_pipeline_end_to_end_and_cached(tmp_path):
     with_extra = run(data, cfg, cache, extra=[extra], detokenize=" ".join, log=lambda msg: None)
     assert [e["hit"] for e in cache.events] == [True, True, True, False, False]
     assert "unk_words" in with_extra.weights
+
+
+def test_link_agreement_counts_common_links_and_identical_pairs(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("0-0 1-1\n0-0\n0-1 1-0 2-2\n", encoding="utf-8")
+    b.write_text("0-0 1-1\n0-1\n0-1 1-0\n", encoding="utf-8")
+    got = link_agreement(a, b)
+    # 6 and 5 links, 4 in common: F1 = 8 / 11; only the first pair is aligned identically
+    assert got == {"links_a": 6, "links_b": 5, "common": 4, "f1": 8 / 11, "identical_pairs": 1, "pairs": 3}
+    b.write_text("0-0 1-1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="has 3 lines"):
+        link_agreement(a, b)
+
+
+def test_a_second_alignment_run_is_its_own_artifact(tmp_path):
+    rng = np.random.default_rng(1)
+    train = synthetic(200, rng)
+    data = SMTData(train_src=train[0], train_tgt=train[1], dev_src=train[0][:5], dev_tgt=train[1][:5],
+                   test_src=train[0][:5], dev_refs=[[" ".join(t) for t in train[1][:5]]],
+                   test_refs=[[" ".join(t) for t in train[1][:5]]])
+    cfg, cache = SMTConfig(eflomal_rel_iterations=0.5), ArtifactCache(tmp_path / "cache")
+    first, second = build_alignment(data, cfg, cache), build_alignment(data, cfg, cache, run=2)
+    assert first.key != second.key and build_alignment(data, cfg, cache).key == first.key
+    agree = link_agreement(first.file("links.txt"), second.file("links.txt"))
+    assert agree["pairs"] == 200 and 0.5 < agree["f1"] <= 1.0

@@ -29,6 +29,10 @@ Deviations
 * The LM is trained on the target side of the bitext only (paper A adds 712M words of news).
 * No lexicalised reordering model; see :mod:`rnnlib.smt.decoder`.
 * ``tune_sentences`` may restrict MERT to the first N dev sentences (default: all of them).
+* eflomal takes no seed (it reads one from ``/dev/urandom``), so two fresh builds align the
+  training data slightly differently, and every later stage (phrase table, tuned weights,
+  BLEU) differs with it. A build from the same cache reproduces them exactly;
+  :func:`build_alignment` with ``run=2`` and :func:`link_agreement` measure the difference.
 """
 from __future__ import annotations
 
@@ -189,6 +193,47 @@ class SMTResult:
         return json.loads(self.evaluation.file("speed.json").read_text())
 
 
+def build_alignment(data: SMTData, config: SMTConfig, cache: ArtifactCache, run: int = 1):
+    """The ``smt/alignment`` artifact: eflomal both ways + grow-diag-final-and on the training pairs.
+
+    eflomal seeds its sampler from ``/dev/urandom`` and takes no seed, so ``run=2, 3, ...`` are
+    further independent alignments of the same data under their own cache keys (``run=1`` is
+    the one the pipeline uses); :func:`link_agreement` compares two of them.
+    """
+    a_cfg = {"model": config.eflomal_model, "rel_iterations": config.eflomal_rel_iterations,
+             "n_samplers": config.eflomal_samplers, "symmetrisation": "grow-diag-final-and"}
+    if run != 1:
+        a_cfg["run"] = int(run)
+
+    def make_alignment(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        links = align(data.train_src, data.train_tgt, model=config.eflomal_model,
+                      rel_iterations=config.eflomal_rel_iterations, n_samplers=config.eflomal_samplers)
+        (out / "links.txt").write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
+        return {"seconds": time.perf_counter() - t, "links": sum(len(x) for x in links)}
+
+    return cache.build("smt/alignment", a_cfg, make_alignment, data=checksum(data.train_src, data.train_tgt))
+
+
+def link_agreement(a: Path, b: Path) -> dict:
+    """How far two ``links.txt`` files (one line per sentence pair) agree.
+
+    ``{"links_a", "links_b", "common", "f1", "identical_pairs", "pairs"}``: ``f1`` is
+    ``2 |A & B| / (|A| + |B|)`` over (pair, i, j) links; ``identical_pairs`` counts the sentence
+    pairs whose two link sets are equal.
+    """
+    la = a.read_text(encoding="utf-8").split("\n")[:-1]
+    lb = b.read_text(encoding="utf-8").split("\n")[:-1]
+    if len(la) != len(lb):
+        raise ValueError(f"link_agreement: {a} has {len(la)} lines, {b} {len(lb)}")
+    n_a = n_b = common = same = 0
+    for k, (x, y) in enumerate(zip(la, lb)):
+        sa, sb = set(parse_links(x, where=f"{a}:{k + 1}")), set(parse_links(y, where=f"{b}:{k + 1}"))
+        n_a, n_b, common, same = n_a + len(sa), n_b + len(sb), common + len(sa & sb), same + (sa == sb)
+    return {"links_a": n_a, "links_b": n_b, "common": common,
+            "f1": 2 * common / (n_a + n_b) if n_a + n_b else 1.0, "identical_pairs": same, "pairs": len(la)}
+
+
 def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | None = None,
         extra: Sequence[FeatureTable] = (), detokenize: Callable[[Sequence[str]], str] | None = None,
         log: Callable[[str], None] = print) -> SMTResult:
@@ -199,17 +244,7 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
     train_sum = checksum(data.train_src, data.train_tgt)
 
     # 1. word alignment
-    a_cfg = {"model": config.eflomal_model, "rel_iterations": config.eflomal_rel_iterations,
-             "n_samplers": config.eflomal_samplers, "symmetrisation": "grow-diag-final-and"}
-
-    def make_alignment(out: Path, work: Path) -> dict:
-        t = time.perf_counter()
-        links = align(data.train_src, data.train_tgt, model=config.eflomal_model,
-                      rel_iterations=config.eflomal_rel_iterations, n_samplers=config.eflomal_samplers)
-        (out / "links.txt").write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
-        return {"seconds": time.perf_counter() - t, "links": sum(len(x) for x in links)}
-
-    al = cache.build("smt/alignment", a_cfg, make_alignment, data=train_sum)
+    al = build_alignment(data, config, cache)
     log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
 
     # 2. phrase table
