@@ -7,10 +7,10 @@ changing one parameter recomputes exactly the artifacts whose config contains it
 
 Layout under the cache root::
 
-    <root>/<kind>/<key>/             a finished artifact: its files and meta.json
-    <root>/<kind>/<key>/meta.json    the sidecar (config, data checksum, versions, commit, time)
-    <root>/.tmp/<kind>.<key>.<pid>.<n>/  an artifact being written
-    <root>/work/<kind>/<key>/        resumable state of an unfinished artifact (checkpoints)
+    <kind>/<key>/                    a finished artifact: its files and meta.json
+    <kind>/<key>/meta.json           the sidecar (config, data checksum, versions, commit, time)
+    .tmp/<kind>.<key>.<pid>.<n>/     an artifact being written
+    work/<kind>/<key>/               resumable state of an unfinished artifact (checkpoints)
 
 Writes are atomic: ``make`` fills a temporary folder, the sidecar is written last, and one
 ``rename`` publishes the folder. A process killed at any moment leaves either nothing or a
