@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import copy
 import ctypes
+import functools
 import gc
 import json
 import os
@@ -179,8 +180,9 @@ def timed_group(fns, seconds: float, min_reps: int = 2) -> list[tuple[int, float
             return list(zip(reps, spent))
 
 
-def cpu_bf16_instructions() -> list[str]:
-    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; ``[]`` elsewhere).
+@functools.lru_cache(maxsize=1)
+def cpu_bf16_instructions() -> tuple[str, ...]:
+    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; empty elsewhere), read once.
 
     Without ``avx512_bf16`` or ``amx_bf16`` torch emulates bf16 products, far slower than fp32.
     """
@@ -188,8 +190,8 @@ def cpu_bf16_instructions() -> list[str]:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
     except OSError:
-        return []
-    return [x for x in ("avx512_bf16", "amx_bf16") if x in flags]
+        return ()
+    return tuple(x for x in ("avx512_bf16", "amx_bf16") if x in flags)
 
 
 def bf16_mm_size(args) -> int:
@@ -505,7 +507,7 @@ def main(args: argparse.Namespace) -> int:
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"\nprocess peak RSS (getrusage ru_maxrss): {maxrss / 2**20:.0f} MB")
     if args.json:
-        args.json.write_text(json.dumps({"matmul_flop_s": peak, "matmul_bf16_flop_s": peak_bf16, "cpu_bf16_instructions": bf16_isa,
+        args.json.write_text(json.dumps({"matmul_flop_s": peak, "matmul_bf16_flop_s": peak_bf16, "cpu_bf16_instructions": list(bf16_isa),
                                          "threads": torch.get_num_threads(),
                                          "models": [asdict(r) for r in reports], "maxrss": maxrss},
                                         indent=1, default=float))

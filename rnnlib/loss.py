@@ -27,6 +27,7 @@ refused with a clear error).
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 
 class _NLLSum(torch.autograd.Function):
@@ -62,5 +63,5 @@ def nll_sum(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"nll_sum: logits {tuple(logits.shape)} must be (N, K) and target "
                          f"{tuple(target.shape)} (N,)")
     if not (torch.is_grad_enabled() and logits.requires_grad):
-        return -torch.log_softmax(logits, -1).gather(1, target.unsqueeze(1)).sum()
+        return F.cross_entropy(logits, target, reduction="sum")
     return _NLLSum.apply(logits, target)

@@ -37,6 +37,7 @@ Deviations
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import time
@@ -83,6 +84,11 @@ class SMTData:
             for k, stream in enumerate(streams):
                 if len(stream) != len(src):
                     raise ValueError(f"SMTData.{name}[{k}] has {len(stream)} lines for {len(src)} sentences")
+
+    @functools.cached_property
+    def train_checksum(self) -> str:
+        """Checksum of the training pairs (computed once; the alignment and phrase table key on it)."""
+        return checksum(self.train_src, self.train_tgt)
 
 
 @dataclass
@@ -212,7 +218,7 @@ def build_alignment(data: SMTData, config: SMTConfig, cache: ArtifactCache, run:
         (out / "links.txt").write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
         return {"seconds": time.perf_counter() - t, "links": sum(len(x) for x in links)}
 
-    return cache.build("smt/alignment", a_cfg, make_alignment, data=checksum(data.train_src, data.train_tgt))
+    return cache.build("smt/alignment", a_cfg, make_alignment, data=data.train_checksum)
 
 
 def link_agreement(a: Path, b: Path) -> dict:
@@ -241,7 +247,6 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
     config = config or SMTConfig()
     cache = cache or ArtifactCache()
     detokenize = detokenize or french_detokenizer()
-    train_sum = checksum(data.train_src, data.train_tgt)
 
     # 1. word alignment
     al = build_alignment(data, config, cache)
@@ -260,7 +265,7 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
         return {"seconds": time.perf_counter() - t, "pairs": len(pt),
                 "source_phrases": int(len(pt.src_offsets) - 1)}
 
-    ptab = cache.build("smt/phrase_table", p_cfg, make_table, data=train_sum)
+    ptab = cache.build("smt/phrase_table", p_cfg, make_table, data=data.train_checksum)
     log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
 
     # 3. language model (target side of the training data)
