@@ -60,6 +60,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import distributed
+from .allocator import tune_allocator
 from .batch import Batch, make_batch
 from .batching import PoolBatcher, Position, eval_batches
 from .cache import load_checkpoint, save_atomic
@@ -295,6 +296,7 @@ def train(model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None, c
     """
     train_data = train
     cfg = cfg if isinstance(cfg, TrainConfig) else TrainConfig.from_dict(cfg)
+    tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.allocator)
     world = distributed.setup()
     device = resolve_device(cfg.device, world.local_rank if world.active else None)
     work_dir = Path(work_dir)
