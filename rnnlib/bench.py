@@ -48,6 +48,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .allocator import allocator_description, tune_allocator
 from .batch import make_batch, source_batch
 from .batching import PoolBatcher
 from .ragged import ParallelArrays, Ragged
@@ -206,6 +207,20 @@ def matmul_fn(size: int, dtype=torch.float32):
     return (lambda: torch.mm(a, b)), 2 * size ** 3
 
 
+def shaped_matmul_fn(m: int, k: int, n: int):
+    """A ``torch.mm`` of an ``(m, k)`` by a ``(k, n)`` fp32 matrix, and its FLOPs."""
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    return (lambda: torch.mm(a, b)), 2 * m * k * n
+
+
+def model_shapes(d: Dims, batch: int, tokens: int) -> dict[str, tuple[int, int, int]]:
+    """The ``(m, k, n)`` of two products the training step is made of: the decoder step's
+    product of the state (``[W_a; U_r; U_z]`` for RNNsearch, ``[U_r; U_z; U]`` for RNNencdec, one
+    row per sentence) and the output layer ``W_o`` (one row per target token)."""
+    q = d.a + 2 * d.n if d.kind == "rnnsearch" else 3 * d.n
+    return {"decoder step": (batch, d.n, q), "output layer": (tokens, d.l, d.V)}
+
+
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -267,6 +282,7 @@ class ModelReport:
     profile: str | None = None
     mm_flop_s: float = 0.0  # fp32 torch.mm rate measured interleaved with the training steps
     mm_bf16_flop_s: float | None = None  # the same for bf16 (with --bf16)
+    shape_flop_s: dict = field(default_factory=dict)  # torch.mm rate at the model's own shapes
 
 
 def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = False):
@@ -301,13 +317,19 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         net.train()
         steps[side] = train_step_fn(net, batches)[0]
     mm, mm_flops = matmul_fn(args.mm_size)
-    group = [steps["rnnlib"], steps["reference"], mm]
+    shapes = model_shapes(d, args.batch_size, round(sum(tokens) / len(tokens)))
+    shaped = {label: shaped_matmul_fn(*mkn) for label, mkn in shapes.items()}
+    group = [steps["rnnlib"], steps["reference"], mm] + [fn for fn, _ in shaped.values()]
     if args.bf16:
         bf16_mm, bf16_mm_flops = matmul_fn(bf16_mm_size(args), torch.bfloat16)
         group += [train_step_fn(model, batches, bf16=True)[0], bf16_mm]
     timings = timed_group(group, args.seconds)
     mm_reps, mm_dt = timings[2]
     rep.mm_flop_s = mm_reps * mm_flops / mm_dt
+    for (label, (_, fl)), (reps, dt) in zip(shaped.items(), timings[3:3 + len(shaped)]):
+        m, k, n = shapes[label]
+        rep.shape_flop_s[f"{label} ({m}x{k} by {k}x{n})"] = reps * fl / dt
+    timings = timings[:3] + timings[3 + len(shaped):]
     if args.bf16:
         reps, dt = timings[3]
         rep.rnnlib.bf16_tok_s = sum(tokens[k % len(batches)] for k in range(1, reps + 1)) / dt
@@ -460,6 +482,9 @@ def print_report(r: ModelReport, peak: float, beam: int) -> None:
     print(f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}{mb(r.reference.train_mem):>12s}")
     print(f"  {'beam peak RSS growth':36s}{mb(r.rnnlib.beam_mem):>12s}{mb(r.reference.beam_mem):>12s}")
     print(f"  {'beam hypothesis-steps per sentence':36s}{r.rnnlib.beam_steps:>12.0f}{r.reference.beam_steps:>12.0f}")
+    for label, rate in r.shape_flop_s.items():
+        print(f"  torch.mm at the {label}: {rate / 1e9:.1f} GFLOP/s = {100 * rate / r.mm_flop_s:.0f}% of the "
+              f"square-matrix rate (the ceiling of the MFU these products allow)")
     if r.rnnlib.bf16_tok_s is not None:
         n = r.bf16_nll
         print(f"  bf16 autocast: {_fmt_rate(r.rnnlib.bf16_tok_s)} target tokens/s "
@@ -489,6 +514,7 @@ def main(args: argparse.Namespace) -> int:
         if k not in KINDS:
             raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
     torch.manual_seed(0)
+    tune_allocator()  # as rnnlib.train and rnnlib.search do; both sides run with it
     peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
     bf16_isa = cpu_bf16_instructions()
     peak_bf16 = matmul_rate(min(args.seconds, 2.0), size=bf16_mm_size(args), dtype=torch.bfloat16) if args.bf16 else None
@@ -497,6 +523,7 @@ def main(args: argparse.Namespace) -> int:
     bf = f", bf16 {peak_bf16 / 1e9:.1f} GFLOP/s ({bf16_mm_size(args)}x{bf16_mm_size(args)})" if args.bf16 else ""
     print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}){bf}; "
           f"MFU below uses the rates measured between each model's training steps")
+    print(f"allocator: {allocator_description()}")
     print("CPU bf16 matrix instructions: " + (", ".join(bf16_isa) if bf16_isa else
           "none (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): bf16 autocast is emulated here, slower than fp32"))
     reports = []
