@@ -44,7 +44,8 @@ Deviations
 Speed (same equations)
 ----------------------
 - RNNsearch: ``s_{i-1}`` feeds the alignment model (``W_a``) and the gates (``U_r, U_z``): one
-  product with the stacked ``[W_a; U_r; U_z]`` per step. ``C_{r,z,.} c_i`` is one product.
+  product with the stacked ``[2 W_a; U_r; U_z]`` per step (the alignment model takes its query
+  doubled, see rnnlib.attention). ``C_{r,z,.} c_i`` is one product.
 - ``W E y_{i-1}`` for every step is one product before the loop (teacher forcing).
 - Under autocast the weights every step multiplies are cast once per sequence.
 - ``forward(..., out_mask=tgt_mask)`` computes the deep output and ``W_o`` only for the real
@@ -132,10 +133,10 @@ class AttentionDecoder(_Decoder):
 
     def _weights(self) -> dict:
         """What every step multiplies, taken (and under autocast cast) once per sequence:
-        ``query = [W_a; U_r; U_z]`` (``[W_a; U_r; U_z; U]`` for reset="after"), ``U``, ``C = [C_r; C_z; C]``, ``v_a``."""
+        ``query = [2 W_a; U_r; U_z]`` (``[2 W_a; U_r; U_z; U]`` for reset="after"), ``U``, ``C = [C_r; C_z; C]``, ``v_a``."""
         cell, g = self.cell, self.cell.gate_rows
         gates, cand = cell.weight_hh.split([g, cell.weight_hh.shape[0] - g])
-        query = torch.cat([self.attention.W_a.weight, gates])
+        query = torch.cat([2 * self.attention.W_a.weight, gates])  # 2 W_a: rnnlib.attention "Speed"
         query, cand, ctx, v_a = autocast_once(query, cand, cell.weight_ch, self.attention.v_a)
         return {"query": query, "cand": cand, "ctx": ctx, "v_a": v_a}
 
@@ -143,7 +144,7 @@ class AttentionDecoder(_Decoder):
                  annotations: torch.Tensor | None = None):
         """``s_i``, ``c_i`` and ``alpha_i`` from ``W x_i (B, 3n)`` and ``s_{i-1} (B, n)`` (B A.2.2, Eqs. 5--6)."""
         a = self.attention.W_a.out_features
-        wa_s, hp = nn.functional.linear(s, w["query"]).split([a, self.cell.gate_rows], -1)  # [W_a s; U_r s; U_z s]
+        wa_s, hp = nn.functional.linear(s, w["query"]).split([a, self.cell.gate_rows], -1)  # [2 W_a s; U_r s; U_z s]
         ann = enc.annotations if annotations is None else annotations
         c, alpha = self.attention.attend(wa_s, enc.keys, ann, enc.mask, w["v_a"])
         hp = hp if self.cell.bias_hh is None else hp + self.cell.bias_hh

@@ -43,7 +43,7 @@ class EncoderOut:
     ``annotations (B, S, 2n)`` (RNNsearch) or ``(B, S, n)`` (RNNencdec forward states);
     ``mask (B, S)`` bool; ``init (B, n)`` the vector the decoder's initial state is computed
     from (``<-h_1`` for RNNsearch, ``c`` for RNNencdec); ``keys (B, S, n')`` the precomputed
-    ``U_a h_j`` (RNNsearch); ``context (B, n)`` the fixed summary ``c`` (RNNencdec);
+    ``2 U_a h_j`` (RNNsearch; doubled, see rnnlib.attention); ``context (B, n)`` the fixed summary ``c`` (RNNencdec);
     ``context_proj (B, 3n)`` the decoder's ``C c`` computed once (RNNencdec).
     """
 

@@ -72,7 +72,7 @@ class RNNSearch(_EncoderDecoder):
             output_rank=config.output_rank, dropout=config.dropout)
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
-        """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed ``U_a h_j``."""
+        """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys ``2 U_a h_j``."""
         ann, first_backward = self.encoder(src, src_mask)
         return EncoderOut(annotations=ann, mask=src_mask, init=first_backward,
                           keys=self.decoder.attention.precompute(ann))
