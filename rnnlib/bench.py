@@ -22,6 +22,12 @@ For each model (RNNsearch, RNNencdec) at a preset's size it prints
 Every pair of measurements alternates the library and the reference step by step
 (:func:`timed_group`), so their ratio holds even when the machine's load changes.
 
+Both sides run in one process, so both run with the allocator setting of
+:mod:`rnnlib.allocator` (printed; ``RNNLIB_MALLOC=system`` runs both with glibc's defaults).
+The ``torch.mm`` rates at the model's own shapes (one decoder step's product of the state, one
+row per sentence; the output layer, one row per target token) show how far below the
+square-matrix rate these products run on the machine: the MFU a model made of them can reach.
+
 Beam search decodes copies of the models taken BEFORE the training measurement (their
 initialisation), so both sides decode the same sentences with untrained models that rarely
 meet ``EOS``: every hypothesis runs to ``--decode-len`` words plus the final step, in both
