@@ -109,15 +109,9 @@ def batch_train_flops(d: Dims, src_lengths, tgt_lengths) -> int:
 
 def matmul_rate(seconds: float, size: int = 2048, dtype=torch.float32) -> float:
     """The machine's measured ``torch.mm`` rate in FLOP/s (square ``size`` matrices)."""
-    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
-    torch.mm(a, b)
-    reps, t0 = 0, time.perf_counter()
-    while True:
-        torch.mm(a, b)
-        reps += 1
-        dt = time.perf_counter() - t0
-        if dt >= seconds and reps >= 2:
-            return 2 * size ** 3 * reps / dt
+    fn, flops = matmul_fn(size, dtype=dtype)
+    reps, dt = timed(fn, seconds)
+    return flops * reps / dt
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,15 +201,11 @@ def bf16_mm_size(args) -> int:
     return args.mm_size if cpu_bf16_instructions() else min(args.mm_size, 512)
 
 
-def matmul_fn(size: int, dtype=torch.float32):
-    """A ``torch.mm`` of two ``size x size`` matrices (fp32 by default), and its FLOPs."""
-    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
-    return (lambda: torch.mm(a, b)), 2 * size ** 3
-
-
-def shaped_matmul_fn(m: int, k: int, n: int):
-    """A ``torch.mm`` of an ``(m, k)`` by a ``(k, n)`` fp32 matrix, and its FLOPs."""
-    a, b = torch.randn(m, k), torch.randn(k, n)
+def matmul_fn(m: int, k: int | None = None, n: int | None = None, dtype=torch.float32):
+    """A ``torch.mm`` of an ``(m, k)`` by a ``(k, n)`` matrix (square ``m`` when ``k``, ``n`` are
+    omitted; fp32 by default), and its FLOPs."""
+    k, n = (m if k is None else k), (m if n is None else n)
+    a, b = torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
     return (lambda: torch.mm(a, b)), 2 * m * k * n
 
 
@@ -324,18 +314,18 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         steps[side] = train_step_fn(net, batches)[0]
     mm, mm_flops = matmul_fn(args.mm_size)
     shapes = model_shapes(d, args.batch_size, round(sum(tokens) / len(tokens)))
-    shaped = {label: shaped_matmul_fn(*mkn) for label, mkn in shapes.items()}
-    group = [steps["rnnlib"], steps["reference"], mm] + [fn for fn, _ in shaped.values()]
+    shaped = {label: matmul_fn(*mkn) for label, mkn in shapes.items()}
+    group = [steps["rnnlib"], steps["reference"], mm]
     if args.bf16:
-        bf16_mm, bf16_mm_flops = matmul_fn(bf16_mm_size(args), torch.bfloat16)
+        bf16_mm, bf16_mm_flops = matmul_fn(bf16_mm_size(args), dtype=torch.bfloat16)
         group += [train_step_fn(model, batches, bf16=True)[0], bf16_mm]
+    group += [fn for fn, _ in shaped.values()]  # last: timings[-len(shaped):]
     timings = timed_group(group, args.seconds)
     mm_reps, mm_dt = timings[2]
     rep.mm_flop_s = mm_reps * mm_flops / mm_dt
-    for (label, (_, fl)), (reps, dt) in zip(shaped.items(), timings[3:3 + len(shaped)]):
+    for (label, (_, fl)), (reps, dt) in zip(shaped.items(), timings[-len(shaped):]):
         m, k, n = shapes[label]
         rep.shape_flop_s[f"{label} ({m}x{k} by {k}x{n})"] = reps * fl / dt
-    timings = timings[:3] + timings[3 + len(shaped):]
     if args.bf16:
         reps, dt = timings[3]
         rep.rnnlib.bf16_tok_s = sum(tokens[k % len(batches)] for k in range(1, reps + 1)) / dt

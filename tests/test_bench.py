@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-from rnnlib.bench import Dims, forward_flops
+from rnnlib.bench import Dims, forward_flops, model_shapes
 from rnnlib.cli import main as cli_main
 
 
@@ -29,7 +29,10 @@ def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsy
                     "train peak RSS growth", "beam peak RSS growth", "bf16 autocast"):
             assert row in block, f"{preset}: no {row!r} in\n{block}"
         assert re.search(r"train target tokens/s\s+[\d,.]+\s+[\d,.]+\s+[\d.]+x", block)
+        assert re.search(r"torch.mm at the decoder step \(8x16 by 16x\d+\): [\d.]+ GFLOP/s", block)
+        assert re.search(r"torch.mm at the output layer \(\d+x8 by 8x40\): [\d.]+ GFLOP/s", block)
     assert "getrusage" in out
+    assert re.search(r"allocator: (glibc malloc, freed memory kept|the C library's default)", out)
     assert re.search(r"CPU bf16 matrix instructions: (avx512_bf16|amx_bf16|none \(no avx512_bf16)", out)
     figures = json.loads(out_json.read_text())
     assert figures["matmul_flop_s"] > 1e8 and figures["matmul_bf16_flop_s"] > 0
@@ -38,6 +41,14 @@ def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsy
         for side in ("rnnlib", "reference"):
             assert m[side]["train_tok_s"] > 0 and m[side]["beam_sent_s"] > 0
         assert m["flops_per_token"] > 0 and m["bf16_nll"]["bf16_last"] > 0
+        assert len(m["shape_flop_s"]) == 2 and all(r > 0 for r in m["shape_flop_s"].values())
+
+
+def test_model_shapes_are_the_decoder_step_and_output_products():
+    # RNNsearch: s_{i-1} (B x n) by [W_a; U_r; U_z] (n x (n' + 2n)); output: tokens x l by l x V
+    assert model_shapes(Dims("rnnsearch", 4, 8, 3, 6, 10, 11), 5, 17) == {
+        "decoder step": (5, 8, 6 + 16), "output layer": (17, 3, 10)}
+    assert model_shapes(Dims("rnnencdec", 4, 8, 3, 0, 10, 11), 5, 17)["decoder step"] == (5, 8, 24)
 
 
 def test_flop_count_matches_a_hand_count():
