@@ -31,7 +31,7 @@ from torch import nn
 
 from .decoders import AttentionDecoder, ContextDecoder
 from .encoders import BiRNNEncoder, EncoderOut, RNNEncoder
-from .presets import ModelConfig
+from .config import ModelConfig
 
 
 class _EncoderDecoder(nn.Module):

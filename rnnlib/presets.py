@@ -35,88 +35,9 @@ Deviations
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, Callable
 
-ARCHS = ("rnnsearch", "rnnencdec")
-
-
-class UnknownNameError(KeyError, TypeError, ValueError):
-    """An unknown preset or ModelConfig field name (catchable as KeyError, TypeError or ValueError)."""
-
-    def __str__(self) -> str:  # KeyError would print the message quoted
-        return str(self.args[0]) if self.args else ""
-
-
-@dataclass
-class ModelConfig:
-    """Every size and option of a model. Field names are what profiles and chapters override.
-
-    ``arch``: "rnnsearch" (B) or "rnnencdec" (A, and B's baseline).
-    ``maxout``: number of maxout units l (the pre-maxout layer has 2l).
-    ``align``: alignment-model hidden size n' (RNNsearch only).
-    ``reset``: "before" = U (r * h) (the papers) or "after" = r * (U h) (torch.nn.GRU), for every GRU.
-    ``decoder_reset``: overrides ``reset`` for the decoder (None = same).
-    ``reset_context``: the decoder's reset gate also scales the context term (A App. A.1.1 as read).
-    ``deep_output_state``: "prev" = s_{i-1} (B as printed) or "current" = s_i (A).
-    ``output_rank``: None = full W_o (K x l); r = factored G_l (K x r) G_r (r x l) (A).
-    ``dropout``: on the maxout units (0 = papers). ``init``: "paper" (rnnlib.init) or "default".
-    """
-
-    arch: str = "rnnsearch"
-    src_vocab: int = 30000
-    tgt_vocab: int = 30000
-    emb: int = 620
-    hidden: int = 1000
-    maxout: int = 500
-    align: int = 1000
-    reset: str = "before"
-    decoder_reset: str | None = None
-    reset_context: bool = False
-    deep_output_state: str = "prev"
-    output_rank: int | None = None
-    dropout: float = 0.0
-    init: str = "paper"
-
-    def __post_init__(self) -> None:
-        def bad(field: str, allowed: Any) -> ValueError:
-            return ValueError(f"ModelConfig.{field}={getattr(self, field)!r}; expected {allowed}")
-
-        if self.arch not in ARCHS:
-            raise bad("arch", f"one of {ARCHS}")
-        for f in ("reset",) + (("decoder_reset",) if self.decoder_reset is not None else ()):
-            if getattr(self, f) not in ("before", "after"):
-                raise bad(f, "'before' or 'after'")
-        if self.deep_output_state not in ("prev", "current"):
-            raise bad("deep_output_state", "'prev' or 'current'")
-        if self.init not in ("paper", "default"):
-            raise bad("init", "'paper' or 'default'")
-        for f in ("src_vocab", "tgt_vocab"):
-            if not isinstance(getattr(self, f), int) or getattr(self, f) < 5:
-                raise bad(f, "an int >= 5 (4 reserved ids and at least one word)")
-        for f in ("emb", "hidden", "maxout", "align"):
-            if not isinstance(getattr(self, f), int) or getattr(self, f) < 1:
-                raise bad(f, "a positive int")
-        if self.output_rank is not None and (not isinstance(self.output_rank, int) or self.output_rank < 1):
-            raise bad("output_rank", "None or a positive int")
-        if not 0.0 <= float(self.dropout) < 1.0:
-            raise bad("dropout", "a float in [0, 1)")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
-        _check_fields(d, "ModelConfig.from_dict")
-        return cls(**d)
-
-
-def _check_fields(names, where: str) -> None:
-    valid = [f.name for f in dataclasses.fields(ModelConfig)]
-    for name in names:
-        if name not in valid:
-            raise UnknownNameError(f"{where}: unknown ModelConfig field {name!r}; valid fields: {', '.join(valid)}")
-
+from .config import ModelConfig, UnknownNameError, check_fields
 
 _PAPER_B = dict(src_vocab=30000, tgt_vocab=30000, emb=620, hidden=1000, maxout=500, align=1000)
 _CPU = dict(src_vocab=8000, tgt_vocab=8000, emb=128, hidden=256, maxout=128, align=256)
@@ -143,15 +64,8 @@ def preset(name: str, **overrides: Any) -> ModelConfig:
     """The named preset with ``overrides`` applied by field name (unknown names are errors)."""
     if name not in PRESETS:
         raise UnknownNameError(f"unknown model preset {name!r}; valid presets: {', '.join(PRESETS)}")
-    _check_fields(overrides, f"preset({name!r})")
+    check_fields(ModelConfig, overrides, f"preset({name!r})")
     return dataclasses.replace(PRESETS[name](), **overrides)
 
 
-def build_model(config: ModelConfig, generator=None):
-    """Build the model ``config.arch`` names; with ``init="paper"`` apply :func:`rnnlib.init.init_paper`.
-
-    ``generator``: an optional ``torch.Generator`` for the initial weights.
-    """
-    from .models import build_model as _build
-
-    return _build(config, generator=generator)
+from .models import build_model  # noqa: E402  (re-exported: presets -> models, never back)

@@ -50,7 +50,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from .allocator import tune_allocator
+from .fast.allocator import tune_allocator
 from .batch import Batch, pad
 from .specials import BOS, EOS, PAD, UNK
 
@@ -75,7 +75,7 @@ def default_max_len(src_lengths: torch.Tensor) -> torch.Tensor:
 
 @contextlib.contextmanager
 def _inference(model: torch.nn.Module, bf16: bool = False):
-    tune_allocator()  # every search step allocates its (rows, K) logits anew (rnnlib.allocator)
+    tune_allocator()  # every search step allocates its (rows, K) logits anew (rnnlib.fast.allocator)
     was_training = model.training
     model.eval()
     dev = next(model.parameters()).device.type

@@ -60,10 +60,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import distributed
-from .allocator import tune_allocator
+from .fast.allocator import tune_allocator
 from .batch import Batch, make_batch
 from .batching import PoolBatcher, Position, eval_batches
-from .cache import load_checkpoint, save_atomic
+from .checkpoint import load_checkpoint, save_atomic
 from .device import resolve_device
 from .loss import nll_sum
 from .ragged import ParallelArrays
@@ -296,7 +296,7 @@ def train(model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None, c
     """
     train_data = train
     cfg = cfg if isinstance(cfg, TrainConfig) else TrainConfig.from_dict(cfg)
-    tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.allocator)
+    tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.fast.allocator)
     world = distributed.setup()
     device = resolve_device(cfg.device, world.local_rank if world.active else None)
     work_dir = Path(work_dir)

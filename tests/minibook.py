@@ -30,7 +30,7 @@ slow: float = 0.0  # [0, 600] seconds to wait while the artifact is half written
 
 ```{code-cell} python
 :tags: [remove-input]
-from rnnlib.book import Chapter
+from rnnlib.book.chapter import Chapter
 ch = Chapter.start("demo", globals())
 ```
 

@@ -1,4 +1,4 @@
-"""rnnlib.allocator: a large freed tensor's memory stays in the process for the next step
+"""rnnlib.fast.allocator: a large freed tensor's memory stays in the process for the next step
 (checked in a fresh process: the resident set does not shrink when a 64 MiB tensor is freed)."""
 import os
 import subprocess
@@ -6,13 +6,13 @@ import sys
 
 import pytest
 
-from rnnlib.allocator import _libc
+from rnnlib.fast.allocator import _libc
 
 glibc = pytest.mark.skipif(_libc() is None, reason="needs glibc")
 
 PROBE = """
 import os, torch
-from rnnlib.allocator import tune_allocator
+from rnnlib.fast.allocator import tune_allocator
 applied = tune_allocator()
 def rss():
     with open("/proc/self/statm") as f:

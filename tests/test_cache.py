@@ -4,7 +4,8 @@ import os
 
 import pytest
 
-from rnnlib.cache import ArtifactCache, load_checkpoint, save_atomic
+from rnnlib.book.cache import ArtifactCache
+from rnnlib.checkpoint import load_checkpoint, save_atomic
 
 
 def write(text):

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from rnnlib.corpus.params import corpus_config, specs
-from rnnlib.params import ParameterError, chapter_specs
+from rnnlib.book.params import ParameterError, chapter_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_CHAPTER = ROOT / "chapters" / "data.md"
@@ -92,7 +92,7 @@ def write_files_corpus(folder: Path) -> None:
 
 def run_chapter(tmp_path: Path, *params: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    cmd = [sys.executable, "-m", "rnnlib.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
+    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
            "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache")]
     for p in params:
         cmd += ["-p", p]

@@ -67,7 +67,7 @@ def test_two_processes_reproduce_the_single_process_loss_curve(tmp_path, restore
     # the loss really moved, so agreeing is not trivial
     assert single["log"][-1]["train_nll_token"] < single["log"][0]["train_nll_token"] - 0.01  # 100x the tolerance
     # both wrote one checkpoint holding the same parameters
-    from rnnlib.cache import load_checkpoint
+    from rnnlib.checkpoint import load_checkpoint
     pa = load_checkpoint(tmp_path / "ddp" / "checkpoint.pt")["model"]
     pb = load_checkpoint(tmp_path / "single" / "checkpoint.pt")["model"]
     assert max(float((pa[k] - pb[k]).abs().max()) for k in pa) < 1e-4

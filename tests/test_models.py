@@ -7,7 +7,7 @@ import torch
 from rnnlib.batch import pad
 from rnnlib.encoders import EncoderOut
 from rnnlib.gru import GRUCell
-from rnnlib.ledger import ledger, ledger_markdown, parse_sections
+from rnnlib.book.ledger import ledger, ledger_markdown, parse_sections
 from rnnlib.models import RNNEncDec, RNNSearch
 from rnnlib.presets import PRESETS, ModelConfig, build_model, preset
 from rnnlib.specials import BOS

@@ -1,7 +1,7 @@
 """Parameters are validated before any work starts, with messages naming what is wrong."""
 import pytest
 
-from rnnlib.params import ParameterError, load_profile, parse_override, parse_parameters_cell, resolve
+from rnnlib.book.params import ParameterError, load_profile, parse_override, parse_parameters_cell, resolve
 
 from minibook import make_minibook
 

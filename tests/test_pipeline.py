@@ -11,7 +11,7 @@ import pytest
 
 from minibook import make_minibook
 
-RNNLIB = [sys.executable, "-m", "rnnlib.cli"]
+RNNLIB = [sys.executable, "-m", "rnnlib.book.cli"]
 
 
 def rnnlib(book: Path, *args, timeout=300):

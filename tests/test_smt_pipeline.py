@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from rnnlib.cache import ArtifactCache
+from rnnlib.book.cache import ArtifactCache
 from rnnlib.smt.decoder import DecoderConfig
 from rnnlib.smt.features import unknown_word_table
 from rnnlib.smt.pipeline import SMTConfig, SMTData, build_alignment, decoding_pairs, link_agreement, run

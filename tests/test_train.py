@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from rnnlib.batching import PoolBatcher, Position
-from rnnlib.cache import load_checkpoint
+from rnnlib.checkpoint import load_checkpoint
 from rnnlib.ragged import ParallelArrays, Ragged
 from rnnlib.train import TrainConfig, evaluate_nll, train
 

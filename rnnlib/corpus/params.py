@@ -40,8 +40,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..cache import find_book_root
-from ..params import ParameterError, ParamSpec, parse_parameters_cell
+from ..book.cache import find_book_root
+from ..book.params import ParameterError, ParamSpec, parse_parameters_cell
 from .dataset import CorpusConfig
 
 #: chapter parameter -> CorpusConfig field
@@ -59,7 +59,7 @@ def parameter_block() -> str:
 
 
 def specs() -> dict[str, ParamSpec]:
-    """The declared :class:`~rnnlib.params.ParamSpec` of every corpus parameter."""
+    """The declared :class:`~rnnlib.book.params.ParamSpec` of every corpus parameter."""
     return parse_parameters_cell(parameter_block(), where="rnnlib.corpus.params block")
 
 
@@ -72,7 +72,7 @@ def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **o
     :class:`CorpusConfig` field (``drop_leaks=False``). ``root``: the folder a relative
     ``corpus_dir`` is relative to (default: the book root, else the current folder).
 
-    Raises :class:`~rnnlib.params.ParameterError` naming the parameter: a value of the wrong
+    Raises :class:`~rnnlib.book.params.ParameterError` naming the parameter: a value of the wrong
     type or out of its range, ``corpus="files"`` without ``corpus_dir``, a ``corpus_dir``
     that is not a folder, ``corpus_dir`` set with ``corpus="bible"``, an unknown override.
     """

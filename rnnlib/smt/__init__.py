@@ -4,5 +4,5 @@ Modules: :mod:`~rnnlib.smt.align` (word alignment), :mod:`~rnnlib.smt.phrases` (
 :mod:`~rnnlib.smt.lm` (Kneser-Ney n-gram LM), :mod:`~rnnlib.smt.decoder` (stack decoder),
 :mod:`~rnnlib.smt.tune` (MERT), :mod:`~rnnlib.smt.features` (extra phrase-pair features),
 :mod:`~rnnlib.smt.pipeline` (the whole baseline through the artifact cache),
-:mod:`~rnnlib.smt.bench` (decoding speed).
+:mod:`~rnnlib.bench.smt` (decoding speed).
 """

@@ -12,17 +12,17 @@ import sys
 
 # command -> (module, one-line help)
 COMMANDS = {
-    "run": ("rnnlib.commands.run", "execute one chapter under a profile"),
-    "build": ("rnnlib.commands.build", "execute every chapter, then build the HTML book"),
-    "params": ("rnnlib.commands.params", "list a chapter's parameters and what they accept"),
+    "run": ("rnnlib.book.commands.run", "execute one chapter under a profile"),
+    "build": ("rnnlib.book.commands.build", "execute every chapter, then build the HTML book"),
+    "params": ("rnnlib.book.commands.params", "list a chapter's parameters and what they accept"),
     "train": ("rnnlib.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
-    "bench": ("rnnlib.bench", "speed and memory benchmarks against reference implementations"),
+    "bench": ("rnnlib.bench.models", "speed and memory benchmarks against reference implementations"),
     "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
-    "smt-bench": ("rnnlib.smt.bench", "decoding speed of the phrase-based baseline on its cached artifacts"),
+    "smt-bench": ("rnnlib.bench.smt", "decoding speed of the phrase-based baseline on its cached artifacts"),
 }
 
 # commands whose module's ``main(argv)`` parses its own arguments
-PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.smt.bench"}
+PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.bench.smt"}
 
 
 def main(argv: list[str] | None = None) -> int:

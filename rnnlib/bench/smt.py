@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from .decoder import Decoder, DecoderConfig
+from ..smt.decoder import Decoder, DecoderConfig
 
 
 def measure(decoder: Decoder, sentences: Sequence[Sequence[str]]) -> dict:
@@ -44,7 +44,7 @@ def measure(decoder: Decoder, sentences: Sequence[Sequence[str]]) -> dict:
 def build_decoder(phrase_table: Path, lm: Path, weights: Path | None, sentences, config: DecoderConfig) -> Decoder:
     """A decoder over ``phrase_table`` filtered to the phrases of ``sentences``."""
     import kenlm
-    from .phrases import PhraseTable
+    from ..smt.phrases import PhraseTable
 
     pt = PhraseTable.load(phrase_table)
     wanted = {tuple(s[i:j]) for s in sentences for i in range(len(s))

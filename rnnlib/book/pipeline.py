@@ -237,7 +237,7 @@ def resolve_all(root: Path, profile_name: str, overrides: list[str],
         chapters = {k: v for k, v in chapters.items() if k in only}
     for stem in chapters:
         if "corpus" in params[stem]:  # the corpus block also checks that its folder exists
-            from .corpus.params import corpus_config
+            from ..corpus.params import corpus_config
             try:
                 corpus_config(params[stem], root=root)
             except ParameterError as e:

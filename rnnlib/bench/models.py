@@ -1,12 +1,12 @@
 """``rnnlib bench``: training and beam-search speed, memory and FLOP utilisation, side by side
-with the straightforward reference of :mod:`rnnlib.reference`, in the same process.
+with the straightforward reference of :mod:`rnnlib.bench.reference`, in the same process.
 
 For each model (RNNsearch, RNNencdec) at a preset's size it prints
 
 - training target tokens per second (Adadelta updates with gradient clipping on length-sorted
   minibatches of synthetic pairs, the same step :mod:`rnnlib.train` takes);
 - beam-search sentences per second (the library's batched :func:`rnnlib.search.beam_search`
-  against one-sentence-at-a-time :func:`rnnlib.reference.beam_search_one`);
+  against one-sentence-at-a-time :func:`rnnlib.bench.reference.beam_search_one`);
 - peak memory: the growth of the resident set size (``VmRSS`` from ``/proc/self/statm``,
   sampled every 2 ms by a thread, above its level when the measurement starts, after
   ``gc.collect`` and ``malloc_trim``) during two repetitions of the measured operation; the
@@ -23,7 +23,7 @@ Every pair of measurements alternates the library and the reference step by step
 (:func:`timed_group`), so their ratio holds even when the machine's load changes.
 
 Both sides run in one process, so both run with the allocator setting of
-:mod:`rnnlib.allocator` (printed; ``RNNLIB_MALLOC=system`` runs both with glibc's defaults).
+:mod:`rnnlib.fast.allocator` (printed; ``RNNLIB_MALLOC=system`` runs both with glibc's defaults).
 The ``torch.mm`` rates at the model's own shapes (one decoder step's product of the state, one
 row per sentence; the output layer, one row per target token) show how far below the
 square-matrix rate these products run on the machine: the MFU a model made of them can reach.
@@ -54,11 +54,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from .allocator import allocator_description, tune_allocator
-from .batch import make_batch, source_batch
-from .batching import PoolBatcher
-from .ragged import ParallelArrays, Ragged
-from .train import TrainConfig, batch_nll, make_optimizer
+from ..fast.allocator import allocator_description, tune_allocator
+from ..batch import make_batch, source_batch
+from ..batching import PoolBatcher
+from ..ragged import ParallelArrays, Ragged
+from ..train import TrainConfig, batch_nll, make_optimizer
 
 KINDS = ("rnnsearch", "rnnencdec")
 
@@ -119,7 +119,7 @@ def matmul_rate(seconds: float, size: int = 2048, dtype=torch.float32) -> float:
 
 def build_pair(kind: str, profile: str, vocab: int | None):
     """``(model, reference, dims, preset name)`` of the same sizes, from :mod:`rnnlib.presets`."""
-    from . import presets
+    from .. import presets
     name = f"{profile}-{kind}"
     kwargs = {} if vocab is None else {"src_vocab": vocab, "tgt_vocab": vocab}
     cfg = presets.preset(name, **kwargs)
@@ -345,7 +345,7 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
 
     # beam search
     from .reference import beam_search_one
-    from .search import beam_search
+    from ..search import beam_search
     src_data = synthetic_pairs(args.beam_sentences, d.Vs, d.V, args.min_len, args.max_len, seed=2).src
     sources = [torch.as_tensor(src_data[i], dtype=torch.int64) for i in range(len(src_data))]
     model, ref = beam_model, beam_ref

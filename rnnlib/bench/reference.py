@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .specials import BOS, EOS
+from ..specials import BOS, EOS
 
 
 def _maxout(t: torch.Tensor) -> torch.Tensor:

@@ -315,23 +315,5 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def save_atomic(obj: Any, path: Path) -> None:
-    """``torch.save`` to ``path`` through a temporary file and ``os.replace`` (for checkpoints)."""
-    import torch
-    path = Path(path)
-    tmp = path.with_name(path.name + f".{os.getpid()}.part")
-    torch.save(obj, tmp)
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def load_checkpoint(path: Path, map_location: str = "cpu") -> Any:
-    """Load a checkpoint written by this library, with ``weights_only=True``."""
-    import torch
-    return torch.load(path, map_location=map_location, weights_only=True)
-
-
 __all__ = ["Artifact", "ArtifactCache", "canonical_json", "config_hash", "default_cache_root",
-           "file_sha256", "find_book_root", "git_commit", "library_versions", "load_checkpoint",
-           "save_atomic"]
+           "file_sha256", "find_book_root", "git_commit", "library_versions"]

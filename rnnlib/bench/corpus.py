@@ -1,6 +1,6 @@
 """Preprocessing benchmark on a synthetic parallel corpus (paper scale: a million pairs).
 
-``python -m rnnlib.corpus.bench [--pairs 1000000] [--tokenizer whitespace|moses]`` writes
+``python -m rnnlib.bench.corpus [--pairs 1000000] [--tokenizer whitespace|moses]`` writes
 random Zipf-distributed sentences (5--60 words, 50,000-word vocabularies) as ``train.en`` /
 ``train.fr`` (plus 3,000-pair dev and test files) into a temporary folder, then runs
 :func:`~rnnlib.corpus.dataset.prepare_corpus` on them in a fresh process and reports the
@@ -59,8 +59,8 @@ def write_corpus(folder: Path, pairs: int, seed: int = 0, vocab: int = 50_000) -
 
 def _run_prepare(folder: str, tokenizer: str) -> None:
     """Body of the measured child process: prints one JSON line."""
-    from ..cache import ArtifactCache
-    from .dataset import CorpusConfig, prepare_corpus
+    from ..book.cache import ArtifactCache
+    from ..corpus.dataset import CorpusConfig, prepare_corpus
     start = time.perf_counter()
     cfg = CorpusConfig(source="files", files_dir=folder, tokenizer=tokenizer, src_vocab=30_000, tgt_vocab=30_000)
     corpus = prepare_corpus(cfg, ArtifactCache(Path(folder) / "cache"))
@@ -77,7 +77,7 @@ def run(pairs: int, tokenizer: str) -> dict:
         t0 = time.perf_counter()
         write_corpus(Path(tmp), pairs)
         gen = time.perf_counter() - t0
-        done = subprocess.run([sys.executable, "-m", "rnnlib.corpus.bench", "--child", tmp, "--tokenizer", tokenizer],
+        done = subprocess.run([sys.executable, "-m", "rnnlib.bench.corpus", "--child", tmp, "--tokenizer", tokenizer],
                               capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(done.stderr[-3000:])

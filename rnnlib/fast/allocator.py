@@ -66,5 +66,5 @@ def tune_allocator() -> bool:
 def allocator_description() -> str:
     """One line for reports: which allocator settings this process runs with."""
     if _state.get("applied"):
-        return "glibc malloc, freed memory kept (rnnlib.allocator; RNNLIB_MALLOC=system turns it off)"
+        return "glibc malloc, freed memory kept (rnnlib.fast.allocator; RNNLIB_MALLOC=system turns it off)"
     return "the C library's default malloc settings"

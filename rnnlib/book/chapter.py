@@ -98,7 +98,7 @@ class Chapter:
     # -- artifacts ----------------------------------------------------------------------------
     def artifact(self, kind: str, config: dict, make: Callable[[Path, Path], dict | None],
                  data: str | None = None) -> Artifact:
-        """The cached artifact for ``config`` (see :meth:`rnnlib.cache.ArtifactCache.build`)."""
+        """The cached artifact for ``config`` (see :meth:`rnnlib.book.cache.ArtifactCache.build`)."""
         return self.cache.build(kind, config, make, data=data)
 
     # -- results ------------------------------------------------------------------------------
