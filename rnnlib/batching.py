@@ -1,26 +1,40 @@
-"""Length-sorted minibatch pools (Bahdanau et al. 2015, Appendix B.2).
+"""Minibatch streams: length-sorted pools (paper B) and random minibatches (paper A).
 
-"The training data was shuffled once before training and was traversed sequentially [...]
-before every 20-th update, we retrieved 1600 sentence pairs, sorted them according to the
-lengths and split them into 20 minibatches."
-
+Bahdanau et al. 2015, Appendix B.2: "The training data was shuffled once before training and
+was traversed sequentially [...] before every 20-th update, we retrieved 1600 sentence pairs,
+sorted them according to the lengths and split them into 20 minibatches."
 :class:`PoolBatcher` does exactly that for any ``batch_size`` and ``pool`` (minibatches per
 pool): one permutation drawn from the seed serves every epoch; the pairs are read in that
 order, ``pool * batch_size`` at a time; each pool is sorted by target length (ties by source
 length, then by position, so the order is fully determined) and cut into consecutive
 minibatches, used shortest first.
 
+Cho et al. 2014, §4.1: each update uses "64 randomly selected phrase pairs" of the unique
+pairs of the phrase table. :class:`RandomBatcher` draws them without replacement: every epoch
+is a fresh permutation of all pairs (drawn from the seed and the epoch number), cut into
+consecutive minibatches, so every pair is used once per epoch and nothing is sorted.
+
 A *position* ``(epoch, pool_start, batch)`` names the next minibatch to use: minibatch
-``batch`` of the pool that starts at ``pool_start`` in the permuted order. It is all a
-checkpoint needs to resume the stream exactly.
+``batch`` of the pool that starts at ``pool_start`` in the epoch's order (for
+:class:`RandomBatcher` the whole epoch is one pool, ``pool_start = 0``). It is all a
+checkpoint needs to resume either stream exactly.
+
+Equations
+---------
+- B B.2: pools of ``pool * batch_size`` pairs (20 x 80 = 1600) from one shuffle, sorted by
+  length and cut into ``pool`` minibatches
+- A §4.1: minibatches of ``batch_size`` (64) pairs drawn at random from the unique pairs
 
 Deviations
 ----------
-- The paper does not say which length the pools are sorted by; we sort by target length
+- B does not say which length the pools are sorted by; we sort by target length
   (the decoder dominates the cost), breaking ties by source length.
 - The last pool of an epoch holds what is left (fewer pairs), and its last minibatch may be
   smaller than ``batch_size``; the next epoch starts a new pool at the start of the same
-  permutation (the paper shuffles only once).
+  permutation (B shuffles only once).
+- A does not say whether its random minibatches are drawn with or without replacement; we
+  draw without replacement (a new permutation per epoch), so an epoch is one pass over the
+  pairs as in B. The last minibatch of an epoch may be smaller than ``batch_size``.
 """
 from __future__ import annotations
 
@@ -97,6 +111,39 @@ class PoolBatcher:
                     nxt = Position(epoch + 1, 0, 0)
                 yield batches[k], nxt, epoch + consumed / self.n
             epoch, pool_start, batch = nxt.epoch, nxt.pool_start, 0
+
+
+class RandomBatcher:
+    """Minibatch index arrays drawn at random, every pair once per epoch.
+
+    ``n``: the number of pairs; ``batch_size`` pairs per minibatch; epoch ``e`` uses the
+    permutation drawn from ``(seed, e)``, so any epoch can be rebuilt without the ones before.
+    """
+
+    def __init__(self, n: int, batch_size: int, seed: int) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if n < 1:
+            raise ValueError("the training data is empty")
+        self.n, self.batch_size, self.seed = int(n), batch_size, seed
+
+    def epoch_order(self, epoch: int) -> np.ndarray:
+        """The ``(n,)`` permutation of the pairs used in ``epoch``."""
+        return np.random.default_rng([self.seed, epoch]).permutation(self.n)
+
+    def stream(self, start: Position = Position()) -> Iterator[tuple[np.ndarray, Position, float]]:
+        """Yield ``(indices, next_position, epochs_done)`` forever from ``start`` (as :meth:`PoolBatcher.stream`)."""
+        if start.pool_start != 0:
+            raise ValueError(f"RandomBatcher positions have pool_start 0, got {start}")
+        epoch, batch = start.epoch, start.batch
+        n_batches = -(-self.n // self.batch_size)
+        while True:
+            order = self.epoch_order(epoch)
+            for k in range(batch, n_batches):
+                end = min((k + 1) * self.batch_size, self.n)
+                nxt = Position(epoch, 0, k + 1) if k + 1 < n_batches else Position(epoch + 1, 0, 0)
+                yield order[k * self.batch_size:end], nxt, epoch + end / self.n
+            epoch, batch = epoch + 1, 0
 
 
 def eval_batches(src_lengths: np.ndarray, tgt_lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:

@@ -49,6 +49,15 @@ def all_sum(values: list[float], world: World, device: torch.device) -> list[flo
     return t.tolist()
 
 
+def gather_object(obj, world: World) -> list | None:
+    """Every process's ``obj`` (picklable), in rank order, on rank 0; ``None`` on the others."""
+    if not world.active:
+        return [obj]
+    out = [None] * world.size if world.is_main else None
+    dist.gather_object(obj, out, dst=0)
+    return out
+
+
 def barrier(world: World) -> None:
     if world.active:
         dist.barrier()

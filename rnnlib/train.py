@@ -1,43 +1,69 @@
-"""Training: Adadelta, gradient-norm clipping, length-sorted pools, early stopping, resumable.
+"""Training: Adadelta, gradient-norm clipping, the papers' minibatches, early stopping, resumable.
 
-Bahdanau et al. 2015, Appendix B.2 and §4.2: Adadelta with ``rho = 0.95``, ``eps = 1e-6``;
-the L2 norm of the gradient rescaled to at most 1; minibatches of 80 sentence pairs taken
-from length-sorted pools of 20 minibatches (:mod:`rnnlib.batching`). The objective is the
-negative log-likelihood ``-log p(y | x)`` of Eq. (2)/(4), summed over the words of a sentence
-and averaged over the sentences of a minibatch. Cho et al. 2014 (paper A) uses the same
-optimizer with minibatches of 64 phrase pairs (``batch_size=64``).
+Bahdanau et al. 2015 (paper B), Appendix B.2 and §4.2: Adadelta with ``rho = 0.95``,
+``eps = 1e-6``; the L2 norm of the gradient rescaled to at most 1; minibatches of 80 sentence
+pairs taken from length-sorted pools of 20 minibatches. Cho et al. 2014 (paper A), §4.1: the
+same Adadelta, minibatches of 64 phrase pairs drawn at random. Both are named presets,
+``train_preset("paper-b")`` and ``train_preset("paper-a")`` (:data:`TRAIN_PRESETS`); the
+:class:`TrainConfig` defaults are paper B's. The objective is the negative log-likelihood
+``-log p(y | x)`` of A's Eq. (4) / B's Eq. (2), summed over the words of a sentence and
+averaged over the sentences of a minibatch.
 
-:func:`train` logs every update (update, epoch, train NLL per sentence and per token, wall
-seconds) and every evaluation (dev NLL per sentence and per token): the columns of paper B's
-Table 2. Rerunning it with the same ``work_dir`` resumes from the last checkpoint and ends
-bitwise where an uninterrupted run ends (on the CPU, for a fixed thread count).
+A :class:`Trainer` holds the state of one run (model, optimiser, minibatch stream and a
+:class:`TrainState`: update count, position, logs, best evaluation) and takes it forward with
+:meth:`~Trainer.step`, :meth:`~Trainer.evaluate` and :meth:`~Trainer.checkpoint` until
+:meth:`~Trainer.should_stop`; :func:`train` is the one-call entry point. Every update is logged
+(update, epoch, train NLL per sentence and per token, wall seconds) and every evaluation (dev
+NLL per sentence and per token): the columns of paper B's Table 2.
 
-Under ``torchrun`` the same function trains with ``DistributedDataParallel``: every process
+Resuming: rerunning with the same ``work_dir`` continues from its ``checkpoint.pt`` (model,
+optimiser, minibatch position, every process's random-number states, history) and ends
+bitwise where an uninterrupted run with the new config ends (on the CPU, for a fixed thread
+count and number of processes). The fields in :data:`RESUMABLE_CHANGES` may differ from the
+checkpoint's: the limits ``max_updates``, ``max_epochs`` and ``patience`` (raised, or lowered
+as long as the uninterrupted run would still have reached the checkpoint; otherwise the run
+refuses, naming the field), ``checkpoint_every`` (no effect on the numbers), and ``device`` and
+``eval_batch_size`` (the numbers then agree up to rounding). ``eval_every`` may not change: the
+evaluations already made decide ``patience`` and the best parameters.
+
+Evaluations run every ``eval_every`` updates (*scheduled*), and once more at the end when the
+run stops between two of them (a limit reached off the schedule, or no ``eval_every``). That
+end-of-run evaluation is marked ``"scheduled": False``: it competes for the returned best
+parameters but does not count toward ``patience``, and a resumed run that goes on drops it, so
+its history is the uninterrupted run's.
+
+Under ``torchrun`` the same code trains with ``DistributedDataParallel``: every process
 builds the same global minibatch, takes every ``world_size``-th pair of it, and scales its loss
 by the *global* sentence (or token) count, so the averaged gradient equals the single-process
-gradient of the global batch. Only rank 0 writes checkpoints and logs.
-
-Launch as a program with ``python -m rnnlib.train --config run.yml`` (or under ``torchrun
---nproc-per-node N -m rnnlib.train --config run.yml``); see :func:`main`.
+gradient of the global batch. Process ``r`` seeds its random numbers (dropout) with
+``seed + r``; only rank 0 writes checkpoints and logs, holding every process's random-number
+state. Launch as a program with ``python -m rnnlib.train --config run.yml`` (or under
+``torchrun --nproc-per-node N -m rnnlib.train --config run.yml``); see :func:`main`.
 
 Equations
 ---------
 - A Eq. (4) / B §2: maximise (1/N) sum_n log p(y_n | x_n): the loss is the NLL summed over a
   sentence's words and averaged over the minibatch's sentences (rnnlib.loss)
-- B B.2 / A §4.1: Adadelta with rho = 0.95, eps = 1e-6
-- B B.2: the L2 norm of the gradient rescaled to at most 1 when it is larger
-- B B.2: minibatches of 80 from length-sorted pools of 1600 pairs (20 minibatches); A: 64 phrase pairs
+- B B.2 / A §4.1: Adadelta with rho = 0.95, eps = 1e-6 (both presets)
+- B B.2: the L2 norm of the gradient rescaled to at most 1 when it is larger (``paper-b``)
+- B B.2: minibatches of 80 from length-sorted pools of 1600 pairs (20 minibatches) (``paper-b``);
+  A §4.1: minibatches of 64 phrase pairs drawn at random (``paper-a``) (rnnlib.batching)
 
 Deviations
 ----------
-- A mentions no gradient clipping; ``TrainConfig.clip_norm`` defaults to B's 1.0 for every model
-  (``None`` turns it off).
-- The paper's update rule is Adadelta with learning rate 1 (Zeiler 2012 has none); torch's
+- A mentions no gradient clipping, so ``paper-a`` clips nothing (``clip_norm=None``): we keep
+  to the printed text, and A's phrase pairs are a few words long, so the gradient explosion
+  over long sequences that B's clipping guards against (Pascanu et al. 2013) is unlikely.
+  ``clip_norm=1.0`` (B's value, and the ``TrainConfig`` default) is the override if a
+  run diverges.
+- The papers' update rule is Adadelta with learning rate 1 (Zeiler 2012 has none); torch's
   Adadelta with ``lr=1.0`` is that rule.
-- ``loss_norm="token"`` (average over target tokens) is offered besides the paper's
+- Neither paper gives its stopping rule as a number (A trained about three days, B about five,
+  B's RNNsearch-50* "until the performance on the development set stopped improving"); the
+  presets carry no limit, and a run names ``max_updates``, ``max_epochs`` or ``patience``
+  (evaluations in a row without a lower dev NLL).
+- ``loss_norm="token"`` (average over target tokens) is offered besides the papers'
   per-sentence average; it changes the scale of the gradient and so the effect of clipping.
-- Under ``torchrun`` only rank 0's random-number states are checkpointed (training itself
-  draws no random numbers after the initial shuffle, which every rank draws from the seed).
 """
 from __future__ import annotations
 
@@ -50,36 +76,39 @@ import random
 import sys
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from . import distributed
 from .fast.allocator import tune_allocator
 from .batch import Batch, make_batch
-from .batching import PoolBatcher, Position, eval_batches
+from .batching import PoolBatcher, Position, RandomBatcher, eval_batches
 from .checkpoint import load_checkpoint, save_atomic
+from .config import UnknownNameError, load_config
 from .device import resolve_device
 from .loss import nll_sum
 from .ragged import ParallelArrays
 
 CHECKPOINT = "checkpoint.pt"
-CHECKPOINT_FORMAT = 1
+CHECKPOINT_FORMAT = 2
+EPOCH_TOLERANCE = 1e-12  # epochs are float sums of pair counts / n
 
 
 @dataclass
 class TrainConfig:
-    """Training hyper-parameters (paper B's values as defaults).
+    """Training hyper-parameters (paper B's values as defaults; see :func:`train_preset`).
 
-    ``max_updates``/``max_epochs``: stop after that many updates / passes over the data
-    (``None``: no limit; at least one limit or ``patience`` is required). ``eval_every`` and
-    ``checkpoint_every`` count updates (``None``: only at the end). ``patience``: stop after
-    that many evaluations in a row without a lower dev NLL (``None``: never).
+    ``batching``: "pools" (B's length-sorted pools of ``pool`` minibatches) or "random" (A's
+    random minibatches; ``pool`` unused). ``max_updates``/``max_epochs``: stop after that many
+    updates / passes over the data (``None``: no limit; at least one limit or ``patience`` is
+    required). ``eval_every`` and ``checkpoint_every`` count updates (``None``: only at the
+    end). ``patience``: stop after that many scheduled evaluations in a row without a lower
+    dev NLL (``None``: never; needs ``eval_every``).
     """
 
     optimizer: str = "adadelta"   # {adadelta, adam, sgd}
@@ -88,6 +117,7 @@ class TrainConfig:
     eps: float = 1e-6
     clip_norm: float | None = 1.0
     batch_size: int = 80
+    batching: str = "pools"       # {pools, random}
     pool: int = 20
     shuffle: bool = True
     loss_norm: str = "sentence"   # {sentence, token}
@@ -102,35 +132,58 @@ class TrainConfig:
     device: str = "auto"
 
     def __post_init__(self) -> None:
-        if self.optimizer not in ("adadelta", "adam", "sgd"):
-            raise ValueError(f"TrainConfig.optimizer must be adadelta, adam or sgd, got {self.optimizer!r}")
-        if self.loss_norm not in ("sentence", "token"):
-            raise ValueError(f"TrainConfig.loss_norm must be 'sentence' or 'token', got {self.loss_norm!r}")
+        for name, valid in (("optimizer", ("adadelta", "adam", "sgd")), ("batching", ("pools", "random")),
+                            ("loss_norm", ("sentence", "token"))):
+            if getattr(self, name) not in valid:
+                raise ValueError(f"TrainConfig.{name} must be one of {', '.join(valid)}, got {getattr(self, name)!r}")
         for name in ("batch_size", "pool", "max_updates", "eval_every", "eval_batch_size",
                      "checkpoint_every", "patience"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise ValueError(f"TrainConfig.{name} must be a positive integer or None, got {value!r}")
+        for name in ("clip_norm", "max_epochs"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"TrainConfig.{name} must be positive or None, got {value!r}")
         if self.max_updates is None and self.max_epochs is None and self.patience is None:
             raise ValueError("TrainConfig needs max_updates, max_epochs or patience, or it never stops")
+        if self.patience is not None and self.eval_every is None:
+            raise ValueError("TrainConfig.patience counts evaluations every eval_every updates: give eval_every")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
-        """Build from a mapping; an unknown key is an error that names it."""
-        known = {f.name for f in fields(cls)}
-        for name in values:
-            if name not in known:
-                raise ValueError(f"unknown TrainConfig field {name!r} (known: {', '.join(sorted(known))})")
-        return cls(**values)
+        """Build from a mapping (:func:`rnnlib.config.load_config`: an unknown key is an error naming it)."""
+        return load_config(cls, values)
 
     def override(self, **values: Any) -> "TrainConfig":
         """A copy with some fields changed (unknown names are an error)."""
         return TrainConfig.from_dict({**asdict(self), **values})
 
 
-# Fields that may differ between a checkpoint and the run that resumes it.
-RESUMABLE_CHANGES = {"max_updates", "max_epochs", "eval_every", "checkpoint_every", "patience",
-                     "device", "eval_batch_size"}
+#: The papers' training set-ups (TrainConfig fields); see the module docstring's Deviations.
+TRAIN_PRESETS: dict[str, dict[str, Any]] = {
+    # A §4.1: Adadelta, 64 phrase pairs drawn at random per update, no clipping mentioned
+    "paper-a": dict(optimizer="adadelta", lr=1.0, rho=0.95, eps=1e-6, clip_norm=None,
+                    batch_size=64, batching="random"),
+    # B B.2: Adadelta, L2 norm of the gradient clipped at 1, 80 pairs from pools of 20 sorted minibatches
+    "paper-b": dict(optimizer="adadelta", lr=1.0, rho=0.95, eps=1e-6, clip_norm=1.0,
+                    batch_size=80, batching="pools", pool=20),
+}
+
+
+def train_preset(name: str, **overrides: Any) -> TrainConfig:
+    """The named training set-up with ``overrides`` applied by field name.
+
+    The papers give no stopping limit, so ``overrides`` name one (``max_updates=...``).
+    An unknown preset or field name is an error listing the valid ones.
+    """
+    if name not in TRAIN_PRESETS:
+        raise UnknownNameError(f"unknown training preset {name!r}; valid presets: {', '.join(TRAIN_PRESETS)}")
+    return TrainConfig.from_dict({**TRAIN_PRESETS[name], **overrides})
+
+
+# Fields that may differ between a checkpoint and the run that resumes it (module docstring).
+RESUMABLE_CHANGES = {"max_updates", "max_epochs", "checkpoint_every", "patience", "device", "eval_batch_size"}
 
 
 @dataclass
@@ -215,6 +268,13 @@ def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
     return torch.optim.SGD(params, lr=cfg.lr)
 
 
+def make_batcher(cfg: TrainConfig, pairs: ParallelArrays) -> PoolBatcher | RandomBatcher:
+    """B's length-sorted pools or A's random minibatches (``cfg.batching``), seeded by ``cfg.seed``."""
+    if cfg.batching == "random":
+        return RandomBatcher(len(pairs.src.lengths), cfg.batch_size, cfg.seed)
+    return PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, cfg.batch_size, cfg.pool, cfg.seed, cfg.shuffle)
+
+
 # ---------------------------------------------------------------------------------------------
 # random-number states, in forms that torch.load(weights_only=True) accepts
 
@@ -251,7 +311,7 @@ def seed_everything(seed: int) -> None:
 
 LOG_COLUMNS = ["update", "epoch", "train_nll_sentence", "train_nll_token", "grad_norm", "sentences",
                "tokens", "seconds"]
-EVAL_COLUMNS = ["update", "epoch", "dev_nll_sentence", "dev_nll_token", "seconds"]
+EVAL_COLUMNS = ["update", "epoch", "dev_nll_sentence", "dev_nll_token", "scheduled", "seconds"]
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
@@ -274,177 +334,301 @@ def write_logs(work_dir: Path, cfg: TrainConfig, log: list[dict], evals: list[di
 
 
 # ---------------------------------------------------------------------------------------------
-# the loop
+# the state of a run and its checkpoint
 
-def _check_resumable(saved: dict, cfg: TrainConfig, path: Path) -> None:
-    now = asdict(cfg)
-    for name, value in saved.items():
-        if name in RESUMABLE_CHANGES:
+@dataclass
+class TrainState:
+    """Everything about a run's progress except the model, optimiser and random-number states.
+
+    ``best``/``best_state``: the best *scheduled* evaluation and the parameters then;
+    ``bad_evals``: scheduled evaluations since, for ``patience``; ``stopped``: why the run last
+    ended (a record only: :meth:`Trainer.should_stop` decides from the config).
+    """
+
+    update: int = 0
+    epochs: float = 0.0
+    seconds: float = 0.0
+    position: Position = field(default_factory=Position)
+    log: list[dict] = field(default_factory=list)
+    evals: list[dict] = field(default_factory=list)
+    best: dict | None = None
+    best_state: dict[str, torch.Tensor] | None = None
+    bad_evals: int = 0
+    stopped: str | None = None
+
+    def as_dict(self) -> dict:
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "position": self.position.as_list()}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TrainState":
+        state = cls(**{f.name: values[f.name] for f in fields(cls)})
+        state.position = Position.from_list(values["position"])
+        return state
+
+
+def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
+    """Refuse a checkpoint of another format, or one written with a config this run may not change."""
+    if ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
+                         "(written by another rnnlib version); use another work_dir")
+    saved, now = ckpt["config"], asdict(cfg)
+    for f in fields(TrainConfig):
+        if f.name in RESUMABLE_CHANGES:
             continue
-        if now.get(name) != value:
-            raise ValueError(f"{path}: the checkpoint was written with TrainConfig.{name}={value!r} but this "
-                             f"run has {now.get(name)!r}; use another work_dir or the same value")
+        value = saved.get(f.name, f.default)
+        if now[f.name] != value:
+            raise ValueError(f"{path}: the checkpoint was written with TrainConfig.{f.name}={value!r} but this "
+                             f"run has {now[f.name]!r}; use another work_dir or the same value")
+
+
+def stop_before(state: TrainState, cfg: TrainConfig) -> str | None:
+    """The limit of ``cfg`` at which a run would have stopped before ``state.update`` (replaying its
+    history), as ``"field=value"``; ``None`` when an uninterrupted run reaches ``state.update``."""
+    if cfg.max_updates is not None and cfg.max_updates < state.update:
+        return f"max_updates={cfg.max_updates}"
+    if cfg.max_epochs is not None and len(state.log) >= 2 and \
+            state.log[-2]["epoch"] >= cfg.max_epochs - EPOCH_TOLERANCE:
+        return f"max_epochs={cfg.max_epochs}"
+    if cfg.patience is not None:
+        best, streak = math.inf, 0
+        for row in state.evals:
+            if row["update"] >= state.update:
+                break
+            if row["scheduled"]:
+                best, streak = (row["dev_nll_sentence"], 0) if row["dev_nll_sentence"] < best else (best, streak + 1)
+                if streak >= cfg.patience:
+                    return f"patience={cfg.patience}"
+    return None
+
+
+class _Progress:
+    """A tqdm bar on stderr (or nothing)."""
+
+    def __init__(self, enabled: bool, total: int | None, initial: int) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, initial=initial, desc="train", unit="upd", dynamic_ncols=True,
+                            file=sys.stderr)
+
+    def update(self, row: dict, every: int) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            if row["update"] % every == 1 or every == 1:
+                self.bar.set_postfix(nll=f"{row['train_nll_sentence']:.2f}", ep=f"{row['epoch']:.2f}")
+
+    def evaluated(self, row: dict) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(dev=f"{row['dev_nll_sentence']:.2f}")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# the trainer
+
+class Trainer:
+    """One training run: ``model`` on ``train`` (``dev`` for evaluation, may be ``None``), resuming
+    from ``work_dir/checkpoint.pt`` when it exists (module docstring: what may change on resume).
+
+    ``model(src (B,S) int64, src_mask (B,S) bool, tgt_in (B,T) int64) -> logits (B,T,V)``.
+    """
+
+    def __init__(self, model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None,
+                 cfg: TrainConfig | dict, work_dir: Path, progress: bool = True) -> None:
+        self.cfg = cfg if isinstance(cfg, TrainConfig) else TrainConfig.from_dict(cfg)
+        if self.cfg.patience is not None and dev is None:
+            raise ValueError("TrainConfig.patience needs a dev set (dev is None)")
+        tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.fast.allocator)
+        self.world = distributed.setup()
+        self.device = resolve_device(self.cfg.device, self.world.local_rank if self.world.active else None)
+        self.work_dir = Path(work_dir)
+        if self.world.is_main:
+            self.work_dir.mkdir(parents=True, exist_ok=True)
+        distributed.barrier(self.world)
+        self.ckpt_path = self.work_dir / CHECKPOINT
+        self.model, self.train_data, self.dev, self.progress = model.to(self.device), train, dev, progress
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.optimizer = make_optimizer(self.cfg, self.params)
+        self.state = TrainState()
+        self.resumed_from = self._resume()
+        self.net: nn.Module = model
+        if self.world.active:
+            ids = [self.device.index] if self.device.type == "cuda" else None
+            self.net = nn.parallel.DistributedDataParallel(model, device_ids=ids)
+        self._stream = make_batcher(self.cfg, train).stream(self.state.position)
+        self._started, self._seconds0, self._dirty = time.perf_counter(), self.state.seconds, False
+
+    def _resume(self) -> int | None:
+        """Load the checkpoint if there is one (its update count), else seed the random numbers."""
+        if not self.ckpt_path.exists():
+            seed_everything(self.cfg.seed + self.world.rank)
+            return None
+        ckpt = load_checkpoint(self.ckpt_path)
+        _check_checkpoint(ckpt, self.cfg, self.ckpt_path)
+        self.model.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        states = ckpt["rng"]  # one per process of the run that wrote it
+        set_rng_state(states[self.world.rank] if self.world.rank < len(states) else states[0])
+        self.state = TrainState.from_dict(ckpt)
+        why = stop_before(self.state, self.cfg)
+        if why is not None:
+            raise ValueError(f"{self.ckpt_path}: the checkpoint is at update {self.state.update}, past where a "
+                             f"run with TrainConfig.{why} stops; use another work_dir or a larger value")
+        evals = self.state.evals
+        if self.should_stop() is None and evals and not evals[-1]["scheduled"]:
+            evals.pop()  # the end-of-run evaluation of a run that now goes on (module docstring)
+        return self.state.update
+
+    def elapsed(self) -> float:
+        """Wall seconds of training so far, over all sessions of this run."""
+        return self._seconds0 + (time.perf_counter() - self._started)
+
+    def should_stop(self) -> str | None:
+        """Why the run stops now ("early_stopping", "max_updates", "max_epochs"), or ``None``."""
+        cfg, st = self.cfg, self.state
+        if cfg.patience is not None and st.bad_evals >= cfg.patience:
+            return "early_stopping"
+        if cfg.max_updates is not None and st.update >= cfg.max_updates:
+            return "max_updates"
+        if cfg.max_epochs is not None and st.epochs >= cfg.max_epochs - EPOCH_TOLERANCE:
+            return "max_epochs"
+        return None
+
+    def _local_batch(self, indices: np.ndarray) -> tuple[Batch, float]:
+        """This process's share of the global minibatch ``indices`` and its loss weight."""
+        local = distributed.shard(indices, self.world)
+        if len(local) == 0:  # a global batch smaller than the world: take a pair with weight 0
+            return make_batch(self.train_data, indices[:1]).to(self.device), 0.0
+        return make_batch(self.train_data, local).to(self.device), 1.0
+
+    def step(self) -> dict:
+        """One update on the next minibatch (clipped Adadelta step); returns its log row."""
+        cfg, st = self.cfg, self.state
+        indices, position, epochs = next(self._stream)
+        batch, weight = self._local_batch(indices)
+        tgt_tokens = int((self.train_data.tgt.lengths[indices] + 1).sum())  # + [EOS]
+        denom = len(indices) if cfg.loss_norm == "sentence" else tgt_tokens
+        self.optimizer.zero_grad(set_to_none=True)
+        nll = batch_nll(self.net, batch, cfg.bf16)
+        (nll * (weight * self.world.size / denom)).backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm or math.inf)
+        self.optimizer.step()
+        st.update, st.position, st.epochs = st.update + 1, position, epochs
+        total, tokens = distributed.all_sum([float(nll.detach()) * weight, batch.n_target_tokens * weight],
+                                            self.world, self.device)
+        row = {"update": st.update, "epoch": epochs, "train_nll_sentence": total / len(indices),
+               "train_nll_token": total / tokens, "grad_norm": float(grad_norm), "sentences": len(indices),
+               "tokens": int(tokens), "seconds": self.elapsed()}
+        st.log.append(row)
+        self._dirty = True
+        return row
+
+    def _snapshot(self) -> dict[str, torch.Tensor]:
+        return {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+
+    def evaluate(self, scheduled: bool = True) -> dict:
+        """The dev NLL now, appended to the history; returns its row.
+
+        A scheduled evaluation may become the best one and counts toward ``patience``; an
+        end-of-run one (``scheduled=False``) does neither (module docstring).
+        """
+        st = self.state
+        ev = evaluate_nll(self.model, self.dev, self.cfg.eval_batch_size or self.cfg.batch_size, self.device,
+                          self.cfg.bf16, self.world)
+        row = {"update": st.update, "epoch": st.epochs, "dev_nll_sentence": ev["nll_sentence"],
+               "dev_nll_token": ev["nll_token"], "scheduled": scheduled, "seconds": self.elapsed()}
+        st.evals.append(row)
+        self._dirty = True
+        if scheduled and (st.best is None or row["dev_nll_sentence"] < st.best["dev_nll_sentence"]):
+            st.best, st.best_state, st.bad_evals = dict(row), self._snapshot(), 0
+        elif scheduled:
+            st.bad_evals += 1
+        return row
+
+    def _final_eval_is_best(self) -> bool:
+        """Whether an end-of-run evaluation (the last row, unscheduled) beats the best scheduled one."""
+        st = self.state
+        last = st.evals[-1] if st.evals else None
+        return last is not None and not last["scheduled"] and \
+            (st.best is None or last["dev_nll_sentence"] < st.best["dev_nll_sentence"])
+
+    def best(self) -> tuple[dict | None, dict[str, torch.Tensor] | None]:
+        """The best evaluation (scheduled, or the end-of-run one when lower) and its parameters."""
+        if self._final_eval_is_best():
+            return self.state.evals[-1], self._snapshot()
+        return self.state.best, self.state.best_state
+
+    def checkpoint(self) -> None:
+        """Write ``checkpoint.pt`` and the logs (rank 0, holding every process's random-number state)."""
+        st = self.state
+        st.seconds = self.elapsed()
+        rngs = distributed.gather_object(rng_state(), self.world)
+        if self.world.is_main:
+            save_atomic({"format": CHECKPOINT_FORMAT, "config": asdict(self.cfg), "model": self.model.state_dict(),
+                         "optimizer": self.optimizer.state_dict(), "rng": rngs, "world_size": self.world.size,
+                         **st.as_dict()}, self.ckpt_path)
+            best = st.evals[-1] if self._final_eval_is_best() else st.best
+            write_logs(self.work_dir, self.cfg, st.log, st.evals, {
+                "updates": st.update, "epochs": st.epochs, "seconds": st.seconds, "best": best,
+                "stopped": st.stopped, "world_size": self.world.size})
+        distributed.barrier(self.world)
+        self._dirty = False
+
+    def _due(self, every: int | None) -> bool:
+        return bool(every) and self.state.update % every == 0
+
+    def _finish(self, reason: str) -> None:
+        """Evaluate at the end if the last evaluation is older; record ``reason``; save if anything changed."""
+        st = self.state
+        if self.dev is not None and (not st.evals or st.evals[-1]["update"] != st.update):
+            self.evaluate(scheduled=False)
+        if st.stopped != reason:
+            st.stopped, self._dirty = reason, True
+        if self._dirty or not self.ckpt_path.exists():
+            self.checkpoint()
+
+    def run(self) -> TrainResult:
+        """Update until :meth:`should_stop`, evaluating and checkpointing on schedule; leave the
+        best-on-dev parameters in the model (the last ones without a dev set)."""
+        cfg = self.cfg
+        bar = _Progress(self.progress and self.world.is_main, cfg.max_updates, self.state.update)
+        self.model.train()
+        try:
+            while (reason := self.should_stop()) is None:
+                bar.update(self.step(), 10 if cfg.max_updates is not None else 1)
+                if self.dev is not None and self._due(cfg.eval_every):
+                    bar.evaluated(self.evaluate())
+                if self._due(cfg.checkpoint_every):
+                    self.checkpoint()
+            self._finish(reason)
+        finally:
+            bar.close()
+        return self._result(reason)
+
+    def _result(self, reason: str) -> TrainResult:
+        best, best_state = self.best()
+        if best_state is None:  # no dev set: the last parameters
+            best_state = self._snapshot()
+        else:
+            self.model.load_state_dict(best_state)
+        st = self.state
+        return TrainResult(log=st.log, evals=st.evals, updates=st.update, epochs=st.epochs, seconds=st.seconds,
+                           stopped=reason, best=best, best_state=best_state, resumed_from=self.resumed_from)
 
 
 def train(model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None, cfg: TrainConfig | dict,
           work_dir: Path, progress: bool = True) -> TrainResult:
-    """Train ``model`` on ``train`` (resuming from ``work_dir`` if it holds a checkpoint).
+    """Train ``model`` on ``train`` (resuming from ``work_dir`` if it holds a checkpoint): :class:`Trainer`.
 
     ``model(src (B,S) int64, src_mask (B,S) bool, tgt_in (B,T) int64) -> logits (B,T,V)``.
     Returns the log and leaves the best-on-dev parameters in ``model`` (the last ones when
     there is no dev set); they are also ``result.best_state``.
     """
-    train_data = train
-    cfg = cfg if isinstance(cfg, TrainConfig) else TrainConfig.from_dict(cfg)
-    tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.fast.allocator)
-    world = distributed.setup()
-    device = resolve_device(cfg.device, world.local_rank if world.active else None)
-    work_dir = Path(work_dir)
-    if world.is_main:
-        work_dir.mkdir(parents=True, exist_ok=True)
-    distributed.barrier(world)
+    return Trainer(model, train, dev, cfg, work_dir, progress).run()
 
-    model.to(device)
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = make_optimizer(cfg, params)
-    batcher = PoolBatcher(train_data.src.lengths, train_data.tgt.lengths, cfg.batch_size, cfg.pool,
-                          cfg.seed, cfg.shuffle)
-    tgt_lengths = train_data.tgt.lengths
-
-    # -- state (fresh or from the checkpoint) ------------------------------------------------
-    s: dict[str, Any] = {"update": 0, "epochs": 0.0, "seconds": 0.0, "position": Position(),
-                         "log": [], "evals": [], "best": None, "best_state": None, "bad_evals": 0,
-                         "stopped": None}
-    resumed_from = None
-    ckpt_path = work_dir / CHECKPOINT
-    if ckpt_path.exists():
-        ckpt = load_checkpoint(ckpt_path)
-        if ckpt.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"{ckpt_path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT}")
-        _check_resumable(ckpt["config"], cfg, ckpt_path)
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        set_rng_state(ckpt["rng"])
-        for key in ("update", "epochs", "seconds", "log", "evals", "best", "best_state", "bad_evals", "stopped"):
-            s[key] = ckpt[key]
-        s["position"] = Position.from_list(ckpt["position"])
-        if s["stopped"] != "early_stopping":
-            s["stopped"] = None  # limits may have been raised since
-        resumed_from = s["update"]
-    else:
-        seed_everything(cfg.seed)
-
-    net: nn.Module = model
-    if world.active:
-        net = nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
-
-    eval_bs = cfg.eval_batch_size or cfg.batch_size
-    start_seconds = s["seconds"]
-    t0 = time.perf_counter()
-
-    def elapsed() -> float:
-        return start_seconds + (time.perf_counter() - t0)
-
-    def snapshot_state() -> dict:
-        return {k: v.detach().clone() for k, v in model.state_dict().items()}
-
-    def run_eval() -> None:
-        ev = evaluate_nll(model, dev, eval_bs, device, cfg.bf16, world)
-        row = {"update": s["update"], "epoch": s["epochs"], "dev_nll_sentence": ev["nll_sentence"],
-               "dev_nll_token": ev["nll_token"], "seconds": elapsed()}
-        s["evals"].append(row)
-        if s["best"] is None or row["dev_nll_sentence"] < s["best"]["dev_nll_sentence"]:
-            s["best"] = dict(row)
-            s["best_state"] = snapshot_state()
-            s["bad_evals"] = 0
-        else:
-            s["bad_evals"] += 1
-            if cfg.patience is not None and s["bad_evals"] >= cfg.patience:
-                s["stopped"] = "early_stopping"
-
-    def save() -> None:
-        s["seconds"] = elapsed()
-        if world.is_main:
-            save_atomic({"format": CHECKPOINT_FORMAT, "config": asdict(cfg), "model": model.state_dict(),
-                         "optimizer": optimizer.state_dict(), "rng": rng_state(),
-                         "position": s["position"].as_list(), "update": s["update"], "epochs": s["epochs"],
-                         "seconds": s["seconds"], "log": s["log"], "evals": s["evals"], "best": s["best"],
-                         "best_state": s["best_state"], "bad_evals": s["bad_evals"], "stopped": s["stopped"],
-                         "world_size": world.size}, ckpt_path)
-            write_logs(work_dir, cfg, s["log"], s["evals"], {
-                "updates": s["update"], "epochs": s["epochs"], "seconds": s["seconds"], "best": s["best"],
-                "stopped": s["stopped"], "world_size": world.size})
-        distributed.barrier(world)
-
-    def limit_reached() -> str | None:
-        if s["stopped"]:
-            return s["stopped"]
-        if cfg.max_updates is not None and s["update"] >= cfg.max_updates:
-            return "max_updates"
-        if cfg.max_epochs is not None and s["epochs"] >= cfg.max_epochs - 1e-12:
-            return "max_epochs"
-        return None
-
-    bar = None
-    if progress and world.is_main:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=cfg.max_updates, initial=s["update"], desc="train", unit="upd",
-                   dynamic_ncols=True, file=sys.stderr)
-
-    stream = batcher.stream(s["position"])
-    dirty = False
-    model.train()
-    while (reason := limit_reached()) is None:
-        indices, nxt, epochs = next(stream)
-        local = distributed.shard(indices, world)
-        weight = 1.0
-        if len(local) == 0:  # a global batch smaller than the world: take a pair with weight 0
-            local, weight = indices[:1], 0.0
-        batch = make_batch(train_data, local).to(device)
-        denom = len(indices) if cfg.loss_norm == "sentence" else int((tgt_lengths[indices] + 1).sum())
-
-        optimizer.zero_grad(set_to_none=True)
-        nll = batch_nll(net, batch, cfg.bf16)
-        (nll * (weight * world.size / denom)).backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.clip_norm if cfg.clip_norm else math.inf)
-        optimizer.step()
-
-        s["update"] += 1
-        s["position"], s["epochs"] = nxt, epochs
-        total, tokens = distributed.all_sum([float(nll.detach()) * weight, batch.n_target_tokens * weight], world, device)
-        s["log"].append({"update": s["update"], "epoch": epochs, "train_nll_sentence": total / len(indices),
-                         "train_nll_token": total / tokens, "grad_norm": float(grad_norm),
-                         "sentences": len(indices), "tokens": int(tokens), "seconds": elapsed()})
-        dirty = True
-        if bar is not None:
-            bar.update(1)
-            if s["update"] % 10 == 1 or cfg.max_updates is None:
-                bar.set_postfix(nll=f"{total / len(indices):.2f}", ep=f"{epochs:.2f}")
-        if dev is not None and cfg.eval_every and s["update"] % cfg.eval_every == 0:
-            run_eval()
-            if bar is not None:
-                bar.set_postfix(dev=f"{s['evals'][-1]['dev_nll_sentence']:.2f}")
-        if cfg.checkpoint_every and s["update"] % cfg.checkpoint_every == 0:
-            save()
-            dirty = False
-
-    if dev is not None and (not s["evals"] or s["evals"][-1]["update"] != s["update"]):
-        run_eval()
-        dirty = True
-    if s["stopped"] != reason:
-        s["stopped"], dirty = reason, True
-    if dirty or not ckpt_path.exists():
-        save()
-    if bar is not None:
-        bar.close()
-
-    if s["best_state"] is None:  # no dev set: the last parameters
-        s["best_state"] = snapshot_state()
-    else:
-        model.load_state_dict(s["best_state"])
-    return TrainResult(log=s["log"], evals=s["evals"], updates=s["update"], epochs=s["epochs"],
-                       seconds=elapsed() if dirty else s["seconds"], stopped=reason, best=s["best"],
-                       best_state=s["best_state"], resumed_from=resumed_from)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -493,9 +677,10 @@ def main(argv: list[str] | None = None) -> int:
         data: path/to/folder      # train.src/train.tgt (and dev.src/dev.tgt) ragged arrays
         work_dir: runs/search30   # checkpoints and logs; rerunning resumes
         model: {preset: cpu-rnnsearch}   # or {factory: "package.module:function", ...}
-        train: {max_updates: 2000, eval_every: 200}   # TrainConfig fields
+        train: {preset: paper-b, max_updates: 2000, eval_every: 200}   # TrainConfig fields
         threads: 2                # torch.set_num_threads (optional)
 
+    ``train.preset`` (optional) names a :data:`TRAIN_PRESETS` set-up that the other fields override.
     Vocabulary sizes come from ``src_vocab``/``tgt_vocab`` or the largest id in the data.
     Relative paths are relative to the run file. ``--set train.seed=3`` overrides a value.
     """
@@ -523,7 +708,9 @@ def main(argv: list[str] | None = None) -> int:
     dev_pairs = load_pairs(data_dir, "dev")
     src_vocab = int(config.get("src_vocab") or int(train_pairs.src.ids.max()) + 1)
     tgt_vocab = int(config.get("tgt_vocab") or int(train_pairs.tgt.ids.max()) + 1)
-    cfg = TrainConfig.from_dict(config.get("train") or {})
+    train_fields = dict(config.get("train") or {})
+    name = train_fields.pop("preset", None)
+    cfg = train_preset(name, **train_fields) if name else TrainConfig.from_dict(train_fields)
     seed_everything(cfg.seed)
     model = build_model_from_spec(config["model"], src_vocab, tgt_vocab)
     result = train(model, train_pairs, dev_pairs, cfg, base / config["work_dir"], progress=not args.no_progress)
