@@ -3,11 +3,18 @@
 :class:`ModelConfig` holds every size and option of a model (the presets in
 :mod:`rnnlib.presets` are named instances of it). :func:`load_config` builds any config
 dataclass from a mapping by field name: an unknown name is an error that lists the valid
-ones, never a silently ignored key.
+ones, never a silently ignored key. Every config class of the library loads through it
+(:class:`ModelConfig`, :class:`rnnlib.train.TrainConfig`, :class:`rnnlib.corpus.dataset.CorpusConfig`,
+:class:`rnnlib.smt.pipeline.SMTConfig` with its nested :class:`rnnlib.smt.decoder.DecoderConfig`).
+
+A chapter's parameters carry the names of config fields, so :func:`config_subset` picks a
+config's share of them and ``load_config(cls, config_subset(cls, params))`` builds it
+(:meth:`rnnlib.book.chapter.Chapter.config`).
 """
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass
 from typing import Any, Mapping, TypeVar
 
@@ -93,14 +100,51 @@ def check_fields(cls: type, names, where: str) -> None:
                                    f"valid fields: {', '.join(valid)}")
 
 
+def nested_configs(cls: type) -> dict[str, type]:
+    """The fields of dataclass ``cls`` that are config dataclasses themselves, by name
+    (``SMTConfig.decoder`` -> ``DecoderConfig``)."""
+    hints = typing.get_type_hints(cls)
+    out = {}
+    for f in dataclasses.fields(cls):
+        kind = hints.get(f.name)
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+            out[f.name] = kind
+    return out
+
+
 def load_config(cls: type[C], mapping: Mapping[str, Any], where: str | None = None) -> C:
-    """``cls(**mapping)`` for a config dataclass, refusing names that are not its fields."""
-    check_fields(cls, mapping, where or cls.__name__)
-    return cls(**mapping)
+    """``cls(**mapping)`` for a config dataclass, refusing names that are not its fields.
+
+    A field whose type is a config dataclass itself (``SMTConfig.decoder``) accepts a mapping,
+    loaded the same way (its unknown names are named with the path, ``SMTConfig.decoder``).
+    """
+    where = where or cls.__name__
+    check_fields(cls, mapping, where)
+    values = dict(mapping)
+    for name, sub in nested_configs(cls).items():
+        if isinstance(values.get(name), Mapping):
+            values[name] = load_config(sub, values[name], f"{where}.{name}")
+    return cls(**values)
 
 
 def config_subset(cls: type, mapping: Mapping[str, Any]) -> dict[str, Any]:
     """The entries of ``mapping`` whose names are fields of ``cls`` (a chapter's parameters
-    name config fields directly, so one parameter dict feeds several configs)."""
+    name config fields directly, so one parameter dict feeds several configs).
+
+    The fields of a nested config (``SMTConfig.decoder``) are taken from the same flat mapping
+    and returned as a mapping under the nested field's name, for :func:`load_config`. A name
+    that is a field at two levels would be ambiguous and is an error: a setting lives in one
+    config only.
+    """
     names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in mapping.items() if k in names}
+    out = {k: v for k, v in mapping.items() if k in names}
+    for name, sub in nested_configs(cls).items():
+        out.pop(name, None)
+        shared = sorted({f.name for f in dataclasses.fields(sub)} & names)
+        if shared:
+            raise ValueError(f"{cls.__name__} and {cls.__name__}.{name} ({sub.__name__}) both have the "
+                             f"field(s) {shared}: a setting must live in one config only")
+        inner = config_subset(sub, mapping)
+        if inner:
+            out[name] = inner
+    return out

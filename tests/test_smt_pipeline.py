@@ -58,7 +58,7 @@ def test_pipeline_end_to_end_and_cached(tmp_path):
     assert json.loads(again.evaluation.file("bleu.json").read_text()) == bleu
 
     # an extra phrase-pair feature reuses alignment, table and LM, and is tuned
-    pairs = decoding_pairs(res.phrase_table.file("phrase_table.npz"), dev[0] + test[0], cfg.max_phrase_len)
+    pairs = decoding_pairs(res.phrase_table.file("phrase_table.npz"), dev[0] + test[0], cfg.decoder.max_phrase_len)
     assert (("the",), ("le",)) in pairs
     extra = unknown_word_table(pairs, shortlist={"le"})
     cache.events.clear()

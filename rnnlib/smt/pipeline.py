@@ -48,6 +48,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..book.cache import ArtifactCache, canonical_json
+from ..config import load_config
 from .align import align, format_links, parse_links
 from .decoder import Decoder, DecoderConfig
 from .features import FeatureTable
@@ -93,9 +94,12 @@ class SMTData:
 
 @dataclass
 class SMTConfig:
-    """Defaults fit a ~25k-pair corpus in about 20 minutes on 2 cores (see the module notes)."""
+    """Defaults fit a ~25k-pair corpus in about 20 minutes on 2 cores (see the module notes).
 
-    max_phrase_len: int = 7
+    The longest phrase is ``decoder.max_phrase_len``: the phrase table extracts phrases up to
+    that length and the decoder looks up source spans up to it (one setting, in one place).
+    """
+
     table_limit: int = 20            # targets kept per source phrase in the stored table
     lm_order: int = 5
     eflomal_model: int = 3
@@ -111,14 +115,8 @@ class SMTConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "SMTConfig":
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(d) - names
-        if unknown:
-            raise ValueError(f"SMTConfig: unknown field(s) {sorted(unknown)}; known: {sorted(names)}")
-        d = dict(d)
-        if isinstance(d.get("decoder"), dict):
-            d["decoder"] = DecoderConfig(**d["decoder"])
-        return cls(**d)
+        """Build from a mapping; ``decoder`` may be a mapping too (:func:`rnnlib.config.load_config`)."""
+        return load_config(cls, d)
 
 
 def checksum(*parts) -> str:
@@ -253,14 +251,15 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
     log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
 
     # 2. phrase table
-    p_cfg = {"alignment": al.key, "max_phrase_len": config.max_phrase_len, "table_limit": config.table_limit}
+    max_phrase_len = config.decoder.max_phrase_len
+    p_cfg = {"alignment": al.key, "max_phrase_len": max_phrase_len, "table_limit": config.table_limit}
 
     def make_table(out: Path, work: Path) -> dict:
         t = time.perf_counter()
         lines = al.file("links.txt").read_text(encoding="utf-8").split("\n")
         links = [parse_links(lines[n], len(s), len(u), where=f"{al.file('links.txt')}:{n + 1}")
                  for n, (s, u) in enumerate(zip(data.train_src, data.train_tgt))]
-        pt = build_phrase_table(data.train_src, data.train_tgt, links, config.max_phrase_len, config.table_limit)
+        pt = build_phrase_table(data.train_src, data.train_tgt, links, max_phrase_len, config.table_limit)
         pt.save(out / "phrase_table.npz")
         return {"seconds": time.perf_counter() - t, "pairs": len(pt),
                 "source_phrases": int(len(pt.src_offsets) - 1)}
@@ -288,10 +287,9 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
     def decoder() -> Decoder:
         if "decoder" not in state:
             pt = PhraseTable.load(ptab.file("phrase_table.npz"))
-            wanted = _phrases_of(list(data.dev_src) + list(data.test_src), config.max_phrase_len)
+            wanted = _phrases_of(list(data.dev_src) + list(data.test_src), max_phrase_len)
             table = pt.lookup(sources=wanted)
-            dc = dataclasses.replace(config.decoder, max_phrase_len=config.max_phrase_len)
-            state["decoder"] = Decoder(table, _load_lm(lm_art.file("lm.arpa")), config=dc, extra=extra)
+            state["decoder"] = Decoder(table, _load_lm(lm_art.file("lm.arpa")), config=config.decoder, extra=extra)
         return state["decoder"]
 
     # 4. MERT
