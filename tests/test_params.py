@@ -77,3 +77,44 @@ def test_profile_then_override_order_and_unknown_names(tmp_path):
         resolve(chapters, load_profile(root, "bad"), "bad", [])
     with pytest.raises(ParameterError, match="unknown profile 'gpu'; the profiles are bad, smoke"):
         load_profile(root, "gpu")
+
+
+# -- shared blocks (# include:) ------------------------------------------------------------------
+
+def test_include_expands_the_shared_block_in_place_with_changed_defaults():
+    from rnnlib.corpus.params import specs as corpus_specs
+    block = corpus_specs()
+    specs = parse_parameters_cell('profile: str = "cpu"  # p\n# include: corpus src_vocab=30000 max_len=50\n'
+                                  'beam: int = 5  # [1, 10] beam\n')
+    assert list(specs) == ["profile", *block, "beam"]
+    assert specs["src_vocab"].default == 30000 and specs["max_len"].default == 50
+    assert specs["tgt_vocab"] == block["tgt_vocab"] and specs["corpus"].accepts() == block["corpus"].accepts()
+    assert {n for n, s in specs.items() if s.block == "corpus"} == set(block)
+    assert specs["beam"].block is None
+
+
+@pytest.mark.parametrize("cell,fragment", [
+    ("# include: corpora\n", "'# include: corpora' names no shared block; the blocks are corpus"),
+    ("# include: corpus vocab=3\n", "takes name=value defaults of its own parameters"),
+    ("# include: corpus src_vocab=10\n", "parameter 'src_vocab' = 10 (default in parameters cell, line 1): out of range"),
+    ("# include: corpus\ncorpus: str = \"x\"  # again\n", "parameter 'corpus' is declared twice (line 1 and line 2"),
+    ("n: int = 1  # n\nn: int = 2  # n\n", "parameter 'n' is declared twice (line 1 and line 2"),
+])
+def test_bad_include_lines_and_double_declarations_are_named(cell, fragment):
+    with pytest.raises(ParameterError) as e:
+        parse_parameters_cell(cell)
+    assert fragment in str(e.value)
+
+
+def test_included_parameters_take_profiles_and_overrides_and_unknown_names_still_fail(tmp_path):
+    root = make_minibook(tmp_path / "book")
+    demo = root / "chapters" / "demo.md"
+    demo.write_text(demo.read_text().replace('fail: bool = False', '# include: corpus\nfail: bool = False'))
+    (root / "profiles" / "smoke.yml").write_text("defaults: {seed: 3, tokenizer: whitespace}\n")
+    chapters = {"demo": demo}
+    params = resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus_layout=tsv"])["demo"]
+    assert (params["tokenizer"], params["corpus_layout"], params["corpus"]) == ("whitespace", "tsv", "bible")
+    with pytest.raises(ParameterError, match="override 'corpus_laoyut': unknown parameter"):
+        resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus_laoyut=tsv"])
+    with pytest.raises(ParameterError, match=r"parameter 'corpus' = 'wmt' \(command-line override"):
+        resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus=wmt"])

@@ -13,7 +13,18 @@ value accepts and means::
 
 The bracket at the start of the comment is the accepted range (``[`` and ``]`` include the
 bound, ``(`` and ``)`` exclude it; an empty bound is unbounded) or, in braces, the accepted
-values. This cell is the single source of truth: :func:`resolve` validates a profile and
+values.
+
+A block of parameters that several chapters share is declared once, in its module, and a
+chapter includes it with a marker line, optionally changing defaults (``name=value``, Python
+literals without spaces)::
+
+    # include: corpus src_vocab=30000 tgt_vocab=30000
+
+(:data:`INCLUDES` names the blocks; ``corpus`` is :mod:`rnnlib.corpus.params`). The included
+parameters are the chapter's like any other: listed by ``rnnlib params``, set by profiles and
+``-p``, injected by papermill; run by hand, the notebook gets their defaults from
+:meth:`rnnlib.book.Chapter.start`. This cell is the single source of truth: :func:`resolve` validates a profile and
 command-line overrides against it before any work starts, and
 :meth:`rnnlib.book.Chapter.start` validates again inside the running notebook.
 
@@ -29,9 +40,10 @@ A profile (``profiles/<name>.yml``) is::
 from __future__ import annotations
 
 import ast
+import importlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +71,7 @@ class ParamSpec:
     low_open: bool = False
     high_open: bool = False
     choices: tuple | None = None
+    block: str | None = field(default=None, compare=False)  # the shared block it was included from
 
     def accepts(self) -> str:
         """What the parameter accepts, in words (used in every error message)."""
@@ -113,13 +126,22 @@ def _article(word: str) -> str:
 
 _RANGE = re.compile(r"^\s*([\[(])\s*([^,\])]*)\s*,\s*([^\])]*)\s*([\])])\s*(.*)$")
 _CHOICES = re.compile(r"^\s*\{([^}]*)\}\s*(.*)$")
+_INCLUDE = re.compile(r"^\s*#\s*include:\s*(\S*)\s*(.*)$")
+
+#: ``# include: <name>`` -> the module whose ``parameter_block()`` is the shared block
+INCLUDES = {"corpus": "rnnlib.corpus.params"}
 
 
 def parse_parameters_cell(source: str, where: str = "parameters cell") -> dict[str, ParamSpec]:
-    """The :class:`ParamSpec` of every ``name: type = default  # comment`` line of ``source``."""
+    """The :class:`ParamSpec` of every ``name: type = default  # comment`` line of ``source``,
+    and of every parameter of the blocks its ``# include: <block>`` lines name, in order."""
     tree = ast.parse(source)
     lines = source.splitlines()
-    specs: dict[str, ParamSpec] = {}
+    found: list[tuple[int, int, ParamSpec]] = []   # (line, position in an included block, spec)
+    for lineno, line in enumerate(lines, 1):
+        if m := _INCLUDE.match(line):
+            included = included_block(m.group(1), m.group(2), f"{where}, line {lineno}")
+            found += [(lineno, k, spec) for k, spec in enumerate(included.values())]
     for node in tree.body:
         if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name) or node.value is None:
             raise ParameterError(f"{where}, line {node.lineno}: every statement must read "
@@ -145,8 +167,39 @@ def parse_parameters_cell(source: str, where: str = "parameters cell") -> dict[s
             choices = tuple(_literal(x.strip(), type_name) for x in items.split(",") if x.strip())
         spec = ParamSpec(name, type_name, optional, default, comment.strip(), low, high, low_open, high_open, choices)
         spec.check(default, f"default in {where}")
-        specs[name] = spec
+        found.append((node.lineno, 0, spec))
+    specs: dict[str, ParamSpec] = {}
+    first_line: dict[str, int] = {}
+    for lineno, _, spec in sorted(found, key=lambda x: x[:2]):
+        if spec.name in specs:
+            raise ParameterError(f"{where}: parameter '{spec.name}' is declared twice (line "
+                                 f"{first_line[spec.name]} and line {lineno}; an included block counts "
+                                 "as declared on its '# include:' line)")
+        specs[spec.name], first_line[spec.name] = spec, lineno
     return specs
+
+
+def included_block(name: str, defaults: str, where: str) -> dict[str, ParamSpec]:
+    """The specs of the shared block ``name`` (:data:`INCLUDES`), with ``defaults``
+    (``"src_vocab=30000 max_len=None"``) replacing the block's defaults."""
+    if name not in INCLUDES:
+        raise ParameterError(f"{where}: '# include: {name}' names no shared block; "
+                             f"the blocks are {', '.join(INCLUDES)}")
+    module = importlib.import_module(INCLUDES[name])
+    specs = parse_parameters_cell(module.parameter_block(), where=f"{INCLUDES[name]} block")
+    for item in defaults.split():
+        key, sep, text = item.partition("=")
+        if not sep or key not in specs:
+            raise ParameterError(f"{where}: '# include: {name}' takes name=value defaults of its own "
+                                 f"parameters ({', '.join(specs)}); got {item!r}")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text if specs[key].type == "str" else None
+            if value is None:
+                raise ParameterError(f"{where}: the default {item!r} is not a Python literal") from None
+        specs[key] = replace(specs[key], default=specs[key].check(value, f"default in {where}"))
+    return {n: replace(spec, block=name) for n, spec in specs.items()}
 
 
 def _annotation(node: ast.expr, where: str) -> tuple[str, bool]:

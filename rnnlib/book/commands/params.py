@@ -15,5 +15,6 @@ def main(args) -> int:
     width = max(len(n) for n in specs)
     for spec in specs.values():
         print(f"{spec.name:<{width}}  default {spec.default!r:<12}  accepts {spec.accepts()}"
-              + (f"  -- {spec.help}" if spec.help else ""))
+              + (f"  -- {spec.help}" if spec.help else "")
+              + (f"  [# include: {spec.block}]" if spec.block else ""))
     return 0
