@@ -1,8 +1,10 @@
-"""Training (issue 4, items 7 and 8): config, pools, logs, early stopping, determinism, kill/resume."""
+"""Training (issue 4, items 7 and 8): config, presets, pools, random minibatches, logs, early stopping,
+determinism, kill/resume, resume with changed limits."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,10 +16,10 @@ import pytest
 import torch
 from torch import nn
 
-from rnnlib.batching import PoolBatcher, Position
+from rnnlib.batching import PoolBatcher, Position, RandomBatcher
 from rnnlib.checkpoint import load_checkpoint
 from rnnlib.ragged import ParallelArrays, Ragged
-from rnnlib.train import TrainConfig, evaluate_nll, train
+from rnnlib.train import TRAIN_PRESETS, TrainConfig, evaluate_nll, train, train_preset
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -38,10 +40,10 @@ def reverse_pairs(n: int, vocab: int = 16, seed: int = 0, lo: int = 2, hi: int =
     return ParallelArrays(Ragged.from_lists(srcs), Ragged.from_lists([s[::-1] for s in srcs]))
 
 
-def tiny_setup(**overrides):
+def tiny_setup(dropout: float = 0.0, **overrides):
     """``(model, train, dev, cfg)`` for the resume test (also run in a child process)."""
     torch.manual_seed(0)
-    model = smoke_model()
+    model = smoke_model(dropout=dropout)
     cfg = TrainConfig(batch_size=8, pool=3, max_updates=24, checkpoint_every=8, eval_every=8, seed=5)
     return model, reverse_pairs(100, seed=1), reverse_pairs(20, seed=2), cfg.override(**overrides)
 
@@ -71,6 +73,27 @@ def test_config_defaults_are_paper_b_and_unknown_fields_are_named():
         TrainConfig()
     with pytest.raises(ValueError, match="batch_size"):
         TrainConfig(max_updates=1, batch_size=0)
+    with pytest.raises(ValueError, match="batching"):
+        TrainConfig(max_updates=1, batching="sorted")
+    with pytest.raises(ValueError, match="give eval_every"):
+        TrainConfig(patience=2)  # patience counts evaluations, so it needs a schedule
+
+
+def test_paper_presets_are_named_and_unknown_names_list_the_valid_ones():
+    a, b = train_preset("paper-a", max_updates=5), train_preset("paper-b", max_updates=5)
+    assert (a.optimizer, a.rho, a.eps, a.lr, a.batch_size, a.batching, a.clip_norm) == \
+        ("adadelta", 0.95, 1e-6, 1.0, 64, "random", None)
+    assert (b.optimizer, b.rho, b.eps, b.lr, b.batch_size, b.batching, b.pool, b.clip_norm) == \
+        ("adadelta", 0.95, 1e-6, 1.0, 80, "pools", 20, 1.0)
+    assert b == TrainConfig(max_updates=5)  # the defaults are paper B's
+    assert train_preset("paper-a", max_updates=5, clip_norm=1.0).clip_norm == 1.0
+    with pytest.raises(ValueError, match="paper-a, paper-b"):
+        train_preset("paper-c", max_updates=5)
+    with pytest.raises(ValueError, match="'batchsize'"):
+        train_preset("paper-a", max_updates=5, batchsize=3)
+    with pytest.raises(ValueError, match="never stops"):
+        train_preset("paper-a")  # the papers give no limit
+    assert set(TRAIN_PRESETS) == {"paper-a", "paper-b"}
 
 
 # -- pools ---------------------------------------------------------------------------------------
@@ -106,6 +129,32 @@ def test_pools_of_1600_become_20_sorted_minibatches():
     assert np.all(np.diff(lengths) >= 0)
     nxt_idx, nxt_pos, _ = next(stream)
     assert nxt_pos == Position(0, 1600, 1) and set(nxt_idx.tolist()) <= set(b.order[1600:3200].tolist())
+
+
+# -- random minibatches (paper A) ----------------------------------------------------------------
+
+def test_random_minibatches_use_every_pair_once_per_epoch_in_a_new_seeded_order():
+    n, bs = 203, 64  # 3 full minibatches and one of 11
+    b = RandomBatcher(n, bs, seed=7)
+    stream = b.stream()
+    epochs = []
+    for e in range(3):
+        batches = [next(stream) for _ in range(4)]
+        assert [len(idx) for idx, _, _ in batches] == [64, 64, 64, 11]
+        assert sorted(np.concatenate([idx for idx, _, _ in batches]).tolist()) == list(range(n))
+        assert batches[-1][1] == Position(e + 1, 0, 0) and batches[-1][2] == pytest.approx(e + 1)
+        assert batches[0][2] == pytest.approx(e + 64 / n)
+        epochs.append(np.concatenate([idx for idx, _, _ in batches]))
+    assert not np.array_equal(epochs[0], epochs[1])  # reshuffled every epoch
+    assert not np.array_equal(epochs[0], np.sort(epochs[0]))  # and not in corpus order
+    # seeded: the same seed draws the same minibatches, another seed others
+    assert np.array_equal(np.concatenate([next(RandomBatcher(n, bs, 7).stream())[0]]), epochs[0][:64])
+    assert not np.array_equal(next(RandomBatcher(n, bs, 8).stream())[0], epochs[0][:64])
+    # resumable: a stream started at a position continues exactly where the first one was
+    resumed = RandomBatcher(n, bs, seed=7).stream(Position(1, 0, 2))
+    assert np.array_equal(next(resumed)[0], epochs[1][128:192])
+    assert np.array_equal(next(resumed)[0], epochs[1][192:])
+    assert np.array_equal(next(resumed)[0], epochs[2][:64])
 
 
 # -- the loop ------------------------------------------------------------------------------------
@@ -162,6 +211,8 @@ def test_early_stopping_after_patience_evaluations_without_improvement(tmp_path)
     model, tr, dev, cfg = tiny_setup(optimizer="sgd", lr=0.0, max_updates=100, eval_every=1, patience=2)
     res = train(model, tr, dev, cfg, tmp_path, progress=False)
     assert res.stopped == "early_stopping" and res.updates == 3
+    with pytest.raises(ValueError, match="needs a dev set"):
+        train(model, tr, None, cfg, tmp_path / "no_dev", progress=False)
     assert res.best["update"] == 1
 
 
@@ -177,12 +228,70 @@ def test_same_seed_same_parameters_and_changed_config_refuses_to_resume(tmp_path
         train(model, tr, dev, cfg, tmp_path / "a", progress=False)
 
 
+# -- resuming with a changed limit ----------------------------------------------------------------
+
+def noisy_run(work: Path, **overrides):
+    """A run whose dev NLL goes up and down (Adam, lr 0.2), with patience 2: ``(result, parameters)``."""
+    model, tr, dev, cfg = tiny_setup(optimizer="adam", lr=0.2, max_updates=40, eval_every=4,
+                                     checkpoint_every=None, patience=2)
+    result = train(model, tr, dev, cfg.override(**overrides), work, progress=False)
+    return result, params_of(model)
+
+
+def evals_of(result) -> list[tuple]:
+    return [(e["update"], e["dev_nll_sentence"], e["dev_nll_token"], e["scheduled"]) for e in result.evals]
+
+
+def assert_same_run(a, params_a, b, params_b) -> None:
+    assert evals_of(a) == evals_of(b)
+    assert (a.updates, a.stopped, a.best["update"]) == (b.updates, b.stopped, b.best["update"])
+    assert [r["train_nll_sentence"] for r in a.log] == [r["train_nll_sentence"] for r in b.log]
+    assert all(torch.equal(params_a[k], params_b[k]) for k in params_b)
+
+
+@pytest.mark.parametrize("batching", ["pools", "random"])
+def test_resumed_with_more_updates_equals_the_uninterrupted_run(tmp_path, batching):
+    straight, p_straight = noisy_run(tmp_path / "straight", batching=batching)
+    assert straight.stopped == "early_stopping" and straight.updates < 40  # patience decides the end
+    first, _ = noisy_run(tmp_path / "resumed", batching=batching, max_updates=7)
+    # the first run ends off the eval_every schedule and evaluates there once more...
+    assert [(e["update"], e["scheduled"]) for e in first.evals] == [(4, True), (7, False)]
+    resumed, p_resumed = noisy_run(tmp_path / "resumed", batching=batching)
+    # ...which neither stays in the resumed history nor counts toward patience or the best state
+    assert resumed.resumed_from == 7
+    assert_same_run(resumed, p_resumed, straight, p_straight)
+
+
+@pytest.mark.parametrize("first,then", [
+    ({"max_epochs": 0.5}, {"max_epochs": 3.0}),
+    ({"patience": 1}, {}),                          # early-stopped, then resumed with a larger patience
+    ({"checkpoint_every": 3, "max_updates": 10}, {"checkpoint_every": 5}),
+    ({"max_updates": 12}, {"patience": None, "max_updates": 20}),  # a limit on the eval_every schedule
+])
+def test_resumed_after_a_changed_limit_or_checkpoint_interval_equals_the_uninterrupted_run(tmp_path, first, then):
+    straight, p_straight = noisy_run(tmp_path / "straight", **then)
+    noisy_run(tmp_path / "resumed", **{**then, **first})
+    resumed, p_resumed = noisy_run(tmp_path / "resumed", **then)
+    assert resumed.resumed_from is not None and resumed.updates > resumed.resumed_from
+    assert_same_run(resumed, p_resumed, straight, p_straight)
+
+
+def test_resuming_past_where_the_new_config_stops_or_with_another_eval_schedule_is_refused(tmp_path):
+    done, _ = noisy_run(tmp_path / "run", patience=None, max_updates=20)
+    for change, message in (({"max_updates": 12}, "max_updates=12"), ({"max_epochs": 0.5}, "max_epochs=0.5"),
+                            ({"patience": 1}, "patience=1"), ({"eval_every": 5}, "eval_every=4")):
+        with pytest.raises(ValueError, match=message):
+            noisy_run(tmp_path / "run", **{"patience": None, "max_updates": 20, **change})
+    again, _ = noisy_run(tmp_path / "run", patience=None, max_updates=20)  # unchanged: nothing to do
+    assert again.updates == 20 and evals_of(again) == evals_of(done)
+
+
 CHILD = """
 import sys, time, torch
 torch.set_num_threads(1)
 from test_train import tiny_setup
 from rnnlib.train import train
-model, tr, dev, cfg = tiny_setup()
+model, tr, dev, cfg = tiny_setup(dropout=0.3)
 forward = model.forward
 def slow(*args):
     time.sleep(0.04)
@@ -192,7 +301,7 @@ train(model, tr, dev, cfg, sys.argv[1], progress=False)
 """
 
 
-def test_killed_run_resumes_bitwise_equal_to_an_uninterrupted_run(tmp_path, one_thread):
+def test_killed_run_with_dropout_resumes_bitwise_equal_to_an_uninterrupted_run(tmp_path, one_thread, monkeypatch):
     work = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(work)], env=env, cwd=REPO,
@@ -209,17 +318,25 @@ def test_killed_run_resumes_bitwise_equal_to_an_uninterrupted_run(tmp_path, one_
         child.wait()
     assert child.returncode == -signal.SIGKILL
     assert load_checkpoint(work / "checkpoint.pt")["update"] == 8  # killed between checkpoints
+    shutil.copytree(work, tmp_path / "no_rng")
 
-    model, tr, dev, cfg = tiny_setup()
+    model, tr, dev, cfg = tiny_setup(dropout=0.3)
     resumed = train(model, tr, dev, cfg, work, progress=False)
     assert resumed.resumed_from == 8 and resumed.updates == 24
     resumed_params = params_of(model)
 
-    model, tr, dev, cfg = tiny_setup()
+    model, tr, dev, cfg = tiny_setup(dropout=0.3)
     straight = train(model, tr, dev, cfg, tmp_path / "straight", progress=False)
-    assert all(torch.equal(resumed_params[k], v) for k, v in params_of(model).items())
+    straight_params = params_of(model)
+    assert all(torch.equal(resumed_params[k], v) for k, v in straight_params.items())
     assert [r["train_nll_sentence"] for r in resumed.log] == [r["train_nll_sentence"] for r in straight.log]
-    assert resumed.evals[-1]["dev_nll_sentence"] == straight.evals[-1]["dev_nll_sentence"]
+    assert evals_of(resumed) == evals_of(straight)
+
+    # the dropout masks depend on the restored random-number state: without it, the run differs
+    monkeypatch.setattr("rnnlib.train.set_rng_state", lambda state: None)
+    model, tr, dev, cfg = tiny_setup(dropout=0.3)
+    train(model, tr, dev, cfg, tmp_path / "no_rng", progress=False)
+    assert not all(torch.equal(v, straight_params[k]) for k, v in params_of(model).items())
 
 
 def test_run_file_with_an_unknown_key_is_refused_naming_it(tmp_path):
