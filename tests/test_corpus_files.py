@@ -22,7 +22,7 @@ def write_pairs(folder, splits=None, pattern="{split}.{lang}"):
 
 
 def prep(folder, tmp_path, **kw):
-    cfg = CorpusConfig(source="files", files_dir=str(folder), tokenizer=kw.pop("tokenizer", "whitespace"), **kw)
+    cfg = CorpusConfig(corpus="files", corpus_dir=str(folder), tokenizer=kw.pop("tokenizer", "whitespace"), **kw)
     return prepare_corpus(cfg, ArtifactCache(tmp_path / "cache"))
 
 
@@ -41,14 +41,14 @@ def test_tsv_layout_and_empty_lines_are_skipped_and_counted(tmp_path):
         if split == "train":
             lines[3:3] = ["", "only source\t ", "\t"]
         (tmp_path / f"{split}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    c = prep(tmp_path, tmp_path, files_layout="tsv", tokenizer="moses")
+    c = prep(tmp_path, tmp_path, corpus_layout="tsv", tokenizer="moses")
     assert len(c.train) == 15 and c.filters.loc["train", "missing_side"] == 3
     assert c.rows("train")[3] == 7            # file line numbers survive the skipped lines
 
 
 def test_pattern_for_other_file_names(tmp_path):
     write_pairs(tmp_path, pattern="news-{split}.{lang}")
-    c = prep(tmp_path, tmp_path, files_pattern="news-{split}.{lang}")
+    c = prep(tmp_path, tmp_path, corpus_pattern="news-{split}.{lang}")
     assert len(c.dev) == 2
 
 
@@ -88,7 +88,7 @@ def test_tsv_line_without_a_tab(tmp_path):
         bad = "c d" if split == "train" else "c\td"
         (tmp_path / f"{split}.tsv").write_text(f"a\tb\n{bad}\n", encoding="utf-8")
     with pytest.raises(CorpusFileError, match=r"train\.tsv:2: expected 'source<TAB>target'"):
-        prep(tmp_path, tmp_path, files_layout="tsv")
+        prep(tmp_path, tmp_path, corpus_layout="tsv")
 
 
 def test_missing_folder_and_all_empty_split(tmp_path):
@@ -102,7 +102,7 @@ def test_missing_folder_and_all_empty_split(tmp_path):
 def test_cli_prepares_files_and_reports_bad_input(tmp_path, capsys):
     from rnnlib.book.cli import main
     write_pairs(tmp_path)
-    argv = ["corpus", "--source", "files", "--files-dir", str(tmp_path), "--tokenizer", "whitespace",
+    argv = ["corpus", "--corpus", "files", "--corpus-dir", str(tmp_path), "--tokenizer", "whitespace",
             "--cache", str(tmp_path / "cache"), "--show", "stats", "examples"]
     assert main(argv) == 0
     out = capsys.readouterr().out

@@ -21,7 +21,7 @@ DATA_CHAPTER = ROOT / "chapters" / "data.md"
 
 def test_default_is_the_bible_and_chapter_values_map_to_the_config():
     cfg = corpus_config({"profile": "smoke", "steps": 3, "en_version": "k", "src_vocab": 30000})
-    assert (cfg.source, cfg.en_version, cfg.src_vocab, cfg.files_dir) == ("bible", "k", 30000, None)
+    assert (cfg.corpus, cfg.en_version, cfg.src_vocab, cfg.corpus_dir) == ("bible", "k", 30000, None)
     assert corpus_config({"max_len": 50}, max_len=30, drop_leaks=False).max_len == 30
 
 
@@ -41,8 +41,8 @@ def test_missing_folder_names_the_parameter_and_the_resolved_path(tmp_path):
 def test_relative_corpus_dir_is_relative_to_the_root(tmp_path):
     (tmp_path / "data" / "wmt14").mkdir(parents=True)
     cfg = corpus_config({"corpus": "files", "corpus_dir": "data/wmt14", "corpus_layout": "tsv"}, root=tmp_path)
-    assert Path(cfg.files_dir) == (tmp_path / "data" / "wmt14").resolve()
-    assert cfg.files_layout == "tsv"
+    assert Path(cfg.corpus_dir) == (tmp_path / "data" / "wmt14").resolve()
+    assert cfg.corpus_layout == "tsv"
 
 
 def test_corpus_dir_with_the_bible_is_an_error_not_a_silent_bible_run(tmp_path):

@@ -129,7 +129,7 @@ def test_reverse_direction_and_bad_parameters(cache):
         CorpusConfig(fr_version="4")
     with pytest.raises(ValueError, match="max_len"):
         CorpusConfig(max_len=0)
-    with pytest.raises(ValueError, match="unknown corpus parameter"):
+    with pytest.raises(ValueError, match="unknown CorpusConfig field .vocab."):
         CorpusConfig.from_dict({"vocab": 10})
     fr_en = CorpusConfig(src_lang="fr", tgt_lang="en", extra_refs=("k",))
     assert fr_en.reference_versions() == ("k",)

