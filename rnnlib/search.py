@@ -7,11 +7,13 @@
 * :func:`score` -- teacher-forced ``log p(y | x)`` of given pairs (A's phrase-table feature).
 
 Every function takes ``src (B, S) int64`` + ``src_mask (B, S) bool`` or a
-:class:`~rnnlib.batch.Batch`, runs the model in eval mode without gradients (restoring its
-mode afterwards), and returns, per sentence, :class:`Hypothesis` objects whose ``tokens``
-exclude ``BOS`` and ``EOS`` and whose ``score`` is ``sum_i log p(y_i | y_<i, x)`` including the
-final ``EOS``. ``max_len`` (tokens before ``EOS``) defaults to ``2 * source_length + 10``; a
-hypothesis that reaches it must end with ``EOS`` at the next step.
+:class:`~rnnlib.batch.Batch`, whose every source ends in ``EOS`` (as
+:func:`rnnlib.batch.source_batch` builds them; anything else is an error), runs the model in
+eval mode without gradients (restoring its mode afterwards), and returns, per sentence,
+:class:`Hypothesis` objects whose ``tokens`` exclude ``BOS`` and ``EOS`` and whose ``score`` is
+``sum_i log p(y_i | y_<i, x)`` including the final ``EOS``. ``max_len`` (tokens before ``EOS``)
+defaults to ``2 * L + 10`` for a source of ``L`` tokens (its ``EOS`` included); a hypothesis
+that reaches it must end with ``EOS`` at the next step.
 
 Beam search follows the procedure of the papers' implementation (GroundHog): at every step
 each sentence keeps the best ``K - f`` live expansions, where ``f`` of its ``K`` slots are
@@ -58,7 +60,8 @@ from .specials import BOS, EOS, PAD, UNK
 @dataclass
 class Hypothesis:
     """``tokens`` (no BOS/EOS), ``score`` = sum of log-probabilities including EOS,
-    ``attention (len(tokens) + 1, S_real)`` (row i: weights used to emit token i; last row: EOS) or None."""
+    ``attention (len(tokens) + 1, S_real + 1)`` (row i: weights used to emit token i, last row:
+    EOS; column j: source word j, last column: the source's ``EOS``) or None."""
 
     tokens: list[int]
     score: float
@@ -94,6 +97,13 @@ def _sources(model, batch_or_src, src_mask) -> tuple[torch.Tensor, torch.Tensor]
         raise ValueError("search: src_mask is required when src is a tensor (or pass a Batch)")
     if batch_or_src.dim() != 2 or batch_or_src.shape != src_mask.shape:
         raise ValueError(f"search: src {tuple(batch_or_src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)")
+    lengths = src_mask.sum(1)
+    if bool((lengths == 0).any()):
+        raise ValueError("search: a source sentence is empty (src_mask row with no True)")
+    last = batch_or_src.gather(1, (lengths - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
+    if bool((last != EOS).any()):
+        raise ValueError(f"search: every source must end with [EOS] (id {EOS}) at its last masked position; "
+                         "build src and src_mask with rnnlib.batch.source_batch or pad_sources")
     device = next(model.parameters()).device
     return batch_or_src.to(device), src_mask.to(device)
 

@@ -4,13 +4,13 @@ import time
 import pytest
 import torch
 
-from rnnlib.batch import pad
+from rnnlib.batch import pad, pad_sources
 from rnnlib.encoders import EncoderOut
 from rnnlib.gru import GRUCell
 from rnnlib.book.ledger import ledger, ledger_markdown, parse_sections
 from rnnlib.models import RNNEncDec, RNNSearch
 from rnnlib.presets import PRESETS, ModelConfig, build_model, preset
-from rnnlib.specials import BOS
+from rnnlib.specials import BOS, EOS
 
 VARIANTS = {
     "rnnsearch-prev": dict(name="smoke-rnnsearch"),
@@ -28,14 +28,14 @@ def _model(variant: str, seed: int = 0, dropout: float = 0.0):
     return build_model(preset(kw.pop("name"), init="default", dropout=dropout, **kw)).eval()
 
 
-SRC = [[5, 6, 7, 8, 9, 10], [11, 12], [13, 14, 15, 16]]
+SRC = [[5, 6, 7, 8, 9, 10], [11, 12], [13, 14, 15, 16]]  # words; pad_sources appends EOS
 TGT = [[20, 21, 22], [23], [24, 25, 26, 27, 28]]
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_forward_equals_step_by_step(variant):
     model = _model(variant)
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     tgt_in, _ = pad(TGT, prefix=BOS)
     with torch.no_grad():
         logits, att = model(src, mask, tgt_in, return_attention=True)
@@ -52,26 +52,26 @@ def test_forward_equals_step_by_step(variant):
 @pytest.mark.parametrize("variant", ["rnnsearch-prev", "rnnsearch-reset-after", "rnnencdec", "cho2014"])
 def test_sentence_alone_equals_sentence_in_padded_batch(variant):
     model = _model(variant)
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     tgt_in, _ = pad(TGT, prefix=BOS)
     with torch.no_grad():
         batch_logits = model(src, mask, tgt_in)
         batch_enc = model.encode(src, mask)
         for b, (s, y) in enumerate(zip(SRC, TGT)):
-            s1, m1 = pad([s])
+            s1, m1 = pad_sources([s])
             y1, _ = pad([y], prefix=BOS)
             alone = model(s1, m1, y1)
             torch.testing.assert_close(batch_logits[b, : len(y) + 1], alone[0], atol=1e-5, rtol=0)
             enc1 = model.encode(s1, m1)
             torch.testing.assert_close(batch_enc.init[b], enc1.init[0], atol=1e-6, rtol=0)
-            torch.testing.assert_close(batch_enc.annotations[b, : len(s)], enc1.annotations[0], atol=1e-6, rtol=0)
+            torch.testing.assert_close(batch_enc.annotations[b, : len(s) + 1], enc1.annotations[0], atol=1e-6, rtol=0)
 
 
 @pytest.mark.parametrize("variant", ["rnnsearch-prev", "rnnencdec"])
 def test_padding_token_ids_cannot_leak(variant):
     """Whatever ids sit under the padding, the encoding and the outputs are the same."""
     model = _model(variant)
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     tgt_in, _ = pad(TGT, prefix=BOS)
     noisy = src.clone()
     noisy[~mask] = torch.randint(4, model.config.src_vocab, (int((~mask).sum()),))
@@ -79,33 +79,33 @@ def test_padding_token_ids_cannot_leak(variant):
         torch.testing.assert_close(model(src, mask, tgt_in), model(noisy, mask, tgt_in), atol=0, rtol=0)
 
 
-def test_backward_rnn_starts_at_last_real_word():
+def test_backward_rnn_starts_on_the_source_end():
     model = _model("rnnsearch-prev")
     enc_mod = model.encoder
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     with torch.no_grad():
         ann, first_backward = enc_mod(src, mask)
         for b, s in enumerate(SRC):
-            rev = torch.tensor(s[::-1]).unsqueeze(0)
-            states = enc_mod.bwd(enc_mod.embed(rev))[0]  # reads x_T .. x_1
+            rev = torch.tensor([EOS] + s[::-1]).unsqueeze(0)
+            states = enc_mod.bwd(enc_mod.embed(rev))[0]  # reads <end>, x_T .. x_1
             torch.testing.assert_close(first_backward[b], states[-1], atol=1e-6, rtol=0)
-            torch.testing.assert_close(ann[b, : len(s), model.config.hidden:], states.flip(0), atol=1e-6, rtol=0)
-            assert ann[b, len(s):].abs().sum() == 0
+            torch.testing.assert_close(ann[b, : len(s) + 1, model.config.hidden:], states.flip(0), atol=1e-6, rtol=0)
+            assert ann[b, len(s) + 1:].abs().sum() == 0
 
 
-def test_rnnencdec_context_is_tanh_V_of_last_real_state():
+def test_rnnencdec_context_is_tanh_V_of_the_state_after_the_source_end():
     model = _model("rnnencdec")
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     with torch.no_grad():
         states, c = model.encoder(src, mask)
         for b, s in enumerate(SRC):
-            h_N = model.encoder.rnn(model.encoder.embed(torch.tensor([s])))[0, -1]
+            h_N = model.encoder.rnn(model.encoder.embed(torch.tensor([s + [EOS]])))[0, -1]  # after <end>
             torch.testing.assert_close(c[b], torch.tanh(model.encoder.V(h_N)), atol=1e-6, rtol=0)
 
 
 def test_padded_source_positions_get_exactly_zero_attention():
     model = _model("rnnsearch-prev")
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     tgt_in, _ = pad(TGT, prefix=BOS)
     with torch.no_grad():
         _, att = model(src, mask, tgt_in, return_attention=True)
@@ -117,7 +117,7 @@ def test_padded_source_positions_get_exactly_zero_attention():
 def test_first_previous_word_has_zero_embedding():
     """e(y_0) = 0 (A App. A): the BOS row of E cannot change anything."""
     model = _model("rnnsearch-prev")
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     tgt_in, _ = pad(TGT, prefix=BOS)
     with torch.no_grad():
         before = model(src, mask, tgt_in)
@@ -142,7 +142,7 @@ def test_paper_initialisation():
     assert 0.008 < float(model.decoder.output.W_o.weight.std()) < 0.012
     assert float(model.decoder.embed.weight[BOS].abs().sum()) == 0
     # zero v_a: the first attention weights are uniform over each sentence's real words
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     with torch.no_grad():
         enc = model.encode(src, mask)
         _, _, alpha = model.step(torch.full((3,), BOS), model.init_state(enc), enc)
@@ -158,7 +158,7 @@ def test_build_model_is_reproducible_with_a_generator():
 
 def test_encoder_out_reorders_along_batch():
     model = _model("rnnsearch-prev")
-    src, mask = pad(SRC)
+    src, mask = pad_sources(SRC)
     with torch.no_grad():
         enc = model.encode(src, mask)
     rep = enc.repeat_interleave(2)
@@ -196,7 +196,7 @@ def test_paper_preset_trains_one_step(name):
     start = time.time()
     model = build_model(preset(name))
     assert isinstance(model, RNNSearch if preset(name).arch == "rnnsearch" else RNNEncDec)
-    src, mask = pad([[5, 6, 7, 8, 9], [9, 10, 11]])
+    src, mask = pad_sources([[5, 6, 7, 8, 9], [9, 10, 11]])
     tgt_in, _ = pad([[11, 12, 13], [14]], prefix=BOS)
     tgt_out, tgt_mask = pad([[11, 12, 13], [14]], suffix=3)
     opt = torch.optim.Adadelta(model.parameters(), lr=1.0, rho=0.95, eps=1e-6)

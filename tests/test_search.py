@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from rnnlib import search
-from rnnlib.batch import Batch, pad
+from rnnlib.batch import Batch, pad, pad_sources
 from rnnlib.presets import build_model, preset
 from rnnlib.specials import BOS, EOS, UNK
 
@@ -44,7 +44,7 @@ def _train(model, opt, gen):
     with torch.enable_grad():
         for _ in range(170):
             pairs = _reverse_pairs(gen, 32)
-            src, mask = pad([p[0] for p in pairs])
+            src, mask = pad_sources([p[0] for p in pairs])
             tgt_in, _ = pad([p[1] for p in pairs], prefix=BOS)
             tgt_out, tgt_mask = pad([p[1] for p in pairs], suffix=EOS)
             logits = model(src, mask, tgt_in)
@@ -65,7 +65,7 @@ TEST = _reverse_pairs(torch.Generator().manual_seed(99), 40)
 
 
 def test_trained_reverser_translates_and_attends_anti_diagonally(reverser):
-    src, mask = pad([p[0] for p in TEST])
+    src, mask = pad_sources([p[0] for p in TEST])
     hyps = search.greedy(reverser, src, mask)
     accuracy = np.mean([h.tokens == p[1] for h, p in zip(hyps, TEST)])
     assert accuracy >= 0.8
@@ -73,7 +73,7 @@ def test_trained_reverser_translates_and_attends_anti_diagonally(reverser):
     for h, (s, y) in zip(hyps, TEST):
         if h.tokens == y:
             n = len(s)
-            assert h.attention.shape == (n + 1, n)
+            assert h.attention.shape == (n + 1, n + 1)  # the last column: the source's EOS
             # output word i copies source word n-1-i: its attention peaks there
             on_diagonal.extend(h.attention[:n].argmax(1) == n - 1 - np.arange(n))
     assert np.mean(on_diagonal) >= 0.8, np.mean(on_diagonal)
@@ -82,7 +82,7 @@ def test_trained_reverser_translates_and_attends_anti_diagonally(reverser):
 @pytest.mark.parametrize("which", ["reverser", "encdec"])
 def test_beam_size_one_equals_greedy(which, request):
     model = request.getfixturevalue(which)
-    src, mask = pad([p[0] for p in TEST[:12]])
+    src, mask = pad_sources([p[0] for p in TEST[:12]])
     greedy = search.greedy(model, src, mask)
     beam = search.beam_search(model, src, mask, beam_size=1)
     for g, (b,) in zip(greedy, beam):
@@ -96,11 +96,11 @@ def test_beam_size_one_equals_greedy(which, request):
 def test_sentence_alone_equals_sentence_in_padded_batch(which, request):
     model = request.getfixturevalue(which)
     sources = [p[0] for p in TEST[:6]]
-    src, mask = pad(sources)
+    src, mask = pad_sources(sources)
     in_batch = search.beam_search(model, src, mask, beam_size=3, n_best=3)
     greedy_batch = search.greedy(model, src, mask)
     for s, nbest, g in zip(sources, in_batch, greedy_batch):
-        s1, m1 = pad([s])
+        s1, m1 = pad_sources([s])
         alone = search.beam_search(model, s1, m1, beam_size=3, n_best=3)[0]
         assert [h.tokens for h in alone] == [h.tokens for h in nbest]
         for a, b in zip(alone, nbest):
@@ -113,28 +113,30 @@ def test_sentence_alone_equals_sentence_in_padded_batch(which, request):
 
 def test_hypothesis_attention_covers_only_real_source_words(reverser):
     sources = [[4, 5, 6, 7, 8, 9, 10], [11, 12, 13]]
-    src, mask = pad(sources)
+    src, mask = pad_sources(sources)
+    assert src.shape == (2, 8) and src[1].tolist() == [11, 12, 13, EOS, 0, 0, 0, 0]
     nbest = search.beam_search(reverser, src, mask, beam_size=4, n_best=2)
     for s, hyps in zip(sources, nbest):
         for h in hyps:
-            assert h.attention.shape == (len(h.tokens) + 1, len(s))
+            assert h.attention.shape == (len(h.tokens) + 1, len(s) + 1)  # words and the source's EOS
             np.testing.assert_allclose(h.attention.sum(1), 1.0, atol=1e-5)  # no mass left for padding
 
 
 def test_golden_nbest_from_seeded_tiny_model():
     torch.manual_seed(1234)
     model = build_model(preset("smoke-rnnsearch", init="default", src_vocab=12, tgt_vocab=12)).eval()
-    src, mask = pad([[5, 6, 7, 8], [9, 10]])
+    src, mask = pad_sources([[5, 6, 7, 8], [9, 10]])
     got = search.beam_search(model, src, mask, beam_size=4, n_best=3, max_len=6)
     expected = [
-        [([], -2.3519), ([4, 4, 4, 4, 5, 4], -15.8446), ([4, 4, 4, 4, 4, 4], -15.85707)],
-        [([4, 4, 4, 4, 5, 4], -15.99738), ([4, 6, 7, 4, 4, 4], -16.0064), ([4, 4, 4, 4, 4, 4], -16.01901)],
+        [([], -2.35526), ([4, 4, 4, 4, 5, 4], -15.84487), ([4, 4, 4, 4, 4, 4], -15.85518)],
+        [([4, 4, 4, 4, 4, 5], -15.86444), ([4, 4, 4, 4, 5, 4], -15.96567), ([4, 4, 4, 4, 4, 4], -15.97458)],
     ]
     for hyps, exp in zip(got, expected):
         assert [h.tokens for h in hyps] == [t for t, _ in exp]
         np.testing.assert_allclose([h.score for h in hyps], [s for _, s in exp], atol=1e-4)
-    np.testing.assert_allclose(got[0][0].attention, [[0.2523, 0.2531, 0.2526, 0.2420]], atol=1e-4)
-    np.testing.assert_allclose(got[1][0].attention[0], [0.4770, 0.5230], atol=1e-4)
+    # the last column is the source's EOS
+    np.testing.assert_allclose(got[0][0].attention, [[0.2030, 0.2033, 0.2024, 0.1932, 0.1981]], atol=1e-4)
+    np.testing.assert_allclose(got[1][0].attention[0], [0.3099, 0.3379, 0.3523], atol=1e-4)
 
 
 @pytest.mark.parametrize("which", ["reverser", "encdec"])
@@ -142,11 +144,11 @@ def test_score_equals_sum_of_step_log_probabilities(which, request):
     model = request.getfixturevalue(which)
     sources, targets = [p[0] for p in TEST[:5]], [p[1] for p in TEST[:5]]
     targets[1] = [4, UNK, 9]
-    src, mask = pad(sources)
+    src, mask = pad_sources(sources)
     got = search.score(model, src, mask, targets)
     with torch.no_grad():
         for b, (s, y) in enumerate(zip(sources, targets)):
-            s1, m1 = pad([s])
+            s1, m1 = pad_sources([s])
             enc = model.encode(s1, m1)
             state, prev, total = model.init_state(enc), torch.tensor([BOS]), 0.0
             for word in y + [EOS]:
@@ -163,7 +165,7 @@ def test_score_equals_sum_of_step_log_probabilities(which, request):
 
 
 def test_beam_scores_are_model_log_probabilities(reverser):
-    src, mask = pad([p[0] for p in TEST[:4]])
+    src, mask = pad_sources([p[0] for p in TEST[:4]])
     nbest = search.beam_search(reverser, src, mask, beam_size=3, n_best=3)
     for b, hyps in enumerate(nbest):
         s = search.score(reverser, src[b:b + 1], mask[b:b + 1], [h.tokens for h in hyps[:1]])
@@ -173,7 +175,7 @@ def test_beam_scores_are_model_log_probabilities(reverser):
 
 def test_large_beam_finds_the_exact_nbest(encdec):
     """With a beam wider than the whole search space, beam search is exhaustive search."""
-    src, mask = pad([[5, 6, 7]])
+    src, mask = pad_sources([[5, 6, 7]])
     max_len = 3
     allowed = [UNK] + list(range(4, 14))
     seqs = [list(t) for n in range(max_len + 1) for t in itertools.product(allowed, repeat=n)
@@ -186,7 +188,7 @@ def test_large_beam_finds_the_exact_nbest(encdec):
 
 
 def test_forbid_unk_never_emits_unk(reverser):
-    src, mask = pad([p[0] for p in TEST[:8]])
+    src, mask = pad_sources([p[0] for p in TEST[:8]])
     with torch.no_grad():
         reverser.decoder.output.W_o.bias[UNK] += 20.0  # make [UNK] the favourite word
     try:
@@ -204,22 +206,33 @@ def test_forbid_unk_never_emits_unk(reverser):
 
 
 def test_max_len_bounds_every_hypothesis(encdec):
-    src, mask = pad([[5, 6, 7, 8], [9]])
+    src, mask = pad_sources([[5, 6, 7, 8], [9]])
     for hyps in search.beam_search(encdec, src, mask, beam_size=4, n_best=4, max_len=2):
         assert all(len(h.tokens) <= 2 for h in hyps)
     default = search.greedy(encdec, src, mask)
-    assert all(len(h.tokens) <= 2 * n + 10 for h, n in zip(default, [4, 1]))
+    assert all(len(h.tokens) <= 2 * (n + 1) + 10 for h, n in zip(default, [4, 1]))
+
+
+def test_sources_without_eos_are_refused(encdec):
+    src, mask = pad([[5, 6, 7], [8]])  # words only: the model reads sources ending in EOS
+    for fn in (search.greedy, search.beam_search):
+        with pytest.raises(ValueError, match=r"must end with \[EOS\]"):
+            fn(encdec, src, mask)
+    with pytest.raises(ValueError, match="already contains"):
+        pad_sources([[5, EOS]])
+    with pytest.raises(ValueError, match="sentence 1 of the batch is empty"):
+        pad_sources([[5], []])
 
 
 def test_length_norm_ranks_by_score_per_word(encdec):
-    src, mask = pad([[5, 6, 7]])
+    src, mask = pad_sources([[5, 6, 7]])
     hyps = search.beam_search(encdec, src, mask, beam_size=6, n_best=6, length_norm=True)[0]
     per_word = [h.score / (len(h.tokens) + 1) for h in hyps]
     assert per_word == sorted(per_word, reverse=True)
 
 
 def test_sampling_is_reproducible_and_scored(reverser):
-    src, mask = pad([p[0] for p in TEST[:2]])
+    src, mask = pad_sources([p[0] for p in TEST[:2]])
     a = search.sample(reverser, src, mask, n=50, generator=torch.Generator().manual_seed(5))
     b = search.sample(reverser, src, mask, n=50, generator=torch.Generator().manual_seed(5))
     assert len(a) == 2 and all(len(x) == 50 for x in a)
@@ -232,6 +245,6 @@ def test_sampling_is_reproducible_and_scored(reverser):
 
 def test_search_restores_training_mode(reverser):
     reverser.train()
-    search.greedy(reverser, *pad([[4, 5]]))
+    search.greedy(reverser, *pad_sources([[4, 5]]))
     assert reverser.training
     reverser.eval()

@@ -58,6 +58,7 @@ from ..fast.allocator import allocator_description, tune_allocator
 from ..batch import make_batch, source_batch
 from ..batching import PoolBatcher
 from ..ragged import ParallelArrays, Ragged
+from ..specials import EOS
 from ..train import TrainConfig, batch_nll, make_optimizer
 
 KINDS = ("rnnsearch", "rnnencdec")
@@ -82,7 +83,7 @@ class Dims:
 def forward_flops(d: Dims, src_len: int, tgt_len: int) -> int:
     """Matrix-multiply FLOPs (2 per multiply-add) of one teacher-forced forward pass of one pair.
 
-    ``src_len`` source words; ``tgt_len`` decoder steps (target words + ``EOS``). Element-wise
+    ``src_len`` source tokens (words + ``EOS``); ``tgt_len`` decoder steps (target words + ``EOS``). Element-wise
     work (gates, tanh, softmax normalisation, maxout) is not counted.
     RNNsearch (B A.2): two encoder GRUs, ``U_a h_j`` once per word, ``s_0``; per step ``W_a s``,
     the energies ``v_a^T tanh(.)`` and the context over ``S`` words, the GRU on ``[E y; c]``, the
@@ -104,7 +105,7 @@ def forward_flops(d: Dims, src_len: int, tgt_len: int) -> int:
 
 def batch_train_flops(d: Dims, src_lengths, tgt_lengths) -> int:
     """Training FLOPs of a minibatch: 3 x forward (the backward pass costs twice the forward)."""
-    return 3 * sum(forward_flops(d, int(s), int(t) + 1) for s, t in zip(src_lengths, tgt_lengths))
+    return 3 * sum(forward_flops(d, int(s) + 1, int(t) + 1) for s, t in zip(src_lengths, tgt_lengths))
 
 
 def matmul_rate(seconds: float, size: int = 2048, dtype=torch.float32) -> float:
@@ -348,6 +349,7 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     from ..search import beam_search
     src_data = synthetic_pairs(args.beam_sentences, d.Vs, d.V, args.min_len, args.max_len, seed=2).src
     sources = [torch.as_tensor(src_data[i], dtype=torch.int64) for i in range(len(src_data))]
+    ref_sources = [torch.cat([s, torch.tensor([EOS])]) for s in sources]  # source_batch appends EOS
     model, ref = beam_model, beam_ref
 
     def run_lib(bf16: bool = False):
@@ -357,7 +359,7 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
                 beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len, bf16=bf16)
 
     def run_ref():
-        for s in sources:  # decode_len words + the step that may end with EOS, as the library
+        for s in ref_sources:  # decode_len words + the step that may end with EOS, as the library
             beam_search_one(ref, s, args.beam, args.decode_len + 1)
 
     fns = [run_lib, run_ref] + ([lambda: run_lib(bf16=True)] if args.bf16 else [])
