@@ -671,6 +671,25 @@ def _set_dotted(config: dict, assignment: str) -> None:
 RUN_KEYS = {"model", "data", "work_dir", "train", "threads", "src_vocab", "tgt_vocab"}
 
 
+def read_run_file(path: Path, assignments: list[str] = ()) -> dict:
+    """The YAML run file at ``path`` with ``--set KEY=VALUE`` assignments applied (unknown keys are errors)."""
+    import yaml
+    config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for assignment in assignments:
+        _set_dotted(config, assignment)
+    for key in config:
+        if key not in RUN_KEYS:
+            raise ValueError(f"{path}: unknown key {key!r} (known: {', '.join(sorted(RUN_KEYS))})")
+    return config
+
+
+def run_train_config(config: dict) -> TrainConfig:
+    """The run file's ``train`` section: TrainConfig fields, over the named ``preset`` if one is given."""
+    fields_ = dict(config.get("train") or {})
+    name = fields_.pop("preset", None)
+    return train_preset(name, **fields_) if name else TrainConfig.from_dict(fields_)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train from a YAML run file::
 
@@ -691,13 +710,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.config.is_file():
         ap.error(f"--config {args.config}: no such file")
-    import yaml
-    config = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}
-    for assignment in args.set:
-        _set_dotted(config, assignment)
-    for key in config:
-        if key not in RUN_KEYS:
-            raise ValueError(f"{args.config}: unknown key {key!r} (known: {', '.join(sorted(RUN_KEYS))})")
+    config = read_run_file(args.config, args.set)
     base = args.config.resolve().parent
     if config.get("threads"):
         torch.set_num_threads(int(config["threads"]))
@@ -705,15 +718,13 @@ def main(argv: list[str] | None = None) -> int:
     train_pairs = load_pairs(data_dir, "train")
     if train_pairs is None:
         raise FileNotFoundError(f"{args.config}: no train.src.ids.npy in {data_dir}")
-    dev_pairs = load_pairs(data_dir, "dev")
     src_vocab = int(config.get("src_vocab") or int(train_pairs.src.ids.max()) + 1)
     tgt_vocab = int(config.get("tgt_vocab") or int(train_pairs.tgt.ids.max()) + 1)
-    train_fields = dict(config.get("train") or {})
-    name = train_fields.pop("preset", None)
-    cfg = train_preset(name, **train_fields) if name else TrainConfig.from_dict(train_fields)
+    cfg = run_train_config(config)
     seed_everything(cfg.seed)
     model = build_model_from_spec(config["model"], src_vocab, tgt_vocab)
-    result = train(model, train_pairs, dev_pairs, cfg, base / config["work_dir"], progress=not args.no_progress)
+    result = train(model, train_pairs, load_pairs(data_dir, "dev"), cfg, base / config["work_dir"],
+                   progress=not args.no_progress)
     world = distributed.setup()
     if world.is_main:
         print(json.dumps({"stopped": result.stopped, **result.table2_row()}))

@@ -350,3 +350,12 @@ def test_run_file_with_an_unknown_key_is_refused_naming_it(tmp_path):
     reverse_pairs(10).tgt.save(tmp_path, "train.tgt")
     with pytest.raises(ValueError, match="'max_update'"):
         train_main(["--config", str(run)])
+
+
+def test_run_file_train_section_may_start_from_a_named_preset():
+    from rnnlib.train import run_train_config
+    cfg = run_train_config({"train": {"preset": "paper-a", "max_updates": 3, "batch_size": 32}})
+    assert cfg == train_preset("paper-a", max_updates=3, batch_size=32) and cfg.batching == "random"
+    assert run_train_config({"train": {"max_updates": 3}}) == TrainConfig(max_updates=3)
+    with pytest.raises(ValueError, match="'paper-z'"):
+        run_train_config({"train": {"preset": "paper-z", "max_updates": 3}})
