@@ -11,9 +11,13 @@ Every function takes ``src (B, S) int64`` + ``src_mask (B, S) bool`` or a
 :func:`rnnlib.batch.source_batch` builds them; anything else is an error), runs the model in
 eval mode without gradients (restoring its mode afterwards), and returns, per sentence,
 :class:`Hypothesis` objects whose ``tokens`` exclude ``BOS`` and ``EOS`` and whose ``score`` is
-``sum_i log p(y_i | y_<i, x)`` including the final ``EOS``. ``max_len`` (tokens before ``EOS``)
-defaults to ``2 * L + 10`` for a source of ``L`` tokens (its ``EOS`` included); a hypothesis
-that reaches it must end with ``EOS`` at the next step.
+``sum_i log p(y_i | y_<i, x)`` including the final ``EOS``.
+
+``max_len`` bounds the tokens before ``EOS``; a hypothesis that reaches it must end with ``EOS``
+at the next step. By default it is ``3 L - 1`` for a source of ``L`` tokens counting its
+``EOS`` (``L = S_words + 1``): at most ``3 L`` decoder steps, the limit of the papers'
+implementation (GroundHog's beam search runs ``3 * len(source)`` steps over the source with its
+end-of-sentence token). A callable ``max_len`` receives these ``L`` too.
 
 Beam search follows the procedure of the papers' implementation (GroundHog): at every step
 each sentence keeps the best ``K - f`` live expansions, where ``f`` of its ``K`` slots are
@@ -33,6 +37,12 @@ Equations
 Deviations
 ----------
 - Beam width is not stated in B (inventory 4.2 #23): it is a parameter here.
+- The length limit (3 x the source length, ``<end>`` included) is the papers' implementation's;
+  B states none. There, a hypothesis still unfinished after the last step is dropped (and the
+  search is rerun with a doubled beam when none finished); here the last step may only emit
+  ``EOS``, so every sentence gets a translation from one search.
+- The papers' implementation also forbids ``EOS`` during the first ``len(source) // 2`` steps (a
+  minimum length the papers do not mention); we do not: the model alone decides when to stop.
 - Length normalisation is not mentioned in B; ``length_norm=True`` divides the final score by
   the length (EOS included), a float ``alpha`` by ``length ** alpha``, only to rank finished
   hypotheses (``Hypothesis.score`` stays the raw log-probability). Default: off.
@@ -72,8 +82,9 @@ MaxLen = int | Callable[[torch.Tensor], torch.Tensor] | None
 
 
 def default_max_len(src_lengths: torch.Tensor) -> torch.Tensor:
-    """``2 * S + 10`` tokens for a source of ``S`` words: ``(B,) -> (B,)``."""
-    return 2 * src_lengths + 10
+    """``3 L - 1`` tokens before ``EOS`` for a source of ``L`` tokens (its ``EOS`` included), i.e. at
+    most ``3 L`` decoder steps as in the papers' implementation: ``(B,) -> (B,)``."""
+    return 3 * src_lengths - 1
 
 
 @contextlib.contextmanager

@@ -209,8 +209,21 @@ def test_max_len_bounds_every_hypothesis(encdec):
     src, mask = pad_sources([[5, 6, 7, 8], [9]])
     for hyps in search.beam_search(encdec, src, mask, beam_size=4, n_best=4, max_len=2):
         assert all(len(h.tokens) <= 2 for h in hyps)
-    default = search.greedy(encdec, src, mask)
-    assert all(len(h.tokens) <= 2 * (n + 1) + 10 for h, n in zip(default, [4, 1]))
+
+
+def test_default_length_limit_is_three_times_the_source_with_its_end(encdec):
+    """GroundHog's beam search runs 3 * len(source) steps, the source counted with its EOS: a
+    hypothesis that never ends on its own has 3 (S + 1) - 1 words and a forced EOS."""
+    src, mask = pad_sources([[5, 6, 7, 8], [9]])
+    with torch.no_grad():
+        encdec.decoder.output.W_o.bias[EOS] -= 50.0  # the model never chooses to stop
+    try:
+        lengths = [[len(h.tokens) for h in hyps] for hyps in search.beam_search(encdec, src, mask, beam_size=3, n_best=3)]
+        greedy = [len(h.tokens) for h in search.greedy(encdec, src, mask)]
+    finally:
+        with torch.no_grad():
+            encdec.decoder.output.W_o.bias[EOS] += 50.0
+    assert lengths == [[14] * 3, [5] * 3] and greedy == [14, 5]
 
 
 def test_sources_without_eos_are_refused(encdec):
