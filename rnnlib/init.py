@@ -17,7 +17,7 @@ Deviations
 - The embedding row of [BOS] is set to zero (it is also masked at every use: e(y_0) = 0).
 - A initialises its (non-recurrent) weights like B; A names no special scale for any layer.
 - B.1's "V_a" (zero) is read as the alignment vector v_a, which appears nowhere else
-  (inventory 4.2 #18); with v_a = 0 the first attention weights are uniform.
+  (Reading the papers, ``reading-v-a``); with v_a = 0 the first attention weights are uniform.
 """
 from __future__ import annotations
 

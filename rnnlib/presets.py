@@ -22,7 +22,8 @@ Equations
 Deviations
 ----------
 - A's appendix says e(x) in R^500 but its main text uses rank-100 matrices ("equivalent to
-  learning an embedding of dimension 100"); ``paper-cho2014`` uses 100 (inventory 4.2 #1).
+  learning an embedding of dimension 100"); ``paper-cho2014`` uses 100
+  (Reading the papers, ``reading-embedding-size``).
 - Vocabulary sizes count the four reserved ids ([PAD], [UNK], [BOS], [EOS]) inside the
   shortlist; the vocabulary builder decides the exact size and overrides these fields.
 - ``paper-rnnencdec`` is B's baseline: A's summary ``c = tanh(V h<N>)`` and ``s_0 = tanh(V' c)``

@@ -36,7 +36,7 @@ Equations
 
 Deviations
 ----------
-- Beam width is not stated in B (inventory 4.2 #23): it is a parameter here.
+- Beam width is not stated in B (Reading the papers, ``reading-beam-search``): it is a parameter here.
 - The length limit (3 x the source length, ``<end>`` included) is the papers' implementation's;
   B states none. There, a hypothesis still unfinished after the last step is dropped (and the
   search is rerun with a doubled beam when none finished); here the last step may only emit

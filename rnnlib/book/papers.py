@@ -1,9 +1,10 @@
-"""The papers' own numbers, transcribed once from the papers (see ``shared/papers/inventory.md``).
+"""The papers' own numbers, transcribed once from the papers' text.
 
 These are the only numbers of the book that are not computed: they are what the regenerated
 tables are set beside. Each constant names the table it comes from.
 
-* A: Cho et al. 2014, arXiv:1406.1078v3. B: Bahdanau, Cho & Bengio 2015, arXiv:1409.0473v7.
+* A: Cho et al. 2014, arXiv:1406.1078v3. B: Bahdanau, Cho & Bengio 2015, arXiv:1409.0473v7
+  (Reading the papers, ``reading-paper-versions``).
 """
 from __future__ import annotations
 
