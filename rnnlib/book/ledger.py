@@ -1,19 +1,42 @@
-"""The faithfulness ledger: for each model module, the paper equations it implements and its deviations.
+"""The faithfulness ledger: every module's paper equations and its deviations from the papers.
 
-The module docstrings are the single source: each has an ``Equations`` and a ``Deviations``
-section (a heading line underlined with dashes, then ``- `` bullets, continuation lines
-indented). :func:`ledger` parses them into data; :func:`ledger_markdown` renders a page.
+The module docstrings are the single source, in the sections :func:`parse_sections` reads
+(a heading underlined with dashes, then bullets; or the inline form). Every module
+of the package whose docstring has a ``Deviations`` section is in the ledger: :func:`module_names`
+finds the modules by walking the package's folders (sub-packages without an ``__init__.py``
+included), so nobody keeps a list that a new module could miss. :func:`ledger` imports each
+module and parses its docstring, and refuses (:class:`LedgerError`, naming the module) whatever
+would keep a deviation off the page: a line opening with the word Deviations that is not such
+a heading (a longer heading, an indented one), a section without bullets, a module
+with ``Equations`` but no ``Deviations``, a module that fails to import. The ledger chapter calls
+it, so the book does not build while one of these stands.
+
+Docstrings cite an entry of the book's page "Reading the papers" (``chapters/reading.md``) by
+the words "Reading the papers," followed by the entry's label in double backquotes (see
+:data:`READING_REF`); :func:`ledger_markdown` renders such a citation as a link to the entry, and
+:func:`check_readings` checks that every label cited by any docstring of the package (modules,
+classes, functions) exists on the page.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
-MODULES = ("rnnlib.gru", "rnnlib.encoders", "rnnlib.attention", "rnnlib.decoders",
-           "rnnlib.models", "rnnlib.init", "rnnlib.presets", "rnnlib.search", "rnnlib.loss",
-           "rnnlib.train")
-SECTIONS = ("Equations", "Deviations")
+PACKAGE = "rnnlib"
+# The wings of the package, in the order of the page: sub-package (None: the top-level modules) -> title.
+WINGS = {None: "Models and training", "fast": "The fast paths", "corpus": "The corpus",
+         "smt": "The phrase-based baseline", "book": "The book's tooling", "bench": "The benchmarks"}
+READING_REF = re.compile(r"Reading the papers, ``(reading-[a-z0-9-]+)``")
+READING_LABEL = re.compile(r"^\((reading-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
+_HEADING_WORD = re.compile(r"^\s*Deviations\b")
+_INLINE = re.compile(r"^(Equations|Deviations):(.*)$")
+
+
+class LedgerError(ValueError):
+    """A module's deviations would not reach the ledger page (or a cited reading does not exist)."""
 
 
 @dataclass
@@ -23,63 +46,196 @@ class LedgerEntry:
     equations: list[str] = field(default_factory=list)
     deviations: list[str] = field(default_factory=list)
 
+    @property
+    def wing(self) -> str | None:
+        """The sub-package the module belongs to (``"smt"``), or None for a top-level module."""
+        parts = self.module.split(".")
+        return parts[1] if len(parts) > 2 else None
+
 
 def parse_sections(doc: str) -> dict[str, list[str]]:
-    """``{section heading: [bullet, ...]}`` for every dash-underlined section of a docstring."""
+    """``{section heading: [bullet, ...]}`` for every section of a docstring.
+
+    A section is a heading line underlined with dashes, then ``- `` or ``* `` bullets whose
+    continuation lines are indented (blank lines between bullets allowed; other prose ends it).
+    ``Equations`` and ``Deviations`` may also be written inline, at the start of a line:
+    ``Deviations:`` alone, then the bullets, or ``Deviations: text`` (the paragraph, up to a blank
+    line, is then the section's one bullet).
+    """
     lines = doc.splitlines()
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
+    paragraph = False  # an inline "Deviations: text" paragraph is running
     for i, line in enumerate(lines):
+        text = line.strip()
         nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if line.strip() and nxt and set(nxt) == {"-"} and len(nxt) >= 3:
-            current = out.setdefault(line.strip(), [])
+        if text and nxt and set(nxt) == {"-"} and len(nxt) >= 3:
+            current, paragraph = out.setdefault(text, []), False
             continue
-        if set(line.strip()) == {"-"} and len(line.strip()) >= 3:
+        if text and set(text) == {"-"} and len(text) >= 3:
+            continue
+        inline = _INLINE.match(line)
+        if inline:
+            current, paragraph = out.setdefault(inline.group(1), []), bool(inline.group(2).strip())
+            if paragraph:
+                current.append(inline.group(2).strip())
             continue
         if current is None:
             continue
-        if line.startswith("- "):
-            current.append(line[2:].strip())
-        elif line.startswith("  ") and line.strip() and current:
-            current[-1] += " " + line.strip()
-        elif line.strip():
+        if paragraph:
+            if text:
+                current[-1] += " " + text
+            else:
+                current, paragraph = None, False
+        elif line.startswith(("- ", "* ")):
+            current.append(text[2:].strip())
+        elif line.startswith("  ") and text and current:
+            current[-1] += " " + text
+        elif text:
             current = None  # prose after the bullets ends the section
     return out
 
 
-def ledger(modules: tuple[str, ...] = MODULES) -> list[LedgerEntry]:
-    """One :class:`LedgerEntry` per module, in ``modules`` order.
+def module_names(package: str = PACKAGE) -> list[str]:
+    """Every module of ``package`` and of its sub-packages (with or without ``__init__.py``), sorted."""
+    pkg = importlib.import_module(package)
+    names = set()
+    for root in map(Path, pkg.__path__):
+        for path in root.rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            if parts[-1] == "__main__" or not all(p.isidentifier() for p in parts):
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            names.add(".".join((package, *parts)))
+    return sorted(names)
 
-    Raises ``ValueError`` naming the module when its docstring lacks either section.
+
+def entry_of(name: str, doc: str) -> tuple[LedgerEntry | None, list[str]]:
+    """The ledger entry of module ``name`` with docstring ``doc`` (None: it has no Deviations),
+    and the problems that keep its deviations off the page."""
+    sections = parse_sections(doc)
+    problems = []
+    for line in doc.splitlines():
+        if _HEADING_WORD.match(line) and line.strip() != "Deviations" and not _INLINE.match(line):
+            problems.append(f"{name}: {line.strip()[:60]!r} is not a section heading; write 'Deviations' on "
+                            "its own line, underlined with dashes, then '- ' bullets")
+    if "Deviations" in sections and not sections["Deviations"]:
+        problems.append(f"{name}: its Deviations section has no '- ' or '* ' bullets")
+    if "Equations" in sections and "Deviations" not in sections:
+        problems.append(f"{name}: module docstring has Equations but no Deviations section "
+                        "(write '- none: ...' if it has none)")
+    if "Deviations" not in sections:
+        return None, problems
+    summary = doc.strip().splitlines()[0]
+    return LedgerEntry(name, summary, sections.get("Equations", []), sections["Deviations"]), problems
+
+
+def ledger(package: str = PACKAGE) -> list[LedgerEntry]:
+    """One :class:`LedgerEntry` per module with a Deviations section, by wing, then by name.
+
+    Raises :class:`LedgerError` listing every module whose docstring the ledger cannot read.
     """
-    entries = []
-    for name in modules:
-        doc = importlib.import_module(name).__doc__ or ""
-        sections = parse_sections(doc)
-        missing = [s for s in SECTIONS if s not in sections]
-        if missing:
-            raise ValueError(f"{name}: module docstring has no {' / '.join(missing)} section")
-        entries.append(LedgerEntry(name, doc.strip().splitlines()[0], sections["Equations"],
-                                   sections["Deviations"]))
-    return entries
+    entries, problems = [], []
+    for name in module_names(package):
+        try:
+            module = importlib.import_module(name)
+        except Exception as e:  # noqa: BLE001 -- a module the ledger cannot read is a build error
+            problems.append(f"{name}: cannot be imported ({type(e).__name__}: {e})")
+            continue
+        entry, found = entry_of(name, module.__doc__ or "")
+        problems += found
+        if entry is not None:
+            entries.append(entry)
+    if problems:
+        raise LedgerError("the faithfulness ledger would miss deviations:\n  " + "\n  ".join(problems))
+    order = list(WINGS)
+    return sorted(entries, key=lambda e: (order.index(e.wing) if e.wing in order else len(order), e.module))
 
 
-def ledger_markdown(modules: tuple[str, ...] = MODULES) -> str:
-    """The ledger as Markdown: one section per module with its equations and deviations."""
-    parts = []
-    for e in ledger(modules):
-        parts.append(f"## `{e.module}`\n\n{e.summary}\n\n**Equations**\n")
-        parts.extend(f"- {_md(x)}" for x in e.equations)
-        parts.append("\n**Deviations**\n")
+def wing_title(wing: str | None, package: str = PACKAGE) -> str:
+    where = package if wing is None else f"{package}.{wing}"
+    return f"{WINGS[wing]} (`{where}`)" if wing in WINGS else f"`{where}`"
+
+
+def ledger_markdown(package: str = PACKAGE, readings: Path | None = None) -> str:
+    """The ledger as MyST Markdown: a ``##`` section per wing, a ``###`` section per module with
+    its equations (if any) and deviations; citations of "Reading the papers" become ``{ref}`` links.
+
+    With ``readings`` (the path of ``chapters/reading.md``), every label cited by a docstring of
+    the package must exist there (:func:`check_readings`).
+    """
+    if readings is not None:
+        check_readings(readings, package)
+    parts, wing = [], object()
+    for e in ledger(package):
+        if e.wing != wing:
+            wing = e.wing
+            parts.append(f"## {wing_title(wing, package)}\n")
+        parts.append(f"### `{e.module}`\n\n{_md(e.summary)}\n")
+        if e.equations:
+            parts.append("**Equations**\n")
+            parts.extend(f"- {_md(x)}" for x in e.equations)
+            parts.append("")
+        parts.append("**Deviations**\n")
         parts.extend(f"- {_md(x)}" for x in e.deviations)
         parts.append("")
     return "\n".join(parts)
 
 
+def docstrings(package: str = PACKAGE) -> list[tuple[str, str]]:
+    """``(where, docstring)`` for every module, class and function docstring of the package's
+    sources (read with :mod:`ast`, nothing imported); ``where`` is ``module`` or ``module:name``."""
+    pkg = importlib.import_module(package)
+    out = []
+    for name in module_names(package):
+        parts = name.split(".")[1:]
+        candidates = [Path(root, *parts[:-1], parts[-1] + ".py") for root in pkg.__path__ if parts]
+        candidates += [Path(root, *parts, "__init__.py") for root in pkg.__path__]
+        path = next((c for c in candidates if c.is_file()), None)
+        if path is None:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc:
+                    out.append((name if isinstance(node, ast.Module) else f"{name}:{node.name}", doc))
+    return out
+
+
+def reading_labels(readings: Path) -> set[str]:
+    """The entry labels ``(reading-...)=`` defined on the page "Reading the papers"."""
+    return set(READING_LABEL.findall(Path(readings).read_text(encoding="utf-8")))
+
+
+def cited_readings(package: str = PACKAGE) -> dict[str, list[str]]:
+    """Label -> the docstrings (``where``) that cite it, over the whole package."""
+    out: dict[str, list[str]] = {}
+    for where, doc in docstrings(package):
+        for label in READING_REF.findall(" ".join(doc.split())):
+            out.setdefault(label, []).append(where)
+    return out
+
+
+def check_readings(readings: Path, package: str = PACKAGE) -> None:
+    """Raise :class:`LedgerError` if a docstring cites a reading that ``readings`` does not define."""
+    known = reading_labels(readings)
+    unknown = {label: where for label, where in cited_readings(package).items() if label not in known}
+    if unknown:
+        raise LedgerError(f"docstrings cite readings that {Path(readings).name} does not define: "
+                          + "; ".join(f"{label} (in {', '.join(where)})" for label, where in sorted(unknown.items())))
+
 
 def _md(text: str) -> str:
-    """Plain-text docstring bullet -> Markdown: ``code`` spans become `code`; elsewhere the
-    emphasis characters the equations use (``*``, ``_``) are escaped."""
+    """Plain-text docstring bullet -> MyST Markdown: citations of "Reading the papers" become links,
+    ``code`` spans (and Sphinx roles) become `code`; elsewhere the characters Markdown would read
+    as emphasis or HTML (``*``, ``_``, ``<``, as in ``h<t>`` and ``<end>``) are escaped."""
+    pieces = READING_REF.split(text)
+    return "".join(f"Reading the papers, {{ref}}`{p}`" if i % 2 else _md_plain(p) for i, p in enumerate(pieces))
+
+
+def _md_plain(text: str) -> str:
+    text = re.sub(r":(?:mod|class|func|meth|attr|data|exc):`~?([^`]+)`", r"``\1``", text)  # Sphinx roles
     pieces = re.split(r"``(.+?)``", text)
-    return "".join(f"`{p}`" if i % 2 else p.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_")
-                   for i, p in enumerate(pieces))
+    return "".join(f"`{p}`" if i % 2 else re.sub(r"([\\*_<])", r"\\\1", p) for i, p in enumerate(pieces))

