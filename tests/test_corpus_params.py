@@ -1,17 +1,21 @@
 """The corpus parameters shared by every chapter: errors that name the parameter, and the data
 chapter run end to end on the user's own files (``-p corpus=files``)."""
+import dataclasses
 import os
 import random
 import re
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from rnnlib.book.params import ParameterError, chapter_parameters_source, chapter_specs
+from rnnlib.book.pipeline import book_chapters
+from rnnlib.corpus.dataset import CorpusConfig
 from rnnlib.corpus.params import corpus_config, specs
-from rnnlib.book.params import ParameterError, chapter_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_CHAPTER = ROOT / "chapters" / "data.md"
@@ -62,10 +66,27 @@ def test_unknown_override_is_an_error():
         corpus_config({}, vocab=100)
 
 
-def test_data_chapter_declares_the_shared_block():
-    declared = chapter_specs(DATA_CHAPTER)
-    for name, spec in specs().items():
-        assert declared.get(name) == spec, f"chapters/data.md declares {name!r} differently from rnnlib.corpus.params"
+def test_every_corpus_chapter_includes_the_block_declared_once():
+    block = specs()
+    assert set(block) <= {f.name for f in fields(CorpusConfig)}  # parameter names are field names
+    users = [p for p in book_chapters(ROOT).values() if "corpus_config(" in p.read_text(encoding="utf-8")]
+    assert DATA_CHAPTER in users and len(users) >= 2
+    for path in users:
+        source = chapter_parameters_source(path)
+        assert "# include: corpus" in source, f"{path.name} does not include the corpus block"
+        declared = chapter_specs(path)
+        for name, spec in block.items():  # included, not pasted (a chapter may change a default only)
+            assert declared[name].block == "corpus", f"{path.name} declares {name!r} itself"
+            assert dataclasses.replace(declared[name], default=spec.default) == spec
+
+
+def test_rnnlib_params_lists_the_included_parameters_with_the_chapter_defaults():
+    proc = subprocess.run([sys.executable, "-m", "rnnlib.book.cli", "params", "chapters/baseline.md"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line.strip()}
+    assert set(specs()) <= set(lines)
+    assert "default 30000" in lines["src_vocab"] and "[# include: corpus]" in lines["corpus_dir"]
 
 
 # -- the chapter on the user's files ---------------------------------------------------------------

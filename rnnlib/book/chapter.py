@@ -4,10 +4,13 @@ A chapter starts with::
 
     ch = Chapter.start("copy_task", globals())   # validates the parameters, shows the header
 
-then asks the cache for what is expensive (``ch.artifact``) and shows results only through
-``ch.figure``, ``ch.table`` and ``ch.number``: each saves or glues (myst-nb ``glue``) the value
-under a stable, citable name that carries the profile and the chapter's config hash, so
-numbers in prose and tables are always the ones the code computed.
+builds its configs from its parameters (``ch.config(TrainConfig, ...)``: parameter names are
+config field names), asks the cache for what is expensive (``ch.artifact``) and shows results
+only through ``ch.figure``, ``ch.table`` and ``ch.number``: each saves or glues (myst-nb
+``glue``) the value under a stable, citable name that carries the profile and the chapter's
+config hash, so numbers in prose and tables are always the ones the code computed. The "how to
+cite" block of a figure or table lists the parameters its artifacts' configs depend on
+(``ch.figure(name, fig, artifacts=[model_art], extra=["beam_size"])``).
 
 Environment (set by ``rnnlib run`` / ``rnnlib build``; sensible defaults otherwise):
 ``RNNLIB_BOOK_ROOT`` (the folder with ``_toc.yml``), ``RNNLIB_CACHE`` (artifact cache),
@@ -16,12 +19,13 @@ Environment (set by ``rnnlib run`` / ``rnnlib build``; sensible defaults otherwi
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 
+from ..config import config_subset, load_config
 from .cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
 from .params import ParameterError, chapter_specs
 
@@ -53,7 +57,9 @@ class Chapter:
         """Validate the chapter's parameters as found in ``namespace`` (the notebook's globals).
 
         The declared parameters are read from ``chapters/<name>.md`` itself, so a value that
-        papermill injected is checked exactly as ``rnnlib run`` checks it.
+        papermill injected is checked exactly as ``rnnlib run`` checks it. A parameter of an
+        included block (``# include: corpus``) that the notebook does not define (it was run
+        by hand, not by papermill) gets its default, set in ``namespace`` too.
         """
         root = find_book_root()
         if root is None:
@@ -62,6 +68,8 @@ class Chapter:
         specs = chapter_specs(root / "chapters" / f"{name}.md")
         params = {}
         for pname, spec in specs.items():
+            if pname not in namespace and spec.block is not None:
+                namespace[pname] = spec.default
             if pname not in namespace:
                 raise ParameterError(f"chapter {name}: parameter '{pname}' is not defined in the notebook")
             params[pname] = spec.check(namespace[pname], f"chapter {name}")
@@ -95,7 +103,14 @@ class Chapter:
             f"**Ran with profile `{self.profile}`**, config hash `{self.config_hash}`, "
             f"rnnlib commit `{commit[:12]}`.\n\n| parameter | value |\n|---|---|\n{rows}\n")
 
-    # -- artifacts ----------------------------------------------------------------------------
+    # -- configs and artifacts ----------------------------------------------------------------
+    def config(self, cls: type, **overrides: Any):
+        """The config ``cls`` (a dataclass) from the chapter's parameters of the same names
+        (:func:`rnnlib.config.config_subset`), with ``overrides`` by field name on top; an
+        unknown name is an error (:func:`rnnlib.config.load_config`)."""
+        return load_config(cls, {**config_subset(cls, self.params), **overrides},
+                           f"chapter {self.name}: {cls.__name__}")
+
     def artifact(self, kind: str, config: dict, make: Callable[[Path, Path], dict | None],
                  data: str | None = None) -> Artifact:
         """The cached artifact for ``config`` (see :meth:`rnnlib.book.cache.ArtifactCache.build`)."""
@@ -107,11 +122,14 @@ class Chapter:
             raise ValueError(f"chapter {self.name}: the name {glue_name!r} is used twice")
         self.names.append(glue_name)
 
-    def figure(self, glue_name: str, fig, params: list[str] | None = None) -> dict[str, Path]:
+    def figure(self, glue_name: str, fig, artifacts: list | None = None,
+               extra: list[str] | None = None) -> dict[str, Path]:
         """Save ``fig`` as PNG and PDF under its stable name and glue it as ``glue_name``.
 
         Show it in the chapter's Markdown with ``{glue:figure} <glue_name>`` and
-        ``:name: <glue_name>``. Returns the paths of both files.
+        ``:name: <glue_name>``. ``artifacts`` (what the figure is drawn from) and ``extra`` (the
+        parameters the drawing itself uses) choose the parameters its "how to cite" block
+        lists (:meth:`cited_params`). Returns the paths of both files.
         """
         import matplotlib.pyplot as plt
         self._claim(glue_name)
@@ -123,22 +141,43 @@ class Chapter:
                         metadata=None if ext == "png" else {"Title": stem})
         _glue(glue_name, fig)
         plt.close(fig)
-        self._cite(glue_name, "Figure", f"{stem}.png / {stem}.pdf", params)
+        self._cite(glue_name, "Figure", f"{stem}.png / {stem}.pdf", self.cited_params(artifacts, extra))
         return paths
 
-    def table(self, glue_name: str, df, params: list[str] | None = None) -> Path:
+    def table(self, glue_name: str, df, artifacts: list | None = None, extra: list[str] | None = None) -> Path:
         """Glue a pandas DataFrame as ``glue_name`` and save it as CSV under its stable name.
 
         The book shows missing values (a number a paper does not give) as an em dash; the CSV
-        keeps them empty.
+        keeps them empty. ``artifacts`` and ``extra``: as for :meth:`figure`.
         """
         self._claim(glue_name)
         stem = self.stable_name(glue_name)
         path = self.figures_dir / f"{stem}.csv"
         df.to_csv(path)
         _glue(glue_name, BookTable(df))
-        self._cite(glue_name, "Table", f"{stem}.csv", params)
+        self._cite(glue_name, "Table", f"{stem}.csv", self.cited_params(artifacts, extra))
         return path
+
+    def cited_params(self, artifacts: list | None = None, extra: list[str] | None = None) -> list[str]:
+        """The chapter parameters a figure or table depends on, in declaration order.
+
+        A parameter is listed when its name is a key, at any depth, of the config of one of
+        ``artifacts`` (an :class:`~rnnlib.book.cache.Artifact`, an object with an ``artifact``
+        such as a prepared corpus, a config dataclass or a dict), or when it is named in
+        ``extra`` (a parameter the figure itself uses, or one an artifact's data depends on
+        without its config naming it). With neither given, every parameter is listed. An
+        ``extra`` name that is no parameter of the chapter is an error.
+        """
+        if artifacts is None and extra is None:
+            return [k for k in self.params if k != "profile"]
+        unknown = [n for n in extra or () if n not in self.params]
+        if unknown:
+            raise ParameterError(f"chapter {self.name}: extra={unknown} names no parameter of the chapter; "
+                                 f"it declares {', '.join(self.params)}")
+        keys = set(extra or ())
+        for item in artifacts or ():
+            keys |= _config_keys(_config_of(item))
+        return [k for k in self.params if k in keys and k != "profile"]
 
     def number(self, glue_name: str, value: Any, digits: int | None = None) -> Any:
         """Glue a number (rounded to ``digits``) for ``{glue:}`` in prose; returns the glued value."""
@@ -158,10 +197,9 @@ class Chapter:
         _glue(glue_name, Markdown(markdown))
         return markdown
 
-    def _cite(self, glue_name: str, what: str, files: str, params: list[str] | None) -> None:
+    def _cite(self, glue_name: str, what: str, files: str, params: list[str]) -> None:
         """A "how to cite" block shown under the cell that made the figure or table."""
-        chosen = self.params if params is None else {k: self.params[k] for k in params}
-        settings = ", ".join(f"{k}={v!r}" for k, v in chosen.items() if k != "profile")
+        settings = ", ".join(f"{k}={self.params[k]!r}" for k in params if k != "profile")
         title, version = book_citation(self.root)
         commit = (git_commit(self.root) or "unknown")[:12]
         _display_markdown(
@@ -171,6 +209,28 @@ class Chapter:
             f"`{self.stable_name(glue_name)}`: chapter `{self.name}`, profile `{self.profile}`, "
             f"config hash `{self.config_hash}`" + (f"; parameters {settings}" if settings else "")
             + f". Files: `{files}` (in the build's `figures/` folder).\n:::\n")
+
+
+def _config_of(item: Any) -> Any:
+    """The config an item of ``artifacts`` stands for (see :meth:`Chapter.cited_params`)."""
+    if isinstance(item, Artifact):
+        return item.config
+    if isinstance(item, dict) or is_dataclass(item) and not isinstance(item, type):
+        return item
+    if getattr(item, "artifact", None) is not None:
+        return _config_of(item.artifact)
+    raise TypeError(f"artifacts=[...]: {type(item).__name__} is not an artifact, a config or a dict")
+
+
+def _config_keys(config: Any) -> set[str]:
+    """Every key of a config, at any depth (dicts, dataclasses, lists of them)."""
+    if is_dataclass(config) and not isinstance(config, type):
+        config = {f.name: getattr(config, f.name) for f in fields(config)}
+    if isinstance(config, dict):
+        return set(map(str, config)) | {k for v in config.values() for k in _config_keys(v)}
+    if isinstance(config, (list, tuple)):
+        return {k for v in config for k in _config_keys(v)}
+    return set()
 
 
 class BookTable:

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..book.cache import ArtifactCache, config_hash
+from ..book.cache import Artifact, ArtifactCache, config_hash
 from ..config import load_config
 from ..ragged import ParallelArrays, Ragged
 from ..specials import UNK
@@ -390,11 +390,13 @@ class Corpus:
     ``train`` / ``dev`` / ``test``: :class:`~rnnlib.ragged.ParallelArrays` of token ids (no
     BOS/EOS); ``src_vocab`` / ``tgt_vocab``; ``stats`` (one row per split and side);
     ``filters`` (pairs dropped per reason and split); ``cleaning_report`` (one row per rule,
-    verses changed per version); ``checksum`` (the ``data=`` for downstream artifacts).
+    verses changed per version); ``checksum`` (the ``data=`` for downstream artifacts);
+    ``artifact``: the ``corpus/prepared`` artifact it was read from (its ``config`` is
+    :meth:`CorpusConfig.key_config`), or ``None``.
     """
 
-    def __init__(self, config: CorpusConfig, path: Path, checksum: str):
-        self.config, self.path, self.checksum = config, Path(path), checksum
+    def __init__(self, config: CorpusConfig, path: Path, checksum: str, artifact: Artifact | None = None):
+        self.config, self.path, self.checksum, self.artifact = config, Path(path), checksum, artifact
         self.info = json.loads((self.path / "info.json").read_text(encoding="utf-8"))
         self.src_vocab = Vocab.load(self.path / "src.vocab")
         self.tgt_vocab = Vocab.load(self.path / "tgt.vocab")
@@ -498,7 +500,7 @@ def prepare_corpus(cfg: CorpusConfig, cache: ArtifactCache | None = None) -> Cor
 
     art = cache.build("corpus/prepared", cfg.key_config(), make, data=source.checksum)
     checksum = config_hash({name: f["sha256"] for name, f in sorted(art.meta["files"].items())}, 16)
-    return Corpus(cfg, art.path, checksum)
+    return Corpus(cfg, art.path, checksum, art)
 
 
 __all__ = ["Corpus", "CorpusConfig", "prepare_corpus"]
