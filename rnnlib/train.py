@@ -19,11 +19,14 @@ NLL per sentence and per token): the columns of paper B's Table 2.
 Resuming: rerunning with the same ``work_dir`` continues from its ``checkpoint.pt`` (model,
 optimiser, minibatch position, every process's random-number states, history) and ends
 bitwise where an uninterrupted run with the new config ends (on the CPU, for a fixed thread
-count and number of processes). The fields in :data:`RESUMABLE_CHANGES` may differ from the
-checkpoint's: the limits ``max_updates``, ``max_epochs`` and ``patience`` (raised, or lowered
-as long as the uninterrupted run would still have reached the checkpoint; otherwise the run
-refuses, naming the field), ``checkpoint_every`` (no effect on the numbers), and ``device`` and
-``eval_batch_size`` (the numbers then agree up to rounding). ``eval_every`` may not change: the
+count and number of processes), whenever that run gets as far as the checkpoint. The fields in
+:data:`RESUMABLE_CHANGES` may differ from the checkpoint's: the limits ``max_updates``,
+``max_epochs`` and ``patience``, ``checkpoint_every`` (no effect on the numbers), and
+``device`` and ``eval_batch_size`` (the numbers then agree up to rounding). A limit that the
+checkpoint is already past cannot be undone: the run returns at once with the checkpoint's
+state (more updates than ``max_updates`` asks for), and a ``patience`` that an earlier streak
+of evaluations without improvement would have ended counts from the current streak, which is
+how a finished run is continued with early stopping. ``eval_every`` may not change: the
 evaluations already made decide ``patience`` and the best parameters.
 
 Evaluations run every ``eval_every`` updates (*scheduled*), and once more at the end when the
@@ -381,26 +384,6 @@ def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
                              f"run has {now[f.name]!r}; use another work_dir or the same value")
 
 
-def stop_before(state: TrainState, cfg: TrainConfig) -> str | None:
-    """The limit of ``cfg`` at which a run would have stopped before ``state.update`` (replaying its
-    history), as ``"field=value"``; ``None`` when an uninterrupted run reaches ``state.update``."""
-    if cfg.max_updates is not None and cfg.max_updates < state.update:
-        return f"max_updates={cfg.max_updates}"
-    if cfg.max_epochs is not None and len(state.log) >= 2 and \
-            state.log[-2]["epoch"] >= cfg.max_epochs - EPOCH_TOLERANCE:
-        return f"max_epochs={cfg.max_epochs}"
-    if cfg.patience is not None:
-        best, streak = math.inf, 0
-        for row in state.evals:
-            if row["update"] >= state.update:
-                break
-            if row["scheduled"]:
-                best, streak = (row["dev_nll_sentence"], 0) if row["dev_nll_sentence"] < best else (best, streak + 1)
-                if streak >= cfg.patience:
-                    return f"patience={cfg.patience}"
-    return None
-
-
 class _Progress:
     """A tqdm bar on stderr (or nothing)."""
 
@@ -473,10 +456,6 @@ class Trainer:
         states = ckpt["rng"]  # one per process of the run that wrote it
         set_rng_state(states[self.world.rank] if self.world.rank < len(states) else states[0])
         self.state = TrainState.from_dict(ckpt)
-        why = stop_before(self.state, self.cfg)
-        if why is not None:
-            raise ValueError(f"{self.ckpt_path}: the checkpoint is at update {self.state.update}, past where a "
-                             f"run with TrainConfig.{why} stops; use another work_dir or a larger value")
         evals = self.state.evals
         if self.should_stop() is None and evals and not evals[-1]["scheduled"]:
             evals.pop()  # the end-of-run evaluation of a run that now goes on (module docstring)

@@ -276,14 +276,15 @@ def test_resumed_after_a_changed_limit_or_checkpoint_interval_equals_the_uninter
     assert_same_run(resumed, p_resumed, straight, p_straight)
 
 
-def test_resuming_past_where_the_new_config_stops_or_with_another_eval_schedule_is_refused(tmp_path):
-    done, _ = noisy_run(tmp_path / "run", patience=None, max_updates=20)
-    for change, message in (({"max_updates": 12}, "max_updates=12"), ({"max_epochs": 0.5}, "max_epochs=0.5"),
-                            ({"patience": 1}, "patience=1"), ({"eval_every": 5}, "eval_every=4")):
-        with pytest.raises(ValueError, match=message):
-            noisy_run(tmp_path / "run", **{"patience": None, "max_updates": 20, **change})
-    again, _ = noisy_run(tmp_path / "run", patience=None, max_updates=20)  # unchanged: nothing to do
-    assert again.updates == 20 and evals_of(again) == evals_of(done)
+def test_a_limit_the_checkpoint_is_past_returns_at_once_and_another_eval_schedule_is_refused(tmp_path):
+    done, p_done = noisy_run(tmp_path / "run", patience=None, max_updates=20)
+    with pytest.raises(ValueError, match="eval_every=4"):
+        noisy_run(tmp_path / "run", patience=None, max_updates=40, eval_every=5)
+    for change in ({"max_updates": 12}, {"max_epochs": 0.5}, {}):
+        again, p_again = noisy_run(tmp_path / "run", **{"patience": None, "max_updates": 20, **change})
+        assert again.resumed_from == again.updates == 20  # nothing trained, nothing undone
+        assert evals_of(again) == evals_of(done) and again.best == done.best
+        assert all(torch.equal(p_again[k], p_done[k]) for k in p_done)
 
 
 CHILD = """
