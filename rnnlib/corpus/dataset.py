@@ -24,8 +24,8 @@ Deviations:
 
 * Length filter (``max_len``): Bahdanau et al. 2015 train on "sentences of length up to 30
   [50] words" without saying which side; we keep a training pair when *both* sides have at
-  most ``max_len`` Moses tokens (inventory 4.2 #21). Dev and test are never filtered (the
-  papers evaluate on the full test set).
+  most ``max_len`` Moses tokens (Reading the papers, ``reading-length-filter``). Dev and test
+  are never filtered (the papers evaluate on the full test set).
 * Data: the papers use WMT'14 En-Fr (348M words); the default here is the Bible (about
   0.9M words per side), split by whole books. ``corpus="files"`` takes WMT'14 files.
 """
