@@ -16,8 +16,8 @@ Equations
 Deviations
 ----------
 - ``U_a`` carries a bias (zero at init, B.1 "all the bias vectors"); the printed equation omits it.
-- A.1.2 sizes W_a (n x n), v_a (n) while A.2.2 uses n' (inventory 4.2 #19); ``align`` sets n'
-  (B: n' = n = 1000).
+- A.1.2 sizes W_a (n x n), v_a (n) while A.2.2 uses n' (Reading the papers,
+  ``reading-alignment-size``); ``align`` sets n' (B: n' = n = 1000).
 - Padded source positions (beyond a sentence's length) are excluded from the softmax
   (their energies are set to the dtype's most negative finite value), so they get exactly 0
   weight; the paper processes one unpadded sentence at a time.

@@ -22,21 +22,24 @@ Equations
 
 Deviations
 ----------
-- Deep-output state (inventory 4.2 #17): ``deep_output_state="prev"`` feeds ``s_{i-1}`` as B
-  prints in t~_i (B's Eq. 4 writes g(y_{i-1}, s_i, c_i)); ``"current"`` feeds the updated state,
-  as A prints (O_h h'<t>). The B presets use "prev", the A preset "current".
-- A's decoder candidate brackets are garbled (inventory 4.2 #3). We read them as
-  h~'<t> = tanh(W' e(y_{t-1}) + r' * (U' h'<t-1> + C c)): the reset gate, applied after the
-  recurrent product, also scales the context. Option ``reset_context=True`` (the A preset);
-  B's form (reset inside U(r * s), context not reset) is ``reset_context=False``.
+- Deep-output state (Reading the papers, ``reading-deep-output-state``):
+  ``deep_output_state="prev"`` feeds ``s_{i-1}`` as B prints in t~_i (B's Eq. 4 writes g(y_{i-1},
+  s_i, c_i)); ``"current"`` feeds the updated state, as A prints (O_h h'<t>). The B presets use
+  "prev", the A preset "current".
+- A's decoder candidate brackets are garbled (Reading the papers, ``reading-decoder-brackets``).
+  We read them as h~'<t> = tanh(W' e(y_{t-1}) + r' * (U' h'<t-1> + C c)): the reset gate, applied
+  after the recurrent product, also scales the context. Option ``reset_context=True`` (the A
+  preset); B's form (reset inside U(r * s), context not reset) is ``reset_context=False``.
 - A's ``O_y y_{t-1}`` multiplies the one-hot previous word; we use its embedding
   (``O_y e(y_{t-1})``), as B's ``V_o E y_{i-1}`` and A's rank-100 input factorisation suggest.
-- Output factorisation (inventory 4.2 #2): A prints G_r in R^{500x1000}, but the maxout output
-  has 500 units; we read G = G_l G_r as acting on the ``l`` maxout units with an optional inner
-  rank (``output_rank``: G_l (K x r), G_r (r x l)); ``output_rank=None`` is B's full W_o.
-- RNNencdec (inventory 4.2 #20): B only says RNNencdec is RNNsearch with a fixed context; we use
-  A's formulation for it: c = tanh(V h<N>), s_0 = tanh(V' c), c entering every decoder step's
-  gates and candidate and the deep output (C_o c), which is B's decoder with c_i := c.
+- Output factorisation (Reading the papers, ``reading-output-factorisation``): A prints G_r in
+  R^{500x1000}, but the maxout output has 500 units; we read G = G_l G_r as acting on the ``l``
+  maxout units with an optional inner rank (``output_rank``: G_l (K x r), G_r (r x l));
+  ``output_rank=None`` is B's full W_o.
+- RNNencdec (Reading the papers, ``reading-rnnencdec``): B only says RNNencdec is RNNsearch with a
+  fixed context; we use A's formulation for it: c = tanh(V h<N>), s_0 = tanh(V' c), c entering
+  every decoder step's gates and candidate and the deep output (C_o c), which is B's decoder with
+  c_i := c.
 - ``[U_o | V_o | C_o]`` are stored as one matrix over the concatenation ``[s; E y; c]``; every
   linear map has a bias (zero at init; B.1 initialises "all the bias vectors" to zero).
 - Optional dropout on the maxout units ``t_i`` (``dropout``, 0 in every paper preset; not in the papers).

@@ -1,12 +1,13 @@
 """Source encoders: RNNsearch's bidirectional RNN (B A.2.1) and the RNN Encoder--Decoder's RNN (A App. A).
 
 Inputs are right-padded batches: ``src (B, S) int64``, ``src_mask (B, S) bool`` (True at real
-words, every sentence at least one word). Padding never changes a sentence's encoding:
+tokens). Every source is at least one word followed by ``EOS`` (:mod:`rnnlib.batch` appends it).
+Padding never changes a sentence's encoding:
 
 * the forward RNN reads left to right; its states past a sentence's length are set to zero
-  and never read (A's ``h<N>`` is taken at each sentence's own last word);
-* the backward RNN reads each sentence reversed *within its length*, so it starts at the
-  sentence's last real word and ``<-h_1`` is the state after reading the first word.
+  and never read (A's ``h<N>`` is taken at each sentence's own last token, its ``EOS``);
+* the backward RNN reads each sentence reversed *within its length*, so it starts on the
+  sentence's ``EOS`` and ``<-h_1`` is the state after reading the first word.
 
 Equations
 ---------
@@ -14,6 +15,8 @@ Equations
 - B A.2.1: the word embedding E is shared by the forward and backward RNNs
 - B Eq. 7: h_j = [->h_j ; <-h_j] (annotations, 2n wide)
 - A App. A: h<t> = GRU(e(x_t), h<t-1>), h<0> = 0; c = tanh(V h<N>)
+- A §2.2 / B Fig. 3: the source ends in an end-of-sequence symbol (``EOS``), which both RNNs read:
+  <-h starts on it and A's h<N> is the state after it (Reading the papers, ``reading-source-end``)
 
 Deviations
 ----------

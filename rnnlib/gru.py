@@ -36,7 +36,8 @@ Deviations
 - Biases: both papers omit biases "to make the equations uncluttered"; every input
   projection here has a bias (initialised to zero, B.1). reset="after" also has the recurrent
   bias ``b_U`` of torch.nn.GRU so that it equals it exactly.
-- The update gate follows A's convention (z on the old state) for B's models too; see above.
+- The update gate follows A's convention (z on the old state) for B's models too; see above
+  (Reading the papers, ``reading-update-gate``).
 - The three gate matrices are stored stacked in the order (r, z, candidate), as torch.nn.GRU
   stores them, so the fused kernel can use them directly.
 

@@ -111,6 +111,16 @@ def test_reading_citations_render_as_links_and_unknown_labels_are_refused(tmp_pa
     assert "- h\\<t> is read as printed (Reading the papers, {ref}`reading-demo`)." in out
 
 
+def test_no_docstring_cites_the_inventory_and_every_cited_reading_exists():
+    mentions = [where for where, doc in L.docstrings() if "inventory" in doc.lower()]
+    assert not mentions, f"docstrings that cite a file the reader does not have: {mentions}"
+    cited = L.cited_readings()
+    assert {"reading-source-end", "reading-beam-search"} <= set(cited)
+    missing = set(cited) - L.reading_labels(READING)
+    assert not missing, f"cited readings missing from chapters/reading.md: {missing}"
+    L.check_readings(READING)
+
+
 def test_reading_page_has_unique_labels_each_on_a_heading_and_is_in_the_book():
     text = READING.read_text(encoding="utf-8")
     labels = re.findall(r"^\((reading-[a-z0-9-]+)\)=$", text, re.MULTILINE)
