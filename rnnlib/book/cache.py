@@ -12,6 +12,9 @@ Layout under the cache root::
     .tmp/<kind>.<key>.<pid>.<n>/     an artifact being written
     work/<kind>/<key>/               resumable state of an unfinished artifact (checkpoints)
 
+A ``make`` that fails leaves no trace but what it wrote into its work folder: the temporary
+folder goes, and so do the work folder and the folders above it when they are empty.
+
 Writes are atomic: ``make`` fills a temporary folder, the sidecar is written last, and one
 ``rename`` publishes the folder. A process killed at any moment leaves either nothing or a
 temporary folder that no reader ever trusts (it is removed the next time the cache opens).
@@ -201,9 +204,8 @@ class ArtifactCache:
         if final.exists():  # present but untrusted: a leftover from an older, broken write
             shutil.rmtree(final, ignore_errors=True)
         tmp_root = self.root / ".tmp"
-        tmp_root.mkdir(parents=True, exist_ok=True)
         tmp = tmp_root / f"{kind.replace('/', '~')}.{key}.{os.getpid()}.{time.monotonic_ns()}"
-        tmp.mkdir()
+        tmp.mkdir(parents=True)
         work = self.work_dir(kind, config, data)
         work.mkdir(parents=True, exist_ok=True)
         try:
@@ -232,6 +234,8 @@ class ArtifactCache:
             _fsync_dir(final.parent)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
+            _remove_empty(tmp_root, self.root)
+            _remove_empty(work, self.root)  # a work folder holding nothing is no resumable state
             raise
         shutil.rmtree(work, ignore_errors=True)
         self._log(kind, key, hit=False, seconds=time.perf_counter() - start)
@@ -257,6 +261,16 @@ class ArtifactCache:
         if log:
             with open(log, "a", encoding="utf-8") as f:
                 f.write(json.dumps(event) + "\n")
+
+
+def _remove_empty(folder: Path, root: Path) -> None:
+    """Remove ``folder`` and then its parents below ``root`` while they are empty."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or already gone, or another writer's): leave it
+            return
+        folder = folder.parent
 
 
 def _check_kind(kind: str) -> None:
