@@ -41,3 +41,11 @@ def test_perplexity_prefers_in_domain_text(tmp_path):
 def test_order_must_be_at_least_two():
     with pytest.raises(ValueError, match="order"):
         estimate(CORPUS, 1)
+
+
+def test_loading_an_arpa_file_prints_nothing(tmp_path, capfd):
+    train_arpa(CORPUS, tmp_path / "lm.arpa", 3)
+    capfd.readouterr()
+    lm = NgramLM(tmp_path / "lm.arpa")            # KenLM writes from C++ to file descriptor 2
+    out, err = capfd.readouterr()
+    assert lm.order == 3 and out == "" and err == ""  # no "build a binary file" advice, no progress bar

@@ -43,15 +43,13 @@ def measure(decoder: Decoder, sentences: Sequence[Sequence[str]]) -> dict:
 
 def build_decoder(phrase_table: Path, lm: Path, weights: Path | None, sentences, config: DecoderConfig) -> Decoder:
     """A decoder over ``phrase_table`` filtered to the phrases of ``sentences``."""
-    import kenlm
+    from ..smt.lm import load_kenlm
     from ..smt.phrases import PhraseTable
 
     pt = PhraseTable.load(phrase_table)
     wanted = {tuple(s[i:j]) for s in sentences for i in range(len(s))
               for j in range(i + 1, min(len(s), i + config.max_phrase_len) + 1)}
-    cfg = kenlm.Config()
-    cfg.show_progress = False
-    dec = Decoder(pt.lookup(sources=wanted), kenlm.Model(str(lm), cfg), config=config)
+    dec = Decoder(pt.lookup(sources=wanted), load_kenlm(lm), config=config)
     if weights is not None:
         named = json.loads(Path(weights).read_text())["weights"]
         missing = [n for n in dec.feature_names if n not in named]

@@ -189,15 +189,23 @@ def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
     return KneserNey(vocab=vocab, words=words, logp=logp, logbow=logbow, discounts=discounts)
 
 
+def load_kenlm(path: Path):
+    """``kenlm.Model`` of an ARPA file, loaded silently: no progress bar, and no advice to build
+    KenLM's binary format (the ``kenlm`` module cannot write it; the ARPA files here load in
+    seconds)."""
+    import kenlm
+    config = kenlm.Config()
+    config.show_progress = False
+    config.arpa_complain = kenlm.ARPALoadComplain.NONE
+    return kenlm.Model(str(path), config)
+
+
 class NgramLM:
     """A KenLM model loaded from an ARPA file, with corpus-level helpers."""
 
     def __init__(self, path: Path):
-        import kenlm
         self.path = Path(path)
-        config = kenlm.Config()
-        config.show_progress = False
-        self.model = kenlm.Model(str(self.path), config)
+        self.model = load_kenlm(self.path)
         self.order = self.model.order
 
     def sentence_log10(self, words: Sequence[str]) -> float:
@@ -233,4 +241,4 @@ def train_arpa(sentences: Sequence[Sequence[str]], path: Path, order: int = 5) -
     return model
 
 
-__all__ = ["KneserNey", "NgramLM", "estimate", "train_arpa"]
+__all__ = ["KneserNey", "NgramLM", "estimate", "load_kenlm", "train_arpa"]

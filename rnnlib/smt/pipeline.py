@@ -161,10 +161,8 @@ def _phrases_of(sentences: Sentences, max_len: int) -> set:
 
 
 def _load_lm(path: Path):
-    import kenlm
-    cfg = kenlm.Config()
-    cfg.show_progress = False
-    return kenlm.Model(str(path), cfg)
+    from .lm import load_kenlm
+    return load_kenlm(path)
 
 
 def decoding_pairs(phrase_table: Path, sentences: Sentences, max_phrase_len: int = 7) -> list:
