@@ -98,6 +98,22 @@ def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
     return env
 
 
+def kernel_config():
+    """Configuration of the kernel manager papermill starts: encrypted kernel sockets.
+
+    The kernel talks to papermill over local TCP sockets, and ipykernel warns on every start
+    that they are not encrypted. ipykernel's kernelspec declares CurveZMQ support, so with
+    ``transport_encryption="auto"`` jupyter_client (8.10 has the setting) gives the kernel keys and
+    the sockets are encrypted: the warning's own remedy, not a muted log. A kernelspec without
+    that support, or a jupyter_client without the setting, runs as before (and warns as before).
+    """
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+    if "transport_encryption" not in KernelManager.class_trait_names():
+        return Config()
+    return Config({"KernelManager": {"transport_encryption": "auto"}})
+
+
 def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, cache: Path,
                     progress: bool = True) -> ChapterResult:
     """Execute one chapter into ``out/src/<rel>.ipynb``; raise :class:`ChapterFailed` on error."""
@@ -123,7 +139,7 @@ def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, 
         papermill.execute_notebook(
             str(source_nb), str(target), parameters=params, kernel_name="python3",
             cwd=str(path.parent), progress_bar=progress, log_output=False,
-            request_save_on_cell_execute=True)
+            request_save_on_cell_execute=True, config=kernel_config())
     except PapermillExecutionError as e:
         cell = _cell_label(target, e.cell_index)
         raise ChapterFailed(
