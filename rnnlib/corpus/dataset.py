@@ -6,7 +6,8 @@ Pipeline (one artifact, ``corpus/prepared``, keyed by the config and the data ch
    files (:mod:`.files`); dev and test come first;
 2. dev/test: tokenize, remember their normalized sides (leak filter) and word 4-grams
    (near-duplicate measure); train: drop leaks, tokenize, apply the length filter, and
-   count words;
+   count words; every split: drop pairs past the length guard (``length_guard``), before
+   tokenizing (characters) and after (tokens);
 3. the shortlists from the training counts (:mod:`.vocab`), then every split is encoded into
    ``int32`` id arrays written straight to ``.npy`` files (memory-mapped when loaded).
 
@@ -18,7 +19,10 @@ a :class:`~rnnlib.ragged.ParallelArrays`; ``s.src.tok``/``s.tgt.tok``: tokenized
 ``s.src.txt``/``s.tgt.txt``: the cleaned text (the references for sacreBLEU); ``s.ref<k>.txt``:
 extra references (dev/test); ``s.rows.npy``: Bible verse row or file line of each pair;
 ``s.neardup.npy``: ``(n, 2)`` bool near-duplicate flags (source, target). Plus ``src.vocab``,
-``tgt.vocab``, ``stats.csv``, ``filters.csv``, ``cleaning.csv``, ``info.json``.
+``tgt.vocab``, ``stats.csv``, ``filters.csv`` (pairs dropped per reason and split),
+``skipped.csv`` (each dropped pair: split, reason, ``file:line`` or verse), ``cleaning.csv``,
+``info.json``. A split left with no pair stops the build with :class:`NoUsablePairs`, whose
+message counts what each filter removed and names the parameter to change.
 
 Deviations:
 
@@ -26,17 +30,24 @@ Deviations:
   [50] words" without saying which side; we keep a training pair when *both* sides have at
   most ``max_len`` Moses tokens (Reading the papers, ``reading-length-filter``). Dev and test
   are never filtered (the papers evaluate on the full test set).
+* Length guard (``length_guard``, default 1000): in every split, a pair with a side longer
+  than 1000 tokens or 10,000 characters is dropped and listed. No sentence of the papers'
+  corpora or of the Bible comes near it (the papers' filters are 30 and 50 words); it stops a
+  broken line (a whole document on one line, a binary blob) from filling the vocabulary and
+  the evaluation. ``length_guard=None`` removes it.
 * Data: the papers use WMT'14 En-Fr (348M words); the default here is the Bible (about
   0.9M words per side), split by whole books. ``corpus="files"`` takes WMT'14 files.
 """
 from __future__ import annotations
 
+import csv
 import json
 from array import array
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -53,6 +64,8 @@ from .vocab import Vocab
 FORMAT = 2  # bump when the files of a prepared corpus change meaning
 SIDES = ("src", "tgt")
 _CHUNK = 4096
+GUARD_CHARS_PER_TOKEN = 10  # the length guard in characters is this many times its token count
+SHOWN = 3  # skipped pairs named in an error message
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,9 @@ class CorpusConfig:
     src_lang / tgt_lang: translation direction; lowercase; tokenizer (``"moses"`` or
     ``"whitespace"`` for pre-tokenized files); src_vocab / tgt_vocab: shortlist sizes
     (paper A 15,000, paper B 30,000); max_len: training pairs with both sides at most this many
-    tokens (``None``: no filter); drop_leaks: drop training pairs equal to a dev/test side.
+    tokens (``None``: no filter); drop_leaks: drop training pairs equal to a dev/test side;
+    length_guard: drop a pair (any split) with a side over this many tokens or
+    ``GUARD_CHARS_PER_TOKEN`` times as many characters (``None``: no guard).
     """
 
     corpus: str = "bible"
@@ -86,6 +101,7 @@ class CorpusConfig:
     tgt_vocab: int = 15000
     max_len: int | None = None
     drop_leaks: bool = True
+    length_guard: int | None = 1000
 
     def __post_init__(self) -> None:
         if self.extra_refs is not None and not isinstance(self.extra_refs, tuple):
@@ -104,6 +120,8 @@ class CorpusConfig:
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be a positive integer")
         if self.max_len is not None and (not isinstance(self.max_len, int) or self.max_len < 1):
             raise ValueError(f"max_len={self.max_len!r}: must be None or a positive integer (30, 50 in the papers)")
+        if self.length_guard is not None and (not isinstance(self.length_guard, int) or self.length_guard < 1):
+            raise ValueError(f"length_guard={self.length_guard!r}: must be None or a positive integer (tokens)")
         if self.corpus == "bible":
             if {self.src_lang, self.tgt_lang} != {"en", "fr"}:
                 raise ValueError(f"corpus='bible' has English and French: src_lang={self.src_lang!r}, "
@@ -158,11 +176,13 @@ class CorpusConfig:
 @dataclass
 class _Source:
     """Records ``(row, src, tgt, refs, src_tokens, tgt_tokens)`` per split (tokens ``None`` when
-    the source has not tokenized them), plus what the source reports."""
+    the source has not tokenized them; ``src`` or ``tgt`` empty or ``None`` for a pair without a
+    usable side), plus what the source reports. ``where(split, row, side)`` names a record:
+    ``"train.en:17"`` (``side`` 0 or 1 picks the file of a pair layout) or ``"Ruth 1:16"``."""
 
     checksum: str
     cleaning: pd.DataFrame
-    dropped: dict[str, int]                       # split -> pairs without a usable side
+    where: Callable[[str, int, int], str]
     records: dict[str, object] = field(default_factory=dict)   # split -> callable -> iterator
     extra: dict = field(default_factory=dict)
 
@@ -206,8 +226,13 @@ def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
     src_code, tgt_code = cfg.version(cfg.src_lang), cfg.version(cfg.tgt_lang)
     codes = [src_code, tgt_code, *cfg.reference_versions()]
     splits = assign_splits(bible.keys)
-    src = _Source(bible.checksum, pd.DataFrame(), {s: 0 for s in SPLITS},
-                  extra={"books": {b: list(n) for b, n in bible.books.items()}, "keys": bible.keys})
+    books = {b: list(n) for b, n in bible.books.items()}
+
+    def where(split: str, row: int, side: int = 0) -> str:
+        b, c, v = (int(x) for x in bible.keys[row])
+        return f"{books[b][0]} {c}:{v}"
+
+    src = _Source(bible.checksum, pd.DataFrame(), where, extra={"books": books, "keys": bible.keys})
     state: dict = {}
 
     def records(split):
@@ -221,7 +246,7 @@ def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
         for row in np.flatnonzero(splits == split):
             texts = [state[c]["texts"][row] for c in need]
             if any(t is None for t in texts):
-                src.dropped[split] += 1
+                yield int(row), None, None, (), None, None
                 continue
             yield int(row), texts[0], texts[1], tuple(texts[2:]), s_tok[row].split(), t_tok[row].split()
 
@@ -233,12 +258,15 @@ def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
 def _files_source(cfg: CorpusConfig) -> _Source:
     specs = userfiles.locate(Path(cfg.corpus_dir), cfg.corpus_layout, cfg.src_lang, cfg.tgt_lang,
                              cfg.corpus_pattern)
-    skipped = userfiles.SkipCounts()
-    src = _Source(userfiles.checksum(specs), pd.DataFrame(), skipped.empty)
-    src.extra["files"] = {s.split: [p.name for p in s.paths] for s in specs}  # names only: paths may move
+    names = {s.split: [p.name for p in s.paths] for s in specs}  # names only: paths may move
+
+    def where(split: str, row: int, side: int = 0) -> str:
+        return f"{names[split][min(side, len(names[split]) - 1)]}:{row}"
+
+    src = _Source(userfiles.checksum(specs), pd.DataFrame(), where, extra={"files": names})
 
     def records(spec):
-        for number, a, b in userfiles.read_pairs(spec, skipped):
+        for number, a, b in userfiles.read_pairs(spec):
             yield number, a, b, (), None, None
 
     for spec in specs:
@@ -266,6 +294,19 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
     counters = {s: {"src": Counter(), "tgt": Counter()} for s in SPLITS}
     lengths = {s: {"src": array("q"), "tgt": array("q")} for s in SPLITS}
     filters = {s: Counter() for s in SPLITS}
+    shown: dict[str, dict[str, list[str]]] = {s: {} for s in SPLITS}   # split -> reason -> first labels
+    guard = cfg.length_guard
+    guard_chars = guard * GUARD_CHARS_PER_TOKEN if guard else None
+    (out / "skipped.csv").write_text("split,reason,where\n", encoding="utf-8")
+
+    def skip(split: str, reason: str, row: int, side: int = 0) -> None:
+        filters[split][reason] += 1
+        label = source.where(split, row, side)
+        log.writerow((split, reason, label))
+        first = shown[split].setdefault(reason, [])
+        if len(first) < SHOWN:
+            first.append(label)
+
     for split in ("dev", "test", "train"):
         if split == "train":
             # one index over dev + test, so each training sentence is looked up once per side
@@ -274,20 +315,32 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
             heldout_text[split] = {"src": [], "tgt": []}
         handles = {name: open(out / f"{split}.{name}", "w", encoding="utf-8")
                    for name in ("src.tok", "tgt.tok", "src.txt", "tgt.txt")}
+        handles["skipped"] = open(out / "skipped.csv", "a", encoding="utf-8", newline="")
+        log = csv.writer(handles["skipped"])
         ref_handles: list = []
         rows = array("q")
         try:
             for row, src, tgt, refs, s_tok, t_tok in source.records[split]():
+                filters[split]["read"] += 1
+                if not src or not tgt:
+                    skip(split, "missing_side", row, 0 if not src else 1)
+                    continue
+                if guard_chars and (len(src) > guard_chars or len(tgt) > guard_chars):
+                    skip(split, "guard", row, 0 if len(src) > guard_chars else 1)  # before tokenizing it
+                    continue
                 if split == "train" and cfg.drop_leaks and leak.leaks(src, tgt):
-                    filters[split]["leak"] += 1
+                    skip(split, "leak", row)
                     continue
                 if s_tok is None:
                     s_tok, t_tok = toks["src"].tokenize(src), toks["tgt"].tokenize(tgt)
                 if not s_tok or not t_tok:
-                    filters[split]["empty"] += 1
+                    skip(split, "empty", row, 0 if not s_tok else 1)
+                    continue
+                if guard and (len(s_tok) > guard or len(t_tok) > guard):
+                    skip(split, "guard", row, 0 if len(s_tok) > guard else 1)
                     continue
                 if split == "train" and cfg.max_len and (len(s_tok) > cfg.max_len or len(t_tok) > cfg.max_len):
-                    filters[split]["too_long"] += 1
+                    skip(split, "too_long", row, 0 if len(s_tok) > cfg.max_len else 1)
                     continue
                 if split == "train":
                     near["src"].add_train(src)
@@ -310,7 +363,7 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
             for h in (*handles.values(), *ref_handles):
                 h.close()
         if not rows:
-            raise ValueError(f"the {split} split has no usable pairs (all were empty, dropped or filtered)")
+            raise NoUsablePairs(split, filters[split], shown[split], cfg)
         filters[split]["kept"] = len(rows)
         np.save(out / f"{split}.rows.npy", np.frombuffer(rows, dtype=np.int64))
 
@@ -337,8 +390,7 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
             row["near_duplicates"] = int(masks[:, k].sum()) if masks is not None else None
             stats.append(row)
     pd.DataFrame(stats).to_csv(out / "stats.csv", index=False)
-    filt = pd.DataFrame([{"split": s, "missing_side": source.dropped.get(s, 0), **{
-        k: filters[s].get(k, 0) for k in ("leak", "empty", "too_long", "kept")}} for s in SPLITS])
+    filt = pd.DataFrame([{"split": s, **{k: filters[s].get(k, 0) for k in FILTERS}} for s in SPLITS])
     filt.to_csv(out / "filters.csv", index=False)
     source.cleaning.to_csv(out / "cleaning.csv")
     info = {"config": cfg.key_config(), "source_checksum": source.checksum,
@@ -350,6 +402,43 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
             rows = np.load(out / f"{split}.rows.npy")
             np.save(out / f"{split}.keys.npy", source.extra["keys"][rows])
     return {"pairs": {s: int(filters[s]["kept"]) for s in SPLITS}}
+
+
+#: the columns of ``filters.csv``: pairs read, dropped per reason (in the order the filters
+#: apply), kept
+FILTERS = ("read", "missing_side", "guard", "leak", "empty", "too_long", "kept")
+
+
+class NoUsablePairs(ValueError):
+    """No pair of a split survives the filters. ``split``; ``counts``: ``read``, then pairs
+    dropped per reason (the columns of ``filters.csv``). The message says how many pairs each
+    filter removed, names the first few by file and line, and names the parameter to change."""
+
+    def __init__(self, split: str, counts: dict[str, int], shown: dict[str, list[str]], cfg: CorpusConfig):
+        self.split, self.counts = split, {k: int(counts.get(k, 0)) for k in FILTERS}
+        read = self.counts["read"]
+        unit = "verses" if cfg.corpus == "bible" else "pairs"
+        name = "training" if split == "train" else split
+        g = cfg.length_guard
+        why = {
+            "missing_side": ("a verse the cleaning removed" if cfg.corpus == "bible" else "an empty side", ""),
+            "guard": (f"a side longer than the length guard, {g} tokens or {g and g * GUARD_CHARS_PER_TOKEN} "
+                      "characters", "if those lines are sentences, raise length_guard or set it to None"),
+            "leak": ("equal to a dev/test side", "drop_leaks=False keeps them"),
+            "empty": (f"a side with no token after tokenizing (tokenizer={cfg.tokenizer!r})", ""),
+            "too_long": (f"a side longer than max_len={cfg.max_len} tokens",
+                         f"0 of {self.counts['too_long']} {name} pairs left have at most {cfg.max_len} tokens on "
+                         "both sides: raise max_len or set it to None"),
+        }
+        parts = []
+        for reason, (what, fix) in why.items():
+            n = self.counts[reason]
+            if n:
+                e = shown.get(reason, [])
+                where = f": {', '.join(e)}{', ...' if n > len(e) else ''}" if e else ""
+                parts.append(f"{n} dropped ({what}{where})" + (f"; {fix}" if fix else ""))
+        detail = f"of {read} {unit} read, " + "; ".join(parts) if parts else f"no {unit} to read"
+        super().__init__(f"the {split} split has no usable pairs: {detail}")
 
 
 def _encode(tok_path: Path, out: Path, name: str, lens: np.ndarray, vocab: Vocab) -> int:
@@ -443,6 +532,19 @@ class Corpus:
                 k += 1
         return refs
 
+    def skipped(self, split: str | None = None, reason: str | None = None) -> pd.DataFrame:
+        """The dropped pairs, one row each: ``split``, ``reason`` (a column of :attr:`filters`)
+        and ``where`` (``"train.en:17"``: the file of the side that caused it, or a verse)."""
+        df = pd.read_csv(self.path / "skipped.csv", dtype=str, keep_default_na=False)
+        if split is not None:
+            _check_split(split)
+            df = df[df["split"] == split]
+        if reason is not None:
+            if reason not in FILTERS[1:-1]:
+                raise ValueError(f"reason={reason!r}: choose one of {FILTERS[1:-1]}")
+            df = df[df["reason"] == reason]
+        return df.reset_index(drop=True)
+
     def near_duplicates(self, split: str, side: str | None = None) -> np.ndarray:
         """``(n,) bool``: dev/test pairs with a near-duplicate in train (either side, or ``side``)."""
         if split not in ("dev", "test"):
@@ -503,4 +605,4 @@ def prepare_corpus(cfg: CorpusConfig, cache: ArtifactCache | None = None) -> Cor
     return Corpus(cfg, art.path, checksum, art)
 
 
-__all__ = ["Corpus", "CorpusConfig", "prepare_corpus"]
+__all__ = ["Corpus", "CorpusConfig", "NoUsablePairs", "prepare_corpus"]

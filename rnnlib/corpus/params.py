@@ -15,6 +15,7 @@ user's own files. A chapter may change a *default* on the marker line, e.g.
     src_vocab: int = 15000  # [100, 1000000] source shortlist size (Cho et al. 15000, Bahdanau et al. 30000)
     tgt_vocab: int = 15000  # [100, 1000000] target shortlist size
     max_len: int | None = None  # [1, 1000] length filter of the training pairs (both sides), None for none
+    length_guard: int | None = 1000  # [1, ] drop a pair (any split) with a side over this many tokens or 10 times as many characters: a broken line, not a sentence; None for no guard
     lowercase: bool = False  # lowercase both sides before tokenizing (the papers do not)
 
 The names are the fields of :class:`~rnnlib.corpus.dataset.CorpusConfig`, so a chapter builds
