@@ -55,6 +55,7 @@ def test_overrides_parse_yaml_values():
     assert parse_override("copy_task.lr=0.5") == ("copy_task", "lr", 0.5)
     assert parse_override("arch=rnnencdec") == (None, "arch", "rnnencdec")
     assert parse_override("max_len=null") == (None, "max_len", None)
+    assert parse_override("max_len=None") == (None, "max_len", None)  # the spelling rnnlib params shows
     with pytest.raises(ParameterError, match="name=value"):
         parse_override("beam_size")
 

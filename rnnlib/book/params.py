@@ -278,7 +278,11 @@ def load_profile(book_root: Path, name: str) -> dict:
 
 
 def parse_override(text: str) -> tuple[str | None, str, Any]:
-    """``[chapter.]name=value`` -> ``(chapter or None, name, value)``; the value is read as YAML."""
+    """``[chapter.]name=value`` -> ``(chapter or None, name, value)``; the value is read as YAML.
+
+    ``None`` (the spelling the parameters cells and ``rnnlib params`` use) is read as YAML's
+    ``null``, so ``-p max_len=None`` and ``-p max_len=null`` both unset an optional parameter.
+    """
     if "=" not in text:
         raise ParameterError(f"override {text!r} must read name=value or chapter.name=value")
     lhs, rhs = text.split("=", 1)
@@ -286,6 +290,8 @@ def parse_override(text: str) -> tuple[str | None, str, Any]:
     chapter, _, name = lhs.rpartition(".")
     if not name.isidentifier() or (chapter and not re.fullmatch(r"[\w-]+", chapter)):
         raise ParameterError(f"override {text!r}: {lhs!r} is not a parameter name")
+    if rhs.strip() == "None":
+        return chapter or None, name, None
     try:
         value = yaml.safe_load(rhs) if rhs.strip() else ""
     except yaml.YAMLError:
