@@ -1,0 +1,199 @@
+"""Training runs and test-set translations as artifacts of the book's cache.
+
+:func:`train_run` trains a model with :func:`rnnlib.train.train` in chunks of ``eval_every``
+updates. After each chunk the training function has measured the dev NLL; ``dev_bleu`` (a
+callable) then scores the model held at that moment -- the parameters with the lowest dev NLL
+so far, the ones the run would deliver if it stopped there -- so the run's logs give paper B's
+Table 2 columns and a dev-BLEU curve. A run can continue another run (``parent``): it starts
+from the parent's saved training state and goes on to a larger ``max_updates``, which is how
+the book trains RNNsearch-50⋆ (Bahdanau et al. 2015, Table 1: "trained much longer") with
+RNNsearch-50 as its earlier snapshot. Resuming is bitwise (see :mod:`rnnlib.train`), so the
+continued run ends exactly where one uninterrupted run of the same length would (tested).
+
+Files of a training artifact: ``model.pt`` (the parameters with the lowest dev NLL, or the
+last ones without a dev set), ``train_log.csv`` (per update), ``eval_log.csv`` (per
+evaluation), ``bleu_log.csv`` (per chunk: update, epoch, training seconds, dev BLEU), and
+``state.pt`` (the whole training state, for a continuation; only with ``keep_state``).
+
+:func:`decode_run` translates sentences with :func:`rnnlib.translate.translate` and stores the
+tokens and the detokenized text.
+
+Equations
+---------
+- B Table 2: updates, epochs, hours, train NLL and dev NLL per model (rnnlib.train's logs)
+- B Table 1 caption: RNNsearch-50⋆ "was trained much longer until the performance on the
+  development set stopped improving" (a continuation with early stopping)
+
+Deviations
+----------
+- The dev BLEU curve is not in the papers; it is measured on a fixed subset of dev.
+- The papers select no snapshot explicitly; the delivered parameters are those with the lowest
+  dev NLL (rnnlib.train).
+"""
+from __future__ import annotations
+
+import platform
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..checkpoint import load_checkpoint
+from ..config import ModelConfig
+from ..device import resolve_device
+from ..models import build_model
+from ..ragged import ParallelArrays
+from ..specials import UNK
+from ..train import CHECKPOINT, TrainConfig, train
+from ..translate import translate
+from .cache import Artifact, ArtifactCache
+
+BLEU_COLUMNS = ["update", "epoch", "seconds", "dev_bleu", "bleu_seconds"]
+
+
+def cpu_name() -> str:
+    """The processor's model name (``/proc/cpuinfo``), or what :mod:`platform` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def device_label(device: str) -> str:
+    """What a run trained on, for Table 2's "GPU" column: ``"CPU, 2 threads (<model>)"`` or the GPU name."""
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return f"CPU, {torch.get_num_threads()} threads ({cpu_name()})"
+
+
+def length_filter(pairs: ParallelArrays, max_len: int | None) -> np.ndarray:
+    """Indices of the pairs whose source and target both have at most ``max_len`` tokens."""
+    if max_len is None:
+        return np.arange(len(pairs))
+    return np.flatnonzero((pairs.src.lengths <= max_len) & (pairs.tgt.lengths <= max_len))
+
+
+def train_run(cache: ArtifactCache, kind: str, config: dict, model_config: ModelConfig,
+              train_config: TrainConfig, train_pairs: ParallelArrays, dev_pairs: ParallelArrays | None,
+              dev_bleu: Callable[[torch.nn.Module], float] | None = None, parent: Artifact | None = None,
+              keep_state: bool = False, data: str | None = None, progress: bool = False) -> Artifact:
+    """The trained-model artifact ``kind`` for ``config`` (trained now if the cache lacks it).
+
+    ``config`` must name everything that changes the result besides ``model_config`` and
+    ``train_config`` (which are added to it), e.g. the data subset; ``data``: the data
+    checksum. ``train_config.eval_every`` is the chunk length (required with ``dev_bleu``).
+    ``parent``: a finished run made with ``keep_state=True`` to continue; its key joins the
+    config. ``model_config`` and ``train_config`` must then equal the parent's except for the
+    fields :data:`rnnlib.train.RESUMABLE_CHANGES` allows to change.
+    """
+    if dev_bleu is not None and not train_config.eval_every:
+        raise ValueError("train_run: dev_bleu needs train_config.eval_every (the chunk length)")
+    if parent is not None and "state.pt" not in parent.meta.get("files", {}):
+        raise ValueError(f"train_run: the parent run {parent.kind}/{parent.key} kept no training state "
+                         "(train it with keep_state=True)")
+    full = {**config, "model": asdict(model_config), "train": asdict(train_config),
+            "parent": parent.key if parent is not None else None}
+
+    def make(out: Path, work: Path) -> dict:
+        bleu_rows: list[dict] = []
+        start_update = int(parent.extra["updates"]) if parent is not None else 0
+        if (work / CHECKPOINT).exists():  # an interrupted run: train() resumes it
+            if (work / "bleu_log.csv").exists():
+                bleu_rows = pd.read_csv(work / "bleu_log.csv").to_dict("records")
+        elif parent is not None:
+            shutil.copy2(parent.file("state.pt"), work / CHECKPOINT)
+            bleu_rows = pd.read_csv(parent.file("bleu_log.csv")).to_dict("records")
+        torch.manual_seed(train_config.seed)
+        model = build_model(model_config)
+        chunk = train_config.eval_every or train_config.max_updates
+        limit = train_config.max_updates
+        bleu_seconds = 0.0
+        target = start_update
+        result = None
+        while True:
+            target = target + chunk if chunk else None
+            if limit is not None and target is not None:
+                target = min(target, limit)
+            cfg = train_config.override(max_updates=target) if target is not None else train_config
+            result = train(model, train_pairs, dev_pairs, cfg, work, progress=progress)
+            if dev_bleu is not None and not any(r["update"] == result.updates for r in bleu_rows):
+                t = time.perf_counter()
+                score = float(dev_bleu(model))
+                spent = time.perf_counter() - t
+                bleu_seconds += spent
+                bleu_rows.append({"update": result.updates, "epoch": result.epochs, "seconds": result.seconds,
+                                  "dev_bleu": score, "bleu_seconds": spent})
+                pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(work / "bleu_log.csv", index=False)
+            if result.stopped not in ("max_updates",) or target is None or (limit is not None and target >= limit):
+                break
+        torch.save(model.state_dict(), out / "model.pt")
+        for name in ("train_log.csv", "eval_log.csv"):
+            shutil.copy2(work / name, out / name)
+        pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(out / "bleu_log.csv", index=False)
+        if keep_state:
+            shutil.copy2(work / CHECKPOINT, out / "state.pt")
+        row = result.table2_row()
+        return {"updates": result.updates, "epochs": result.epochs, "seconds": result.seconds,
+                "stopped": result.stopped, "best": result.best, "train_pairs": len(train_pairs),
+                "device": device_label(train_config.device), "threads": torch.get_num_threads(),
+                "train_nll": row["train_nll"], "dev_nll": row["dev_nll"], "bleu_seconds": bleu_seconds,
+                "continued_from": parent.key if parent is not None else None}
+
+    return cache.build(kind, full, make, data=data)
+
+
+def load_model(run: Artifact, model_config: ModelConfig) -> torch.nn.Module:
+    """The delivered parameters of a :func:`train_run` artifact, in eval mode."""
+    model = build_model(model_config)
+    model.load_state_dict(load_checkpoint(run.file("model.pt")))
+    return model.eval()
+
+
+def run_logs(run: Artifact) -> dict[str, pd.DataFrame]:
+    """``{"train", "eval", "bleu"}``: the logs of a :func:`train_run` artifact."""
+    return {name: pd.read_csv(run.file(f"{name}_log.csv")) for name in ("train", "eval", "bleu")}
+
+
+def decode_run(cache: ArtifactCache, kind: str, config: dict, model: torch.nn.Module,
+               sources: Sequence[np.ndarray], to_words: Callable[[list[int]], list[str]],
+               detokenize: Callable[[list[str]], str], data: str | None = None, **search) -> Artifact:
+    """Translations of ``sources`` as an artifact: ``tokens.txt`` (target tokens, space-joined)
+    and ``text.txt`` (detokenized), one line per sentence in order; ``extra``: seconds,
+    sentences and how many ``[UNK]`` tokens were generated.
+
+    ``config`` must name the model (its artifact key) and the sentences (or ``data`` their
+    checksum); ``search``: keyword arguments of :func:`rnnlib.translate.translate`, added to
+    the config.
+    """
+    full = {**config, "search": search}
+
+    def make(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        hyps = translate(model, sources, **search)
+        seconds = time.perf_counter() - t
+        words = [to_words(h.tokens) for h in hyps]
+        (out / "tokens.txt").write_text("".join(" ".join(w) + "\n" for w in words), encoding="utf-8")
+        (out / "text.txt").write_text("".join(detokenize(w).replace("\n", " ") + "\n" for w in words),
+                                      encoding="utf-8")
+        return {"seconds": seconds, "sentences": len(sources), "threads": torch.get_num_threads(),
+                "unk_generated": int(sum(t == UNK for h in hyps for t in h.tokens))}
+
+    return cache.build(kind, full, make, data=data)
+
+
+def read_lines(path: Path) -> list[str]:
+    """The lines of a text file written by :func:`decode_run` (without their newlines)."""
+    return Path(path).read_text(encoding="utf-8").split("\n")[:-1]
+
+
+__all__ = ["BLEU_COLUMNS", "cpu_name", "decode_run", "device_label", "length_filter", "load_model",
+           "read_lines", "run_logs", "train_run"]
