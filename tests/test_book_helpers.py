@@ -1,0 +1,57 @@
+"""Small book helpers: the phrase-based baseline's inputs from chapter parameters, the Fig. 1 diagram."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from rnnlib.book.baseline import baseline_inputs, baseline_params  # noqa: E402
+from rnnlib.book.diagrams import rnnsearch_diagram  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeCorpus:
+    """Three splits of numbered sentences, one reference stream plus one extra for dev/test."""
+
+    def text(self, split, side):
+        n = {"train": 10, "dev": 6, "test": 5}[split]
+        return [f"{side} {split} {i}" for i in range(n)]
+
+    def references(self, split, multi=False):
+        n = {"dev": 6, "test": 5}[split]
+        streams = [[f"ref {split} {i}" for i in range(n)]]
+        return streams + [[f"alt {split} {i}" for i in range(n)]] if multi else streams
+
+
+def test_baseline_inputs_take_the_subsets_and_the_config_fields_from_the_parameters():
+    params = {"max_train": 4, "max_eval": 3, "seed": 7, "table_limit": 9, "lm_order": 3, "tune_nbest": 12,
+              "mert_iterations": 2, "stack_size": 11, "ttable_limit": 4, "distortion_limit": 2, "max_phrase_len": 5,
+              "profile": "smoke", "alignment_check": True}
+    data, config = baseline_inputs(FakeCorpus(), params)
+    assert len(data.train_src) == 4 and data.train_src[0] == ["src", "train", "0"]
+    assert len(data.dev_src) == len(data.test_src) == 3
+    assert [len(s) for s in data.test_refs] == [3, 3]  # every reference stream, cut to max_eval
+    assert (config.seed, config.table_limit, config.lm_order, config.tune_nbest) == (7, 9, 3, 12)
+    assert (config.decoder.stack_size, config.decoder.ttable_limit, config.decoder.max_phrase_len) == (11, 4, 5)
+
+
+def test_baseline_params_follow_the_profile_and_take_the_callers_corpus_text():
+    smoke = baseline_params(ROOT, "smoke")
+    assert smoke["max_eval"] == 60 and smoke["profile"] == "smoke"
+    mine = baseline_params(ROOT, "smoke", {"fr_version": "5", "src_vocab": 123, "lowercase": True})
+    assert mine["fr_version"] == "5" and mine["lowercase"] is True
+    assert mine["src_vocab"] == smoke["src_vocab"]  # shortlists do not change the phrase-based system
+
+
+def test_rnnsearch_diagram_carries_the_papers_symbols():
+    fig, ax = plt.subplots()
+    rnnsearch_diagram(ax)
+    labels = {t.get_text() for t in ax.texts}
+    plt.close(fig)
+    for symbol in (r"$x_{1}$", r"$x_{T}$", r"$\overrightarrow{h}_{1}$", r"$\overleftarrow{h}_{T}$", r"$\alpha_{t,1}$",
+                   r"$\alpha_{t,T}$", r"$s_{t-1}$", r"$s_t$", r"$y_{t-1}$", r"$y_t$", r"$+$"):
+        assert symbol in labels, symbol
