@@ -7,6 +7,9 @@ sentence ("we can pre-compute it in advance", A.1.2) and every decoder step reus
 Shapes: query ``s (B, n)``, annotations ``H (B, S, 2n)``, keys ``U_a H (B, S, n')``, mask ``(B, S)``
 bool (True at real source words), context ``(B, 2n)``, weights ``(B, S)``.
 
+Training and search compute the same weights through :mod:`rnnlib.fast.kernels` (tested equal
+in ``tests/test_fast.py``).
+
 Equations
 ---------
 - B Eq. 6 / A.1.2: e_ij = v_a^T tanh(W_a s_{i-1} + U_a h_j), with U_a h_j precomputed
@@ -21,22 +24,6 @@ Deviations
 - Padded source positions (beyond a sentence's length) are excluded from the softmax
   (their energies are set to the dtype's most negative finite value), so they get exactly 0
   weight; the paper processes one unpadded sentence at a time.
-
-Speed (same equations)
-----------------------
-- :meth:`AdditiveAttention.attend` takes the query product already computed, so the decoder can
-  multiply ``s_{i-1}`` by ``W_a`` and its own ``U_r, U_z`` in one stacked product.
-- ``tanh(u) = 2 sigmoid(2u) - 1`` (an identity), so ``e_ij = (2 v_a)^T sigmoid(2u) - sum(v_a)``
-  with ``u = W_a s_{i-1} + U_a h_j``: torch's CPU ``tanh`` is about 9x slower than its
-  ``sigmoid``, and this (B, S, n') map is the largest element-wise cost of training and search.
-  The results agree with ``tanh`` to float rounding (about 1e-7).
-- The factor 2 is carried by the operands: :meth:`AdditiveAttention.precompute` returns the
-  keys ``2 U_a h_j`` and :meth:`AdditiveAttention.attend` takes the query ``2 W_a s_{i-1}``, so
-  ``2u`` is one addition and no pass over the (B, S, n') map multiplies it by 2. Doubling is
-  exact in floating point, so the energies are bitwise those of ``2 * (U_a h_j + W_a s_{i-1})``.
-- Without gradients (search), the map is computed for a block of rows at a time (about 2 MiB),
-  so the addition, the sigmoid and the product with ``v_a`` read it while it is in cache; with
-  hundreds of hypotheses (80 sentences x beam 10) the whole map is 25 MB.
 """
 from __future__ import annotations
 
@@ -59,31 +46,16 @@ class AdditiveAttention(nn.Module):
         bound = self.v_a.shape[0] ** -0.5
         nn.init.uniform_(self.v_a, -bound, bound)
 
-    #: floats of the (rows, S, n') map computed at once by the gradient-free path (2 MiB)
-    BLOCK = 1 << 19
-
     def precompute(self, annotations: torch.Tensor) -> torch.Tensor:
-        """The keys ``2 U_a h_j`` for every source position: ``(B, S, 2n) -> (B, S, n')`` (doubled, see Speed)."""
-        return self.U_a(annotations).mul_(2)
+        """The keys ``U_a h_j`` for every source position: ``(B, S, 2n) -> (B, S, n')`` (A.1.2)."""
+        return self.U_a(annotations)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor,
                 mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``query s_{i-1} (B, n)``, ``keys`` from :meth:`precompute` ``(B, S, n')``, ``annotations (B, S, 2n)``,
-        ``mask (B, S)`` -> ``(context (B, 2n), alpha (B, S))``."""
-        return self.attend(self.W_a(query).mul_(2), keys, annotations, mask)
-
-    def attend(self, doubled_query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor,
-               mask: torch.Tensor, v_a: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """As :meth:`forward` from ``2 W_a s_{i-1} (B, n')``; ``v_a``: the vector, if the caller cast it once."""
-        v_a = self.v_a if v_a is None else v_a
-        # v_a^T tanh(u) = (2 v_a)^T sigmoid(2u) - sum(v_a), 2u = 2 W_a s_{i-1} + 2 U_a h_j
-        v2, q = 2 * v_a, doubled_query.unsqueeze(1)
-        if torch.is_grad_enabled() and (keys.requires_grad or q.requires_grad or v2.requires_grad):
-            energy = (keys + q).sigmoid_() @ v2
-        else:
-            rows = max(1, self.BLOCK // max(1, keys.shape[1] * keys.shape[2]))
-            energy = torch.cat([(k + qq).sigmoid_() @ v2 for k, qq in zip(keys.split(rows), q.split(rows))])
-        energy = (energy - v_a.sum()).masked_fill(~mask, torch.finfo(energy.dtype).min)  # (B, S)
-        alpha = torch.softmax(energy, dim=-1)
-        context = torch.bmm(alpha.unsqueeze(1).to(annotations.dtype), annotations).squeeze(1)
+        ``mask (B, S)`` -> ``(context c_i (B, 2n), alpha_i (B, S))``."""
+        e = torch.tanh(self.W_a(query).unsqueeze(1) + keys) @ self.v_a  # (B, S)   Eq. 6
+        e = e.masked_fill(~mask, torch.finfo(e.dtype).min)
+        alpha = torch.softmax(e, dim=-1)                                # (B, S)   Eq. 6
+        context = (alpha.unsqueeze(2) * annotations).sum(1)             # (B, 2n)  Eq. 5
         return context, alpha

@@ -2,10 +2,9 @@
 
 Both expose the ONE decoder step every search goes through,
 ``step(prev_word (B,) int64, state (B, n), enc) -> (logits (B, K), new_state (B, n), attention (B, S) | None)``,
-and a teacher-forced ``forward(enc, tgt_in (B, T)) -> logits (B, T, K)`` that runs only the
-recurrence step by step and then the deep output and softmax projection for all ``T`` steps as
-one large product (they depend only on the recorded states, previous words and contexts). It
-equals calling ``step`` ``T`` times (tested to 1e-5).
+and a teacher-forced ``forward(enc, tgt_in (B, T)) -> logits (B, T, K)`` that calls ``step`` ``T``
+times. Training and search run the same decoders through :mod:`rnnlib.fast.kernels`, which
+computes the same numbers from these parameters (tested equal in ``tests/test_fast.py``).
 
 The previous word of the first step is ``BOS``, whose embedding is forced to zero
 (A App. A: "e(y_0) is an all-zero vector").
@@ -40,19 +39,10 @@ Deviations
   fixed context; we use A's formulation for it: c = tanh(V h<N>), s_0 = tanh(V' c), c entering
   every decoder step's gates and candidate and the deep output (C_o c), which is B's decoder with
   c_i := c.
-- ``[U_o | V_o | C_o]`` are stored as one matrix over the concatenation ``[s; E y; c]``; every
-  linear map has a bias (zero at init; B.1 initialises "all the bias vectors" to zero).
+- Biases, which the papers do not print: the deep output's ``t~_i`` has one (``U_o``'s), and
+  ``W_s``, ``V'`` and ``W_o`` (``G_l``) have one each (zero at init; B.1 initialises "all the bias
+  vectors" to zero).
 - Optional dropout on the maxout units ``t_i`` (``dropout``, 0 in every paper preset; not in the papers).
-
-Speed (same equations)
-----------------------
-- RNNsearch: ``s_{i-1}`` feeds the alignment model (``W_a``) and the gates (``U_r, U_z``): one
-  product with the stacked ``[2 W_a; U_r; U_z]`` per step (the alignment model takes its query
-  doubled, see rnnlib.attention). ``C_{r,z,.} c_i`` is one product.
-- ``W E y_{i-1}`` for every step is one product before the loop (teacher forcing).
-- Under autocast the weights every step multiplies are cast once per sequence.
-- ``forward(..., out_mask=tgt_mask)`` computes the deep output and ``W_o`` only for the real
-  (unpadded) target positions, returned as ``(N, K)`` rows in row-major order of the mask.
 """
 from __future__ import annotations
 
@@ -61,20 +51,26 @@ from torch import nn
 
 from .attention import AdditiveAttention
 from .encoders import EncoderOut
-from .gru import GRUCell, autocast_once
+from .gru import GRUCell
 from .specials import BOS
 
 STATE_MODES = ("prev", "current")
 
 
 class DeepOutput(nn.Module):
-    """Deep output with one maxout layer (B A.2.2, A App. A): ``[s; e; c] -> 2l -> max of pairs -> l -> K``."""
+    """Deep output with one maxout layer (B A.2.2, A App. A): ``t~ = U_o s + V_o e + C_o c`` (2l units),
+    ``t`` = max of pairs (l units), logits ``W_o t`` (or ``G_l G_r t`` with ``rank``) over the K words.
+
+    ``U_o (2l, n)`` with the bias, ``V_o (2l, m)``, ``C_o (2l, ctx)``; A names them ``O_h, O_y, O_c``.
+    """
 
     def __init__(self, state: int, emb: int, ctx: int, maxout: int, vocab: int,
                  rank: int | None = None, dropout: float = 0.0) -> None:
         super().__init__()
         self.maxout = maxout
-        self.readout = nn.Linear(state + emb + ctx, 2 * maxout)  # [U_o | V_o | C_o]
+        self.U_o = nn.Linear(state, 2 * maxout)
+        self.V_o = nn.Linear(emb, 2 * maxout, bias=False)
+        self.C_o = nn.Linear(ctx, 2 * maxout, bias=False)
         self.dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
         if rank:
             self.G_r = nn.Linear(maxout, rank, bias=False)
@@ -85,8 +81,8 @@ class DeepOutput(nn.Module):
 
     def hidden(self, s: torch.Tensor, e: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         """The maxout units ``t (..., l)`` from ``s (..., n)``, ``e (..., m)``, ``c (..., ctx)``."""
-        t_tilde = self.readout(torch.cat([s, e, c], -1))
-        return t_tilde.unflatten(-1, (self.maxout, 2)).amax(-1)
+        t_tilde = self.U_o(s) + self.V_o(e) + self.C_o(c)      # (..., 2l)
+        return t_tilde.unflatten(-1, (self.maxout, 2)).amax(-1)  # t_i,j = max(t~_i,2j-1, t~_i,2j)
 
     def forward(self, s: torch.Tensor, e: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         """Unnormalised log-probabilities ``(..., K)``."""
@@ -94,7 +90,8 @@ class DeepOutput(nn.Module):
 
 
 class _Decoder(nn.Module):
-    """Shared parts: target embedding with ``e(BOS) = 0``, the GRU cell, the deep output."""
+    """Shared parts: target embedding with ``e(BOS) = 0``, the GRU cell, the deep output, and the
+    teacher-forced ``forward`` as ``T`` calls of ``step``."""
 
     def __init__(self, vocab: int, emb: int, hidden: int, ctx: int, maxout: int, reset: str,
                  reset_context: bool, deep_output_state: str, output_rank: int | None,
@@ -108,15 +105,27 @@ class _Decoder(nn.Module):
         self.output = DeepOutput(hidden, emb, ctx, maxout, vocab, output_rank, dropout)
 
     def embed_prev(self, y: torch.Tensor) -> torch.Tensor:
-        """``e(y) (…, m)`` with ``e(BOS) = 0`` (A App. A: e(y_0) is all-zero)."""
+        """``e(y) (..., m)`` with ``e(BOS) = 0`` (A App. A: e(y_0) is all-zero)."""
         e = self.embed(y)
         return e * (y != BOS).unsqueeze(-1).to(e.dtype)
 
-    def _logits(self, states, e, contexts, out_mask):
-        """The deep output of all steps at once, on the rows ``out_mask (B, T)`` selects (all if None)."""
+    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False,
+                out_mask: torch.Tensor | None = None):
+        """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and attention ``(B, T, S)`` or None];
+        with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)`` in
+        row-major order of the mask."""
+        state = self.init_state(enc)
+        logits, attention = [], []
+        for i in range(tgt_in.shape[1]):
+            logits_i, state, alpha_i = self.step(tgt_in[:, i], state, enc)
+            logits.append(logits_i)
+            attention.append(alpha_i)
+        logits = torch.stack(logits, 1)
         if out_mask is not None:
-            states, e, contexts = states[out_mask], e[out_mask], contexts[out_mask]
-        return self.output(states, e, contexts)
+            logits = logits[out_mask]
+        if not return_attention:
+            return logits
+        return logits, (torch.stack(attention, 1) if attention and attention[0] is not None else None)
 
 
 class AttentionDecoder(_Decoder):
@@ -134,50 +143,13 @@ class AttentionDecoder(_Decoder):
         """``s_0 = tanh(W_s <-h_1)``: ``(B, n)``."""
         return torch.tanh(self.W_s(enc.init))
 
-    def _weights(self) -> dict:
-        """What every step multiplies, taken (and under autocast cast) once per sequence:
-        ``query = [2 W_a; U_r; U_z]`` (``[2 W_a; U_r; U_z; U]`` for reset="after"), ``U``, ``C = [C_r; C_z; C]``, ``v_a``."""
-        cell, g = self.cell, self.cell.gate_rows
-        gates, cand = cell.weight_hh.split([g, cell.weight_hh.shape[0] - g])
-        query = torch.cat([2 * self.attention.W_a.weight, gates])  # 2 W_a: rnnlib.attention "Speed"
-        query, cand, ctx, v_a = autocast_once(query, cand, cell.weight_ch, self.attention.v_a)
-        return {"query": query, "cand": cand, "ctx": ctx, "v_a": v_a}
-
-    def _advance(self, xp: torch.Tensor, s: torch.Tensor, enc: EncoderOut, w: dict,
-                 annotations: torch.Tensor | None = None):
-        """``s_i``, ``c_i`` and ``alpha_i`` from ``W x_i (B, 3n)`` and ``s_{i-1} (B, n)`` (B A.2.2, Eqs. 5--6)."""
-        a = self.attention.W_a.out_features
-        wa_s, hp = nn.functional.linear(s, w["query"]).split([a, self.cell.gate_rows], -1)  # [2 W_a s; U_r s; U_z s]
-        ann = enc.annotations if annotations is None else annotations
-        c, alpha = self.attention.attend(wa_s, enc.keys, ann, enc.mask, w["v_a"])
-        hp = hp if self.cell.bias_hh is None else hp + self.cell.bias_hh
-        new = self.cell.step(xp, s, nn.functional.linear(c, w["ctx"]), (None, w["cand"], None), hp=hp)
-        return new, c, alpha
-
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
-        e = self.embed_prev(prev_word)
-        new, c, alpha = self._advance(self.cell.project_input(e), state, enc, self._weights())
-        logits = self.output(new if self.use_current else state, e, c)
+        """``y_{i-1} (B,)``, ``s_{i-1} (B, n)`` -> ``logits (B, K)``, ``s_i (B, n)``, ``alpha_i (B, S)``."""
+        e = self.embed_prev(prev_word)                                               # E y_{i-1}
+        c, alpha = self.attention(state, enc.keys, enc.annotations, enc.mask)        # c_i, Eqs. 5-6
+        new = self.cell(e, state, c)                                                 # s_i
+        logits = self.output(new if self.use_current else state, e, c)               # W_o t_i
         return logits, new, alpha
-
-    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False,
-                out_mask: torch.Tensor | None = None):
-        """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and ``alpha (B, T, S)``];
-        with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)``."""
-        e = self.embed_prev(tgt_in)
-        xp = self.cell.project_input(e)  # W E y_{i-1} for all steps at once
-        s = self.init_state(enc)
-        w = self._weights()
-        (ann,) = autocast_once(enc.annotations)
-        states, contexts, alphas = [], [], []
-        for x_t in xp.unbind(1):
-            new, c, alpha = self._advance(x_t, s, enc, w, ann)
-            states.append(new if self.use_current else s)
-            contexts.append(c)
-            alphas.append(alpha)
-            s = new
-        logits = self._logits(torch.stack(states, 1), e, torch.stack(contexts, 1), out_mask)
-        return (logits, torch.stack(alphas, 1)) if return_attention else logits
 
 
 class ContextDecoder(_Decoder):
@@ -195,24 +167,8 @@ class ContextDecoder(_Decoder):
         return torch.tanh(self.V_prime(enc.init))
 
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
-        e = self.embed_prev(prev_word)
-        new = self.cell.step(self.cell.project_input(e), state, enc.context_proj)
-        logits = self.output(new if self.use_current else state, e, enc.context)
+        """``y_{t-1} (B,)``, ``h'<t-1> (B, n)`` -> ``logits (B, K)``, ``h'<t> (B, n)``, ``None``."""
+        e = self.embed_prev(prev_word)                                               # e(y_{t-1})
+        new = self.cell(e, state, enc.context)                                       # h'<t>
+        logits = self.output(new if self.use_current else state, e, enc.context)     # G s<t>
         return logits, new, None
-
-    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False,
-                out_mask: torch.Tensor | None = None):
-        """``tgt_in (B, T)`` -> ``logits (B, T, K)`` (attention is ``None`` when asked for);
-        with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)``."""
-        e = self.embed_prev(tgt_in)
-        xp = self.cell.project_input(e)
-        s = self.init_state(enc)
-        states, weights = [], self.cell.recurrent_weights()
-        for x_t in xp.unbind(1):
-            new = self.cell.step(x_t, s, enc.context_proj, weights)
-            states.append(new if self.use_current else s)
-            s = new
-        T = tgt_in.shape[1]
-        c = enc.context.unsqueeze(1).expand(-1, T, -1)
-        logits = self._logits(torch.stack(states, 1), e, c, out_mask)
-        return (logits, None) if return_attention else logits

@@ -9,6 +9,9 @@ Padding never changes a sentence's encoding:
 * the backward RNN reads each sentence reversed *within its length*, so it starts on the
   sentence's ``EOS`` and ``<-h_1`` is the state after reading the first word.
 
+Training and search run the same encoders through :mod:`rnnlib.fast.kernels` (tested equal in
+``tests/test_fast.py``).
+
 Equations
 ---------
 - B A.2.1: ->h_i = GRU(E x_i, ->h_{i-1}), ->h_0 = 0; <-h_i the same in reverse order with its own weights
@@ -22,12 +25,6 @@ Deviations
 ----------
 - ``V`` in ``c = tanh(V h<N>)`` has a bias (zero at init); A omits biases.
 - Annotations at padded positions are zeros (they get zero attention anyway).
-
-Speed (same equations)
-----------------------
-- The forward and backward RNNs of B A.2.1 are independent, so they run in one loop: their
-  input projections are one product over all positions, and each step multiplies both states
-  by their own recurrent matrices in one batched product (``GRUCell.step`` with ``D = 2``).
 """
 from __future__ import annotations
 
@@ -46,8 +43,7 @@ class EncoderOut:
     ``annotations (B, S, 2n)`` (RNNsearch) or ``(B, S, n)`` (RNNencdec forward states);
     ``mask (B, S)`` bool; ``init (B, n)`` the vector the decoder's initial state is computed
     from (``<-h_1`` for RNNsearch, ``c`` for RNNencdec); ``keys (B, S, n')`` the precomputed
-    ``2 U_a h_j`` (RNNsearch; doubled, see rnnlib.attention); ``context (B, n)`` the fixed summary ``c`` (RNNencdec);
-    ``context_proj (B, 3n)`` the decoder's ``C c`` computed once (RNNencdec).
+    ``U_a h_j`` (RNNsearch, B A.1.2); ``context (B, n)`` the fixed summary ``c`` (RNNencdec).
     """
 
     annotations: torch.Tensor
@@ -55,7 +51,6 @@ class EncoderOut:
     init: torch.Tensor
     keys: torch.Tensor | None = None
     context: torch.Tensor | None = None
-    context_proj: torch.Tensor | None = None
 
     @property
     def batch_size(self) -> int:
@@ -113,34 +108,12 @@ class BiRNNEncoder(nn.Module):
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``annotations (B, S, 2n)`` = ``[->h_j; <-h_j]`` and ``<-h_1 (B, n)``."""
         lengths = _check(src, src_mask)
-        x = self.embed(src)
-        if self.fwd.uses_fused_kernel:  # torch.gru per direction
-            fwd = self.fwd(x)
-            bwd = reverse_padded(self.bwd(reverse_padded(x, lengths)), lengths)
-        else:
-            fwd, bwd = self._both_directions(x, lengths)
-        ann = torch.cat([fwd, bwd], -1) * src_mask.unsqueeze(-1).to(fwd.dtype)
-        return ann, bwd[:, 0]
-
-    def _both_directions(self, x: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``->h (B, S, n)`` and ``<-h (B, S, n)`` (in source order), both RNNs stepping together."""
-        f, b = self.fwd.cell, self.bwd.cell
-        B, S, _ = x.shape
-        n = f.hidden_size
-        xp = nn.functional.linear(x, torch.cat([f.weight_ih, b.weight_ih]), torch.cat([f.bias_ih, b.bias_ih]))
-        xf, xb = xp.split(3 * n, -1)
-        xs = torch.stack([xf, reverse_padded(xb, lengths)])  # (2, B, S, 3n), backward reversed in length
-        weights = []
-        for wf, wb in zip(f.recurrent_weights(), b.recurrent_weights()):
-            w = None if wf is None else torch.stack([wf, wb])
-            weights.append(w.unsqueeze(1) if w is not None and w.dim() == 2 else w)  # biases (2, 1, 3n)
-        h = x.new_zeros(2, B, n)
-        outs = []
-        for x_t in xs.unbind(2):
-            h = f.step(x_t, h, None, tuple(weights))
-            outs.append(h)
-        H = torch.stack(outs, 2) if outs else x.new_zeros(2, B, 0, n)
-        return H[0], reverse_padded(H[1], lengths)
+        x = self.embed(src)                                                  # E x_j
+        forward_states = self.fwd(x)                                         # ->h_1 .. ->h_S
+        backward_states = reverse_padded(self.bwd(reverse_padded(x, lengths)), lengths)  # <-h_1 .. <-h_S
+        ann = torch.cat([forward_states, backward_states], -1)               # h_j, B Eq. 7
+        ann = ann * src_mask.unsqueeze(-1).to(ann.dtype)
+        return ann, backward_states[:, 0]
 
 
 class RNNEncoder(nn.Module):
@@ -155,7 +128,7 @@ class RNNEncoder(nn.Module):
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``states (B, S, n)`` (zeros past each length) and ``c (B, n)``."""
         lengths = _check(src, src_mask)
-        states = self.rnn(self.embed(src))
+        states = self.rnn(self.embed(src))                                    # h<1> .. h<S>
         states = states * src_mask.unsqueeze(-1).to(states.dtype)
-        last = states[torch.arange(src.shape[0], device=src.device), lengths - 1]
-        return states, torch.tanh(self.V(last))
+        last = states[torch.arange(src.shape[0], device=src.device), lengths - 1]  # h<N>
+        return states, torch.tanh(self.V(last))                               # c = tanh(V h<N>)

@@ -13,7 +13,8 @@ Deviations
 ----------
 - Orthogonal matrices are drawn as the Q factor of a Gaussian matrix (``torch.nn.init.orthogonal_``),
   which has the same (Haar) distribution as the left singular vectors A describes.
-- Each n x n block U_r, U_z, U of a stacked recurrent matrix is made orthogonal on its own.
+- Each n x n recurrent matrix U_r, U_z, U is made orthogonal on its own (A and B say the
+  recurrent weight matrices are orthogonal, not how the three of a unit relate).
 - The embedding row of [BOS] is set to zero (it is also masked at every use: e(y_0) = 0).
 - A initialises its (non-recurrent) weights like B; A names no special scale for any layer.
 - B.1's "V_a" (zero) is read as the alignment vector v_a, which appears nowhere else
@@ -42,8 +43,8 @@ def init_paper(model: nn.Module, generator: torch.Generator | None = None) -> nn
             p.zero_()  # biases, v_a
     for m in model.modules():
         if isinstance(m, GRUCell):
-            for block in m.recurrent_blocks():
-                nn.init.orthogonal_(block, generator=generator)
+            for U in m.recurrent_blocks():
+                nn.init.orthogonal_(U, generator=generator)
         elif isinstance(m, AdditiveAttention):
             nn.init.normal_(m.W_a.weight, 0.0, STD_ALIGN, generator=generator)
             nn.init.normal_(m.U_a.weight, 0.0, STD_ALIGN, generator=generator)

@@ -72,7 +72,7 @@ class RNNSearch(_EncoderDecoder):
             output_rank=config.output_rank, dropout=config.dropout)
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
-        """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys ``2 U_a h_j``."""
+        """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys ``U_a h_j``."""
         ann, first_backward = self.encoder(src, src_mask)
         return EncoderOut(annotations=ann, mask=src_mask, init=first_backward,
                           keys=self.decoder.attention.precompute(ann))
@@ -92,10 +92,9 @@ class RNNEncDec(_EncoderDecoder):
             dropout=config.dropout)
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
-        """Forward states ``(B, S, n)``, the summary ``c (B, n)`` and the decoder's ``C c``."""
+        """Forward states ``(B, S, n)`` and the summary ``c (B, n)``."""
         states, c = self.encoder(src, src_mask)
-        return EncoderOut(annotations=states, mask=src_mask, init=c, context=c,
-                          context_proj=self.decoder.cell.project_context(c))
+        return EncoderOut(annotations=states, mask=src_mask, init=c, context=c)
 
 
 def build_model(config: ModelConfig, generator: torch.Generator | None = None) -> nn.Module:

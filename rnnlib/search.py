@@ -11,7 +11,9 @@ Every function takes ``src (B, S) int64`` + ``src_mask (B, S) bool`` or a
 :func:`rnnlib.batch.source_batch` builds them; anything else is an error), runs the model in
 eval mode without gradients (restoring its mode afterwards), and returns, per sentence,
 :class:`Hypothesis` objects whose ``tokens`` exclude ``BOS`` and ``EOS`` and whose ``score`` is
-``sum_i log p(y_i | y_<i, x)`` including the final ``EOS``.
+``sum_i log p(y_i | y_<i, x)`` including the final ``EOS``. Each computes the model through
+its fast path (:mod:`rnnlib.fast`: the same numbers up to float rounding, tested in
+``tests/test_fast.py``) unless given ``fast=False``, which runs the plain modules.
 
 ``max_len`` bounds the tokens before ``EOS``; a hypothesis that reaches it must end with ``EOS``
 at the next step. By default it is ``3 L - 1`` for a source of ``L`` tokens counting its
@@ -62,7 +64,10 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from .fast import precision
 from .fast.allocator import tune_allocator
+from .fast.kernels import wrap as fast_path
+from .fast.softmax import log_softmax_
 from .batch import Batch, pad
 from .specials import BOS, EOS, PAD, UNK
 
@@ -88,15 +93,16 @@ def default_max_len(src_lengths: torch.Tensor) -> torch.Tensor:
 
 
 @contextlib.contextmanager
-def _inference(model: torch.nn.Module, bf16: bool = False):
+def _inference(model: torch.nn.Module, bf16: bool = False, fast: bool = True):
+    """Eval mode, no gradients, optional bf16 autocast; yields the model to call (its fast path
+    when ``fast``)."""
     tune_allocator()  # every search step allocates its (rows, K) logits anew (rnnlib.fast.allocator)
     was_training = model.training
     model.eval()
     dev = next(model.parameters()).device.type
-    cast = torch.autocast(device_type=dev, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
     try:
-        with torch.no_grad(), cast:
-            yield
+        with torch.no_grad(), precision.autocast(bf16, dev):
+            yield fast_path(model) if fast else model
     finally:
         model.train(was_training)
 
@@ -132,16 +138,13 @@ def _max_lens(max_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor:
     return out.long()
 
 
-def _log_probs(logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor) -> torch.Tensor:
+def _log_probs(logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor, fast: bool = True) -> torch.Tensor:
     """``(R, K)`` log-probabilities with [PAD], [BOS] (and [UNK]) masked; rows in ``force_eos (R,)`` may only end.
 
-    fp32 ``logits`` (a step's own output, not used again) are overwritten: writing the
-    log-softmax into the matrix it reads, while it is in cache, made beam search about 8% faster.
+    ``fast``: the log-softmax overwrites fp32 ``logits`` (a step's own output, not used again;
+    :func:`rnnlib.fast.softmax.log_softmax_`).
     """
-    if logits.dtype == torch.float32 and logits.is_contiguous():
-        lp = torch.log_softmax(logits, -1, out=logits)
-    else:
-        lp = torch.log_softmax(logits, -1, dtype=torch.float32)
+    lp = log_softmax_(logits) if fast else torch.log_softmax(logits, -1, dtype=torch.float32)
     banned = [PAD, BOS] + ([UNK] if forbid_unk else [])
     lp[:, banned] = float("-inf")
     if bool(force_eos.any()):
@@ -151,7 +154,7 @@ def _log_probs(logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor) 
     return lp
 
 
-def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool) -> list[Hypothesis]:
+def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool, fast: bool) -> list[Hypothesis]:
     """Decode every row of ``enc`` once, picking words with ``choose(lp) -> (rows,)``.
 
     Rows that have emitted EOS leave the batch, so the remaining steps only compute live rows.
@@ -165,7 +168,7 @@ def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool) -> l
     hist = []  # per step: (act, word, alpha)
     for t in range(int(max_lens.max()) + 1):
         logits, state, alpha = model.step(prev, state, enc)
-        lp = _log_probs(logits, forbid_unk, t >= max_lens[act])
+        lp = _log_probs(logits, forbid_unk, t >= max_lens[act], fast)
         word = choose(lp)
         scores.index_add_(0, act, lp.gather(1, word.unsqueeze(1)).squeeze(1).double())
         hist.append((act, word, alpha))
@@ -194,26 +197,26 @@ def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool) -> l
 
 
 def greedy(model, batch_or_src, src_mask: torch.Tensor | None = None, max_len: MaxLen = None,
-           forbid_unk: bool = False) -> list[Hypothesis]:
+           forbid_unk: bool = False, fast: bool = True) -> list[Hypothesis]:
     """The most probable word at each step, for every sentence of the batch: one Hypothesis each."""
-    with _inference(model):
+    with _inference(model, fast=fast) as model:
         src, src_mask = _sources(model, batch_or_src, src_mask)
         enc = model.encode(src, src_mask)
-        return _run_rows(model, enc, _max_lens(max_len, src_mask), lambda lp: lp.argmax(-1), forbid_unk)
+        return _run_rows(model, enc, _max_lens(max_len, src_mask), lambda lp: lp.argmax(-1), forbid_unk, fast)
 
 
 def sample(model, batch_or_src, src_mask: torch.Tensor | None = None, n: int = 50,
            max_len: MaxLen = None, generator: torch.Generator | None = None,
-           forbid_unk: bool = False) -> list[list[Hypothesis]]:
+           forbid_unk: bool = False, fast: bool = True) -> list[list[Hypothesis]]:
     """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``: ``[sentence][sample]``."""
     if n < 1:
         raise ValueError(f"sample: n={n} must be >= 1")
-    with _inference(model):
+    with _inference(model, fast=fast) as model:
         src, src_mask = _sources(model, batch_or_src, src_mask)
         enc = model.encode(src, src_mask).repeat_interleave(n)
         lens = _max_lens(max_len, src_mask).repeat_interleave(n)
         draw = lambda lp: torch.multinomial(lp.exp(), 1, generator=generator).squeeze(1)  # noqa: E731
-        flat = _run_rows(model, enc, lens, draw, forbid_unk)
+        flat = _run_rows(model, enc, lens, draw, forbid_unk, fast)
     return [flat[b * n:(b + 1) * n] for b in range(src.shape[0])]
 
 
@@ -226,18 +229,19 @@ def _rank_scores(scores: torch.Tensor, lengths: torch.Tensor, length_norm: bool 
 
 def beam_search(model, batch_or_src, src_mask: torch.Tensor | None = None, beam_size: int = 10,
                 max_len: MaxLen = None, length_norm: bool | float = False, forbid_unk: bool = False,
-                n_best: int = 1, bf16: bool = False) -> list[list[Hypothesis]]:
+                n_best: int = 1, bf16: bool = False, fast: bool = True) -> list[list[Hypothesis]]:
     """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best first.
 
     ``bf16``: run the model under bf16 autocast (weights stay fp32; log-probabilities and scores
     are computed in fp32/fp64 from the bf16 logits). Faster on CPUs with bf16 matrix units; the
-    scores differ from fp32 search by the rounding of the model's products.
+    scores differ from fp32 search by the rounding of the model's products
+    (:func:`rnnlib.fast.precision.bf16_error` measures it).
     """
     K = int(beam_size)
     if K < 1 or not 1 <= n_best <= K:
         raise ValueError(f"beam_search: need beam_size >= 1 and 1 <= n_best <= beam_size, got {beam_size}, {n_best}")
     prune_early = length_norm is False or length_norm is None
-    with _inference(model, bf16):
+    with _inference(model, bf16, fast) as model:
         src, src_mask = _sources(model, batch_or_src, src_mask)
         B, dev = src.shape[0], src.device
         max_lens = _max_lens(max_len, src_mask)
@@ -254,7 +258,7 @@ def beam_search(model, batch_or_src, src_mask: torch.Tensor | None = None, beam_
         for t in range(int(max_lens.max()) + 1):
             A = act.shape[0]
             logits, state, alpha = model.step(prev, state, enc)
-            lp = _log_probs(logits, forbid_unk, (t >= max_lens[act]).repeat_interleave(K))
+            lp = _log_probs(logits, forbid_unk, (t >= max_lens[act]).repeat_interleave(K), fast)
             # the K best expansions of a sentence are among the K best words of each live parent
             word_lp, word_id = lp.topk(min(K, lp.shape[1]), dim=1)  # (A*K, K')
             Kw = word_lp.shape[1]
@@ -340,13 +344,13 @@ def _collect(src_mask, fin: _Finished, hist, n_best) -> list[list[Hypothesis]]:
 
 
 def score(model, batch_or_src, src_mask: torch.Tensor | None = None,
-          tgt: torch.Tensor | Sequence[Sequence[int]] | None = None) -> torch.Tensor:
+          tgt: torch.Tensor | Sequence[Sequence[int]] | None = None, fast: bool = True) -> torch.Tensor:
     """Teacher-forced ``log p(y | x)`` (EOS included) of each pair: ``(B,) float64``.
 
     ``tgt``: the target sentences without BOS/EOS, as lists of ids or a ``(B, T)`` tensor
     right-padded with PAD; with a :class:`~rnnlib.batch.Batch` the batch's own targets are used.
     """
-    with _inference(model):
+    with _inference(model, fast=fast) as model:
         if isinstance(batch_or_src, Batch) and tgt is None:
             tgt_in, tgt_out, tgt_mask = batch_or_src.tgt_in, batch_or_src.tgt_out, batch_or_src.tgt_mask
         else:

@@ -22,7 +22,7 @@ bitwise where an uninterrupted run with the new config ends (on the CPU, for a f
 count and number of processes), whenever that run gets as far as the checkpoint. The fields in
 :data:`RESUMABLE_CHANGES` may differ from the checkpoint's: the limits ``max_updates``,
 ``max_epochs`` and ``patience``, ``checkpoint_every`` (no effect on the numbers), and
-``device`` and ``eval_batch_size`` (the numbers then agree up to rounding). A limit that the
+``device``, ``eval_batch_size`` and ``fast`` (the numbers then agree up to rounding). A limit that the
 checkpoint is already past cannot be undone: the run returns at once with the checkpoint's
 state (more updates than ``max_updates`` asks for), and a ``patience`` that an earlier streak
 of evaluations without improvement would have ended counts from the current streak, which is
@@ -78,7 +78,6 @@ import os
 import random
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -88,12 +87,15 @@ import torch
 from torch import nn
 
 from . import distributed
-from .fast.allocator import tune_allocator
 from .batch import Batch, make_batch
 from .batching import PoolBatcher, Position, RandomBatcher, eval_batches
 from .checkpoint import load_checkpoint, save_atomic
 from .config import UnknownNameError, load_config
 from .device import resolve_device
+from .fast import precision
+from .fast.allocator import tune_allocator
+from .fast import softmax as fast_softmax
+from .fast.kernels import wrap as fast_path
 from .loss import nll_sum
 from .ragged import ParallelArrays
 
@@ -111,7 +113,10 @@ class TrainConfig:
     updates / passes over the data (``None``: no limit; at least one limit or ``patience`` is
     required). ``eval_every`` and ``checkpoint_every`` count updates (``None``: only at the
     end). ``patience``: stop after that many scheduled evaluations in a row without a lower
-    dev NLL (``None``: never; needs ``eval_every``).
+    dev NLL (``None``: never; needs ``eval_every``). ``fast``: compute through
+    :mod:`rnnlib.fast` (the default; the same numbers as the plain modules up to float
+    rounding, faster) or, ``False``, through the plain modules. ``bf16``: bf16 autocast
+    (:mod:`rnnlib.fast.precision`; not in the papers).
     """
 
     optimizer: str = "adadelta"   # {adadelta, adam, sgd}
@@ -132,6 +137,7 @@ class TrainConfig:
     patience: int | None = None
     seed: int = 1
     bf16: bool = False
+    fast: bool = True
     device: str = "auto"
 
     def __post_init__(self) -> None:
@@ -186,7 +192,8 @@ def train_preset(name: str, **overrides: Any) -> TrainConfig:
 
 
 # Fields that may differ between a checkpoint and the run that resumes it (module docstring).
-RESUMABLE_CHANGES = {"max_updates", "max_epochs", "checkpoint_every", "patience", "device", "eval_batch_size"}
+RESUMABLE_CHANGES = {"max_updates", "max_epochs", "checkpoint_every", "patience", "device", "eval_batch_size",
+                     "fast"}
 
 
 @dataclass
@@ -217,29 +224,30 @@ class TrainResult:
 # ---------------------------------------------------------------------------------------------
 # losses
 
-def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False) -> torch.Tensor:
+def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False, fast: bool = True) -> torch.Tensor:
     """Summed ``-log p(y_t | y_<t, x)`` over the real target tokens of ``batch`` (scalar, fp32).
 
     Only the real (unpadded) positions reach the softmax: a model with ``supports_out_mask``
     computes its output layer for them alone; any other model's ``(B, T, V)`` logits are
-    gathered at them first.
+    gathered at them first. ``fast``: through :mod:`rnnlib.fast` (else the plain modules and
+    :func:`rnnlib.loss.nll_sum`); ``bf16``: under bf16 autocast.
     """
-    dev_type = batch.src.device.type
-    ctx = torch.autocast(device_type=dev_type, dtype=torch.bfloat16) if bf16 else nullcontext()
+    if fast:
+        model = fast_path(model)
     mask = batch.tgt_mask.bool()
-    with ctx:
+    with precision.autocast(bf16, batch.src.device.type):
         if getattr(getattr(model, "module", model), "supports_out_mask", False):
             # positional: (src, src_mask, tgt_in, return_attention, out_mask) -> (N, V)
             logits = model(batch.src, batch.src_mask, batch.tgt_in, False, mask)
         else:
             logits = model(batch.src, batch.src_mask, batch.tgt_in)[mask]  # (B, T, V) -> (N, V)
-    return nll_sum(logits.float(), batch.tgt_out[mask])
+    return (fast_softmax.nll_sum if fast else nll_sum)(logits.float(), batch.tgt_out[mask])
 
 
 @torch.no_grad()
 def evaluate_nll(model: nn.Module, pairs: ParallelArrays, batch_size: int = 80,
                  device: torch.device | str | None = None, bf16: bool = False,
-                 world: distributed.World | None = None) -> dict:
+                 world: distributed.World | None = None, fast: bool = True) -> dict:
     """Teacher-forced NLL of every pair: ``{"nll_sentence", "nll_token", "sentences", "tokens"}``.
 
     Per sentence is paper B's Table 2 NLL (a sum over the words, ``[EOS]`` included, averaged
@@ -254,7 +262,7 @@ def evaluate_nll(model: nn.Module, pairs: ParallelArrays, batch_size: int = 80,
         if k % world.size != world.rank:
             continue
         batch = make_batch(pairs, index).to(device)
-        total += float(batch_nll(model, batch, bf16))
+        total += float(batch_nll(model, batch, bf16, fast))
         tokens += batch.n_target_tokens
         sentences += batch.size
     model.train(was_training)
@@ -424,7 +432,6 @@ class Trainer:
         self.cfg = cfg if isinstance(cfg, TrainConfig) else TrainConfig.from_dict(cfg)
         if self.cfg.patience is not None and dev is None:
             raise ValueError("TrainConfig.patience needs a dev set (dev is None)")
-        tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.fast.allocator)
         self.world = distributed.setup()
         self.device = resolve_device(self.cfg.device, self.world.local_rank if self.world.active else None)
         self.work_dir = Path(work_dir)
@@ -437,10 +444,11 @@ class Trainer:
         self.optimizer = make_optimizer(self.cfg, self.params)
         self.state = TrainState()
         self.resumed_from = self._resume()
-        self.net: nn.Module = model
+        tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.fast.allocator)
+        self.net: nn.Module = fast_path(model) if self.cfg.fast else model  # same parameters
         if self.world.active:
             ids = [self.device.index] if self.device.type == "cuda" else None
-            self.net = nn.parallel.DistributedDataParallel(model, device_ids=ids)
+            self.net = nn.parallel.DistributedDataParallel(self.net, device_ids=ids)
         self._stream = make_batcher(self.cfg, train).stream(self.state.position)
         self._started, self._seconds0, self._dirty = time.perf_counter(), self.state.seconds, False
 
@@ -491,7 +499,7 @@ class Trainer:
         tgt_tokens = int((self.train_data.tgt.lengths[indices] + 1).sum())  # + [EOS]
         denom = len(indices) if cfg.loss_norm == "sentence" else tgt_tokens
         self.optimizer.zero_grad(set_to_none=True)
-        nll = batch_nll(self.net, batch, cfg.bf16)
+        nll = batch_nll(self.net, batch, cfg.bf16, cfg.fast)
         (nll * (weight * self.world.size / denom)).backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm or math.inf)
         self.optimizer.step()
@@ -516,7 +524,7 @@ class Trainer:
         """
         st = self.state
         ev = evaluate_nll(self.model, self.dev, self.cfg.eval_batch_size or self.cfg.batch_size, self.device,
-                          self.cfg.bf16, self.world)
+                          self.cfg.bf16, self.world, self.cfg.fast)
         row = {"update": st.update, "epoch": st.epochs, "dev_nll_sentence": ev["nll_sentence"],
                "dev_nll_token": ev["nll_token"], "scheduled": scheduled, "seconds": self.elapsed()}
         st.evals.append(row)

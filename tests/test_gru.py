@@ -5,23 +5,19 @@ import torch
 from rnnlib.gru import GRU, GRUCell
 
 
-def _cell_and_torch(inp=5, hid=7, seed=0):
-    torch.manual_seed(seed)
-    ours = GRU(inp, hid, reset="after")
-    ref = torch.nn.GRU(inp, hid, batch_first=True)
+def copy_to_torch(cell: GRUCell, ref) -> None:
+    """Our named matrices into a ``torch.nn.GRU`` (layer 0) or ``torch.nn.GRUCell``, stacked (r, z, n)."""
+    suffix = "_l0" if isinstance(ref, torch.nn.GRU) else ""
     with torch.no_grad():
-        ref.weight_ih_l0.copy_(ours.cell.weight_ih)
-        ref.weight_hh_l0.copy_(ours.cell.weight_hh)
-        ref.bias_ih_l0.copy_(ours.cell.bias_ih)
-        ref.bias_hh_l0.copy_(ours.cell.bias_hh)
-    return ours, ref
+        for name, maps in (("ih", (cell.W_r, cell.W_z, cell.W)), ("hh", (cell.U_r, cell.U_z, cell.U))):
+            getattr(ref, f"weight_{name}{suffix}").copy_(torch.cat([m.weight for m in maps]))
+            getattr(ref, f"bias_{name}{suffix}").copy_(torch.cat([m.bias for m in maps]))
 
 
-@pytest.mark.parametrize("fused", [True, False])
-def test_reset_after_equals_torch_gru(fused):
-    ours, ref = _cell_and_torch()
-    ours.fused = fused
-    assert ours.uses_fused_kernel == fused
+def test_reset_after_equals_torch_gru():
+    torch.manual_seed(0)
+    ours, ref = GRU(5, 7, reset="after"), torch.nn.GRU(5, 7, batch_first=True)
+    copy_to_torch(ours.cell, ref)
     x, h0 = torch.randn(3, 6, 5), torch.randn(3, 7)
     expected, _ = ref(x, h0.unsqueeze(0))
     torch.testing.assert_close(ours(x, h0), expected, atol=1e-6, rtol=0)
@@ -29,23 +25,19 @@ def test_reset_after_equals_torch_gru(fused):
 
 def test_single_step_equals_torch_grucell():
     torch.manual_seed(1)
-    cell = GRUCell(4, 6, reset="after")
-    ref = torch.nn.GRUCell(4, 6)
-    with torch.no_grad():
-        for a, b in [("weight_ih", "weight_ih"), ("weight_hh", "weight_hh"), ("bias_ih", "bias_ih"), ("bias_hh", "bias_hh")]:
-            getattr(ref, b).copy_(getattr(cell, a))
+    cell, ref = GRUCell(4, 6, reset="after"), torch.nn.GRUCell(4, 6)
+    copy_to_torch(cell, ref)
     x, h = torch.randn(2, 4), torch.randn(2, 6)
     torch.testing.assert_close(cell(x, h), ref(x, h), atol=1e-6, rtol=0)
 
 
 def _explicit(cell: GRUCell, x, h, c=None):
-    """Paper A Eqs. 5-8 written out gate by gate (z on the OLD state, A Eq. 7)."""
-    n = cell.hidden_size
-    W_r, W_z, W = cell.weight_ih.split(n)
-    b_r, b_z, b = cell.bias_ih.split(n)
-    U_r, U_z, U = cell.weight_hh.split(n)
-    ctx = [0.0, 0.0, 0.0] if c is None else [c @ C.T for C in cell.weight_ch.split(n)]
-    bh = [0.0, 0.0, 0.0] if cell.bias_hh is None else cell.bias_hh.split(n)
+    """Paper A Eqs. 5-8 written out gate by gate with matrix products (z on the OLD state, A Eq. 7)."""
+    W_r, W_z, W = cell.W_r.weight, cell.W_z.weight, cell.W.weight
+    b_r, b_z, b = cell.W_r.bias, cell.W_z.bias, cell.W.bias
+    U_r, U_z, U = cell.U_r.weight, cell.U_z.weight, cell.U.weight
+    ctx = [0.0, 0.0, 0.0] if c is None else [c @ C.weight.T for C in (cell.C_r, cell.C_z, cell.C)]
+    bh = [0.0, 0.0, 0.0] if cell.U.bias is None else [cell.U_r.bias, cell.U_z.bias, cell.U.bias]
     r = torch.sigmoid(x @ W_r.T + b_r + h @ U_r.T + bh[0] + ctx[0])
     z = torch.sigmoid(x @ W_z.T + b_z + h @ U_z.T + bh[1] + ctx[1])
     if cell.reset == "before":
@@ -62,8 +54,10 @@ def test_reset_before_is_papers_candidate():
     torch.testing.assert_close(cell(x, h), _explicit(cell, x, h), atol=1e-6, rtol=0)
     after = GRUCell(4, 6, reset="after")
     with torch.no_grad():
-        after.weight_ih.copy_(cell.weight_ih), after.weight_hh.copy_(cell.weight_hh), after.bias_hh.zero_()
-        after.bias_ih.copy_(cell.bias_ih)
+        for name, p in cell.named_parameters():
+            after.get_parameter(name).copy_(p)
+        for m in (after.U_r, after.U_z, after.U):
+            m.bias.zero_()
     assert (after(x, h) - cell(x, h)).abs().max() > 1e-3  # the two placements really differ
 
 
@@ -107,3 +101,11 @@ def test_gradcheck_float64(reset, ctx, reset_context):
 def test_bad_reset_option_is_named():
     with pytest.raises(ValueError, match="reset='middle'"):
         GRUCell(3, 4, reset="middle")
+
+
+def test_missing_or_unexpected_context_is_named():
+    x, h = torch.randn(2, 3), torch.randn(2, 4)
+    with pytest.raises(ValueError, match=r"context_size=5 but c is None"):
+        GRUCell(3, 4, context_size=5)(x, h)
+    with pytest.raises(ValueError, match=r"context_size=0 but c is \(2, 5\)"):
+        GRUCell(3, 4)(x, h, torch.randn(2, 5))

@@ -252,7 +252,7 @@ def assert_same_run(a, params_a, b, params_b) -> None:
 @pytest.mark.parametrize("batching", ["pools", "random"])
 def test_resumed_with_more_updates_equals_the_uninterrupted_run(tmp_path, batching):
     straight, p_straight = noisy_run(tmp_path / "straight", batching=batching)
-    assert straight.stopped == "early_stopping" and straight.updates < 40  # patience decides the end
+    assert straight.stopped == "early_stopping" and straight.updates <= 40  # patience decides the end (here at the 40th update)
     first, _ = noisy_run(tmp_path / "resumed", batching=batching, max_updates=7)
     # the first run ends off the eval_every schedule and evaluates there once more...
     assert [(e["update"], e["scheduled"]) for e in first.evals] == [(4, True), (7, False)]

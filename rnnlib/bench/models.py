@@ -55,6 +55,7 @@ import torch
 from torch import nn
 
 from ..fast.allocator import allocator_description, tune_allocator
+from ..fast.kernels import FastModel
 from ..batch import make_batch, source_batch
 from ..batching import PoolBatcher
 from ..ragged import ParallelArrays, Ragged
@@ -371,7 +372,8 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     if args.bf16:
         reps, dt = timings[2]
         rep.rnnlib.bf16_beam_sent_s = reps * len(sources) / dt
-    rep.rnnlib.beam_steps, rep.reference.beam_steps = _count_rows(model, run_lib, len(sources)), \
+    # the library's search steps through the fast path (rnnlib.fast.kernels.FastModel.step)
+    rep.rnnlib.beam_steps, rep.reference.beam_steps = _count_rows(FastModel, run_lib, len(sources)), \
         _count_rows(ref, run_ref, len(sources))
 
     if args.profile_ops:
@@ -386,20 +388,25 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     return rep
 
 
-def _count_rows(net: nn.Module, run, n_sentences: int) -> float:
-    """Hypothesis-steps (rows of all ``step`` calls) per sentence that ``run()`` computes with ``net``."""
+def _count_rows(owner, run, n_sentences: int) -> float:
+    """Hypothesis-steps (rows of all ``step`` calls) per sentence that ``run()`` computes through
+    ``owner.step``: ``owner`` is a model, or a class whose instances ``run`` creates."""
     count = [0]
-    plain = net.step
+    plain = owner.step
 
-    def counting(prev, *rest):
+    def counting(*args):
+        prev = args[1] if isinstance(owner, type) else args[0]  # (self,) prev_word, state, enc
         count[0] += prev.shape[0]
-        return plain(prev, *rest)
+        return plain(*args)
 
-    net.step = counting
+    owner.step = counting
     try:
         run()
     finally:
-        del net.step
+        if isinstance(owner, type):
+            owner.step = plain
+        else:
+            del owner.step
     return count[0] / n_sentences
 
 
