@@ -133,8 +133,9 @@ def test_paper_initialisation():
     for cell in cells:
         for U in cell.recurrent_blocks():
             torch.testing.assert_close(U @ U.T, torch.eye(64), atol=1e-5, rtol=0)
-        assert 0.008 < float(cell.weight_ih.std()) < 0.012
-        assert float(cell.bias_ih.abs().sum()) == 0
+        W_in = torch.cat([cell.W_r.weight, cell.W_z.weight, cell.W.weight])
+        assert 0.008 < float(W_in.std()) < 0.012
+        assert all(float(m.bias.abs().sum()) == 0 for m in (cell.W_r, cell.W_z, cell.W))
     att = model.decoder.attention
     assert 0.0008 < float(att.W_a.weight.std()) < 0.0012 and 0.0008 < float(att.U_a.weight.std()) < 0.0012
     assert float(att.v_a.abs().sum()) == 0 and float(att.U_a.bias.abs().sum()) == 0
