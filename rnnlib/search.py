@@ -65,7 +65,6 @@ import numpy as np
 import torch
 
 from .fast import precision
-from .fast.allocator import tune_allocator
 from .fast.kernels import wrap as fast_path
 from .fast.softmax import log_softmax_
 from .batch import Batch, pad
@@ -96,7 +95,6 @@ def default_max_len(src_lengths: torch.Tensor) -> torch.Tensor:
 def _inference(model: torch.nn.Module, bf16: bool = False, fast: bool = True):
     """Eval mode, no gradients, optional bf16 autocast; yields the model to call (its fast path
     when ``fast``)."""
-    tune_allocator()  # every search step allocates its (rows, K) logits anew (rnnlib.fast.allocator)
     was_training = model.training
     model.eval()
     dev = next(model.parameters()).device.type

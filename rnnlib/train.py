@@ -444,7 +444,6 @@ class Trainer:
         self.optimizer = make_optimizer(self.cfg, self.params)
         self.state = TrainState()
         self.resumed_from = self._resume()
-        tune_allocator()  # large per-step tensors reuse freed memory (rnnlib.fast.allocator)
         self.net: nn.Module = fast_path(model) if self.cfg.fast else model  # same parameters
         if self.world.active:
             ids = [self.device.index] if self.device.type == "cuda" else None
@@ -697,6 +696,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.config.is_file():
         ap.error(f"--config {args.config}: no such file")
+    tune_allocator()  # a program entry point (also under torchrun): rnnlib.fast.allocator
     config = read_run_file(args.config, args.set)
     base = args.config.resolve().parent
     if config.get("threads"):

@@ -1,5 +1,6 @@
 """rnnlib.fast.allocator: a large freed tensor's memory stays in the process for the next step
-(checked in a fresh process: the resident set does not shrink when a 64 MiB tensor is freed)."""
+(checked in a fresh process: the resident set does not shrink when a 64 MiB tensor is freed),
+in the process that chose the setting and in the processes it starts (chapter kernels)."""
 import os
 import subprocess
 import sys
@@ -50,3 +51,44 @@ def test_bad_setting_names_the_variable():
     out = _probe("jemalloc")
     assert out.returncode != 0
     assert "RNNLIB_MALLOC='jemalloc'" in out.stderr
+
+
+KERNEL = """
+import os, subprocess, sys
+from rnnlib.book.cli import choose_allocator
+choose_allocator(sys.argv[1])
+# a process started now, as papermill starts a chapter's kernel: it never calls tune_allocator
+child = subprocess.run([sys.executable, "-c", sys.argv[2]], capture_output=True, text=True)
+print(os.environ.get("GLIBC_TUNABLES", "-"), child.stdout.split()[-1])
+"""
+CHILD = """
+import os, torch
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+x = torch.empty(2048, 8192).fill_(1.0)
+held = rss()
+del x
+print(held - rss())
+"""
+
+
+def _kernel(command: str, mode: str | None):
+    env = {k: v for k, v in os.environ.items() if k not in ("RNNLIB_MALLOC", "GLIBC_TUNABLES")}
+    if mode is not None:
+        env["RNNLIB_MALLOC"] = mode
+    out = subprocess.run([sys.executable, "-c", KERNEL, command, CHILD], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    tunables, released = out.stdout.split()
+    return tunables, int(released)
+
+
+@glibc
+def test_build_and_run_pass_the_setting_to_the_processes_they_start():
+    for command in ("build", "run"):
+        tunables, released = _kernel(command, None)
+        assert "glibc.malloc.mmap_max=0" in tunables and released < 8 * 2**20, command
+    # train and bench set it for themselves only; RNNLIB_MALLOC=system leaves everything alone
+    for command, mode in (("train", None), ("bench", None), ("build", "system")):
+        tunables, released = _kernel(command, mode)
+        assert tunables == "-" and released > 48 * 2**20, (command, mode)

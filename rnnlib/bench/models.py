@@ -22,8 +22,9 @@ For each model (RNNsearch, RNNencdec) at a preset's size it prints
 Every pair of measurements alternates the library and the reference step by step
 (:func:`timed_group`), so their ratio holds even when the machine's load changes.
 
-Both sides run in one process, so both run with the allocator setting of
-:mod:`rnnlib.fast.allocator` (printed; ``RNNLIB_MALLOC=system`` runs both with glibc's defaults).
+Both sides run in one process, so both run with the allocator setting that the ``rnnlib``
+console script chose (:mod:`rnnlib.fast.allocator`; printed; ``RNNLIB_MALLOC=system`` runs both
+with glibc's defaults).
 The ``torch.mm`` rates at the model's own shapes (one decoder step's product of the state, one
 row per sentence; the output layer, one row per target token) show how far below the
 square-matrix rate these products run on the machine: the MFU a model made of them can reach.
@@ -54,7 +55,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..fast.allocator import allocator_description, tune_allocator
+from ..fast.allocator import allocator_description
 from ..fast.kernels import FastModel
 from ..batch import make_batch, source_batch
 from ..batching import PoolBatcher
@@ -519,7 +520,6 @@ def main(args: argparse.Namespace) -> int:
         if k not in KINDS:
             raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
     torch.manual_seed(0)
-    tune_allocator()  # as rnnlib.train and rnnlib.search do; both sides run with it
     peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
     bf16_isa = cpu_bf16_instructions()
     peak_bf16 = matmul_rate(min(args.seconds, 2.0), size=bf16_mm_size(args), dtype=torch.bfloat16) if args.bf16 else None

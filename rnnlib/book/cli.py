@@ -24,12 +24,26 @@ COMMANDS = {
 # commands whose module's ``main(argv)`` parses its own arguments
 PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.bench.smt"}
 
+# commands that train or decode models -> whether they start other processes that do (chapter kernels)
+MODEL_COMMANDS = {"train": False, "bench": False, "build": True, "run": True}
+
+
+def choose_allocator(command: str | None) -> bool:
+    """The malloc settings of :mod:`rnnlib.fast.allocator` for a command that runs models: for this
+    process, and for ``build``/``run`` also for the chapter kernels they start (``GLIBC_TUNABLES``).
+    ``RNNLIB_MALLOC=system`` keeps the C library's defaults. True if the settings are in effect."""
+    if command not in MODEL_COMMANDS:
+        return False
+    from ..fast.allocator import tune_allocator
+    return tune_allocator(children=MODEL_COMMANDS[command])
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rnnlib", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     argv = sys.argv[1:] if argv is None else argv
     wanted = argv[0] if argv and argv[0] in COMMANDS else None
+    choose_allocator(wanted)
     if wanted in PASSTHROUGH:  # the command parses its own arguments
         return int(importlib.import_module(PASSTHROUGH[wanted]).main(argv[1:]) or 0)
     modules = {}

@@ -12,7 +12,7 @@ Over whole steps the gain is smaller: cpu-size RNNsearch training ran about 11% 
 (mean of 11 alternating process pairs on a 2-core machine), beam search about 2% (within
 that machine's run-to-run noise).
 
-:func:`tune_allocator` sets, once per process (``mallopt``):
+The settings (:data:`SETTINGS`):
 
 - ``M_MMAP_MAX = 0``: large blocks come from the heap, not from ``mmap``;
 - ``M_TRIM_THRESHOLD = 1 GiB`` and ``M_TOP_PAD = 64 MiB``: freed memory stays in the process
@@ -22,6 +22,13 @@ The cost is that the process keeps its peak heap until it exits (training and se
 their peak within the first steps and then reuse it). This is what the PyTorch CPU tuning
 guides obtain by preloading jemalloc or tcmalloc; glibc's own settings need no library
 beyond pip's. Results are unchanged: only where memory comes from changes.
+
+Who sets them: the program entry points, visibly, never a library function as a side effect.
+The ``rnnlib`` console script (:mod:`rnnlib.book.cli`) calls :func:`tune_allocator` for its
+``train``, ``bench``, ``build`` and ``run`` commands, and so does ``python -m rnnlib.train``.
+``build`` and ``run`` execute chapters in Jupyter kernels (other processes), so for them it
+also exports the same settings as glibc tunables (:func:`tunables`, the environment variable
+``GLIBC_TUNABLES``), which glibc reads when each kernel process starts.
 
 Set the environment variable ``RNNLIB_MALLOC=system`` to keep glibc's defaults. On systems
 without glibc (macOS, Windows, musl) nothing is changed.
@@ -34,6 +41,10 @@ import os
 
 M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX = -1, -2, -4  # glibc <malloc.h>
 SETTINGS = {M_MMAP_MAX: 0, M_TRIM_THRESHOLD: 1 << 30, M_TOP_PAD: 64 << 20}
+# the same settings as glibc tunables (glibc >= 2.26), for processes started from here
+TUNABLES = {"glibc.malloc.mmap_max": SETTINGS[M_MMAP_MAX],
+            "glibc.malloc.trim_threshold": SETTINGS[M_TRIM_THRESHOLD],
+            "glibc.malloc.top_pad": SETTINGS[M_TOP_PAD]}
 
 _state: dict[str, object] = {}
 
@@ -47,24 +58,40 @@ def _libc():
         return None
 
 
-def tune_allocator() -> bool:
-    """Apply :data:`SETTINGS` once per process; True if they are in effect.
-
-    False when ``RNNLIB_MALLOC=system`` or the C library is not glibc. Safe to call often.
-    """
-    if "applied" in _state:
-        return bool(_state["applied"])
+def _mode() -> str:
     mode = os.environ.get("RNNLIB_MALLOC", "tuned")
     if mode not in ("tuned", "system"):
         raise ValueError(f"RNNLIB_MALLOC={mode!r}: expected 'tuned' (the default) or 'system'")
-    libc = _libc() if mode == "tuned" else None
-    ok = libc is not None and all(libc.mallopt(k, v) == 1 for k, v in SETTINGS.items())
-    _state["applied"] = ok
-    return ok
+    return mode
+
+
+def tunables() -> str:
+    """:data:`TUNABLES` in ``GLIBC_TUNABLES`` syntax (``name=value:name=value``)."""
+    return ":".join(f"{k}={v}" for k, v in TUNABLES.items())
+
+
+def tune_allocator(children: bool = False) -> bool:
+    """Apply :data:`SETTINGS` to this process (once; safe to call again); True if they are in effect.
+
+    ``children``: also put them into ``os.environ["GLIBC_TUNABLES"]`` (added to what it holds),
+    so that processes started from now on (chapter kernels) run with them too.
+    False (and nothing changed) when ``RNNLIB_MALLOC=system`` or the C library is not glibc.
+    """
+    if "applied" not in _state:
+        libc = _libc() if _mode() == "tuned" else None
+        _state["applied"] = libc is not None and all(libc.mallopt(k, v) == 1 for k, v in SETTINGS.items())
+    if children and _state["applied"]:
+        current = os.environ.get("GLIBC_TUNABLES", "")
+        if tunables() not in current:
+            os.environ["GLIBC_TUNABLES"] = f"{current}:{tunables()}" if current else tunables()
+    return bool(_state["applied"])
 
 
 def allocator_description() -> str:
     """One line for reports: which allocator settings this process runs with."""
     if _state.get("applied"):
         return "glibc malloc, freed memory kept (rnnlib.fast.allocator; RNNLIB_MALLOC=system turns it off)"
+    if tunables() in os.environ.get("GLIBC_TUNABLES", ""):
+        return ("glibc malloc, freed memory kept (GLIBC_TUNABLES set by the rnnlib command that started "
+                "this process; RNNLIB_MALLOC=system turns it off)")
     return "the C library's default malloc settings"
