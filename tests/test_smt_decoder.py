@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rnnlib.smt.decoder import Decoder, DecoderConfig
-from rnnlib.smt.features import FeatureTable, unknown_word_table
+from rnnlib.smt.features import BASE_FEATURES, EXTRA, TM_FEATURES, Feature, FeatureTable, unknown_word_table
 from rnnlib.smt.lm import NgramLM, train_arpa
 from rnnlib.smt.tune import bleu_from_stats, bleu_stats, tune
 
@@ -28,12 +28,11 @@ def toy(tmp_path):
     return table, lm
 
 
-def brute_force(table, lm, src, weights, dl):
-    """Best model score over every segmentation, order and option (distortion limit ``dl``)."""
+def derivations(table, lm, src, dl, extra=()):
+    """``(words, features)`` of every segmentation, order and option (distortion limit ``dl``)."""
     n = len(src)
     spans = [(i, j) for i in range(n) for j in range(i + 1, n + 1)
              if tuple(src[i:j]) in table or j == i + 1]
-    best = (-math.inf, None)
     for k in range(1, n + 1):
         for combo in itertools.permutations(spans, k):
             covered = sorted(p for i, j in combo for p in range(i, j))
@@ -54,18 +53,36 @@ def brute_force(table, lm, src, weights, dl):
             choices = [table.get(tuple(src[i:j]), [((src[i],), None)]) for i, j in combo]
             for pick in itertools.product(*choices):
                 words = [w for t, _ in pick for w in t]
-                f = np.zeros(8)
-                for t, sc in pick:
+                f = np.zeros(EXTRA + sum(len(x.names) for x in extra))
+                for (i, j), (t, sc) in zip(combo, pick):
                     if sc is not None:
-                        f[:4] += np.log(sc)
-                    f[4] += 1
-                    f[5] -= len(t)
-                f[6] = -dist
-                f[7] = lm.score(" ".join(words), bos=True, eos=True) * math.log(10)
-                s = float(weights @ f)
-                if s > best[0]:
-                    best = (s, words)
+                        f[list(TM_FEATURES)] += np.log(sc)
+                    f[Feature.PHRASE_PENALTY] += 1
+                    f[Feature.WORD_PENALTY] -= len(t)
+                    f[EXTRA:] += [v for x in extra for v in x.lookup(src[i:j], t)]
+                f[Feature.DISTORTION] = -dist
+                f[Feature.LM] = lm.score(" ".join(words), bos=True, eos=True) * math.log(10)
+                yield words, f
+
+
+def brute_force(table, lm, src, weights, dl):
+    """Best model score over every segmentation, order and option, and its words."""
+    best = (-math.inf, None)
+    for words, f in derivations(table, lm, src, dl):
+        s = float(weights @ f)
+        if s > best[0]:
+            best = (s, words)
     return best
+
+
+def brute_force_nbest(table, lm, src, weights, dl, extra=()):
+    """Every distinct output string with its best derivation's score and features, best first."""
+    best = {}
+    for words, f in derivations(table, lm, src, dl, extra):
+        s = float(weights @ f)
+        if tuple(words) not in best or s > best[tuple(words)][0]:
+            best[tuple(words)] = (s, f)
+    return sorted(((list(w), s, f) for w, (s, f) in best.items()), key=lambda x: -x[1])
 
 
 def test_decoder_finds_the_best_translation(toy):
@@ -101,6 +118,50 @@ def test_nbest_lists_are_distinct_sorted_and_scored(toy):
     assert scores == sorted(scores, reverse=True)
     for t in lst:
         assert float(t.features @ dec.weights) == pytest.approx(t.score, abs=1e-6)
+
+
+@pytest.mark.parametrize("src", [["b", "a", "c"], ["a", "q", "b", "c"]])
+@pytest.mark.parametrize("with_extra", [False, True])
+def test_nbest_lists_match_brute_force_search(toy, src, with_extra):
+    # with a wide beam the n-best list is the exact list of the best distinct strings
+    table, lm = toy
+    extra = [FeatureTable(["likes_w", "two"], {(("a",), ("w",)): [1.5, -1.0], (("c",), ("z", "z")): [0.0, 2.0]},
+                          default=[0.0, 0.5])] if with_extra else []
+    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1), extra=extra)
+    if with_extra:
+        dec.set_weights(np.r_[dec.weights[:EXTRA], 0.4, -0.3])
+    lst = dec.translate(src, nbest=12)
+    exact = brute_force_nbest(table, lm, src, dec.weights, 3, extra)[:12]
+    assert len(lst) == len(exact) == 12
+    for got, (words, score, feats) in zip(lst, exact):
+        assert got.words == words
+        assert got.score == pytest.approx(score, abs=1e-6)
+        np.testing.assert_allclose(got.features, feats, atol=1e-6)
+
+
+def test_nbest_golden(toy):
+    # pinned: the ten best distinct translations of the toy sentence with Moses' start weights
+    table, lm = toy
+    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1))
+    got = [" ".join(t.words) for t in dec.translate(["b", "a", "c"], nbest=10)]
+    assert got == ["x y z", "x y z z", "x w z", "x z y", "y x z", "w x z", "x z w", "z x y", "y z x", "x w z z"]
+
+
+def test_feature_vector_is_laid_out_by_name(toy):
+    table, lm = toy
+    pairs = [(("b",), ("x",)), (("a",), ("y",)), (("c",), ("z",))]
+    dec = Decoder(table, lm, config=DecoderConfig(workers=1),
+                  extra=[unknown_word_table(pairs, shortlist={"x", "y"})])
+    assert dec.feature_names == list(BASE_FEATURES) + ["unk_words"]
+    assert [dec.feature_names[f] for f in (Feature.P_T_GIVEN_S, Feature.PHRASE_PENALTY, Feature.DISTORTION,
+                                           Feature.LM)] == ["log p(t|s)", "phrase_penalty", "distortion", "lm"]
+    out = dec.translate(["b", "a", "c"])[0]
+    assert out.words == ["x", "y", "z"]  # b -> x, a -> y, c -> z, in order
+    f = dict(zip(dec.feature_names, out.features))
+    assert f["log p(t|s)"] == pytest.approx(math.log(0.9 * 0.6 * 0.9))
+    assert f["log p(s|t)"] == pytest.approx(math.log(0.8 * 0.7 * 0.9))
+    assert (f["phrase_penalty"], f["word_penalty"], f["distortion"], f["unk_words"]) == (3, -3, 0, 1)
+    assert f["lm"] == pytest.approx(lm.score("x y z", bos=True, eos=True) * math.log(10))
 
 
 def test_two_workers_give_the_same_output(toy):

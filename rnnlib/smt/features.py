@@ -9,6 +9,10 @@ features, so MERT tunes one more weight per feature name.
 
 Pairs missing from the table (e.g. copies of unknown source words) get ``default``.
 
+Layout of the decoder's feature and weight vectors: the base features at the positions named
+by :class:`Feature` (names in ``BASE_FEATURES``), then the extra features from position
+``EXTRA`` on, table by table in the order the tables were given.
+
 Storage: JSON lines, one pair per line: ``{"src": "...", "tgt": "...", "values": [...]}``
 after a first line ``{"names": [...], "default": [...]}``.
 
@@ -21,10 +25,36 @@ Deviations
 from __future__ import annotations
 
 import json
+from enum import IntEnum
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from .phrases import FEATURES as TABLE_SCORES
+
 Pair = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+class Feature(IntEnum):
+    """Positions of the base features in the decoder's feature and weight vectors (natural logs)."""
+
+    P_T_GIVEN_S = 0       # log p(t|s), the phrase table's direct translation probability
+    P_S_GIVEN_T = 1       # log p(s|t), the inverse one
+    LEX_T_GIVEN_S = 2     # log lex(t|s), direct lexical weight
+    LEX_S_GIVEN_T = 3     # log lex(s|t), inverse lexical weight
+    PHRASE_PENALTY = 4    # +1 per phrase
+    WORD_PENALTY = 5      # -1 per target word (as in Moses)
+    DISTORTION = 6        # -|start_k - end_{k-1}|, summed over the phrases
+    LM = 7                # n-gram LM log p(e), with <s> and </s>
+
+
+# the four phrase-table scores, in the column order of rnnlib.smt.phrases.FEATURES
+TM_FEATURES = (Feature.P_T_GIVEN_S, Feature.P_S_GIVEN_T, Feature.LEX_T_GIVEN_S, Feature.LEX_S_GIVEN_T)
+# the features that depend on the phrase pair alone, in the order a translation option stores them
+PHRASE_FEATURES = TM_FEATURES + (Feature.PHRASE_PENALTY, Feature.WORD_PENALTY)
+EXTRA = len(Feature)  # position of the first extra (FeatureTable) feature
+# names (as in weights.json): "log " + the table's score name, else the member's name in lower case
+BASE_FEATURES = tuple(
+    "log " + TABLE_SCORES[TM_FEATURES.index(f)] if f in TM_FEATURES else f.name.lower() for f in Feature)
 
 
 class FeatureTable:
@@ -106,4 +136,5 @@ def unknown_word_table(pairs: Iterable[Pair], shortlist: set[str], side: str = "
     return FeatureTable([name], table, [1.0 if side != "both" else 2.0])
 
 
-__all__ = ["FeatureTable", "scored_table", "unknown_word_table"]
+__all__ = ["BASE_FEATURES", "EXTRA", "Feature", "FeatureTable", "PHRASE_FEATURES", "TM_FEATURES",
+           "scored_table", "unknown_word_table"]
