@@ -1,8 +1,8 @@
 """A phrase-based stack decoder with a log-linear model (Koehn 2010, Ch. 6; Koehn et al. 2003).
 
 The translation ``e`` of a source sentence ``f`` maximises ``sum_n w_n h_n(e, f)`` (paper A,
-Eq. 9). The features ``h_n`` (``BASE_FEATURES``, natural logs) are summed over the phrases of
-a derivation:
+Eq. 9). The features ``h_n`` (``BASE_FEATURES``, natural logs, at the positions named by
+:class:`rnnlib.smt.features.Feature`) are summed over the phrases of a derivation:
 
 * the four phrase-table scores ``log p(t|s), log p(s|t), log lex(t|s), log lex(s|t)``;
 * the phrase penalty (+1 per phrase) and the word penalty (-1 per target word, as in Moses);
@@ -38,23 +38,27 @@ import gc
 import heapq
 import math
 import multiprocessing as mp
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from .phrases import FEATURES as TM_FEATURES
+from .features import BASE_FEATURES, EXTRA, PHRASE_FEATURES, TM_FEATURES, Feature
 
-BASE_FEATURES = ("log " + TM_FEATURES[0], "log " + TM_FEATURES[1], "log " + TM_FEATURES[2],
-                 "log " + TM_FEATURES[3], "phrase_penalty", "word_penalty", "distortion", "lm")
 LN10 = math.log(10.0)
 
 
 def default_weights(extra: int = 0) -> np.ndarray:
     """Moses' starting weights: 0.2 per phrase-table score and the phrase penalty, -1 for the
     word penalty (whose value is ``-count``, so this is a bonus per word), 0.3 distortion,
-    0.5 LM; extra features start at 0.1."""
-    return np.array([0.2, 0.2, 0.2, 0.2, 0.2, -1.0, 0.3, 0.5] + [0.1] * extra, dtype=np.float64)
+    0.5 LM; extra features start at 0.1. Shape ``(len(BASE_FEATURES) + extra,)``."""
+    w = np.full(EXTRA + extra, 0.1, dtype=np.float64)
+    w[list(TM_FEATURES)] = 0.2
+    w[Feature.PHRASE_PENALTY] = 0.2
+    w[Feature.WORD_PENALTY] = -1.0
+    w[Feature.DISTORTION] = 0.3
+    w[Feature.LM] = 0.5
+    return w
 
 
 @dataclass
@@ -89,6 +93,11 @@ class Translation:
 
 
 class _Option:
+    """A translation option of one source span: target ``words``; ``feats``, the values of
+    ``PHRASE_FEATURES`` then of the extra features; ``static``, their weighted sum;
+    ``lm_est``, ``ln p(words)`` with no context; ``est = static + w_lm * lm_est``, the estimate
+    used for the future cost and for early discarding."""
+
     __slots__ = ("words", "feats", "static", "est", "lm_est")
 
     def __init__(self, words, feats, static, lm_est, est):
@@ -96,6 +105,12 @@ class _Option:
 
 
 class _Hyp:
+    """A partial translation: ``prev`` extended by option ``opt``. ``score``: model score so far;
+    ``total = score + future cost``; ``cov``: bitmask of the covered source words; ``end``: end
+    (exclusive) of the last translated span; ``state``: LM state; ``lm``, ``dist``: this step's
+    LM log-probability (natural log) and jump length; ``sig``: hash of the output words (n-best only);
+    ``arcs``: recombined rivals, kept for n-best lists (or ``None``)."""
+
     __slots__ = ("score", "total", "cov", "end", "state", "prev", "opt", "lm", "dist", "arcs", "sig")
 
     def __init__(self, score, total, cov, end, state, prev, opt, lm, dist, sig):
@@ -104,13 +119,53 @@ class _Hyp:
         self.arcs = None
 
 
+def _lm_extend(lm, state, words, cache: dict) -> tuple:
+    """``(ln p(words | state), state after words)`` under the KenLM model ``lm``. ``cache``
+    remembers ``(state, word) -> (log10 p(word | state), next state)``: options of different
+    spans often start with the same words."""
+    lp = 0.0
+    for word in words:
+        key = (state, word)
+        hit = cache.get(key)
+        if hit is None:
+            nxt = type(state)()  # a kenlm.State
+            hit = cache[key] = (lm.BaseScore(state, word, nxt), nxt)
+        lp += hit[0]
+        state = hit[1]
+    return lp * LN10, state
+
+
+def _output_sig(sig: int, words) -> int:
+    """Extend the hash ``sig`` of an output prefix by ``words``, word by word, so that equal
+    strings reached by different segmentations get equal signatures."""
+    for word in words:
+        sig = hash((sig, word))
+    return sig
+
+
+def _chain(h: _Hyp) -> list:
+    """The hypotheses from ``h`` back to the root (excluded), last step first."""
+    out = []
+    while h.prev is not None:
+        out.append(h)
+        h = h.prev
+    return out
+
+
+def _new_arcs(h: _Hyp) -> list:
+    """Give ``h`` an empty list of arcs and return it."""
+    h.arcs = []
+    return h.arcs
+
+
 class Decoder:
     """Decode sentences with a phrase table, a KenLM model and a weight vector.
 
     ``table``: ``{source words tuple: [(target words tuple, scores (4,) probabilities), ...]}``
     (e.g. :meth:`rnnlib.smt.phrases.PhraseTable.lookup`); ``lm``: a ``kenlm.Model``;
     ``extra``: feature tables (:class:`rnnlib.smt.features.FeatureTable`) whose values are
-    appended to the phrase features; ``weights``: ``(len(feature_names),)``.
+    appended to the phrase features; ``weights``: ``(len(feature_names),)``, laid out as
+    :class:`rnnlib.smt.features.Feature` says.
     """
 
     def __init__(self, table: dict, lm, weights: Sequence[float] | None = None,
@@ -120,8 +175,10 @@ class Decoder:
         self.config = config or DecoderConfig()
         self.extra = list(extra)
         self.feature_names = list(BASE_FEATURES) + [n for t in self.extra for n in t.names]
-        self.set_weights(default_weights(len(self.feature_names) - len(BASE_FEATURES))
-                         if weights is None else weights)
+        # where the values of an option's ``feats`` go in the full vector; the remaining
+        # features (distortion, LM) depend on the search, not on the phrase pair alone
+        self._phrase_index = np.array(list(PHRASE_FEATURES) + list(range(EXTRA, len(self.feature_names))))
+        self.set_weights(default_weights(len(self.feature_names) - EXTRA) if weights is None else weights)
 
     def set_weights(self, weights: Sequence[float]) -> None:
         w = np.asarray(weights, dtype=np.float64)
@@ -130,50 +187,48 @@ class Decoder:
                              f"got shape {w.shape}")
         self.weights = w
 
-    # -- translation options ---------------------------------------------------------------
-    def _options(self, src: Sequence[str]):
-        """Per span ``(i, j)``: options sorted by estimated score; and the future-cost table."""
+    # -- translation options and future costs ----------------------------------------------
+    def _options(self, src: Sequence[str]) -> dict:
+        """``{(i, j): options}`` for every span ``src[i:j]`` of at most ``max_phrase_len`` words in
+        the table (an unknown single word is copied): the ``ttable_limit`` best by ``est``, best first."""
         import kenlm
-        cfg, w, lm = self.config, self.weights, self.lm
-        n = len(src)
-        w_static = np.r_[w[:6], w[8:]]  # weights of the per-phrase features
-        w_lm = w[7]
+        cfg = self.config
+        w_phrase, w_lm = self.weights[self._phrase_index], self.weights[Feature.LM]
         null = kenlm.State()
-        lm.NullContextWrite(null)
-        tmp_a, tmp_b = kenlm.State(), kenlm.State()
+        self.lm.NullContextWrite(null)
+        lm_words: dict = {}
+        n = len(src)
         opts: dict = {}
-        best = {}
         for i in range(n):
             for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1):
                 s = tuple(src[i:j])
                 entries = self.table.get(s)
                 if not entries:
-                    if j == i + 1:
-                        entries = [((src[i],), None)]  # unknown word: copy it
-                    else:
+                    if j > i + 1:
                         continue
-                cand = []
-                for tgt, scores in entries:
-                    if scores is None:
-                        tm = [0.0, 0.0, 0.0, 0.0]
-                    else:
-                        tm = [math.log(max(float(x), 1e-30)) for x in scores]
-                    feats = tm + [1.0, -float(len(tgt))]
-                    for t in self.extra:
-                        feats.extend(t.lookup(s, tgt))
-                    static = float(np.dot(w_static, feats))
-                    lm_est = 0.0
-                    a, b = null, tmp_a
-                    for word in tgt:
-                        lm_est += lm.BaseScore(a, word, b)
-                        a, b = b, (tmp_b if b is tmp_a else tmp_a)
-                    lm_est *= LN10
-                    cand.append(_Option(tgt, tuple(feats), static, lm_est, static + w_lm * lm_est))
+                    entries = [((src[i],), None)]  # unknown word: copy it
+                cand = [self._option(s, tgt, scores, w_phrase, w_lm, _lm_extend(self.lm, null, tgt, lm_words)[0])
+                        for tgt, scores in entries]  # LM estimate: the phrase alone, no context
                 cand.sort(key=lambda o: -o.est)
-                cand = cand[:cfg.ttable_limit]
-                opts[i, j] = cand
-                best[i, j] = cand[0].est
-        # future cost: best split of every span (Koehn 2010, Fig. 6.11)
+                opts[i, j] = cand[:cfg.ttable_limit]
+        return opts
+
+    def _option(self, src: tuple, tgt: tuple, scores, w_phrase: np.ndarray, w_lm: float, lm_est: float) -> _Option:
+        """The option ``src -> tgt``: phrase-table ``scores (4,)`` (``None``: a copied unknown word,
+        all 0), the penalties and the extra features, weighted by ``w_phrase``; ``lm_est``:
+        ``ln p(tgt)`` with no context."""
+        tm = [0.0] * len(TM_FEATURES) if scores is None else [math.log(max(float(x), 1e-30)) for x in scores]
+        feats = tm + [1.0, -float(len(tgt))]  # the order of PHRASE_FEATURES
+        for t in self.extra:
+            feats.extend(t.lookup(src, tgt))
+        static = float(np.dot(w_phrase, feats))
+        return _Option(tgt, tuple(feats), static, lm_est, static + w_lm * lm_est)
+
+    @staticmethod
+    def _future_cost_table(opts: dict, n: int) -> list:
+        """``fc[i][j]``: the best estimated score of span ``i:j`` split into options in any way
+        (Koehn 2010, Fig. 6.11); ``-inf`` if it cannot be covered."""
+        best = {span: cand[0].est for span, cand in opts.items()}
         fc = [[-math.inf] * (n + 1) for _ in range(n + 1)]
         for length in range(1, n + 1):
             for i in range(0, n - length + 1):
@@ -184,7 +239,7 @@ class Decoder:
                     if c > v:
                         v = c
                 fc[i][j] = v
-        return opts, fc
+        return fc
 
     # -- search ----------------------------------------------------------------------------
     def translate(self, src: Sequence[str], nbest: int | None = None) -> list[Translation]:
@@ -198,162 +253,32 @@ class Decoder:
                 gc.enable()
 
     def _translate(self, src: Sequence[str], nbest: int | None) -> list[Translation]:
-        import kenlm
-        cfg, lm = self.config, self.lm
-        nbest = cfg.nbest if nbest is None else nbest
+        nbest = self.config.nbest if nbest is None else nbest
         n = len(src)
-        w = self.weights
-        w_dist, w_lm = w[6], w[7]
         if n == 0:
-            return [Translation([], np.zeros(len(w)), 0.0)]
-        opts, fc = self._options(src)
-        full = (1 << n) - 1
-        dl = cfg.distortion_limit
-        beam = math.log(cfg.beam_threshold)
-        keep_arcs = nbest > 1
-        span_opts = [[(j, ((1 << j) - 1) ^ ((1 << i) - 1), opts.get((i, j)))
-                      for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1)] for i in range(n)]
-        fc_cache: dict = {}
-
-        def future(cov):
-            v = fc_cache.get(cov)
-            if v is None:
-                v = 0.0
-                i = 0
-                while i < n:
-                    if cov >> i & 1:
-                        i += 1
-                        continue
-                    j = i
-                    while j < n and not cov >> j & 1:
-                        j += 1
-                    v += fc[i][j]
-                    i = j
-                fc_cache[cov] = v
-            return v
-
-        lm_cache: dict = {}
-        eos_cache: dict = {}
-        start = kenlm.State()
-        lm.BeginSentenceWrite(start)
-        root = _Hyp(0.0, future(0), 0, 0, start, None, None, 0.0, 0, 0)
-        stacks = [dict() for _ in range(n + 1)]
-        thresholds = [-math.inf] * (n + 1)
-        bests = [-math.inf] * (n + 1)
-        stacks[0][None] = root
-
-        def prune(m):
-            stack = stacks[m]
-            hyps = sorted(stack.values(), key=lambda h: -h.total)
-            cut = hyps[0].total + beam
-            hyps = [h for h in hyps[:cfg.stack_size] if h.total >= cut]
-            stacks[m] = {(h.cov, h.end, h.state): h for h in hyps}
-            if len(hyps) >= cfg.stack_size:
-                thresholds[m] = max(thresholds[m], hyps[-1].total)
-            return hyps
-
-        for m in range(n):
-            if not stacks[m]:
-                continue
-            for h in prune(m):
-                cov, end, state, score = h.cov, h.end, h.state, h.score
-                gap = ((cov + 1) & ~cov).bit_length() - 1  # first uncovered position
-                lo = max(gap, end - dl)
-                hi = min(n - 1, end + dl)
-                for i in range(lo, hi + 1):
-                    if cov >> i & 1:
-                        continue
-                    dist = abs(i - end)
-                    dist_score = -w_dist * dist
-                    for j, mask, olist in span_opts[i]:
-                        if cov & mask:
-                            break
-                        if olist is None:
-                            continue
-                        if gap < i and j - gap > dl:
-                            break  # could not jump back to the first gap any more
-                        new_cov = cov | mask
-                        fut = future(new_cov)
-                        t = new_cov.bit_count()
-                        stack = stacks[t]
-                        base = score + dist_score
-                        for o in olist:
-                            if base + o.est + fut < thresholds[t]:
-                                break
-                            key = (state, o)
-                            hit = lm_cache.get(key)
-                            if hit is None:
-                                a = state
-                                lp = 0.0
-                                for word in o.words:
-                                    b = kenlm.State()
-                                    lp += lm.BaseScore(a, word, b)
-                                    a = b
-                                hit = lm_cache[key] = (lp * LN10, a)
-                            lp, new_state = hit
-                            if new_cov == full:
-                                e = eos_cache.get(new_state)
-                                if e is None:
-                                    e = eos_cache[new_state] = lm.BaseScore(new_state, "</s>", kenlm.State()) * LN10
-                                lp += e
-                            new_score = base + o.static + w_lm * lp
-                            total = new_score + fut
-                            if total < thresholds[t] or total < bests[t] + beam:
-                                continue
-                            rkey = (new_cov, j, new_state)
-                            old = stack.get(rkey)
-                            # sig: hash of the output so far; equal sigs are the same string
-                            # reached by another segmentation, useless for distinct n-best lists
-                            sig = 0
-                            if keep_arcs:
-                                sig = h.sig
-                                for word in o.words:  # word by word: independent of segmentation
-                                    sig = hash((sig, word))
-                            if old is not None and old.total >= total:
-                                if keep_arcs and sig != old.sig:
-                                    hyp = _Hyp(new_score, total, new_cov, j, new_state, h, o, lp, dist, sig)
-                                    (old.arcs if old.arcs is not None else _new_arcs(old)).append(hyp)
-                                continue
-                            hyp = _Hyp(new_score, total, new_cov, j, new_state, h, o, lp, dist, sig)
-                            if old is not None and keep_arcs:
-                                hyp.arcs = old.arcs or []
-                                old.arcs = None  # its alternatives now hang on the winner only
-                                if sig != old.sig:
-                                    hyp.arcs.append(old)
-                            stack[rkey] = hyp
-                            if total > bests[t]:
-                                bests[t] = total
-                            if len(stack) > 2 * cfg.stack_size:
-                                prune(t)
-                                stack = stacks[t]
-        finals = sorted(stacks[n].values(), key=lambda h: -h.total)
+            return [Translation([], np.zeros(len(self.weights)), 0.0)]
+        finals = _Search(self, src, keep_arcs=nbest > 1).run()
         if not finals:
             raise RuntimeError(f"no complete translation for a {n}-word sentence (distortion limit too small?)")
         return self._nbest(finals, nbest)
 
+    # -- back-tracing ----------------------------------------------------------------------
     def _features(self, hyps: list) -> np.ndarray:
-        """Sum of the step features along ``hyps`` (a derivation, any order)."""
+        """Feature vector ``(len(feature_names),)``: the step features summed along ``hyps``
+        (a derivation, any order)."""
         f = np.zeros(len(self.feature_names))
+        index = self._phrase_index
         for h in hyps:
-            feats = h.opt.feats
-            f[:6] += feats[:6]
-            f[8:] += feats[6:]
-            f[6] -= h.dist
-            f[7] += h.lm
+            f[index] += h.opt.feats
+            f[Feature.DISTORTION] -= h.dist
+            f[Feature.LM] += h.lm
         return f
 
     def _nbest(self, finals: list, nbest: int) -> list[Translation]:
         """Best-first enumeration of derivations: a derivation is a final hypothesis whose
         chain may be switched, at one hypothesis, to one of its recombined arcs (and so on
         further back); each switch costs ``h.score - arc.score``."""
-        def chain(h):
-            out = []
-            while h.prev is not None:
-                out.append(h)
-                h = h.prev
-            return out
-
-        # heap entries: (-score, tie, parent path list, k, head): path = parent[:k] + chain(head)
+        # heap entries: (-score, tie, parent path list, k, head): path = parent[:k] + _chain(head)
         heap = [(-h.score, t, None, 0, h) for t, h in enumerate(finals[:nbest])]
         heapq.heapify(heap)
         tie = len(heap)
@@ -363,7 +288,7 @@ class Decoder:
         while heap and len(out) < nbest and pops < 20 * nbest:
             neg, _, parent, k0, head = heapq.heappop(heap)
             pops += 1
-            path = (parent[:k0] if parent else []) + chain(head)
+            path = (parent[:k0] if parent else []) + _chain(head)
             words = tuple(wd for h in reversed(path) for wd in h.opt.words)
             if words not in seen:
                 seen.add(words)
@@ -396,9 +321,159 @@ class Decoder:
             _WORKER_DECODER = None
 
 
-def _new_arcs(h: _Hyp) -> list:
-    h.arcs = []
-    return h.arcs
+class _Search:
+    """The beam search over one sentence (Koehn 2010, Sec. 6.2-6.3).
+
+    ``stacks[m]`` maps a recombination key ``(coverage, end, LM state)`` to the best hypothesis
+    covering ``m`` source words; ``thresholds[m]``: the lowest ``total`` still admitted (raised
+    when the stack is pruned full); ``bests[m]``: the best ``total`` seen (for the beam threshold).
+    The LM enters through the start state, :func:`_lm_extend`, :meth:`end_of_sentence`, ``w_lm``
+    and ``_Hyp.lm`` only.
+    """
+
+    def __init__(self, dec: Decoder, src: Sequence[str], keep_arcs: bool):
+        import kenlm
+        cfg, w = dec.config, dec.weights
+        self.n = n = len(src)
+        self.lm = dec.lm
+        self.keep_arcs = keep_arcs  # keep recombined rivals (n-best lists)
+        self.stack_size = cfg.stack_size
+        self.dl = cfg.distortion_limit
+        self.beam = math.log(cfg.beam_threshold)
+        self.w_dist, self.w_lm = w[Feature.DISTORTION], w[Feature.LM]
+        opts = dec._options(src)
+        self.fc = dec._future_cost_table(opts, n)
+        # per start i: (end j, coverage mask of i:j, options or None), by increasing j
+        self.span_opts = [[(j, ((1 << j) - 1) ^ ((1 << i) - 1), opts.get((i, j)))
+                           for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1)] for i in range(n)]
+        self.full = (1 << n) - 1
+        self.fc_cache: dict = {}
+        self.lm_cache: dict = {}  # LM state -> {option: (ln p(option's words | state), next state)}
+        self.word_cache: dict = {}  # for _lm_extend
+        self.eos_cache: dict = {}
+        self.stacks = [dict() for _ in range(n + 1)]
+        self.thresholds = [-math.inf] * (n + 1)
+        self.bests = [-math.inf] * (n + 1)
+        start = kenlm.State()
+        self.lm.BeginSentenceWrite(start)
+        self.stacks[0][None] = _Hyp(0.0, self.future(0), 0, 0, start, None, None, 0.0, 0, 0)
+
+    def run(self) -> list:
+        """Expand the pruned stacks ``0 .. n-1`` in turn; the complete hypotheses, best first."""
+        for m in range(self.n):
+            if self.stacks[m]:
+                for h in self.prune(m):
+                    self.expand(h)
+        return sorted(self.stacks[self.n].values(), key=lambda h: -h.total)
+
+    def future(self, cov: int) -> float:
+        """Future cost of coverage ``cov``: the sum of ``fc`` over its maximal uncovered spans."""
+        v = self.fc_cache.get(cov)
+        if v is None:
+            n, fc = self.n, self.fc
+            v = 0.0
+            i = 0
+            while i < n:
+                if cov >> i & 1:
+                    i += 1
+                    continue
+                j = i
+                while j < n and not cov >> j & 1:
+                    j += 1
+                v += fc[i][j]
+                i = j
+            self.fc_cache[cov] = v
+        return v
+
+    def prune(self, m: int) -> list:
+        """Cut stack ``m`` to its ``stack_size`` best and to ``beam`` below its best, on ``total``;
+        raise its admission threshold if it is full. Returns the survivors, best first."""
+        hyps = sorted(self.stacks[m].values(), key=lambda h: -h.total)
+        cut = hyps[0].total + self.beam
+        hyps = [h for h in hyps[:self.stack_size] if h.total >= cut]
+        self.stacks[m] = {(h.cov, h.end, h.state): h for h in hyps}
+        if len(hyps) >= self.stack_size:
+            self.thresholds[m] = max(self.thresholds[m], hyps[-1].total)
+        return hyps
+
+    def end_of_sentence(self, state) -> float:
+        """``ln p(</s> | state)``."""
+        e = self.eos_cache.get(state)
+        if e is None:
+            import kenlm
+            e = self.eos_cache[state] = self.lm.BaseScore(state, "</s>", kenlm.State()) * LN10
+        return e
+
+    def expand(self, h: _Hyp) -> None:
+        """Try every option that may follow ``h``: untranslated spans within the distortion
+        limit (from which the first gap stays reachable), options best first until one cannot
+        enter its stack (early discarding); the survivors go to :meth:`add`."""
+        cov, end, state, score = h.cov, h.end, h.state, h.score
+        n, dl, full, beam = self.n, self.dl, self.full, self.beam
+        w_dist, w_lm = self.w_dist, self.w_lm
+        thresholds, bests = self.thresholds, self.bests
+        future, add = self.future, self.add
+        lm_cache = self.lm_cache.get(state)  # hypotheses of other coverages often end in this state
+        if lm_cache is None:
+            lm_cache = self.lm_cache[state] = {}
+        gap = ((cov + 1) & ~cov).bit_length() - 1  # first uncovered position
+        for i in range(max(gap, end - dl), min(n - 1, end + dl) + 1):
+            if cov >> i & 1:
+                continue
+            dist = abs(i - end)
+            base = score - w_dist * dist
+            for j, mask, olist in self.span_opts[i]:
+                if cov & mask:
+                    break
+                if olist is None:
+                    continue
+                if gap < i and j - gap > dl:
+                    break  # could not jump back to the first gap any more
+                new_cov = cov | mask
+                fut = future(new_cov)
+                t = new_cov.bit_count()
+                for o in olist:
+                    if base + o.est + fut < thresholds[t]:
+                        break
+                    hit = lm_cache.get(o)
+                    if hit is None:
+                        hit = lm_cache[o] = _lm_extend(self.lm, state, o.words, self.word_cache)
+                    lp, new_state = hit
+                    if new_cov == full:
+                        lp += self.end_of_sentence(new_state)
+                    new_score = base + o.static + w_lm * lp
+                    total = new_score + fut
+                    if total < thresholds[t] or total < bests[t] + beam:
+                        continue
+                    add(h, o, new_cov, t, j, new_state, new_score, total, lp, dist)
+
+    def add(self, prev: _Hyp, o: _Option, cov: int, t: int, end: int, state, score: float, total: float,
+            lp: float, dist: int) -> None:
+        """Put ``prev`` extended by ``o`` into stack ``t``, recombining it with the hypothesis of
+        equal ``(cov, end, state)``: the better one stays, the other becomes one of its arcs
+        (n-best only, and only if it outputs a different string). A stack grown past twice its
+        size is pruned."""
+        stack = self.stacks[t]
+        key = (cov, end, state)
+        old = stack.get(key)
+        keep_arcs = self.keep_arcs
+        sig = _output_sig(prev.sig, o.words) if keep_arcs else 0
+        if old is not None and old.total >= total:
+            if keep_arcs and sig != old.sig:
+                hyp = _Hyp(score, total, cov, end, state, prev, o, lp, dist, sig)
+                (old.arcs if old.arcs is not None else _new_arcs(old)).append(hyp)
+            return
+        hyp = _Hyp(score, total, cov, end, state, prev, o, lp, dist, sig)
+        if old is not None and keep_arcs:
+            hyp.arcs = old.arcs or []
+            old.arcs = None  # its alternatives now hang on the winner only
+            if sig != old.sig:
+                hyp.arcs.append(old)
+        stack[key] = hyp
+        if total > self.bests[t]:
+            self.bests[t] = total
+        if len(stack) > 2 * self.stack_size:
+            self.prune(t)
 
 
 _WORKER_DECODER: Decoder | None = None
