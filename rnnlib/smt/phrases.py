@@ -28,8 +28,11 @@ Deviations
 ----------
 * Moses keeps the most frequent internal alignment for the lexical weights; we keep the one
   with the highest weight (the rule of Koehn et al. 2003).
-* Moses prunes the table with the decoder's weighted feature sum (``ttable-limit``); we prune
-  by ``p(t|s)``.
+* Moses prunes the table with the decoder's weighted feature sum (``ttable-limit``); ``k``
+  prunes by ``p(t|s)`` when the table is built. With ``k=None`` every extracted pair is kept
+  and only the decoder prunes, by the full weighted score as Moses does
+  (:class:`rnnlib.smt.decoder.DecoderConfig.ttable_limit`); chapter ``cho2014`` does so, so
+  that paper A's RNN score can promote a target that ``p(t|s)`` ranks low.
 """
 from __future__ import annotations
 
