@@ -60,10 +60,9 @@ NUMBER_WORDS = frozenset(
 TIME_WORDS = frozenset(
     "day days year years month months week weeks hour hours night nights morning mornings evening "
     "evenings today tomorrow yesterday time times season seasons age ages generation generations "
-    "moment minute minutes noon midnight dawn sabbath sabbaths forever ever always never now then "
-    "afterward afterwards later soon before after when while until till since daily yearly monthly "
-    "january february march april may june july august september october november december monday "
-    "tuesday wednesday thursday friday saturday sunday".split())
+    "moment minute minutes noon midnight dawn sabbath sabbaths forever daily yearly monthly "
+    "january february april june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday".split())  # not "may", "march" (verbs) nor "now", "when"
 PRONOUNS = frozenset("i me my mine you your yours he him his she her hers it its we us our ours they them "
                      "their theirs myself yourself himself herself itself ourselves yourselves themselves "
                      "who whom whose thee thou thy thine ye".split())
@@ -72,17 +71,21 @@ PREPOSITIONS = frozenset("of in to from with by for on at into unto upon over un
                          "across along around behind near off onto throughout".split())
 DETERMINERS = frozenset("the a an this that these those all every each some any no another other such".split())
 CONJUNCTIONS = frozenset("and but or nor so yet because if though although whether than".split())
-#: words before a proper name that make it a place (``in Egypt``, ``to Jerusalem``)
-PLACE_CUES = frozenset("in to from into at toward towards near unto through land city".split())
+#: words before a proper name that make it a place (``in Egypt``, ``from Jerusalem``) ...
+PLACE_CUES = frozenset("in from into at toward towards near through within".split())
+#: ... and words before ``of`` that do (``land of Canaan``, ``king of Babylon``)
+PLACE_OF_CUES = frozenset("land lands king kings city cities out wilderness garden river border borders towns "
+                          "mountains mountain plains plain region country sea".split())
 #: the categories of :func:`word_category`, in the order figures and tables list them
 WORD_CATEGORIES = ("number", "time", "person", "place", "pronoun", "preposition", "determiner")
 
 
-def proper_names(sentences: Iterable[Sequence[str]], min_count: int = 3) -> dict[str, str]:
+def proper_names(sentences: Iterable[Sequence[str]], min_count: int = 3, place_share: float = 0.25) -> dict[str, str]:
     """``{word: "person" | "place"}`` for the words written with a capital letter everywhere
     except (possibly) at the start of a sentence, seen at least ``min_count`` times inside
-    sentences. A name is a place when most of its occurrences follow a word of
-    :data:`PLACE_CUES` (``in``, ``to``, ``from``, ``land``, ...), else a person.
+    sentences. A name is a place when at least ``place_share`` of its occurrences follow a word
+    of :data:`PLACE_CUES` (``in``, ``from``, ``into``, ...) or ``of`` after a word of
+    :data:`PLACE_OF_CUES` (``land of``, ``king of``, ...), else a person.
 
     ``sentences``: tokenized, cased sentences (the corpus' training source side).
     """
@@ -95,13 +98,14 @@ def proper_names(sentences: Iterable[Sequence[str]], min_count: int = 3) -> dict
                 lower[w.lower()] += 1
             elif i > 0 and s[i - 1] not in {".", "!", "?", '"', ":", ";", "'", "“", "‘"}:
                 inside[w] += 1
-                if s[i - 1].lower() in PLACE_CUES:
+                before = s[i - 1].lower()
+                if before in PLACE_CUES or before == "of" and i > 1 and s[i - 2].lower() in PLACE_OF_CUES:
                     cued[w] += 1
     names = {}
     for w, n in inside.items():
         if n < min_count or lower[w.lower()] > 0 or w.isupper() and len(w) > 1 or w.lower() in PRONOUNS:
             continue
-        names[w] = "place" if cued[w] > n / 2 else "person"
+        names[w] = "place" if cued[w] >= place_share * n else "person"
     return names
 
 
@@ -322,6 +326,11 @@ def map_figure(coords: np.ndarray, texts: Sequence[str], categories: Sequence[st
     for k, (name, (x0, x1, y0, y1)) in enumerate(regions):
         ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=1.2, ec="black"))
         ax.annotate(str(k + 1), (x1, y1), fontsize=9, fontweight="bold")
+    lo, hi = np.percentile(coords, 0.5, axis=0), np.percentile(coords, 99.5, axis=0)  # a few far outliers
+    for _, (x0, x1, y0, y1) in regions:                                                 # must not shrink the map
+        lo, hi = np.minimum(lo, [x0, y0]), np.maximum(hi, [x1, y1])
+    margin = (hi - lo) * 0.05 + 1e-6
+    ax.set_xlim(lo[0] - margin[0], hi[0] + margin[0]), ax.set_ylim(lo[1] - margin[1], hi[1] + margin[1])
     ax.set_title(title or f"all {len(coords)} points")
     handles = [plt.Line2D([], [], marker="o", ls="", color=palette[c], label=c) for c in order]
     ax.legend(handles=handles, fontsize=7, loc="best", markerscale=1.2)

@@ -1,0 +1,60 @@
+"""The representations chapter (paper A, Figs. 4-7 and §2.3) as the smoke build ran it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.slow
+PREFIX = "application/papermill.record/"
+
+
+def glued_values(nb) -> dict[str, str]:
+    out = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                data = {k.replace(PREFIX, ""): v for k, v in o.get("data", {}).items()}
+                out[name] = data.get("text/markdown", data.get("text/plain", ""))
+    return out
+
+
+@pytest.fixture(scope="module")
+def chapter(smoke_book):
+    out, proc = smoke_book
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    nb = nbformat.read(out / "src" / "chapters" / "representations.ipynb", as_version=4)
+    return out, glued_values(nb)
+
+
+def _one(out: Path, item: str, ext: str) -> Path:
+    found = sorted((out / "figures").glob(f"representations-{item}-smoke-*.{ext}"))
+    assert len(found) == 1, f"expected one {ext} of {item}, found {found}"
+    return found[0]
+
+
+def test_every_figure_of_the_paper_is_drawn(chapter):
+    out, values = chapter
+    for item in ("rep-fig4", "rep-fig5", "rep-fig6", "rep-fig7", "rep-gates"):
+        assert _one(out, item, "png").stat().st_size > 10_000
+
+
+def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(chapter):
+    out, values = chapter
+    table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")
+    assert list(table.index) == ["trained network", "untrained network", "bag of words", "random vectors", "chance"]
+    assert ((table >= 0) & (table <= 1)).all().all()
+    assert (table.loc["chance"] < 1).all()
+    assert float(values["rep-word-trained"]) == table.loc["trained network", "words: category"]
+    for key in ("rep-verdict-words", "rep-verdict-sem", "rep-verdict-pat", "rep-verdict-gates"):
+        assert "held" in values[key] or "did not hold" in values[key]
+
+
+def test_gate_statistics_are_shares_and_correlations(chapter):
+    out, values = chapter
+    assert 0 <= float(values["rep-reset-active-mean"]) <= 1 and 0 <= float(values["rep-update-active-mean"]) <= 1
+    assert -1 <= float(values["rep-rho-reset"]) <= 1 and -1 <= float(values["rep-rho-update"]) <= 1
+    assert int(values["rep-gate-phrases"]) > 0
