@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from rnnlib.smt.decoder import Decoder, DecoderConfig
-from rnnlib.smt.features import BASE_FEATURES, EXTRA, TM_FEATURES, Feature, FeatureTable, unknown_word_table
+from rnnlib.smt.features import (BASE_FEATURES, EXTRA, TM_FEATURES, UNKNOWN_WORD_PENALTY, Feature, FeatureTable,
+                                 unknown_word_table)
 from rnnlib.smt.lm import NgramLM, train_arpa
 from rnnlib.smt.tune import bleu_from_stats, bleu_stats, tune
 
@@ -57,6 +58,8 @@ def derivations(table, lm, src, dl, extra=()):
                 for (i, j), (t, sc) in zip(combo, pick):
                     if sc is not None:
                         f[list(TM_FEATURES)] += np.log(sc)
+                    else:
+                        f[Feature.UNKNOWN_WORD] += UNKNOWN_WORD_PENALTY  # a copied unknown word
                     f[Feature.PHRASE_PENALTY] += 1
                     f[Feature.WORD_PENALTY] -= len(t)
                     f[EXTRA:] += [v for x in extra for v in x.lookup(src[i:j], t)]
@@ -99,7 +102,7 @@ def test_decoder_finds_the_best_translation(toy):
 @pytest.mark.parametrize("src", [["a", "b", "c"], ["c", "a", "b"], ["a", "q", "b", "c"]])
 def test_decoder_matches_brute_force_search(toy, src):
     table, lm = toy
-    w = np.array([0.3, 0.1, 0.2, 0.1, -0.5, -0.3, 0.4, 0.8])
+    w = np.array([0.3, 0.1, 0.2, 0.1, -0.5, -0.3, 0.4, 0.8, 1.0])
     dec = Decoder(table, lm, weights=w, config=DecoderConfig(stack_size=1000, distortion_limit=2, workers=1))
     out = dec.translate(src)[0]
     score, words = brute_force(table, lm, src, w, 2)
@@ -149,7 +152,7 @@ def test_nbest_golden(toy):
 
 def test_feature_vector_is_laid_out_by_name(toy):
     table, lm = toy
-    pairs = [(("b",), ("x",)), (("a",), ("y",)), (("c",), ("z",))]
+    pairs = [(s, t) for s, opts in table.items() for t, _ in opts]
     dec = Decoder(table, lm, config=DecoderConfig(workers=1),
                   extra=[unknown_word_table(pairs, shortlist={"x", "y"})])
     assert dec.feature_names == list(BASE_FEATURES) + ["unk_words"]
@@ -174,7 +177,7 @@ def test_two_workers_give_the_same_output(toy):
 
 def test_extra_feature_changes_the_choice_when_weighted(toy):
     table, lm = toy
-    extra = FeatureTable(["likes_w"], {(("a",), ("w",)): [5.0]})
+    extra = FeatureTable(["likes_w"], {(("a",), ("w",)): [5.0]}, default=[0.0])
     dec = Decoder(table, lm, config=DecoderConfig(workers=1), extra=[extra])
     assert dec.feature_names[-1] == "likes_w"
     w = dec.weights.copy()
@@ -189,11 +192,35 @@ def test_extra_feature_changes_the_choice_when_weighted(toy):
 
 
 def test_unknown_word_table_counts_words_outside_the_shortlist(tmp_path):
-    t = unknown_word_table([(("a",), ("x", "rare")), (("b",), ("x",))], {"x"})
+    t = unknown_word_table([(("a",), ("x", "rare")), (("b",), ("x",)), (("q",), ("q",))], {"x"})
     assert t.lookup(("a",), ("x", "rare")) == (1.0,)
     assert t.lookup(("b",), ("x",)) == (0.0,)
+    assert t.lookup(("q",), ("q",)) == (1.0,)  # a copied unknown word is counted from its own pair
     t.save(tmp_path / "f.jsonl")
-    assert FeatureTable.load(tmp_path / "f.jsonl").table == t.table
+    back = FeatureTable.load(tmp_path / "f.jsonl")
+    assert back.table == t.table and back.default is None
+    with pytest.raises(KeyError, match="no value"):
+        back.lookup(("c",), ("c",))  # no made-up value for a pair nobody counted
+
+
+def test_a_feature_table_without_the_pair_fails_loudly_in_the_decoder(toy):
+    table, lm = toy
+    partial = FeatureTable(["f"], {(("b",), ("x",)): [1.0], (("a",), ("y",)): [1.0], (("c",), ("z",)): [1.0]})
+    dec = Decoder(table, lm, config=DecoderConfig(workers=1), extra=[partial])
+    with pytest.raises(KeyError, match="no value"):
+        dec.translate(["b", "a", "c"])
+
+
+def test_copied_unknown_word_gets_moses_penalty_and_a_phrase_is_preferred(toy):
+    table, lm = toy
+    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1))
+    out = dec.translate(["a", "q"])[0]
+    assert out.words[-1] == "q" and out.features[Feature.UNKNOWN_WORD] == UNKNOWN_WORD_PENALTY
+    assert dec.feature_names[Feature.UNKNOWN_WORD] == "unknown_word" and dec.fixed[Feature.UNKNOWN_WORD]
+    # a rare phrase covering the unknown word beats the copy (which a 0.0 score would have preferred)
+    table = {**table, ("a", "q"): [(("y", "w"), P(0.01, 0.01, 0.01, 0.01))]}
+    out = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1)).translate(["a", "q"])[0]
+    assert out.words == ["y", "w"] and out.features[Feature.UNKNOWN_WORD] == 0.0
 
 
 def test_bleu_stats():
@@ -214,7 +241,7 @@ def test_mert_raises_dev_bleu(tmp_path):
     refs = [[[w.replace("s", "x") for w in s]] for s in src]
     train_arpa([r[0] for r in refs] * 2, tmp_path / "lm.arpa", 3)
     lm = NgramLM(tmp_path / "lm.arpa").model
-    w0 = np.array([0.2, 0.2, 0.2, 0.2, 0.0, 0.0, 0.1, 0.0])
+    w0 = np.array([0.2, 0.2, 0.2, 0.2, 0.0, 0.0, 0.1, 0.0, 1.0])
     dec = Decoder(table, lm, weights=w0, config=DecoderConfig(stack_size=40, distortion_limit=0, workers=1))
     res = tune(dec, src, refs, nbest=40, max_iterations=4, seed=1, restarts=2)
     before = res.history[0]["dev_bleu"]
@@ -222,6 +249,7 @@ def test_mert_raises_dev_bleu(tmp_path):
     assert before < 5.0
     assert bleu_from_stats(after) > before + 50
     assert res.converged and len(res.history) <= 4
+    assert dec.weights[Feature.UNKNOWN_WORD] == 1.0  # Moses' unknown-word penalty is not tuned
 
 
 def test_line_search_finds_the_best_step():

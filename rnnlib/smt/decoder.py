@@ -7,6 +7,7 @@ Eq. 9). The features ``h_n`` (``BASE_FEATURES``, natural logs, at the positions 
 * the four phrase-table scores ``log p(t|s), log p(s|t), log lex(t|s), log lex(s|t)``;
 * the phrase penalty (+1 per phrase) and the word penalty (-1 per target word, as in Moses);
 * the distance-based distortion ``-|start_k - end_{k-1}|`` (``end`` exclusive, 0 at the start);
+* Moses' unknown-word penalty: -100 per copied unknown source word, weight 1, not tuned;
 * the n-gram LM ``log p(e)`` with ``<s>`` and ``</s>`` (KenLM);
 * any extra phrase-pair features (:mod:`rnnlib.smt.features`).
 
@@ -24,7 +25,9 @@ N-best lists follow the recombination arcs (Moses' trellis-path method), distinc
 only, popping at most ``20 * nbest`` derivations (Moses' ``n-best-factor``); arcs that yield
 the same string as their winner are not kept.
 
-Unknown source words are copied to the output with all phrase features 0.
+Unknown source words (a single word the table lacks) are copied to the output by an option
+whose phrase-table scores are 0 and whose unknown-word feature is -100, as in Moses
+(:data:`rnnlib.smt.features.UNKNOWN_WORD_PENALTY`); the language model scores the copy.
 
 Deviations
 ----------
@@ -43,7 +46,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .features import BASE_FEATURES, EXTRA, PHRASE_FEATURES, TM_FEATURES, Feature
+from .features import (BASE_FEATURES, EXTRA, FIXED_WEIGHTS, PHRASE_FEATURES, TM_FEATURES, UNKNOWN_WORD_PENALTY,
+                       Feature)
 
 LN10 = math.log(10.0)
 
@@ -51,13 +55,16 @@ LN10 = math.log(10.0)
 def default_weights(extra: int = 0) -> np.ndarray:
     """Moses' starting weights: 0.2 per phrase-table score and the phrase penalty, -1 for the
     word penalty (whose value is ``-count``, so this is a bonus per word), 0.3 distortion,
-    0.5 LM; extra features start at 0.1. Shape ``(len(BASE_FEATURES) + extra,)``."""
+    0.5 LM, 1 (fixed) for the unknown-word penalty; extra features start at 0.1.
+    Shape ``(len(BASE_FEATURES) + extra,)``."""
     w = np.full(EXTRA + extra, 0.1, dtype=np.float64)
     w[list(TM_FEATURES)] = 0.2
     w[Feature.PHRASE_PENALTY] = 0.2
     w[Feature.WORD_PENALTY] = -1.0
     w[Feature.DISTORTION] = 0.3
     w[Feature.LM] = 0.5
+    for f, v in FIXED_WEIGHTS.items():
+        w[f] = v
     return w
 
 
@@ -178,6 +185,9 @@ class Decoder:
         # where the values of an option's ``feats`` go in the full vector; the remaining
         # features (distortion, LM) depend on the search, not on the phrase pair alone
         self._phrase_index = np.array(list(PHRASE_FEATURES) + list(range(EXTRA, len(self.feature_names))))
+        # features whose weight MERT leaves alone (rnnlib.smt.tune), as Moses' tuneable=false
+        self.fixed = np.zeros(len(self.feature_names), dtype=bool)
+        self.fixed[list(FIXED_WEIGHTS)] = True
         self.set_weights(default_weights(len(self.feature_names) - EXTRA) if weights is None else weights)
 
     def set_weights(self, weights: Sequence[float]) -> None:
@@ -215,10 +225,13 @@ class Decoder:
 
     def _option(self, src: tuple, tgt: tuple, scores, w_phrase: np.ndarray, w_lm: float, lm_est: float) -> _Option:
         """The option ``src -> tgt``: phrase-table ``scores (4,)`` (``None``: a copied unknown word,
-        all 0), the penalties and the extra features, weighted by ``w_phrase``; ``lm_est``:
-        ``ln p(tgt)`` with no context."""
-        tm = [0.0] * len(TM_FEATURES) if scores is None else [math.log(max(float(x), 1e-30)) for x in scores]
-        feats = tm + [1.0, -float(len(tgt))]  # the order of PHRASE_FEATURES
+        all 0 and the unknown-word penalty), the penalties and the extra features, weighted by
+        ``w_phrase``; ``lm_est``: ``ln p(tgt)`` with no context."""
+        if scores is None:
+            tm, unknown = [0.0] * len(TM_FEATURES), UNKNOWN_WORD_PENALTY
+        else:
+            tm, unknown = [math.log(max(float(x), 1e-30)) for x in scores], 0.0
+        feats = tm + [1.0, -float(len(tgt)), unknown]  # the order of PHRASE_FEATURES
         for t in self.extra:
             feats.extend(t.lookup(src, tgt))
         static = float(np.dot(w_phrase, feats))

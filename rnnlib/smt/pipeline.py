@@ -51,7 +51,7 @@ from ..book.cache import ArtifactCache, canonical_json
 from ..config import load_config
 from .align import align, format_links, parse_links
 from .decoder import Decoder, DecoderConfig
-from .features import FeatureTable
+from .features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
 from .lm import NgramLM, train_arpa
 from .phrases import PhraseTable, build_phrase_table
 from .tune import tune
@@ -166,10 +166,13 @@ def _load_lm(path: Path):
 
 
 def decoding_pairs(phrase_table: Path, sentences: Sentences, max_phrase_len: int = 7) -> list:
-    """The ``(source words, target words)`` pairs of the stored table that can be used to
-    translate ``sentences`` -- the pairs an extra feature (paper A's RNN score) must cover."""
+    """The ``(source words, target words)`` pairs the decoder can use to translate ``sentences``
+    -- the pairs an extra feature (paper A's RNN score) must cover: those of the stored table,
+    then the pass-through copy ``(w,) -> (w,)`` of every source word the table lacks."""
     table = PhraseTable.load(phrase_table).lookup(sources=_phrases_of(sentences, max_phrase_len))
-    return [(s, t) for s, opts in table.items() for t, _ in opts]
+    pairs = [(s, t) for s, opts in table.items() for t, _ in opts]
+    copies = sorted({(w,) for s in sentences for w in s} - set(table))
+    return pairs + [(c, c) for c in copies]
 
 
 @dataclass
@@ -293,6 +296,8 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
     # 4. MERT
     n_tune = len(data.dev_src) if config.tune_sentences is None else min(config.tune_sentences, len(data.dev_src))
     t_cfg = {"phrase_table": ptab.key, "lm": lm_art.key, "decoder": dataclasses.asdict(config.decoder),
+             "features": list(BASE_FEATURES), "fixed": {BASE_FEATURES[f]: v for f, v in FIXED_WEIGHTS.items()},
+             "unknown_word_penalty": UNKNOWN_WORD_PENALTY,
              "nbest": config.tune_nbest, "iterations": config.mert_iterations, "restarts": config.mert_restarts,
              "random_directions": config.mert_random_directions, "sentences": n_tune, "seed": config.seed,
              "extra": [t.names for t in extra], "extra_checksum": feature_checksum(extra) if extra else None}

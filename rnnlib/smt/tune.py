@@ -10,6 +10,11 @@ pool (all iterations' candidates), and maximises corpus BLEU over the pool:
 * coordinate directions plus ``random_directions`` random ones are searched in turn until a
   pass gains nothing, from the current weights and from ``restarts`` random starting points
   (seeded with ``seed``); the best result wins. Weights are scaled to unit L1 norm.
+* a feature the decoder marks ``fixed`` (Moses' ``tuneable=false``: the unknown-word penalty)
+  keeps its weight: it is searched along no direction and random starting points keep it. Its
+  contribution still enters every candidate's score, so the line search sees the true
+  ranking; the weights are then not rescaled (rescaling the tuned ones alone would change
+  their balance against the fixed one).
 
 The outer loop stops when a decoding adds no new candidate to the pool, when the weights
 move less than ``tol`` (max-abs after L1 normalisation), or after ``max_iterations``
@@ -158,20 +163,27 @@ def line_search(pool: CandidatePool, w: np.ndarray, d: np.ndarray) -> tuple[floa
 
 
 def mert(pool: CandidatePool, w0: np.ndarray, *, seed: int = 0, restarts: int = 2,
-         random_directions: int = 2, max_passes: int = 30) -> tuple[np.ndarray, float]:
-    """Maximise corpus BLEU of the pool over the weights. Returns ``(weights, BLEU)``."""
+         random_directions: int = 2, max_passes: int = 30,
+         fixed: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Maximise corpus BLEU of the pool over the weights. Returns ``(weights, BLEU)``.
+
+    ``fixed (F,) bool``: weights kept at their value in ``w0`` (then nothing is rescaled)."""
     rng = np.random.default_rng(seed)
+    w0 = np.asarray(w0, dtype=np.float64)
     dim = len(w0)
-    starts = [np.asarray(w0, dtype=np.float64)]
+    free = np.ones(dim, dtype=bool) if fixed is None else ~np.asarray(fixed, dtype=bool)
+    if free.shape != (dim,):
+        raise ValueError(f"mert: fixed has shape {free.shape} for {dim} weights")
+    starts = [w0]
     for _ in range(restarts):
-        starts.append(rng.uniform(-1, 1, dim))
+        starts.append(np.where(free, rng.uniform(-1, 1, dim), w0))
     best_w, best_bleu = None, -1.0
     for w in starts:
         w = w.copy()
         cur = pool.bleu(w)
         for _ in range(max_passes):
-            dirs = [np.eye(dim)[k] for k in range(dim)]
-            dirs += [v / np.abs(v).sum() for v in rng.normal(size=(random_directions, dim))]
+            dirs = [np.eye(dim)[k] for k in range(dim) if free[k]]
+            dirs += [v / np.abs(v).sum() for v in rng.normal(size=(random_directions, dim)) * free]
             gained = False
             for d in dirs:
                 gamma, score = line_search(pool, w, d)
@@ -183,6 +195,8 @@ def mert(pool: CandidatePool, w0: np.ndarray, *, seed: int = 0, restarts: int = 
                 break
         if cur > best_bleu + 1e-9:
             best_w, best_bleu = w, cur
+    if not free.all():
+        return best_w, best_bleu
     norm = np.abs(best_w).sum()
     return (best_w / norm if norm > 0 else best_w), best_bleu
 
@@ -217,7 +231,9 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
     feats: list[list] = [[] for _ in src]
     stats: list[list] = [[] for _ in src]
     w = decoder.weights.copy()
-    w = w / np.abs(w).sum()
+    fixed = getattr(decoder, "fixed", None)
+    free = np.ones(len(w), dtype=bool) if fixed is None else ~fixed
+    w[free] = w[free] / np.abs(w[free]).sum()  # the fixed weights keep their value
     history = []
     converged = False
     best_w, best_bleu = w, -1.0
@@ -248,7 +264,7 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
         elif it < max_iterations - 1:  # the last weights must still be decoded to count
             pool = CandidatePool([np.asarray(f) for f in feats], [np.asarray(x) for x in stats])
             w_new, pool_bleu = mert(pool, w, seed=seed + it, restarts=restarts,
-                                    random_directions=random_directions)
+                                    random_directions=random_directions, fixed=fixed)
             record["mert_s"] = round(time.perf_counter() - t1, 2)
             record["pool_bleu"] = pool_bleu
             converged = float(np.abs(w_new - w).max()) < tol
