@@ -281,3 +281,30 @@ def test_bleu_stats_by_hand_and_against_sacrebleu():
     ours = bleu_from_stats(sum(bleu_stats(h.split(), [a.split(), b.split()]) for h, a, b in zip(hyps, r1, r2)))
     theirs = sacrebleu.corpus_bleu(hyps, [r1, r2], tokenize="none", smooth_method="none").score
     assert ours == pytest.approx(theirs, abs=1e-6)
+
+
+def test_a_second_language_model_is_its_own_stateful_feature(toy, tmp_path):
+    # a bigram LM on other text as a second LM: exact against brute force with both LM features
+    from rnnlib.smt.decoder import KenLMFeature
+    table, lm = toy
+    train_arpa([s.split() for s in ["z y x", "y x", "x z z", "w z"]] * 2, tmp_path / "lm2.arpa", 2)
+    lm2 = NgramLM(tmp_path / "lm2.arpa").model
+    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1),
+                  lms=[KenLMFeature(lm2, name="lm2")])
+    assert dec.feature_names == list(BASE_FEATURES) + ["lm2"] and dec.lm_index == [Feature.LM, EXTRA]
+    dec.set_weights(np.r_[dec.weights[:EXTRA], 0.7])
+    for src in (["b", "a", "c"], ["a", "q", "b", "c"]):
+        best = {}
+        for words, f in derivations(table, lm, src, 3):
+            f = np.r_[f, lm2.score(" ".join(words), bos=True, eos=True) * math.log(10)]
+            s = float(dec.weights @ f)
+            if tuple(words) not in best or s > best[tuple(words)][0]:
+                best[tuple(words)] = (s, f)
+        exact = sorted(((list(w), s, f) for w, (s, f) in best.items()), key=lambda x: -x[1])[:8]
+        got = dec.translate(src, nbest=8)
+        assert [g.words for g in got] == [w for w, _, _ in exact]
+        for g, (_, score, feats) in zip(got, exact):
+            assert g.score == pytest.approx(score, abs=1e-6)
+            np.testing.assert_allclose(g.features, feats, atol=1e-6)
+    with pytest.raises(ValueError, match="distinct"):
+        Decoder(table, lm, lms=[KenLMFeature(lm2, name="lm")])

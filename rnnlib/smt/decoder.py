@@ -9,17 +9,26 @@ Eq. 9). The features ``h_n`` (``BASE_FEATURES``, natural logs, at the positions 
 * the distance-based distortion ``-|start_k - end_{k-1}|`` (``end`` exclusive, 0 at the start);
 * Moses' unknown-word penalty: -100 per copied unknown source word, weight 1, not tuned;
 * the n-gram LM ``log p(e)`` with ``<s>`` and ``</s>`` (KenLM);
-* any extra phrase-pair features (:mod:`rnnlib.smt.features`).
+* any extra phrase-pair features (:mod:`rnnlib.smt.features`);
+* any further language models (e.g. paper A's CSLM, :mod:`rnnlib.smt.cslm`), each its own
+  feature ``log p(e)`` with its own weight.
+
+Language models are *stateful features* (:class:`LanguageModelFeature`): the KenLM model is
+the first, at ``Feature.LM``; further ones follow the extra phrase features. Each keeps its
+own state in the hypothesis and in the recombination key, enters the future cost with its
+phrase-alone estimate, and is weighted on its own. A model that is cheaper queried in
+batches (``batched = True``) gets, before a hypothesis is expanded, one
+:meth:`~LanguageModelFeature.prefetch` call with every option that may still enter a stack.
 
 Search (Koehn 2010, Sec. 6.2-6.3): hypotheses covering ``m`` source words live in stack
 ``m``; a hypothesis is expanded by every untranslated span of at most ``max_phrase_len``
 words that respects the distortion limit (the jump to it, and, as in Moses, the jump from its
 end back to the first untranslated word) and by the ``ttable_limit`` best options of that
-span. Hypotheses with equal coverage, end position and LM state are recombined (the loser
+span. Hypotheses with equal coverage, end position and LM states are recombined (the loser
 is kept as an arc for n-best lists). Stacks are pruned to ``stack_size`` and to
 ``beam_threshold`` (log) below their best, on ``score + future cost``; the future cost of
 the uncovered spans is precomputed for every span by dynamic programming over the best
-options' scores (phrase features + LM of the phrase alone). Options are tried best-first
+options' scores (phrase features + each LM of the phrase alone). Options are tried best-first
 and the loop stops at the first one that cannot enter the target stack (early discarding).
 N-best lists follow the recombination arcs (Moses' trellis-path method), distinct strings
 only, popping at most ``20 * nbest`` derivations (Moses' ``n-best-factor``); arcs that yield
@@ -34,6 +43,9 @@ Deviations
 * No lexicalised reordering model (Moses' default adds one; paper A does not say).
 * The future cost does not include an estimate of future distortion.
 * Early discarding uses the option's phrase-alone LM estimate before the real LM score.
+* A batched LM is queried once per expanded hypothesis (all its surviving options at once);
+  paper A's decoder buffered n-grams across hypotheses until the buffer was full or a stack
+  was about to be pruned.
 """
 from __future__ import annotations
 
@@ -102,8 +114,8 @@ class Translation:
 class _Option:
     """A translation option of one source span: target ``words``; ``feats``, the values of
     ``PHRASE_FEATURES`` then of the extra features; ``static``, their weighted sum;
-    ``lm_est``, ``ln p(words)`` with no context; ``est = static + w_lm * lm_est``, the estimate
-    used for the future cost and for early discarding."""
+    ``lm_est``, ``ln p(words)`` with no context, one per LM; ``est = static + sum_k w_k lm_est_k``,
+    the estimate used for the future cost and for early discarding."""
 
     __slots__ = ("words", "feats", "static", "est", "lm_est")
 
@@ -114,8 +126,8 @@ class _Option:
 class _Hyp:
     """A partial translation: ``prev`` extended by option ``opt``. ``score``: model score so far;
     ``total = score + future cost``; ``cov``: bitmask of the covered source words; ``end``: end
-    (exclusive) of the last translated span; ``state``: LM state; ``lm``, ``dist``: this step's
-    LM log-probability (natural log) and jump length; ``sig``: hash of the output words (n-best only);
+    (exclusive) of the last translated span; ``state``: the tuple of LM states; ``lm``: this
+    step's log-probability (natural log) under each LM, a tuple; ``dist``: its jump length; ``sig``: hash of the output words (n-best only);
     ``arcs``: recombined rivals, kept for n-best lists (or ``None``)."""
 
     __slots__ = ("score", "total", "cov", "end", "state", "prev", "opt", "lm", "dist", "arcs", "sig")
@@ -140,6 +152,76 @@ def _lm_extend(lm, state, words, cache: dict) -> tuple:
         lp += hit[0]
         state = hit[1]
     return lp * LN10, state
+
+
+class LanguageModelFeature:
+    """A language model as a stateful feature of the decoder: ``log p(e)`` of the output,
+    ``<s>`` and ``</s>`` included, summed step by step. States must be hashable; two
+    hypotheses are recombined only if every LM's states are equal.
+
+    ``name``: the feature's name (in ``Decoder.feature_names`` and ``weights.json``).
+    ``batched``: ``True`` if :meth:`prefetch` is worth calling before the search asks.
+    """
+
+    name = "lm"
+    batched = False
+
+    def reset(self) -> None:
+        """Forget the caches of the previous sentence (called before each sentence)."""
+
+    def begin(self):
+        """The state at the start of the sentence (after ``<s>``)."""
+        raise NotImplementedError
+
+    def null(self):
+        """The state with no context (for the phrase-alone estimate of the future cost)."""
+        raise NotImplementedError
+
+    def extend(self, state, words) -> tuple:
+        """``(ln p(words | state), state after words)``."""
+        raise NotImplementedError
+
+    def end(self, state) -> float:
+        """``ln p(</s> | state)``."""
+        raise NotImplementedError
+
+    def prefetch(self, requests) -> None:
+        """Score ``requests``, a list of ``(state, words)``, ahead of :meth:`extend` (batched LMs)."""
+
+
+class KenLMFeature(LanguageModelFeature):
+    """A ``kenlm.Model`` in the slot (the baseline's n-gram LM): states are ``kenlm.State``;
+    ``(state, word)`` scores and end-of-sentence scores are cached per sentence."""
+
+    def __init__(self, model, name: str = "lm"):
+        self.model, self.name = model, name
+        self.words: dict = {}
+        self.eos: dict = {}
+
+    def reset(self) -> None:
+        self.words, self.eos = {}, {}
+
+    def begin(self):
+        import kenlm
+        state = kenlm.State()
+        self.model.BeginSentenceWrite(state)
+        return state
+
+    def null(self):
+        import kenlm
+        state = kenlm.State()
+        self.model.NullContextWrite(state)
+        return state
+
+    def extend(self, state, words) -> tuple:
+        return _lm_extend(self.model, state, words, self.words)
+
+    def end(self, state) -> float:
+        e = self.eos.get(state)
+        if e is None:
+            import kenlm
+            e = self.eos[state] = self.model.BaseScore(state, "</s>", kenlm.State()) * LN10
+        return e
 
 
 def _output_sig(sig: int, words) -> int:
@@ -171,20 +253,29 @@ class Decoder:
     ``table``: ``{source words tuple: [(target words tuple, scores (4,) probabilities), ...]}``
     (e.g. :meth:`rnnlib.smt.phrases.PhraseTable.lookup`); ``lm``: a ``kenlm.Model``;
     ``extra``: feature tables (:class:`rnnlib.smt.features.FeatureTable`) whose values are
-    appended to the phrase features; ``weights``: ``(len(feature_names),)``, laid out as
-    :class:`rnnlib.smt.features.Feature` says.
+    appended to the phrase features; ``lms``: further language models
+    (:class:`LanguageModelFeature`), appended after them; ``weights``:
+    ``(len(feature_names),)``, laid out as :class:`rnnlib.smt.features.Feature` says, then
+    the extra features, then the further LMs.
     """
 
     def __init__(self, table: dict, lm, weights: Sequence[float] | None = None,
-                 config: DecoderConfig | None = None, extra: Sequence = ()):
+                 config: DecoderConfig | None = None, extra: Sequence = (), lms: Sequence = ()):
         self.table = table
         self.lm = lm
         self.config = config or DecoderConfig()
         self.extra = list(extra)
+        self.lms = [lm if isinstance(lm, LanguageModelFeature) else KenLMFeature(lm)] + list(lms)
         self.feature_names = list(BASE_FEATURES) + [n for t in self.extra for n in t.names]
+        # positions of the LM features: the first at Feature.LM, the others at the end
+        self.lm_index = [int(Feature.LM)] + list(range(len(self.feature_names), len(self.feature_names) + len(lms)))
+        self.feature_names += [m.name for m in self.lms[1:]]
+        if len(set(self.feature_names)) != len(self.feature_names):
+            raise ValueError(f"Decoder: feature names must be distinct, got {self.feature_names}")
         # where the values of an option's ``feats`` go in the full vector; the remaining
         # features (distortion, LM) depend on the search, not on the phrase pair alone
-        self._phrase_index = np.array(list(PHRASE_FEATURES) + list(range(EXTRA, len(self.feature_names))))
+        self._phrase_index = np.array(list(PHRASE_FEATURES) + list(range(EXTRA, self.lm_index[1] if len(lms)
+                                                                           else len(self.feature_names))))
         # features whose weight MERT leaves alone (rnnlib.smt.tune), as Moses' tuneable=false
         self.fixed = np.zeros(len(self.feature_names), dtype=bool)
         self.fixed[list(FIXED_WEIGHTS)] = True
@@ -201,14 +292,11 @@ class Decoder:
     def _options(self, src: Sequence[str]) -> dict:
         """``{(i, j): options}`` for every span ``src[i:j]`` of at most ``max_phrase_len`` words in
         the table (an unknown single word is copied): the ``ttable_limit`` best by ``est``, best first."""
-        import kenlm
         cfg = self.config
-        w_phrase, w_lm = self.weights[self._phrase_index], self.weights[Feature.LM]
-        null = kenlm.State()
-        self.lm.NullContextWrite(null)
-        lm_words: dict = {}
+        w_phrase, w_lms = self.weights[self._phrase_index], self.weights[self.lm_index]
+        nulls = [m.null() for m in self.lms]
         n = len(src)
-        opts: dict = {}
+        spans: dict = {}
         for i in range(n):
             for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1):
                 s = tuple(src[i:j])
@@ -217,16 +305,24 @@ class Decoder:
                     if j > i + 1:
                         continue
                     entries = [((src[i],), None)]  # unknown word: copy it
-                cand = [self._option(s, tgt, scores, w_phrase, w_lm, _lm_extend(self.lm, null, tgt, lm_words)[0])
-                        for tgt, scores in entries]  # LM estimate: the phrase alone, no context
-                cand.sort(key=lambda o: -o.est)
-                opts[i, j] = cand[:cfg.ttable_limit]
+                spans[i, j] = (s, entries)
+        for m, null in zip(self.lms, nulls):
+            if m.batched:
+                m.prefetch([(null, tuple(tgt)) for _, entries in spans.values() for tgt, _ in entries])
+        opts: dict = {}
+        for (i, j), (s, entries) in spans.items():
+            # LM estimates: the phrase alone, no context
+            cand = [self._option(s, tgt, scores, w_phrase, w_lms,
+                                 tuple(m.extend(null, tgt)[0] for m, null in zip(self.lms, nulls)))
+                    for tgt, scores in entries]
+            cand.sort(key=lambda o: -o.est)
+            opts[i, j] = cand[:cfg.ttable_limit]
         return opts
 
-    def _option(self, src: tuple, tgt: tuple, scores, w_phrase: np.ndarray, w_lm: float, lm_est: float) -> _Option:
+    def _option(self, src: tuple, tgt: tuple, scores, w_phrase: np.ndarray, w_lms, lm_est: tuple) -> _Option:
         """The option ``src -> tgt``: phrase-table ``scores (4,)`` (``None``: a copied unknown word,
         all 0 and the unknown-word penalty), the penalties and the extra features, weighted by
-        ``w_phrase``; ``lm_est``: ``ln p(tgt)`` with no context."""
+        ``w_phrase``; ``lm_est``: ``ln p(tgt)`` with no context under each LM, weighted by ``w_lms``."""
         if scores is None:
             tm, unknown = [0.0] * len(TM_FEATURES), UNKNOWN_WORD_PENALTY
         else:
@@ -235,7 +331,10 @@ class Decoder:
         for t in self.extra:
             feats.extend(t.lookup(src, tgt))
         static = float(np.dot(w_phrase, feats))
-        return _Option(tgt, tuple(feats), static, lm_est, static + w_lm * lm_est)
+        est = static
+        for w, e in zip(w_lms, lm_est):
+            est = est + w * e
+        return _Option(tgt, tuple(feats), static, lm_est, est)
 
     @staticmethod
     def _future_cost_table(opts: dict, n: int) -> list:
@@ -284,7 +383,7 @@ class Decoder:
         for h in hyps:
             f[index] += h.opt.feats
             f[Feature.DISTORTION] -= h.dist
-            f[Feature.LM] += h.lm
+            f[self.lm_index] += h.lm
         return f
 
     def _nbest(self, finals: list, nbest: int) -> list[Translation]:
@@ -337,23 +436,27 @@ class Decoder:
 class _Search:
     """The beam search over one sentence (Koehn 2010, Sec. 6.2-6.3).
 
-    ``stacks[m]`` maps a recombination key ``(coverage, end, LM state)`` to the best hypothesis
+    ``stacks[m]`` maps a recombination key ``(coverage, end, LM states)`` to the best hypothesis
     covering ``m`` source words; ``thresholds[m]``: the lowest ``total`` still admitted (raised
     when the stack is pruned full); ``bests[m]``: the best ``total`` seen (for the beam threshold).
-    The LM enters through the start state, :func:`_lm_extend`, :meth:`end_of_sentence`, ``w_lm``
+    The LMs enter through the start states, :meth:`extend`, :meth:`finish`, :meth:`prefetch`
     and ``_Hyp.lm`` only.
     """
 
     def __init__(self, dec: Decoder, src: Sequence[str], keep_arcs: bool):
-        import kenlm
         cfg, w = dec.config, dec.weights
         self.n = n = len(src)
-        self.lm = dec.lm
+        self.lms = dec.lms
+        for m in self.lms:
+            m.reset()
+        self.batched = [k for k, m in enumerate(self.lms) if m.batched]
+        if len(self.lms) == 1:  # the baseline: skip the loops over LMs (same arithmetic)
+            self.extend, self.finish = self._extend_one, self._finish_one
         self.keep_arcs = keep_arcs  # keep recombined rivals (n-best lists)
         self.stack_size = cfg.stack_size
         self.dl = cfg.distortion_limit
         self.beam = math.log(cfg.beam_threshold)
-        self.w_dist, self.w_lm = w[Feature.DISTORTION], w[Feature.LM]
+        self.w_dist, self.w_lms = w[Feature.DISTORTION], w[dec.lm_index]
         opts = dec._options(src)
         self.fc = dec._future_cost_table(opts, n)
         # per start i: (end j, coverage mask of i:j, options or None), by increasing j
@@ -361,15 +464,12 @@ class _Search:
                            for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1)] for i in range(n)]
         self.full = (1 << n) - 1
         self.fc_cache: dict = {}
-        self.lm_cache: dict = {}  # LM state -> {option: (ln p(option's words | state), next state)}
-        self.word_cache: dict = {}  # for _lm_extend
-        self.eos_cache: dict = {}
+        self.lm_cache: dict = {}  # LM states -> {option: extend(states, option's words)}
         self.stacks = [dict() for _ in range(n + 1)]
         self.thresholds = [-math.inf] * (n + 1)
         self.bests = [-math.inf] * (n + 1)
-        start = kenlm.State()
-        self.lm.BeginSentenceWrite(start)
-        self.stacks[0][None] = _Hyp(0.0, self.future(0), 0, 0, start, None, None, 0.0, 0, 0)
+        start = tuple(m.begin() for m in self.lms)
+        self.stacks[0][None] = _Hyp(0.0, self.future(0), 0, 0, start, None, None, (0.0,) * len(self.lms), 0, 0)
 
     def run(self) -> list:
         """Expand the pruned stacks ``0 .. n-1`` in turn; the complete hypotheses, best first."""
@@ -409,13 +509,65 @@ class _Search:
             self.thresholds[m] = max(self.thresholds[m], hyps[-1].total)
         return hyps
 
-    def end_of_sentence(self, state) -> float:
-        """``ln p(</s> | state)``."""
-        e = self.eos_cache.get(state)
-        if e is None:
-            import kenlm
-            e = self.eos_cache[state] = self.lm.BaseScore(state, "</s>", kenlm.State()) * LN10
-        return e
+    def extend(self, states: tuple, words) -> tuple:
+        """``(weighted LM score, per-LM ln p(words | state), next states)``."""
+        lps, nxt = [], []
+        for m, st in zip(self.lms, states):
+            lp, new = m.extend(st, words)
+            lps.append(lp)
+            nxt.append(new)
+        return self._weighted(lps), tuple(lps), tuple(nxt)
+
+    def finish(self, lps: tuple, states: tuple) -> tuple:
+        """``(weighted LM score, per-LM scores)`` of a step that completes the sentence: each
+        LM's ``lps`` plus its ``ln p(</s> | state)``."""
+        lps = [lp + m.end(st) for m, lp, st in zip(self.lms, lps, states)]
+        return self._weighted(lps), tuple(lps)
+
+    def _extend_one(self, states: tuple, words) -> tuple:
+        lp, new = self.lms[0].extend(states[0], words)
+        return self.w_lms[0] * lp, (lp,), (new,)
+
+    def _finish_one(self, lps: tuple, states: tuple) -> tuple:
+        lp = lps[0] + self.lms[0].end(states[0])
+        return self.w_lms[0] * lp, (lp,)
+
+    def _weighted(self, lps) -> float:
+        w = self.w_lms
+        v = w[0] * lps[0]
+        for k in range(1, len(lps)):
+            v = v + w[k] * lps[k]
+        return v
+
+    def prefetch(self, h: _Hyp, lm_cache: dict) -> None:
+        """Give each batched LM, in one call, the words of every option of ``h`` that could
+        enter a stack now (thresholds only rise, so the search asks for no other) and whose
+        score is not cached."""
+        cov, end, score = h.cov, h.end, h.score
+        n, dl, w_dist = self.n, self.dl, self.w_dist
+        gap = ((cov + 1) & ~cov).bit_length() - 1
+        words = []
+        for i in range(max(gap, end - dl), min(n - 1, end + dl) + 1):
+            if cov >> i & 1:
+                continue
+            base = score - w_dist * abs(i - end)
+            for j, mask, olist in self.span_opts[i]:
+                if cov & mask:
+                    break
+                if olist is None:
+                    continue
+                if gap < i and j - gap > dl:
+                    break
+                new_cov = cov | mask
+                fut, floor = self.future(new_cov), self.thresholds[new_cov.bit_count()]
+                for o in olist:
+                    if base + o.est + fut < floor:
+                        break
+                    if o not in lm_cache:
+                        words.append(o.words)
+        if words:
+            for k in self.batched:
+                self.lms[k].prefetch([(h.state[k], ws) for ws in words])
 
     def expand(self, h: _Hyp) -> None:
         """Try every option that may follow ``h``: untranslated spans within the distortion
@@ -423,12 +575,14 @@ class _Search:
         enter its stack (early discarding); the survivors go to :meth:`add`."""
         cov, end, state, score = h.cov, h.end, h.state, h.score
         n, dl, full, beam = self.n, self.dl, self.full, self.beam
-        w_dist, w_lm = self.w_dist, self.w_lm
+        w_dist = self.w_dist
         thresholds, bests = self.thresholds, self.bests
         future, add = self.future, self.add
-        lm_cache = self.lm_cache.get(state)  # hypotheses of other coverages often end in this state
+        lm_cache = self.lm_cache.get(state)  # hypotheses of other coverages often end in these states
         if lm_cache is None:
             lm_cache = self.lm_cache[state] = {}
+        if self.batched:
+            self.prefetch(h, lm_cache)
         gap = ((cov + 1) & ~cov).bit_length() - 1  # first uncovered position
         for i in range(max(gap, end - dl), min(n - 1, end + dl) + 1):
             if cov >> i & 1:
@@ -450,11 +604,11 @@ class _Search:
                         break
                     hit = lm_cache.get(o)
                     if hit is None:
-                        hit = lm_cache[o] = _lm_extend(self.lm, state, o.words, self.word_cache)
-                    lp, new_state = hit
+                        hit = lm_cache[o] = self.extend(state, o.words)
+                    wlp, lp, new_state = hit
                     if new_cov == full:
-                        lp += self.end_of_sentence(new_state)
-                    new_score = base + o.static + w_lm * lp
+                        wlp, lp = self.finish(lp, new_state)
+                    new_score = base + o.static + wlp
                     total = new_score + fut
                     if total < thresholds[t] or total < bests[t] + beam:
                         continue
