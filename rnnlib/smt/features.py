@@ -26,11 +26,12 @@ by :class:`Feature` (names in ``BASE_FEATURES``), then the extra features from p
 Storage: JSON lines, one pair per line: ``{"src": "...", "tgt": "...", "values": [...]}``
 after a first line ``{"names": [...], "default": [...]}``.
 
+Paper A's CSLM is not a phrase-pair feature: it enters the decoder as a stateful language
+model (:mod:`rnnlib.smt.cslm`, ``Decoder(lms=...)``).
+
 Deviations
 ----------
-* Paper A's CSLM scores partial translations inside the search; a phrase-pair table cannot
-  express a sentence-level LM, so a CSLM can only enter here as a phrase-level score (e.g.
-  the log-probability of the target phrase alone). Say so wherever it is used.
+* None here: Moses gives an unknown word's copy the same fixed -100 (see above).
 """
 from __future__ import annotations
 
