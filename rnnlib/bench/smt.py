@@ -52,10 +52,12 @@ def build_decoder(phrase_table: Path, lm: Path, weights: Path | None, sentences,
     dec = Decoder(pt.lookup(sources=wanted), load_kenlm(lm), config=config)
     if weights is not None:
         named = json.loads(Path(weights).read_text())["weights"]
-        missing = [n for n in dec.feature_names if n not in named]
+        # a weight MERT does not tune (the unknown-word penalty) may be absent from older files
+        fixed = {dec.feature_names[k]: float(v) for k, v in enumerate(dec.weights) if dec.fixed[k]}
+        missing = [n for n in dec.feature_names if n not in named and n not in fixed]
         if missing:
             raise ValueError(f"{weights}: no weight for feature(s) {missing}")
-        dec.set_weights([named[n] for n in dec.feature_names])
+        dec.set_weights([named.get(n, fixed.get(n)) for n in dec.feature_names])
     return dec
 
 
