@@ -72,7 +72,8 @@ def device_label(device: str) -> str:
     dev = resolve_device(device)
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
-    return f"CPU, {torch.get_num_threads()} threads ({cpu_name()})"
+    n = torch.get_num_threads()
+    return f"CPU, {n} thread{'s' if n != 1 else ''} ({cpu_name()})"
 
 
 def length_filter(pairs: ParallelArrays, max_len: int | None) -> np.ndarray:
