@@ -1,0 +1,68 @@
+"""The RNNsearch chapter as the smoke build ran it (issue 11's checks on the real data)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.slow
+PREFIX = "application/papermill.record/"
+
+
+def glued_values(nb) -> dict[str, str]:
+    out = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                data = {k.replace(PREFIX, ""): v for k, v in o.get("data", {}).items()}
+                out[name] = data.get("text/plain", "")
+    return out
+
+
+@pytest.fixture(scope="module")
+def chapter(smoke_book):
+    out, proc = smoke_book
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    nb = nbformat.read(out / "src" / "chapters" / "rnnsearch.ipynb", as_version=4)
+    return out, glued_values(nb)
+
+
+def _table(out: Path, item: str) -> pd.DataFrame:
+    found = sorted((out / "figures").glob(f"rnnsearch-{item}-smoke-*.csv"))
+    assert len(found) == 1, f"expected one CSV of {item}, found {found}"
+    return pd.read_csv(found[0])
+
+
+def test_no_unk_column_has_no_unknown_word_and_no_generated_unk(chapter):
+    out, values = chapter
+    assert int(values["rns-no-unk-sentences"]) > 0, "the smoke test set should have sentences without unknown words"
+    assert int(values["rns-no-unk-subset-unk"]) == 0
+    assert int(values["rns-no-unk-generated-unk"]) == 0
+
+
+def test_length_buckets_of_figure_2_add_up_to_the_evaluated_test_set(chapter):
+    out, values = chapter
+    n_test = int(values["rns-test-sentences"])
+    buckets = _table(out, "rns-length-buckets")
+    assert buckets["sentences"].sum() == n_test == int(values["rns-bucket-total"])
+    assert (buckets["sentences"] >= 0).all()
+
+
+def test_table1_has_every_model_and_the_papers_numbers_beside(chapter):
+    out, _ = chapter
+    table = _table(out, "rns-table1").set_index("model")
+    for model in ("RNNencdec-30", "RNNsearch-30", "RNNencdec-50", "RNNsearch-50", "RNNsearch-50⋆"):
+        assert model in table.index
+    assert table.loc["RNNsearch-50", "paper: All"] == 26.75
+    assert {"All", "No UNK", "paper: No UNK"} <= set(table.columns)
+
+
+def test_star_model_continues_rnnsearch_50(chapter):
+    out, values = chapter
+    assert int(values["rns-star-updates"]) > int(values["rns-search50-updates"])
+    table2 = _table(out, "rns-table2")
+    ours = table2[table2["source"] == "this book"].set_index("model")
+    assert ours.loc["RNNsearch-50⋆", "hours"] >= ours.loc["RNNsearch-50", "hours"]
