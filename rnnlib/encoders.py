@@ -87,7 +87,9 @@ def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     return x.gather(1, idx)
 
 
-def _check(src: torch.Tensor, src_mask: torch.Tensor) -> torch.Tensor:
+def check_sources(src: torch.Tensor, src_mask: torch.Tensor) -> torch.Tensor:
+    """The ``(B,)`` source lengths; ``ValueError`` unless ``src`` and ``src_mask`` are both ``(B, S)``
+    and every sentence has a word."""
     if src.dim() != 2 or src.shape != src_mask.shape:
         raise ValueError(f"encoder: src {tuple(src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)")
     lengths = src_mask.sum(1)
@@ -107,7 +109,7 @@ class BiRNNEncoder(nn.Module):
 
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``annotations (B, S, 2n)`` = ``[->h_j; <-h_j]`` and ``<-h_1 (B, n)``."""
-        lengths = _check(src, src_mask)
+        lengths = check_sources(src, src_mask)
         x = self.embed(src)                                                  # E x_j
         forward_states = self.fwd(x)                                         # ->h_1 .. ->h_S
         backward_states = reverse_padded(self.bwd(reverse_padded(x, lengths)), lengths)  # <-h_1 .. <-h_S
@@ -127,7 +129,7 @@ class RNNEncoder(nn.Module):
 
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``states (B, S, n)`` (zeros past each length) and ``c (B, n)``."""
-        lengths = _check(src, src_mask)
+        lengths = check_sources(src, src_mask)
         states = self.rnn(self.embed(src))                                    # h<1> .. h<S>
         states = states * src_mask.unsqueeze(-1).to(states.dtype)
         last = states[torch.arange(src.shape[0], device=src.device), lengths - 1]  # h<N>

@@ -94,7 +94,6 @@ from .config import UnknownNameError, load_config
 from .device import resolve_device
 from .fast import precision
 from .fast.allocator import tune_allocator
-from .fast import softmax as fast_softmax
 from .fast.kernels import wrap as fast_path
 from .loss import nll_sum
 from .ragged import ParallelArrays
@@ -229,8 +228,8 @@ def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False, fast: bool = T
 
     Only the real (unpadded) positions reach the softmax: a model with ``supports_out_mask``
     computes its output layer for them alone; any other model's ``(B, T, V)`` logits are
-    gathered at them first. ``fast``: through :mod:`rnnlib.fast` (else the plain modules and
-    :func:`rnnlib.loss.nll_sum`); ``bf16``: under bf16 autocast.
+    gathered at them first. ``fast``: through :mod:`rnnlib.fast` (else the plain modules);
+    ``bf16``: under bf16 autocast.
     """
     if fast:
         model = fast_path(model)
@@ -241,7 +240,7 @@ def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False, fast: bool = T
             logits = model(batch.src, batch.src_mask, batch.tgt_in, False, mask)
         else:
             logits = model(batch.src, batch.src_mask, batch.tgt_in)[mask]  # (B, T, V) -> (N, V)
-    return (fast_softmax.nll_sum if fast else nll_sum)(logits.float(), batch.tgt_out[mask])
+    return nll_sum(logits.float(), batch.tgt_out[mask])
 
 
 @torch.no_grad()

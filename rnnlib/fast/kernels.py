@@ -5,36 +5,58 @@
 ``forward``) computed from the SAME parameters: it owns none, so checkpoints, the papers'
 initialisation and ``state_dict`` names are the plain modules'. Training and search use it by
 default (``TrainConfig.fast``, ``fast=`` of the search functions); ``tests/test_fast.py``
-checks that it gives the plain modules' logits, attention, encoder outputs and gradients.
+checks that it gives the plain modules' encoder outputs, logits, attention and gradients.
 
 Tricks (each the same function as the plain modules)
 ----------------------------------------------------
-- GRU: the three gate matrices of a unit are stacked (r, z, candidate), as ``torch.nn.GRU``
-  stores them, once per forward; the input projections ``W x + b`` of all steps are one product
-  before the recurrent loop (:func:`gru_sequence`, the decoders' teacher forcing).
-- Encoder: RNNsearch's forward and backward RNNs step together, one batched product for both
-  states (:func:`_both_directions`); a unit with reset="after" and no context is exactly
-  ``torch.nn.GRU``'s and runs ``torch.gru``'s fused kernel.
-- Decoder step: ``s_{i-1}`` is multiplied by the stacked ``[2 W_a; U_r; U_z]`` in one product (the
-  alignment model's query and the gates' recurrent terms); RNNencdec's ``[C_r; C_z; C] c`` is
-  computed once per sentence; during search the stacked matrices are reused from step to step
-  until a parameter changes.
-- Alignment model: ``tanh(u) = 2 sigmoid(2u) - 1``, so ``e_ij = (2 v_a)^T sigmoid(2u) - sum(v_a)``:
-  torch's CPU ``tanh`` is much slower than its ``sigmoid``, and this ``(B, S, n')`` map is the
-  largest element-wise cost of training and search. The factor 2 is carried by the operands:
-  the keys are ``2 U_a h_j`` (:class:`FastEncoderOut`) and the query ``2 W_a s_{i-1}``, so no pass
-  over the map multiplies it (doubling is exact in floating point). Without gradients (search)
-  the map is computed a block of rows at a time (:data:`BLOCK`), so the addition, the sigmoid
-  and the product with ``v_a`` read it while it is in cache.
-- Teacher forcing: the deep output and the softmax layer run once for all steps after the
-  recurrent loop, on the real (unpadded) target positions only.
-- Under autocast, the matrices every step multiplies are cast once per sequence.
-
-Measured with interleaved A/B runs of whole training and beam-search runs: see "Measured".
+- Hoisted products: what does not depend on the previous state is computed before the
+  recurrent loop, for all steps and the three gates at once: the input projections
+  ``[W_r; W_z; W] x + b`` (encoders, teacher forcing: one product over the ``(B, T)`` positions),
+  and RNNencdec's context term ``[C_r; C_z; C] c`` (once per sentence, :class:`FastEncoderOut`).
+- Both directions: RNNsearch's forward and backward encoder RNNs step together, one batched
+  product for both states (:func:`_both_directions`).
+- Deep output after the loop: in teacher forcing the deep output and the softmax layer run once
+  for all steps after the recurrent loop, on the real (unpadded) target positions only.
+- Sigmoid form of the alignment model: ``tanh(u) = 2 sigmoid(2u) - 1``, so
+  ``e_ij = (2 v_a)^T sigmoid(2u) - sum(v_a)`` with ``u = W_a s_{i-1} + U_a h_j``: torch's CPU
+  ``tanh`` is much slower than its ``sigmoid``, and this ``(B, S, n')`` map is the largest
+  element-wise cost of training and search.
+- Cast once: under autocast (bf16), the matrices every decoder step multiplies are cast once
+  per sequence, not at every step.
+- Search's log-softmax overwrites the step's own fp32 logits (:mod:`rnnlib.fast.softmax`).
 
 Measured
 --------
-MEASURED_PLACEHOLDER
+Each kept trick was measured with an interleaved A/B of whole runs, the trick on against off
+(``torch.set_num_threads(2)`` on a shared 2-core machine): training ``cpu-rnnsearch`` (or
+``cpu-rnnencdec``) with Adadelta and clipping on minibatches of 80 synthetic pairs of 10-30
+words; beam search (beam 10) of 80 sentences up to 30 words with an untrained model. The arms
+alternate one update, or one search of the 80 sentences, at a time (ABBA), for 50-80 s each.
+Figures: the gain, rate with / rate without - 1, over the whole run, then the median over
+adjacent pairs (the machine's load varies, so single pairs scatter by about 20%).
+
+- hoisted input projections: training +21% / +5% (RNNsearch), +17% / +15% (RNNencdec);
+  RNNencdec's context term once per sentence: training +12% / +7%
+- both directions together: training +7% / +8%
+- deep output after the loop: training +6% / +36%
+- sigmoid form: training +5% / +6% and +6% / +7% (two runs); beam search +37% / +41%
+- cast once, under bf16 autocast: training +11% / +41% and +15% / +15%; beam search -4% / +5%
+- search's in-place log-softmax: beam search +24% / +14%
+
+Dropped, for paying less than about 5% (or costing time):
+
+- ``torch.gru``'s fused kernel for reset="after" encoders: training -46% / -15%
+- the gradient-free attention map computed a block of rows at a time: beam search -6% / -3%
+- one product of ``s_{i-1}`` with the stacked ``[W_a; U_r; U_z]``: training +4% / +10% then
+  -13% / -16%; beam search -4% / +1% then -14% / +4%
+- one product for the recurrent terms of the gates (stacked ``[U_r; U_z]``): training +2% / -2%;
+  beam search +0% / +1%
+- the sigmoid form's factor 2 carried by doubled keys and query instead of one in-place
+  multiplication: training +9% / -7%; beam search -9% / -4%
+- reusing the stacked matrices from one search step to the next: beam search +15% / -8% and
+  +14% / -5%
+- the training loss's in-place backward (softmax - onehot written over the saved
+  log-softmax): training -11% / -2%
 
 Deviations
 ----------
@@ -50,28 +72,16 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..decoders import AttentionDecoder, ContextDecoder
-from ..encoders import BiRNNEncoder, EncoderOut, RNNEncoder, _check, reverse_padded
+from ..encoders import BiRNNEncoder, EncoderOut, RNNEncoder, check_sources, reverse_padded
 from ..gru import GRUCell
 from ..models import RNNEncDec, RNNSearch
-
-# measurement switches for the interleaved A/B runs (removed once the figures are in)
-TRICKS = {"fused_gru": True, "both_directions": True, "stacked_query": True, "sigmoid": True,
-          "blocked": True, "cast_once": True, "hoist_input": True, "output_after_loop": True,
-          "cache_weights": True}
-
-#: floats of the (rows, S, n') attention map computed at once without gradients (2 MiB)
-BLOCK = 1 << 19
 
 
 @dataclass
 class FastEncoderOut(EncoderOut):
-    """:class:`~rnnlib.encoders.EncoderOut` plus what the fast decoder step reuses.
+    """:class:`~rnnlib.encoders.EncoderOut` plus RNNencdec's ``context_proj (B, 3n)``:
+    ``[C_r; C_z; C] c``, the decoder's context term, computed once per sentence."""
 
-    ``keys2 (B, S, n')``: ``2 U_a h_j`` (RNNsearch; the factor of the sigmoid form below);
-    ``context_proj (B, 3n)``: ``[C_r; C_z; C] c``, the decoder's context term (RNNencdec).
-    """
-
-    keys2: torch.Tensor | None = None
     context_proj: torch.Tensor | None = None
 
 
@@ -80,12 +90,13 @@ class FastEncoderOut(EncoderOut):
 
 @dataclass
 class Stacked:
-    """A :class:`~rnnlib.gru.GRUCell`'s matrices stacked in the order (r, z, candidate), as
-    ``torch.nn.GRU`` stores them (or ``D`` cells' stacks along a leading axis).
+    """A :class:`~rnnlib.gru.GRUCell`'s matrices for the fast path (or two cells' along a leading
+    axis, :meth:`pair`): the input and context projections of the three gates stacked in the
+    order (r, z, candidate), as ``torch.nn.GRU`` stores them, so each is one product;
+    the recurrent matrices as printed.
 
-    ``w_in (3n, in)`` = [W_r; W_z; W] and ``b_in (3n)``; ``u_gates``: the recurrent rows taken
-    before the reset gate, ``[U_r; U_z] (2n, n)`` for reset="before", ``[U_r; U_z; U] (3n, n)`` for
-    "after" (then with ``b_u (3n)``); ``u_cand``: ``U (n, n)`` for reset="before"; ``c (3n, ctx)``.
+    ``w_in (3n, in)`` = [W_r; W_z; W], ``b_in (3n)``; ``c (3n, ctx)`` = [C_r; C_z; C] or None;
+    ``U_r, U_z, U (n, n)`` with their biases ``b_Ur, b_Uz, b_U`` (reset="after"; else None).
     """
 
     n: int
@@ -93,30 +104,47 @@ class Stacked:
     reset_context: bool
     w_in: torch.Tensor
     b_in: torch.Tensor
-    u_gates: torch.Tensor
-    u_cand: torch.Tensor | None
-    b_u: torch.Tensor | None
     c: torch.Tensor | None
+    U_r: torch.Tensor
+    U_z: torch.Tensor
+    U: torch.Tensor
+    b_Ur: torch.Tensor | None
+    b_Uz: torch.Tensor | None
+    b_U: torch.Tensor | None
 
     @classmethod
     def of(cls, cell: GRUCell) -> "Stacked":
-        cat = lambda *maps: torch.cat([m.weight for m in maps])  # noqa: E731
-        before = cell.reset == "before"
+        gates = (cell.W_r, cell.W_z, cell.W)
         return cls(cell.hidden_size, cell.reset, cell.reset_context,
-                   cat(cell.W_r, cell.W_z, cell.W), torch.cat([cell.W_r.bias, cell.W_z.bias, cell.W.bias]),
-                   cat(cell.U_r, cell.U_z) if before else cat(cell.U_r, cell.U_z, cell.U),
-                   cell.U.weight if before else None,
-                   None if before else torch.cat([cell.U_r.bias, cell.U_z.bias, cell.U.bias]),
-                   cat(cell.C_r, cell.C_z, cell.C) if cell.C is not None else None)
+                   torch.cat([m.weight for m in gates]), torch.cat([m.bias for m in gates]),
+                   torch.cat([cell.C_r.weight, cell.C_z.weight, cell.C.weight]) if cell.C is not None else None,
+                   cell.U_r.weight, cell.U_z.weight, cell.U.weight, cell.U_r.bias, cell.U_z.bias, cell.U.bias)
 
     @classmethod
     def pair(cls, a: "Stacked", b: "Stacked") -> "Stacked":
-        """Two cells' stacks as one ``(2, rows, cols)`` stack (biases ``(2, 1, rows)``) for :func:`gru_step`."""
-        st = lambda x, y: None if x is None else torch.stack([x, y])  # noqa: E731
-        b_u = st(a.b_u, b.b_u)
-        return cls(a.n, a.reset, a.reset_context, st(a.w_in, b.w_in), st(a.b_in, b.b_in).unsqueeze(1),
-                   st(a.u_gates, b.u_gates), st(a.u_cand, b.u_cand),
-                   None if b_u is None else b_u.unsqueeze(1), st(a.c, b.c))
+        """Two cells as one: matrices ``(2, rows, cols)``, biases ``(2, 1, rows)``, for :func:`gru_step`
+        on states ``(2, B, n)``."""
+        mat = lambda x, y: None if x is None else torch.stack([x, y])  # noqa: E731
+        vec = lambda x, y: None if x is None else torch.stack([x, y]).unsqueeze(1)  # noqa: E731
+        return cls(a.n, a.reset, a.reset_context, mat(a.w_in, b.w_in), vec(a.b_in, b.b_in), mat(a.c, b.c),
+                   mat(a.U_r, b.U_r), mat(a.U_z, b.U_z), mat(a.U, b.U),
+                   vec(a.b_Ur, b.b_Ur), vec(a.b_Uz, b.b_Uz), vec(a.b_U, b.b_U))
+
+    def cast(self) -> "Stacked":
+        """The matrices every step multiplies in the autocast dtype when autocast is on (cast once per sequence)."""
+        self.U_r, self.U_z, self.U, self.c = _cast(self.U_r, self.U_z, self.U, self.c)
+        return self
+
+
+def _cast(*tensors: torch.Tensor | None) -> tuple:
+    """``tensors`` in the autocast dtype when autocast is on, else unchanged (autocast itself would
+    cast them again at every step: it caches the casts of leaf parameters only, not of stacks)."""
+    ref = next(t for t in tensors if t is not None)
+    dev = ref.device.type
+    if not torch.is_autocast_enabled(dev):
+        return tensors
+    dt = torch.get_autocast_dtype(dev)
+    return tuple(t.to(dt) if t is not None and t.is_floating_point() else t for t in tensors)
 
 
 def _mm(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
@@ -127,54 +155,36 @@ def _mm(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torc
     return out if b is None else out + b
 
 
-def gru_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None,
-             hp: torch.Tensor | None = None) -> torch.Tensor:
-    """One GRU update (A Eqs. 5--8) from projected inputs: ``xp = W x + b (B, 3n)``, ``h (B, n)``,
-    ``cp = C c (B, 3n) | None`` -> ``(B, n)``; ``hp``: the product with ``u_gates`` (``+ b_u``) if
-    the caller computed it. With a :meth:`Stacked.pair`, ``xp (2, B, 3n)`` and ``h (2, B, n)``."""
-    n = w.n
-    x_r, x_z, x_n = xp.split(n, -1)
+def gru_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None) -> torch.Tensor:
+    """One GRU update (A Eqs. 5--8) from projected inputs: ``xp = [W_r; W_z; W] x + b (B, 3n)``,
+    ``h (B, n)``, ``cp = [C_r; C_z; C] c (B, 3n) | None`` -> ``(B, n)``. With a :meth:`Stacked.pair`,
+    ``xp (2, B, 3n)`` and ``h (2, B, n)``."""
+    x_r, x_z, x_n = xp.split(w.n, -1)
     c_n = None
     if cp is not None:
-        c_r, c_z, c_n = cp.split(n, -1)
+        c_r, c_z, c_n = cp.split(w.n, -1)
         x_r, x_z = x_r + c_r, x_z + c_z
-    if hp is None:
-        hp = _mm(h, w.u_gates, w.b_u)
+    r = torch.sigmoid(x_r + _mm(h, w.U_r, w.b_Ur))
+    z = torch.sigmoid(x_z + _mm(h, w.U_z, w.b_Uz))
     if w.reset == "before":
-        u_r, u_z = hp.split(n, -1)
-        r = torch.sigmoid(x_r + u_r)
-        z = torch.sigmoid(x_z + u_z)
-        pre = x_n + _mm(r * h, w.u_cand)
+        pre = x_n + _mm(r * h, w.U)
         if c_n is not None:
             pre = pre + (r * c_n if w.reset_context else c_n)
+    elif c_n is not None and w.reset_context:
+        pre = x_n + r * (_mm(h, w.U, w.b_U) + c_n)
     else:
-        u_r, u_z, u_n = hp.split(n, -1)
-        r = torch.sigmoid(x_r + u_r)
-        z = torch.sigmoid(x_z + u_z)
-        if c_n is not None and w.reset_context:
-            pre = x_n + r * (u_n + c_n)
-        else:
-            pre = x_n + r * u_n + (c_n if c_n is not None else 0.0)
+        pre = x_n + r * _mm(h, w.U, w.b_U) + (c_n if c_n is not None else 0.0)
     cand = torch.tanh(pre)
     return cand + z * (h - cand)  # = z * h + (1 - z) * cand  (A Eq. 7)
 
 
-def gru_sequence(w: Stacked, x: torch.Tensor, training: bool) -> torch.Tensor:
+def gru_sequence(w: Stacked, x: torch.Tensor) -> torch.Tensor:
     """States ``(B, T, n)`` of a GRU from ``h_0 = 0`` over ``x (B, T, in)`` (no context)."""
     B, T, _ = x.shape
-    h0 = x.new_zeros(B, w.n)
-    if w.reset == "after" and TRICKS["fused_gru"]:  # torch.nn.GRU's unit: its fused kernel
-        params = [w.w_in, w.u_gates, w.b_in, w.b_u]
-        return torch.gru(x, h0.unsqueeze(0), params, True, 1, 0.0, training, False, True)[0]
-    outs, h = [], h0
-    if TRICKS["hoist_input"]:
-        for x_t in F.linear(x, w.w_in, w.b_in).unbind(1):
-            h = gru_step(w, x_t, h)
-            outs.append(h)
-    else:
-        for x_t in x.unbind(1):
-            h = gru_step(w, F.linear(x_t, w.w_in, w.b_in), h)
-            outs.append(h)
+    h, outs = x.new_zeros(B, w.n), []
+    for x_t in F.linear(x, w.w_in, w.b_in).unbind(1):  # W x + b for all steps at once
+        h = gru_step(w, x_t, h)
+        outs.append(h)
     return torch.stack(outs, 1) if outs else x.new_zeros(B, 0, w.n)
 
 
@@ -183,14 +193,9 @@ def gru_sequence(w: Stacked, x: torch.Tensor, training: bool) -> torch.Tensor:
 
 def birnn(enc: BiRNNEncoder, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """:meth:`BiRNNEncoder.forward <rnnlib.encoders.BiRNNEncoder.forward>`: ``(annotations (B, S, 2n), <-h_1 (B, n))``."""
-    lengths = _check(src, src_mask)
-    x = enc.embed(src)
-    f, b = Stacked.of(enc.fwd.cell), Stacked.of(enc.bwd.cell)
-    if TRICKS["both_directions"] and not (f.reset == "after" and TRICKS["fused_gru"]):
-        fwd, bwd = _both_directions(Stacked.pair(f, b), x, lengths)
-    else:
-        fwd = gru_sequence(f, x, enc.training)
-        bwd = reverse_padded(gru_sequence(b, reverse_padded(x, lengths), enc.training), lengths)
+    lengths = check_sources(src, src_mask)
+    fwd, bwd = _both_directions(Stacked.pair(Stacked.of(enc.fwd.cell), Stacked.of(enc.bwd.cell)),
+                                enc.embed(src), lengths)
     ann = torch.cat([fwd, bwd], -1) * src_mask.unsqueeze(-1).to(fwd.dtype)
     return ann, bwd[:, 0]
 
@@ -199,7 +204,7 @@ def _both_directions(w: Stacked, x: torch.Tensor, lengths: torch.Tensor) -> tupl
     """``->h (B, S, n)`` and ``<-h (B, S, n)`` (in source order), both RNNs stepping together."""
     B, S, _ = x.shape
     n = w.n
-    xf, xb = F.linear(x, w.w_in.flatten(0, 1), w.b_in.flatten()).split(3 * n, -1)
+    xf, xb = F.linear(x, w.w_in.flatten(0, 1), w.b_in.flatten()).split(3 * n, -1)  # both directions' W x + b
     xs = torch.stack([xf, reverse_padded(xb, lengths)])  # (2, B, S, 3n), backward reversed in length
     h, outs = x.new_zeros(2, B, n), []
     for x_t in xs.unbind(2):
@@ -211,8 +216,8 @@ def _both_directions(w: Stacked, x: torch.Tensor, lengths: torch.Tensor) -> tupl
 
 def rnn(enc: RNNEncoder, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """:meth:`RNNEncoder.forward <rnnlib.encoders.RNNEncoder.forward>`: ``(states (B, S, n), c (B, n))``."""
-    lengths = _check(src, src_mask)
-    states = gru_sequence(Stacked.of(enc.rnn.cell), enc.embed(src), enc.training)
+    lengths = check_sources(src, src_mask)
+    states = gru_sequence(Stacked.of(enc.rnn.cell), enc.embed(src))
     states = states * src_mask.unsqueeze(-1).to(states.dtype)
     last = states[torch.arange(src.shape[0], device=src.device), lengths - 1]
     return states, torch.tanh(enc.V(last))
@@ -223,125 +228,70 @@ def rnn(enc: RNNEncoder, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[tor
 
 def attend(query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor,
            v_a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """B Eqs. 5--6 from ``query = 2 W_a s_{i-1} (B, n')`` and ``keys = 2 U_a h_j (B, S, n')``
-    (see "Tricks"): ``(context (B, 2n), alpha (B, S))``."""
-    q = query.unsqueeze(1)
-    if TRICKS["sigmoid"]:
-        # v_a^T tanh(u) = (2 v_a)^T sigmoid(2u) - sum(v_a), 2u = 2 W_a s_{i-1} + 2 U_a h_j
-        v2, act, shift = 2 * v_a, torch.sigmoid, v_a.sum()
-    else:
-        v2, act, shift = v_a, torch.tanh, 0.0
-    if not TRICKS["blocked"] or (torch.is_grad_enabled() and (keys.requires_grad or q.requires_grad or v2.requires_grad)):
-        energy = act(keys + q) @ v2
-    else:
-        rows = max(1, BLOCK // max(1, keys.shape[1] * keys.shape[2]))
-        energy = torch.cat([act(k + qq) @ v2 for k, qq in zip(keys.split(rows), q.split(rows))])
-    energy = (energy - shift).masked_fill(~mask, torch.finfo(energy.dtype).min)  # (B, S)
+    """B Eqs. 5--6 from ``query = W_a s_{i-1} (B, n')`` and ``keys = U_a h_j (B, S, n')``, in the
+    sigmoid form: ``(context (B, 2n), alpha (B, S))``."""
+    # v_a^T tanh(u) = (2 v_a)^T sigmoid(2u) - sum(v_a)
+    energy = torch.sigmoid((keys + query.unsqueeze(1)).mul_(2)) @ (2 * v_a) - v_a.sum()
+    energy = energy.masked_fill(~mask, torch.finfo(energy.dtype).min)  # (B, S)
     alpha = torch.softmax(energy, dim=-1)
     context = torch.bmm(alpha.unsqueeze(1).to(annotations.dtype), annotations).squeeze(1)
     return context, alpha
 
 
-def _key_scale() -> float:
-    return 2.0 if TRICKS["sigmoid"] else 1.0
-
-
 # ---------------------------------------------------------------------------------------------
 # decoders
 
-def _cast(*tensors: torch.Tensor | None) -> tuple:
-    """``tensors`` in the autocast dtype when autocast is on (so loops do not cast them at every step)."""
-    if not TRICKS["cast_once"]:
-        return tensors
-    ref = next(t for t in tensors if t is not None)
-    dev = ref.device.type
-    if not torch.is_autocast_enabled(dev):
-        return tensors
-    dt = torch.get_autocast_dtype(dev)
-    return tuple(t.to(dt) if t is not None and t.is_floating_point() else t for t in tensors)
-
-
 @dataclass
 class _DecoderWeights:
-    """What every decoder step multiplies, taken once per sequence (or per search)."""
+    """What every decoder step multiplies, taken (and under autocast cast) once per sequence."""
 
     cell: Stacked
-    query: torch.Tensor | None = None  # [2 W_a; u_gates] (RNNsearch)
-    w_a: torch.Tensor | None = None
+    W_a: torch.Tensor | None = None
     v_a: torch.Tensor | None = None
 
 
-def decoder_weights(dec: nn.Module) -> _DecoderWeights:
-    cell = Stacked.of(dec.cell)
-    if not isinstance(dec, AttentionDecoder):
-        cell.u_gates, cell.u_cand = _cast(cell.u_gates, cell.u_cand)
-        return _DecoderWeights(cell)
-    w_a = _key_scale() * dec.attention.W_a.weight
-    query = torch.cat([w_a, cell.u_gates]) if TRICKS["stacked_query"] else None
-    query, w_a, cell.u_gates, cell.u_cand, cell.c, v_a = _cast(query, w_a, cell.u_gates, cell.u_cand,
-                                                                cell.c, dec.attention.v_a)
-    return _DecoderWeights(cell, query, w_a, v_a)
+def _decoder_weights(dec: nn.Module) -> _DecoderWeights:
+    cell = Stacked.of(dec.cell).cast()
+    if isinstance(dec, AttentionDecoder):
+        return _DecoderWeights(cell, *_cast(dec.attention.W_a.weight, dec.attention.v_a))
+    return _DecoderWeights(cell)
 
 
-def _advance(dec: AttentionDecoder, w: _DecoderWeights, xp: torch.Tensor, s: torch.Tensor,
-             keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor):
+def _advance(w: _DecoderWeights, xp: torch.Tensor, s: torch.Tensor, enc: EncoderOut,
+             annotations: torch.Tensor):
     """``s_i``, ``c_i``, ``alpha_i`` from ``W x_i + b (B, 3n)`` and ``s_{i-1} (B, n)`` (B A.2.2, Eqs. 5--6)."""
-    cell = w.cell
-    if w.query is not None:  # [2 W_a s; U_r s; U_z s] in one product
-        q, hp = F.linear(s, w.query).split([w.w_a.shape[0], cell.u_gates.shape[0]], -1)
-        if cell.b_u is not None:
-            hp = hp + cell.b_u
-    else:
-        q, hp = F.linear(s, w.w_a), None
-    c, alpha = attend(q, keys, annotations, mask, w.v_a)
-    new = gru_step(cell, xp, s, F.linear(c, cell.c), hp=hp)
-    return new, c, alpha
+    c, alpha = attend(F.linear(s, w.W_a), enc.keys, annotations, enc.mask, w.v_a)
+    return gru_step(w.cell, xp, s, F.linear(c, w.cell.c)), c, alpha
 
 
-def _attention_forward(dec: AttentionDecoder, enc: FastEncoderOut, tgt_in: torch.Tensor,
-                       out_mask: torch.Tensor | None, w: _DecoderWeights):
+def _attention_forward(dec: AttentionDecoder, enc: EncoderOut, tgt_in: torch.Tensor,
+                       out_mask: torch.Tensor | None):
+    w = _decoder_weights(dec)
     e = dec.embed_prev(tgt_in)
-    xp = F.linear(e, w.cell.w_in, w.cell.b_in) if TRICKS["hoist_input"] else None  # W E y_{i-1} for all steps at once
     s = dec.init_state(enc)
     (ann,) = _cast(enc.annotations)
-    states, contexts, alphas, logits = [], [], [], []
-    for i in range(tgt_in.shape[1]):
-        x_i = xp[:, i] if xp is not None else F.linear(e[:, i], w.cell.w_in, w.cell.b_in)
-        new, c, alpha = _advance(dec, w, x_i, s, enc.keys2, ann, enc.mask)
-        if TRICKS["output_after_loop"]:
-            states.append(new if dec.use_current else s)
-            contexts.append(c)
-        else:
-            logits.append(dec.output(new if dec.use_current else s, e[:, i], c))
+    states, contexts, alphas = [], [], []
+    for x_i in F.linear(e, w.cell.w_in, w.cell.b_in).unbind(1):  # W E y_{i-1} for all steps at once
+        new, c, alpha = _advance(w, x_i, s, enc, ann)
+        states.append(new if dec.use_current else s)
+        contexts.append(c)
         alphas.append(alpha)
         s = new
-    if TRICKS["output_after_loop"]:
-        logits = _output(dec, torch.stack(states, 1), e, torch.stack(contexts, 1), out_mask)
-    else:
-        logits = torch.stack(logits, 1)
-        logits = logits[out_mask] if out_mask is not None else logits
-    return logits, torch.stack(alphas, 1)
+    return _output(dec, torch.stack(states, 1), e, torch.stack(contexts, 1), out_mask), torch.stack(alphas, 1)
 
 
 def _context_forward(dec: ContextDecoder, enc: FastEncoderOut, tgt_in: torch.Tensor,
-                     out_mask: torch.Tensor | None, w: _DecoderWeights):
+                     out_mask: torch.Tensor | None):
+    w = _decoder_weights(dec)
     e = dec.embed_prev(tgt_in)
-    xp = F.linear(e, w.cell.w_in, w.cell.b_in) if TRICKS["hoist_input"] else None
     s = dec.init_state(enc)
-    states, logits = [], []
-    for i in range(tgt_in.shape[1]):
-        x_i = xp[:, i] if xp is not None else F.linear(e[:, i], w.cell.w_in, w.cell.b_in)
-        new = gru_step(w.cell, x_i, s, enc.context_proj)
-        if TRICKS["output_after_loop"]:
-            states.append(new if dec.use_current else s)
-        else:
-            logits.append(dec.output(new if dec.use_current else s, e[:, i], enc.context))
+    cp, states = _context_proj(dec, enc), []
+    for x_i in F.linear(e, w.cell.w_in, w.cell.b_in).unbind(1):
+        new = gru_step(w.cell, x_i, s, cp)
+        states.append(new if dec.use_current else s)
         s = new
-    if TRICKS["output_after_loop"]:
-        c = enc.context.unsqueeze(1).expand(-1, tgt_in.shape[1], -1)
-        return _output(dec, torch.stack(states, 1), e, c, out_mask), None
-    logits = torch.stack(logits, 1)
-    return (logits[out_mask] if out_mask is not None else logits), None
+    c = enc.context.unsqueeze(1).expand(-1, tgt_in.shape[1], -1)
+    return _output(dec, torch.stack(states, 1), e, c, out_mask), None
 
 
 def _output(dec, states, e, contexts, out_mask):
@@ -351,14 +301,8 @@ def _output(dec, states, e, contexts, out_mask):
     return dec.output(states, e, contexts)
 
 
-def _keys(enc: EncoderOut) -> torch.Tensor:
-    """``2 U_a h_j`` of ``enc`` (computed from a plain EncoderOut's ``U_a h_j`` if need be)."""
-    keys2 = getattr(enc, "keys2", None)
-    return keys2 if keys2 is not None else _key_scale() * enc.keys
-
-
 def _context_proj(dec: ContextDecoder, enc: EncoderOut) -> torch.Tensor:
-    """``[C_r; C_z; C] c (B, 3n)`` of ``enc`` (once per sentence; computed if ``enc`` lacks it)."""
+    """``[C_r; C_z; C] c (B, 3n)`` of ``enc`` (computed if ``enc`` is a plain EncoderOut)."""
     cp = getattr(enc, "context_proj", None)
     if cp is not None:
         return cp
@@ -384,27 +328,14 @@ class FastModel(nn.Module):
         super().__init__()
         self.model = model
         self.config = model.config
-        self._cache: tuple | None = None
 
-    def _decoder_weights(self) -> _DecoderWeights:
-        """Stacked decoder weights: fresh under autograd; reused by later search steps until a
-        parameter changes (every in-place update bumps its version counter)."""
-        if torch.is_grad_enabled() or not TRICKS["cache_weights"]:
-            return decoder_weights(self.model.decoder)
-        dev = self.model.decoder.cell.W.weight.device.type
-        key = (tuple(p._version for p in self.model.decoder.parameters()),
-               torch.is_autocast_enabled(dev) and torch.get_autocast_dtype(dev))
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, decoder_weights(self.model.decoder))
-        return self._cache[1]
-
-    def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> FastEncoderOut:
+    def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
+        """As the model's ``encode`` (RNNencdec's also carries ``[C_r; C_z; C] c``: :class:`FastEncoderOut`)."""
         m = self.model
         if isinstance(m, RNNSearch):
             ann, first_backward = birnn(m.encoder, src, src_mask)
-            keys = F.linear(ann, _key_scale() * m.decoder.attention.U_a.weight,
-                            _key_scale() * m.decoder.attention.U_a.bias)
-            return FastEncoderOut(annotations=ann, mask=src_mask, init=first_backward, keys2=keys)
+            return EncoderOut(annotations=ann, mask=src_mask, init=first_backward,
+                              keys=m.decoder.attention.precompute(ann))
         states, c = rnn(m.encoder, src, src_mask)
         enc = FastEncoderOut(annotations=states, mask=src_mask, init=c, context=c)
         enc.context_proj = _context_proj(m.decoder, enc)
@@ -413,13 +344,14 @@ class FastModel(nn.Module):
     def init_state(self, enc: EncoderOut) -> torch.Tensor:
         return self.model.init_state(enc)
 
-    def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: FastEncoderOut):
-        """One decoder step (see :meth:`rnnlib.decoders.AttentionDecoder.step`) on an ``enc`` from :meth:`encode`."""
-        dec, w = self.model.decoder, self._decoder_weights()
+    def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
+        """One decoder step, as :meth:`rnnlib.decoders.AttentionDecoder.step`."""
+        dec = self.model.decoder
+        w = _decoder_weights(dec)
         e = dec.embed_prev(prev_word)
         xp = F.linear(e, w.cell.w_in, w.cell.b_in)
         if isinstance(dec, AttentionDecoder):
-            new, c, alpha = _advance(dec, w, xp, state, _keys(enc), enc.annotations, enc.mask)
+            new, c, alpha = _advance(w, xp, state, enc, enc.annotations)
         else:
             new, c, alpha = gru_step(w.cell, xp, state, _context_proj(dec, enc)), enc.context, None
         return dec.output(new if dec.use_current else state, e, c), new, alpha
@@ -431,7 +363,7 @@ class FastModel(nn.Module):
         enc = self.encode(src, src_mask)
         dec = self.model.decoder
         run = _attention_forward if isinstance(dec, AttentionDecoder) else _context_forward
-        logits, attention = run(dec, enc, tgt_in, out_mask, decoder_weights(dec))
+        logits, attention = run(dec, enc, tgt_in, out_mask)
         return (logits, attention) if return_attention else logits
 
 
