@@ -1,0 +1,320 @@
+"""The papers' claims as executable checks: each verdict is computed from the numbers it rests on.
+
+Every claim of both papers that the book tests has an ID (``C-A-T1-1`` ... ``C-B-T3-1``; the
+list is :data:`CLAIMS`, with a one-line statement of each, paraphrased from the papers). A
+chapter that measures a claim records it with :func:`record`::
+
+    record(ch, "C-B-T1-1", intervals_above([("RNNsearch-50 − RNNencdec-50, All", 5.1, 4.6, 5.6), ...]))
+
+The second argument is a :class:`Check`: a named *rule* and the *evidence* (plain numbers) the
+rule reads. The rule, not the chapter, decides the verdict, and the verdict is one of
+
+* ``holds`` -- the measured difference is on the claim's side beyond its noise;
+* ``does not hold`` -- it is on the other side beyond the noise, or a deterministic measure
+  misses the claim's threshold;
+* ``inside the noise`` -- the difference is within its bootstrap interval or the spread of the
+  seeds: never reported as holding;
+* ``not measurable at this scale`` -- the evidence needed does not exist here (a reason says why).
+
+:func:`record` glues the verdict as ``claim-<ID>`` (Markdown, for the chapter's prose) and appends
+the check to ``<results>/claims/<chapter>.json`` (beside the build's ``figures/``). The results
+chapter reads every chapter's file with :func:`load_checks` and evaluates each rule again with
+:func:`evaluate` at build time: edit a number of the evidence and the verdict changes.
+
+Rules (each a function returning a :class:`Check`):
+
+* :func:`intervals_above` -- differences with 95% intervals (paired bootstrap): holds when every
+  interval lies above 0, does not hold when one lies below 0, else inside the noise;
+* :func:`seeds_above` -- two groups of runs (MERT seeds): holds when the difference of the means
+  exceeds twice its standard error, does not hold below minus twice, else inside the noise; with
+  fewer than two runs per group the noise is unknown and the claim is not measurable;
+* :func:`at_least` / :func:`at_most` -- a measured value against a threshold the claim implies
+  (for example "largely monotonic": at least 70% of rows), with an optional interval: the
+  verdict is inside the noise when the interval straddles the threshold;
+* :func:`all_true` -- a set of named yes/no observations (for example "No UNK > All for every
+  system"), each with an optional interval of its difference;
+* :func:`not_measurable` -- with the reason.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+HOLDS = "holds"
+FAILS = "does not hold"
+NOISE = "inside the noise"
+UNMEASURABLE = "not measurable at this scale"
+VERDICTS = (HOLDS, FAILS, NOISE, UNMEASURABLE)
+
+# ID -> (paper, item, statement). Statements paraphrase the papers (inventory of the claims:
+# Reading the papers); the checks that operationalise them are in the chapters named in CHAPTER.
+CLAIMS: dict[str, tuple[str, str, str]] = {
+    "C-A-T1-1": ("A", "Table 1", "The RNN Encoder–Decoder's phrase score, one more log-linear feature with the weights "
+                 "retuned, raises BLEU over the baseline on dev and test."),
+    "C-A-T1-2": ("A", "Table 1", "The neural LM (CSLM) together with the RNN score gives the best test BLEU; CSLM+RNN "
+                 "beats RNN alone on dev and test."),
+    "C-A-T1-3": ("A", "Table 1", "The word penalty does not improve test BLEU."),
+    "C-A-T1-4": ("A", "Table 1", "The gains of the neural features are modest (under 2 BLEU); on test, "
+                 "Baseline < RNN < CSLM+RNN."),
+    "C-A-F3-1": ("A", "Figure 3", "RNN and TM scores of phrase pairs are only weakly correlated."),
+    "C-A-F3-2": ("A", "Figure 3", "Many pairs are scored alike by both models, as many radically differently."),
+    "C-A-F3-3": ("A", "Figure 3", "The disagreement comes from training on unique pairs: the RNN score follows the "
+                 "pair's frequency less than the TM score does."),
+    "C-A-T2-1": ("A", "Table 2", "For long source phrases the RNN's best targets are closer to literal translations; "
+                 "the TM's include garbage, especially for rare sources."),
+    "C-A-T2-2": ("A", "Table 2", "The RNN Encoder–Decoder prefers shorter target phrases."),
+    "C-A-T2-3": ("A", "Table 2", "TM and RNN differ more for rare long phrases than for frequent ones."),
+    "C-A-T3-1": ("A", "Table 3", "Samples from the decoder are well-formed phrases; the most frequent sample is "
+                 "typically a correct translation."),
+    "C-A-T3-2": ("A", "Table 3", "The generated phrases do not overlap completely with the phrase table's targets."),
+    "C-A-F4-1": ("A", "Figures 4, 6", "Semantically similar words cluster in the embedding space."),
+    "C-A-F5-1": ("A", "Figures 5, 7", "The phrase code c captures semantics: phrases of the same meaning cluster."),
+    "C-A-F5-2": ("A", "Figures 5, 7", "The phrase code c captures syntax: phrases of the same pattern cluster."),
+    "C-A-GRU-1": ("A", "§2.3", "Gated units are crucial: plain tanh units of the same size give no meaningful "
+                  "results."),
+    "C-A-GRU-2": ("A", "§2.3", "Units with often active reset gates capture short-term dependencies, units with "
+                  "active update gates long-term ones."),
+    "C-B-T1-1": ("B", "Table 1", "RNNsearch beats RNNencdec trained on the same sentences (-30 and -50), All and "
+                 "No UNK."),
+    "C-B-T1-2": ("B", "Table 1", "RNNsearch-30 beats even RNNencdec-50, on both columns."),
+    "C-B-T1-3": ("B", "Table 1", "For each architecture the -50 model beats the -30 model."),
+    "C-B-T1-4": ("B", "Table 1", "Every system scores higher on No UNK than on All."),
+    "C-B-T1-5": ("B", "Table 1", "Training longer (RNNsearch-50⋆) improves over RNNsearch-50."),
+    "C-B-T1-6": ("B", "Table 1", "The phrase-based system beats every network on All; on No UNK the best RNNsearch "
+                 "comes close: the gap is much smaller there."),
+    "C-B-T2-1": ("B", "Table 2", "At equal training time RNNsearch reaches a lower dev NLL than RNNencdec."),
+    "C-B-T2-2": ("B", "Table 2", "Training longer lowers the dev NLL (RNNsearch-50⋆)."),
+    "C-B-T2-3": ("B", "Table 2", "An RNNsearch update costs more time than an RNNencdec update."),
+    "C-B-T2-4": ("B", "Table 2", "The learning statistics (updates, epochs, hours, hardware, train and dev NLL) are "
+                 "recorded for every model."),
+    "C-B-F2-1": ("B", "Figure 2", "RNNencdec's BLEU drops as the sentences get longer."),
+    "C-B-F2-2": ("B", "Figure 2", "RNNsearch degrades much less: the gap to RNNencdec widens with length."),
+    "C-B-F2-3": ("B", "Figure 2", "RNNsearch-50 shows no deterioration on the longest sentences."),
+    "C-B-F2-4": ("B", "Figure 2", "RNNsearch is ahead of RNNencdec at every length."),
+    "C-B-F3-1": ("B", "Figure 3", "The alignments are largely monotonic."),
+    "C-B-F3-2": ("B", "Figure 3", "There are local reorderings, such as adjective–noun inversions."),
+    "C-B-F3-3": ("B", "Figure 3", "Soft alignment spreads weight over several source words where needed."),
+    "C-B-F3-4": ("B", "Figure 3", "Each row of weights is a distribution; the end of the translation attends to the "
+                 "source's end."),
+    "C-B-T3-1": ("B", "Table 3", "On long sentences RNNencdec-50 drifts from the meaning; RNNsearch-50 keeps it."),
+}
+
+
+@dataclass
+class Check:
+    """A rule and the evidence it reads; :func:`evaluate` turns it into a :class:`Verdict`."""
+
+    rule: str
+    evidence: dict[str, Any]
+    note: str = ""  # what the evidence is, in words (shown beside the verdict)
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    reason: str  # the numbers that decided it, in words
+
+
+@dataclass
+class Recorded:
+    """A check as a chapter recorded it (one entry of ``claims/<chapter>.json``)."""
+
+    claim: str
+    chapter: str
+    profile: str
+    config_hash: str
+    check: Check
+    verdict: Verdict = field(default=None)  # as evaluated when the chapter ran
+
+
+# -- rules ------------------------------------------------------------------------------------------
+def intervals_above(tests: Iterable[tuple[str, float, float, float]], note: str = "") -> Check:
+    """``tests``: ``(label, difference, low, high)`` with a 95% interval; the claim is that every
+    difference is above 0."""
+    return Check("intervals_above", {"tests": [[str(l), float(d), float(lo), float(hi)] for l, d, lo, hi in tests]}, note)
+
+
+def seeds_above(a: Sequence[float], b: Sequence[float], label: str, note: str = "") -> Check:
+    """Two groups of runs (``a`` the claim's better system, ``b`` the other); ``label`` names the
+    difference, e.g. "+RNN − Baseline, test BLEU"."""
+    return Check("seeds_above", {"a": [float(x) for x in a], "b": [float(x) for x in b], "label": label}, note)
+
+
+def at_least(value: float, threshold: float, label: str, low: float | None = None,
+             high: float | None = None, note: str = "") -> Check:
+    """``value`` (with an optional interval ``[low, high]``) must be at least ``threshold``."""
+    return Check("at_least", {"value": float(value), "threshold": float(threshold), "label": label,
+                              "low": _opt(low), "high": _opt(high)}, note)
+
+
+def at_most(value: float, threshold: float, label: str, low: float | None = None,
+            high: float | None = None, note: str = "") -> Check:
+    """``value`` (with an optional interval ``[low, high]``) must be at most ``threshold``."""
+    return Check("at_most", {"value": float(value), "threshold": float(threshold), "label": label,
+                             "low": _opt(low), "high": _opt(high)}, note)
+
+
+def all_true(observations: Iterable[tuple[str, bool]], note: str = "") -> Check:
+    """Named yes/no observations the claim needs all of (deterministic measures, no noise model)."""
+    return Check("all_true", {"observations": [[str(l), bool(v)] for l, v in observations]}, note)
+
+
+def not_measurable(reason: str) -> Check:
+    return Check("not_measurable", {"reason": reason})
+
+
+def _opt(x):
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def _intervals_above(ev: dict) -> Verdict:
+    tests = ev["tests"]
+    if not tests:
+        return Verdict(UNMEASURABLE, "no comparison was made")
+    parts = [f"{label}: {_fmt(d)} [{lo:.2f}, {hi:.2f}]" for label, d, lo, hi in tests]
+    if any(hi < 0 for _, _, _, hi in tests):
+        return Verdict(FAILS, "; ".join(parts))
+    if all(lo > 0 for _, _, lo, _ in tests):
+        return Verdict(HOLDS, "; ".join(parts))
+    return Verdict(NOISE, "; ".join(parts) + " (an interval includes 0)")
+
+
+def _seeds_above(ev: dict) -> Verdict:
+    a, b, label = ev["a"], ev["b"], ev["label"]
+    if len(a) < 2 or len(b) < 2:
+        return Verdict(UNMEASURABLE, f"{label}: fewer than two runs per system, so no noise estimate")
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
+    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
+    se = math.sqrt(va / len(a) + vb / len(b))
+    diff = ma - mb
+    text = f"{label}: {_fmt(diff)} (mean of {len(a)} and {len(b)} runs; standard error {se:.2f})"
+    if diff > 2 * se:
+        return Verdict(HOLDS, text)
+    if diff < -2 * se:
+        return Verdict(FAILS, text)
+    return Verdict(NOISE, text + ": within twice the standard error")
+
+
+def _threshold(ev: dict, above: bool) -> Verdict:
+    v, t, label, lo, hi = ev["value"], ev["threshold"], ev["label"], ev.get("low"), ev.get("high")
+    sign = "≥" if above else "≤"
+    text = f"{label}: {v:.3g}" + (f" [{lo:.3g}, {hi:.3g}]" if lo is not None and hi is not None else "") + \
+        f" against {sign} {t:.3g}"
+    if not math.isfinite(v):
+        return Verdict(UNMEASURABLE, f"{label}: no value")
+    ok = v >= t if above else v <= t
+    if lo is not None and hi is not None and lo <= t <= hi:
+        return Verdict(NOISE, text + " (the interval includes the threshold)")
+    return Verdict(HOLDS if ok else FAILS, text)
+
+
+def _all_true(ev: dict) -> Verdict:
+    obs = ev["observations"]
+    if not obs:
+        return Verdict(UNMEASURABLE, "nothing was observed")
+    failed = [label for label, ok in obs if not ok]
+    if failed:
+        return Verdict(FAILS, "not for " + ", ".join(failed))
+    return Verdict(HOLDS, "for all of " + ", ".join(label for label, _ in obs))
+
+
+RULES = {
+    "intervals_above": _intervals_above,
+    "seeds_above": _seeds_above,
+    "at_least": lambda ev: _threshold(ev, True),
+    "at_most": lambda ev: _threshold(ev, False),
+    "all_true": _all_true,
+    "not_measurable": lambda ev: Verdict(UNMEASURABLE, ev["reason"]),
+}
+
+
+def evaluate(check: Check) -> Verdict:
+    """The verdict of ``check``'s rule on its evidence."""
+    try:
+        rule = RULES[check.rule]
+    except KeyError:
+        raise ValueError(f"unknown claim rule {check.rule!r}; the rules are {', '.join(RULES)}") from None
+    return rule(check.evidence)
+
+
+# -- recording and loading -------------------------------------------------------------------------
+def results_dir(ch) -> Path:
+    """Where a chapter's records go: ``$RNNLIB_RESULTS`` or ``results/`` beside its figures folder."""
+    return Path(os.environ.get("RNNLIB_RESULTS") or Path(ch.figures_dir).parent / "results")
+
+
+def markdown(verdict: Verdict) -> str:
+    return f"**{verdict.verdict}** ({verdict.reason})"
+
+
+def record(ch, claim: str, check: Check) -> Verdict:
+    """Evaluate ``check`` for ``claim``, glue its verdict as ``claim-<claim>`` and append it to the
+    chapter's ``claims/<chapter>.json`` (rewritten whole, atomically). Returns the verdict."""
+    if claim not in CLAIMS:
+        raise ValueError(f"chapter {ch.name}: {claim!r} is no claim ID; the IDs are {', '.join(CLAIMS)}")
+    verdict = evaluate(check)
+    ch.text(f"claim-{claim}", markdown(verdict))
+    folder = results_dir(ch) / "claims"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{ch.name}.json"
+    entries = getattr(ch, "_claims", None)
+    if entries is None:  # the first claim of this run of the chapter: start the file afresh
+        entries = ch._claims = []
+    entries.append({"claim": claim, "chapter": ch.name, "profile": ch.profile, "config_hash": ch.config_hash,
+                    "check": asdict(check), "verdict": asdict(verdict)})
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(entries, ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return verdict
+
+
+def load_checks(folder: Path) -> list[Recorded]:
+    """Every check recorded under ``folder/claims/`` (one file per chapter), in file order."""
+    out = []
+    for path in sorted((Path(folder) / "claims").glob("*.json")):
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not a valid claims record ({err})") from None
+        for e in entries:
+            if e.get("claim") not in CLAIMS:
+                raise ValueError(f"{path}: unknown claim ID {e.get('claim')!r}")
+            out.append(Recorded(e["claim"], e["chapter"], e["profile"], e["config_hash"], Check(**e["check"]),
+                                Verdict(**e["verdict"]) if e.get("verdict") else None))
+    return out
+
+
+def ledger(folder: Path) -> list[dict]:
+    """One row per claim of :data:`CLAIMS`: its verdict evaluated now from the recorded evidence
+    (a claim no chapter recorded is not measurable, saying so)."""
+    by_claim: dict[str, list[Recorded]] = {}
+    for rec in load_checks(folder):
+        by_claim.setdefault(rec.claim, []).append(rec)
+    rows = []
+    for claim, (paper, item, statement) in CLAIMS.items():
+        recs = by_claim.get(claim, [])
+        if not recs:
+            rows.append({"claim": claim, "paper": paper, "item": item, "statement": statement,
+                         "verdict": UNMEASURABLE, "evidence": "no chapter of this build measures it",
+                         "chapter": None, "profile": None})
+            continue
+        rec = recs[-1]  # a chapter recording a claim twice: the last check counts
+        v = evaluate(rec.check)
+        evidence = v.reason + (f" — {rec.check.note}" if rec.check.note else "")
+        rows.append({"claim": claim, "paper": paper, "item": item, "statement": statement, "verdict": v.verdict,
+                     "evidence": evidence, "chapter": rec.chapter, "profile": rec.profile})
+    return rows
+
+
+__all__ = ["CLAIMS", "Check", "FAILS", "HOLDS", "NOISE", "RULES", "UNMEASURABLE", "VERDICTS", "Verdict",
+           "all_true", "at_least", "at_most", "evaluate", "intervals_above", "ledger", "load_checks", "markdown",
+           "not_measurable", "record", "results_dir", "seeds_above"]
