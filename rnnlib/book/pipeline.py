@@ -76,13 +76,26 @@ def page_path(root: Path, entry: str) -> Path:
 
 
 def book_chapters(root: Path) -> dict[str, Path]:
-    """The executable chapters (MyST Markdown notebooks) of the book, by file stem, in order."""
-    out = {}
+    """The executable chapters (MyST Markdown notebooks) of the book, by file stem, in the order
+    they execute: book order, except that a chapter whose front matter says ``rnnlib: {execute:
+    last}`` runs after all the others (the results chapter, which reads what the others recorded,
+    comes first in the book but runs last)."""
+    first, last = {}, {}
     for entry in toc_files(root):
         path = page_path(root, entry)
         if path.suffix == ".md" and is_notebook(path):
-            out[path.stem] = path
-    return out
+            (last if executes_last(path) else first)[path.stem] = path
+    return {**first, **last}
+
+
+def executes_last(path: Path) -> bool:
+    """True when the chapter's front matter has ``rnnlib: {execute: last}``."""
+    text = Path(path).read_text(encoding="utf-8")
+    front = yaml.safe_load(text.split("---", 2)[1]) or {} if text.startswith("---") else {}
+    options = front.get("rnnlib") or {}
+    if not isinstance(options, dict) or options.get("execute", "in order") not in ("in order", "last"):
+        raise ValueError(f"{path}: front matter 'rnnlib: execute:' must be 'last' or 'in order', got {options!r}")
+    return options.get("execute") == "last"
 
 
 def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
