@@ -1,6 +1,11 @@
-"""Small book helpers: the phrase-based baseline's inputs from chapter parameters, the Fig. 1 diagram."""
+"""Small book helpers: the phrase-based baseline's inputs from chapter parameters, command-line overrides
+in a chapter's kernel, the Fig. 1 diagram."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -10,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from rnnlib.book.baseline import baseline_inputs, baseline_params  # noqa: E402
 from rnnlib.book.diagrams import rnnsearch_diagram  # noqa: E402
+from minibook import make_minibook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +51,21 @@ def test_baseline_params_follow_the_profile_and_take_the_callers_corpus_text():
     mine = baseline_params(ROOT, "smoke", {"fr_version": "5", "src_vocab": 123, "lowercase": True})
     assert mine["fr_version"] == "5" and mine["lowercase"] is True
     assert mine["src_vocab"] == smoke["src_vocab"]  # shortlists do not change the phrase-based system
+
+
+def test_rnnlib_run_hands_its_overrides_to_the_chapters_kernel(tmp_path):
+    book = make_minibook(tmp_path / "book")
+    chapter = book / "chapters" / "demo.md"
+    chapter.write_text(chapter.read_text() + "\n```{code-cell} python\nfrom rnnlib.book.params import run_overrides\n"
+                       "print('overrides:', run_overrides())\n```\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
+    proc = subprocess.run([sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/demo.md", "--profile", "smoke",
+                           "-p", "demo.n=4", "--no-progress"], cwd=book, capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    nb = json.loads((book / "_build" / "src" / "chapters" / "demo.ipynb").read_text())
+    printed = "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", []))
+    assert "overrides: ['demo.n=4']" in printed
 
 
 def test_rnnsearch_diagram_carries_the_papers_symbols():

@@ -36,6 +36,10 @@ A profile (``profiles/<name>.yml``) is::
     chapters:
       copy_task:         # chapter file stem
         steps: 400
+
+``rnnlib run`` and ``rnnlib build`` also hand their command-line overrides to the chapters'
+kernels (:data:`OVERRIDES_ENV`, :func:`run_overrides`), so a chapter that reads another
+chapter's parameters resolves them as that chapter would run.
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ import ast
 import importlib
 import math
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -299,6 +304,47 @@ def parse_override(text: str) -> tuple[str | None, str, Any]:
     if isinstance(value, (dict, list)):
         value = rhs  # a plain string that happens to look like YAML structure
     return chapter or None, name, value
+
+
+#: The environment variable that carries the command-line overrides of ``rnnlib run`` and
+#: ``rnnlib build`` (a JSON list of ``[chapter.]name=value``) into the chapters' kernels, which
+#: inherit the environment: a chapter that reads another chapter's parameters (the
+#: representations chapter reads those of ``cho2014``) then sees ``-p cho2014.name=value`` too.
+OVERRIDES_ENV = "RNNLIB_OVERRIDES"
+
+
+def run_overrides() -> list[str]:
+    """The command-line overrides of the ``rnnlib run`` or ``rnnlib build`` that started this
+    process (:data:`OVERRIDES_ENV`); ``[]`` outside one (a notebook run by hand)."""
+    import json
+    import os
+    text = os.environ.get(OVERRIDES_ENV)
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ParameterError(f"${OVERRIDES_ENV} is not a JSON list of overrides: {e}") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ParameterError(f"${OVERRIDES_ENV} must be a JSON list of strings, got {text!r}")
+    return value
+
+
+@contextmanager
+def overrides_in_environment(overrides: list[str]):
+    """Set :data:`OVERRIDES_ENV` to ``overrides`` inside the block (the kernels started there
+    inherit it) and restore the previous value after."""
+    import json
+    import os
+    before = os.environ.get(OVERRIDES_ENV)
+    os.environ[OVERRIDES_ENV] = json.dumps(list(overrides))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(OVERRIDES_ENV, None)
+        else:
+            os.environ[OVERRIDES_ENV] = before
 
 
 def resolve(chapters: dict[str, Path], profile: dict, profile_name: str,

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..params import ParameterError
+from ..params import ParameterError, overrides_in_environment
 from ..pipeline import ChapterFailed, execute_chapter, resolve_all, summary_table
 from ._common import add_profile_arguments, book_root, folders
 
@@ -31,8 +31,9 @@ def main(args) -> int:
     out, cache = folders(args, root)
     start = time.perf_counter()
     try:
-        result = execute_chapter(root, stem, chapters[stem], params[stem], out, cache,
-                                 progress=not args.no_progress)
+        with overrides_in_environment(args.param):  # for a chapter that reads another chapter's parameters
+            result = execute_chapter(root, stem, chapters[stem], params[stem], out, cache,
+                                     progress=not args.no_progress)
     except ChapterFailed as e:
         print(f"rnnlib run: {e}", file=sys.stderr)
         return 1
