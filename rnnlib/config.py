@@ -10,6 +10,17 @@ ones, never a silently ignored key. Every config class of the library loads thro
 A chapter's parameters carry the names of config fields, so :func:`config_subset` picks a
 config's share of them and ``load_config(cls, config_subset(cls, params))`` builds it
 (:meth:`rnnlib.book.chapter.Chapter.config`).
+
+Cache keys and ``ModelConfig.unit``
+-----------------------------------
+The book's artifact cache keys trained models by ``dataclasses.asdict(model_config)``
+(:mod:`rnnlib.book.runs`, :mod:`rnnlib.book.cho2014`, the copy-task chapter, and any
+ModelConfig the cache serialises). ``unit`` was added after runs were cached, so that every
+GRU key stays what it was, ``asdict`` (and :meth:`ModelConfig.to_dict`) of a config leaves
+``unit`` out while it is the default ``"gru"``; a ``"tanh"`` config has it, so its keys differ
+from the GRU's. This is done in one place, :class:`_FieldsWithoutDefaultUnit`; the class's
+fields (``dataclasses.fields(ModelConfig)``, what :func:`load_config` accepts) always include
+``unit``, and a dict without it loads as ``"gru"``.
 """
 from __future__ import annotations
 
@@ -19,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, TypeVar
 
 ARCHS = ("rnnsearch", "rnnencdec")
+UNITS = ("gru", "tanh")
 C = TypeVar("C")
 
 
@@ -42,6 +54,11 @@ class ModelConfig:
     ``deep_output_state``: "prev" = s_{i-1} (B as printed) or "current" = s_i (A).
     ``output_rank``: None = full W_o (K x l); r = factored G_l (K x r) G_r (r x l) (A).
     ``dropout``: on the maxout units (0 = papers). ``init``: "paper" (rnnlib.init) or "default".
+    ``unit``: the recurrent unit of every layer, encoder and decoder: "gru" (the papers) or
+    "tanh", A §2.3's ablation ``h_t = tanh(W x_t + U h_{t-1} [+ C c] + b)`` (:mod:`rnnlib.gru`);
+    "tanh" has no reset gate, so it needs ``reset``, ``decoder_reset`` and ``reset_context`` at
+    their defaults ("before", None, False). ``asdict`` leaves ``unit`` out while it is "gru"
+    (cache keys; see the module docstring).
     """
 
     arch: str = "rnnsearch"
@@ -58,6 +75,7 @@ class ModelConfig:
     output_rank: int | None = None
     dropout: float = 0.0
     init: str = "paper"
+    unit: str = "gru"
 
     def __post_init__(self) -> None:
         def bad(field: str, allowed: Any) -> ValueError:
@@ -82,6 +100,13 @@ class ModelConfig:
             raise bad("output_rank", "None or a positive int")
         if not 0.0 <= float(self.dropout) < 1.0:
             raise bad("dropout", "a float in [0, 1)")
+        if self.unit not in UNITS:
+            raise bad("unit", f"one of {UNITS}")
+        if self.unit == "tanh":
+            for f, default in (("reset", "before"), ("decoder_reset", None), ("reset_context", False)):
+                if getattr(self, f) != default:
+                    raise bad(f, f"{default!r} with unit='tanh' (the tanh unit has no reset gate; "
+                                 f"set reset='before', decoder_reset=None, reset_context=False)")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -89,6 +114,26 @@ class ModelConfig:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
         return load_config(cls, d, "ModelConfig.from_dict")
+
+
+class _FieldsWithoutDefaultUnit(dict):
+    """``ModelConfig.__dataclass_fields__``: all fields on the class, and on an instance all but
+    ``unit`` while it is ``"gru"``.
+
+    ``dataclasses.asdict`` / ``astuple`` / ``replace`` read an instance's fields through
+    ``getattr(instance, "__dataclass_fields__")``, so this descriptor keeps ``unit`` out of the
+    cache keys of GRU configs (module docstring); the class-level view (``fields(ModelConfig)``,
+    the generated ``__init__``, ``__eq__`` and ``__repr__``) is unchanged. Nothing is stored on
+    the instance, so copies, pickles and later assignments to ``unit`` stay consistent.
+    """
+
+    def __get__(self, obj: Any, owner: type | None = None) -> dict:
+        if obj is None or obj.unit != "gru":
+            return self
+        return {name: f for name, f in self.items() if name != "unit"}
+
+
+ModelConfig.__dataclass_fields__ = _FieldsWithoutDefaultUnit(ModelConfig.__dataclass_fields__)
 
 
 def check_fields(cls: type, names, where: str) -> None:

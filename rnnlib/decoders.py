@@ -18,6 +18,9 @@ Equations
 - A App. A.1.1: h'<0> = tanh(V' c); h'<t> = GRU(e(y_{t-1}), h'<t-1>, c) with c in every gate and the candidate
 - A App. A.1.1: s'<t> = O_h h'<t> + O_y y_{t-1} + O_c c; s<t>_i = max(s'<t>_2i-1, s'<t>_2i); p(y_t) = softmax(G s<t>)
 - A App. A / §4.1.1: output matrix G = G_l G_r factored (low rank, rank 100 in the experiments)
+- A §2.3 (``unit="tanh"``, the gating ablation): the decoder unit is the plain tanh unit of
+  :mod:`rnnlib.gru` on the GRU candidate's inputs, s_i = tanh(W E y_{i-1} + U s_{i-1} + C c_i + b)
+  (RNNencdec: h'<t> = tanh(W e(y_{t-1}) + U h'<t-1> + C c + b)); the rest unchanged
 
 Deviations
 ----------
@@ -51,7 +54,7 @@ from torch import nn
 
 from .attention import AdditiveAttention
 from .encoders import EncoderOut
-from .gru import GRUCell
+from .gru import make_cell
 from .specials import BOS
 
 STATE_MODES = ("prev", "current")
@@ -90,18 +93,18 @@ class DeepOutput(nn.Module):
 
 
 class _Decoder(nn.Module):
-    """Shared parts: target embedding with ``e(BOS) = 0``, the GRU cell, the deep output, and the
-    teacher-forced ``forward`` as ``T`` calls of ``step``."""
+    """Shared parts: target embedding with ``e(BOS) = 0``, the recurrent cell (GRU, or tanh with
+    ``unit="tanh"``), the deep output, and the teacher-forced ``forward`` as ``T`` calls of ``step``."""
 
     def __init__(self, vocab: int, emb: int, hidden: int, ctx: int, maxout: int, reset: str,
                  reset_context: bool, deep_output_state: str, output_rank: int | None,
-                 dropout: float) -> None:
+                 dropout: float, unit: str = "gru") -> None:
         super().__init__()
         if deep_output_state not in STATE_MODES:
             raise ValueError(f"decoder: deep_output_state={deep_output_state!r}; expected one of {STATE_MODES}")
         self.use_current = deep_output_state == "current"
         self.embed = nn.Embedding(vocab, emb)
-        self.cell = GRUCell(emb, hidden, reset, context_size=ctx, reset_context=reset_context)
+        self.cell = make_cell(unit, emb, hidden, reset, context_size=ctx, reset_context=reset_context)
         self.output = DeepOutput(hidden, emb, ctx, maxout, vocab, output_rank, dropout)
 
     def embed_prev(self, y: torch.Tensor) -> torch.Tensor:
@@ -133,9 +136,9 @@ class AttentionDecoder(_Decoder):
 
     def __init__(self, vocab: int, emb: int, hidden: int, align: int, maxout: int,
                  reset: str = "before", deep_output_state: str = "prev",
-                 output_rank: int | None = None, dropout: float = 0.0) -> None:
+                 output_rank: int | None = None, dropout: float = 0.0, unit: str = "gru") -> None:
         super().__init__(vocab, emb, hidden, 2 * hidden, maxout, reset, False, deep_output_state,
-                         output_rank, dropout)
+                         output_rank, dropout, unit)
         self.W_s = nn.Linear(hidden, hidden)
         self.attention = AdditiveAttention(hidden, 2 * hidden, align)
 
@@ -157,9 +160,9 @@ class ContextDecoder(_Decoder):
 
     def __init__(self, vocab: int, emb: int, hidden: int, maxout: int, reset: str = "before",
                  reset_context: bool = False, deep_output_state: str = "current",
-                 output_rank: int | None = None, dropout: float = 0.0) -> None:
+                 output_rank: int | None = None, dropout: float = 0.0, unit: str = "gru") -> None:
         super().__init__(vocab, emb, hidden, hidden, maxout, reset, reset_context,
-                         deep_output_state, output_rank, dropout)
+                         deep_output_state, output_rank, dropout, unit)
         self.V_prime = nn.Linear(hidden, hidden)
 
     def init_state(self, enc: EncoderOut) -> torch.Tensor:

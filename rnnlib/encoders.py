@@ -20,6 +20,8 @@ Equations
 - A App. A: h<t> = GRU(e(x_t), h<t-1>), h<0> = 0; c = tanh(V h<N>)
 - A §2.2 / B Fig. 3: the source ends in an end-of-sequence symbol (``EOS``), which both RNNs read:
   <-h starts on it and A's h<N> is the state after it (Reading the papers, ``reading-source-end``)
+- A §2.3 (``unit="tanh"``, the gating ablation): every GRU above is the plain tanh unit of
+  :mod:`rnnlib.gru`, ->h_i = tanh(W E x_i + U ->h_{i-1} + b), the rest unchanged
 
 Deviations
 ----------
@@ -33,7 +35,7 @@ from dataclasses import dataclass, fields, replace
 import torch
 from torch import nn
 
-from .gru import GRU
+from .gru import make_rnn
 
 
 @dataclass
@@ -99,13 +101,14 @@ def check_sources(src: torch.Tensor, src_mask: torch.Tensor) -> torch.Tensor:
 
 
 class BiRNNEncoder(nn.Module):
-    """RNNsearch's encoder (B A.2.1): shared embedding ``E (Kx, m)``, forward and backward GRUs."""
+    """RNNsearch's encoder (B A.2.1): shared embedding ``E (Kx, m)``, forward and backward GRUs
+    (or tanh RNNs, ``unit="tanh"``)."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before") -> None:
+    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before", unit: str = "gru") -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, emb)
-        self.fwd = GRU(emb, hidden, reset)
-        self.bwd = GRU(emb, hidden, reset)
+        self.fwd = make_rnn(unit, emb, hidden, reset)
+        self.bwd = make_rnn(unit, emb, hidden, reset)
 
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``annotations (B, S, 2n)`` = ``[->h_j; <-h_j]`` and ``<-h_1 (B, n)``."""
@@ -119,12 +122,13 @@ class BiRNNEncoder(nn.Module):
 
 
 class RNNEncoder(nn.Module):
-    """The RNN Encoder--Decoder's encoder (A App. A): embedding, one GRU, ``c = tanh(V h<N>)``."""
+    """The RNN Encoder--Decoder's encoder (A App. A): embedding, one GRU (or tanh RNN,
+    ``unit="tanh"``), ``c = tanh(V h<N>)``."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before") -> None:
+    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before", unit: str = "gru") -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, emb)
-        self.rnn = GRU(emb, hidden, reset)
+        self.rnn = make_rnn(unit, emb, hidden, reset)
         self.V = nn.Linear(hidden, hidden)
 
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

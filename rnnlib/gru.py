@@ -1,8 +1,15 @@
-"""The gated recurrent unit of Cho et al. 2014 (paper A) with explicit reset and update gates.
+"""The gated recurrent unit of Cho et al. 2014 (paper A) with explicit reset and update gates,
+and the plain tanh unit A §2.3 compares it with.
 
 One cell serves every recurrent layer of both papers: the encoders (A Appendix A, B A.2.1),
 RNNsearch's decoder (B A.1.1 / A.2.2, with the context ``c_i`` as an extra input) and the RNN
 Encoder--Decoder's decoder (A Appendix A.1.1, with the fixed summary ``c``).
+
+``ModelConfig.unit="tanh"`` puts :class:`TanhCell` in every one of those layers instead: A §2.3
+reports that the same model with "an oft-used tanh unit without any gating" gave no meaningful
+result (claim ``C-A-GRU-1``). It receives the inputs the GRU's candidate receives, without the
+gates: ``h_t = tanh(W x_t + U h_{t-1} [+ C c] + b)``. :func:`make_cell` and :func:`make_rnn`
+build the unit a config names.
 
 Shapes are batch-first: inputs ``x: (B, T, input_size)`` or ``(B, input_size)``, states
 ``h: (B, n)`` with ``n = hidden_size``, optional context ``c: (B, context_size)``.
@@ -34,6 +41,8 @@ Equations
 - A Appendix A.1.1 as we read its brackets (reset_context=True): the reset gate also scales the
   context term, h~'_t = tanh(W' e(y_{t-1}) + r' * (U' h'_{t-1} + C c)) with reset="after"
 - B A.1.1 / A.2.2: the decoder unit is the same cell with input e(y_{i-1}) and context c_i
+- A §2.3, unit="tanh": h_t = tanh(W x_t + U h_{t-1} [+ C c] + b) (A Eq. 8 without the reset
+  gate, and h_t = h~_t without the update gate)
 
 Deviations
 ----------
@@ -42,11 +51,19 @@ Deviations
   also gives ``U_r``, ``U_z``, ``U`` the recurrent biases of torch.nn.GRU so that it equals it exactly.
 - The update gate follows A's convention (z on the old state) for B's models too; see above
   (Reading the papers, ``reading-update-gate``).
+- The tanh unit (unit="tanh") is not specified by A beyond "an oft-used tanh unit without any
+  gating"; we give it exactly the GRU candidate's inputs (``W x``, ``U h_{t-1}``, the context
+  ``C c`` in the decoders) and its bias ``b``, and keep every other layer of the model, the
+  initialisation (``U`` random orthogonal) and the training as for the GRU. The reset options
+  (``reset``, ``decoder_reset``, ``reset_context``) have no meaning for it and are refused unless
+  left at their defaults.
 """
 from __future__ import annotations
 
 import torch
 from torch import nn
+
+from .config import UNITS
 
 RESET_MODES = ("before", "after")
 
@@ -110,13 +127,62 @@ class GRUCell(nn.Module):
         return 0.0 if c is None else C(c)
 
 
-class GRU(nn.Module):
-    """A :class:`GRUCell` run over a sequence: ``x (B, T, input_size)`` -> states ``(B, T, n)``."""
+class TanhCell(nn.Module):
+    """The plain tanh unit (A §2.3): ``h_t = tanh(W x_t + U h_{t-1} [+ C c] + b)``, no gates.
 
-    def __init__(self, input_size: int, hidden_size: int, reset: str = "before",
-                 context_size: int = 0, reset_context: bool = False) -> None:
+    Linear maps: ``W: input_size -> n`` (its bias is ``b``), ``U: n -> n`` (recurrent, no bias,
+    random orthogonal at init), ``C: context_size -> n`` (no bias) when ``context_size > 0``;
+    the same names and shapes as the GRU candidate's maps.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, context_size: int = 0) -> None:
         super().__init__()
-        self.cell = GRUCell(input_size, hidden_size, reset, context_size, reset_context)
+        self.input_size, self.hidden_size, self.context_size = input_size, hidden_size, context_size
+        self.W = nn.Linear(input_size, hidden_size)
+        self.U = nn.Linear(hidden_size, hidden_size, bias=False)
+        self.C = nn.Linear(context_size, hidden_size, bias=False) if context_size else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Plain default (uniform +-1/sqrt(n)); :mod:`rnnlib.init` applies the papers'."""
+        bound = self.hidden_size ** -0.5
+        for p in self.parameters():
+            nn.init.uniform_(p, -bound, bound)
+
+    def recurrent_blocks(self) -> list[torch.Tensor]:
+        """``[U]`` (``(n, n)``), the recurrent matrix B.1 makes orthogonal."""
+        return [self.U.weight]
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None) -> torch.Tensor:
+        """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` -> ``h_t (B, n)``."""
+        if (c is None) != (self.C is None):
+            raise ValueError(f"TanhCell: context_size={self.context_size} but c is "
+                             f"{'None' if c is None else tuple(c.shape)}")
+        return torch.tanh(self.W(x) + self.U(h) + GRUCell._context(self.C, c))  # A §2.3's tanh unit
+
+
+def _check_unit(where: str, unit: str, reset: str, reset_context: bool) -> None:
+    if unit not in UNITS:
+        raise ValueError(f"{where}: unit={unit!r}; expected one of {UNITS}")
+    if unit == "tanh" and (reset != "before" or reset_context):
+        raise ValueError(f"{where}: unit='tanh' has no reset gate; reset={reset!r} and "
+                         f"reset_context={reset_context!r} must stay 'before' and False")
+
+
+def make_cell(unit: str, input_size: int, hidden_size: int, reset: str = "before",
+              context_size: int = 0, reset_context: bool = False) -> GRUCell | TanhCell:
+    """The cell ``unit`` names (``ModelConfig.unit``): a :class:`GRUCell`, or a :class:`TanhCell`,
+    which has no reset gate and so refuses ``reset="after"`` and ``reset_context=True``."""
+    _check_unit("make_cell", unit, reset, reset_context)
+    if unit == "gru":
+        return GRUCell(input_size, hidden_size, reset, context_size, reset_context)
+    return TanhCell(input_size, hidden_size, context_size)
+
+
+class _Recurrent(nn.Module):
+    """A cell (``self.cell``) run over a sequence."""
+
+    cell: nn.Module
 
     def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None,
                 c: torch.Tensor | None = None) -> torch.Tensor:
@@ -131,3 +197,26 @@ class GRU(nn.Module):
             h = self.cell(x[:, t], h, c)
             states.append(h)
         return torch.stack(states, 1) if states else x.new_zeros(B, 0, self.cell.hidden_size)
+
+
+class GRU(_Recurrent):
+    """A :class:`GRUCell` run over a sequence: ``x (B, T, input_size)`` -> states ``(B, T, n)``."""
+
+    def __init__(self, input_size: int, hidden_size: int, reset: str = "before",
+                 context_size: int = 0, reset_context: bool = False) -> None:
+        super().__init__()
+        self.cell = GRUCell(input_size, hidden_size, reset, context_size, reset_context)
+
+
+class TanhRNN(_Recurrent):
+    """A :class:`TanhCell` run over a sequence: ``x (B, T, input_size)`` -> states ``(B, T, n)``."""
+
+    def __init__(self, input_size: int, hidden_size: int, context_size: int = 0) -> None:
+        super().__init__()
+        self.cell = TanhCell(input_size, hidden_size, context_size)
+
+
+def make_rnn(unit: str, input_size: int, hidden_size: int, reset: str = "before") -> GRU | TanhRNN:
+    """The sequence layer of the cell ``unit`` names, without a context (the encoders' layers)."""
+    _check_unit("make_rnn", unit, reset, False)
+    return GRU(input_size, hidden_size, reset) if unit == "gru" else TanhRNN(input_size, hidden_size)

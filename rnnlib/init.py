@@ -5,6 +5,7 @@ Applied by :func:`rnnlib.presets.build_model` unless ``ModelConfig.init == "defa
 Equations
 ---------
 - B.1 / A §4.1.1: recurrent matrices U, U_z, U_r (encoder both directions, decoder) random orthogonal
+  (the tanh unit of A §2.3, ``unit="tanh"``: its one recurrent matrix U)
 - B.1: W_a and U_a ~ N(0, 0.001^2)
 - B.1: v_a and all bias vectors = 0
 - B.1 / A §4.1.1: every other weight ~ N(0, 0.01^2)
@@ -26,7 +27,7 @@ import torch
 from torch import nn
 
 from .attention import AdditiveAttention
-from .gru import GRUCell
+from .gru import GRUCell, TanhCell
 from .specials import BOS
 
 STD = 0.01
@@ -42,7 +43,7 @@ def init_paper(model: nn.Module, generator: torch.Generator | None = None) -> nn
         else:
             p.zero_()  # biases, v_a
     for m in model.modules():
-        if isinstance(m, GRUCell):
+        if isinstance(m, (GRUCell, TanhCell)):
             for U in m.recurrent_blocks():
                 nn.init.orthogonal_(U, generator=generator)
         elif isinstance(m, AdditiveAttention):

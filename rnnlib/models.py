@@ -65,11 +65,11 @@ class RNNSearch(_EncoderDecoder):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
-        self.encoder = BiRNNEncoder(config.src_vocab, config.emb, config.hidden, config.reset)
+        self.encoder = BiRNNEncoder(config.src_vocab, config.emb, config.hidden, config.reset, config.unit)
         self.decoder = AttentionDecoder(
             config.tgt_vocab, config.emb, config.hidden, config.align, config.maxout,
             reset=config.decoder_reset or config.reset, deep_output_state=config.deep_output_state,
-            output_rank=config.output_rank, dropout=config.dropout)
+            output_rank=config.output_rank, dropout=config.dropout, unit=config.unit)
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
         """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys ``U_a h_j``."""
@@ -84,12 +84,12 @@ class RNNEncDec(_EncoderDecoder):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
-        self.encoder = RNNEncoder(config.src_vocab, config.emb, config.hidden, config.reset)
+        self.encoder = RNNEncoder(config.src_vocab, config.emb, config.hidden, config.reset, config.unit)
         self.decoder = ContextDecoder(
             config.tgt_vocab, config.emb, config.hidden, config.maxout,
             reset=config.decoder_reset or config.reset, reset_context=config.reset_context,
             deep_output_state=config.deep_output_state, output_rank=config.output_rank,
-            dropout=config.dropout)
+            dropout=config.dropout, unit=config.unit)
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
         """Forward states ``(B, S, n)`` and the summary ``c (B, n)``."""

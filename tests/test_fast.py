@@ -26,6 +26,8 @@ VARIANTS = {
     "rnnsearch-current-rank": dict(name="smoke-rnnsearch", deep_output_state="current", output_rank=8),
     "rnnencdec": dict(name="smoke-rnnencdec"),
     "cho2014": dict(name="smoke-cho2014", output_rank=8),
+    "rnnsearch-tanh": dict(name="smoke-rnnsearch", unit="tanh"),  # A §2.3's ungated unit
+    "rnnencdec-tanh": dict(name="smoke-rnnencdec", unit="tanh"),
 }
 SRC = [[5, 6, 7, 8, 9, 10, 11, 12], [11, 12], [13, 14, 15, 16], [20, 21, 22, 23, 24]]
 TGT = [[20, 21, 22], [23], [24, 25, 26, 27, 28, 29, 30], [5, 6]]
@@ -118,7 +120,7 @@ def test_fast_path_owns_no_parameters_and_sees_their_updates():
     torch.testing.assert_close(after, plain, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("variant", ["rnnsearch", "cho2014"])
+@pytest.mark.parametrize("variant", ["rnnsearch", "cho2014", "rnnsearch-tanh"])
 def test_training_loss_and_gradients_agree(variant):
     model = _model(variant)
     b = _batch()
@@ -131,7 +133,7 @@ def test_training_loss_and_gradients_agree(variant):
         torch.testing.assert_close(g_fast, g_plain, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("variant", ["rnnsearch", "rnnencdec", "cho2014"])
+@pytest.mark.parametrize("variant", ["rnnsearch", "rnnencdec", "cho2014", "rnnsearch-tanh", "rnnencdec-tanh"])
 def test_search_gives_identical_outputs_both_ways(variant):
     model = _model(variant).eval()
     src, mask = pad_sources(SRC)

@@ -1,8 +1,9 @@
-"""The gated recurrent unit: paper A's equations, torch.nn.GRU equivalence, gradients."""
+"""The gated recurrent unit: paper A's equations, torch.nn.GRU equivalence, gradients; and the
+plain tanh unit of A §2.3's gating ablation."""
 import pytest
 import torch
 
-from rnnlib.gru import GRU, GRUCell
+from rnnlib.gru import GRU, GRUCell, TanhCell, TanhRNN, make_cell, make_rnn
 
 
 def copy_to_torch(cell: GRUCell, ref) -> None:
@@ -109,3 +110,68 @@ def test_missing_or_unexpected_context_is_named():
         GRUCell(3, 4, context_size=5)(x, h)
     with pytest.raises(ValueError, match=r"context_size=0 but c is \(2, 5\)"):
         GRUCell(3, 4)(x, h, torch.randn(2, 5))
+
+
+# -- the plain tanh unit (A §2.3, ModelConfig.unit="tanh") ------------------------------------------
+
+def test_tanh_rnn_equals_torch_rnn_with_tanh():
+    """h_t = tanh(W x_t + U h_{t-1} + b): torch.nn.RNN (tanh) with our W, b, U and a zero recurrent bias."""
+    torch.manual_seed(6)
+    ours, ref = TanhRNN(5, 7), torch.nn.RNN(5, 7, nonlinearity="tanh", batch_first=True)
+    with torch.no_grad():
+        ref.weight_ih_l0.copy_(ours.cell.W.weight)
+        ref.bias_ih_l0.copy_(ours.cell.W.bias)
+        ref.weight_hh_l0.copy_(ours.cell.U.weight)
+        ref.bias_hh_l0.zero_()
+    x, h0 = torch.randn(3, 6, 5), torch.randn(3, 7)
+    expected, _ = ref(x, h0.unsqueeze(0))
+    torch.testing.assert_close(ours(x, h0), expected, atol=1e-6, rtol=0)
+    assert sorted(n for n, _ in ours.named_parameters()) == ["cell.U.weight", "cell.W.bias", "cell.W.weight"]
+
+
+def test_tanh_cell_with_context_is_the_gru_candidate_without_gates():
+    """The decoder's tanh unit: tanh(W x + U h + C c + b), the GRU candidate's inputs without r or z."""
+    torch.manual_seed(7)
+    cell = TanhCell(4, 6, context_size=5)
+    x, h, c = torch.randn(2, 4), torch.randn(2, 6), torch.randn(2, 5)
+    expected = torch.tanh(x @ cell.W.weight.T + cell.W.bias + h @ cell.U.weight.T + c @ cell.C.weight.T)
+    torch.testing.assert_close(cell(x, h, c), expected, atol=1e-6, rtol=0)
+    # a GRU with the same candidate maps and its gates forced to r = 1, z = 0 computes the same
+    gru = GRUCell(4, 6, reset="before", context_size=5)
+    with torch.no_grad():
+        for name in ("W", "U", "C"):
+            getattr(gru, name).weight.copy_(getattr(cell, name).weight)
+        gru.W.bias.copy_(cell.W.bias)
+        for m in (gru.U_r, gru.U_z, gru.C_r, gru.C_z):
+            m.weight.zero_()
+        gru.W_r.bias.fill_(50.0)   # r = sigmoid(50) = 1
+        gru.W_z.bias.fill_(-50.0)  # z = 0: h_t = h~_t
+        gru.W_r.weight.zero_()
+        gru.W_z.weight.zero_()
+    torch.testing.assert_close(gru(x, h, c), cell(x, h, c), atol=1e-6, rtol=0)
+    with pytest.raises(ValueError, match=r"TanhCell: context_size=5 but c is None"):
+        cell(x, h)
+
+
+def test_tanh_cell_gradcheck_float64():
+    torch.manual_seed(8)
+    cell = TanhCell(3, 4, context_size=2).double()
+    names = [n for n, _ in cell.named_parameters()]
+    args = tuple(torch.randn(2, k, dtype=torch.float64, requires_grad=True) for k in (3, 4, 2))
+
+    def f(*inputs):
+        return torch.func.functional_call(cell, dict(zip(names, inputs[3:])), inputs[:3])
+
+    assert torch.autograd.gradcheck(f, args + tuple(p.detach().requires_grad_() for p in cell.parameters()))
+
+
+def test_make_cell_and_make_rnn_build_the_named_unit_and_refuse_reset_options_for_tanh():
+    assert isinstance(make_cell("gru", 3, 4, "after", 5, True), GRUCell)
+    assert isinstance(make_cell("tanh", 3, 4, context_size=5), TanhCell)
+    assert isinstance(make_rnn("gru", 3, 4), GRU) and isinstance(make_rnn("tanh", 3, 4), TanhRNN)
+    with pytest.raises(ValueError, match=r"unit='lstm'; expected one of \('gru', 'tanh'\)"):
+        make_cell("lstm", 3, 4)
+    with pytest.raises(ValueError, match="unit='tanh' has no reset gate; reset='after'"):
+        make_rnn("tanh", 3, 4, reset="after")
+    with pytest.raises(ValueError, match="reset_context=True"):
+        make_cell("tanh", 3, 4, context_size=5, reset_context=True)

@@ -1,4 +1,6 @@
-"""RNNsearch and the RNN Encoder--Decoder: step == forward, padding, attention masks, init, presets."""
+"""RNNsearch and the RNN Encoder--Decoder: step == forward, padding, attention masks, init, presets;
+the tanh-unit ablation (ModelConfig.unit) and its cache-key compatibility."""
+import dataclasses
 import time
 
 import pytest
@@ -6,7 +8,7 @@ import torch
 
 from rnnlib.batch import pad, pad_sources
 from rnnlib.encoders import EncoderOut
-from rnnlib.gru import GRUCell
+from rnnlib.gru import GRUCell, TanhCell
 from rnnlib.models import RNNEncDec, RNNSearch
 from rnnlib.presets import PRESETS, ModelConfig, build_model, preset
 from rnnlib.specials import BOS, EOS
@@ -17,6 +19,8 @@ VARIANTS = {
     "rnnsearch-reset-after": dict(name="smoke-rnnsearch", reset="after"),
     "rnnencdec": dict(name="smoke-rnnencdec"),
     "cho2014": dict(name="smoke-cho2014"),
+    "rnnsearch-tanh": dict(name="smoke-rnnsearch", unit="tanh"),
+    "rnnencdec-tanh": dict(name="smoke-rnnencdec", unit="tanh"),
 }
 
 
@@ -48,7 +52,8 @@ def test_forward_equals_step_by_step(variant):
     assert logits.shape == (3, tgt_in.shape[1], model.config.tgt_vocab)
 
 
-@pytest.mark.parametrize("variant", ["rnnsearch-prev", "rnnsearch-reset-after", "rnnencdec", "cho2014"])
+@pytest.mark.parametrize("variant", ["rnnsearch-prev", "rnnsearch-reset-after", "rnnencdec", "cho2014",
+                                     "rnnsearch-tanh", "rnnencdec-tanh"])
 def test_sentence_alone_equals_sentence_in_padded_batch(variant):
     model = _model(variant)
     src, mask = pad_sources(SRC)
@@ -214,3 +219,128 @@ def test_paper_preset_trains_one_step(name):
     with torch.no_grad():
         assert float(nll()) < float(loss)
     assert time.time() - start < 60
+
+
+# -- the tanh unit (A §2.3's gating ablation, ModelConfig.unit) ---------------------------------------
+
+# ModelConfig's fields before ``unit`` was added: the cache keys of every run trained then.
+FIELDS_BEFORE_UNIT = ["arch", "src_vocab", "tgt_vocab", "emb", "hidden", "maxout", "align", "reset",
+                      "decoder_reset", "reset_context", "deep_output_state", "output_rank", "dropout", "init"]
+
+
+@pytest.mark.parametrize("name", ["smoke-rnnsearch", "smoke-rnnencdec", "smoke-cho2014"])
+def test_default_unit_is_the_gru_everywhere(name):
+    model = build_model(preset(name))
+    assert preset(name).unit == "gru"
+    cells = [m for m in model.modules() if isinstance(m, (GRUCell, TanhCell))]
+    assert cells and all(isinstance(m, GRUCell) for m in cells)
+
+
+@pytest.mark.parametrize("arch", ["rnnsearch", "rnnencdec"])
+def test_tanh_model_has_tanh_units_in_every_layer_and_trains_through_them(arch):
+    model = build_model(preset(f"smoke-{arch}", unit="tanh"), generator=torch.Generator().manual_seed(0))
+    cells = [m for m in model.modules() if isinstance(m, (GRUCell, TanhCell))]
+    assert len(cells) == (3 if arch == "rnnsearch" else 2) and all(isinstance(m, TanhCell) for m in cells)
+    assert not [n for n, _ in model.named_parameters() if "_r." in n or "_z." in n]  # no gates
+    with torch.no_grad():
+        for cell in cells:  # the papers' init: U orthogonal, b = 0
+            torch.testing.assert_close(cell.U.weight @ cell.U.weight.T, torch.eye(16), atol=1e-5, rtol=0)
+            assert float(cell.W.bias.abs().sum()) == 0
+    assert model.decoder.cell.C.weight.shape == (16, 32 if arch == "rnnsearch" else 16)
+    # (the papers' v_a = 0 gives W_a and U_a no gradient at first: the gradient check uses the default init)
+    torch.manual_seed(0)
+    model = build_model(preset(f"smoke-{arch}", unit="tanh", init="default"))
+    src, mask = pad_sources(SRC)
+    tgt_in, _ = pad(TGT, prefix=BOS)
+    tgt_out, tgt_mask = pad(TGT, suffix=EOS)
+    logits, att = model(src, mask, tgt_in, return_attention=True)
+    assert logits.shape == (3, tgt_in.shape[1], 40)
+    assert (att is None) == (arch == "rnnencdec") and (att is None or att.shape == (3, tgt_in.shape[1], mask.shape[1]))
+    enc = model.encode(src, mask)
+    assert enc.annotations.shape == (3, mask.shape[1], 32 if arch == "rnnsearch" else 16)
+    loss = torch.nn.functional.cross_entropy(logits[tgt_mask], tgt_out[tgt_mask])
+    loss.backward()
+    # the gradient reaches every recurrent matrix, the encoders' included (the BOS row of E aside)
+    for name, p in model.named_parameters():
+        assert p.grad is not None and float(p.grad.abs().sum()) > 0, name
+
+
+def _copy_pairs(n: int, seed: int):
+    import numpy as np
+
+    from rnnlib.ragged import ParallelArrays, Ragged
+    rng = np.random.default_rng(seed)
+    srcs = [rng.integers(4, 12, size=rng.integers(2, 6)) for _ in range(n)]
+    return ParallelArrays(Ragged.from_lists(srcs), Ragged.from_lists([s.copy() for s in srcs]))
+
+
+@pytest.mark.parametrize("arch", ["rnnsearch", "rnnencdec"])
+def test_tanh_model_trains_searches_and_its_checkpoint_loads_back(arch, tmp_path):
+    config = preset(f"smoke-{arch}", unit="tanh", src_vocab=12, tgt_vocab=12)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny models run faster so
+    try:
+        _train_search_reload(config, tmp_path)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train_search_reload(config: ModelConfig, tmp_path) -> None:
+    from rnnlib import search
+    from rnnlib.checkpoint import load_checkpoint
+    from rnnlib.train import TrainConfig, evaluate_nll, train
+
+    torch.manual_seed(0)
+    model = build_model(config)
+    tr, dev = _copy_pairs(200, 1), _copy_pairs(20, 2)
+    before = evaluate_nll(model, dev)["nll_sentence"]
+    cfg = TrainConfig(batch_size=20, pool=2, max_updates=30, checkpoint_every=30, optimizer="adam", lr=0.01)
+    result = train(model, tr, None, cfg, tmp_path, progress=False)  # the fast path (TrainConfig.fast)
+    assert result.updates == 30 and evaluate_nll(model, dev)["nll_sentence"] < 0.9 * before
+    again = build_model(config)
+    again.load_state_dict(load_checkpoint(tmp_path / "checkpoint.pt")["model"])
+    with pytest.raises(RuntimeError, match="W_r"):  # a GRU model cannot take the tanh model's weights
+        build_model(dataclasses.replace(config, unit="gru")).load_state_dict(again.state_dict())
+    src, mask = pad_sources([[5, 6, 7], [8, 9, 10, 11]])
+    model.eval(), again.eval()
+    greedy = search.greedy(model, src, mask, max_len=8)
+    assert [h.tokens for h in search.greedy(again, src, mask, max_len=8)] == [h.tokens for h in greedy]
+    beams = search.beam_search(again, src, mask, beam_size=3, n_best=2, max_len=8)
+    assert [len(b) for b in beams] == [2, 2] and any(len(h.tokens) for b in beams for h in b)
+    assert beams[0][0].score >= beams[0][1].score
+
+
+def test_unit_option_is_checked_with_named_errors():
+    with pytest.raises(ValueError, match=r"ModelConfig.unit='lstm'; expected one of \('gru', 'tanh'\)"):
+        preset("smoke-rnnsearch", unit="lstm")
+    for field, value in (("reset", "after"), ("decoder_reset", "before"), ("reset_context", True)):
+        with pytest.raises(ValueError, match=rf"ModelConfig.{field}=.*with unit='tanh' \(the tanh unit has no reset gate"):
+            preset("smoke-rnnencdec", unit="tanh", **{field: value})
+    with pytest.raises(ValueError, match="decoder_reset='after'.*set reset='before', decoder_reset=None, reset_context=False"):
+        preset("smoke-cho2014", unit="tanh")  # A's decoder reads the reset gate into the context
+    assert preset("smoke-cho2014", unit="tanh", decoder_reset=None, reset_context=False).unit == "tanh"
+
+
+def test_a_gru_config_keys_as_before_unit_existed_and_a_tanh_config_keys_apart():
+    """The book's cache keys models by dataclasses.asdict(model_config): a GRU config's dict (so its
+    key) is the one it had before the ``unit`` field existed; a tanh config's key differs."""
+    from rnnlib.book.cache import ArtifactCache, config_hash
+
+    for name in PRESETS:
+        config = preset(name)
+        old = {f: getattr(config, f) for f in FIELDS_BEFORE_UNIT}
+        assert dataclasses.asdict(config) == old and config.to_dict() == old
+        assert ArtifactCache.key("run", {"model": dataclasses.asdict(config)}, None) == \
+            ArtifactCache.key("run", {"model": old}, None)
+        assert config_hash({"model": config}) == config_hash({"model": old})  # a config passed as is
+        assert ModelConfig.from_dict(old) == config  # an old dict loads as the GRU
+    tanh = preset("cpu-rnnsearch", unit="tanh")
+    assert dataclasses.asdict(tanh)["unit"] == "tanh" and ModelConfig.from_dict(tanh.to_dict()) == tanh
+    assert config_hash(dataclasses.asdict(tanh)) != config_hash(dataclasses.asdict(preset("cpu-rnnsearch")))
+    # the class's fields always name unit (load_config accepts it); replace and copies keep it
+    assert [f.name for f in dataclasses.fields(ModelConfig)] == FIELDS_BEFORE_UNIT + ["unit"]
+    assert dataclasses.replace(tanh, hidden=8).unit == "tanh"
+    assert dataclasses.replace(preset("cpu-rnnsearch"), unit="tanh") == tanh
+    switched = dataclasses.replace(preset("cpu-rnnsearch"))
+    switched.unit = "tanh"  # assigned after construction: the dict follows
+    assert dataclasses.asdict(switched)["unit"] == "tanh"

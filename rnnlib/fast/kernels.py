@@ -25,6 +25,10 @@ Tricks (each the same function as the plain modules)
   per sequence, not at every step.
 - Search's log-softmax overwrites the step's own fp32 logits (:mod:`rnnlib.fast.softmax`).
 
+The plain tanh unit (``ModelConfig.unit="tanh"``, :class:`~rnnlib.gru.TanhCell`) goes through the
+same path with one block (``W``, ``C``, ``U``) where the GRU has three (:func:`cell_step`);
+the measurements below are the GRU's.
+
 Measured
 --------
 Each kept trick was measured with an interleaved A/B of whole runs, the trick on against off
@@ -73,14 +77,15 @@ from torch import nn
 
 from ..decoders import AttentionDecoder, ContextDecoder
 from ..encoders import BiRNNEncoder, EncoderOut, RNNEncoder, check_sources, reverse_padded
-from ..gru import GRUCell
+from ..gru import GRUCell, TanhCell
 from ..models import RNNEncDec, RNNSearch
 
 
 @dataclass
 class FastEncoderOut(EncoderOut):
     """:class:`~rnnlib.encoders.EncoderOut` plus RNNencdec's ``context_proj (B, 3n)``:
-    ``[C_r; C_z; C] c``, the decoder's context term, computed once per sentence."""
+    ``[C_r; C_z; C] c`` (tanh unit: ``C c (B, n)``), the decoder's context term, computed once
+    per sentence."""
 
     context_proj: torch.Tensor | None = None
 
@@ -97,8 +102,11 @@ class Stacked:
 
     ``w_in (3n, in)`` = [W_r; W_z; W], ``b_in (3n)``; ``c (3n, ctx)`` = [C_r; C_z; C] or None;
     ``U_r, U_z, U (n, n)`` with their biases ``b_Ur, b_Uz, b_U`` (reset="after"; else None).
+    A :class:`~rnnlib.gru.TanhCell` (``unit="tanh"``) has one block: ``w_in (n, in)`` = W,
+    ``b_in (n)`` = b, ``c (n, ctx)`` = C or None, ``U (n, n)``, and None for the gates' matrices.
     """
 
+    unit: str
     n: int
     reset: str
     reset_context: bool
@@ -113,20 +121,23 @@ class Stacked:
     b_U: torch.Tensor | None
 
     @classmethod
-    def of(cls, cell: GRUCell) -> "Stacked":
+    def of(cls, cell: GRUCell | TanhCell) -> "Stacked":
+        if isinstance(cell, TanhCell):
+            return cls("tanh", cell.hidden_size, "before", False, cell.W.weight, cell.W.bias,
+                       _context_matrix(cell), None, None, cell.U.weight, None, None, None)
         gates = (cell.W_r, cell.W_z, cell.W)
-        return cls(cell.hidden_size, cell.reset, cell.reset_context,
+        return cls("gru", cell.hidden_size, cell.reset, cell.reset_context,
                    torch.cat([m.weight for m in gates]), torch.cat([m.bias for m in gates]),
-                   torch.cat([cell.C_r.weight, cell.C_z.weight, cell.C.weight]) if cell.C is not None else None,
+                   _context_matrix(cell),
                    cell.U_r.weight, cell.U_z.weight, cell.U.weight, cell.U_r.bias, cell.U_z.bias, cell.U.bias)
 
     @classmethod
     def pair(cls, a: "Stacked", b: "Stacked") -> "Stacked":
-        """Two cells as one: matrices ``(2, rows, cols)``, biases ``(2, 1, rows)``, for :func:`gru_step`
+        """Two cells as one: matrices ``(2, rows, cols)``, biases ``(2, 1, rows)``, for :func:`cell_step`
         on states ``(2, B, n)``."""
         mat = lambda x, y: None if x is None else torch.stack([x, y])  # noqa: E731
         vec = lambda x, y: None if x is None else torch.stack([x, y]).unsqueeze(1)  # noqa: E731
-        return cls(a.n, a.reset, a.reset_context, mat(a.w_in, b.w_in), vec(a.b_in, b.b_in), mat(a.c, b.c),
+        return cls(a.unit, a.n, a.reset, a.reset_context, mat(a.w_in, b.w_in), vec(a.b_in, b.b_in), mat(a.c, b.c),
                    mat(a.U_r, b.U_r), mat(a.U_z, b.U_z), mat(a.U, b.U),
                    vec(a.b_Ur, b.b_Ur), vec(a.b_Uz, b.b_Uz), vec(a.b_U, b.b_U))
 
@@ -134,6 +145,15 @@ class Stacked:
         """The matrices every step multiplies in the autocast dtype when autocast is on (cast once per sequence)."""
         self.U_r, self.U_z, self.U, self.c = _cast(self.U_r, self.U_z, self.U, self.c)
         return self
+
+
+def _context_matrix(cell: GRUCell | TanhCell) -> torch.Tensor | None:
+    """``[C_r; C_z; C] (3n, ctx)`` of a GRU cell, ``C (n, ctx)`` of a tanh cell, None without a context."""
+    if cell.C is None:
+        return None
+    if isinstance(cell, TanhCell):
+        return cell.C.weight
+    return torch.cat([cell.C_r.weight, cell.C_z.weight, cell.C.weight])
 
 
 def _cast(*tensors: torch.Tensor | None) -> tuple:
@@ -178,12 +198,25 @@ def gru_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | N
     return cand + z * (h - cand)  # = z * h + (1 - z) * cand  (A Eq. 7)
 
 
+def tanh_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None) -> torch.Tensor:
+    """One tanh-unit update (A §2.3, :class:`~rnnlib.gru.TanhCell`) from ``xp = W x + b (B, n)``,
+    ``h (B, n)``, ``cp = C c (B, n) | None``: ``tanh(W x + b + U h [+ C c])`` ``(B, n)``; with a
+    :meth:`Stacked.pair`, ``xp`` and ``h`` are ``(2, B, n)``."""
+    pre = xp + _mm(h, w.U)
+    return torch.tanh(pre if cp is None else pre + cp)
+
+
+def cell_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None) -> torch.Tensor:
+    """:func:`gru_step` or :func:`tanh_step`, as ``w.unit`` says."""
+    return (tanh_step if w.unit == "tanh" else gru_step)(w, xp, h, cp)
+
+
 def gru_sequence(w: Stacked, x: torch.Tensor) -> torch.Tensor:
-    """States ``(B, T, n)`` of a GRU from ``h_0 = 0`` over ``x (B, T, in)`` (no context)."""
+    """States ``(B, T, n)`` of a GRU (or tanh unit) from ``h_0 = 0`` over ``x (B, T, in)`` (no context)."""
     B, T, _ = x.shape
     h, outs = x.new_zeros(B, w.n), []
     for x_t in F.linear(x, w.w_in, w.b_in).unbind(1):  # W x + b for all steps at once
-        h = gru_step(w, x_t, h)
+        h = cell_step(w, x_t, h)
         outs.append(h)
     return torch.stack(outs, 1) if outs else x.new_zeros(B, 0, w.n)
 
@@ -204,11 +237,12 @@ def _both_directions(w: Stacked, x: torch.Tensor, lengths: torch.Tensor) -> tupl
     """``->h (B, S, n)`` and ``<-h (B, S, n)`` (in source order), both RNNs stepping together."""
     B, S, _ = x.shape
     n = w.n
-    xf, xb = F.linear(x, w.w_in.flatten(0, 1), w.b_in.flatten()).split(3 * n, -1)  # both directions' W x + b
-    xs = torch.stack([xf, reverse_padded(xb, lengths)])  # (2, B, S, 3n), backward reversed in length
+    rows = w.w_in.shape[1]  # 3n (GRU) or n (tanh)
+    xf, xb = F.linear(x, w.w_in.flatten(0, 1), w.b_in.flatten()).split(rows, -1)  # both directions' W x + b
+    xs = torch.stack([xf, reverse_padded(xb, lengths)])  # (2, B, S, rows), backward reversed in length
     h, outs = x.new_zeros(2, B, n), []
     for x_t in xs.unbind(2):
-        h = gru_step(w, x_t, h)
+        h = cell_step(w, x_t, h)
         outs.append(h)
     H = torch.stack(outs, 2) if outs else x.new_zeros(2, B, 0, n)
     return H[0], reverse_padded(H[1], lengths)
@@ -259,9 +293,10 @@ def _decoder_weights(dec: nn.Module) -> _DecoderWeights:
 
 def _advance(w: _DecoderWeights, xp: torch.Tensor, s: torch.Tensor, enc: EncoderOut,
              annotations: torch.Tensor):
-    """``s_i``, ``c_i``, ``alpha_i`` from ``W x_i + b (B, 3n)`` and ``s_{i-1} (B, n)`` (B A.2.2, Eqs. 5--6)."""
+    """``s_i``, ``c_i``, ``alpha_i`` from ``W x_i + b (B, 3n)`` (tanh: ``(B, n)``) and ``s_{i-1} (B, n)``
+    (B A.2.2, Eqs. 5--6)."""
     c, alpha = attend(F.linear(s, w.W_a), enc.keys, annotations, enc.mask, w.v_a)
-    return gru_step(w.cell, xp, s, F.linear(c, w.cell.c)), c, alpha
+    return cell_step(w.cell, xp, s, F.linear(c, w.cell.c)), c, alpha
 
 
 def _attention_forward(dec: AttentionDecoder, enc: EncoderOut, tgt_in: torch.Tensor,
@@ -287,7 +322,7 @@ def _context_forward(dec: ContextDecoder, enc: FastEncoderOut, tgt_in: torch.Ten
     s = dec.init_state(enc)
     cp, states = _context_proj(dec, enc), []
     for x_i in F.linear(e, w.cell.w_in, w.cell.b_in).unbind(1):
-        new = gru_step(w.cell, x_i, s, cp)
+        new = cell_step(w.cell, x_i, s, cp)
         states.append(new if dec.use_current else s)
         s = new
     c = enc.context.unsqueeze(1).expand(-1, tgt_in.shape[1], -1)
@@ -302,12 +337,12 @@ def _output(dec, states, e, contexts, out_mask):
 
 
 def _context_proj(dec: ContextDecoder, enc: EncoderOut) -> torch.Tensor:
-    """``[C_r; C_z; C] c (B, 3n)`` of ``enc`` (computed if ``enc`` is a plain EncoderOut)."""
+    """``[C_r; C_z; C] c (B, 3n)`` (tanh unit: ``C c (B, n)``) of ``enc`` (computed if ``enc`` is a
+    plain EncoderOut)."""
     cp = getattr(enc, "context_proj", None)
     if cp is not None:
         return cp
-    cell = dec.cell
-    return F.linear(enc.context, torch.cat([cell.C_r.weight, cell.C_z.weight, cell.C.weight]))
+    return F.linear(enc.context, _context_matrix(dec.cell))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,7 +388,7 @@ class FastModel(nn.Module):
         if isinstance(dec, AttentionDecoder):
             new, c, alpha = _advance(w, xp, state, enc, enc.annotations)
         else:
-            new, c, alpha = gru_step(w.cell, xp, state, _context_proj(dec, enc)), enc.context, None
+            new, c, alpha = cell_step(w.cell, xp, state, _context_proj(dec, enc)), enc.context, None
         return dec.output(new if dec.use_current else state, e, c), new, alpha
 
     def forward(self, src: torch.Tensor, src_mask: torch.Tensor, tgt_in: torch.Tensor,
