@@ -1,5 +1,6 @@
 """Small book helpers: the phrase-based baseline's inputs from chapter parameters, command-line overrides
-in a chapter's kernel, the Fig. 1 diagram."""
+in a chapter's kernel, the cho2014 chapter's parameters as the representations chapter reads them, the
+Fig. 1 diagram."""
 from __future__ import annotations
 
 import json
@@ -14,7 +15,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from rnnlib.book.baseline import baseline_inputs, baseline_params  # noqa: E402
+from rnnlib.book.cho2014 import SCORER_PARAMS, cho2014_params  # noqa: E402
 from rnnlib.book.diagrams import rnnsearch_diagram  # noqa: E402
+from rnnlib.book.params import OVERRIDES_ENV, chapter_specs, overrides_in_environment, run_overrides  # noqa: E402
+from rnnlib.book.pipeline import resolve_all  # noqa: E402
 from minibook import make_minibook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +55,30 @@ def test_baseline_params_follow_the_profile_and_take_the_callers_corpus_text():
     mine = baseline_params(ROOT, "smoke", {"fr_version": "5", "src_vocab": 123, "lowercase": True})
     assert mine["fr_version"] == "5" and mine["lowercase"] is True
     assert mine["src_vocab"] == smoke["src_vocab"]  # shortlists do not change the phrase-based system
+
+
+def test_representations_reads_the_phrase_scorer_with_the_cho2014_chapters_parameters(monkeypatch):
+    monkeypatch.delenv(OVERRIDES_ENV, raising=False)
+    _, resolved = resolve_all(ROOT, "smoke", [])
+    mine = cho2014_params(ROOT, "smoke")
+    assert mine == resolved["cho2014"]  # what the cho2014 chapter runs with: one scorer config, one cache key
+    assert mine["model_preset"] == "smoke-cho2014" and mine["rnn_updates"] == 20
+    # the representations chapter declares no network (nor corpus) of its own
+    own = set(chapter_specs(ROOT / "chapters" / "representations.md"))
+    assert not (set(SCORER_PARAMS) - {"seed"} | {"optimizer", "lr"}) & own
+
+
+def test_command_line_overrides_of_cho2014_reach_the_chapter_that_reads_its_scorer(monkeypatch):
+    monkeypatch.delenv(OVERRIDES_ENV, raising=False)
+    overrides = ["cho2014.rnn_updates=7", "representations.seed=9", "threads=1"]
+    with overrides_in_environment(overrides):
+        assert run_overrides() == overrides
+        mine = cho2014_params(ROOT, "smoke")
+    assert OVERRIDES_ENV not in os.environ and run_overrides() == []
+    _, resolved = resolve_all(ROOT, "smoke", overrides)
+    assert mine == resolved["cho2014"]
+    assert mine["rnn_updates"] == 7 and mine["seed"] == 1 and mine["threads"] == 1
+    assert cho2014_params(ROOT, "smoke")["rnn_updates"] == 20  # outside a run, the profile's value
 
 
 def test_rnnlib_run_hands_its_overrides_to_the_chapters_kernel(tmp_path):

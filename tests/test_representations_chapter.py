@@ -1,6 +1,7 @@
 """The representations chapter (paper A, Figs. 4-7 and §2.3) as the smoke build ran it."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -34,6 +35,18 @@ def _one(out: Path, item: str, ext: str) -> Path:
     found = sorted((out / "figures").glob(f"representations-{item}-smoke-*.{ext}"))
     assert len(found) == 1, f"expected one {ext} of {item}, found {found}"
     return found[0]
+
+
+def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
+    out, values = chapter
+    events = [json.loads(line) for line in (out / "build-log.jsonl").read_text().splitlines()]
+    scorers = {c: [e for e in events if e["kind"] == "cho2014/scorer" and e["chapter"] == c]
+               for c in ("cho2014", "representations")}
+    assert scorers["representations"], "the representations chapter read no cho2014/scorer artifact"
+    assert {e["key"] for e in scorers["representations"]} == {e["key"] for e in scorers["cho2014"]}
+    assert all(e["hit"] for e in scorers["representations"])  # read, not trained a second time
+    assert values["rep-scorer-key"].strip("`") == scorers["cho2014"][0]["key"]
+    assert not any(e["kind"] == "representations/scorer" for e in events)
 
 
 def test_every_figure_of_the_paper_is_drawn(chapter):

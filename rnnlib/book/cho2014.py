@@ -1,5 +1,9 @@
 """Paper A's experiment as artifacts of the book's cache (chapter ``cho2014``).
 
+* :func:`phrase_scorer` -- the chapter's phrase scorer from its parameters: the phrase table of
+  its SMT run, the held-out and training pairs, the model and training configs and
+  :func:`scorer_run`; the representations chapter (A §4.4) reads the same network through it,
+  with the parameters :func:`cho2014_params` resolves and the corpus :func:`cho2014_corpus` prepares;
 * :func:`scorer_run` -- the RNN Encoder-Decoder trained on unique phrase pairs
   (``cho2014/scorer``: ``model.pt``, ``train_log.csv``, ``eval_log.csv``);
 * :func:`scored_pairs` -- ``log p(f | e)`` of every pair the decoder can use on dev and test
@@ -14,11 +18,12 @@ Deviations: none here (see :mod:`rnnlib.smt.rnn_scorer` and the chapter).
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,9 +33,12 @@ from ..checkpoint import load_checkpoint
 from ..config import ModelConfig
 from ..models import build_model
 from ..ragged import ParallelArrays
+from ..presets import preset
 from ..smt.features import Pair
-from ..smt.rnn_scorer import ScoredTable, encode_pairs, rnn_feature
-from ..train import TrainConfig, train
+from ..smt.phrases import PhraseTable
+from ..smt.pipeline import SMTResult
+from ..smt.rnn_scorer import ScoredTable, encode_pairs, rnn_feature, table_pairs
+from ..train import TrainConfig, train, train_preset
 from .cache import Artifact, ArtifactCache
 
 
@@ -52,6 +60,96 @@ def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, tr
                 "threads": torch.get_num_threads()}
 
     return cache.build("cho2014/scorer", full, make, data=data)
+
+
+#: the chapter parameters that set the network itself (beside those of its phrase table's SMT
+#: run); a chapter that reads the scorer shows them
+SCORER_PARAMS = ("model_preset", "src_vocab", "tgt_vocab", "rnn_sample", "rnn_dev_pairs", "rnn_updates",
+                 "rnn_eval_every", "seed")
+
+#: the MERT seed of the SMT run whose phrase table the scorer is trained on (the first of the
+#: chapter's ``mert_seeds``; the table itself does not depend on it)
+SCORER_MERT_SEED = 1
+
+
+@dataclass
+class PhraseScorer:
+    """The chapter's phrase scorer and what it was made from (:func:`phrase_scorer`).
+
+    ``artifact``: the ``cho2014/scorer`` run; ``smt``: the SMT run (MERT seed
+    :data:`SCORER_MERT_SEED`) whose phrase table ``table`` holds every extracted pair;
+    ``all_pairs``: its unique pairs; ``held``: those held out for the dev NLL; ``train_pairs``:
+    the (sampled) pairs the network trained on; ``seconds``: the wall time of
+    :func:`scorer_run` in this process (a cache hit is quick).
+    """
+
+    artifact: Artifact
+    model_config: ModelConfig
+    train_config: TrainConfig
+    smt: SMTResult
+    table: PhraseTable
+    all_pairs: list[Pair]
+    held: list[Pair]
+    train_pairs: list[Pair]
+    seconds: float
+
+    def model(self) -> torch.nn.Module:
+        """The trained network, in eval mode."""
+        return load_scorer(self.artifact, self.model_config)
+
+
+def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> PhraseScorer:
+    """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``params``.
+
+    Builds (or finds in ``cache``) the phrase-based system of the chapter's data and settings
+    with MERT seed :data:`SCORER_MERT_SEED` (:func:`rnnlib.book.baseline.baseline_inputs`,
+    :func:`rnnlib.smt.pipeline.run`), holds out ``min(rnn_dev_pairs, pairs // 10)`` of the
+    phrase table's unique pairs (seed ``seed + 1``), samples ``rnn_sample`` of the others (seed
+    ``seed``) and trains paper A's model (``model_preset`` at the corpus' shortlists) with A's
+    set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``):
+    :func:`scorer_run`. ``corpus``: the prepared corpus of the same parameters
+    (:func:`rnnlib.corpus.params.corpus_config`).
+    """
+    from ..smt.pipeline import run
+    from .baseline import baseline_inputs
+    data, smt_config = baseline_inputs(corpus, params)
+    smt_config = dataclasses.replace(smt_config, seed=SCORER_MERT_SEED)
+    smt = run(data, smt_config, cache, detokenize=lambda words: corpus.detokenize(list(words)), log=lambda m: None)
+    seed = params["seed"]
+    table = PhraseTable.load(smt.phrase_table.file("phrase_table.npz"))
+    all_pairs = table_pairs(table)
+    held = table_pairs(table, sample=min(params["rnn_dev_pairs"], len(all_pairs) // 10 or 1), seed=seed + 1)
+    train_list = table_pairs(table, sample=params["rnn_sample"], seed=seed, exclude=held)
+    model_config = preset(params["model_preset"], src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab))
+    train_config = train_preset("paper-a", max_updates=params["rnn_updates"], eval_every=params["rnn_eval_every"],
+                                seed=seed, checkpoint_every=params["rnn_eval_every"])
+    t0 = time.perf_counter()
+    art = scorer_run(cache, {"phrase_table": smt.phrase_table.key, "sample": params["rnn_sample"],
+                             "dev_pairs": len(held), "sample_seed": seed},
+                     model_config, train_config, encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
+                     encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
+    return PhraseScorer(art, model_config, train_config, smt, table, all_pairs, held, train_list,
+                        time.perf_counter() - t0)
+
+
+def cho2014_params(root: Path, profile: str) -> dict[str, Any]:
+    """The ``cho2014`` chapter's parameters under ``profile``: its defaults, the profile and the
+    command-line overrides of the ``rnnlib run`` or ``rnnlib build`` this process runs under
+    (:func:`rnnlib.book.params.run_overrides`), as that chapter resolves them; a chapter that
+    reads its phrase scorer passes them to :func:`phrase_scorer` (and prepares the corpus from
+    them) so that both chapters read one network."""
+    from .params import run_overrides
+    from .pipeline import resolve_all
+    _, params = resolve_all(Path(root), profile, run_overrides(), only=["cho2014"])
+    return dict(params["cho2014"])
+
+
+def cho2014_corpus(cache: ArtifactCache, params: dict[str, Any]):
+    """The corpus the ``cho2014`` chapter prepares for its ``params`` (its corpus block): the
+    text and shortlists its phrase scorer was trained on."""
+    from ..corpus.dataset import prepare_corpus
+    from ..corpus.params import corpus_config
+    return prepare_corpus(corpus_config(params), cache)
 
 
 def load_scorer(run: Artifact, model_config: ModelConfig) -> torch.nn.Module:
@@ -90,4 +188,5 @@ def table_frame(table, model: torch.nn.Module, src_vocab, tgt_vocab, sources: se
                          "count": table.count[index], "src_count": table.src_count[index],
                          "src_len": [len(s) for s, _ in pairs]})
 
-__all__ = ["load_scored", "load_scorer", "scored_pairs", "scorer_run", "table_frame"]
+__all__ = ["PhraseScorer", "SCORER_MERT_SEED", "SCORER_PARAMS", "cho2014_corpus", "cho2014_params", "load_scored",
+           "load_scorer", "phrase_scorer", "scored_pairs", "scorer_run", "table_frame"]

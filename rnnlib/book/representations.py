@@ -14,9 +14,10 @@
   (:func:`dense_region`, :func:`map_figure`) can change without recomputing it;
 * :func:`phrase_codes` -- ``c`` of A §2.2 for a list of phrases, through ``model.encode``;
 * :func:`encoder_gates`, :func:`gate_activity`, :func:`perturbation_memory` -- the encoder's
-  reset and update gates over phrases (A Eqs. 5--6) and how long each unit remembers;
-* :func:`phrase_scorer` -- a phrase scorer trained on the unique phrase pairs of the baseline's
-  table (A §3.1, the ``cho2014`` set-up), for when the chapter on paper A has not cached one.
+  reset and update gates over phrases (A Eqs. 5--6) and how long each unit remembers.
+
+The network looked into is the ``cho2014`` chapter's phrase scorer
+(:func:`rnnlib.book.cho2014.phrase_scorer`), the one whose score enters the phrase-based system.
 
 Shapes are batch-first: ``src (B, S) int64``, ``mask (B, S) bool``, gates ``(B, S, n)``.
 
@@ -452,31 +453,7 @@ def perturbation_memory(model: torch.nn.Module, vocab, phrases: Sequence[Sequenc
     return (last / first.clamp_min(1e-12)).numpy()
 
 
-# -- the model ----------------------------------------------------------------------------------------
-def phrase_scorer(cache: ArtifactCache, table_artifact: Artifact, corpus, model_config, train_config,
-                  sample: int | None = None, dev_pairs: int = 500, seed: int = 0) -> Artifact:
-    """An RNN Encoder--Decoder trained on the unique phrase pairs of the baseline's phrase table
-    (``table_artifact``, kind ``smt/phrase_table``; A §3.1, counts ignored): a
-    :func:`rnnlib.book.runs.train_run` artifact ``representations/scorer`` (load it with
-    :func:`rnnlib.book.runs.load_model`). ``sample``: train on a seeded sample of the pairs;
-    ``dev_pairs``: pairs held out (seeded) for the dev NLL that selects the delivered parameters.
-    """
-    from ..smt.phrases import PhraseTable
-    from ..smt.rnn_scorer import encode_pairs, table_pairs
-    from .runs import train_run
-    table = PhraseTable.load(table_artifact.file("phrase_table.npz"))
-    every = table_pairs(table)
-    rng = np.random.default_rng(seed)
-    held = [every[int(i)] for i in rng.choice(len(every), size=min(dev_pairs, len(every) // 10), replace=False)]
-    train_pairs = table_pairs(table, sample=sample, seed=seed, exclude=held)
-    config = {"table": table_artifact.key, "sample": sample, "dev_pairs": len(held), "pair_seed": seed,
-              "src_vocab": len(corpus.src_vocab), "tgt_vocab": len(corpus.tgt_vocab)}
-    return train_run(cache, "representations/scorer", config, model_config, train_config,
-                     encode_pairs(train_pairs, corpus.src_vocab, corpus.tgt_vocab),
-                     encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
-
-
 __all__ = ["WORD_CATEGORIES", "array_checksum", "bag_of_words", "chance_purity", "context_counts", "dense_region",
            "encoder_gates", "gate_activity", "knn_purity", "map_figure", "perturbation_memory", "phrase_batches",
-           "phrase_class", "phrase_codes", "phrase_pattern", "phrase_scorer", "proper_names", "tsne_artifact",
-           "tsne_coords", "word_category", "word_tag"]
+           "phrase_class", "phrase_codes", "phrase_pattern", "proper_names", "tsne_artifact", "tsne_coords",
+           "word_category", "word_tag"]
