@@ -13,14 +13,11 @@ config's share of them and ``load_config(cls, config_subset(cls, params))`` buil
 
 Cache keys and ``ModelConfig.unit``
 -----------------------------------
-The book's artifact cache keys trained models by ``dataclasses.asdict(model_config)``
-(:mod:`rnnlib.book.runs`, :mod:`rnnlib.book.cho2014`, the copy-task chapter, and any
-ModelConfig the cache serialises). ``unit`` was added after runs were cached, so that every
-GRU key stays what it was, ``asdict`` (and :meth:`ModelConfig.to_dict`) of a config leaves
-``unit`` out while it is the default ``"gru"``; a ``"tanh"`` config has it, so its keys differ
-from the GRU's. This is done in one place, :class:`_FieldsWithoutDefaultUnit`; the class's
-fields (``dataclasses.fields(ModelConfig)``, what :func:`load_config` accepts) always include
-``unit``, and a dict without it loads as ``"gru"``.
+The book's artifact cache keys trained models by :meth:`ModelConfig.to_dict`
+(:mod:`rnnlib.book.runs`, :mod:`rnnlib.book.cho2014`, the copy-task chapter, and any ModelConfig
+the cache serialises). ``unit`` was added after runs were cached, so ``to_dict`` leaves it out
+while it is the default ``"gru"``: every GRU key stays what it was, and a ``"tanh"`` config keys
+apart. A dict without ``unit`` loads as ``"gru"``.
 """
 from __future__ import annotations
 
@@ -57,7 +54,7 @@ class ModelConfig:
     ``unit``: the recurrent unit of every layer, encoder and decoder: "gru" (the papers) or
     "tanh", A §2.3's ablation ``h_t = tanh(W x_t + U h_{t-1} [+ C c] + b)`` (:mod:`rnnlib.gru`);
     "tanh" has no reset gate, so it needs ``reset``, ``decoder_reset`` and ``reset_context`` at
-    their defaults ("before", None, False). ``asdict`` leaves ``unit`` out while it is "gru"
+    their defaults ("before", None, False). :meth:`to_dict` leaves ``unit`` out while it is "gru"
     (cache keys; see the module docstring).
     """
 
@@ -109,31 +106,17 @@ class ModelConfig:
                                  f"set reset='before', decoder_reset=None, reset_context=False)")
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every field by name, as cache keys use it: without ``unit`` while it is "gru" (module docstring)."""
+        d = dataclasses.asdict(self)
+        if d["unit"] == "gru":
+            del d["unit"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
         return load_config(cls, d, "ModelConfig.from_dict")
 
 
-class _FieldsWithoutDefaultUnit(dict):
-    """``ModelConfig.__dataclass_fields__``: all fields on the class, and on an instance all but
-    ``unit`` while it is ``"gru"``.
-
-    ``dataclasses.asdict`` / ``astuple`` / ``replace`` read an instance's fields through
-    ``getattr(instance, "__dataclass_fields__")``, so this descriptor keeps ``unit`` out of the
-    cache keys of GRU configs (module docstring); the class-level view (``fields(ModelConfig)``,
-    the generated ``__init__``, ``__eq__`` and ``__repr__``) is unchanged. Nothing is stored on
-    the instance, so copies, pickles and later assignments to ``unit`` stay consistent.
-    """
-
-    def __get__(self, obj: Any, owner: type | None = None) -> dict:
-        if obj is None or obj.unit != "gru":
-            return self
-        return {name: f for name, f in self.items() if name != "unit"}
-
-
-ModelConfig.__dataclass_fields__ = _FieldsWithoutDefaultUnit(ModelConfig.__dataclass_fields__)
 
 
 def check_fields(cls: type, names, where: str) -> None:

@@ -46,9 +46,9 @@ def canonical_json(obj: Any) -> str:
 
 
 def _jsonable(obj: Any) -> Any:
-    if hasattr(obj, "__dataclass_fields__"):
+    if hasattr(obj, "__dataclass_fields__"):  # a config: as it keys itself (to_dict), else every field
         import dataclasses
-        return dataclasses.asdict(obj)
+        return obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj)
     if isinstance(obj, Path):
         return str(obj)
     if hasattr(obj, "item"):  # numpy / torch scalars

@@ -45,7 +45,7 @@ from .cache import Artifact, ArtifactCache
 def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, train_config: TrainConfig,
                train_pairs: ParallelArrays, dev_pairs: ParallelArrays, data: str) -> Artifact:
     """The trained scorer for ``config`` (which names the table and the sample) as an artifact."""
-    full = {**config, "model": asdict(model_config), "train": asdict(train_config)}
+    full = {**config, "model": model_config.to_dict(), "train": asdict(train_config)}
 
     def make(out: Path, work: Path) -> dict:
         torch.manual_seed(train_config.seed)

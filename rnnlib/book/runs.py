@@ -101,7 +101,7 @@ def train_run(cache: ArtifactCache, kind: str, config: dict, model_config: Model
     if parent is not None and "state.pt" not in parent.meta.get("files", {}):
         raise ValueError(f"train_run: the parent run {parent.kind}/{parent.key} kept no training state "
                          "(train it with keep_state=True)")
-    full = {**config, "model": asdict(model_config), "train": asdict(train_config),
+    full = {**config, "model": model_config.to_dict(), "train": asdict(train_config),
             "parent": parent.key if parent is not None else None}
 
     def make(out: Path, work: Path) -> dict:
