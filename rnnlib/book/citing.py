@@ -1,0 +1,149 @@
+"""How to cite a figure or table of the book: a BibTeX entry for it, and the paper it reproduces.
+
+The book's title, version, authors and year come from ``CITATION.cff``; the papers' BibTeX
+entries from ``references.bib`` (both at the book root). A figure or table gets
+
+* an ``@misc`` entry keyed by its stable name (:meth:`rnnlib.book.chapter.Chapter.stable_name`),
+  giving the book's title and version, the rnnlib commit and, in ``howpublished``, the figure or
+  table, its chapter, profile and config hash (:func:`item_bibtex`);
+* the entry of the original paper it reproduces: paper A (Cho et al. 2014, key :data:`PAPERS`
+  ``["A"]``) or paper B (Bahdanau et al. 2015).
+
+Which paper: the ``paper=`` argument of ``Chapter.figure``/``Chapter.table`` (``"A"``, ``"B"``,
+``"AB"`` or ``""`` for none). Without it, the chapter's part in ``_toc.yml`` decides: a part whose
+caption names a paper's first author and year ("Cho et al. 2014") cites that paper, a chapter of
+any other part (the foundations, the library) cites both (:func:`chapter_papers`).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+# The papers the book replicates: letter -> key in references.bib.
+PAPERS = {"A": "cho2014", "B": "bahdanau2015"}
+
+
+def book_metadata(root: Path) -> dict:
+    """``title``, ``version``, ``year`` and ``authors`` (a list of names) from ``CITATION.cff``;
+    placeholders where the file or a field is missing."""
+    try:
+        cff = yaml.safe_load((Path(root) / "CITATION.cff").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        cff = {}
+    if not isinstance(cff, dict):
+        cff = {}
+    authors = []
+    for a in cff.get("authors") or []:
+        if isinstance(a, dict):
+            name = a.get("name") or " ".join(str(a[k]) for k in ("given-names", "family-names") if a.get(k))
+            if name:
+                authors.append(str(name))
+    released = str(cff.get("date-released") or "")
+    return {"title": str(cff.get("title") or "the replication book"),
+            "version": str(cff.get("version") or "unversioned"),
+            "year": released[:4] if released[:4].isdigit() else None,
+            "authors": authors}
+
+
+def bib_entries(root: Path) -> dict[str, str]:
+    """The entries of ``references.bib`` by key, each as its text (``{}`` without the file)."""
+    try:
+        text = (Path(root) / "references.bib").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    out = {}
+    for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
+        if m.group(1).lower() in ("comment", "string", "preamble"):
+            continue
+        depth, i = 0, text.index("{", m.start())
+        for j in range(i, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            if depth == 0:
+                out[m.group(2)] = text[m.start():j + 1]
+                break
+        else:
+            raise ValueError(f"{Path(root) / 'references.bib'}: entry {m.group(2)!r} has unbalanced braces")
+    return out
+
+
+def _field(entry: str, name: str) -> str:
+    m = re.search(rf"\b{name}\s*=\s*\{{([^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*)\}}", entry, re.IGNORECASE)
+    return m.group(1) if m else ""
+
+
+def _first_author(entry: str) -> str:
+    first = _field(entry, "author").split(" and ")[0].strip()
+    return (first.split(",")[0] if "," in first else first.split(" ")[-1]).strip()
+
+
+def chapter_papers(root: Path, chapter: str) -> str:
+    """The papers (letters of :data:`PAPERS`) the chapter ``chapters/<chapter>`` reproduces, from
+    the caption of its part in ``_toc.yml``: every paper whose first author's surname and year
+    the caption names, or all papers when it names none (or the chapter is in no part)."""
+    try:
+        toc = yaml.safe_load((Path(root) / "_toc.yml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        toc = {}
+    caption = next((part.get("caption") or "" for part in toc.get("parts") or []
+                    if f"chapters/{chapter}" in _files(part)), "")
+    entries = bib_entries(root)
+    named = ""
+    for letter, key in PAPERS.items():
+        entry = entries.get(key, "")
+        author, year = _first_author(entry), _field(entry, "year")
+        if author and year and re.search(rf"\b{re.escape(author)}\b", caption) and year in caption:
+            named += letter
+    return named or "".join(PAPERS)
+
+
+def _files(node) -> set[str]:
+    if isinstance(node, dict):
+        return ({node["file"]} if "file" in node else set()) | {f for v in node.values() for f in _files(v)}
+    if isinstance(node, list):
+        return {f for v in node for f in _files(v)}
+    return set()
+
+
+def check_paper(paper: str, where: str) -> str:
+    """``paper`` (letters of :data:`PAPERS`, e.g. ``"A"``, ``"AB"``, ``""``) checked, without repeats."""
+    if not isinstance(paper, str) or any(c not in PAPERS for c in paper):
+        raise ValueError(f"{where}: paper={paper!r}: give the letters of the papers it reproduces, "
+                         f"from {', '.join(PAPERS)} (e.g. 'A', 'AB'), or '' for none")
+    return "".join(dict.fromkeys(paper))
+
+
+def _latex(text: str) -> str:
+    return re.sub(r"([_&%#$])", r"\\\1", text)
+
+
+def item_bibtex(root: Path, stable_name: str, what: str, chapter: str, profile: str,
+                config_hash: str, commit: str) -> str:
+    """The ``@misc`` BibTeX entry of one figure or table (``what``: "Figure" or "Table")."""
+    meta = book_metadata(root)
+    lines = [f"@misc{{{stable_name},",
+             f"  author       = {{{' and '.join('{' + a + '}' for a in meta['authors']) or '{anonymous}'}}},",
+             f"  title        = {{{{{_latex(meta['title'])}}}}},",
+             f"  version      = {{{meta['version']}}},"]
+    if meta["year"]:
+        lines.append(f"  year         = {{{meta['year']}}},")
+    lines += [f"  howpublished = {{{what} \\texttt{{{_latex(stable_name)}}}, chapter {_latex(chapter)}, "
+              f"profile {_latex(profile)}, config hash {config_hash}}},",
+              f"  note         = {{rnnlib commit {_latex(commit)}}}",
+              "}"]
+    return "\n".join(lines)
+
+
+def paper_bibtex(root: Path, paper: str) -> list[str]:
+    """The ``references.bib`` entries of the papers ``paper`` names (a missing entry is an error)."""
+    entries = bib_entries(root)
+    missing = [PAPERS[p] for p in paper if PAPERS[p] not in entries]
+    if missing:
+        raise ValueError(f"{Path(root) / 'references.bib'} has no entry {', '.join(missing)} "
+                         f"(the keys of the replicated papers are {PAPERS})")
+    return [entries[PAPERS[p]] for p in paper]
+
+
+__all__ = ["PAPERS", "bib_entries", "book_metadata", "chapter_papers", "check_paper", "item_bibtex",
+           "paper_bibtex"]
