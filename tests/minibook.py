@@ -70,7 +70,7 @@ def make_minibook(folder: Path) -> Path:
     """Write the book into ``folder`` and return it."""
     (folder / "chapters").mkdir(parents=True)
     (folder / "profiles").mkdir()
-    for name in ("_config.yml", "CITATION.cff"):
+    for name in ("_config.yml", "CITATION.cff", "references.bib"):
         shutil.copy2(ROOT / name, folder / name)
     (folder / "_toc.yml").write_text("format: jb-book\nroot: index\nchapters:\n  - file: chapters/demo\n")
     (folder / "index.md").write_text("# Mini book\n\nA test book.\n")

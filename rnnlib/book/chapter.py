@@ -8,13 +8,17 @@ builds its configs from its parameters (``ch.config(TrainConfig, ...)``: paramet
 config field names), asks the cache for what is expensive (``ch.artifact``) and shows results
 only through ``ch.figure``, ``ch.table`` and ``ch.number``: each saves or glues (myst-nb
 ``glue``) the value under a stable, citable name that carries the profile and the chapter's
-config hash, so numbers in prose and tables are always the ones the code computed. The "how to
+config hash, so numbers in prose and tables are always the ones the code computed. Each of
+these calls also records the result in the chapter's record file (:mod:`rnnlib.book.results`:
+name, value, provenance), which ``rnnlib build`` publishes as ``results.json``. The "how to
 cite" block of a figure or table lists the parameters its artifacts' configs depend on
-(``ch.figure(name, fig, artifacts=[model_art], extra=["beam_size"])``).
+(``ch.figure(name, fig, artifacts=[model_art], extra=["beam_size"])``), links its files and gives
+BibTeX entries for it and for the paper it reproduces (:mod:`rnnlib.book.citing`).
 
 Environment (set by ``rnnlib run`` / ``rnnlib build``; sensible defaults otherwise):
 ``RNNLIB_BOOK_ROOT`` (the folder with ``_toc.yml``), ``RNNLIB_CACHE`` (artifact cache),
-``RNNLIB_FIGURES`` (where PNG and PDF files go), ``RNNLIB_CHAPTER`` (for the build log).
+``RNNLIB_FIGURES`` (where PNG and PDF files go), ``RNNLIB_RESULTS`` (the record files; default
+``results/`` beside the figures folder), ``RNNLIB_CHAPTER`` (for the build log).
 """
 from __future__ import annotations
 
@@ -26,8 +30,10 @@ from typing import Any, Callable
 import yaml
 
 from ..config import config_subset, load_config
+from . import citing
 from .cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
 from .params import ParameterError, chapter_specs
+from .results import Recorder, artifact_refs, looked_up, results_folder
 
 
 def _display_markdown(text: str) -> None:
@@ -42,7 +48,8 @@ def _glue(name: str, value: Any) -> None:
 
 @dataclass
 class Chapter:
-    """A running chapter: ``name`` (file stem), validated ``params``, its cache and figure folder."""
+    """A running chapter: ``name`` (file stem), validated ``params``, its cache and figure folder,
+    and the recorder of its results (``None``: results are not recorded)."""
 
     name: str
     params: dict[str, Any]
@@ -50,6 +57,8 @@ class Chapter:
     cache: ArtifactCache
     figures_dir: Path
     names: list[str] = field(default_factory=list)
+    recorder: Recorder | None = None
+    _commit: str | None = field(default=None, repr=False)
 
     # -- start --------------------------------------------------------------------------------
     @classmethod
@@ -77,6 +86,8 @@ class Chapter:
         figures = Path(os.environ.get("RNNLIB_FIGURES") or root / "_build" / "figures")
         figures.mkdir(parents=True, exist_ok=True)
         ch = cls(name, params, root, ArtifactCache(), figures)
+        ch.recorder = Recorder(results_folder(figures) / f"{name}.json", name, ch.profile, ch.config_hash,
+                               ch.commit)  # a rerun of the chapter starts its record afresh
         if show:
             ch.header()
         return ch
@@ -84,6 +95,13 @@ class Chapter:
     @property
     def profile(self) -> str:
         return self.params["profile"]
+
+    @property
+    def commit(self) -> str:
+        """The git commit of the book (``+dirty`` with uncommitted changes), read once."""
+        if self._commit is None:
+            self._commit = git_commit(self.root) or "unknown"
+        return self._commit
 
     @property
     def config_hash(self) -> str:
@@ -98,7 +116,7 @@ class Chapter:
     def header(self) -> None:
         """Show the profile, the parameters and the config hash this chapter ran with."""
         rows = "\n".join(f"| `{k}` | `{v!r}` |" for k, v in self.params.items())
-        commit = git_commit(self.root) or "unknown"
+        commit = self.commit
         _display_markdown(
             f"**Ran with profile `{self.profile}`**, config hash `{self.config_hash}`, "
             f"rnnlib commit `{commit[:12]}`.\n\n| parameter | value |\n|---|---|\n{rows}\n")
@@ -122,16 +140,29 @@ class Chapter:
             raise ValueError(f"chapter {self.name}: the name {glue_name!r} is used twice")
         self.names.append(glue_name)
 
+    def _record(self, glue_name: str, kind: str, value: Any, files: list[str] = (),
+                artifacts: list | None = None) -> None:
+        """Append the result to the chapter's record file (:mod:`rnnlib.book.results`): its
+        ``artifacts``, or without them every artifact the chapter has looked up so far."""
+        if self.recorder is None:
+            return
+        refs = artifact_refs(artifacts) if artifacts is not None else looked_up(self.cache.events)
+        self.recorder.add(glue_name, kind, value, self.stable_name(glue_name), list(files), refs)
+
     def figure(self, glue_name: str, fig, artifacts: list | None = None,
-               extra: list[str] | None = None) -> dict[str, Path]:
+               extra: list[str] | None = None, paper: str | None = None) -> dict[str, Path]:
         """Save ``fig`` as PNG and PDF under its stable name and glue it as ``glue_name``.
 
         Show it in the chapter's Markdown with ``{glue:figure} <glue_name>`` and
         ``:name: <glue_name>``. ``artifacts`` (what the figure is drawn from) and ``extra`` (the
         parameters the drawing itself uses) choose the parameters its "how to cite" block
-        lists (:meth:`cited_params`). Returns the paths of both files.
+        lists (:meth:`cited_params`); ``artifacts`` is also the provenance recorded for it.
+        ``paper``: the paper it reproduces, ``"A"``, ``"B"``, ``"AB"`` or ``""`` for none, for
+        the BibTeX of its cite block (default: from the chapter's part, see
+        :mod:`rnnlib.book.citing`). Returns the paths of both files.
         """
         import matplotlib.pyplot as plt
+        paper = self._check_paper(glue_name, "figure", paper)
         self._claim(glue_name)
         stem = self.stable_name(glue_name)
         paths = {}
@@ -141,21 +172,26 @@ class Chapter:
                         metadata=None if ext == "png" else {"Title": stem})
         _glue(glue_name, fig)
         plt.close(fig)
-        self._cite(glue_name, "Figure", f"{stem}.png / {stem}.pdf", self.cited_params(artifacts, extra))
+        files = [paths["png"].name, paths["pdf"].name]
+        self._record(glue_name, "figure", None, files, artifacts)
+        self._cite(glue_name, "Figure", files, self.cited_params(artifacts, extra), paper)
         return paths
 
-    def table(self, glue_name: str, df, artifacts: list | None = None, extra: list[str] | None = None) -> Path:
+    def table(self, glue_name: str, df, artifacts: list | None = None, extra: list[str] | None = None,
+              paper: str | None = None) -> Path:
         """Glue a pandas DataFrame as ``glue_name`` and save it as CSV under its stable name.
 
         The book shows missing values (a number a paper does not give) as an em dash; the CSV
-        keeps them empty. ``artifacts`` and ``extra``: as for :meth:`figure`.
+        keeps them empty. ``artifacts``, ``extra`` and ``paper``: as for :meth:`figure`.
         """
+        paper = self._check_paper(glue_name, "table", paper)
         self._claim(glue_name)
         stem = self.stable_name(glue_name)
         path = self.figures_dir / f"{stem}.csv"
         df.to_csv(path)
         _glue(glue_name, BookTable(df))
-        self._cite(glue_name, "Table", f"{stem}.csv", self.cited_params(artifacts, extra))
+        self._record(glue_name, "table", df, [path.name], artifacts)
+        self._cite(glue_name, "Table", [path.name], self.cited_params(artifacts, extra), paper)
         return path
 
     def cited_params(self, artifacts: list | None = None, extra: list[str] | None = None) -> list[str]:
@@ -179,36 +215,57 @@ class Chapter:
             keys |= _config_keys(_config_of(item))
         return [k for k in self.params if k in keys and k != "profile"]
 
-    def number(self, glue_name: str, value: Any, digits: int | None = None) -> Any:
-        """Glue a number (rounded to ``digits``) for ``{glue:}`` in prose; returns the glued value."""
+    def number(self, glue_name: str, value: Any, digits: int | None = None,
+               artifacts: list | None = None) -> Any:
+        """Glue a number (rounded to ``digits``) for ``{glue:}`` in prose; returns the glued value.
+
+        ``artifacts``: what it was computed from, recorded as its provenance (default: every
+        artifact the chapter has looked up so far; see :mod:`rnnlib.book.results`)."""
         self._claim(glue_name)
         if digits is not None:
             value = round(float(value), digits)
         elif hasattr(value, "item"):
             value = value.item()
         _glue(glue_name, value)
+        self._record(glue_name, "number", value, artifacts=artifacts)
         return value
 
-    def text(self, glue_name: str, markdown: str) -> str:
+    def text(self, glue_name: str, markdown: str, artifacts: list | None = None) -> str:
         """Glue a short Markdown text computed from results (a verdict, a list of names), for
-        ``{glue:md}`` in prose; returns it."""
+        ``{glue:md}`` in prose; returns it. ``artifacts``: as for :meth:`number`."""
         from IPython.display import Markdown
         self._claim(glue_name)
         _glue(glue_name, Markdown(markdown))
+        self._record(glue_name, "text", markdown, artifacts=artifacts)
         return markdown
 
-    def _cite(self, glue_name: str, what: str, files: str, params: list[str]) -> None:
-        """A "how to cite" block shown under the cell that made the figure or table."""
+    def _check_paper(self, glue_name: str, what: str, paper: str | None) -> str:
+        """The papers a figure or table reproduces: ``paper`` checked, or the chapter's."""
+        if paper is None:
+            return citing.chapter_papers(self.root, self.name)
+        return citing.check_paper(paper, f"chapter {self.name}: {what} {glue_name!r}")
+
+    def _cite(self, glue_name: str, what: str, files: list[str], params: list[str], paper: str) -> None:
+        """A "how to cite" block shown under the cell that made the figure or table: the citation
+        in words, links to its files and to ``results.json`` (relative: they resolve in the built
+        HTML folder, where ``rnnlib build`` copies the ``figures/``), and BibTeX entries for the
+        item and for the papers it reproduces (``paper``: their letters)."""
         settings = ", ".join(f"{k}={self.params[k]!r}" for k in params if k != "profile")
         title, version = book_citation(self.root)
-        commit = (git_commit(self.root) or "unknown")[:12]
+        stem = self.stable_name(glue_name)
+        up = "../" * len(Path("chapters", self.name).parent.parts)  # the page's folder -> the HTML root
+        links = ", ".join(f'<a href="{up}figures/{f}">{f}</a>' for f in files)
+        bibtex = "\n\n".join([citing.item_bibtex(self.root, stem, what, self.name, self.profile,
+                                                   self.config_hash, self.commit),
+                               *citing.paper_bibtex(self.root, paper)])
         _display_markdown(
-            f":::{{admonition}} How to cite this {what.lower()}: `{self.stable_name(glue_name)}`\n"
+            f":::{{admonition}} How to cite this {what.lower()}: `{stem}`\n"
             f":class: dropdown\n\n"
-            f"{title}, version {version} (rnnlib commit `{commit}`), {what.lower()} "
-            f"`{self.stable_name(glue_name)}`: chapter `{self.name}`, profile `{self.profile}`, "
+            f"{title}, version {version} (rnnlib commit `{self.commit[:12]}`), {what.lower()} "
+            f"`{stem}`: chapter `{self.name}`, profile `{self.profile}`, "
             f"config hash `{self.config_hash}`" + (f"; parameters {settings}" if settings else "")
-            + f". Files: `{files}` (in the build's `figures/` folder).\n:::\n")
+            + f". Files: {links}; its entry in <a href=\"{up}results.json\">results.json</a>.\n\n"
+            f"```bibtex\n{bibtex}\n```\n:::\n")
 
 
 def _config_of(item: Any) -> Any:

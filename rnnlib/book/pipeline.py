@@ -11,8 +11,11 @@ Output folder layout (``--out``, default ``_build``)::
 
     src/                  the staging book: executed chapters (.ipynb) and the other pages
     figures/              every figure (PNG, PDF) and table (CSV) under its stable name
+    results/              each chapter's record of its glued results (rnnlib.book.results)
     build-log.jsonl       one line per artifact looked up (hit or computed), per chapter
-    _build/html/          the HTML book (index.html)
+    _build/html/          the HTML book (index.html), self-contained (:func:`publish_html`):
+      figures/            the figures and tables the chapters of this build made
+      results.json        every glued result, with its stable name and provenance
 """
 from __future__ import annotations
 
@@ -101,7 +104,8 @@ def executes_last(path: Path) -> bool:
 def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
     env = {
         "RNNLIB_BOOK_ROOT": str(root), "RNNLIB_CACHE": str(cache),
-        "RNNLIB_FIGURES": str(out / "figures"), "RNNLIB_CHAPTER": stem,
+        "RNNLIB_FIGURES": str(out / "figures"), "RNNLIB_RESULTS": str(out / "results"),
+        "RNNLIB_CHAPTER": stem,
         "RNNLIB_BUILD_LOG": str(out / "build-log.jsonl"),
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
@@ -239,7 +243,8 @@ def stage_book(root: Path, out: Path) -> Path:
 
 
 def build_html(src: Path, out: Path) -> None:
-    """``jupyter-book build`` of the staging book, warnings as errors; raises on failure."""
+    """``jupyter-book build`` of the staging book, warnings as errors, then :func:`publish_html`;
+    raises on failure."""
     exe = Path(sys.executable).parent / "jupyter-book"
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(out),
            "-W", "-n", "--keep-going", "--builder", "html"]
@@ -251,6 +256,43 @@ def build_html(src: Path, out: Path) -> None:
         raise RuntimeError("jupyter-book build failed (warnings are errors):\n  "
                            + "\n  ".join(lines[-20:] or (proc.stdout + proc.stderr).splitlines()[-20:])
                            + f"\n  full log: {out / 'jupyter-book.log'}")
+    publish_html(src, out)
+
+
+def publish_html(src: Path, out: Path) -> Path:
+    """Make the HTML folder ``out/_build/html`` self-contained; return it.
+
+    Jupyter Book writes only relative links, so the folder already works opened from disk or
+    served under any sub-path; this adds what the pages link to outside Sphinx's own files:
+
+    * ``figures/``: the PNG, PDF and CSV files the chapters of this build recorded (the cite
+      blocks link to them), copied from ``out/figures`` (older files there are left out);
+    * ``results.json``: every chapter's record (``out/results``, in book order) merged, with the
+      book's title and version (``CITATION.cff``) and the git commit (:func:`rnnlib.book.results.merge`);
+    * ``.nojekyll``, so that GitHub Pages serves the ``_static``/``_images`` folders however the
+      folder is pushed there.
+    """
+    from .cache import git_commit
+    from .citing import book_metadata
+    from .results import merge, write_json_atomic
+    html = out / "_build" / "html"
+    meta = book_metadata(src)
+    stems = [Path(entry).name for entry in toc_files(src)]
+    merged = merge(out / "results", stems, {"title": meta["title"], "version": meta["version"],
+                                            "commit": git_commit() or "unknown"})
+    figures = html / "figures"
+    shutil.rmtree(figures, ignore_errors=True)
+    figures.mkdir(parents=True)
+    for entry in merged["results"]:
+        for name in entry.get("files", []):
+            source = out / "figures" / name
+            if not source.is_file():
+                raise FileNotFoundError(f"chapter {entry['chapter']} recorded {entry['kind']} {entry['name']!r} "
+                                        f"with the file {name}, which is not in {out / 'figures'}")
+            shutil.copy2(source, figures / name)
+    write_json_atomic(html / "results.json", merged)
+    (html / ".nojekyll").touch()
+    return html
 
 
 def resolve_all(root: Path, profile_name: str, overrides: list[str],
