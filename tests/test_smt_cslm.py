@@ -114,3 +114,13 @@ def test_recombination_never_merges_hypotheses_with_different_cslm_histories(toy
     for src in (["b", "a", "c"], ["a", "b", "c", "a"], ["c", "a", "b"]):
         dec.translate(src, nbest=5)
     assert merged_kenlm_only > 0  # cases where the n-gram state alone would have merged them
+
+
+def test_a_partly_cached_sentence_scores_as_a_fresh_one():
+    # "x z" after the other sentences: its first n-gram is cached, its second is not
+    model, vocab = tiny()
+    fresh = CSLMFeature(model, vocab).sentence_logprob(["x", "z"])
+    f = CSLMFeature(model, vocab)
+    for s in TEXT[:4]:
+        f.sentence_logprob(s.split())
+    assert f.sentence_logprob(["x", "z"]) == pytest.approx(fresh, abs=1e-6)

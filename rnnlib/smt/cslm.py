@@ -218,13 +218,13 @@ class CSLMFeature(LanguageModelFeature):
 
     def extend(self, state, words) -> tuple:
         cache = self.cache
-        lp = 0.0
+        lp, start = 0.0, state
         for w in words:
             i = self._id(w)
             v = cache.get((state, i))
-            if v is None:
-                self.prefetch([(state, words)])
-                return self.extend(state, words)
+            if v is None:  # score what is missing, then start again from the first word
+                self.prefetch([(start, words)])
+                return self.extend(start, words)
             lp += v
             state = state[1:] + (i,)
         return lp, state
