@@ -14,7 +14,10 @@ smt/phrase_table   ``phrase_table.npz`` (:class:`rnnlib.smt.phrases.PhraseTable`
 smt/lm             ``lm.arpa``
 smt/tuned          ``weights.json`` (names -> weights, MERT history)
 smt/eval           ``dev.txt``, ``test.txt`` (detokenized), ``test.tok.txt``,
-                   ``bleu.json`` (scores + sacreBLEU signatures), ``speed.json``
+                   ``bleu.json`` (scores + sacreBLEU signatures), ``speed.json``; with
+                   ``eval_nbest > 1`` also ``dev.nbest.json.gz``, ``test.nbest.json.gz``
+                   (:func:`rnnlib.smt.rescore.save_nbest`: the n-best lists whose first
+                   candidates are the output, for rescoring)
 ================== ============================================================
 
 Inputs are plain Python: tokenized sentences (lists of str) for train/dev/test, tokenized
@@ -54,6 +57,7 @@ from .decoder import Decoder, DecoderConfig
 from .features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
 from .lm import NgramLM, train_arpa
 from .phrases import PhraseTable, build_phrase_table
+from .rescore import save_nbest
 from .tune import tune
 
 Sentences = Sequence[Sequence[str]]
@@ -111,7 +115,12 @@ class SMTConfig:
     mert_restarts: int = 2
     mert_random_directions: int = 2
     tune_sentences: int | None = None  # first N dev sentences for MERT (None: all)
+    eval_nbest: int = 1                # >1: the evaluation also stores dev and test n-best lists of this size
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.eval_nbest < 1:
+            raise ValueError(f"SMTConfig.eval_nbest must be >= 1, got {self.eval_nbest}")
 
     @classmethod
     def from_dict(cls, d: dict) -> "SMTConfig":
@@ -173,6 +182,17 @@ def decoding_pairs(phrase_table: Path, sentences: Sentences, max_phrase_len: int
     pairs = [(s, t) for s, opts in table.items() for t, _ in opts]
     copies = sorted({(w,) for s in sentences for w in s} - set(table))
     return pairs + [(c, c) for c in copies]
+
+
+def system_decoder(data: SMTData, config: SMTConfig, phrase_table, lm, extra: Sequence[FeatureTable] = (),
+                   lms: Sequence = ()) -> Decoder:
+    """The decoder :func:`run` tunes and evaluates: the ``smt/phrase_table`` artifact's table
+    restricted to the phrases of the dev and test sentences, the ``smt/lm`` artifact's model,
+    ``config.decoder``, the ``extra`` phrase features and further language models ``lms``."""
+    pt = PhraseTable.load(phrase_table.file("phrase_table.npz"))
+    wanted = _phrases_of(list(data.dev_src) + list(data.test_src), config.decoder.max_phrase_len)
+    return Decoder(pt.lookup(sources=wanted), _load_lm(lm.file("lm.arpa")), config=config.decoder, extra=extra,
+                   lms=lms)
 
 
 @dataclass
@@ -287,10 +307,7 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
 
     def decoder() -> Decoder:
         if "decoder" not in state:
-            pt = PhraseTable.load(ptab.file("phrase_table.npz"))
-            wanted = _phrases_of(list(data.dev_src) + list(data.test_src), max_phrase_len)
-            table = pt.lookup(sources=wanted)
-            state["decoder"] = Decoder(table, _load_lm(lm_art.file("lm.arpa")), config=config.decoder, extra=extra)
+            state["decoder"] = system_decoder(data, config, ptab, lm_art, extra)
         return state["decoder"]
 
     # 4. MERT
@@ -319,6 +336,8 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
 
     # 5. decode dev and test, score
     e_cfg = {"tuned": tuned.key, "decoder": dataclasses.asdict(config.decoder)}
+    if config.eval_nbest != 1:  # (so the 1-best evaluations keep their keys)
+        e_cfg["nbest"] = config.eval_nbest
 
     def make_eval(out: Path, work: Path) -> dict:
         dec = decoder()
@@ -327,8 +346,11 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
         speed = {}
         for split, src, refs in (("dev", data.dev_src, data.dev_refs), ("test", data.test_src, data.test_refs)):
             t = time.perf_counter()
-            hyps = [lst[0].words for lst in dec.translate_corpus(src, 1)]
+            lists = dec.translate_corpus(src, config.eval_nbest)
+            hyps = [lst[0].words for lst in lists]
             seconds = time.perf_counter() - t
+            if config.eval_nbest > 1:
+                save_nbest(lists, out / f"{split}.nbest.json.gz")
             speed[split] = {"sentences": len(src), "source_words": sum(len(s) for s in src),
                             "seconds": seconds, "sentences_per_s": len(src) / max(seconds, 1e-9),
                             "workers": config.decoder.workers}
@@ -347,4 +369,4 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
     return SMTResult(al, ptab, lm_art, tuned, ev)
 
 
-__all__ = ["SMTConfig", "SMTData", "SMTResult", "checksum", "decoding_pairs", "french_detokenizer", "run", "sacrebleu_scores"]
+__all__ = ["SMTConfig", "SMTData", "SMTResult", "checksum", "decoding_pairs", "french_detokenizer", "run", "sacrebleu_scores", "system_decoder"]

@@ -227,12 +227,35 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
     """
     if len(src) != len(refs):
         raise ValueError(f"tune: {len(src)} dev sentences but {len(refs)} reference lists")
-    pools = [dict() for _ in src]  # candidate words -> row in feats/stats
-    feats: list[list] = [[] for _ in src]
-    stats: list[list] = [[] for _ in src]
-    w = decoder.weights.copy()
-    fixed = getattr(decoder, "fixed", None)
-    free = np.ones(len(w), dtype=bool) if fixed is None else ~fixed
+
+    def decode(w: np.ndarray) -> list:
+        decoder.set_weights(w)
+        return decoder.translate_corpus(src, nbest)
+
+    res = mert_loop(decode, decoder.weights, refs, feature_names=list(decoder.feature_names),
+                    fixed=getattr(decoder, "fixed", None), max_iterations=max_iterations, seed=seed,
+                    restarts=restarts, random_directions=random_directions, tol=tol, log=log)
+    decoder.set_weights(res.weights)
+    return res
+
+
+def mert_loop(decode, w0: np.ndarray, refs: Sequence[Sequence[Sequence[str]]], *, feature_names: Sequence[str],
+              fixed: np.ndarray | None = None, max_iterations: int = 6, seed: int = 0, restarts: int = 2,
+              random_directions: int = 2, tol: float = 1e-4, log=None) -> TuneResult:
+    """MERT's outer loop (see the module notes) around any ``decode(w) -> n-best lists``.
+
+    ``decode(w (F,))`` returns one list of candidates per dev sentence, each with ``words`` and
+    ``features (F,)`` (:class:`rnnlib.smt.decoder.Translation`), best first under ``w``;
+    :func:`tune` decodes with the decoder, :mod:`rnnlib.smt.rescore` also adds sentence-level
+    features to every candidate. ``fixed (F,) bool``: weights MERT leaves as they are in ``w0``.
+    """
+    w = np.array(w0, dtype=np.float64)
+    if len(feature_names) != len(w):
+        raise ValueError(f"mert_loop: {len(w)} starting weights for {len(feature_names)} features {list(feature_names)}")
+    pools = [dict() for _ in refs]  # candidate words -> row in feats/stats
+    feats: list[list] = [[] for _ in refs]
+    stats: list[list] = [[] for _ in refs]
+    free = np.ones(len(w), dtype=bool) if fixed is None else ~np.asarray(fixed, dtype=bool)
     w[free] = w[free] / np.abs(w[free]).sum()  # the fixed weights keep their value
     history = []
     converged = False
@@ -240,9 +263,10 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
     ref_counts = [reference_counts(r) for r in refs]
     for it in range(max_iterations):
         t0 = time.perf_counter()
-        decoder.set_weights(w)
-        lists = decoder.translate_corpus(src, nbest)
+        lists = decode(w)
         t1 = time.perf_counter()
+        if len(lists) != len(refs):
+            raise ValueError(f"mert_loop: decode returned {len(lists)} n-best lists for {len(refs)} dev sentences")
         one_best = sum(bleu_stats(lst[0].words, ref_counts=rc) for lst, rc in zip(lists, ref_counts))
         dev_bleu = float(bleu_from_stats(one_best))
         if dev_bleu > best_bleu:
@@ -252,6 +276,9 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
             for cand in lst:
                 key = tuple(cand.words)
                 if key not in pools[s]:
+                    if len(cand.features) != len(w):
+                        raise ValueError(f"mert_loop: a candidate of sentence {s} has {len(cand.features)} "
+                                         f"feature values for {len(w)} weights {list(feature_names)}")
                     pools[s][key] = len(feats[s])
                     feats[s].append(cand.features)
                     stats[s].append(bleu_stats(cand.words, ref_counts=ref_counts[s]))
@@ -273,9 +300,8 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
             log(record)
         if converged:
             break
-    decoder.set_weights(best_w)
-    return TuneResult(weights=best_w, feature_names=list(decoder.feature_names), history=history,
+    return TuneResult(weights=best_w, feature_names=list(feature_names), history=history,
                       converged=converged, best_dev_bleu=best_bleu)
 
 
-__all__ = ["CandidatePool", "TuneResult", "bleu_from_stats", "bleu_stats", "reference_counts", "line_search", "mert", "tune"]
+__all__ = ["CandidatePool", "TuneResult", "bleu_from_stats", "bleu_stats", "reference_counts", "line_search", "mert", "mert_loop", "tune"]
