@@ -88,6 +88,7 @@ class Chapter:
         ch = cls(name, params, root, ArtifactCache(), figures)
         ch.recorder = Recorder(results_folder(figures) / f"{name}.json", name, ch.profile, ch.config_hash,
                                ch.commit)  # a rerun of the chapter starts its record afresh
+        ch.recorder.add("params", "params", ch.params, ch.stable_name("params"))  # what the results ran with
         if show:
             ch.header()
         return ch

@@ -50,7 +50,7 @@ from typing import Any, Iterable
 
 from .cache import Artifact, config_hash
 
-KINDS = ("number", "text", "table", "figure")
+KINDS = ("number", "text", "table", "figure", "params")  # params: the chapter's parameters, first entry
 
 
 def results_folder(figures_dir: Path) -> Path:
