@@ -114,3 +114,40 @@ def test_a_unit_that_always_resets_has_no_memory_and_a_unit_that_keeps_its_state
     memory = R.perturbation_memory(model, vocab, phrases, lag=3)
     assert memory.shape == (16,)
     assert memory[0] < 1e-6 < 0.3 < memory[1]
+
+
+def _four_classes(n=400, dim=32, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = [["number", "time", "place", "person"][i % 4] for i in range(n)] + [None] * 20
+    centres = {c: rng.normal(size=dim) * 3 for c in ("number", "time", "place", "person")}
+    separated = np.array([centres[lab] if lab else np.zeros(dim) for lab in labels]) + rng.normal(size=(len(labels), dim))
+    return labels, separated, rng.normal(size=(len(labels), dim))
+
+
+def test_purity_interval_lies_above_0_when_the_classes_are_separated_and_includes_0_for_random_vectors():
+    from rnnlib.book import claims
+    labels, separated, random = _four_classes()
+    chance = R.chance_same(labels)
+    assert len(chance) == 400 and chance.mean() == pytest.approx(R.chance_purity(labels))
+    verdicts = {}
+    for name, X in (("separated", separated), ("random", random)):
+        per_point = R.knn_same(X, labels, k=10)
+        assert per_point.mean() == pytest.approx(R.knn_purity(X, labels, k=10))
+        diff, low, high = R.bootstrap_mean(per_point - chance, n_boot=1000, seed=0)
+        assert low <= diff <= high
+        verdicts[name] = (diff, low, high)
+    assert verdicts["separated"][1] > 0.5  # the whole interval well above chance
+    assert verdicts["random"][1] < 0 < verdicts["random"][2]
+    assert claims.evaluate(claims.intervals_above([("sep", *verdicts["separated"])])).verdict == claims.HOLDS
+    assert claims.evaluate(claims.intervals_above([("rnd", *verdicts["random"])])).verdict == claims.NOISE
+
+
+def test_spearman_interval_over_units_separates_a_relation_from_none():
+    rng = np.random.default_rng(1)
+    x = rng.random(256)
+    rho, low, high = R.bootstrap_spearman(x, x + rng.normal(scale=0.2, size=256), n_boot=300, seed=0)
+    assert 0 < low <= rho <= high
+    rho, low, high = R.bootstrap_spearman(x, rng.random(256), n_boot=300, seed=0)
+    assert low < 0 < high
+    with pytest.raises(ValueError, match="same length"):
+        R.bootstrap_spearman(x, x[:10])

@@ -43,9 +43,11 @@ def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     scorers = {c: [e for e in events if e["kind"] == "cho2014/scorer" and e["chapter"] == c]
                for c in ("cho2014", "representations")}
     assert scorers["representations"], "the representations chapter read no cho2014/scorer artifact"
-    assert {e["key"] for e in scorers["representations"]} == {e["key"] for e in scorers["cho2014"]}
-    assert all(e["hit"] for e in scorers["representations"])  # read, not trained a second time
-    assert values["rep-scorer-key"].strip("`") == scorers["cho2014"][0]["key"]
+    key = scorers["cho2014"][0]["key"]
+    assert values["rep-scorer-key"].strip("`") == key
+    mine = [e for e in scorers["representations"] if e["key"] == key]
+    assert mine and all(e["hit"] for e in mine)  # read, not trained a second time
+    assert {e["key"] for e in scorers["representations"]} == {key}
     assert not any(e["kind"] == "representations/scorer" for e in events)
 
 
@@ -62,8 +64,25 @@ def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(c
     assert ((table >= 0) & (table <= 1)).all().all()
     assert (table.loc["chance"] < 1).all()
     assert float(values["rep-word-trained"]) == table.loc["trained network", "words: category"]
-    for key in ("rep-verdict-words", "rep-verdict-sem", "rep-verdict-pat", "rep-verdict-gates"):
-        assert "held" in values[key] or "did not hold" in values[key]
+    for key in ("rep-verdict-words", "rep-verdict-sem", "rep-verdict-pat"):
+        assert values[key].startswith(("**holds**", "**does not hold**", "**inside the noise**"))
+        assert values[f"rep-best-{key.split('-')[-1]}"] in ("chance", "random vectors", "untrained network",
+                                                            "bag of words")
+
+
+def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows(chapter):
+    from rnnlib.book import claims
+    out, values = chapter
+    recorded = {r.claim: r for r in claims.load_checks(out / "results") if r.chapter == "representations"}
+    glued = {"C-A-F4-1": "rep-verdict-words", "C-A-F5-1": "rep-verdict-sem", "C-A-F5-2": "rep-verdict-pat",
+             "C-A-GRU-2": "rep-verdict-gates"}
+    assert set(recorded) == set(glued)
+    for claim, key in glued.items():
+        verdict = claims.evaluate(recorded[claim].check)  # evaluated again from the recorded evidence
+        assert values[key] == claims.markdown(verdict) == values[f"claim-{claim}"]
+        if recorded[claim].check.rule == "intervals_above":
+            for _, diff, low, high in recorded[claim].check.evidence["tests"]:
+                assert low <= diff <= high
 
 
 def test_gate_statistics_are_shares_and_correlations(chapter):

@@ -6,9 +6,13 @@
   :func:`word_tag` (a part-of-speech-like tag) and, for phrases, :func:`phrase_class` (semantic)
   and :func:`phrase_pattern` (the tags of the first two words);
 * :func:`knn_purity` -- the share of a point's ``k`` nearest neighbours (cosine) that carry its
-  class, averaged over the labelled points; :func:`chance_purity` is its value for neighbours
-  drawn at random; :func:`bag_of_words` and :func:`context_counts` are the baselines the codes
-  are set against;
+  class, averaged over the labelled points (:func:`knn_same`: per point); :func:`chance_purity`
+  is its value for neighbours drawn at random (:func:`chance_same`: per point);
+  :func:`bag_of_words` and :func:`context_counts` are the baselines the codes are set against;
+* :func:`bootstrap_mean` -- a mean (a purity difference over the labelled points, a dev NLL
+  difference over held-out pairs) with its 95% bootstrap interval; :func:`bootstrap_spearman`
+  -- a rank correlation over hidden units with its interval (the claims' evidence,
+  :mod:`rnnlib.book.claims`);
 * :func:`tsne_artifact` -- a 2-D Barnes--Hut t-SNE (scikit-learn) as a cache artifact, keyed by
   the perplexity, iterations, seed and a checksum of the vectors, so that what a figure shows
   (:func:`dense_region`, :func:`map_figure`) can change without recomputing it;
@@ -39,6 +43,10 @@ Deviations
 - The categories are rules over the corpus and short word lists, not a tagger (none is
   installed); person and place names are told apart by the words before them.
 - A's t-SNE settings are not printed: perplexity, iterations and seed are parameters.
+- A judges the maps by eye; the chapter judges each clustering claim by the purity difference
+  between the trained representation and the strongest of four baselines (chance, random
+  vectors, the untrained network, a bag of words), with a bootstrap interval over the labelled
+  points in which each point's neighbours stay as computed.
 """
 from __future__ import annotations
 
@@ -167,11 +175,11 @@ def _labelled(labels: Sequence) -> np.ndarray:
     return np.array([lab is not None for lab in labels], dtype=bool)
 
 
-def knn_purity(X, labels: Sequence, k: int = 10) -> float:
-    """Mean over the labelled rows of ``X (N, d)`` (dense array or scipy sparse matrix) of the
-    share of their ``k`` nearest labelled neighbours (cosine distance, the row itself excluded)
-    that carry the same label. ``labels``: ``N`` labels, ``None`` for unlabelled rows (left out
-    both as points and as neighbours)."""
+def knn_same(X, labels: Sequence, k: int = 10) -> np.ndarray:
+    """For each labelled row of ``X (N, d)`` (dense array or scipy sparse matrix), in order, the
+    share of its ``k`` nearest labelled neighbours (cosine distance, the row itself excluded)
+    that carry the same label: ``(L,) float64`` for the ``L`` labelled rows. ``labels``: ``N``
+    labels, ``None`` for unlabelled rows (left out both as points and as neighbours)."""
     from sklearn.neighbors import NearestNeighbors
     if len(labels) != X.shape[0]:
         raise ValueError(f"knn_purity: {X.shape[0]} rows but {len(labels)} labels")
@@ -186,17 +194,70 @@ def knn_purity(X, labels: Sequence, k: int = 10) -> float:
     for i, row in enumerate(idx):
         row = [j for j in row if j != i][:k]
         same[i] = np.mean(y[row] == y[i])
-    return float(same.mean())
+    return same
+
+
+def knn_purity(X, labels: Sequence, k: int = 10) -> float:
+    """The nearest-neighbour class purity: the mean of :func:`knn_same` over the labelled rows."""
+    return float(knn_same(X, labels, k).mean())
+
+
+def chance_same(labels: Sequence) -> np.ndarray:
+    """For each labelled point, in order, the expected share of same-label neighbours when they
+    are drawn at random among the other labelled points, ``(n_c - 1) / (N - 1)`` for its label
+    ``c``: ``(L,) float64`` (its mean is :func:`chance_purity`)."""
+    y = [lab for lab in labels if lab is not None]
+    if len(y) < 2:
+        raise ValueError("chance_purity: fewer than two labelled points")
+    counts = Counter(y)
+    return np.array([(counts[lab] - 1) / (len(y) - 1) for lab in y], dtype=float)
 
 
 def chance_purity(labels: Sequence) -> float:
     """The expected :func:`knn_purity` when the neighbours are drawn at random among the other
     labelled points: ``sum_c n_c (n_c - 1) / (N (N - 1))``."""
-    counts = np.array(list(Counter(lab for lab in labels if lab is not None).values()), dtype=float)
-    n = counts.sum()
-    if n < 2:
-        raise ValueError("chance_purity: fewer than two labelled points")
-    return float((counts * (counts - 1)).sum() / (n * (n - 1)))
+    return float(chance_same(labels).mean())
+
+
+def bootstrap_mean(values: np.ndarray, n_boot: int = 1000, seed: int = 0,
+                   level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
+    at ``level`` (``n_boot`` resamples of the ``L`` values with replacement, seeded). For a
+    purity difference the values are per-point differences of :func:`knn_same` (or
+    :func:`chance_same`) over the same labelled points: the points are resampled, their
+    neighbour lists stay as computed."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1 or len(values) == 0:
+        raise ValueError(f"bootstrap_mean: values must be a non-empty 1-D array, got shape {values.shape}")
+    if n_boot < 1 or not 0 < level < 1:
+        raise ValueError(f"bootstrap_mean: need n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return float(values.mean()), float(lo), float(hi)
+
+
+def bootstrap_spearman(x: np.ndarray, y: np.ndarray, n_boot: int = 1000, seed: int = 0,
+                       level: float = 0.95) -> tuple[float, float, float]:
+    """``(rho, low, high)``: Spearman's rank correlation of ``x`` and ``y`` (one value per hidden
+    unit, ``(n,)``) and its percentile bootstrap interval over the units (``n_boot`` resamples
+    of the units with replacement, seeded; a resample without spread in ``x`` or ``y`` is
+    skipped)."""
+    from scipy.stats import spearmanr
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 3:
+        raise ValueError(f"bootstrap_spearman: need two 1-D arrays of the same length >= 3, got {x.shape}, {y.shape}")
+    rho = float(spearmanr(x, y)[0])
+    rng = np.random.default_rng(seed)
+    rhos = []
+    for _ in range(n_boot):
+        i = rng.integers(0, len(x), size=len(x))
+        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
+            rhos.append(spearmanr(x[i], y[i])[0])
+    if not rhos:
+        return rho, float("nan"), float("nan")
+    lo, hi = np.quantile(rhos, [(1 - level) / 2, (1 + level) / 2])
+    return rho, float(lo), float(hi)
 
 
 def bag_of_words(phrases: Sequence[Sequence[str]]):
@@ -453,7 +514,8 @@ def perturbation_memory(model: torch.nn.Module, vocab, phrases: Sequence[Sequenc
     return (last / first.clamp_min(1e-12)).numpy()
 
 
-__all__ = ["WORD_CATEGORIES", "array_checksum", "bag_of_words", "chance_purity", "context_counts", "dense_region",
-           "encoder_gates", "gate_activity", "knn_purity", "map_figure", "perturbation_memory", "phrase_batches",
+__all__ = ["WORD_CATEGORIES", "array_checksum", "bag_of_words", "bootstrap_mean", "bootstrap_spearman",
+           "chance_purity", "chance_same", "context_counts", "dense_region", "encoder_gates", "gate_activity",
+           "knn_purity", "knn_same", "map_figure", "perturbation_memory", "phrase_batches",
            "phrase_class", "phrase_codes", "phrase_pattern", "proper_names", "tsne_artifact", "tsne_coords",
            "word_category", "word_tag"]
