@@ -151,3 +151,69 @@ def test_spearman_interval_over_units_separates_a_relation_from_none():
     assert low < 0 < high
     with pytest.raises(ValueError, match="same length"):
         R.bootstrap_spearman(x, x[:10])
+
+
+def _tiny_scorer(tmp_path):
+    """A PhraseScorer as rnnlib.book.cho2014.phrase_scorer makes it, on toy pairs (no SMT run)."""
+    from types import SimpleNamespace
+    from rnnlib.book.cho2014 import PhraseScorer, scorer_run
+    from rnnlib.smt.rnn_scorer import encode_pairs
+    from rnnlib.train import train_preset
+    vocab = Vocab([f"w{i}" for i in range(36)])
+    corpus = SimpleNamespace(src_vocab=vocab, tgt_vocab=vocab, checksum="toy")
+    rng = np.random.default_rng(0)
+    phrase = lambda: tuple(f"w{i}" for i in rng.integers(0, 36, size=rng.integers(1, 5)))  # noqa: E731
+    train_pairs, held = [(phrase(), phrase()) for _ in range(300)], [(phrase(), phrase()) for _ in range(30)]
+    model_config = preset("smoke-cho2014", src_vocab=len(vocab), tgt_vocab=len(vocab))
+    train_config = train_preset("paper-a", max_updates=6, eval_every=3, seed=1, checkpoint_every=3)
+    run_config = {"phrase_table": "toy", "sample": None, "dev_pairs": len(held), "sample_seed": 1}
+    cache = ArtifactCache(root=tmp_path / "cache")
+    art = scorer_run(cache, run_config, model_config, train_config, encode_pairs(train_pairs, vocab, vocab),
+                     encode_pairs(held, vocab, vocab), data=corpus.checksum)
+    return cache, corpus, PhraseScorer(art, model_config, train_config, None, None, train_pairs + held, held,
+                                       train_pairs, 0.0, run_config)
+
+
+@pytest.fixture
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny models: two threads only add waiting on a busy machine
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_the_tanh_ablation_is_the_scorers_network_with_tanh_units_keyed_apart(tmp_path, one_thread):
+    import pandas as pd
+    from rnnlib.book.cho2014 import scorer_variant
+    from rnnlib.gru import TanhCell
+    cache, corpus, base = _tiny_scorer(tmp_path)
+    same = scorer_variant(cache, corpus, base)  # the GRU at the scorer's own updates: the scorer itself
+    assert same.artifact.key == base.artifact.key and same.artifact.from_cache
+    tanh = scorer_variant(cache, corpus, base, unit="tanh")
+    assert not tanh.artifact.from_cache and tanh.artifact.key != base.artifact.key
+    cfg = tanh.model_config
+    assert (cfg.unit, cfg.decoder_reset, cfg.reset_context) == ("tanh", None, False)
+    assert (cfg.hidden, cfg.emb, cfg.src_vocab, cfg.maxout) == (base.model_config.hidden, base.model_config.emb,
+                                                                base.model_config.src_vocab, base.model_config.maxout)
+    assert tanh.train_config == base.train_config
+    assert isinstance(tanh.model().encoder.rnn.cell, TanhCell)
+    logs = {name: pd.read_csv(run.artifact.file("eval_log.csv")) for name, run in (("gru", base), ("tanh", tanh))}
+    assert list(logs["tanh"]["update"]) == list(logs["gru"]["update"]) == [3, 6]  # evaluated at the same points
+    # the GRU stopped earlier is the scorer's run up to there: same minibatches, same dev NLL at update 3
+    early = scorer_variant(cache, corpus, base, updates=3)
+    assert early.artifact.key not in (base.artifact.key, tanh.artifact.key)
+    early_log = pd.read_csv(early.artifact.file("eval_log.csv"))
+    assert list(early_log["update"]) == [3]
+    assert early_log["dev_nll_sentence"][0] == pytest.approx(logs["gru"]["dev_nll_sentence"][0], rel=1e-5)
+    with pytest.raises(ValueError, match="unit="):
+        scorer_variant(cache, corpus, base, unit="lstm")
+
+
+def test_most_frequent_sample_counts_the_draws():
+    model, vocab = _smoke_model()
+    words, count = R.most_frequent_sample(model, vocab, vocab, ["w1", "w2", "w3"], n=30,
+                                          generator=torch.Generator().manual_seed(0))
+    assert 1 <= count <= 30 and all(w in vocab.stoi for w in words)
+    again = R.most_frequent_sample(model, vocab, vocab, ["w1", "w2", "w3"], n=30,
+                                   generator=torch.Generator().manual_seed(0))
+    assert again == (words, count)

@@ -4,6 +4,8 @@
   its SMT run, the held-out and training pairs, the model and training configs and
   :func:`scorer_run`; the representations chapter (A §4.4) reads the same network through it,
   with the parameters :func:`cho2014_params` resolves and the corpus :func:`cho2014_corpus` prepares;
+* :func:`scorer_variant` -- the same network on the same pairs with another recurrent unit
+  (A §2.3's tanh units) or fewer updates;
 * :func:`scorer_run` -- the RNN Encoder-Decoder trained on unique phrase pairs
   (``cho2014/scorer``: ``model.pt``, ``train_log.csv``, ``eval_log.csv``);
 * :func:`scored_pairs` -- ``log p(f | e)`` of every pair the decoder can use on dev and test
@@ -92,6 +94,7 @@ class PhraseScorer:
     held: list[Pair]
     train_pairs: list[Pair]
     seconds: float
+    run_config: dict | None = None  # the config :func:`scorer_run` keyed it by (table, sample, held-out pairs)
 
     def model(self) -> torch.nn.Module:
         """The trained network, in eval mode."""
@@ -123,13 +126,48 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
     model_config = preset(params["model_preset"], src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab))
     train_config = train_preset("paper-a", max_updates=params["rnn_updates"], eval_every=params["rnn_eval_every"],
                                 seed=seed, checkpoint_every=params["rnn_eval_every"])
+    run_config = {"phrase_table": smt.phrase_table.key, "sample": params["rnn_sample"], "dev_pairs": len(held),
+                  "sample_seed": seed}
     t0 = time.perf_counter()
-    art = scorer_run(cache, {"phrase_table": smt.phrase_table.key, "sample": params["rnn_sample"],
-                             "dev_pairs": len(held), "sample_seed": seed},
-                     model_config, train_config, encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
+    art = scorer_run(cache, run_config, model_config, train_config,
+                     encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
                      encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
     return PhraseScorer(art, model_config, train_config, smt, table, all_pairs, held, train_list,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, run_config)
+
+
+def scorer_variant(cache: ArtifactCache, corpus, scorer: PhraseScorer, unit: str = "gru",
+                   updates: int | None = None) -> PhraseScorer:
+    """``scorer``'s network trained again on the same pairs, with the same set-up, seed and
+    evaluation points, but with the recurrent unit ``unit`` and for ``updates`` updates
+    (``None``: as many as ``scorer``): the gating ablation of A §2.3.
+
+    ``unit="tanh"``: every recurrent layer a plain tanh unit of the same size (``ModelConfig.unit``);
+    it has no reset gate, so the decoder's reset options go (``reset="before"``,
+    ``decoder_reset=None``, ``reset_context=False``). ``unit="gru"``: ``scorer``'s own model;
+    with ``updates`` below ``scorer``'s it is the same run stopped earlier (same minibatches),
+    with ``updates=None`` it is ``scorer`` itself (a cache lookup, the same key). The artifact
+    is a ``cho2014/scorer`` keyed by the changed model or training config; ``corpus``: the
+    corpus ``scorer`` was made from."""
+    if scorer.run_config is None:
+        raise ValueError("scorer_variant: scorer has no run_config; make it with phrase_scorer")
+    if unit not in ("gru", "tanh"):
+        raise ValueError(f"scorer_variant: unit={unit!r}; expected 'gru' or 'tanh'")
+    if updates is not None and (not isinstance(updates, int) or updates < 1):
+        raise ValueError(f"scorer_variant: updates={updates!r}; expected a positive int or None")
+    model_config = scorer.model_config
+    if unit == "tanh":
+        model_config = dataclasses.replace(model_config, unit="tanh", reset="before", decoder_reset=None,
+                                           reset_context=False)
+    train_config = scorer.train_config
+    if updates is not None:
+        train_config = dataclasses.replace(train_config, max_updates=updates)
+    t0 = time.perf_counter()
+    art = scorer_run(cache, scorer.run_config, model_config, train_config,
+                     encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab),
+                     encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
+    return dataclasses.replace(scorer, artifact=art, model_config=model_config, train_config=train_config,
+                               seconds=time.perf_counter() - t0)
 
 
 def cho2014_params(root: Path, profile: str) -> dict[str, Any]:
@@ -189,4 +227,4 @@ def table_frame(table, model: torch.nn.Module, src_vocab, tgt_vocab, sources: se
                          "src_len": [len(s) for s, _ in pairs]})
 
 __all__ = ["PhraseScorer", "SCORER_MERT_SEED", "SCORER_PARAMS", "cho2014_corpus", "cho2014_params", "load_scored",
-           "load_scorer", "phrase_scorer", "scored_pairs", "scorer_run", "table_frame"]
+           "load_scorer", "phrase_scorer", "scored_pairs", "scorer_run", "scorer_variant", "table_frame"]
