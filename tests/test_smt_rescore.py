@@ -170,6 +170,8 @@ def test_rescored_rows_from_the_base_lists_decode_nothing_and_share_feature_valu
     assert all(e["hit"] for e in cache.events) and again.bleu == first.bleu
     with pytest.raises(ValueError, match="mode must be one of"):
         RescoredSystem(cache, data, cfg, [wp]).tune(base, seed=1, mode="inside")
+    with pytest.raises(ValueError, match="needs iterations >= 2"):
+        RescoredSystem(cache, data, cfg, [wp]).tune(base, seed=1, mode="lists", iterations=1)
 
 
 def test_rescored_rows_with_decoding_share_their_first_decoding(toy_system):

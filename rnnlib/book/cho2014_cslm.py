@@ -196,6 +196,9 @@ class RescoredSystem:
         where the second finds nothing new and ends the loop)."""
         if mode not in MODES:
             raise ValueError(f"RescoredSystem.tune: mode must be one of {MODES}, got {mode!r}")
+        if iterations < (2 if mode == "lists" else 1):
+            raise ValueError(f"RescoredSystem.tune: mode {mode!r} needs iterations >= {2 if mode == 'lists' else 1} "
+                             f"(MERT runs between two rankings), got {iterations}")
         cfg, data = self.config, self.data
         n_tune = len(data.dev_src) if cfg.tune_sentences is None else min(cfg.tune_sentences, len(data.dev_src))
         src, refs = data.dev_src[:n_tune], [[r] for r in data.dev_tgt[:n_tune]]

@@ -191,10 +191,11 @@ def tune_rescored(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence
     """MERT over the decoder's weights and ``rescorer``'s (see the module notes).
 
     The starting weights are the decoder's, then ``start`` for the rescoring features (one value
-    for all, as the decoder starts an extra feature at 0.1, or one per feature). ``decode(w_d (len(decoder.feature_names),))`` returns the
-    ``nbest`` lists of ``src`` under the search weights ``w_d`` (default: the decoder itself; the
-    book passes a cached one); ``rescore(lists)`` appends the sentence features to every
-    candidate (default: ``rescorer.extend``; the book passes a cached one). The decoder is left with the tuned search weights; the result's
+    for all, as the decoder starts an extra feature at 0.1, or one per feature).
+    ``decode(w_d (len(decoder.feature_names),))`` returns the ``nbest`` lists of ``src`` under the
+    search weights ``w_d`` (default: the decoder; the book passes cached decodings, or fixed
+    lists); ``rescore(lists)`` appends the sentence features to every candidate (default:
+    ``rescorer.extend``). The decoder is left with the tuned search weights; the result's
     ``weights`` are ``(w_d, w_r)`` under ``decoder.feature_names + rescorer.names``.
     """
     if len(src) != len(refs):
