@@ -63,8 +63,9 @@ def test_each_glued_result_is_recorded_with_its_value_files_and_provenance(tmp_p
     ch, art = run_chapter(tmp_path)
     entries = json.loads(record_file(tmp_path).read_text())
     by_name = {e["name"]: e for e in entries}
-    assert [e["name"] for e in entries] == ["demo-sum", "demo-ppl", "demo-verdict", "demo-table", "demo-plot"]
-    assert [e["kind"] for e in entries] == ["number", "number", "text", "table", "figure"]
+    assert [e["name"] for e in entries] == ["params", "demo-sum", "demo-ppl", "demo-verdict", "demo-table", "demo-plot"]
+    assert [e["kind"] for e in entries] == ["params", "number", "number", "text", "table", "figure"]
+    assert by_name["params"]["value"] == ch.params  # what the results ran with, first
     for e in entries:
         assert e["stable_name"] == ch.stable_name(e["name"])
         assert (e["chapter"], e["profile"], e["config_hash"]) == ("demo", "smoke", ch.config_hash)
@@ -87,7 +88,7 @@ def test_each_glued_result_is_recorded_with_its_value_files_and_provenance(tmp_p
     assert by_name["demo-plot"]["artifacts"] == []
     # a rerun of the chapter starts its record afresh
     again = Chapter.start("demo", dict(PARAMS), show=False)
-    assert json.loads(record_file(tmp_path).read_text()) == []
+    assert [e["name"] for e in json.loads(record_file(tmp_path).read_text())] == ["params"]
     again.number("demo-sum", 7)
     assert [e["value"] for e in json.loads(record_file(tmp_path).read_text())] == [7]
 
@@ -102,14 +103,14 @@ def test_a_write_that_fails_leaves_the_previous_record_whole(tmp_path, shown, mo
     with pytest.raises(OSError, match="disk gone"):
         ch.number("demo-b", 2.5)
     monkeypatch.undo()
-    assert [e["name"] for e in json.loads(record_file(tmp_path).read_text())] == ["demo-a"]
+    assert [e["name"] for e in json.loads(record_file(tmp_path).read_text())] == ["params", "demo-a"]
     assert sorted(p.name for p in record_file(tmp_path).parent.iterdir()) == ["demo.json"]  # no partial file
 
 
 def test_load_gives_values_and_tables_back_by_name(tmp_path, shown):
     run_chapter(tmp_path)
     res = results.load(tmp_path / "out" / "results")
-    assert res.names() == ["demo-sum", "demo-ppl", "demo-verdict", "demo-table", "demo-plot"]
+    assert res.names() == ["params", "demo-sum", "demo-ppl", "demo-verdict", "demo-table", "demo-plot"]
     assert res.chapters() == ["demo"]
     assert res.value("demo-sum") == 6 and math.isnan(res.value("demo-ppl"))
     assert res.value("demo-verdict") == "**holds**"
