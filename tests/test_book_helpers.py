@@ -81,6 +81,17 @@ def test_command_line_overrides_of_cho2014_reach_the_chapter_that_reads_its_scor
     assert cho2014_params(ROOT, "smoke")["rnn_updates"] == 20  # outside a run, the profile's value
 
 
+def test_command_line_overrides_of_the_baseline_reach_the_chapters_that_show_it(monkeypatch):
+    from rnnlib.book.baseline import baseline_params
+    monkeypatch.delenv(OVERRIDES_ENV, raising=False)
+    overrides = ["baseline.stack_size=7", "rnnsearch.seed=9"]
+    with overrides_in_environment(overrides):
+        mine = baseline_params(ROOT, "smoke")
+    _, resolved = resolve_all(ROOT, "smoke", overrides)
+    assert mine == resolved["baseline"] and mine["stack_size"] == 7
+    assert baseline_params(ROOT, "smoke")["stack_size"] != 7  # outside a run, the profile's value
+
+
 def test_rnnlib_run_hands_its_overrides_to_the_chapters_kernel(tmp_path):
     book = make_minibook(tmp_path / "book")
     chapter = book / "chapters" / "demo.md"

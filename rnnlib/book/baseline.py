@@ -54,14 +54,18 @@ def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]
 
 
 def baseline_params(root: Path, profile: str, corpus_params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The baseline chapter's parameters under ``profile`` (its defaults, then the profile).
+    """The baseline chapter's parameters under ``profile``: its defaults, the profile and the
+    command-line overrides of the ``rnnlib run`` or ``rnnlib build`` this process runs under
+    (:func:`rnnlib.book.params.run_overrides`), as the baseline chapter resolves them, so that a
+    chapter showing the phrase-based system shows the one the baseline chapter built.
 
     ``corpus_params``: the calling chapter's corpus parameters; those that change the corpus
     text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so both chapters translate the
-    same sentences. Command-line overrides of the baseline chapter are not seen here.
+    same sentences.
     """
+    from .params import run_overrides
     from .pipeline import resolve_all
-    _, params = resolve_all(Path(root), profile, [], only=["baseline"])
+    _, params = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
     out = dict(params["baseline"])
     for name in CORPUS_TEXT_PARAMS:
         if corpus_params is not None and name in corpus_params:
