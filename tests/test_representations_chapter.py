@@ -4,31 +4,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 import pytest
 
+from rnnlib.book import results
+
 pytestmark = pytest.mark.slow
-PREFIX = "application/papermill.record/"
-
-
-def glued_values(nb) -> dict[str, str]:
-    out = {}
-    for cell in nb.cells:
-        for o in cell.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                data = {k.replace(PREFIX, ""): v for k, v in o.get("data", {}).items()}
-                out[name] = data.get("text/markdown", data.get("text/plain", ""))
-    return out
 
 
 @pytest.fixture(scope="module")
 def chapter(smoke_book):
     out, proc = smoke_book
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    nb = nbformat.read(out / "src" / "chapters" / "representations.ipynb", as_version=4)
-    return out, glued_values(nb)
+    return out, results.load(out / "results").values("representations")  # every number and text the chapter glued
 
 
 def _one(out: Path, item: str, ext: str) -> Path:

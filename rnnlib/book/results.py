@@ -253,6 +253,14 @@ class Results:
             return float("nan")
         return e["value"]
 
+    def values(self, chapter: str) -> dict[str, Any]:
+        """Every number and text ``chapter`` glued, by name (as :meth:`value` gives each)."""
+        if chapter not in self.chapters():
+            raise KeyError(f"no results of chapter {chapter!r} in {self.source or 'the records'}; "
+                           f"the chapters loaded are {', '.join(self.chapters()) or 'none'}")
+        return {e["name"]: self.value(e["name"], chapter) for e in self.entries
+                if e["chapter"] == chapter and e["kind"] in ("number", "text")}
+
     def table(self, name: str, chapter: str | None = None):
         """The glued table as a pandas DataFrame (index and columns restored, gaps as NaN)."""
         e = self.entry(name, chapter)
