@@ -175,6 +175,24 @@ def test_two_workers_give_the_same_output(toy):
     assert [x[0].words for x in one] == [x[0].words for x in two]
 
 
+def test_options_cached_across_sentences_and_weights_equal_a_fresh_decoders(toy):
+    """The decoder keeps each source phrase's features across sentences and its best options until
+    the weights change: after new weights it decodes as a decoder built with them does."""
+    table, lm = toy
+    sents = [["b", "a", "c"], ["a", "c"], ["c", "b", "a"], ["a", "q"]]
+    cfg = DecoderConfig(workers=1, ttable_limit=1)  # only the best option per span: the ranking matters
+    reused = Decoder(table, lm, config=cfg)
+    reused.translate_corpus(sents, 3)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        w = reused.weights + rng.normal(0, 0.5, len(reused.weights))
+        reused.set_weights(w)
+        fresh = Decoder(table, lm, weights=w, config=cfg)
+        got = [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in reused.translate_corpus(sents, 3)]
+        want = [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in fresh.translate_corpus(sents, 3)]
+        assert got == want
+
+
 def test_extra_feature_changes_the_choice_when_weighted(toy):
     table, lm = toy
     extra = FeatureTable(["likes_w"], {(("a",), ("w",)): [5.0]}, default=[0.0])

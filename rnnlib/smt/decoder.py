@@ -28,7 +28,10 @@ span. Hypotheses with equal coverage, end position and LM states are recombined 
 is kept as an arc for n-best lists). Stacks are pruned to ``stack_size`` and to
 ``beam_threshold`` (log) below their best, on ``score + future cost``; the future cost of
 the uncovered spans is precomputed for every span by dynamic programming over the best
-options' scores (phrase features + each LM of the phrase alone). Options are tried best-first
+options' scores (phrase features + each LM of the phrase alone). What an option's estimate
+needs besides the weights (its phrase features and phrase-alone LM scores) is computed once per
+source phrase and kept for every later sentence and weight vector; the ``ttable_limit`` best
+options of a phrase are kept until the weights change. Options are tried best-first
 and the loop stops at the first one that cannot enter the target stack (early discarding).
 N-best lists follow the recombination arcs (Moses' trellis-path method), distinct strings
 only, popping at most ``20 * nbest`` derivations (Moses' ``n-best-factor``); arcs that yield
@@ -279,6 +282,9 @@ class Decoder:
         # features whose weight MERT leaves alone (rnnlib.smt.tune), as Moses' tuneable=false
         self.fixed = np.zeros(len(self.feature_names), dtype=bool)
         self.fixed[list(FIXED_WEIGHTS)] = True
+        # source phrase -> (targets, phrase features (K, P), phrase-alone LM estimates (K, L)): what
+        # does not depend on the weights, computed once per phrase (sentences and MERT iterations share it)
+        self._entries: dict = {}
         self.set_weights(default_weights(len(self.feature_names) - EXTRA) if weights is None else weights)
 
     def set_weights(self, weights: Sequence[float]) -> None:
@@ -287,54 +293,79 @@ class Decoder:
             raise ValueError(f"weights: expected {len(self.feature_names)} values for {self.feature_names}, "
                              f"got shape {w.shape}")
         self.weights = w
+        self._option_cache = {}  # source phrase -> its best options under these weights
 
     # -- translation options and future costs ----------------------------------------------
     def _options(self, src: Sequence[str]) -> dict:
         """``{(i, j): options}`` for every span ``src[i:j]`` of at most ``max_phrase_len`` words in
         the table (an unknown single word is copied): the ``ttable_limit`` best by ``est``, best first."""
-        cfg = self.config
-        w_phrase, w_lms = self.weights[self._phrase_index], self.weights[self.lm_index]
+        n, max_len = len(src), self.config.max_phrase_len
+        spans = {(i, j): tuple(src[i:j]) for i in range(n) for j in range(i + 1, min(n, i + max_len) + 1)}
+        spans = {span: s for span, s in spans.items() if span[1] == span[0] + 1 or self.table.get(s)}
+        self._warm(spans.values())
+        return {span: self._span_options(s) for span, s in spans.items()}
+
+    def _entries_of(self, s: tuple):
+        """The targets of source phrase ``s`` (its copy if the table lacks it) with their scores."""
+        entries = self.table.get(s)
+        return entries if entries else [((s[0],), None)]
+
+    def _warm(self, sources) -> None:
+        """Fill the weight-independent cache ``_entries`` for the source phrases ``sources``:
+        per phrase, its targets, the matrix ``(K, len(_phrase_index))`` of their phrase features
+        (:meth:`_phrase_feats`) and ``(K, len(lms))`` of their phrase-alone LM estimates
+        ``ln p(target)``. Batched LMs are prefetched once for all of them."""
+        todo = [s for s in dict.fromkeys(sources) if s not in self._entries]
+        if not todo:
+            return
         nulls = [m.null() for m in self.lms]
-        n = len(src)
-        spans: dict = {}
-        for i in range(n):
-            for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1):
-                s = tuple(src[i:j])
-                entries = self.table.get(s)
-                if not entries:
-                    if j > i + 1:
-                        continue
-                    entries = [((src[i],), None)]  # unknown word: copy it
-                spans[i, j] = (s, entries)
         for m, null in zip(self.lms, nulls):
             if m.batched:
-                m.prefetch([(null, tuple(tgt)) for _, entries in spans.values() for tgt, _ in entries])
-        opts: dict = {}
-        for (i, j), (s, entries) in spans.items():
-            # LM estimates: the phrase alone, no context
-            cand = [self._option(s, tgt, scores, w_phrase, w_lms,
-                                 tuple(m.extend(null, tgt)[0] for m, null in zip(self.lms, nulls)))
-                    for tgt, scores in entries]
-            cand.sort(key=lambda o: -o.est)
-            opts[i, j] = cand[:cfg.ttable_limit]
-        return opts
+                m.prefetch([(null, tuple(tgt)) for s in todo for tgt, _ in self._entries_of(s)])
+        for s in todo:
+            entries = self._entries_of(s)
+            targets = [tuple(tgt) for tgt, _ in entries]
+            feats = np.array([self._phrase_feats(s, tgt, scores) for tgt, scores in entries], dtype=np.float64)
+            lm_est = np.array([[m.extend(null, tgt)[0] for m, null in zip(self.lms, nulls)] for tgt in targets],
+                              dtype=np.float64)
+            self._entries[s] = (targets, feats, lm_est)
 
-    def _option(self, src: tuple, tgt: tuple, scores, w_phrase: np.ndarray, w_lms, lm_est: tuple) -> _Option:
-        """The option ``src -> tgt``: phrase-table ``scores (4,)`` (``None``: a copied unknown word,
-        all 0 and the unknown-word penalty), the penalties and the extra features, weighted by
-        ``w_phrase``; ``lm_est``: ``ln p(tgt)`` with no context under each LM, weighted by ``w_lms``."""
+    def _phrase_feats(self, src: tuple, tgt: tuple, scores) -> list:
+        """The values of ``PHRASE_FEATURES`` then of the extra features for ``src -> tgt``:
+        phrase-table ``scores (4,)`` as natural logs (``None``: a copied unknown word, all 0 and
+        the unknown-word penalty), +1 phrase, -1 per target word, then each extra table's values."""
         if scores is None:
             tm, unknown = [0.0] * len(TM_FEATURES), UNKNOWN_WORD_PENALTY
         else:
             tm, unknown = [math.log(max(float(x), 1e-30)) for x in scores], 0.0
         feats = tm + [1.0, -float(len(tgt)), unknown]  # the order of PHRASE_FEATURES
         for t in self.extra:
-            feats.extend(t.lookup(src, tgt))
+            feats.extend(t.lookup(src, tuple(tgt)))
+        return feats
+
+    def _span_options(self, s: tuple) -> list:
+        """The ``ttable_limit`` best options of source phrase ``s`` by ``est`` under the current
+        weights, best first (cached until the weights change; :meth:`_warm` first)."""
+        opts = self._option_cache.get(s)
+        if opts is None:
+            targets, feats, lm_est = self._entries[s]
+            w_phrase, w_lms = self.weights[self._phrase_index], self.weights[self.lm_index]
+            est = feats @ w_phrase + lm_est @ w_lms  # (K,): every target's estimate at once
+            keep = np.argsort(-est, kind="stable")[:self.config.ttable_limit]
+            opts = [self._option(targets[k], feats[k], w_phrase, w_lms, tuple(lm_est[k].tolist())) for k in keep]
+            opts.sort(key=lambda o: -o.est)  # (the same order, each est as _Option computes it)
+            self._option_cache[s] = opts
+        return opts
+
+    @staticmethod
+    def _option(tgt: tuple, feats: np.ndarray, w_phrase: np.ndarray, w_lms, lm_est: tuple) -> _Option:
+        """The option ``-> tgt`` with phrase features ``feats``, weighted by ``w_phrase``;
+        ``lm_est``: ``ln p(tgt)`` with no context under each LM, weighted by ``w_lms``."""
         static = float(np.dot(w_phrase, feats))
         est = static
         for w, e in zip(w_lms, lm_est):
             est = est + w * e
-        return _Option(tgt, tuple(feats), static, lm_est, est)
+        return _Option(tgt, tuple(feats.tolist()), static, lm_est, est)
 
     @staticmethod
     def _future_cost_table(opts: dict, n: int) -> list:
@@ -422,6 +453,9 @@ class Decoder:
         workers = min(self.config.workers, max(1, len(sentences)))
         if workers == 1:
             return [self.translate(s, nbest) for s in sentences]
+        # the weight-independent option cache is filled here, once, so that every worker inherits it
+        n = self.config.max_phrase_len
+        self._warm(s for src in sentences for s in _sources(src, n, self.table))
         global _WORKER_DECODER
         _WORKER_DECODER = self
         try:
@@ -641,6 +675,17 @@ class _Search:
             self.bests[t] = total
         if len(stack) > 2 * self.stack_size:
             self.prune(t)
+
+
+def _sources(src: Sequence[str], max_len: int, table: dict):
+    """The source phrases of ``src`` the decoder builds options for: those of at most ``max_len``
+    words in ``table``, and every single word (copied if the table lacks it)."""
+    n = len(src)
+    for i in range(n):
+        for j in range(i + 1, min(n, i + max_len) + 1):
+            s = tuple(src[i:j])
+            if j == i + 1 or table.get(s):
+                yield s
 
 
 _WORKER_DECODER: Decoder | None = None
