@@ -74,6 +74,7 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
     with_tables = {p.with_suffix(".html").name for p in chapters if ".table(" in p.read_text(encoding="utf-8")}
     assert with_tables, "no chapter glues a table: the table check would check nothing"
     browser = _chrome()
+    math_pages = 0
     try:
         for page in pages:
             browser.get(page.as_uri())
@@ -85,6 +86,13 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
                 "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])")
             broken = [src for src, complete, width in images if not complete or width == 0]
             assert not broken, f"{page.name}: images that did not load: {broken}"
+            if 'class="math notranslate' in page.read_text(encoding="utf-8"):  # MathJax typesets it, offline
+                math_pages += 1
+                typeset = browser.execute_script(
+                    "return new Promise(done => { let t = 0; const poll = () => {"
+                    " const n = document.querySelectorAll('mjx-container').length;"
+                    " if (n || t++ > 100) done(n); else setTimeout(poll, 100); }; poll(); })")
+                assert typeset, f"{page.name}: its math was not typeset (MathJax did not load from the folder)"
             if page.name in with_figures:
                 assert images, f"{page.name}: its chapter saves figures but the page shows no image"
             if page.name in with_tables:  # glued tables are styled by _static/book.css, gaps shown as dashes
@@ -97,3 +105,4 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
             browser.save_screenshot(str(tmp_path / f"{page.stem}.png"))
     finally:
         browser.quit()
+    assert math_pages, "no page has math: the MathJax check would check nothing"

@@ -1,5 +1,6 @@
 """The smoke build's HTML folder as it is published: every glued number in results.json, and the
-folder self-contained (copied elsewhere, every link and image of every page still resolves)."""
+folder self-contained (copied elsewhere, every link and image of every page still resolves, and no page
+loads a script or style sheet from the network)."""
 from __future__ import annotations
 
 import html as html_lib
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.slow
 
 INLINE_GLUE = re.compile(r'<span class="output text_plain">(.*?)</span>', re.S)  # {glue:}`name` in prose
 LINK = re.compile(r"""\s(?:href|src)\s*=\s*(["'])(.*?)\1""", re.S)
+FETCHED = re.compile(r"""<(?:script|link)\b[^>]*\s(?:src|href)\s*=\s*(["'])((?:https?:)?//.*?)\1""", re.S)  # loaded, not linked
 
 
 def shown(value) -> str:
@@ -90,4 +92,6 @@ def test_the_html_folder_copied_elsewhere_has_no_broken_link_or_image(smoke_book
             elif target.relative_to(copy.resolve()).parts[0] == "figures":
                 to_figures += 1
     assert not broken, f"{len(broken)} broken links, for example: {broken[:10]}"
+    remote = sorted({url for page in pages for _, url in FETCHED.findall(page.read_text(encoding="utf-8"))})
+    assert not remote, f"pages load scripts or styles from the network (the folder is not self-contained): {remote}"
     assert to_figures, "no page links a file of figures/: the cite blocks lost their links"
