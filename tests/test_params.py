@@ -1,4 +1,6 @@
 """Parameters are validated before any work starts, with messages naming what is wrong."""
+from pathlib import Path
+
 import pytest
 
 from rnnlib.book.params import ParameterError, load_profile, parse_override, parse_parameters_cell, resolve
@@ -119,3 +121,17 @@ def test_included_parameters_take_profiles_and_overrides_and_unknown_names_still
         resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus_laoyut=tsv"])
     with pytest.raises(ParameterError, match=r"parameter 'corpus' = 'wmt' \(command-line override"):
         resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus=wmt"])
+
+
+def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
+    """Every shipped profile validates against every chapter; `paper` sets paper A's sizes too."""
+    from rnnlib.book.params import is_notebook
+    root = Path(__file__).resolve().parents[1]
+    chapters = {p.stem: p for p in (root / "chapters").glob("*.md") if is_notebook(p)}
+    resolved = {name: resolve(chapters, load_profile(root, name), name, []) for name in ("smoke", "cpu", "paper")}
+    paper = resolved["paper"]
+    assert paper["cho2014"]["model_preset"] == "paper-cho2014"
+    assert paper["cho2014"]["rnn_sample"] is None  # every unique pair (A Sec. 4.1.1)
+    assert (paper["cho2014"]["cslm_emb"], paper["cho2014"]["cslm_hidden1"], paper["cho2014"]["cslm_hidden2"]) == (512, 1536, 1024)
+    assert (paper["representations"]["n_phrases"], paper["representations"]["n_phrases_small"]) == (5000, 1000)
+    assert (paper["rnnsearch"]["hidden"], paper["rnnsearch"]["emb"]) == (1000, 620)
