@@ -16,6 +16,9 @@ A_TABLE1 = {
     "CSLM + RNN + WP": {"dev": 31.50, "test": 34.54},
 }
 
+# A, Sec. 4.1.2: the CSLM's perplexity on its validation set (0.1% of the target corpus).
+A_CSLM_PERPLEXITY = 45.80
+
 # B, Table 1: BLEU on news-test-2014 (3003 sentences); "No UNK": sentences without unknown
 # words in source and reference, the models not allowed to generate [UNK].
 B_TABLE1 = {
