@@ -19,6 +19,9 @@ A_TABLE1 = {
 # A, Sec. 4.1.2: the CSLM's perplexity on its validation set (0.1% of the target corpus).
 A_CSLM_PERPLEXITY = 45.80
 
+# B, Sec. 4.1: the training corpus.
+B_CORPUS = "348M words of WMT'14 English→French"
+
 # B, Table 1: BLEU on news-test-2014 (3003 sentences); "No UNK": sentences without unknown
 # words in source and reference, the models not allowed to generate [UNK].
 B_TABLE1 = {
