@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import copy
 import ctypes
-import functools
 import gc
 import json
 import os
@@ -57,6 +56,7 @@ from torch import nn
 
 from ..fast.allocator import allocator_description
 from ..fast.kernels import FastModel
+from ..fast.precision import cpu_bf16_instructions
 from ..batch import make_batch, source_batch
 from ..batching import PoolBatcher
 from ..ragged import ParallelArrays, Ragged
@@ -182,20 +182,6 @@ def timed_group(fns, seconds: float, min_reps: int = 2) -> list[tuple[int, float
             reps[k] += 1
         if sum(spent) >= len(fns) * seconds and min(reps) >= min_reps:
             return list(zip(reps, spent))
-
-
-@functools.lru_cache(maxsize=1)
-def cpu_bf16_instructions() -> tuple[str, ...]:
-    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; empty elsewhere), read once.
-
-    Without ``avx512_bf16`` or ``amx_bf16`` torch emulates bf16 products, far slower than fp32.
-    """
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-    except OSError:
-        return ()
-    return tuple(x for x in ("avx512_bf16", "amx_bf16") if x in flags)
 
 
 def bf16_mm_size(args) -> int:

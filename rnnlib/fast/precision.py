@@ -15,9 +15,37 @@ Deviations
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 import torch
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_bf16_instructions() -> tuple[str, ...]:
+    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; empty elsewhere), read once.
+
+    Without ``avx512_bf16`` or ``amx_bf16`` torch emulates bf16 products, far slower than fp32.
+    """
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return ()
+    return tuple(x for x in ("avx512_bf16", "amx_bf16") if x in flags)
+
+
+def bf16_pays(device: torch.device) -> bool:
+    """Whether bf16 autocast runs in hardware on ``device``: a CUDA device that supports bf16, or a
+    CPU with ``avx512_bf16`` or ``amx_bf16``. Elsewhere bf16 is emulated and slower than fp32."""
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    return device.type == "cpu" and bool(cpu_bf16_instructions())
+
+
+def resolve_bf16(bf16: bool | None, device: torch.device) -> bool:
+    """A ``bf16`` parameter as used: ``True``/``False`` as given, ``None`` where it pays (:func:`bf16_pays`)."""
+    return bf16_pays(device) if bf16 is None else bool(bf16)
 
 
 def autocast(bf16: bool, device_type: str):
