@@ -77,6 +77,12 @@ def test_discovery_finds_a_new_module_in_any_folder(tmp_path, monkeypatch):
     (2, "X.\n\nDeviations from the papers\n--------------------------\n- one\n", "is not a section heading"),
     (3, "X.\n\nDeviations\n----------\n+ one\n", "has no '- ' or '\\* ' bullets"),
     (4, "X.\n\nEquations\n---------\n- Eq. 1\n", "Equations but no Deviations"),
+    (5, "X.\n\nKnown deviations\n~~~~~~~~~~~~~~~~\n- one\n", "'Known deviations' is not a section heading"),
+    (6, "X.\n\n**Known deviations**\n\n- one\n", "is not a section heading"),
+    (7, "X.\n\n    Deviations\n\n- one\n", "'Deviations' is not a section heading"),
+    (8, "X.\n\n.. rubric:: Deviations\n\n- one\n", "is not a section heading"),
+    (9, "X.\n\n### Deviation\n\n- one\n", "'### Deviation' is not a section heading"),
+    (10, "X.\n\n**DEVIATIONS**\n\nProse, not bullets.\n", "has no '- ' or '\\* ' bullets"),
 ])
 def test_a_module_whose_deviations_would_not_reach_the_page_stops_the_ledger(tmp_path, monkeypatch, case, doc, message):
     name = f"ledger_demo_b{case}"
@@ -85,6 +91,59 @@ def test_a_module_whose_deviations_would_not_reach_the_page_stops_the_ledger(tmp
         L.ledger(pkg)
     with pytest.raises(L.LedgerError):
         L.ledger_markdown(pkg)  # what the ledger chapter calls: the build stops
+
+
+# A Deviations heading in the other forms a docstring may give it; each is followed by the bullets.
+HEADING_FORMS = {
+    "tilde underline": "Deviations\n~~~~~~~~~~\n",
+    "equals overline and underline": "==========\nDeviations\n==========\n",
+    "caret underline": "Deviations\n^^^^^^^^^^\n",
+    "underline, then a blank line": "Deviations\n----------\n\n",
+    "no underline, a blank line": "Deviations\n\n",
+    "a blank line, then the underline": "Deviations\n\n----------\n",
+    "bold": "**Deviations**\n\n",
+    "bold with a colon": "**Deviations:**\n",
+    "bold, colon outside": "**Deviations**:\n\n",
+    "upper case, underlined": "DEVIATIONS\n----------\n",
+    "upper case, colon": "DEVIATIONS:\n",
+    "lower case, tilde underline": "deviations\n~~~~~~~~~~\n",
+    "markdown heading": "## Deviations\n\n",
+}
+
+
+@pytest.mark.parametrize("form", list(HEADING_FORMS))
+def test_a_deviations_heading_in_another_form_reaches_the_page(tmp_path, monkeypatch, form):
+    doc = f"X.\n\nEquations\n---------\n- Eq. 1\n\n{HEADING_FORMS[form]}- a bias\n  on W\n* none else\n\nMore prose.\n"
+    assert L.parse_sections(doc) == {"Equations": ["Eq. 1"], "Deviations": ["a bias on W", "none else"]}
+    name = f"ledger_demo_e{list(HEADING_FORMS).index(form)}"
+    pkg = _package(tmp_path, monkeypatch, name, dict(GOOD, **{"wing/added.py": doc}))
+    entries = {e.module: e for e in L.ledger(pkg)}
+    assert entries[f"{name}.wing.added"].deviations == ["a bias on W", "none else"]
+    assert entries[f"{name}.wing.added"].equations == ["Eq. 1"]
+    assert "- a bias on W\n- none else" in L.ledger_markdown(pkg)
+
+
+def test_every_heading_naming_deviations_is_read_or_refused_never_dropped():
+    """Each wording x case x markup x underline: an entry with the bullet, or a problem naming the module."""
+    words = ["Deviations", "Deviation", "Known deviations", "Deviations from the papers"]
+    cases = [str.title, str.upper, str.lower, lambda w: w]
+    markups = ["{}", "**{}**", "**{}:**", "**{}**:", "{}:", "## {}", "__{}__", "    {}", ":{}:", ".. rubric:: {}"]
+    underlines = ["", "\n", "\n\n", "\n----------", "\n~~~~~~~~~~", "\n==========", "\n^^^^^^^^^^",
+                  "\n\n~~~~~~~~~~", "\n''''''''''", '\n""""""""""', "\n++++++++++", "\n**********"]
+    read = refused = 0
+    for word in words:
+        for case in cases:
+            for markup in markups:
+                for underline in underlines:
+                    heading = markup.format(case(word)) + underline
+                    entry, problems = L.entry_of("demo", f"X.\n\n{heading}\n- a bias\n")
+                    if entry is not None:
+                        assert entry.deviations == ["a bias"], heading
+                        read += 1
+                    else:
+                        assert problems and all(p.startswith("demo: ") for p in problems), heading
+                        refused += 1
+    assert read and refused
 
 
 def test_a_module_that_cannot_be_imported_stops_the_ledger(tmp_path, monkeypatch):

@@ -1,13 +1,19 @@
 """The faithfulness ledger: every module's paper equations and its deviations from the papers.
 
 The module docstrings are the single source, in the sections :func:`parse_sections` reads
-(a heading underlined with dashes, then bullets; or the inline form). Every module
+(a heading underlined with dashes, then bullets; or the inline form). The two sections the
+ledger reads, ``Equations`` and ``Deviations``, are also read in the other forms a heading takes:
+any case (``DEVIATIONS``), underlined with any RST adornment character (``~~~~``, ``====``, ...,
+with or without an overline), in bold (``**Deviations**``), after Markdown ``#``, with a colon,
+or on its own line with no underline. Every module
 of the package whose docstring has a ``Deviations`` section is in the ledger: :func:`module_names`
 finds the modules by walking the package's folders (sub-packages without an ``__init__.py``
 included), so nobody keeps a list that a new module could miss. :func:`ledger` imports each
 module and parses its docstring, and refuses (:class:`LedgerError`, naming the module) whatever
-would keep a deviation off the page: a line opening with the word Deviations that is not such
-a heading (a longer heading, an indented one), a section without bullets, a module
+would keep a deviation off the page: a line that reads as a heading naming deviations (opening
+with the word Deviations in title or upper case, or underlined, in bold, after ``#``, ``..`` or
+``:``, or a line of its own) but is not one of those forms (a longer heading such as "Known deviations", an indented
+one), a section without bullets, a module
 with ``Equations`` but no ``Deviations``, a module that fails to import. The ledger chapter calls
 it, so the book does not build while one of these stands.
 
@@ -31,8 +37,16 @@ WINGS = {None: "Models and training", "fast": "The fast paths", "corpus": "The c
          "smt": "The phrase-based baseline", "book": "The book's tooling", "bench": "The benchmarks"}
 READING_REF = re.compile(r"Reading the papers, ``(reading-[a-z0-9-]+)``")
 READING_LABEL = re.compile(r"^\((reading-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
-_HEADING_WORD = re.compile(r"^\s*Deviations\b")
-_INLINE = re.compile(r"^(Equations|Deviations):(.*)$")
+# The sections the ledger reads, by their lower-case name.
+_NAMES = {"equations": "Equations", "deviations": "Deviations"}
+# A line opening with the word, in title or upper case, after optional markup (``**``, ``#``, ``:``).
+_HEADING_WORD = re.compile(r"^\s*(?:#+\s*|\*\*|__|:)?(?:Deviations?|DEVIATIONS?)(?![A-Za-z])")
+_DEVIATION_WORD = re.compile(r"(?<![A-Za-z])deviations?(?![A-Za-z])", re.IGNORECASE)
+# ``Deviations: text`` / ``Deviations:`` at the start of a line, in any case, optionally in bold.
+_INLINE = re.compile(r"^(?:\*\*)?(equations|deviations)(?:\*\*)?:(?:\*\*)?(.*)$", re.IGNORECASE)
+# Characters that underline (or overline) an RST section title, as docutils recommends them
+# (without the backquote and the dot, which open Markdown fences and ellipses).
+_ADORNMENT = set("=-~^\"':_*+#<>")
 
 
 class LedgerError(ValueError):
@@ -53,32 +67,53 @@ class LedgerEntry:
         return parts[1] if len(parts) > 2 else None
 
 
-def parse_sections(doc: str) -> dict[str, list[str]]:
-    """``{section heading: [bullet, ...]}`` for every section of a docstring.
+def _is_adornment(text: str) -> bool:
+    """``text`` (a stripped line) is an RST title underline or overline: one adornment character, 3+ times."""
+    return len(text) >= 3 and text[0] in _ADORNMENT and set(text) == {text[0]}
 
-    A section is a heading line underlined with dashes, then ``- `` or ``* `` bullets whose
-    continuation lines are indented (blank lines between bullets allowed; other prose ends it).
-    ``Equations`` and ``Deviations`` may also be written inline, at the start of a line:
-    ``Deviations:`` alone, then the bullets, or ``Deviations: text`` (the paragraph, up to a blank
-    line, is then the section's one bullet).
-    """
+
+def _section_name(text: str) -> str | None:
+    """``"Equations"`` or ``"Deviations"`` if ``text`` (a stripped line) is that word in any case,
+    optionally in bold (``**Deviations**``, ``__Deviations__``), after Markdown ``#``, with a
+    trailing colon (inside or outside the bold); otherwise None."""
+    t = re.sub(r"^#+\s*", "", text).rstrip(":").strip()
+    for mark in ("**", "__"):
+        if len(t) > 4 and t.startswith(mark) and t.endswith(mark):
+            t = t[2:-2].strip().rstrip(":").strip()
+    return _NAMES.get(t.lower())
+
+
+def _parse(doc: str) -> tuple[dict[str, list[str]], set[int]]:
+    """:func:`parse_sections`, and the indices of the lines read as the heading of a Deviations section."""
     lines = doc.splitlines()
     out: dict[str, list[str]] = {}
+    deviation_headings: set[int] = set()
     current: list[str] | None = None
     paragraph = False  # an inline "Deviations: text" paragraph is running
+
+    def start(heading: str, i: int) -> list[str]:
+        if heading == "Deviations":
+            deviation_headings.add(i)
+        return out.setdefault(heading, [])
+
     for i, line in enumerate(lines):
         text = line.strip()
         nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if text and nxt and set(nxt) == {"-"} and len(nxt) >= 3:
-            current, paragraph = out.setdefault(text, []), False
+        if text and not _is_adornment(text) and _is_adornment(nxt):
+            current, paragraph = start(_section_name(text) or text, i), False  # an underlined heading
             continue
-        if text and set(text) == {"-"} and len(text) >= 3:
-            continue
+        if _is_adornment(text):
+            continue  # an underline, an overline, or (after a blank line) a stray one
         inline = _INLINE.match(line)
         if inline:
-            current, paragraph = out.setdefault(inline.group(1), []), bool(inline.group(2).strip())
+            current = start(_NAMES[inline.group(1).lower()], i)
+            paragraph = bool(inline.group(2).strip())
             if paragraph:
                 current.append(inline.group(2).strip())
+            continue
+        name = _section_name(text)
+        if name and not line[:1].isspace():
+            current, paragraph = start(name, i), False  # a heading on its own line, not underlined
             continue
         if current is None:
             continue
@@ -93,7 +128,40 @@ def parse_sections(doc: str) -> dict[str, list[str]]:
             current[-1] += " " + text
         elif text:
             current = None  # prose after the bullets ends the section
-    return out
+    return out, deviation_headings
+
+
+def parse_sections(doc: str) -> dict[str, list[str]]:
+    """``{section heading: [bullet, ...]}`` for every section of a docstring.
+
+    A section is a heading line underlined with dashes (or any RST adornment character, with an
+    optional overline), then ``- `` or ``* `` bullets whose continuation lines are indented
+    (blank lines between bullets allowed; other prose ends it).
+    ``Equations`` and ``Deviations`` are keyed by those names whatever the case and markup of
+    their heading (``DEVIATIONS``, ``**Deviations**``, ``## Deviations``, ``Deviations:``), and may
+    also be written without an underline, on their own line, or inline at the start of a line:
+    ``Deviations:`` alone, then the bullets, or ``Deviations: text`` (the paragraph, up to a blank
+    line, is then the section's one bullet).
+    """
+    return _parse(doc)[0]
+
+
+def _looks_like_deviations_heading(lines: list[str], i: int) -> bool:
+    """Line ``i`` of ``lines`` reads as a heading that names deviations, in any form: it opens with
+    the word (title or upper case, after ``**``, ``#`` or ``:``), or names deviations and is
+    underlined, in bold, after ``#``, ``..`` or ``:``, or a line of its own (a blank line before it;
+    after it a blank line, an underline or a bullet) that does not end a sentence."""
+    line, text = lines[i], lines[i].strip()
+    prev = lines[i - 1].strip() if i > 0 else ""
+    nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    if _HEADING_WORD.match(line) or _section_name(text) == "Deviations":
+        return True
+    if not _DEVIATION_WORD.search(text):
+        return False
+    bold = any(len(text) > 4 and text.startswith(m) and text.rstrip(":").endswith(m) for m in ("**", "__"))
+    alone = not prev and (not nxt or _is_adornment(nxt) or nxt.startswith(("- ", "* "))) \
+        and not text.endswith((".", "!", "?"))
+    return _is_adornment(nxt) or bold or text.startswith(("#", "..", ":")) or alone
 
 
 def module_names(package: str = PACKAGE) -> list[str]:
@@ -114,10 +182,11 @@ def module_names(package: str = PACKAGE) -> list[str]:
 def entry_of(name: str, doc: str) -> tuple[LedgerEntry | None, list[str]]:
     """The ledger entry of module ``name`` with docstring ``doc`` (None: it has no Deviations),
     and the problems that keep its deviations off the page."""
-    sections = parse_sections(doc)
+    sections, headings = _parse(doc)
     problems = []
-    for line in doc.splitlines():
-        if _HEADING_WORD.match(line) and line.strip() != "Deviations" and not _INLINE.match(line):
+    lines = doc.splitlines()
+    for i, line in enumerate(lines):
+        if i not in headings and _looks_like_deviations_heading(lines, i):
             problems.append(f"{name}: {line.strip()[:60]!r} is not a section heading; write 'Deviations' on "
                             "its own line, underlined with dashes, then '- ' bullets")
     if "Deviations" in sections and not sections["Deviations"]:
