@@ -217,3 +217,77 @@ def test_most_frequent_sample_counts_the_draws():
     again = R.most_frequent_sample(model, vocab, vocab, ["w1", "w2", "w3"], n=30,
                                    generator=torch.Generator().manual_seed(0))
     assert again == (words, count)
+
+
+# -- a corpus the category rules hardly read: measures degrade, they do not raise ----------------------
+
+def test_lowercased_or_foreign_text_has_no_names_and_almost_no_categories():
+    lowered = [[w.lower() for w in s] for s in SENTENCES]
+    assert R.proper_names(lowered, min_count=2) == {}
+    french = "le chat dort dans la maison depuis sept jours".split()
+    assert [R.word_category(w, {}) for w in french] == [None] * len(french)
+    assert {R.phrase_pattern(french[i:i + 4], {}) for i in range(5)} == {"WORD WORD"}
+
+
+def test_a_category_with_too_few_members_is_left_out_and_named():
+    labels, separated, random = _four_classes(n=200)
+    labels = labels + ["pronoun"]  # one lone member: no neighbour of its own category possible
+    X = np.concatenate([separated, np.zeros((1, separated.shape[1]))])
+    m = R.purity_measure(labels, {"trained network": X}, k=10, min_members=2, expected=R.WORD_CATEGORIES)
+    assert m.measured and m.reason is None
+    assert m.left_out == {"pronoun": 1, "preposition": 0, "determiner": 0}
+    assert m.members["number"] == 50 and m.points == 200
+    assert list(m.same) == ["trained network", "chance"]
+    kept = labels[:-1] + [None]  # the same as measuring without the lone member's label
+    np.testing.assert_array_equal(m.same["trained network"], R.knn_same(X, kept, k=10))
+    np.testing.assert_array_equal(m.same["chance"], R.chance_same(kept))
+
+
+def test_with_every_category_large_enough_the_measure_is_knn_same_as_before():
+    labels, separated, random = _four_classes(n=120)
+    m = R.purity_measure(labels, {"trained network": separated, "random vectors": random}, k=10)
+    assert m.left_out == {} and m.measured
+    np.testing.assert_array_equal(m.same["trained network"], R.knn_same(separated, labels, k=10))
+    np.testing.assert_array_equal(m.same["random vectors"], R.knn_same(random, labels, k=10))
+    np.testing.assert_array_equal(m.same["chance"], R.chance_same(labels))
+    assert m.purity()["trained network"] == pytest.approx(R.knn_purity(separated, labels, k=10))
+
+
+@pytest.mark.parametrize("labels, reason", [
+    ([None] * 30, "no point has a category"),
+    (["number"] + [None] * 29, "no point has a category"),                   # its one member is left out
+    (["time"] * 20 + ["place"] + [None] * 9, "only one category is left (time, 20 points)"),
+    (["time"] * 4 + ["place"] * 3 + [None] * 23, "only 7 labelled points"),
+])
+def test_nearly_empty_categories_give_a_not_measurable_verdict_instead_of_raising(labels, reason):
+    from rnnlib.book import claims
+    X = np.random.default_rng(0).normal(size=(len(labels), 8))
+    m = R.purity_measure(labels, {"trained network": X, "bag of words": R.bag_of_words([["w"]] * len(labels))},
+                         k=10, min_members=2, expected=("time", "place"))
+    assert not m.measured and reason in m.reason
+    assert all(len(v) == 0 for v in m.same.values()) and list(m.same) == ["trained network", "bag of words", "chance"]
+    assert all(np.isnan(v) for v in m.purity().values())
+    verdict = claims.evaluate(claims.not_measurable(f"words: category: {m.reason}"))
+    assert verdict.verdict == claims.UNMEASURABLE and reason in verdict.reason
+    if "labelled points" in reason:
+        with pytest.raises(ValueError, match="need more than k"):  # what the chapter called before raised
+            R.knn_same(X, labels, k=10)
+
+
+def test_patterns_keep_lone_members_when_min_members_is_1():
+    labels = ["WORD WORD"] * 15 + ["NUM WORD"] * 5 + ["DET NUM"]
+    X = np.random.default_rng(0).normal(size=(len(labels), 8))
+    m = R.purity_measure(labels, {"trained network": X}, k=10, min_members=1)
+    assert m.measured and m.left_out == {} and m.points == 21
+    np.testing.assert_array_equal(m.same["trained network"], R.knn_same(X, labels, k=10))
+    lone = R.purity_measure(["A", "B", "C"] + [None] * 18, {"trained network": X}, k=1, min_members=1)
+    assert not lone.measured and "no category has two points" in lone.reason
+
+
+def test_few_points_lower_the_perplexity_or_stand_a_note_in_for_the_map():
+    assert R.map_perplexity(30, 5000) == 30.0 and R.map_perplexity(10, 300) == 10.0
+    assert R.map_perplexity(30, 16) == 5.0
+    fig = R.note_figure("Not drawn: 3 source words; a t-SNE map needs at least 5.")
+    assert "Not drawn" in fig.axes[0].texts[0].get_text()
+    model, vocab = _smoke_model()
+    assert R.phrase_codes(model, vocab, []).shape == (0, 0)

@@ -89,3 +89,75 @@ def test_gate_statistics_are_shares_and_correlations(chapter):
     assert 0 <= float(values["rep-reset-active-mean"]) <= 1 and 0 <= float(values["rep-update-active-mean"]) <= 1
     assert -1 <= float(values["rep-rho-reset"]) <= 1 and -1 <= float(values["rep-rho-update"]) <= 1
     assert int(values["rep-gate-phrases"]) > 0
+
+
+# -- the chapter on the user's files, in a language the category rules do not read ---------------------
+
+#: a lowercase, non-English source: no word of the English lists, no capital (so no name); "7" is
+#: the only labelled word (a number), in a few sentences
+SOURCE_WORDS = "maison chat chien petit grand dort court voit rouge vieux homme femme enfant fleuve".split()
+
+
+def write_unlabelled_corpus(folder: Path) -> Path:
+    """train/dev/test .en/.fr of 200/30/30 lines; the target side is a word-for-word code."""
+    import random
+    rng = random.Random(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, n in (("train", 200), ("dev", 30), ("test", 30)):
+        src = []
+        for i in range(n):
+            words = [rng.choice(SOURCE_WORDS) for _ in range(rng.randint(4, 14))]
+            if i % 20 == 3:
+                words.insert(rng.randrange(len(words)), "7")
+            src.append(" ".join(words))
+        tgt = [" ".join(w[::-1] + "x" for w in line.split()) for line in src]
+        (folder / f"{split}.en").write_text("\n".join(src) + "\n", encoding="utf-8")
+        (folder / f"{split}.fr").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurable_and_nothing_raises(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import nbformat
+    from test_corpus_params import glue_names_used, glued
+
+    from rnnlib.book import claims
+    root = Path(__file__).resolve().parents[1]
+    folder = write_unlabelled_corpus(tmp_path / "my corpus")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/representations.md", "--profile", "smoke",
+           "--no-progress", "--out", str(out), "--cache", str(tmp_path / "cache"),
+           "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    nb = nbformat.read(out / "src" / "chapters" / "representations.ipynb", as_version=4)
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, f"{errors[0]['ename']}: {errors[0]['evalue']}"
+    # every name the Markdown shows is glued, so the book still builds on these files
+    missing = glue_names_used((root / "chapters" / "representations.md").read_text(encoding="utf-8")) - set(glued(nb))
+    assert not missing, f"not glued with corpus=files: {sorted(missing)}"
+
+    values = results.load(out / "results").values("representations")
+    assert "your own files" in values["rep-corpus"] and "Bible" not in values["rep-corpus"]
+    assert values["rep-names"].startswith("no word of the training text is a name")
+    recorded = {r.claim: r for r in claims.load_checks(out / "results") if r.chapter == "representations"}
+    for claim, key, column in (("C-A-F4-1", "words", "words: category"), ("C-A-F5-1", "sem", "phrases: semantic class")):
+        verdict = claims.evaluate(recorded[claim].check)
+        assert verdict.verdict == claims.UNMEASURABLE and verdict.reason.startswith(column), verdict
+        assert values[f"rep-verdict-{key}"] == claims.markdown(verdict) == values[f"claim-{claim}"]
+        assert values[f"rep-result-{key}"].startswith("Not measured on this corpus")
+        assert "not measurable" in values[f"rep-result-{key}"]
+    # the one number word is too few to measure, and the words' paragraph names it
+    assert "number (1)" in values["rep-result-words"] and "place (0)" in values["rep-result-words"]
+    assert "no point has a category" in claims.evaluate(recorded["C-A-F4-1"].check).reason
+    # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of its own
+    assert claims.evaluate(recorded["C-A-F5-2"].check).verdict in claims.VERDICTS
+    table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")
+    assert table["words: category"].isna().all() and table["phrases: semantic class"].isna().all()
+    for item in ("rep-fig4", "rep-fig5", "rep-fig6", "rep-fig7", "rep-gates"):
+        assert _one(out, item, "png").stat().st_size > 1000
+    assert "*place*" in values["rep-word-regions"]  # no region for a category without words, and said so

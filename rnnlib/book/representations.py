@@ -9,13 +9,18 @@
   class, averaged over the labelled points (:func:`knn_same`: per point); :func:`chance_purity`
   is its value for neighbours drawn at random (:func:`chance_same`: per point);
   :func:`bag_of_words` and :func:`context_counts` are the baselines the codes are set against;
+  :func:`purity_measure` takes one measure for every representation at once and never raises
+  for want of labelled points: a category with too few points is left out and named, and a
+  measure that cannot be taken says why (:func:`unmeasurable_reason`);
 * :func:`bootstrap_mean` -- a mean (a purity difference over the labelled points, a dev NLL
   difference over held-out pairs) with its 95% bootstrap interval; :func:`bootstrap_spearman`
   -- a rank correlation over hidden units with its interval (the claims' evidence,
   :mod:`rnnlib.book.claims`);
 * :func:`tsne_artifact` -- a 2-D Barnes--Hut t-SNE (scikit-learn) as a cache artifact, keyed by
   the perplexity, iterations, seed and a checksum of the vectors, so that what a figure shows
-  (:func:`dense_region`, :func:`map_figure`) can change without recomputing it;
+  (:func:`dense_region`, :func:`map_figure`) can change without recomputing it
+  (:func:`map_perplexity` lowers the perplexity for a map of few points, :func:`note_figure`
+  stands in for a map with too few points to draw);
 * :func:`phrase_codes` -- ``c`` of A §2.2 for a list of phrases, through ``model.encode``;
 * :func:`encoder_gates`, :func:`gate_activity`, :func:`perturbation_memory` -- the encoder's
   reset and update gates over phrases (A Eqs. 5--6) and how long each unit remembers;
@@ -43,8 +48,12 @@ Deviations
   active update gate as one that keeps it (``z > 0.5`` in A's Eq. 7).
 - A unit's memory is ours too (A measures none): the share of a change in the first word of a
   phrase that is still in the unit's state ``lag`` words later (:func:`perturbation_memory`).
-- The categories are rules over the corpus and short word lists, not a tagger (none is
-  installed); person and place names are told apart by the words before them.
+- The categories are rules over the corpus and short English word lists, not a tagger (none is
+  installed); names are words written with a capital inside sentences, and person and place
+  names are told apart by the English words before them. On another source language, on
+  lowercased text or on a small sample a category can be (nearly) empty: the chapter leaves a
+  word category or semantic class of fewer than ``min_members`` points out of the measure
+  (:func:`purity_measure`), and a measure with nothing left to compare is not measurable.
 - A's t-SNE settings are not printed: perplexity, iterations and seed are parameters.
 - A judges the maps by eye; the chapter judges each clustering claim by the purity difference
   between the trained representation and the strongest of four baselines (chance, random
@@ -58,6 +67,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -225,6 +235,85 @@ def chance_purity(labels: Sequence) -> float:
     return float(chance_same(labels).mean())
 
 
+@dataclass
+class Purity:
+    """One purity measure (a column of the chapter's table) as :func:`purity_measure` took it.
+
+    ``labels``: the labels measured, a left-out class's points set to ``None``; ``members``:
+    the points of every class before leaving any out (the ``expected`` ones included, 0 when
+    absent); ``left_out``: the classes with fewer than ``min_members`` points and their count;
+    ``reason``: why nothing could be measured (``None`` when it was); ``same``: per
+    representation, in the order given, then ``"chance"``, the per-point shares of
+    :func:`knn_same` (:func:`chance_same`) over the labelled points (empty arrays when
+    ``reason``)."""
+
+    labels: list
+    members: dict[str, int]
+    left_out: dict[str, int]
+    reason: str | None
+    same: dict[str, np.ndarray]
+
+    @property
+    def measured(self) -> bool:
+        return self.reason is None
+
+    @property
+    def points(self) -> int:
+        """The labelled points measured."""
+        return sum(lab is not None for lab in self.labels)
+
+    def purity(self) -> dict[str, float]:
+        """The mean share per representation (NaN for each when nothing was measured)."""
+        return {name: float(v.mean()) if self.measured else float("nan") for name, v in self.same.items()}
+
+
+def unmeasurable_reason(labels: Sequence, k: int) -> str | None:
+    """Why the ``k``-nearest-neighbour purity of ``labels`` cannot be measured, or ``None``: no
+    labelled point, a single class (every neighbour shares it), no class with two points (no
+    point can have a neighbour of its own class), or no more than ``k`` labelled points."""
+    counts = Counter(lab for lab in labels if lab is not None)
+    n = sum(counts.values())
+    if n == 0:
+        return "no point has a category"
+    if len(counts) == 1:
+        (only, m), = counts.items()
+        return f"only one category is left ({only}, {m} points): every neighbour would share it"
+    if max(counts.values()) < 2:
+        return "no category has two points: no point can have a neighbour of its own category"
+    if n <= k:
+        return f"only {n} labelled points, fewer than the {k} neighbours of each plus itself"
+    return None
+
+
+def purity_measure(labels: Sequence, representations: dict, k: int = 10, min_members: int = 2,
+                   expected: Sequence[str] = ()) -> Purity:
+    """The nearest-neighbour class purity of ``labels`` (``N`` labels, ``None``: unlabelled) in
+    each of ``representations`` (name -> ``(N, d)`` array or sparse matrix), plus chance, as a
+    :class:`Purity`. It never raises for want of labelled points:
+
+    * a class with fewer than ``min_members`` points (``expected`` names classes that count as
+      present with 0 points) is left out: its points become unlabelled, and ``left_out`` says so;
+    * when what is left cannot be measured (:func:`unmeasurable_reason`), ``reason`` says why
+      and nothing is computed.
+
+    With every class at ``min_members`` or more, the shares are those of :func:`knn_same` and
+    :func:`chance_same` on ``labels`` as given."""
+    if min_members < 1:
+        raise ValueError(f"purity_measure: min_members must be >= 1, got {min_members}")
+    counts = Counter(lab for lab in labels if lab is not None)
+    members = {c: counts.get(c, 0) for c in expected}
+    members.update({c: n for c, n in counts.items() if c not in members})
+    left_out = {c: n for c, n in members.items() if n < min_members}
+    kept = [None if lab is None or lab in left_out else lab for lab in labels]
+    reason = unmeasurable_reason(kept, k)
+    if reason is None:
+        same = {name: knn_same(X, kept, k) for name, X in representations.items()}
+        same["chance"] = chance_same(kept)
+    else:
+        same = {name: np.zeros(0) for name in [*representations, "chance"]}
+    return Purity(kept, members, left_out, reason, same)
+
+
 def bootstrap_mean(values: np.ndarray, n_boot: int = 1000, seed: int = 0,
                    level: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
@@ -345,6 +434,27 @@ def tsne_coords(art: Artifact) -> np.ndarray:
     return np.load(art.file("coords.npy"))
 
 
+#: the fewest points :func:`tsne_artifact` maps
+MIN_MAP_POINTS = 5
+
+
+def map_perplexity(perplexity: float, points: int) -> float:
+    """``perplexity``, lowered to ``(points - 1) / 3`` for a map of few points (t-SNE needs a
+    perplexity well below the number of points; scikit-learn looks at ``3 * perplexity``
+    neighbours)."""
+    return min(float(perplexity), (points - 1) / 3)
+
+
+def note_figure(text: str, figsize: tuple = (6, 1.6)):
+    """A figure that only says ``text``: what stands in for a map that cannot be drawn, so the
+    page says why instead of missing the figure."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=figsize)
+    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=10)
+    ax.set_axis_off()
+    return fig
+
+
 # -- regions and figures ----------------------------------------------------------------------------
 def dense_region(coords: np.ndarray, members: np.ndarray, size: int = 30, pad: float = 0.05) -> tuple:
     """The box ``(x0, x1, y0, y1)`` around the densest group of ``members`` (a boolean mask over
@@ -434,7 +544,8 @@ def phrase_batches(vocab, phrases: Sequence[Sequence[str]], batch_size: int = 25
 
 @torch.no_grad()
 def phrase_codes(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256) -> np.ndarray:
-    """``c`` (A §2.2: ``c = tanh(V h<N>)``) of each phrase: ``(len(phrases), n) float32``."""
+    """``c`` (A §2.2: ``c = tanh(V h<N>)``) of each phrase: ``(len(phrases), n) float32``
+    (``(0, 0)`` for no phrase)."""
     out = None
     for idx, src, mask in phrase_batches(vocab, phrases, batch_size):
         c = model.encode(src, mask).context
@@ -443,7 +554,7 @@ def phrase_codes(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]]
         if out is None:
             out = np.zeros((len(phrases), c.shape[1]), dtype=np.float32)
         out[idx] = c.float().numpy()
-    return out
+    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
 @torch.no_grad()
@@ -538,8 +649,8 @@ def most_frequent_sample(model: torch.nn.Module, src_vocab, tgt_vocab, source: S
     return best, counts[best]
 
 
-__all__ = ["WORD_CATEGORIES", "array_checksum", "bag_of_words", "bootstrap_mean", "bootstrap_spearman",
-           "chance_purity", "chance_same", "context_counts", "dense_region", "encoder_gates", "gate_activity",
-           "knn_purity", "knn_same", "map_figure", "most_frequent_sample", "perturbation_memory", "phrase_batches",
-           "phrase_class", "phrase_codes", "phrase_pattern", "proper_names", "tsne_artifact", "tsne_coords",
-           "word_category", "word_tag"]
+__all__ = ["MIN_MAP_POINTS", "Purity", "WORD_CATEGORIES", "array_checksum", "bag_of_words", "bootstrap_mean",
+           "bootstrap_spearman", "chance_purity", "chance_same", "context_counts", "dense_region", "encoder_gates", "gate_activity",
+           "knn_purity", "knn_same", "map_figure", "map_perplexity", "most_frequent_sample", "note_figure",
+           "perturbation_memory", "phrase_batches", "phrase_class", "phrase_codes", "phrase_pattern", "proper_names",
+           "purity_measure", "tsne_artifact", "tsne_coords", "unmeasurable_reason", "word_category", "word_tag"]
