@@ -16,6 +16,13 @@
 The systems of Table 1 are :func:`rnnlib.smt.pipeline.run` on the same alignment, phrase
 table and LM artifacts, with the extra features of each row and one MERT seed per run.
 
+Devices: the chapter's ``device`` parameter (``auto``: CUDA when there is one, else the CPU;
+:func:`rnnlib.device.resolve_device`) is where the scorer trains, scores and samples and where
+its checkpoints load (:func:`phrase_scorer`, :func:`load_scorer`). The scorer's cache key
+carries the device as :func:`train_key` writes it: a run on the CPU keeps the key it had before
+the chapter had the parameter (``"device": "auto"``, :class:`~rnnlib.train.TrainConfig`'s
+default, which resolved to the CPU), a run on a GPU keys ``"cuda"``.
+
 Deviations: none here (see :mod:`rnnlib.smt.rnn_scorer` and the chapter).
 """
 from __future__ import annotations
@@ -33,6 +40,7 @@ import torch
 
 from ..checkpoint import load_checkpoint
 from ..config import ModelConfig
+from ..device import resolve_device
 from ..models import build_model
 from ..ragged import ParallelArrays
 from ..presets import preset
@@ -44,10 +52,23 @@ from ..train import TrainConfig, train, train_preset
 from .cache import Artifact, ArtifactCache
 
 
+def train_key(train_config: TrainConfig) -> dict[str, Any]:
+    """``train_config`` as the scorer's cache key holds it: every field, the device as its type
+    (``"cuda:1"`` keys as ``"cuda"``), and a CPU device as ``"auto"``: the scorer's keys were made
+    before the chapter had a ``device`` parameter, with TrainConfig's default ``"auto"`` on the
+    CPU, and a CPU run keeps that key (as :meth:`rnnlib.config.ModelConfig.to_dict` leaves out
+    ``unit`` while it is ``"gru"``). ``"auto"`` itself is written as what it resolves to here."""
+    d = asdict(train_config)
+    kind = resolve_device("auto").type if d["device"] == "auto" else torch.device(d["device"]).type
+    d["device"] = "auto" if kind == "cpu" else kind
+    return d
+
+
 def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, train_config: TrainConfig,
                train_pairs: ParallelArrays, dev_pairs: ParallelArrays, data: str) -> Artifact:
-    """The trained scorer for ``config`` (which names the table and the sample) as an artifact."""
-    full = {**config, "model": model_config.to_dict(), "train": asdict(train_config)}
+    """The trained scorer for ``config`` (which names the table and the sample) as an artifact,
+    trained on ``train_config.device`` (keyed by :func:`train_key`)."""
+    full = {**config, "model": model_config.to_dict(), "train": train_key(train_config)}
 
     def make(out: Path, work: Path) -> dict:
         torch.manual_seed(train_config.seed)
@@ -59,7 +80,7 @@ def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, tr
         return {"updates": result.updates, "epochs": result.epochs, "seconds": result.seconds,
                 "train_pairs": len(train_pairs), "dev_pairs": len(dev_pairs),
                 "dev_nll": result.best["dev_nll_sentence"] if result.best else None,
-                "threads": torch.get_num_threads()}
+                "threads": torch.get_num_threads(), "device": resolve_device(train_config.device).type}
 
     return cache.build("cho2014/scorer", full, make, data=data)
 
@@ -67,7 +88,7 @@ def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, tr
 #: the chapter parameters that set the network itself (beside those of its phrase table's SMT
 #: run); a chapter that reads the scorer shows them
 SCORER_PARAMS = ("model_preset", "src_vocab", "tgt_vocab", "rnn_sample", "rnn_dev_pairs", "rnn_updates",
-                 "rnn_eval_every", "seed")
+                 "rnn_eval_every", "seed", "device")
 
 #: the MERT seed of the SMT run whose phrase table the scorer is trained on (the first of the
 #: chapter's ``mert_seeds``; the table itself does not depend on it)
@@ -82,7 +103,8 @@ class PhraseScorer:
     :data:`SCORER_MERT_SEED`) whose phrase table ``table`` holds every extracted pair;
     ``all_pairs``: its unique pairs; ``held``: those held out for the dev NLL; ``train_pairs``:
     the (sampled) pairs the network trained on; ``seconds``: the wall time of
-    :func:`scorer_run` in this process (a cache hit is quick).
+    :func:`scorer_run` in this process (a cache hit is quick); ``device``: where the network
+    trained and where :meth:`model` puts it (the chapter's ``device`` parameter, resolved).
     """
 
     artifact: Artifact
@@ -95,10 +117,11 @@ class PhraseScorer:
     train_pairs: list[Pair]
     seconds: float
     run_config: dict | None = None  # the config :func:`scorer_run` keyed it by (table, sample, held-out pairs)
+    device: torch.device = torch.device("cpu")
 
     def model(self) -> torch.nn.Module:
-        """The trained network, in eval mode."""
-        return load_scorer(self.artifact, self.model_config)
+        """The trained network on :attr:`device`, in eval mode."""
+        return load_scorer(self.artifact, self.model_config, self.device)
 
 
 def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> PhraseScorer:
@@ -109,8 +132,9 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
     :func:`rnnlib.smt.pipeline.run`), holds out ``min(rnn_dev_pairs, pairs // 10)`` of the
     phrase table's unique pairs (seed ``seed + 1``), samples ``rnn_sample`` of the others (seed
     ``seed``) and trains paper A's model (``model_preset`` at the corpus' shortlists) with A's
-    set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``):
-    :func:`scorer_run`. ``corpus``: the prepared corpus of the same parameters
+    set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``) on the
+    ``device`` parameter's device (``auto`` when ``params`` has none): :func:`scorer_run`.
+    ``corpus``: the prepared corpus of the same parameters
     (:func:`rnnlib.corpus.params.corpus_config`).
     """
     from ..smt.pipeline import run
@@ -123,9 +147,10 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
     all_pairs = table_pairs(table)
     held = table_pairs(table, sample=min(params["rnn_dev_pairs"], len(all_pairs) // 10 or 1), seed=seed + 1)
     train_list = table_pairs(table, sample=params["rnn_sample"], seed=seed, exclude=held)
+    device = resolve_device(params.get("device", "auto"))
     model_config = preset(params["model_preset"], src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab))
     train_config = train_preset("paper-a", max_updates=params["rnn_updates"], eval_every=params["rnn_eval_every"],
-                                seed=seed, checkpoint_every=params["rnn_eval_every"])
+                                seed=seed, checkpoint_every=params["rnn_eval_every"], device=str(device))
     run_config = {"phrase_table": smt.phrase_table.key, "sample": params["rnn_sample"], "dev_pairs": len(held),
                   "sample_seed": seed}
     t0 = time.perf_counter()
@@ -133,7 +158,7 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
                      encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
                      encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
     return PhraseScorer(art, model_config, train_config, smt, table, all_pairs, held, train_list,
-                        time.perf_counter() - t0, run_config)
+                        time.perf_counter() - t0, run_config, device)
 
 
 def scorer_variant(cache: ArtifactCache, corpus, scorer: PhraseScorer, unit: str = "gru",
@@ -190,15 +215,16 @@ def cho2014_corpus(cache: ArtifactCache, params: dict[str, Any]):
     return prepare_corpus(corpus_config(params), cache)
 
 
-def load_scorer(run: Artifact, model_config: ModelConfig) -> torch.nn.Module:
-    model = build_model(model_config)
-    model.load_state_dict(load_checkpoint(run.file("model.pt")))
+def load_scorer(run: Artifact, model_config: ModelConfig, device: torch.device | str = "cpu") -> torch.nn.Module:
+    """The network of a ``cho2014/scorer`` artifact on ``device`` (its checkpoint mapped there), in eval mode."""
+    model = build_model(model_config).to(device)
+    model.load_state_dict(load_checkpoint(run.file("model.pt"), map_location=device))
     return model.eval()
 
 
 def scored_pairs(cache: ArtifactCache, scorer: Artifact, model: torch.nn.Module, pairs: Sequence[Pair],
                  src_vocab, tgt_vocab, data: str, batch_size: int = 512) -> Artifact:
-    """``rnn.jsonl``: ``pairs`` (every pair the decoder can use) scored by ``model``."""
+    """``rnn.jsonl``: ``pairs`` (every pair the decoder can use) scored by ``model``, on its device."""
     def make(out: Path, work: Path) -> dict:
         t = time.perf_counter()
         rnn_feature(model, pairs, src_vocab, tgt_vocab, batch_size=batch_size).save(out / "rnn.jsonl")
@@ -227,4 +253,4 @@ def table_frame(table, model: torch.nn.Module, src_vocab, tgt_vocab, sources: se
                          "src_len": [len(s) for s, _ in pairs]})
 
 __all__ = ["PhraseScorer", "SCORER_MERT_SEED", "SCORER_PARAMS", "cho2014_corpus", "cho2014_params", "load_scored",
-           "load_scorer", "phrase_scorer", "scored_pairs", "scorer_run", "scorer_variant", "table_frame"]
+           "load_scorer", "phrase_scorer", "scored_pairs", "scorer_run", "scorer_variant", "table_frame", "train_key"]

@@ -30,6 +30,7 @@ import pandas as pd
 import torch
 
 from ..checkpoint import load_checkpoint
+from ..device import resolve_device
 from ..smt.cslm import CSLM, CSLMConfig, ngrams, perplexity, train_cslm
 from ..smt.decoder import Decoder, Translation
 from ..smt.features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
@@ -41,7 +42,7 @@ from .cache import Artifact, ArtifactCache
 
 def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence[Sequence[str]],
              dev_sentences: Sequence[Sequence[str]], vocab, *, updates: int, batch_size: int, lr: float,
-             eval_every: int, dev_share: float, seed: int, data: str) -> Artifact:
+             eval_every: int, dev_share: float, seed: int, data: str, device: torch.device | str = "cpu") -> Artifact:
     """The trained CSLM as an artifact.
 
     Its n-grams are those of ``train_sentences`` (the target side of the training data, words
@@ -50,11 +51,19 @@ def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence
     (:func:`rnnlib.smt.cslm.train_cslm`: ``updates`` minibatches of ``batch_size`` drawn at
     random, Adam at ``lr``). ``data``: a checksum of the sentences and of ``vocab``. The sidecar
     also records the perplexity on ``dev_sentences`` (the dev set's references).
+
+    ``device``: where it trains (``"auto"``: CUDA when there is one, else the CPU). The key names
+    the device's type only when it is not the CPU, so the keys made on the CPU before there was a
+    choice stay what they were (as :meth:`rnnlib.config.ModelConfig.to_dict` leaves out ``unit``
+    while it is ``"gru"``); the same initialisation and draws on any device.
     """
     if not 0 < dev_share < 1:
         raise ValueError(f"cslm_run: dev_share must be in (0, 1), got {dev_share}")
+    device = resolve_device(device) if isinstance(device, str) else torch.device(device)
     full = {"model": asdict(config), "updates": updates, "batch_size": batch_size, "lr": lr,
             "eval_every": eval_every, "dev_share": dev_share, "seed": seed, "optimizer": "adam"}
+    if device.type != "cpu":
+        full["device"] = device.type
 
     def make(out: Path, work: Path) -> dict:
         grams = ngrams(train_sentences, vocab, config.order)
@@ -63,7 +72,7 @@ def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence
         n_dev = max(1, int(round(dev_share * len(grams))))
         dev, train = grams[np.sort(perm[:n_dev])], grams[np.sort(perm[n_dev:])]
         torch.manual_seed(seed)
-        model = CSLM(config)
+        model = CSLM(config).to(device)  # initialised on the host: the same start on any device
         res = train_cslm(model, train, dev, updates=updates, batch_size=batch_size, lr=lr, eval_every=eval_every,
                          seed=seed)
         torch.save(model.state_dict(), out / "model.pt")
@@ -71,15 +80,15 @@ def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence
         return {"seconds": res["seconds"], "train_ngrams": len(train), "dev_ngrams": len(dev),
                 "best_dev_ppl": res["best_dev_ppl"],
                 "dev_set_ppl": perplexity(model, ngrams(dev_sentences, vocab, config.order)),
-                "threads": torch.get_num_threads()}
+                "threads": torch.get_num_threads(), "device": device.type}
 
     return cache.build("cho2014/cslm", full, make, data=data)
 
 
-def load_cslm(art: Artifact) -> CSLM:
-    """The network of a ``cho2014/cslm`` artifact, in eval mode."""
-    model = CSLM(CSLMConfig(**art.config["model"]))
-    model.load_state_dict(load_checkpoint(art.file("model.pt")))
+def load_cslm(art: Artifact, device: torch.device | str = "cpu") -> CSLM:
+    """The network of a ``cho2014/cslm`` artifact on ``device`` (its checkpoint mapped there), in eval mode."""
+    model = CSLM(CSLMConfig(**art.config["model"])).to(device)
+    model.load_state_dict(load_checkpoint(art.file("model.pt"), map_location=device))
     return model.eval()
 
 

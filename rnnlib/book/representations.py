@@ -532,14 +532,23 @@ def map_figure(coords: np.ndarray, texts: Sequence[str], categories: Sequence[st
 
 
 # -- the model's codes and gates ------------------------------------------------------------------
-def phrase_batches(vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256):
+def phrase_batches(vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256,
+                   device: torch.device | str | None = None):
     """Yield ``(index (b,), src (b, S) int64, mask (b, S) bool)`` for ``phrases`` (word lists),
-    each ending in ``EOS`` as the encoder reads it (:func:`rnnlib.batch.source_batch`)."""
+    each ending in ``EOS`` as the encoder reads it (:func:`rnnlib.batch.source_batch`), on
+    ``device`` (``None``: the host)."""
     from ..batch import source_batch
     for k in range(0, len(phrases), batch_size):
         idx = np.arange(k, min(k + batch_size, len(phrases)))
         batch = source_batch([vocab.encode(phrases[i]) for i in idx])
+        if device is not None:
+            batch = batch.to(device)
         yield idx, batch.src, batch.src_mask
+
+
+def _device(model: torch.nn.Module) -> torch.device:
+    """Where ``model``'s parameters are: the functions below compute there and return host arrays."""
+    return next(model.parameters()).device
 
 
 @torch.no_grad()
@@ -547,13 +556,13 @@ def phrase_codes(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]]
     """``c`` (A §2.2: ``c = tanh(V h<N>)``) of each phrase: ``(len(phrases), n) float32``
     (``(0, 0)`` for no phrase)."""
     out = None
-    for idx, src, mask in phrase_batches(vocab, phrases, batch_size):
+    for idx, src, mask in phrase_batches(vocab, phrases, batch_size, _device(model)):  # on the model's device
         c = model.encode(src, mask).context
         if c is None:
             raise ValueError("phrase_codes: the model has no fixed summary c (an RNNsearch?); use an RNNencdec")
         if out is None:
             out = np.zeros((len(phrases), c.shape[1]), dtype=np.float32)
-        out[idx] = c.float().numpy()
+        out[idx] = c.float().cpu().numpy()
     return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
@@ -587,7 +596,7 @@ def gate_activity(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]
     ``r_mean``, ``z_mean``. Steps: every word and the ``EOS`` of every phrase."""
     r_low = z_high = r_sum = z_sum = None
     steps = 0
-    for _, src, mask in phrase_batches(vocab, phrases, batch_size):
+    for _, src, mask in phrase_batches(vocab, phrases, batch_size, _device(model)):  # on the model's device
         r, z, _ = encoder_gates(model.encoder, src, mask)
         m = mask.unsqueeze(-1)
         add = [((r < threshold) & m).sum((0, 1)), ((z > threshold) & m).sum((0, 1)), r.sum((0, 1)), z.sum((0, 1))]
@@ -596,8 +605,8 @@ def gate_activity(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]
         else:
             r_low, z_high, r_sum, z_sum = (a + b.double() for a, b in zip((r_low, z_high, r_sum, z_sum), add))
         steps += int(mask.sum())
-    return {"reset_active": (r_low / steps).numpy(), "update_active": (z_high / steps).numpy(),
-            "r_mean": (r_sum / steps).numpy(), "z_mean": (z_sum / steps).numpy()}
+    return {"reset_active": (r_low / steps).cpu().numpy(), "update_active": (z_high / steps).cpu().numpy(),
+            "r_mean": (r_sum / steps).cpu().numpy(), "z_mean": (z_sum / steps).cpu().numpy()}
 
 
 @torch.no_grad()
@@ -615,7 +624,8 @@ def perturbation_memory(model: torch.nn.Module, vocab, phrases: Sequence[Sequenc
     long = [p for p in phrases if len(p) + 1 > lag]
     if not long:
         raise ValueError(f"perturbation_memory: no phrase has more than {lag} tokens")
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)  # the replacements drawn on the host: the same on any device
+    device = _device(model)
     first = last = None
     for _, src, mask in phrase_batches(vocab, long, batch_size):
         other = src.clone()
@@ -623,19 +633,21 @@ def perturbation_memory(model: torch.nn.Module, vocab, phrases: Sequence[Sequenc
         same = repl == src[:, 0]
         repl[same] = NUM_SPECIALS + (repl[same] + 1 - NUM_SPECIALS) % (len(vocab) - NUM_SPECIALS)
         other[:, 0] = repl
+        src, other, mask = src.to(device), other.to(device), mask.to(device)
         _, _, h = encoder_gates(model.encoder, src, mask)
         _, _, h2 = encoder_gates(model.encoder, other, mask)
         d = (h2 - h).abs()
         a, b = d[:, 0].sum(0).double(), d[:, lag].sum(0).double()
         first, last = (a, b) if first is None else (first + a, last + b)
-    return (last / first.clamp_min(1e-12)).numpy()
+    return (last / first.clamp_min(1e-12)).cpu().numpy()
 
 
 def most_frequent_sample(model: torch.nn.Module, src_vocab, tgt_vocab, source: Sequence[str], n: int = 50,
                          generator: torch.Generator | None = None) -> tuple[tuple[str, ...], int]:
     """The most frequent of ``n`` ancestral samples of the decoder for ``source`` (a word list),
     as A's Table 3 reads them (:func:`rnnlib.search.sample`), with how often it was drawn; ties
-    go to the sample the model scores higher, then to the first drawn."""
+    go to the sample the model scores higher, then to the first drawn. ``generator``: on the
+    model's device (:func:`rnnlib.search.sample` draws there)."""
     from ..batch import source_batch
     from ..search import sample
     hyps = sample(model, source_batch([src_vocab.encode(list(source))]), n=n, generator=generator)[0]

@@ -24,6 +24,9 @@ first words of a sentence see ``[BOS]`` in the positions before it; the model al
   batches (:meth:`CSLMFeature.prefetch`, one forward pass per batch over the distinct
   contexts) and cached, as paper A's decoder buffered n-grams for the GPU.
 
+Every function here computes on the device of the model's parameters (the n-grams, numpy
+arrays on the host, are moved there batch by batch; scores come back as Python floats).
+
 Equations
 ---------
 - A Sec. 4.1.2: 7-gram CSLM, 512-dimensional projections, two rectified layers (1536, 1024),
@@ -111,11 +114,13 @@ def ngrams(sentences: Sequence[Sequence[str]], vocab, order: int) -> np.ndarray:
 
 @torch.no_grad()
 def perplexity(model: CSLM, grams: np.ndarray, batch_size: int = 2048) -> float:
-    """``exp`` of the mean negative log-probability of the last word of each n-gram."""
+    """``exp`` of the mean negative log-probability of the last word of each n-gram (on the
+    model's device)."""
     model.eval()
+    device = next(model.parameters()).device
     total = 0.0
     for k in range(0, len(grams), batch_size):
-        g = torch.from_numpy(grams[k:k + batch_size])
+        g = torch.from_numpy(grams[k:k + batch_size]).to(device)
         total -= model(g[:, :-1]).gather(1, g[:, -1:]).sum().item()
     return math.exp(total / max(len(grams), 1))
 
@@ -124,20 +129,22 @@ def train_cslm(model: CSLM, train: np.ndarray, dev: np.ndarray, *, updates: int,
                lr: float = 1e-3, eval_every: int = 500, seed: int = 0, log=None) -> dict:
     """Train on n-grams drawn at random (``batch_size`` per update) with Adam for ``updates``
     updates; the dev perplexity every ``eval_every`` updates, and the model is left with the
-    best parameters seen. Returns ``{"history": [...], "best_dev_ppl", "seconds"}``."""
+    best parameters seen. Trains on the model's device (the draws are the same on any device).
+    Returns ``{"history": [...], "best_dev_ppl", "seconds"}``."""
     if updates < 1 or batch_size < 1 or eval_every < 1:
         raise ValueError(f"train_cslm: updates, batch_size and eval_every must be >= 1, "
                          f"got {updates}, {batch_size}, {eval_every}")
     if not len(train) or not len(dev):
         raise ValueError(f"train_cslm: no n-grams (train {len(train)}, dev {len(dev)})")
     t0 = time.perf_counter()
+    device = next(model.parameters()).device
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     best = (perplexity(model, dev), {k: v.clone() for k, v in model.state_dict().items()})
     history = [{"update": 0, "dev_ppl": best[0]}]
     for u in range(1, updates + 1):
         model.train()
-        g = torch.from_numpy(train[rng.integers(0, len(train), size=batch_size)])
+        g = torch.from_numpy(train[rng.integers(0, len(train), size=batch_size)]).to(device)
         loss = -model(g[:, :-1]).gather(1, g[:, -1:]).mean()
         opt.zero_grad()
         loss.backward()
@@ -162,12 +169,14 @@ class CSLMFeature(LanguageModelFeature):
     does not change). :meth:`prefetch` computes the missing scores of many phrases in batches
     of at most ``batch_size`` distinct contexts; :meth:`extend` computes what is still missing
     (one batch per call). ``queries``/``forwards`` count scored n-grams and forward passes.
+    The contexts go to the model's device (``device``), the scores come back to the host.
     """
 
     batched = True
 
     def __init__(self, model: CSLM, vocab, name: str = "cslm", batch_size: int = 4096):
         self.model = model.eval()
+        self.device = next(model.parameters()).device
         self.vocab = vocab
         self.name = name
         self.batch_size = batch_size
@@ -202,7 +211,7 @@ class CSLMFeature(LanguageModelFeature):
         contexts = list(missing)
         for k in range(0, len(contexts), self.batch_size):
             chunk = contexts[k:k + self.batch_size]
-            logp = self.model(torch.tensor(chunk, dtype=torch.int64)).numpy()
+            logp = self.model(torch.tensor(chunk, dtype=torch.int64, device=self.device)).cpu().numpy()
             self.forwards += 1
             for row, ctx in zip(logp, chunk):
                 for i in missing[ctx]:
