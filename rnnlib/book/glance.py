@@ -54,7 +54,7 @@ ITEMS: list[Item] = [
          lambda v: f"Pearson {_f(v('cho-pearson'))}, Spearman {_f(v('cho-spearman'))} "
                    f"({v('cho-scatter-n')} pairs)"),
     Item("A-F4", "Word embeddings, 2-D", "representations", "rep-fig4", True, "similar words cluster (by eye)",
-         lambda v: f"10-NN category purity {_f(v('rep-word-trained'), 3)} against chance {_f(v('rep-word-chance'), 3)}"),
+         lambda v: f"{_f(v('rep-neighbours'), 0)}-NN category purity {_f(v('rep-word-trained'), 3)} against chance {_f(v('rep-word-chance'), 3)}"),
     Item("A-F5", "Phrase representations c, 2-D", "representations", "rep-fig5", True,
          "phrases of the same meaning cluster (by eye)",
          lambda v: f"semantic-class purity {_f(v('rep-sem-trained'), 3)} against chance {_f(v('rep-sem-chance'), 3)}"),
