@@ -209,6 +209,30 @@ def test_extra_feature_changes_the_choice_when_weighted(toy):
     assert out.features[-1] == 5.0
 
 
+def test_options_are_pruned_by_the_full_weighted_score_not_by_p_t_given_s(toy):
+    """The table is not pruned before the extra score can act (A Sec. 4.1, as Moses prunes at
+    decoding time): the target a new feature favours is kept even when p(t|s) ranks it below the
+    ttable_limit best."""
+    table, lm = toy
+    ranked = [("y",), ("w",), ("x",), ("z",)]  # by p(t|s), best first: z is fourth
+    table = {("a",): [(t, P(p, 0.5, 0.5, 0.5)) for t, p in zip(ranked, (0.5, 0.3, 0.15, 0.05))]}
+    extra = FeatureTable(["likes_z"], {(("a",), t): [3.0 if t == ("z",) else 0.0] for t in ranked})
+    dec = Decoder(table, lm, config=DecoderConfig(workers=1, ttable_limit=2), extra=[extra])
+    w = dec.weights.copy()
+    w[-1] = 0.0
+    dec.set_weights(w)
+    assert dec.translate(["a"], nbest=5)[0].words == ["y"]
+    assert {tuple(t.words) for t in dec.translate(["a"], nbest=5)} <= {("y",), ("w",), ("x",)}
+    w[-1] = 2.0
+    dec.set_weights(w)
+    out = dec.translate(["a"])[0]
+    assert out.words == ["z"] and out.features[-1] == 3.0
+    # a table pruned when built (the top 2 by p(t|s)) could never have produced it
+    pruned = {("a",): table[("a",)][:2]}
+    dec = Decoder(pruned, lm, config=DecoderConfig(workers=1, ttable_limit=2), extra=[extra], weights=w)
+    assert dec.translate(["a"])[0].words != ["z"]
+
+
 def test_unknown_word_table_counts_words_outside_the_shortlist(tmp_path):
     t = unknown_word_table([(("a",), ("x", "rare")), (("b",), ("x",)), (("q",), ("q",))], {"x"})
     assert t.lookup(("a",), ("x", "rare")) == (1.0,)
