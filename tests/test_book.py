@@ -73,6 +73,13 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
     assert with_figures, "no chapter saves a figure: the image check would check nothing"
     with_tables = {p.with_suffix(".html").name for p in chapters if ".table(" in p.read_text(encoding="utf-8")}
     assert with_tables, "no chapter glues a table: the table check would check nothing"
+    # every glued figure of every chapter, by page: the reader must see each one, drawn
+    figures = {}
+    for path in chapters:
+        rel = path.relative_to(ROOT).with_suffix("")
+        nb = nbformat.read(out / "src" / rel.with_suffix(".ipynb"), as_version=4)
+        figures[rel.name + ".html"] = [k for k, mimes in glued(nb).items() if any(m.endswith("image/png") for m in mimes)]
+    assert any(figures.values()), "no glued figure in the book: the per-figure check would check nothing"
     browser = _chrome()
     math_pages = 0
     try:
@@ -95,6 +102,13 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
                 assert typeset, f"{page.name}: its math was not typeset (MathJax did not load from the folder)"
             if page.name in with_figures:
                 assert images, f"{page.name}: its chapter saves figures but the page shows no image"
+            for key in figures.get(page.name, []):  # the figure by its name, its image loaded and on screen
+                shown = browser.execute_script(
+                    "const f = document.getElementById(arguments[0]); if (!f) return 'missing';"
+                    " const i = f.querySelector('img'); if (!i) return 'no image';"
+                    " if (!i.complete || i.naturalWidth == 0) return 'not loaded';"
+                    " const r = i.getBoundingClientRect(); return r.width > 50 && r.height > 50 ? 'shown' : 'not visible';", key)
+                assert shown == "shown", f"{page.name}: figure {key!r} {shown}"
             if page.name in with_tables:  # glued tables are styled by _static/book.css, gaps shown as dashes
                 cells = browser.execute_script(
                     "return Array.from(document.querySelectorAll('table.book-table td')).map("
