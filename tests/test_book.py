@@ -24,6 +24,16 @@ def glued(nb) -> dict[str, set[str]]:
     return out
 
 
+def figures_by_page(out) -> dict[str, list[str]]:
+    """``{page.html: glue names of its figures}`` from the executed notebooks of the build ``out``."""
+    pages = {}
+    for path in book_chapters(ROOT).values():
+        rel = path.relative_to(ROOT).with_suffix("")
+        nb = nbformat.read(out / "src" / rel.with_suffix(".ipynb"), as_version=4)
+        pages[rel.name + ".html"] = [k for k, mimes in glued(nb).items() if any(m.endswith("image/png") for m in mimes)]
+    return pages
+
+
 def test_smoke_build_executes_every_chapter_and_shows_every_figure(smoke_book):
     out, proc = smoke_book
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -73,12 +83,7 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
     assert with_figures, "no chapter saves a figure: the image check would check nothing"
     with_tables = {p.with_suffix(".html").name for p in chapters if ".table(" in p.read_text(encoding="utf-8")}
     assert with_tables, "no chapter glues a table: the table check would check nothing"
-    # every glued figure of every chapter, by page: the reader must see each one, drawn
-    figures = {}
-    for path in chapters:
-        rel = path.relative_to(ROOT).with_suffix("")
-        nb = nbformat.read(out / "src" / rel.with_suffix(".ipynb"), as_version=4)
-        figures[rel.name + ".html"] = [k for k, mimes in glued(nb).items() if any(m.endswith("image/png") for m in mimes)]
+    figures = figures_by_page(out)  # every glued figure of every chapter: the reader must see each one, drawn
     assert any(figures.values()), "no glued figure in the book: the per-figure check would check nothing"
     browser = _chrome()
     math_pages = 0

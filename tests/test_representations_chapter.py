@@ -116,31 +116,35 @@ def write_unlabelled_corpus(folder: Path) -> Path:
     return folder
 
 
-def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurable_and_nothing_raises(tmp_path):
+def run_on_files(chapter: str, tmp_path: Path):
+    """Run ``chapters/<chapter>.md`` (smoke) on :func:`write_unlabelled_corpus`'s files; check that
+    no cell failed and that every name its Markdown shows is glued. Returns the output folder."""
     import os
     import subprocess
     import sys
 
     import nbformat
     from test_corpus_params import glue_names_used, glued
-
-    from rnnlib.book import claims
     root = Path(__file__).resolve().parents[1]
     folder = write_unlabelled_corpus(tmp_path / "my corpus")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/representations.md", "--profile", "smoke",
+    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", f"chapters/{chapter}.md", "--profile", "smoke",
            "--no-progress", "--out", str(out), "--cache", str(tmp_path / "cache"),
            "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    nb = nbformat.read(out / "src" / "chapters" / "representations.ipynb", as_version=4)
+    nb = nbformat.read(out / "src" / "chapters" / f"{chapter}.ipynb", as_version=4)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, f"{errors[0]['ename']}: {errors[0]['evalue']}"
-    # every name the Markdown shows is glued, so the book still builds on these files
-    missing = glue_names_used((root / "chapters" / "representations.md").read_text(encoding="utf-8")) - set(glued(nb))
+    missing = glue_names_used((root / "chapters" / f"{chapter}.md").read_text(encoding="utf-8")) - set(glued(nb))
     assert not missing, f"not glued with corpus=files: {sorted(missing)}"
+    return out
 
+
+def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurable_and_nothing_raises(tmp_path):
+    from rnnlib.book import claims
+    out = run_on_files("representations", tmp_path)
     values = results.load(out / "results").values("representations")
     assert "your own files" in values["rep-corpus"] and "Bible" not in values["rep-corpus"]
     assert values["rep-names"].startswith("no word of the training text is a name")

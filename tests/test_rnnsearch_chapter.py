@@ -59,29 +59,10 @@ def test_star_model_continues_rnnsearch_50(chapter):
 # -- the whole experiment on the user's own parallel files (-p corpus=files) -----------------------------
 
 def test_the_chapter_runs_on_the_users_files(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    import nbformat
-    from test_corpus_params import glue_names_used, glued
-    from test_representations_chapter import write_unlabelled_corpus
+    from test_representations_chapter import run_on_files
 
     from rnnlib.book import claims
-    root = Path(__file__).resolve().parents[1]
-    folder = write_unlabelled_corpus(tmp_path / "my corpus")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/rnnsearch.md", "--profile", "smoke",
-           "--no-progress", "--out", str(out), "--cache", str(tmp_path / "cache"),
-           "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    nb = nbformat.read(out / "src" / "chapters" / "rnnsearch.ipynb", as_version=4)
-    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors, f"{errors[0]['ename']}: {errors[0]['evalue']}"
-    missing = glue_names_used((root / "chapters" / "rnnsearch.md").read_text(encoding="utf-8")) - set(glued(nb))
-    assert not missing, f"not glued with corpus=files: {sorted(missing)}"
+    out = run_on_files("rnnsearch", tmp_path)
     values = results.load(out / "results").values("rnnsearch")
     assert int(values["rns-test-sentences"]) == 30  # the files' test split, not the Bible's
     table = _table(out, "rns-table1").set_index("model")
