@@ -94,6 +94,37 @@ def test_fast_path_is_the_same_function_float64(variant, init):
                                    msg=lambda m: f"{key}: {m}")
 
 
+@pytest.mark.parametrize("rows", [1, 3])
+def test_blocked_attention_map_in_search_equals_the_plain_equations(rows, monkeypatch):
+    """Without gradients the fast path computes the (B, S, n') map a block of rows at a time
+    (kernels.BLOCK floats): with blocks of 1 and 3 of the 4 sentences, the decoder steps give the
+    plain modules' logits, states and attention, and beam search the same n-best lists."""
+    model = _model("rnnsearch").eval()
+    b = _batch()
+    S, n_align = b.src.shape[1], SIZES["align"]
+    assert b.src.shape[0] > rows  # more than one block
+    monkeypatch.setattr(kernels, "BLOCK", rows * S * n_align)
+    calls = []
+    split = torch.Tensor.split
+    monkeypatch.setattr(torch.Tensor, "split", lambda t, *a, **k: calls.append(a) or split(t, *a, **k))
+    with torch.no_grad():
+        out = {}
+        for name, net in (("plain", model), ("fast", FastModel(model))):
+            enc = net.encode(b.src, b.src_mask)
+            state, steps = net.init_state(enc), []
+            for t in range(b.tgt_in.shape[1]):
+                logits, state, alpha = net.step(b.tgt_in[:, t], state, enc)
+                steps.append((logits, state, alpha))
+            out[name] = steps
+    assert (rows,) in calls  # the blocked branch ran, with blocks of `rows` rows
+    for (lp, sp, ap), (lf, sf, af) in zip(out["plain"], out["fast"]):
+        for fast, plain in ((lf, lp), (sf, sp), (af, ap)):
+            torch.testing.assert_close(fast, plain, atol=1e-6, rtol=0)
+    beams = {fast: search.beam_search(model, b.src, b.src_mask, beam_size=4, n_best=3, max_len=8, fast=fast)
+             for fast in (True, False)}
+    assert [[h.tokens for h in hyps] for hyps in beams[True]] == [[h.tokens for h in hyps] for hyps in beams[False]]
+
+
 def test_keys_are_U_a_h_j_on_both_paths():
     model = _model("rnnsearch")
     b = _batch()
