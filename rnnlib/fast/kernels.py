@@ -51,7 +51,7 @@ adjacent pairs (the machine's load varies, so single pairs scatter by about 20%)
 - cast once, under bf16 autocast: training +11% / +41% and +15% / +15%; beam search -4% / +5%
 - search's in-place log-softmax: beam search +24% / +14%
 - blocked map in search (measured again after the layout change, on the same set-up in one
-  process, the arms alternating one whole search at a time, 40 searches each): beam search
+  process, the arms alternating one whole search at a time for 160 s): beam search
   +4.6% / +6.2%, n-best lists identical. Block sizes from 2^17 to 2^21 floats were within
   2% of one another.
 
