@@ -59,3 +59,39 @@ def test_flop_count_matches_a_hand_count():
     d = Dims("rnnsearch", 4, 8, 4, 6, 10, 10)
     step = lambda S: forward_flops(d, S, 2) - forward_flops(d, S, 1)  # noqa: E731
     assert step(5) - step(4) == 2 * 6 + 2 * 2 * 8
+
+
+@pytest.fixture
+def forget_against():
+    import sys
+    yield
+    for name in [m for m in sys.modules if m == "rnnlib_against" or m.startswith("rnnlib_against.")]:
+        del sys.modules[name]
+
+
+def test_bench_against_another_checkout_interleaves_both_in_one_process(tmp_path, capsys, restore_threads,
+                                                                         forget_against):
+    """``--against DIR`` loads DIR's rnnlib under another name and times both versions' whole
+    updates and searches alternately; against this very checkout, there is no EOS arm."""
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    out_json = tmp_path / "against.json"
+    assert cli_main(["bench", "--quick", "--against", str(root), "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert Path(sys.modules["rnnlib_against"].__file__).resolve() == root / "rnnlib" / "__init__.py"
+    assert sys.modules["rnnlib_against.search"] is not sys.modules["rnnlib.search"]  # a second copy of the code
+    assert "sources end in EOS on both" in out
+    rows = json.loads(out_json.read_text())["rows"]
+    assert {(r["model"], r["measure"], r["arm"]) for r in rows} == {
+        (k, w, a) for k in ("rnnsearch", "rnnencdec") for w in ("train", "beam") for a in ("this", "against")}
+    for r in rows:
+        assert r["rate"] > 0 and r["calls"] >= 4
+        if r["arm"] == "against":
+            assert r["this_over_arm"] > 0 and r["this_over_arm_median_pair"] > 0
+            assert re.search(rf"{r['measure']}\s+against\s+[\d.]+ \S+\s+\(\d+ calls\)\s+this / against: [\d.]+ whole run", out)
+
+
+def test_bench_against_a_folder_without_rnnlib_names_it(tmp_path, forget_against):
+    with pytest.raises(SystemExit, match=r"--against .*: no rnnlib package there \(expected .*rnnlib/__init__.py\)"):
+        cli_main(["bench", "--quick", "--against", str(tmp_path)])

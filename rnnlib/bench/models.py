@@ -443,6 +443,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print the N operators taking the most time in two training updates")
     p.add_argument("--quick", action="store_true", help="tiny sizes and budgets (for tests)")
     p.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
+    p.add_argument("--against", type=Path, default=None, metavar="DIR",
+                   help="instead: compare with the rnnlib package in DIR (another checkout), interleaved "
+                        "in one process on whole training updates and beam searches (rnnlib.bench.against)")
 
 
 def _fmt_rate(x: float) -> str:
@@ -505,6 +508,14 @@ def main(args: argparse.Namespace) -> int:
     for k in kinds:
         if k not in KINDS:
             raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
+    if args.against is not None:
+        from . import against
+        print(f"rnnlib bench --against: profile {args.profile}, torch {torch.__version__}, "
+              f"{torch.get_num_threads()} threads; allocator: {allocator_description()}")
+        rows = against.main(args, kinds)
+        if args.json:
+            args.json.write_text(json.dumps({"against": str(args.against), "rows": rows}, indent=1))
+        return 0
     torch.manual_seed(0)
     peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
     bf16_isa = cpu_bf16_instructions()

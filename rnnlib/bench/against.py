@@ -1,0 +1,189 @@
+"""``rnnlib bench --against DIR``: this library against another version of it, interleaved in one
+process, on whole training updates and whole beam searches.
+
+``DIR`` holds another checkout's ``rnnlib`` package (``DIR/rnnlib/__init__.py``), for example a
+``git worktree`` of an older commit. It is imported under the name ``rnnlib_against``, so both
+versions live in one process and their runs alternate one update, or one search, at a time
+(ABBA) for ``--seconds``: the machine's drift then hits both arms alike, which separate
+processes measured minutes apart do not allow (on a shared 2-core host their 10-second
+windows scatter by about 10%). This needs the other version's imports of itself to be
+relative (``from .search import ...``), as rnnlib's are.
+
+Both sides build their ``{profile}-{kind}`` preset with their own code (:mod:`rnnlib.presets`,
+``batch.make_batch``/``source_batch``, ``batching.PoolBatcher``, ``train.make_optimizer``/
+``batch_nll``, ``search.beam_search``) on the same synthetic sentences: training on ``--batches``
+length-sorted minibatches of ``--batch-size`` pairs (Adadelta and gradient clipping at 1, the
+library's defaults), beam search with ``--beam`` on ``--beam-sentences`` sources in one batch, up
+to ``--decode-len`` words. The models are untrained: at the ``cpu`` sizes both sides' searches run
+to the length limit (the same steps); at the ``smoke`` sizes of ``--quick`` they may not, and the
+figures only show that the comparison runs.
+
+If the other version reads sources without the end-of-sentence token this one appends (the
+layout change of issue 10 added it), a third arm runs it on the sources with ``EOS`` appended:
+the same work, which separates the code's speed from the model change.
+
+Figures: target tokens/s (training), sentences/s (search), and this version's rate over the
+other's for the whole run and as the median over the adjacent pairs.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import statistics
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import torch
+
+from .. import batch as this_batch, batching as this_batching, presets as this_presets, ragged as this_ragged
+from .. import search as this_search, train as this_train
+from ..specials import EOS
+
+ALIAS = "rnnlib_against"
+
+
+def load_other(folder: Path) -> ModuleType:
+    """The ``rnnlib`` package in ``folder`` imported as :data:`ALIAS` (a clear error if there is none)."""
+    init = Path(folder) / "rnnlib" / "__init__.py"
+    if not init.is_file():
+        raise SystemExit(f"--against {folder}: no rnnlib package there (expected {init})")
+    if ALIAS in sys.modules:
+        loaded = Path(sys.modules[ALIAS].__file__).resolve()
+        if loaded != init.resolve():
+            raise SystemExit(f"--against {folder}: {ALIAS} is already loaded from {loaded} in this process")
+        return sys.modules[ALIAS]
+    spec = importlib.util.spec_from_file_location(ALIAS, init, submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[ALIAS] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception:
+        del sys.modules[ALIAS]
+        raise
+    return module
+
+
+class Side:
+    """One library version's modules: ``presets``, ``batch``, ``batching``, ``ragged``, ``train``, ``search``."""
+
+    def __init__(self, name: str, package: str | None = None) -> None:
+        self.name = name
+        if package is None:
+            self.presets, self.batch, self.batching = this_presets, this_batch, this_batching
+            self.ragged, self.train, self.search = this_ragged, this_train, this_search
+        else:
+            for mod in ("presets", "batch", "batching", "ragged", "train", "search"):
+                setattr(self, mod, importlib.import_module(f"{package}.{mod}"))
+
+    def model(self, preset: str) -> torch.nn.Module:
+        torch.manual_seed(0)
+        return self.presets.build_model(self.presets.preset(preset))
+
+    def appends_eos(self) -> bool:
+        """Whether this version's ``source_batch`` ends each source with ``EOS``."""
+        b = self.batch.source_batch([np.array([5, 6])])
+        return b.src.shape[1] == 3 and int(b.src[0, 2]) == EOS
+
+
+def _sentences(n: int, vocab: int, min_len: int, max_len: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.integers(4, vocab, rng.integers(min_len, max_len + 1)) for _ in range(n)]
+
+
+def training_arm(side: Side, preset: str, args, add_eos: bool):
+    """``(one_update, target tokens per update)`` for ``side``'s model and minibatches."""
+    model = side.model(preset)
+    cfg = model.config
+    n = args.batch_size * args.batches
+    src = _sentences(n, cfg.src_vocab, args.min_len, args.max_len, seed=1)
+    tgt = _sentences(n, cfg.tgt_vocab, args.min_len, args.max_len, seed=3)
+    if add_eos:
+        src = [np.append(s, EOS) for s in src]
+    R = side.ragged
+    pairs = R.ParallelArrays(R.Ragged.from_lists(src), R.Ragged.from_lists(tgt))
+    index = side.batching.PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, args.batch_size, args.batches,
+                                      seed=1).pool_batches(0)
+    batches = [side.batch.make_batch(pairs, i) for i in index]
+    opt = side.train.make_optimizer(side.train.TrainConfig(max_updates=1), list(model.parameters()))
+    k = [0]
+
+    def update() -> None:
+        b = batches[k[0] % len(batches)]
+        k[0] += 1
+        opt.zero_grad(set_to_none=True)
+        nll = side.train.batch_nll(model, b)
+        (nll / b.size).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    return update, sum(b.n_target_tokens for b in batches) / len(batches)
+
+
+def search_arm(side: Side, preset: str, args, add_eos: bool):
+    """``(one_search, sentences per search)`` for ``side``'s model."""
+    model = side.model(preset).eval()
+    src = _sentences(args.beam_sentences, model.config.src_vocab, args.min_len, args.max_len, seed=2)
+    if add_eos:
+        src = [np.append(s, EOS) for s in src]
+    b = side.batch.source_batch(src)
+
+    def search() -> None:
+        with torch.no_grad():
+            side.search.beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len)
+
+    return search, len(src)
+
+
+def interleaved(arms: dict, seconds: float, min_rounds: int = 2) -> dict[str, list[float]]:
+    """Seconds of each call of every arm, the arms alternating ABBA (after one warm-up call each)."""
+    for fn, _ in arms.values():
+        fn()
+    names = list(arms)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    t0, rounds = time.perf_counter(), 0
+    while rounds < min_rounds or time.perf_counter() - t0 < seconds:
+        for n in names + names[::-1]:
+            t = time.perf_counter()
+            arms[n][0]()
+            times[n].append(time.perf_counter() - t)
+        rounds += 1
+    return times
+
+
+def report(kind: str, what: str, unit: str, arms: dict, times: dict[str, list[float]]) -> list[dict]:
+    rows = []
+    this = times["this"]
+    for name, (_, per_call) in arms.items():
+        t = times[name]
+        row = {"model": kind, "measure": what, "arm": name, "rate": per_call * len(t) / sum(t), "calls": len(t)}
+        if name != "this":
+            row["this_over_arm"] = sum(t) / sum(this)
+            row["this_over_arm_median_pair"] = statistics.median(a / b for a, b in zip(t, this))
+        rows.append(row)
+        ratio = (f"  this / {name}: {row['this_over_arm']:.3f} whole run, "
+                 f"{row['this_over_arm_median_pair']:.3f} median pair") if name != "this" else ""
+        print(f"  {what:5s} {name:24s} {row['rate']:10.1f} {unit:7s} ({len(t)} calls){ratio}")
+    return rows
+
+
+def main(args: argparse.Namespace, kinds: list[str]) -> list[dict]:
+    """Run the comparison for ``kinds``; print and return one row per model, measure and arm."""
+    other_pkg = load_other(args.against)
+    this, other = Side("this"), Side("against", ALIAS)
+    other_eos = other.appends_eos()
+    print(f"this rnnlib: {Path(this_presets.__file__).parent.parent}; against: {Path(other_pkg.__file__).parent.parent}"
+          f" ({'sources end in EOS on both' if other_eos else 'its sources have no EOS: an equal-work arm adds it'})")
+    rows = []
+    for kind in kinds:
+        preset = f"{args.profile}-{kind}"
+        print(f"\n{preset} (arms alternate ABBA, one call at a time, {args.seconds:g} s)")
+        for what, unit, make in (("train", "tok/s", training_arm), ("beam", "sent/s", search_arm)):
+            arms = {"this": make(this, preset, args, False), "against": make(other, preset, args, False)}
+            if not other_eos:
+                arms["against, sources + EOS"] = make(other, preset, args, True)
+            rows += report(kind, what, unit, arms, interleaved(arms, args.seconds))
+    return rows
