@@ -95,3 +95,16 @@ def test_bench_against_another_checkout_interleaves_both_in_one_process(tmp_path
 def test_bench_against_a_folder_without_rnnlib_names_it(tmp_path, forget_against):
     with pytest.raises(SystemExit, match=r"--against .*: no rnnlib package there \(expected .*rnnlib/__init__.py\)"):
         cli_main(["bench", "--quick", "--against", str(tmp_path)])
+
+
+def test_bench_against_refuses_a_version_that_imports_this_checkout(tmp_path, forget_against):
+    """A module of the other version that refers to this checkout's rnnlib (an absolute import)
+    would make its arm time this checkout: the comparison stops and names it."""
+    import shutil
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "rnnlib", tmp_path / "rnnlib", ignore=shutil.ignore_patterns("__pycache__"))
+    search = tmp_path / "rnnlib" / "search.py"
+    search.write_text(search.read_text() + "\nfrom rnnlib.batch import pad as absolute_pad  # noqa\n")
+    with pytest.raises(SystemExit, match=r"rnnlib_against\.search\.absolute_pad is this checkout's rnnlib\.batch"):
+        cli_main(["bench", "--quick", "--against", str(tmp_path)])

@@ -7,7 +7,9 @@ versions live in one process and their runs alternate one update, or one search,
 (ABBA) for ``--seconds``: the machine's drift then hits both arms alike, which separate
 processes measured minutes apart do not allow (on a shared 2-core host their 10-second
 windows scatter by about 10%). This needs the other version's imports of itself to be
-relative (``from .search import ...``), as rnnlib's are.
+relative (``from .search import ...``), as rnnlib's are: a module of it that holds this
+checkout's ``rnnlib`` modules or their functions is an error (:func:`check_separate`), not a
+silent measurement of this checkout.
 
 Both sides build their ``{profile}-{kind}`` preset with their own code (:mod:`rnnlib.presets`,
 ``batch.make_batch``/``source_batch``, ``batching.PoolBatcher``, ``train.make_optimizer``/
@@ -87,6 +89,19 @@ class Side:
         """Whether this version's ``source_batch`` ends each source with ``EOS``."""
         b = self.batch.source_batch([np.array([5, 6])])
         return b.src.shape[1] == 3 and int(b.src[0, 2]) == EOS
+
+
+def check_separate(package: str = ALIAS) -> None:
+    """Stop with the module's name if a loaded module of ``package`` refers to this checkout's
+    ``rnnlib`` (an absolute ``import rnnlib...`` in the other version: its arm would run our code)."""
+    for name, module in list(sys.modules.items()):
+        if name != package and not name.startswith(package + "."):
+            continue
+        for attr, value in vars(module).items():
+            owner = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+            if isinstance(owner, str) and (owner == "rnnlib" or owner.startswith("rnnlib.")):
+                raise SystemExit(f"--against: {name}.{attr} is this checkout's {owner}, not the other version's "
+                                 "(it imports rnnlib absolutely); the comparison would time this checkout twice")
 
 
 def _sentences(n: int, vocab: int, min_len: int, max_len: int, seed: int) -> list[np.ndarray]:
@@ -174,6 +189,7 @@ def main(args: argparse.Namespace, kinds: list[str]) -> list[dict]:
     """Run the comparison for ``kinds``; print and return one row per model, measure and arm."""
     other_pkg = load_other(args.against)
     this, other = Side("this"), Side("against", ALIAS)
+    check_separate()
     other_eos = other.appends_eos()
     print(f"this rnnlib: {Path(this_presets.__file__).parent.parent}; against: {Path(other_pkg.__file__).parent.parent}"
           f" ({'sources end in EOS on both' if other_eos else 'its sources have no EOS: an equal-work arm adds it'})")
