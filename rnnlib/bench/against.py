@@ -41,9 +41,8 @@ from types import ModuleType
 import numpy as np
 import torch
 
-from .. import batch as this_batch, batching as this_batching, presets as this_presets, ragged as this_ragged
-from .. import search as this_search, train as this_train
-from ..specials import EOS
+from .. import presets as this_presets
+from .models import synthetic_pairs, train_step_fn
 
 ALIAS = "rnnlib_against"
 
@@ -69,17 +68,16 @@ def load_other(folder: Path) -> ModuleType:
     return module
 
 
+MODULES = ("presets", "batch", "batching", "ragged", "train", "search", "specials")
+
+
 class Side:
-    """One library version's modules: ``presets``, ``batch``, ``batching``, ``ragged``, ``train``, ``search``."""
+    """One library version's modules: :data:`MODULES`."""
 
     def __init__(self, name: str, package: str | None = None) -> None:
         self.name = name
-        if package is None:
-            self.presets, self.batch, self.batching = this_presets, this_batch, this_batching
-            self.ragged, self.train, self.search = this_ragged, this_train, this_search
-        else:
-            for mod in ("presets", "batch", "batching", "ragged", "train", "search"):
-                setattr(self, mod, importlib.import_module(f"{package}.{mod}"))
+        for mod in MODULES:
+            setattr(self, mod, importlib.import_module(f"{package or 'rnnlib'}.{mod}"))
 
     def model(self, preset: str) -> torch.nn.Module:
         torch.manual_seed(0)
@@ -88,7 +86,7 @@ class Side:
     def appends_eos(self) -> bool:
         """Whether this version's ``source_batch`` ends each source with ``EOS``."""
         b = self.batch.source_batch([np.array([5, 6])])
-        return b.src.shape[1] == 3 and int(b.src[0, 2]) == EOS
+        return b.src.shape[1] == 3 and int(b.src[0, 2]) == self.specials.EOS
 
 
 def check_separate(package: str = ALIAS) -> None:
@@ -104,46 +102,36 @@ def check_separate(package: str = ALIAS) -> None:
                                  "(it imports rnnlib absolutely); the comparison would time this checkout twice")
 
 
-def _sentences(n: int, vocab: int, min_len: int, max_len: int, seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return [rng.integers(4, vocab, rng.integers(min_len, max_len + 1)) for _ in range(n)]
+def _sentences(pairs, side: Side, add_eos: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Sources and targets of :func:`~rnnlib.bench.models.synthetic_pairs` as lists, the sources
+    with ``side``'s EOS appended if ``add_eos``."""
+    src = [pairs.src[i] for i in range(len(pairs.src))]
+    if add_eos:
+        src = [np.append(s, side.specials.EOS) for s in src]
+    return src, [pairs.tgt[i] for i in range(len(pairs.tgt))]
 
 
 def training_arm(side: Side, preset: str, args, add_eos: bool):
     """``(one_update, target tokens per update)`` for ``side``'s model and minibatches."""
     model = side.model(preset)
     cfg = model.config
-    n = args.batch_size * args.batches
-    src = _sentences(n, cfg.src_vocab, args.min_len, args.max_len, seed=1)
-    tgt = _sentences(n, cfg.tgt_vocab, args.min_len, args.max_len, seed=3)
-    if add_eos:
-        src = [np.append(s, EOS) for s in src]
+    src, tgt = _sentences(synthetic_pairs(args.batch_size * args.batches, cfg.src_vocab, cfg.tgt_vocab,
+                                          args.min_len, args.max_len, seed=1), side, add_eos)
     R = side.ragged
     pairs = R.ParallelArrays(R.Ragged.from_lists(src), R.Ragged.from_lists(tgt))
     index = side.batching.PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, args.batch_size, args.batches,
                                       seed=1).pool_batches(0)
     batches = [side.batch.make_batch(pairs, i) for i in index]
-    opt = side.train.make_optimizer(side.train.TrainConfig(max_updates=1), list(model.parameters()))
-    k = [0]
-
-    def update() -> None:
-        b = batches[k[0] % len(batches)]
-        k[0] += 1
-        opt.zero_grad(set_to_none=True)
-        nll = side.train.batch_nll(model, b)
-        (nll / b.size).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-
+    update, _ = train_step_fn(model, batches, train_module=side.train)
     return update, sum(b.n_target_tokens for b in batches) / len(batches)
 
 
 def search_arm(side: Side, preset: str, args, add_eos: bool):
     """``(one_search, sentences per search)`` for ``side``'s model."""
     model = side.model(preset).eval()
-    src = _sentences(args.beam_sentences, model.config.src_vocab, args.min_len, args.max_len, seed=2)
-    if add_eos:
-        src = [np.append(s, EOS) for s in src]
+    cfg = model.config
+    src, _ = _sentences(synthetic_pairs(args.beam_sentences, cfg.src_vocab, cfg.tgt_vocab, args.min_len,
+                                        args.max_len, seed=2), side, add_eos)
     b = side.batch.source_batch(src)
 
     def search() -> None:

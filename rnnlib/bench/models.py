@@ -270,15 +270,20 @@ class ModelReport:
     shape_flop_s: dict = field(default_factory=dict)  # torch.mm rate at the model's own shapes
 
 
-def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = False):
-    opt = make_optimizer(TrainConfig(max_updates=1), [p for p in model.parameters() if p.requires_grad])
+def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = False, train_module=None):
+    """``(step, state)``: one Adadelta update with clipping per call of ``step``, cycling ``batches``.
+    ``train_module``: the module giving ``TrainConfig``, ``make_optimizer`` and ``batch_nll``
+    (default :mod:`rnnlib.train`; :mod:`rnnlib.bench.against` passes another version's)."""
+    cfg_cls, make_opt, nll_of = ((TrainConfig, make_optimizer, batch_nll) if train_module is None else
+                                 (train_module.TrainConfig, train_module.make_optimizer, train_module.batch_nll))
+    opt = make_opt(cfg_cls(max_updates=1), [p for p in model.parameters() if p.requires_grad])
     state = {"k": 0, "nll": []}
 
     def step():
         batch = batches[state["k"] % len(batches)]
         state["k"] += 1
         opt.zero_grad(set_to_none=True)
-        nll = batch_nll(model, batch, bf16)
+        nll = nll_of(model, batch, bf16)
         (nll / batch.size).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         opt.step()
