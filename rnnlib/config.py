@@ -5,7 +5,7 @@
 dataclass from a mapping by field name: an unknown name is an error that lists the valid
 ones, never a silently ignored key. Every config class of the library loads through it
 (:class:`ModelConfig`, :class:`rnnlib.train.TrainConfig`, :class:`rnnlib.corpus.dataset.CorpusConfig`,
-:class:`rnnlib.smt.pipeline.SMTConfig` with its nested :class:`rnnlib.smt.decoder.DecoderConfig`).
+:class:`rnnlib.smt.system.SMTConfig` with its nested :class:`rnnlib.smt.decoder.DecoderConfig`).
 
 A chapter's parameters carry the names of config fields, so :func:`config_subset` picks a
 config's share of them and ``load_config(cls, config_subset(cls, params))`` builds it
@@ -14,7 +14,7 @@ config's share of them and ``load_config(cls, config_subset(cls, params))`` buil
 Cache keys and ``ModelConfig.unit``
 -----------------------------------
 The book's artifact cache keys trained models by :meth:`ModelConfig.to_dict`
-(:mod:`rnnlib.book.runs`, :mod:`rnnlib.book.cho2014`, the copy-task chapter, and any ModelConfig
+(:mod:`rnnlib.experiments.training_runs`, :mod:`rnnlib.experiments.cho2014`, the copy-task chapter, and any ModelConfig
 the cache serialises). ``unit`` was added after runs were cached, so ``to_dict`` leaves it out
 while it is the default ``"gru"``: every GRU key stays what it was, and a ``"tanh"`` config keys
 apart. A dict without ``unit`` loads as ``"gru"``.

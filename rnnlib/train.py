@@ -50,7 +50,7 @@ Equations
 - B B.2 / A §4.1: Adadelta with rho = 0.95, eps = 1e-6 (both presets)
 - B B.2: the L2 norm of the gradient rescaled to at most 1 when it is larger (``paper-b``)
 - B B.2: minibatches of 80 from length-sorted pools of 1600 pairs (20 minibatches) (``paper-b``);
-  A §4.1: minibatches of 64 phrase pairs drawn at random (``paper-a``) (rnnlib.batching)
+  A §4.1: minibatches of 64 phrase pairs drawn at random (``paper-a``) (rnnlib.minibatch_order)
 
 Deviations
 ----------
@@ -88,7 +88,7 @@ from torch import nn
 
 from . import distributed
 from .batch import Batch, make_batch
-from .batching import PoolBatcher, Position, RandomBatcher, eval_batches
+from .minibatch_order import PoolBatcher, Position, RandomBatcher, eval_batches
 from .checkpoint import load_checkpoint, save_atomic
 from .config import UnknownNameError, load_config
 from .device import resolve_device

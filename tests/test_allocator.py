@@ -55,7 +55,7 @@ def test_bad_setting_names_the_variable():
 
 KERNEL = """
 import os, subprocess, sys
-from rnnlib.book.cli import choose_allocator
+from rnnlib.cli import choose_allocator
 choose_allocator(sys.argv[1])
 # a process started now, as papermill starts a chapter's kernel: it never calls tune_allocator
 child = subprocess.run([sys.executable, "-c", sys.argv[2]], capture_output=True, text=True)

@@ -7,8 +7,8 @@ import re
 import pytest
 import torch
 
-from rnnlib.bench.models import Dims, forward_flops, model_shapes
-from rnnlib.book.cli import main as cli_main
+from rnnlib.bench.nmt import Dims, forward_flops, model_shapes
+from rnnlib.cli import main as cli_main
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
-"""BLEU as the book reports it: the No-UNK subset, length buckets, paired bootstrap (rnnlib.book.bleu)."""
+"""BLEU as the book reports it: the No-UNK subset, length buckets, paired bootstrap (rnnlib.bleu)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from rnnlib.book import bleu as B
+from rnnlib import bleu as B
+from rnnlib import stats
 from rnnlib.specials import UNK
 
 REFS = ["le chat est sur le tapis rouge .", "il fait très beau aujourd' hui à Paris .",
@@ -31,7 +32,7 @@ def test_bucket_counts_add_up_and_each_bucket_is_the_corpus_bleu_of_its_sentence
     refs, good, _ = corpus()
     lengths = np.array([len(r.split()) for r in refs])
     edges = B.length_edges(3, 9)
-    table = B.bleu_by_length(good, refs, lengths, edges, n_boot=200, seed=3)
+    table = stats.bleu_by_length(good, refs, lengths, edges, n_boot=200, seed=3)
     assert table["sentences"].sum() == len(refs)
     assert list(table["low_len"]) == edges and np.isinf(table["high_len"].iloc[-1])
     for _, row in table.iterrows():
@@ -44,7 +45,7 @@ def test_bucket_counts_add_up_and_each_bucket_is_the_corpus_bleu_of_its_sentence
         else:
             assert np.isnan(row.bleu)
     with pytest.raises(ValueError, match="below the first edge"):
-        B.bleu_by_length(good, refs, lengths, [9, 12], n_boot=0)
+        stats.bleu_by_length(good, refs, lengths, [9, 12], n_boot=0)
 
 
 def test_length_edges_end_in_an_open_bucket():
@@ -56,12 +57,12 @@ def test_length_edges_end_in_an_open_bucket():
 
 def test_paired_bootstrap_interval_brackets_the_difference_and_separates_a_clearly_better_system():
     refs, good, bad = corpus()
-    res = B.paired_bootstrap(good, bad, refs, n_samples=300, seed=7)
+    res = stats.paired_bootstrap(good, bad, refs, n_samples=300, seed=7)
     assert res["diff"] == pytest.approx(B.corpus_bleu(good, refs).score - B.corpus_bleu(bad, refs).score)
     assert 0 < res["low"] <= res["diff"] <= res["high"]
     assert res["p_value"] < 0.05
     assert "bs:300" in res["signature"] and "seed:7" in res["signature"]
-    same = B.paired_bootstrap(good, good, refs, n_samples=100, seed=7)
+    same = stats.paired_bootstrap(good, good, refs, n_samples=100, seed=7)
     assert same["diff"] == 0 and same["low"] == 0 and same["high"] == 0
 
 
@@ -70,8 +71,8 @@ def test_paired_bootstrap_p_value_is_sacrebleus():
     from sacrebleu.significance import PairedTest
     refs, good, bad = corpus(3)
     mixed = [g if i % 2 else b for i, (g, b) in enumerate(zip(good, bad))]
-    res = B.paired_bootstrap(good, mixed, refs, n_samples=200, seed=11)
-    with B._sacrebleu_seed(11):
+    res = stats.paired_bootstrap(good, mixed, refs, n_samples=200, seed=11)
+    with stats._sacrebleu_seed(11):
         _, out = PairedTest([("b", mixed), ("a", good)], {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=200)()
     assert res["p_value"] == out["BLEU"][1].p_value
 

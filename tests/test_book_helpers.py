@@ -14,11 +14,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from rnnlib.book.baseline import baseline_inputs, baseline_params  # noqa: E402
-from rnnlib.book.cho2014 import SCORER_PARAMS, cho2014_params  # noqa: E402
-from rnnlib.book.diagrams import rnnsearch_diagram  # noqa: E402
+from rnnlib.experiments.baseline import baseline_inputs, baseline_params  # noqa: E402
+from rnnlib.experiments.cho2014 import SCORER_PARAMS, cho2014_params  # noqa: E402
+from rnnlib.experiments.diagrams import rnnsearch_diagram  # noqa: E402
 from rnnlib.book.params import OVERRIDES_ENV, chapter_specs, overrides_in_environment, run_overrides  # noqa: E402
-from rnnlib.book.pipeline import resolve_all  # noqa: E402
+from rnnlib.book.execute import resolve_all  # noqa: E402
 from minibook import make_minibook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,7 +82,7 @@ def test_command_line_overrides_of_cho2014_reach_the_chapter_that_reads_its_scor
 
 
 def test_command_line_overrides_of_the_baseline_reach_the_chapters_that_show_it(monkeypatch):
-    from rnnlib.book.baseline import baseline_params
+    from rnnlib.experiments.baseline import baseline_params
     monkeypatch.delenv(OVERRIDES_ENV, raising=False)
     overrides = ["baseline.stack_size=7", "rnnsearch.seed=9"]
     with overrides_in_environment(overrides):
@@ -98,7 +98,7 @@ def test_rnnlib_run_hands_its_overrides_to_the_chapters_kernel(tmp_path):
     chapter.write_text(chapter.read_text() + "\n```{code-cell} python\nfrom rnnlib.book.params import run_overrides\n"
                        "print('overrides:', run_overrides())\n```\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    proc = subprocess.run([sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/demo.md", "--profile", "smoke",
+    proc = subprocess.run([sys.executable, "-m", "rnnlib.cli", "run", "chapters/demo.md", "--profile", "smoke",
                            "-p", "demo.n=4", "--no-progress"], cwd=book, capture_output=True, text=True, env=env,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr

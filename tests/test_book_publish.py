@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from rnnlib.book.pipeline import book_chapters
+from rnnlib.book.execute import book_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow

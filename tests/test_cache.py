@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from rnnlib.book.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache
 from rnnlib.checkpoint import load_checkpoint, save_atomic
 
 

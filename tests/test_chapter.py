@@ -12,7 +12,7 @@ from rnnlib.book import chapter as chapter_module  # noqa: E402
 from rnnlib.book.chapter import Chapter  # noqa: E402
 from rnnlib.book.params import ParameterError  # noqa: E402
 from rnnlib.config import UnknownNameError  # noqa: E402
-from rnnlib.smt.pipeline import SMTConfig  # noqa: E402
+from rnnlib.smt.system import SMTConfig  # noqa: E402
 from rnnlib.train import TrainConfig  # noqa: E402
 
 from minibook import make_minibook  # noqa: E402

@@ -14,11 +14,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-import rnnlib.book.baseline as baseline_module
-import rnnlib.book.cho2014 as cho
-import rnnlib.smt.pipeline as pipeline_module
-from rnnlib.book.cache import ArtifactCache
-from rnnlib.book.cho2014_cslm import cslm_run, load_cslm
+import rnnlib.experiments.baseline as baseline_module
+import rnnlib.experiments.cho2014 as cho
+import rnnlib.smt.system as pipeline_module
+from rnnlib.cache import ArtifactCache
+from rnnlib.experiments.cho2014_cslm import cslm_run, load_cslm
 from rnnlib.book.params import OVERRIDES_ENV, chapter_specs
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import preset
@@ -47,7 +47,7 @@ def test_cho2014_declares_device_auto_and_representations_reads_it(monkeypatch):
     assert cho.cho2014_params(ROOT, "smoke")["device"] == "auto"  # what the representations chapter reads
     assert "device" not in chapter_specs(ROOT / "chapters" / "representations.md")  # one device: cho2014's
     assert "device" in cho.SCORER_PARAMS
-    out = subprocess.run([sys.executable, "-m", "rnnlib.book.cli", "params", "chapters/cho2014.md"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "rnnlib.cli", "params", "chapters/cho2014.md"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     line = next(x for x in out.stdout.splitlines() if x.startswith("device "))
@@ -60,7 +60,7 @@ def test_the_chapters_hard_code_no_cpu():
         lines = [x for x in code.splitlines() if not x.startswith("profile:")]  # the profile is named "cpu"
         assert not [x for x in lines if re.search(r"""["']cpu["']""", x)], name
         assert "torch.Generator()" not in code, name  # a sampler's generator lives on the network's device
-    for module in ("rnnlib/book/cho2014.py", "rnnlib/book/cho2014_cslm.py", "rnnlib/book/representations.py"):
+    for module in ("rnnlib/experiments/cho2014.py", "rnnlib/experiments/cho2014_cslm.py", "rnnlib/experiments/representations.py"):
         assert 'map_location="cpu"' not in (ROOT / module).read_text(), module
 
 
@@ -86,7 +86,7 @@ class _SMTConfig:
 
 
 def _phrase_scorer(monkeypatch, params):
-    """:func:`rnnlib.book.cho2014.phrase_scorer` with its SMT run, phrase table and training stubbed:
+    """:func:`rnnlib.experiments.cho2014.phrase_scorer` with its SMT run, phrase table and training stubbed:
     the TrainConfig it trains with, and the PhraseScorer it returns."""
     vocab = Vocab([f"w{i}" for i in range(12)])
     corpus = SimpleNamespace(src_vocab=vocab, tgt_vocab=vocab, checksum="toy", detokenize=" ".join)

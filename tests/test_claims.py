@@ -82,7 +82,7 @@ def test_a_broken_record_names_the_file(tmp_path):
 
 
 def test_a_chapter_marked_execute_last_runs_after_the_others(tmp_path):
-    from rnnlib.book.pipeline import book_chapters
+    from rnnlib.book.execute import book_chapters
     front = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\nkernelspec:\n"
              "  display_name: Python 3\n  language: python\n  name: python3\n{extra}---\n\n# {title}\n")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: index\nchapters:\n- file: summary\n- file: work\n")

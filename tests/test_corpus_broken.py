@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rnnlib.book.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.dataset import CorpusConfig, NoUsablePairs, prepare_corpus
 from rnnlib.corpus.files import CorpusFileError
 
@@ -166,7 +166,7 @@ def test_data_chapter_shows_zero_for_a_filter_no_pair_passes(tmp_path):
     folder = write_corpus(tmp_path / "long", n_train=30, words=(55, 65))
     set_line(folder / "train.fr", 5, "")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
+    cmd = [sys.executable, "-m", "rnnlib.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
            "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
            "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

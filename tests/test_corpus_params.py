@@ -13,9 +13,9 @@ import nbformat
 import pytest
 
 from rnnlib.book.params import ParameterError, chapter_parameters_source, chapter_specs
-from rnnlib.book.pipeline import book_chapters
+from rnnlib.book.execute import book_chapters
 from rnnlib.corpus.dataset import CorpusConfig
-from rnnlib.corpus.params import corpus_config, specs
+from rnnlib.book.corpus_params import corpus_config, specs
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_CHAPTER = ROOT / "chapters" / "data.md"
@@ -81,7 +81,7 @@ def test_every_corpus_chapter_includes_the_block_declared_once():
 
 
 def test_rnnlib_params_lists_the_included_parameters_with_the_chapter_defaults():
-    proc = subprocess.run([sys.executable, "-m", "rnnlib.book.cli", "params", "chapters/baseline.md"],
+    proc = subprocess.run([sys.executable, "-m", "rnnlib.cli", "params", "chapters/baseline.md"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line.strip()}
@@ -113,7 +113,7 @@ def write_files_corpus(folder: Path) -> None:
 
 def run_chapter(tmp_path: Path, *params: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
+    cmd = [sys.executable, "-m", "rnnlib.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
            "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache")]
     for p in params:
         cmd += ["-p", p]

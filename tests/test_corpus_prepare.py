@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from rnnlib.book.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.dataset import CorpusConfig, prepare_corpus
 from rnnlib.corpus.split import DEV_BOOKS, TEST_BOOKS, NearDuplicates, assign_splits, normalize
 from rnnlib.specials import UNK

@@ -20,10 +20,10 @@ def test_ledger_lists_every_wing_and_the_modules_a_typed_list_used_to_miss():
     entries = {e.module: e for e in L.ledger()}
     for name in ["rnnlib.gru", "rnnlib.encoders", "rnnlib.attention", "rnnlib.decoders", "rnnlib.init"]:
         assert entries[name].equations and entries[name].deviations, name
-    for name in ["rnnlib.batching", "rnnlib.batch", "rnnlib.corpus.dataset", "rnnlib.corpus.vocab",
+    for name in ["rnnlib.minibatch_order", "rnnlib.batch", "rnnlib.corpus.dataset", "rnnlib.corpus.vocab",
                  "rnnlib.smt.decoder", "rnnlib.smt.align", "rnnlib.bench.reference"]:
         assert entries[name].deviations, name
-    assert any("target length" in d for d in entries["rnnlib.batching"].deviations)
+    assert any("target length" in d for d in entries["rnnlib.minibatch_order"].deviations)
     assert any("U_a h_j" in e for e in entries["rnnlib.attention"].equations)
     assert "rnnlib.specials" not in entries  # no Deviations section: not in the ledger
     page = L.ledger_markdown(readings=READING)
@@ -31,7 +31,7 @@ def test_ledger_lists_every_wing_and_the_modules_a_typed_list_used_to_miss():
     assert wings[0] == "Models and training (`rnnlib`)"
     assert {"The corpus (`rnnlib.corpus`)", "The phrase-based baseline (`rnnlib.smt`)"} <= set(wings)
     assert len(wings) == len(set(wings))  # each wing once: modules are grouped
-    assert page.index("### `rnnlib.batching`") < page.index("## The corpus") < page.index("### `rnnlib.corpus.vocab`")
+    assert page.index("### `rnnlib.minibatch_order`") < page.index("## The corpus") < page.index("### `rnnlib.corpus.vocab`")
 
 
 def test_parse_sections_reads_headings_bullets_and_the_inline_form():

@@ -324,7 +324,7 @@ def test_unit_option_is_checked_with_named_errors():
 def test_a_gru_config_keys_as_before_unit_existed_and_a_tanh_config_keys_apart():
     """The book's cache keys models by ModelConfig.to_dict(): a GRU config's dict (so its key) is the
     one it had before the ``unit`` field existed; a tanh config's key differs."""
-    from rnnlib.book.cache import ArtifactCache, config_hash
+    from rnnlib.cache import ArtifactCache, config_hash
 
     for name in PRESETS:
         config = preset(name)

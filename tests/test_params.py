@@ -85,7 +85,7 @@ def test_profile_then_override_order_and_unknown_names(tmp_path):
 # -- shared blocks (# include:) ------------------------------------------------------------------
 
 def test_include_expands_the_shared_block_in_place_with_changed_defaults():
-    from rnnlib.corpus.params import specs as corpus_specs
+    from rnnlib.book.corpus_params import specs as corpus_specs
     block = corpus_specs()
     specs = parse_parameters_cell('profile: str = "cpu"  # p\n# include: corpus src_vocab=30000 max_len=50\n'
                                   'beam: int = 5  # [1, 10] beam\n')

@@ -11,7 +11,7 @@ import pytest
 
 from minibook import make_minibook
 
-RNNLIB = [sys.executable, "-m", "rnnlib.book.cli"]
+RNNLIB = [sys.executable, "-m", "rnnlib.cli"]
 
 
 def rnnlib(book: Path, *args, timeout=300):

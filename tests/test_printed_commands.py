@@ -1,5 +1,5 @@
 """The commands the book and the README print for rerunning chapters parse as printed: every
-chapter, profile and ``-p`` override they name is one the build accepts (rnnlib.book.pipeline.resolve_all,
+chapter, profile and ``-p`` override they name is one the build accepts (rnnlib.book.execute.resolve_all,
 the check ``rnnlib run`` and ``rnnlib build`` make before any work)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rnnlib.book.params import ParameterError
-from rnnlib.book.pipeline import resolve_all
+from rnnlib.book.execute import resolve_all
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["chapters/results.md", "README.md"]

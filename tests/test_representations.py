@@ -1,12 +1,13 @@
-"""rnnlib.book.representations: categories, purity, cached t-SNE, codes and gates (A §2.3, §4.4)."""
+"""rnnlib.experiments.representations: categories, purity, cached t-SNE, codes and gates (A §2.3, §4.4)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from rnnlib.book import representations as R
-from rnnlib.book.cache import ArtifactCache
+from rnnlib import stats
+from rnnlib.experiments import representations as R
+from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import build_model, preset
 
@@ -133,7 +134,7 @@ def test_purity_interval_lies_above_0_when_the_classes_are_separated_and_include
     for name, X in (("separated", separated), ("random", random)):
         per_point = R.knn_same(X, labels, k=10)
         assert per_point.mean() == pytest.approx(R.knn_purity(X, labels, k=10))
-        diff, low, high = R.bootstrap_mean(per_point - chance, n_boot=1000, seed=0)
+        diff, low, high = stats.bootstrap_mean(per_point - chance, n_boot=1000, seed=0)
         assert low <= diff <= high
         verdicts[name] = (diff, low, high)
     assert verdicts["separated"][1] > 0.5  # the whole interval well above chance
@@ -145,18 +146,18 @@ def test_purity_interval_lies_above_0_when_the_classes_are_separated_and_include
 def test_spearman_interval_over_units_separates_a_relation_from_none():
     rng = np.random.default_rng(1)
     x = rng.random(256)
-    rho, low, high = R.bootstrap_spearman(x, x + rng.normal(scale=0.2, size=256), n_boot=300, seed=0)
+    rho, low, high = stats.bootstrap_spearman(x, x + rng.normal(scale=0.2, size=256), n_boot=300, seed=0)
     assert 0 < low <= rho <= high
-    rho, low, high = R.bootstrap_spearman(x, rng.random(256), n_boot=300, seed=0)
+    rho, low, high = stats.bootstrap_spearman(x, rng.random(256), n_boot=300, seed=0)
     assert low < 0 < high
     with pytest.raises(ValueError, match="same length"):
-        R.bootstrap_spearman(x, x[:10])
+        stats.bootstrap_spearman(x, x[:10])
 
 
 def _tiny_scorer(tmp_path):
-    """A PhraseScorer as rnnlib.book.cho2014.phrase_scorer makes it, on toy pairs (no SMT run)."""
+    """A PhraseScorer as rnnlib.experiments.cho2014.phrase_scorer makes it, on toy pairs (no SMT run)."""
     from types import SimpleNamespace
-    from rnnlib.book.cho2014 import PhraseScorer, scorer_run
+    from rnnlib.experiments.cho2014 import PhraseScorer, scorer_run
     from rnnlib.smt.rnn_scorer import encode_pairs
     from rnnlib.train import train_preset
     vocab = Vocab([f"w{i}" for i in range(36)])
@@ -184,7 +185,7 @@ def one_thread():
 
 def test_the_tanh_ablation_is_the_scorers_network_with_tanh_units_keyed_apart(tmp_path, one_thread):
     import pandas as pd
-    from rnnlib.book.cho2014 import scorer_variant
+    from rnnlib.experiments.cho2014 import scorer_variant
     from rnnlib.gru import TanhCell
     cache, corpus, base = _tiny_scorer(tmp_path)
     same = scorer_variant(cache, corpus, base)  # the GRU at the scorer's own updates: the scorer itself

@@ -129,7 +129,7 @@ def run_on_files(chapter: str, tmp_path: Path):
     folder = write_unlabelled_corpus(tmp_path / "my corpus")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "rnnlib.book.cli", "run", f"chapters/{chapter}.md", "--profile", "smoke",
+    cmd = [sys.executable, "-m", "rnnlib.cli", "run", f"chapters/{chapter}.md", "--profile", "smoke",
            "--no-progress", "--out", str(out), "--cache", str(tmp_path / "cache"),
            "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=900)

@@ -15,7 +15,7 @@ from rnnlib.book import chapter as chapter_module  # noqa: E402
 from rnnlib.book import results  # noqa: E402
 from rnnlib.book.chapter import Chapter  # noqa: E402
 from rnnlib.book.citing import chapter_papers  # noqa: E402
-from rnnlib.book.pipeline import publish_html  # noqa: E402
+from rnnlib.book.execute import publish_html  # noqa: E402
 
 from minibook import ROOT, make_minibook  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Test-set translation (rnnlib.translate) and training runs as cache artifacts (rnnlib.book.runs)."""
+"""Test-set translation (rnnlib.translate) and training runs as cache artifacts (rnnlib.experiments.training_runs)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +8,8 @@ import torch
 from torch import nn
 
 from rnnlib.batch import source_batch
-from rnnlib.book.cache import ArtifactCache
-from rnnlib.book.runs import decode_run, length_filter, load_model, run_logs, train_run
+from rnnlib.cache import ArtifactCache
+from rnnlib.experiments.training_runs import decode_run, length_filter, load_model, run_logs, train_run
 from rnnlib.presets import build_model, preset
 from rnnlib.ragged import ParallelArrays, Ragged
 from rnnlib.search import beam_search

@@ -1,7 +1,7 @@
 """Decoding-speed benchmark (rnnlib.bench.smt) on a toy table, through `rnnlib smt-bench`."""
 import json
 
-from rnnlib.book.cli import main
+from rnnlib.cli import main
 from rnnlib.smt.lm import train_arpa
 from rnnlib.smt.phrases import build_phrase_table
 

@@ -1,13 +1,13 @@
-"""The whole baseline (rnnlib.smt.pipeline) on a synthetic corpus, through the artifact cache."""
+"""The whole baseline (rnnlib.smt.system) on a synthetic corpus, through the artifact cache."""
 import json
 
 import numpy as np
 import pytest
 
-from rnnlib.book.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache
 from rnnlib.smt.decoder import DecoderConfig
 from rnnlib.smt.features import unknown_word_table
-from rnnlib.smt.pipeline import SMTConfig, SMTData, build_alignment, decoding_pairs, link_agreement, run
+from rnnlib.smt.system import SMTConfig, SMTData, build_alignment, decoding_pairs, link_agreement, run
 
 
 def synthetic(n, rng):

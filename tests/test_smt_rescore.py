@@ -1,4 +1,4 @@
-"""N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts (rnnlib.book.cho2014_cslm)."""
+"""N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts (rnnlib.experiments.cho2014_cslm)."""
 import json
 from collections import Counter
 
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from rnnlib.book.cache import ArtifactCache
-from rnnlib.book.cho2014_cslm import RescoredSystem, cslm_run, load_cslm
+from rnnlib.cache import ArtifactCache
+from rnnlib.experiments.cho2014_cslm import RescoredSystem, cslm_run, load_cslm
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.smt.cslm import CSLM, CSLMConfig, CSLMFeature
 from rnnlib.smt.decoder import DecoderConfig, Translation
-from rnnlib.smt.pipeline import SMTConfig, SMTData, run
+from rnnlib.smt.system import SMTConfig, SMTData, run
 from rnnlib.smt.rescore import LMScore, Rescorer, SentenceFeature, ShortlistWords, rerank, tune_rescored
 from rnnlib.smt.tune import mert_loop
 from test_smt_pipeline import synthetic

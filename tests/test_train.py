@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch import nn
 
-from rnnlib.batching import PoolBatcher, Position, RandomBatcher
+from rnnlib.minibatch_order import PoolBatcher, Position, RandomBatcher
 from rnnlib.checkpoint import load_checkpoint
 from rnnlib.ragged import ParallelArrays, Ragged
 from rnnlib.train import TRAIN_PRESETS, TrainConfig, evaluate_nll, train, train_preset

@@ -12,7 +12,7 @@ checkout's ``rnnlib`` modules or their functions is an error (:func:`check_separ
 silent measurement of this checkout.
 
 Both sides build their ``{profile}-{kind}`` preset with their own code (:mod:`rnnlib.presets`,
-``batch.make_batch``/``source_batch``, ``batching.PoolBatcher``, ``train.make_optimizer``/
+``batch.make_batch``/``source_batch``, ``minibatch_order.PoolBatcher``, ``train.make_optimizer``/
 ``batch_nll``, ``search.beam_search``) on the same synthetic sentences: training on ``--batches``
 length-sorted minibatches of ``--batch-size`` pairs (Adadelta and gradient clipping at 1, the
 library's defaults), beam search with ``--beam`` on ``--beam-sentences`` sources in one batch, up
@@ -42,7 +42,7 @@ import numpy as np
 import torch
 
 from .. import presets as this_presets
-from .models import synthetic_pairs, train_step_fn
+from .workload import synthetic_pairs, train_step_fn
 
 ALIAS = "rnnlib_against"
 
@@ -68,7 +68,19 @@ def load_other(folder: Path) -> ModuleType:
     return module
 
 
-MODULES = ("presets", "batch", "batching", "ragged", "train", "search", "specials")
+MODULES = ("presets", "batch", "minibatch_order", "ragged", "train", "search", "specials")
+# former names of modules, tried when another version of rnnlib predates a rename
+FORMER_NAMES = {"minibatch_order": "batching"}
+
+
+def import_either(package: str, mod: str):
+    """``package.mod``, or its former name in a version of rnnlib from before the rename."""
+    try:
+        return importlib.import_module(f"{package}.{mod}")
+    except ModuleNotFoundError as e:
+        if mod not in FORMER_NAMES or e.name != f"{package}.{mod}":
+            raise
+        return importlib.import_module(f"{package}.{FORMER_NAMES[mod]}")
 
 
 class Side:
@@ -77,7 +89,7 @@ class Side:
     def __init__(self, name: str, package: str | None = None) -> None:
         self.name = name
         for mod in MODULES:
-            setattr(self, mod, importlib.import_module(f"{package or 'rnnlib'}.{mod}"))
+            setattr(self, mod, import_either(package or "rnnlib", mod))
 
     def model(self, preset: str) -> torch.nn.Module:
         torch.manual_seed(0)
@@ -103,7 +115,7 @@ def check_separate(package: str = ALIAS) -> None:
 
 
 def _sentences(pairs, side: Side, add_eos: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Sources and targets of :func:`~rnnlib.bench.models.synthetic_pairs` as lists, the sources
+    """Sources and targets of :func:`~rnnlib.bench.workload.synthetic_pairs` as lists, the sources
     with ``side``'s EOS appended if ``add_eos``."""
     src = [pairs.src[i] for i in range(len(pairs.src))]
     if add_eos:
@@ -119,7 +131,7 @@ def training_arm(side: Side, preset: str, args, add_eos: bool):
                                           args.min_len, args.max_len, seed=1), side, add_eos)
     R = side.ragged
     pairs = R.ParallelArrays(R.Ragged.from_lists(src), R.Ragged.from_lists(tgt))
-    index = side.batching.PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, args.batch_size, args.batches,
+    index = side.minibatch_order.PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, args.batch_size, args.batches,
                                       seed=1).pool_batches(0)
     batches = [side.batch.make_batch(pairs, i) for i in index]
     update, _ = train_step_fn(model, batches, train_module=side.train)

@@ -59,7 +59,7 @@ def write_corpus(folder: Path, pairs: int, seed: int = 0, vocab: int = 50_000) -
 
 def _run_prepare(folder: str, tokenizer: str) -> None:
     """Body of the measured child process: prints one JSON line."""
-    from ..book.cache import ArtifactCache
+    from ..cache import ArtifactCache
     from ..corpus.dataset import CorpusConfig, prepare_corpus
     start = time.perf_counter()
     cfg = CorpusConfig(corpus="files", corpus_dir=folder, tokenizer=tokenizer, src_vocab=30_000, tgt_vocab=30_000)

@@ -4,7 +4,7 @@ Use from Python with a built :class:`~rnnlib.smt.decoder.Decoder`::
 
     stats = measure(decoder, test_sentences)
 
-or from the shell, on the artifacts of :mod:`rnnlib.smt.pipeline`::
+or from the shell, on the artifacts of :mod:`rnnlib.smt.system`::
 
     rnnlib smt-bench --phrase-table .../phrase_table.npz --lm .../lm.arpa \
         --weights .../weights.json --source test.tok.en [--workers 2] [--stack-size 50]

@@ -31,7 +31,7 @@ import yaml
 
 from ..config import config_subset, load_config
 from . import citing
-from .cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
+from ..cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
 from .params import ParameterError, chapter_specs
 from .results import Recorder, artifact_refs, looked_up, results_folder
 
@@ -132,7 +132,7 @@ class Chapter:
 
     def artifact(self, kind: str, config: dict, make: Callable[[Path, Path], dict | None],
                  data: str | None = None) -> Artifact:
-        """The cached artifact for ``config`` (see :meth:`rnnlib.book.cache.ArtifactCache.build`)."""
+        """The cached artifact for ``config`` (see :meth:`rnnlib.cache.ArtifactCache.build`)."""
         return self.cache.build(kind, config, make, data=data)
 
     # -- results ------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ class Chapter:
         """The chapter parameters a figure or table depends on, in declaration order.
 
         A parameter is listed when its name is a key, at any depth, of the config of one of
-        ``artifacts`` (an :class:`~rnnlib.book.cache.Artifact`, an object with an ``artifact``
+        ``artifacts`` (an :class:`~rnnlib.cache.Artifact`, an object with an ``artifact``
         such as a prepared corpus, a config dataclass or a dict), or when it is named in
         ``extra`` (a parameter the figure itself uses, or one an artifact's data depends on
         without its config naming it). With neither given, every parameter is listed. An

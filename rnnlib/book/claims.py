@@ -44,6 +44,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..stats import seeds_difference
+
 HOLDS = "holds"
 FAILS = "does not hold"
 NOISE = "inside the noise"
@@ -191,11 +193,7 @@ def _seeds_above(ev: dict) -> Verdict:
     a, b, label = ev["a"], ev["b"], ev["label"]
     if len(a) < 2 or len(b) < 2:
         return Verdict(UNMEASURABLE, f"{label}: fewer than two runs per system, so no noise estimate")
-    ma, mb = sum(a) / len(a), sum(b) / len(b)
-    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
-    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
-    se = math.sqrt(va / len(a) + vb / len(b))
-    diff = ma - mb
+    diff, se = seeds_difference(a, b)
     text = f"{label}: {_fmt(diff)} (mean of {len(a)} and {len(b)} runs; standard error {se:.2f})"
     if diff > 2 * se:
         return Verdict(HOLDS, text)

@@ -98,7 +98,7 @@ def rebuild_cost(build_log, cache_root) -> "pandas.DataFrame":
 
     import pandas as pd
 
-    from .cache import SIDECAR
+    from ..cache import SIDECAR
     seen, rows = set(), {}
     for line in Path(build_log).read_text(encoding="utf-8").splitlines():
         if not line.strip():

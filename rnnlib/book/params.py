@@ -21,7 +21,7 @@ literals without spaces)::
 
     # include: corpus src_vocab=30000 tgt_vocab=30000
 
-(:data:`INCLUDES` names the blocks; ``corpus`` is :mod:`rnnlib.corpus.params`). The included
+(:data:`INCLUDES` names the blocks; ``corpus`` is :mod:`rnnlib.book.corpus_params`). The included
 parameters are the chapter's like any other: listed by ``rnnlib params``, set by profiles and
 ``-p``, injected by papermill; run by hand, the notebook gets their defaults from
 :meth:`rnnlib.book.Chapter.start`. This cell is the single source of truth: :func:`resolve` validates a profile and
@@ -134,7 +134,7 @@ _CHOICES = re.compile(r"^\s*\{([^}]*)\}\s*(.*)$")
 _INCLUDE = re.compile(r"^\s*#\s*include:\s*(\S*)\s*(.*)$")
 
 #: ``# include: <name>`` -> the module whose ``parameter_block()`` is the shared block
-INCLUDES = {"corpus": "rnnlib.corpus.params"}
+INCLUDES = {"corpus": "rnnlib.book.corpus_params"}
 
 
 def parse_parameters_cell(source: str, where: str = "parameters cell") -> dict[str, ParamSpec]:

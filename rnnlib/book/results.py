@@ -28,7 +28,7 @@ and PDF of a figure, the CSV of a table (names in the build's ``figures/`` folde
   <16-hex hash of the config, null if it holds what JSON cannot>}``;
 * a number or text records its own ``artifacts=`` argument the same way;
 * without ``artifacts=`` (for any kind), every artifact the chapter has looked up in its cache so
-  far (built or found: :attr:`rnnlib.book.cache.ArtifactCache.events`), in order of first use.
+  far (built or found: :attr:`rnnlib.cache.ArtifactCache.events`), in order of first use.
   That is a superset of what the result depends on: pass ``artifacts=`` to be precise.
 
 **Loading.** :func:`load` reads a results folder (every ``<chapter>.json``) or a published
@@ -48,7 +48,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .cache import Artifact, config_hash
+from ..cache import Artifact, config_hash
 
 KINDS = ("number", "text", "table", "figure", "params")  # params: the chapter's parameters, first entry
 

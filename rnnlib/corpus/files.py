@@ -25,7 +25,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Iterator
 
-from ..book.cache import config_hash, file_sha256
+from ..cache import config_hash, file_sha256
 
 SPLITS = ("train", "dev", "test")
 

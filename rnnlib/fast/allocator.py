@@ -24,7 +24,7 @@ guides obtain by preloading jemalloc or tcmalloc; glibc's own settings need no l
 beyond pip's. Results are unchanged: only where memory comes from changes.
 
 Who sets them: the program entry points, visibly, never a library function as a side effect.
-The ``rnnlib`` console script (:mod:`rnnlib.book.cli`) calls :func:`tune_allocator` for its
+The ``rnnlib`` console script (:mod:`rnnlib.cli`) calls :func:`tune_allocator` for its
 ``train``, ``bench``, ``build`` and ``run`` commands, and so does ``python -m rnnlib.train``.
 ``build`` and ``run`` execute chapters in Jupyter kernels (other processes), so for them it
 also exports the same settings as glibc tunables (:func:`tunables`, the environment variable

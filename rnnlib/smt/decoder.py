@@ -91,7 +91,7 @@ class DecoderConfig:
     ttable_limit: int = 10          # [ttable-limit] options per source span
     distortion_limit: int = 6       # [distortion-limit]
     beam_threshold: float = 1e-5    # [b] prune hypotheses below this fraction of the best
-    max_phrase_len: int = 7         # longest source phrase: looked up here, extracted by rnnlib.smt.pipeline
+    max_phrase_len: int = 7         # longest source phrase: looked up here, extracted by rnnlib.smt.system
     nbest: int = 1                  # distinct translations returned per sentence
     workers: int = 2                # processes (sentences are independent)
 

@@ -10,7 +10,7 @@ features, so MERT tunes one more weight per feature name.
 A table has no default value unless one is given explicitly: looking up a pair it lacks raises
 ``KeyError`` naming the pair, so no option of the decoder carries a value nobody computed. Build
 a table over every pair the decoder can use, pass-through copies of unknown words included
-(:func:`rnnlib.smt.pipeline.decoding_pairs`, :func:`rnnlib.smt.rnn_scorer.decoder_pairs`).
+(:func:`rnnlib.smt.system.decoding_pairs`, :func:`rnnlib.smt.rnn_scorer.decoder_pairs`).
 
 Unknown words (Moses' ``UnknownWordPenalty``): a source word the phrase table lacks is copied
 to the output by an option whose phrase-table scores are 0 (as in Moses, where that option comes

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..cache import default_cache_root, find_book_root
+from ...cache import default_cache_root, find_book_root
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:

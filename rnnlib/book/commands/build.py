@@ -5,7 +5,7 @@ import sys
 import time
 
 from ..params import ParameterError, overrides_in_environment
-from ..pipeline import ChapterFailed, build_html, execute_chapter, resolve_all, stage_book, summary_table
+from ..execute import ChapterFailed, build_html, execute_chapter, resolve_all, stage_book, summary_table
 from ._common import add_profile_arguments, book_root, folders
 
 

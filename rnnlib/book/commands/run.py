@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from ..params import ParameterError, overrides_in_environment
-from ..pipeline import ChapterFailed, execute_chapter, resolve_all, summary_table
+from ..execute import ChapterFailed, execute_chapter, resolve_all, summary_table
 from ._common import add_profile_arguments, book_root, folders
 
 

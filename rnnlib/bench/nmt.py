@@ -52,16 +52,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
 from ..fast.allocator import allocator_description
 from ..fast.kernels import FastModel
 from ..fast.precision import cpu_bf16_instructions
 from ..batch import make_batch, source_batch
-from ..batching import PoolBatcher
-from ..ragged import ParallelArrays, Ragged
+from ..minibatch_order import PoolBatcher
 from ..specials import EOS
-from ..train import TrainConfig, batch_nll, make_optimizer
+from .workload import synthetic_pairs, train_step_fn
 
 KINDS = ("rnnsearch", "rnnencdec")
 
@@ -145,13 +143,6 @@ def dims_of(kind: str, cfg) -> Dims:
 
 # ---------------------------------------------------------------------------------------------
 # measurement helpers
-
-def synthetic_pairs(n: int, src_vocab: int, tgt_vocab: int, min_len: int, max_len: int, seed: int) -> ParallelArrays:
-    rng = np.random.default_rng(seed)
-    src = [rng.integers(4, src_vocab, rng.integers(min_len, max_len + 1)) for _ in range(n)]
-    tgt = [rng.integers(4, tgt_vocab, rng.integers(min_len, max_len + 1)) for _ in range(n)]
-    return ParallelArrays(Ragged.from_lists(src), Ragged.from_lists(tgt))
-
 
 def timed(fn, seconds: float, min_reps: int = 2) -> tuple[int, float]:
     """Run ``fn`` (after one warm-up call) until ``seconds`` passed and ``min_reps`` calls were made."""
@@ -268,27 +259,6 @@ class ModelReport:
     mm_flop_s: float = 0.0  # fp32 torch.mm rate measured interleaved with the training steps
     mm_bf16_flop_s: float | None = None  # the same for bf16 (with --bf16)
     shape_flop_s: dict = field(default_factory=dict)  # torch.mm rate at the model's own shapes
-
-
-def train_step_fn(model: nn.Module, batches, clip: float = 1.0, bf16: bool = False, train_module=None):
-    """``(step, state)``: one Adadelta update with clipping per call of ``step``, cycling ``batches``.
-    ``train_module``: the module giving ``TrainConfig``, ``make_optimizer`` and ``batch_nll``
-    (default :mod:`rnnlib.train`; :mod:`rnnlib.bench.against` passes another version's)."""
-    cfg_cls, make_opt, nll_of = ((TrainConfig, make_optimizer, batch_nll) if train_module is None else
-                                 (train_module.TrainConfig, train_module.make_optimizer, train_module.batch_nll))
-    opt = make_opt(cfg_cls(max_updates=1), [p for p in model.parameters() if p.requires_grad])
-    state = {"k": 0, "nll": []}
-
-    def step():
-        batch = batches[state["k"] % len(batches)]
-        state["k"] += 1
-        opt.zero_grad(set_to_none=True)
-        nll = nll_of(model, batch, bf16)
-        (nll / batch.size).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        opt.step()
-        state["nll"].append(float(nll.detach()) / batch.n_target_tokens)
-    return step, state
 
 
 def bench_model(kind: str, args, peak: float) -> ModelReport:

@@ -21,7 +21,7 @@ user's own files. A chapter may change a *default* on the marker line, e.g.
 The names are the fields of :class:`~rnnlib.corpus.dataset.CorpusConfig`, so a chapter builds
 the corpus with::
 
-    from rnnlib.corpus.params import corpus_config
+    from rnnlib.book.corpus_params import corpus_config
     from rnnlib.corpus.dataset import prepare_corpus
     corpus = prepare_corpus(corpus_config(ch.params), ch.cache)
 
@@ -39,23 +39,23 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..book.cache import find_book_root
-from ..book.params import ParameterError, ParamSpec, parse_parameters_cell
+from ..cache import find_book_root
+from .params import ParameterError, ParamSpec, parse_parameters_cell
 from ..config import load_config
-from .dataset import CorpusConfig
+from ..corpus.dataset import CorpusConfig
 
 
 def parameter_block() -> str:
     """The parameter lines of the module docstring (what ``# include: corpus`` stands for), unindented."""
     if not __doc__:
-        raise RuntimeError("rnnlib.corpus.params needs its docstring (do not run Python with -OO)")
+        raise RuntimeError("rnnlib.book.corpus_params needs its docstring (do not run Python with -OO)")
     lines = __doc__.split("::\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     return "\n".join(line.strip() for line in lines) + "\n"
 
 
 def specs() -> dict[str, ParamSpec]:
     """The declared :class:`~rnnlib.book.params.ParamSpec` of every corpus parameter."""
-    return parse_parameters_cell(parameter_block(), where="rnnlib.corpus.params block")
+    return parse_parameters_cell(parameter_block(), where="rnnlib.book.corpus_params block")
 
 
 def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **overrides: Any) -> CorpusConfig:
@@ -109,5 +109,5 @@ def _corpus_folder(value: str | None, root: Path | str | None) -> Path:
 
 __all__ = ["corpus_config", "parameter_block", "specs"]
 
-if __name__ == "__main__":  # python -m rnnlib.corpus.params: the block '# include: corpus' stands for
+if __name__ == "__main__":  # python -m rnnlib.book.corpus_params: the block '# include: corpus' stands for
     print(parameter_block(), end="")

@@ -13,7 +13,7 @@
 * :func:`table_frame` -- the phrase pairs of the table with their TM and RNN scores (Fig. 3,
   Tables 2-3).
 
-The systems of Table 1 are :func:`rnnlib.smt.pipeline.run` on the same alignment, phrase
+The systems of Table 1 are :func:`rnnlib.smt.system.run` on the same alignment, phrase
 table and LM artifacts, with the extra features of each row and one MERT seed per run.
 
 Devices: the chapter's ``device`` parameter (``auto``: CUDA when there is one, else the CPU;
@@ -46,10 +46,10 @@ from ..ragged import ParallelArrays
 from ..presets import preset
 from ..smt.features import Pair
 from ..smt.phrases import PhraseTable
-from ..smt.pipeline import SMTResult
+from ..smt.system import SMTResult
 from ..smt.rnn_scorer import ScoredTable, encode_pairs, rnn_feature, table_pairs
 from ..train import TrainConfig, train, train_preset
-from .cache import Artifact, ArtifactCache
+from ..cache import Artifact, ArtifactCache
 
 
 def train_key(train_config: TrainConfig) -> dict[str, Any]:
@@ -128,16 +128,16 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
     """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``params``.
 
     Builds (or finds in ``cache``) the phrase-based system of the chapter's data and settings
-    with MERT seed :data:`SCORER_MERT_SEED` (:func:`rnnlib.book.baseline.baseline_inputs`,
-    :func:`rnnlib.smt.pipeline.run`), holds out ``min(rnn_dev_pairs, pairs // 10)`` of the
+    with MERT seed :data:`SCORER_MERT_SEED` (:func:`rnnlib.experiments.baseline.baseline_inputs`,
+    :func:`rnnlib.smt.system.run`), holds out ``min(rnn_dev_pairs, pairs // 10)`` of the
     phrase table's unique pairs (seed ``seed + 1``), samples ``rnn_sample`` of the others (seed
     ``seed``) and trains paper A's model (``model_preset`` at the corpus' shortlists) with A's
     set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``) on the
     ``device`` parameter's device (``auto`` when ``params`` has none): :func:`scorer_run`.
     ``corpus``: the prepared corpus of the same parameters
-    (:func:`rnnlib.corpus.params.corpus_config`).
+    (:func:`rnnlib.book.corpus_params.corpus_config`).
     """
-    from ..smt.pipeline import run
+    from ..smt.system import run
     from .baseline import baseline_inputs
     data, smt_config = baseline_inputs(corpus, params)
     smt_config = dataclasses.replace(smt_config, seed=SCORER_MERT_SEED)
@@ -201,8 +201,8 @@ def cho2014_params(root: Path, profile: str) -> dict[str, Any]:
     (:func:`rnnlib.book.params.run_overrides`), as that chapter resolves them; a chapter that
     reads its phrase scorer passes them to :func:`phrase_scorer` (and prepares the corpus from
     them) so that both chapters read one network."""
-    from .params import run_overrides
-    from .pipeline import resolve_all
+    from ..book.params import run_overrides
+    from ..book.execute import resolve_all
     _, params = resolve_all(Path(root), profile, run_overrides(), only=["cho2014"])
     return dict(params["cho2014"])
 
@@ -211,7 +211,7 @@ def cho2014_corpus(cache: ArtifactCache, params: dict[str, Any]):
     """The corpus the ``cho2014`` chapter prepares for its ``params`` (its corpus block): the
     text and shortlists its phrase scorer was trained on."""
     from ..corpus.dataset import prepare_corpus
-    from ..corpus.params import corpus_config
+    from ..book.corpus_params import corpus_config
     return prepare_corpus(corpus_config(params), cache)
 
 

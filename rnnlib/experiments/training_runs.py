@@ -51,7 +51,7 @@ from ..ragged import ParallelArrays
 from ..specials import UNK
 from ..train import CHECKPOINT, TrainConfig, train
 from ..translate import translate
-from .cache import Artifact, ArtifactCache
+from ..cache import Artifact, ArtifactCache
 
 BLEU_COLUMNS = ["update", "epoch", "seconds", "dev_bleu", "bleu_seconds"]
 

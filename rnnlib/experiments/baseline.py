@@ -1,13 +1,13 @@
 """The phrase-based baseline as the chapters use it: one way from chapter parameters to the system.
 
 The baseline chapter (``chapters/baseline.md``) builds the phrase-based system with
-:func:`baseline_inputs` and :func:`rnnlib.smt.pipeline.run`; a chapter that sets its
+:func:`baseline_inputs` and :func:`rnnlib.smt.system.run`; a chapter that sets its
 translations beside a network's (the "Moses" row of Bahdanau et al. 2015, Table 1) calls
 :func:`baseline_system`, which asks the same pipeline with the parameters the profile gives the
 baseline chapter. The pipeline's stages are artifacts of the cache, so after the baseline
 chapter ran this is a lookup; otherwise it builds the system.
 
-Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.pipeline`).
+Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.system`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import config_subset, load_config
 from ..smt.decoder import DecoderConfig
-from ..smt.pipeline import SMTConfig, SMTData, SMTResult, run
+from ..smt.system import SMTConfig, SMTData, SMTResult, run
 
 #: parameters of the corpus block that change the text of the corpus (not the shortlists)
 CORPUS_TEXT_PARAMS = ("corpus", "corpus_dir", "corpus_layout", "tokenizer", "en_version", "fr_version",
@@ -63,8 +63,8 @@ def baseline_params(root: Path, profile: str, corpus_params: dict[str, Any] | No
     text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so both chapters translate the
     same sentences.
     """
-    from .params import run_overrides
-    from .pipeline import resolve_all
+    from ..book.params import run_overrides
+    from ..book.execute import resolve_all
     _, params = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
     out = dict(params["baseline"])
     for name in CORPUS_TEXT_PARAMS:

@@ -26,10 +26,10 @@
   reset and update gates over phrases (A Eqs. 5--6) and how long each unit remembers;
 * :func:`most_frequent_sample` -- the most frequent of ``n`` samples for a source phrase (A
   Table 3), to set the scorer beside its tanh-unit ablation (A §2.3,
-  :func:`rnnlib.book.cho2014.scorer_variant`).
+  :func:`rnnlib.experiments.cho2014.scorer_variant`).
 
 The network looked into is the ``cho2014`` chapter's phrase scorer
-(:func:`rnnlib.book.cho2014.phrase_scorer`), the one whose score enters the phrase-based system.
+(:func:`rnnlib.experiments.cho2014.phrase_scorer`), the one whose score enters the phrase-based system.
 
 Shapes are batch-first: ``src (B, S) int64``, ``mask (B, S) bool``, gates ``(B, S, n)``.
 
@@ -74,7 +74,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import torch
 
-from .cache import Artifact, ArtifactCache
+from ..cache import Artifact, ArtifactCache
 
 # -- categories ---------------------------------------------------------------------------------
 NUMBER_WORDS = frozenset(
@@ -312,47 +312,6 @@ def purity_measure(labels: Sequence, representations: dict, k: int = 10, min_mem
     else:
         same = {name: np.zeros(0) for name in [*representations, "chance"]}
     return Purity(kept, members, left_out, reason, same)
-
-
-def bootstrap_mean(values: np.ndarray, n_boot: int = 1000, seed: int = 0,
-                   level: float = 0.95) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
-    at ``level`` (``n_boot`` resamples of the ``L`` values with replacement, seeded). For a
-    purity difference the values are per-point differences of :func:`knn_same` (or
-    :func:`chance_same`) over the same labelled points: the points are resampled, their
-    neighbour lists stay as computed."""
-    values = np.asarray(values, dtype=float)
-    if values.ndim != 1 or len(values) == 0:
-        raise ValueError(f"bootstrap_mean: values must be a non-empty 1-D array, got shape {values.shape}")
-    if n_boot < 1 or not 0 < level < 1:
-        raise ValueError(f"bootstrap_mean: need n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    return float(values.mean()), float(lo), float(hi)
-
-
-def bootstrap_spearman(x: np.ndarray, y: np.ndarray, n_boot: int = 1000, seed: int = 0,
-                       level: float = 0.95) -> tuple[float, float, float]:
-    """``(rho, low, high)``: Spearman's rank correlation of ``x`` and ``y`` (one value per hidden
-    unit, ``(n,)``) and its percentile bootstrap interval over the units (``n_boot`` resamples
-    of the units with replacement, seeded; a resample without spread in ``x`` or ``y`` is
-    skipped)."""
-    from scipy.stats import spearmanr
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or len(x) < 3:
-        raise ValueError(f"bootstrap_spearman: need two 1-D arrays of the same length >= 3, got {x.shape}, {y.shape}")
-    rho = float(spearmanr(x, y)[0])
-    rng = np.random.default_rng(seed)
-    rhos = []
-    for _ in range(n_boot):
-        i = rng.integers(0, len(x), size=len(x))
-        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
-            rhos.append(spearmanr(x[i], y[i])[0])
-    if not rhos:
-        return rho, float("nan"), float("nan")
-    lo, hi = np.quantile(rhos, [(1 - level) / 2, (1 + level) / 2])
-    return rho, float(lo), float(hi)
 
 
 def bag_of_words(phrases: Sequence[Sequence[str]]):
@@ -661,8 +620,8 @@ def most_frequent_sample(model: torch.nn.Module, src_vocab, tgt_vocab, source: S
     return best, counts[best]
 
 
-__all__ = ["MIN_MAP_POINTS", "Purity", "WORD_CATEGORIES", "array_checksum", "bag_of_words", "bootstrap_mean",
-           "bootstrap_spearman", "chance_purity", "chance_same", "context_counts", "dense_region", "encoder_gates", "gate_activity",
+__all__ = ["MIN_MAP_POINTS", "Purity", "WORD_CATEGORIES", "array_checksum", "bag_of_words", 
+           "chance_purity", "chance_same", "context_counts", "dense_region", "encoder_gates", "gate_activity",
            "knn_purity", "knn_same", "map_figure", "map_perplexity", "most_frequent_sample", "note_figure",
            "perturbation_memory", "phrase_batches", "phrase_class", "phrase_codes", "phrase_pattern", "proper_names",
            "purity_measure", "tsne_artifact", "tsne_coords", "unmeasurable_reason", "word_category", "word_tag"]

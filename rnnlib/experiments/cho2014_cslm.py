@@ -34,10 +34,10 @@ from ..device import resolve_device
 from ..smt.cslm import CSLM, CSLMConfig, ngrams, perplexity, train_cslm
 from ..smt.decoder import Decoder, Translation
 from ..smt.features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
-from ..smt.pipeline import (SMTConfig, SMTData, SMTResult, checksum, feature_checksum, sacrebleu_scores,
+from ..smt.system import (SMTConfig, SMTData, SMTResult, checksum, feature_checksum, sacrebleu_scores,
                             system_decoder)
 from ..smt.rescore import NBestLists, Rescorer, SentenceFeature, load_nbest, rerank, save_nbest, tune_rescored
-from .cache import Artifact, ArtifactCache
+from ..cache import Artifact, ArtifactCache
 
 
 def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence[Sequence[str]],
@@ -97,7 +97,7 @@ MODES = ("lists", "search")
 
 class RescoredSystem:
     """A row of Table 1 with sentence features: the phrase-based system of ``config`` (the
-    decoder of :func:`rnnlib.smt.pipeline.run` with the phrase features ``extra``) whose n-best
+    decoder of :func:`rnnlib.smt.system.run` with the phrase features ``extra``) whose n-best
     lists are rescored with ``features``, pairs ``(SentenceFeature, key)`` where ``key`` (a
     dict) identifies the feature's values (e.g. the CSLM artifact's key).
 

@@ -272,7 +272,7 @@ def publish_html(src: Path, out: Path) -> Path:
     * ``.nojekyll``, so that GitHub Pages serves the ``_static``/``_images`` folders however the
       folder is pushed there.
     """
-    from .cache import git_commit
+    from ..cache import git_commit
     from .citing import book_metadata
     from .results import merge, write_json_atomic
     html = out / "_build" / "html"
@@ -308,7 +308,7 @@ def resolve_all(root: Path, profile_name: str, overrides: list[str],
         chapters = {k: v for k, v in chapters.items() if k in only}
     for stem in chapters:
         if "corpus" in params[stem]:  # the corpus block also checks that its folder exists
-            from ..corpus.params import corpus_config
+            from .corpus_params import corpus_config
             try:
                 corpus_config(params[stem], root=root)
             except ParameterError as e:

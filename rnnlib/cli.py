@@ -16,7 +16,7 @@ COMMANDS = {
     "build": ("rnnlib.book.commands.build", "execute every chapter, then build the HTML book"),
     "params": ("rnnlib.book.commands.params", "list a chapter's parameters and what they accept"),
     "train": ("rnnlib.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
-    "bench": ("rnnlib.bench.models", "speed and memory benchmarks against reference implementations"),
+    "bench": ("rnnlib.bench.nmt", "speed and memory benchmarks against reference implementations"),
     "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
     "smt-bench": ("rnnlib.bench.smt", "decoding speed of the phrase-based baseline on its cached artifacts"),
 }
@@ -34,7 +34,7 @@ def choose_allocator(command: str | None) -> bool:
     ``RNNLIB_MALLOC=system`` keeps the C library's defaults. True if the settings are in effect."""
     if command not in MODEL_COMMANDS:
         return False
-    from ..fast.allocator import tune_allocator
+    from .fast.allocator import tune_allocator
     return tune_allocator(children=MODEL_COMMANDS[command])
 
 

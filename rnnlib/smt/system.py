@@ -3,7 +3,7 @@
 align (eflomal + grow-diag-final-and) -> extract and score phrases -> 5-gram KN LM ->
 MERT on dev -> decode dev and test -> sacreBLEU (single and multi-reference).
 
-Every expensive stage is an artifact of :class:`rnnlib.book.cache.ArtifactCache`, keyed by its
+Every expensive stage is an artifact of :class:`rnnlib.cache.ArtifactCache`, keyed by its
 config, the keys of the artifacts it reads and a checksum of its data:
 
 ================== ============================================================
@@ -50,7 +50,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..book.cache import ArtifactCache, canonical_json
+from ..cache import ArtifactCache, canonical_json
 from ..config import load_config
 from .align import align, format_links, parse_links
 from .decoder import Decoder, DecoderConfig
