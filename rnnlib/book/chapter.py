@@ -30,7 +30,7 @@ from typing import Any, Callable
 import yaml
 
 from ..config import config_subset, load_config
-from . import citing
+from . import citing, style
 from ..cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
 from .params import ParameterError, chapter_specs
 from .results import Recorder, artifact_refs, looked_up, results_folder
@@ -83,6 +83,7 @@ class Chapter:
                 raise ParameterError(f"chapter {name}: parameter '{pname}' is not defined in the notebook")
             params[pname] = spec.check(namespace[pname], f"chapter {name}")
         os.environ.setdefault("RNNLIB_CHAPTER", name)
+        style.use()  # every figure of the book looks like one book
         figures = Path(os.environ.get("RNNLIB_FIGURES") or root / "_build" / "figures")
         figures.mkdir(parents=True, exist_ok=True)
         ch = cls(name, params, root, ArtifactCache(), figures)

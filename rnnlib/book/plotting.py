@@ -11,6 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .style import ALIGNMENT_CMAP
+
 
 def attention_plot(ax, weights: np.ndarray, source: Sequence[str], generated: Sequence[str],
                    title: str | None = None, end: str = "<end>") -> None:
@@ -26,7 +28,7 @@ def attention_plot(ax, weights: np.ndarray, source: Sequence[str], generated: Se
                          f"{len(source)} source words: expected ({len(generated) + 1}, {len(source) + 1}), "
                          f"the last row and column being the end of sentence")
     source, generated = list(source) + [end], list(generated) + [end]
-    ax.imshow(weights, cmap="gray", vmin=0.0, vmax=1.0, aspect="equal", interpolation="nearest")
+    ax.imshow(weights, cmap=ALIGNMENT_CMAP, vmin=0.0, vmax=1.0, aspect="equal", interpolation="nearest")
     ax.set_xticks(range(len(source)))
     ax.set_xticklabels(source, rotation=90)
     ax.set_yticks(range(len(generated)))
