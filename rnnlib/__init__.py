@@ -3,4 +3,5 @@
 Cho et al. 2014 (the gated unit, the RNN Encoder--Decoder) and Bahdanau, Cho & Bengio 2015
 (RNNsearch), in small PyTorch modules whose docstrings cite the equations they implement.
 """
+
 __version__ = "0.1.0"

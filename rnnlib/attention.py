@@ -25,6 +25,7 @@ Deviations
   (their energies are set to the dtype's most negative finite value), so they get exactly 0
   weight; the paper processes one unpadded sentence at a time.
 """
+
 from __future__ import annotations
 
 import torch
@@ -50,12 +51,13 @@ class AdditiveAttention(nn.Module):
         """The keys ``U_a h_j`` for every source position: ``(B, S, 2n) -> (B, S, n')`` (A.1.2)."""
         return self.U_a(annotations)
 
-    def forward(self, query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor,
-                mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """``query s_{i-1} (B, n)``, ``keys`` from :meth:`precompute` ``(B, S, n')``, ``annotations (B, S, 2n)``,
         ``mask (B, S)`` -> ``(context c_i (B, 2n), alpha_i (B, S))``."""
         e = torch.tanh(self.W_a(query).unsqueeze(1) + keys) @ self.v_a  # (B, S)   Eq. 6
         e = e.masked_fill(~mask, torch.finfo(e.dtype).min)
-        alpha = torch.softmax(e, dim=-1)                                # (B, S)   Eq. 6
-        context = (alpha.unsqueeze(2) * annotations).sum(1)             # (B, 2n)  Eq. 5
+        alpha = torch.softmax(e, dim=-1)  # (B, S)   Eq. 6
+        context = (alpha.unsqueeze(2) * annotations).sum(1)  # (B, 2n)  Eq. 5
         return context, alpha

@@ -26,6 +26,7 @@ Deviations
 - none: B's text does not say that its sources end in <end>; A's text, B's Fig. 3 and the papers'
   implementation do (Reading the papers, ``reading-source-end``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from .specials import BOS, EOS, PAD
 #: The layout of the minibatches, for the cache keys of trained models (bump it when a change
 #: alters what a model is trained on). 2: sources end in ``EOS``.
 BATCH_FORMAT = 2
+
 
 @dataclass
 class Batch:
@@ -63,11 +65,18 @@ class Batch:
 
     def to(self, device: torch.device | str) -> "Batch":
         move = lambda t: None if t is None else t.to(device, non_blocking=True)  # noqa: E731
-        return Batch(move(self.src), move(self.src_mask), move(self.tgt_in), move(self.tgt_out), move(self.tgt_mask))
+        return Batch(
+            move(self.src),
+            move(self.src_mask),
+            move(self.tgt_in),
+            move(self.tgt_out),
+            move(self.tgt_mask),
+        )
 
 
-def pad(seqs: Sequence[np.ndarray | Sequence[int]], prefix: int | None = None,
-        suffix: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def pad(
+    seqs: Sequence[np.ndarray | Sequence[int]], prefix: int | None = None, suffix: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-pad sequences (optionally adding one token before/after each) to ``(B, L)``.
 
     Returns ``(ids (B, L) int64, mask (B, L) bool)``. Sources go through :func:`pad_sources`.
@@ -82,7 +91,7 @@ def pad(seqs: Sequence[np.ndarray | Sequence[int]], prefix: int | None = None,
         if prefix is not None:
             ids[i, 0] = prefix
             j = 1
-        ids[i, j:j + len(row)] = row
+        ids[i, j : j + len(row)] = row
         if suffix is not None:
             ids[i, j + len(row)] = suffix
     ids_t = torch.from_numpy(ids)
@@ -102,8 +111,10 @@ def pad_sources(sources: Sequence[np.ndarray | Sequence[int]]) -> tuple[torch.Te
         if row.size == 0:
             raise ValueError(f"source sentence {i} of the batch is empty")
         if bool((row == EOS).any()):
-            raise ValueError(f"source sentence {i} of the batch already contains [EOS] (id {EOS}); "
-                             "pass the words only, the end-of-sentence token is appended here")
+            raise ValueError(
+                f"source sentence {i} of the batch already contains [EOS] (id {EOS}); "
+                "pass the words only, the end-of-sentence token is appended here"
+            )
     return pad(sources, suffix=EOS)
 
 

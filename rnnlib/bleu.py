@@ -27,6 +27,7 @@ Deviations
   sacreBLEU's paired test (same seed, same indices, sacreBLEU's sufficient statistics); sacreBLEU
   itself reports only the p-value and each system's own interval.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,12 +45,18 @@ def no_unk_mask(src_ids: Sequence[np.ndarray], tgt_ids: Sequence[np.ndarray]) ->
     """``(n,) bool``: True for pair ``i`` when neither ``src_ids[i]`` nor ``tgt_ids[i]`` holds ``UNK``."""
     if len(src_ids) != len(tgt_ids):
         raise ValueError(f"no_unk_mask: {len(src_ids)} sources but {len(tgt_ids)} references")
-    return np.array([not (np.asarray(s) == UNK).any() and not (np.asarray(t) == UNK).any()
-                     for s, t in zip(src_ids, tgt_ids)], dtype=bool)
+    return np.array(
+        [
+            not (np.asarray(s) == UNK).any() and not (np.asarray(t) == UNK).any()
+            for s, t in zip(src_ids, tgt_ids)
+        ],
+        dtype=bool,
+    )
 
 
 def _bleu():
     from sacrebleu.metrics import BLEU
+
     return BLEU()
 
 
@@ -79,20 +86,25 @@ def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> CorpusBleu:
 def signature() -> str:
     """The sacreBLEU signature of :func:`corpus_bleu` (the same for every score of the book)."""
     bleu = _bleu()
-    bleu.corpus_score(["x"], [["x"]])  # sacreBLEU fills the signature's reference count on first use
+    bleu.corpus_score(
+        ["x"], [["x"]]
+    )  # sacreBLEU fills the signature's reference count on first use
     return str(bleu.get_signature())
 
 
 def sentence_bleu(hyp: str, ref: str) -> float:
     """sacreBLEU's sentence BLEU (exponential smoothing, effective order) of one hypothesis."""
     from sacrebleu.metrics import BLEU
+
     return BLEU(effective_order=True).sentence_score(hyp, [ref]).score
 
 
 def sufficient_stats(hyps: Sequence[str], refs: Sequence[str]):
     """``(scorer, stats (N, k))``: sacreBLEU's BLEU and the sufficient statistics of each sentence."""
     bleu = _bleu()
-    return bleu, np.array(bleu._extract_corpus_statistics(list(hyps), [list(refs)]), dtype=np.float64)
+    return bleu, np.array(
+        bleu._extract_corpus_statistics(list(hyps), [list(refs)]), dtype=np.float64
+    )
 
 
 def resampled_scores(bleu, stats: np.ndarray, idxs: np.ndarray) -> np.ndarray:
@@ -104,8 +116,21 @@ def length_edges(width: int, last: int) -> list[int]:
     """Bucket edges ``[0, width, 2 width, ..., last]``: buckets ``[a, b)`` and a final ``>= last``."""
     if width < 1 or last < width:
         raise ValueError(f"length_edges: need width >= 1 and last >= width, got {width}, {last}")
-    return list(range(0, last + 1, width)) if last % width == 0 else list(range(0, last, width)) + [last]
+    return (
+        list(range(0, last + 1, width))
+        if last % width == 0
+        else list(range(0, last, width)) + [last]
+    )
 
 
-__all__ = ["CorpusBleu", "SACREBLEU_SEED", "corpus_bleu", "length_edges", "no_unk_mask", "sentence_bleu",
-           "signature", "sufficient_stats", "resampled_scores"]
+__all__ = [
+    "CorpusBleu",
+    "SACREBLEU_SEED",
+    "corpus_bleu",
+    "length_edges",
+    "no_unk_mask",
+    "sentence_bleu",
+    "signature",
+    "sufficient_stats",
+    "resampled_scores",
+]

@@ -21,6 +21,7 @@ temporary folder that no reader ever trusts (it is removed the next time the cac
 A finished artifact is trusted only if its sidecar parses and every file it lists has the
 recorded size.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,12 +43,17 @@ SIDECAR = "meta.json"
 
 def canonical_json(obj: Any) -> str:
     """JSON with sorted keys and no whitespace: equal configs give equal strings."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_jsonable
+    )
 
 
 def _jsonable(obj: Any) -> Any:
-    if hasattr(obj, "__dataclass_fields__"):  # a config: as it keys itself (to_dict), else every field
+    if hasattr(
+        obj, "__dataclass_fields__"
+    ):  # a config: as it keys itself (to_dict), else every field
         import dataclasses
+
         return obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj)
     if isinstance(obj, Path):
         return str(obj)
@@ -98,8 +104,18 @@ def library_versions() -> dict[str, str]:
     global _VERSIONS
     if _VERSIONS is None:
         from importlib import metadata
+
         out = {"python": platform.python_version(), "platform": platform.platform()}
-        for dist in ("rnnlib", "torch", "numpy", "pandas", "sacrebleu", "sacremoses", "eflomal", "kenlm"):
+        for dist in (
+            "rnnlib",
+            "torch",
+            "numpy",
+            "pandas",
+            "sacrebleu",
+            "sacremoses",
+            "eflomal",
+            "kenlm",
+        ):
             try:
                 out[dist] = metadata.version(dist)
             except metadata.PackageNotFoundError:
@@ -112,12 +128,18 @@ def git_commit(folder: Path | None = None) -> str | None:
     """``HEAD`` of the repository holding ``folder`` (with ``+dirty`` if the tree has changes)."""
     folder = folder or find_book_root() or Path.cwd()
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True,
-                              text=True, timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
         if not head:
             return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=folder,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return head + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return None
@@ -136,8 +158,10 @@ class Artifact:
     def file(self, name: str) -> Path:
         p = self.path / name
         if not p.exists():
-            raise FileNotFoundError(f"artifact {self.kind}/{self.key} has no file {name!r} "
-                                    f"(it has: {sorted(self.meta.get('files', {}))})")
+            raise FileNotFoundError(
+                f"artifact {self.kind}/{self.key} has no file {name!r} "
+                f"(it has: {sorted(self.meta.get('files', {}))})"
+            )
         return p
 
     @property
@@ -165,7 +189,9 @@ class ArtifactCache:
     # -- keys and lookup -------------------------------------------------------------------
     @staticmethod
     def key(kind: str, config: dict, data: str | None) -> str:
-        return config_hash({"format": CACHE_FORMAT, "kind": kind, "config": config, "data": data}, 16)
+        return config_hash(
+            {"format": CACHE_FORMAT, "kind": kind, "config": config, "data": data}, 16
+        )
 
     def final_path(self, kind: str, key: str) -> Path:
         _check_kind(kind)
@@ -185,8 +211,13 @@ class ArtifactCache:
             return None
         return Artifact(kind, key, path, meta, from_cache=True)
 
-    def build(self, kind: str, config: dict, make: Callable[[Path, Path], dict | None],
-              data: str | None = None) -> Artifact:
+    def build(
+        self,
+        kind: str,
+        config: dict,
+        make: Callable[[Path, Path], dict | None],
+        data: str | None = None,
+    ) -> Artifact:
         """Return the artifact, computing it with ``make(out_dir, work_dir)`` when missing.
 
         ``make`` writes its files into ``out_dir`` (a fresh temporary folder) and may keep
@@ -214,15 +245,26 @@ class ArtifactCache:
             files = {}
             for p in sorted(tmp.rglob("*")):
                 if p.is_file():
-                    files[p.relative_to(tmp).as_posix()] = {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
+                    files[p.relative_to(tmp).as_posix()] = {
+                        "bytes": p.stat().st_size,
+                        "sha256": file_sha256(p),
+                    }
             meta = {
-                "kind": kind, "key": key, "config": config, "data_checksum": data,
+                "kind": kind,
+                "key": key,
+                "config": config,
+                "data_checksum": data,
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "wall_time_s": round(seconds, 3), "versions": library_versions(),
-                "git_commit": git_commit(), "cache_format": CACHE_FORMAT,
-                "files": files, "extra": extra or {},
+                "wall_time_s": round(seconds, 3),
+                "versions": library_versions(),
+                "git_commit": git_commit(),
+                "cache_format": CACHE_FORMAT,
+                "files": files,
+                "extra": extra or {},
             }
-            _write_atomic(tmp / SIDECAR, json.dumps(meta, indent=2, sort_keys=True, default=_jsonable))
+            _write_atomic(
+                tmp / SIDECAR, json.dumps(meta, indent=2, sort_keys=True, default=_jsonable)
+            )
             _fsync_dir(tmp)
             final.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -254,8 +296,13 @@ class ArtifactCache:
                 shutil.rmtree(entry, ignore_errors=True)
 
     def _log(self, kind: str, key: str, hit: bool, seconds: float) -> None:
-        event = {"kind": kind, "key": key, "hit": hit, "seconds": round(seconds, 3),
-                 "chapter": os.environ.get("RNNLIB_CHAPTER")}
+        event = {
+            "kind": kind,
+            "key": key,
+            "hit": hit,
+            "seconds": round(seconds, 3),
+            "chapter": os.environ.get("RNNLIB_CHAPTER"),
+        }
         self.events.append(event)
         log = os.environ.get("RNNLIB_BUILD_LOG")
         if log:
@@ -276,7 +323,9 @@ def _remove_empty(folder: Path, root: Path) -> None:
 def _check_kind(kind: str) -> None:
     parts = kind.split("/")
     if not kind or any(p in ("", ".", "..", "work") or p.startswith(".") for p in parts):
-        raise ValueError(f"artifact kind {kind!r} must be slash-separated names, e.g. 'copy_task/model'")
+        raise ValueError(
+            f"artifact kind {kind!r} must be slash-separated names, e.g. 'copy_task/model'"
+        )
 
 
 def _read_trusted(path: Path) -> dict | None:
@@ -329,5 +378,14 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-__all__ = ["Artifact", "ArtifactCache", "canonical_json", "config_hash", "default_cache_root",
-           "file_sha256", "find_book_root", "git_commit", "library_versions"]
+__all__ = [
+    "Artifact",
+    "ArtifactCache",
+    "canonical_json",
+    "config_hash",
+    "default_cache_root",
+    "file_sha256",
+    "find_book_root",
+    "git_commit",
+    "library_versions",
+]

@@ -4,6 +4,7 @@ Training (:mod:`rnnlib.train`) and the book's chapters use these two functions; 
 the book's artifact cache. A checkpoint is a dict of tensors, numbers, strings and lists (the
 model and optimiser state, random-number states, the training history and the config).
 """
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ Each sub-command lives in its own module, which provides ``add_arguments(parser)
 ``main(args) -> int``; the module is imported only when its command runs, so
 ``rnnlib --help`` stays fast and a command's heavy dependencies load only for it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,10 @@ COMMANDS = {
     "train": ("rnnlib.train", "train a model from a YAML run file (resumable; torchrun-aware)"),
     "bench": ("rnnlib.bench.nmt", "speed and memory benchmarks against reference implementations"),
     "corpus": ("rnnlib.corpus.cli", "prepare the parallel corpus and print its statistics"),
-    "smt-bench": ("rnnlib.bench.smt", "decoding speed of the phrase-based baseline on its cached artifacts"),
+    "smt-bench": (
+        "rnnlib.bench.smt",
+        "decoding speed of the phrase-based baseline on its cached artifacts",
+    ),
 }
 
 # commands whose module's ``main(argv)`` parses its own arguments
@@ -35,6 +39,7 @@ def choose_allocator(command: str | None) -> bool:
     if command not in MODEL_COMMANDS:
         return False
     from .fast.allocator import tune_allocator
+
     return tune_allocator(children=MODEL_COMMANDS[command])
 
 

@@ -19,6 +19,7 @@ the cache serialises). ``unit`` was added after runs were cached, so ``to_dict``
 while it is the default ``"gru"``: every GRU key stays what it was, and a ``"tanh"`` config keys
 apart. A dict without ``unit`` loads as ``"gru"``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -93,17 +94,26 @@ class ModelConfig:
         for f in ("emb", "hidden", "maxout", "align"):
             if not isinstance(getattr(self, f), int) or getattr(self, f) < 1:
                 raise bad(f, "a positive int")
-        if self.output_rank is not None and (not isinstance(self.output_rank, int) or self.output_rank < 1):
+        if self.output_rank is not None and (
+            not isinstance(self.output_rank, int) or self.output_rank < 1
+        ):
             raise bad("output_rank", "None or a positive int")
         if not 0.0 <= float(self.dropout) < 1.0:
             raise bad("dropout", "a float in [0, 1)")
         if self.unit not in UNITS:
             raise bad("unit", f"one of {UNITS}")
         if self.unit == "tanh":
-            for f, default in (("reset", "before"), ("decoder_reset", None), ("reset_context", False)):
+            for f, default in (
+                ("reset", "before"),
+                ("decoder_reset", None),
+                ("reset_context", False),
+            ):
                 if getattr(self, f) != default:
-                    raise bad(f, f"{default!r} with unit='tanh' (the tanh unit has no reset gate; "
-                                 f"set reset='before', decoder_reset=None, reset_context=False)")
+                    raise bad(
+                        f,
+                        f"{default!r} with unit='tanh' (the tanh unit has no reset gate; "
+                        f"set reset='before', decoder_reset=None, reset_context=False)",
+                    )
 
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, as cache keys use it: without ``unit`` while it is "gru" (module docstring)."""
@@ -117,15 +127,14 @@ class ModelConfig:
         return load_config(cls, d, "ModelConfig.from_dict")
 
 
-
-
 def check_fields(cls: type, names, where: str) -> None:
     """Raise :class:`UnknownNameError` if a name in ``names`` is not a field of dataclass ``cls``."""
     valid = [f.name for f in dataclasses.fields(cls)]
     for name in names:
         if name not in valid:
-            raise UnknownNameError(f"{where}: unknown {cls.__name__} field {name!r}; "
-                                   f"valid fields: {', '.join(valid)}")
+            raise UnknownNameError(
+                f"{where}: unknown {cls.__name__} field {name!r}; valid fields: {', '.join(valid)}"
+            )
 
 
 def nested_configs(cls: type) -> dict[str, type]:
@@ -170,8 +179,10 @@ def config_subset(cls: type, mapping: Mapping[str, Any]) -> dict[str, Any]:
         out.pop(name, None)
         shared = sorted({f.name for f in dataclasses.fields(sub)} & names)
         if shared:
-            raise ValueError(f"{cls.__name__} and {cls.__name__}.{name} ({sub.__name__}) both have the "
-                             f"field(s) {shared}: a setting must live in one config only")
+            raise ValueError(
+                f"{cls.__name__} and {cls.__name__}.{name} ({sub.__name__}) both have the "
+                f"field(s) {shared}: a setting must live in one config only"
+            )
         inner = config_subset(sub, mapping)
         if inner:
             out[name] = inner

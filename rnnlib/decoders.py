@@ -47,6 +47,7 @@ Deviations
   vectors" to zero).
 - Optional dropout on the maxout units ``t_i`` (``dropout``, 0 in every paper preset; not in the papers).
 """
+
 from __future__ import annotations
 
 import torch
@@ -67,8 +68,16 @@ class DeepOutput(nn.Module):
     ``U_o (2l, n)`` with the bias, ``V_o (2l, m)``, ``C_o (2l, ctx)``; A names them ``O_h, O_y, O_c``.
     """
 
-    def __init__(self, state: int, emb: int, ctx: int, maxout: int, vocab: int,
-                 rank: int | None = None, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        state: int,
+        emb: int,
+        ctx: int,
+        maxout: int,
+        vocab: int,
+        rank: int | None = None,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         self.maxout = maxout
         self.U_o = nn.Linear(state, 2 * maxout)
@@ -84,7 +93,7 @@ class DeepOutput(nn.Module):
 
     def hidden(self, s: torch.Tensor, e: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         """The maxout units ``t (..., l)`` from ``s (..., n)``, ``e (..., m)``, ``c (..., ctx)``."""
-        t_tilde = self.U_o(s) + self.V_o(e) + self.C_o(c)      # (..., 2l)
+        t_tilde = self.U_o(s) + self.V_o(e) + self.C_o(c)  # (..., 2l)
         return t_tilde.unflatten(-1, (self.maxout, 2)).amax(-1)  # t_i,j = max(t~_i,2j-1, t~_i,2j)
 
     def forward(self, s: torch.Tensor, e: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
@@ -96,15 +105,30 @@ class _Decoder(nn.Module):
     """Shared parts: target embedding with ``e(BOS) = 0``, the recurrent cell (GRU, or tanh with
     ``unit="tanh"``), the deep output, and the teacher-forced ``forward`` as ``T`` calls of ``step``."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, ctx: int, maxout: int, reset: str,
-                 reset_context: bool, deep_output_state: str, output_rank: int | None,
-                 dropout: float, unit: str = "gru") -> None:
+    def __init__(
+        self,
+        vocab: int,
+        emb: int,
+        hidden: int,
+        ctx: int,
+        maxout: int,
+        reset: str,
+        reset_context: bool,
+        deep_output_state: str,
+        output_rank: int | None,
+        dropout: float,
+        unit: str = "gru",
+    ) -> None:
         super().__init__()
         if deep_output_state not in STATE_MODES:
-            raise ValueError(f"decoder: deep_output_state={deep_output_state!r}; expected one of {STATE_MODES}")
+            raise ValueError(
+                f"decoder: deep_output_state={deep_output_state!r}; expected one of {STATE_MODES}"
+            )
         self.use_current = deep_output_state == "current"
         self.embed = nn.Embedding(vocab, emb)
-        self.cell = make_cell(unit, emb, hidden, reset, context_size=ctx, reset_context=reset_context)
+        self.cell = make_cell(
+            unit, emb, hidden, reset, context_size=ctx, reset_context=reset_context
+        )
         self.output = DeepOutput(hidden, emb, ctx, maxout, vocab, output_rank, dropout)
 
     def embed_prev(self, y: torch.Tensor) -> torch.Tensor:
@@ -112,8 +136,13 @@ class _Decoder(nn.Module):
         e = self.embed(y)
         return e * (y != BOS).unsqueeze(-1).to(e.dtype)
 
-    def forward(self, enc: EncoderOut, tgt_in: torch.Tensor, return_attention: bool = False,
-                out_mask: torch.Tensor | None = None):
+    def forward(
+        self,
+        enc: EncoderOut,
+        tgt_in: torch.Tensor,
+        return_attention: bool = False,
+        out_mask: torch.Tensor | None = None,
+    ):
         """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and attention ``(B, T, S)`` or None];
         with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)`` in
         row-major order of the mask."""
@@ -128,17 +157,40 @@ class _Decoder(nn.Module):
             logits = logits[out_mask]
         if not return_attention:
             return logits
-        return logits, (torch.stack(attention, 1) if attention and attention[0] is not None else None)
+        return logits, (
+            torch.stack(attention, 1) if attention and attention[0] is not None else None
+        )
 
 
 class AttentionDecoder(_Decoder):
     """RNNsearch's decoder (B A.2.2): ``W_s (n, n)``, alignment model, GRU on ``[E y_{i-1}; c_i]``, deep output."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, align: int, maxout: int,
-                 reset: str = "before", deep_output_state: str = "prev",
-                 output_rank: int | None = None, dropout: float = 0.0, unit: str = "gru") -> None:
-        super().__init__(vocab, emb, hidden, 2 * hidden, maxout, reset, False, deep_output_state,
-                         output_rank, dropout, unit)
+    def __init__(
+        self,
+        vocab: int,
+        emb: int,
+        hidden: int,
+        align: int,
+        maxout: int,
+        reset: str = "before",
+        deep_output_state: str = "prev",
+        output_rank: int | None = None,
+        dropout: float = 0.0,
+        unit: str = "gru",
+    ) -> None:
+        super().__init__(
+            vocab,
+            emb,
+            hidden,
+            2 * hidden,
+            maxout,
+            reset,
+            False,
+            deep_output_state,
+            output_rank,
+            dropout,
+            unit,
+        )
         self.W_s = nn.Linear(hidden, hidden)
         self.attention = AdditiveAttention(hidden, 2 * hidden, align)
 
@@ -148,21 +200,42 @@ class AttentionDecoder(_Decoder):
 
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
         """``y_{i-1} (B,)``, ``s_{i-1} (B, n)`` -> ``logits (B, K)``, ``s_i (B, n)``, ``alpha_i (B, S)``."""
-        e = self.embed_prev(prev_word)                                               # E y_{i-1}
-        c, alpha = self.attention(state, enc.keys, enc.annotations, enc.mask)        # c_i, Eqs. 5-6
-        new = self.cell(e, state, c)                                                 # s_i
-        logits = self.output(new if self.use_current else state, e, c)               # W_o t_i
+        e = self.embed_prev(prev_word)  # E y_{i-1}
+        c, alpha = self.attention(state, enc.keys, enc.annotations, enc.mask)  # c_i, Eqs. 5-6
+        new = self.cell(e, state, c)  # s_i
+        logits = self.output(new if self.use_current else state, e, c)  # W_o t_i
         return logits, new, alpha
 
 
 class ContextDecoder(_Decoder):
     """The RNN Encoder--Decoder's decoder (A App. A.1.1): ``V' (n, n)``, GRU with fixed ``c``, deep output."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, maxout: int, reset: str = "before",
-                 reset_context: bool = False, deep_output_state: str = "current",
-                 output_rank: int | None = None, dropout: float = 0.0, unit: str = "gru") -> None:
-        super().__init__(vocab, emb, hidden, hidden, maxout, reset, reset_context,
-                         deep_output_state, output_rank, dropout, unit)
+    def __init__(
+        self,
+        vocab: int,
+        emb: int,
+        hidden: int,
+        maxout: int,
+        reset: str = "before",
+        reset_context: bool = False,
+        deep_output_state: str = "current",
+        output_rank: int | None = None,
+        dropout: float = 0.0,
+        unit: str = "gru",
+    ) -> None:
+        super().__init__(
+            vocab,
+            emb,
+            hidden,
+            hidden,
+            maxout,
+            reset,
+            reset_context,
+            deep_output_state,
+            output_rank,
+            dropout,
+            unit,
+        )
         self.V_prime = nn.Linear(hidden, hidden)
 
     def init_state(self, enc: EncoderOut) -> torch.Tensor:
@@ -171,7 +244,7 @@ class ContextDecoder(_Decoder):
 
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
         """``y_{t-1} (B,)``, ``h'<t-1> (B, n)`` -> ``logits (B, K)``, ``h'<t> (B, n)``, ``None``."""
-        e = self.embed_prev(prev_word)                                               # e(y_{t-1})
-        new = self.cell(e, state, enc.context)                                       # h'<t>
-        logits = self.output(new if self.use_current else state, e, enc.context)     # G s<t>
+        e = self.embed_prev(prev_word)  # e(y_{t-1})
+        new = self.cell(e, state, enc.context)  # h'<t>
+        logits = self.output(new if self.use_current else state, e, enc.context)  # G s<t>
         return logits, new, None

@@ -1,4 +1,5 @@
 """Choosing the device: ``"auto"`` means CUDA when present, else the CPU."""
+
 from __future__ import annotations
 
 import torch
@@ -16,7 +17,9 @@ def resolve_device(spec: str = "auto", local_rank: int | None = None) -> torch.d
     try:
         device = torch.device(spec)
     except RuntimeError as e:
-        raise ValueError(f"device {spec!r} is not a device name (use auto, cpu, cuda or cuda:N)") from e
+        raise ValueError(
+            f"device {spec!r} is not a device name (use auto, cpu, cuda or cuda:N)"
+        ) from e
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {spec!r} asked for, but CUDA is not available here")
     return device

@@ -4,6 +4,7 @@
 then joins the process group (``nccl`` when CUDA is present, ``gloo`` on the CPU). Without
 those variables everything runs as a single process and the collectives are no-ops.
 """
+
 from __future__ import annotations
 
 import os
@@ -68,4 +69,4 @@ def shard(indices, world: World):
 
     The pools are length-sorted, so striding gives each process pairs of similar lengths.
     """
-    return indices[world.rank::world.size]
+    return indices[world.rank :: world.size]

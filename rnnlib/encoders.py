@@ -28,6 +28,7 @@ Deviations
 - ``V`` in ``c = tanh(V h<N>)`` has a bias (zero at init); A omits biases.
 - Annotations at padded positions are zeros (they get zero attention anyway).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
@@ -64,8 +65,14 @@ class EncoderOut:
         return self.mask.sum(1)
 
     def _map(self, fn) -> "EncoderOut":
-        return replace(self, **{f.name: fn(getattr(self, f.name)) for f in fields(self)
-                                if getattr(self, f.name) is not None})
+        return replace(
+            self,
+            **{
+                f.name: fn(getattr(self, f.name))
+                for f in fields(self)
+                if getattr(self, f.name) is not None
+            },
+        )
 
     def index_select(self, index: torch.Tensor) -> "EncoderOut":
         """The rows ``index (K,) int64`` along the batch (beam search reorders/expands with it)."""
@@ -93,7 +100,9 @@ def check_sources(src: torch.Tensor, src_mask: torch.Tensor) -> torch.Tensor:
     """The ``(B,)`` source lengths; ``ValueError`` unless ``src`` and ``src_mask`` are both ``(B, S)``
     and every sentence has a word."""
     if src.dim() != 2 or src.shape != src_mask.shape:
-        raise ValueError(f"encoder: src {tuple(src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)")
+        raise ValueError(
+            f"encoder: src {tuple(src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)"
+        )
     lengths = src_mask.sum(1)
     if bool((lengths == 0).any()):
         raise ValueError("encoder: a source sentence is empty (src_mask row with no True)")
@@ -104,19 +113,25 @@ class BiRNNEncoder(nn.Module):
     """RNNsearch's encoder (B A.2.1): shared embedding ``E (Kx, m)``, forward and backward GRUs
     (or tanh RNNs, ``unit="tanh"``)."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before", unit: str = "gru") -> None:
+    def __init__(
+        self, vocab: int, emb: int, hidden: int, reset: str = "before", unit: str = "gru"
+    ) -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, emb)
         self.fwd = make_rnn(unit, emb, hidden, reset)
         self.bwd = make_rnn(unit, emb, hidden, reset)
 
-    def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, src: torch.Tensor, src_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``annotations (B, S, 2n)`` = ``[->h_j; <-h_j]`` and ``<-h_1 (B, n)``."""
         lengths = check_sources(src, src_mask)
-        x = self.embed(src)                                                  # E x_j
-        forward_states = self.fwd(x)                                         # ->h_1 .. ->h_S
-        backward_states = reverse_padded(self.bwd(reverse_padded(x, lengths)), lengths)  # <-h_1 .. <-h_S
-        ann = torch.cat([forward_states, backward_states], -1)               # h_j, B Eq. 7
+        x = self.embed(src)  # E x_j
+        forward_states = self.fwd(x)  # ->h_1 .. ->h_S
+        backward_states = reverse_padded(
+            self.bwd(reverse_padded(x, lengths)), lengths
+        )  # <-h_1 .. <-h_S
+        ann = torch.cat([forward_states, backward_states], -1)  # h_j, B Eq. 7
         ann = ann * src_mask.unsqueeze(-1).to(ann.dtype)
         return ann, backward_states[:, 0]
 
@@ -125,16 +140,20 @@ class RNNEncoder(nn.Module):
     """The RNN Encoder--Decoder's encoder (A App. A): embedding, one GRU (or tanh RNN,
     ``unit="tanh"``), ``c = tanh(V h<N>)``."""
 
-    def __init__(self, vocab: int, emb: int, hidden: int, reset: str = "before", unit: str = "gru") -> None:
+    def __init__(
+        self, vocab: int, emb: int, hidden: int, reset: str = "before", unit: str = "gru"
+    ) -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, emb)
         self.rnn = make_rnn(unit, emb, hidden, reset)
         self.V = nn.Linear(hidden, hidden)
 
-    def forward(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, src: torch.Tensor, src_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """-> ``states (B, S, n)`` (zeros past each length) and ``c (B, n)``."""
         lengths = check_sources(src, src_mask)
-        states = self.rnn(self.embed(src))                                    # h<1> .. h<S>
+        states = self.rnn(self.embed(src))  # h<1> .. h<S>
         states = states * src_mask.unsqueeze(-1).to(states.dtype)
         last = states[torch.arange(src.shape[0], device=src.device), lengths - 1]  # h<N>
-        return states, torch.tanh(self.V(last))                               # c = tanh(V h<N>)
+        return states, torch.tanh(self.V(last))  # c = tanh(V h<N>)

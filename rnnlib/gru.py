@@ -58,6 +58,7 @@ Deviations
   (``reset``, ``decoder_reset``, ``reset_context``) have no meaning for it and are refused unless
   left at their defaults.
 """
+
 from __future__ import annotations
 
 import torch
@@ -77,8 +78,14 @@ class GRUCell(nn.Module):
     (no bias) when ``context_size > 0``.
     """
 
-    def __init__(self, input_size: int, hidden_size: int, reset: str = "before",
-                 context_size: int = 0, reset_context: bool = False) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        reset: str = "before",
+        context_size: int = 0,
+        reset_context: bool = False,
+    ) -> None:
         super().__init__()
         if reset not in RESET_MODES:
             raise ValueError(f"GRUCell: reset={reset!r}; expected one of {RESET_MODES}")
@@ -97,7 +104,7 @@ class GRUCell(nn.Module):
 
     def reset_parameters(self) -> None:
         """Plain default (uniform +-1/sqrt(n), as torch.nn.GRU); :mod:`rnnlib.init` applies the papers'."""
-        bound = self.hidden_size ** -0.5
+        bound = self.hidden_size**-0.5
         for p in self.parameters():
             nn.init.uniform_(p, -bound, bound)
 
@@ -105,19 +112,25 @@ class GRUCell(nn.Module):
         """``U_r, U_z, U`` (each ``(n, n)``), the recurrent matrices B.1 makes orthogonal."""
         return [self.U_r.weight, self.U_z.weight, self.U.weight]
 
-    def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` -> ``h_t (B, n)``."""
         if (c is None) != (self.C is None):
-            raise ValueError(f"GRUCell: context_size={self.context_size} but c is "
-                             f"{'None' if c is None else tuple(c.shape)}")
+            raise ValueError(
+                f"GRUCell: context_size={self.context_size} but c is "
+                f"{'None' if c is None else tuple(c.shape)}"
+            )
         r = torch.sigmoid(self.W_r(x) + self.U_r(h) + self._context(self.C_r, c))  # A Eq. 5
         z = torch.sigmoid(self.W_z(x) + self.U_z(h) + self._context(self.C_z, c))  # A Eq. 6
         C_c = self._context(self.C, c)
         if self.reset == "before":  # A Eq. 8
-            h_tilde = torch.tanh(self.W(x) + self.U(r * h) + (r * C_c if self.reset_context else C_c))
-        elif self.reset_context:    # A App. A.1.1 as read
+            h_tilde = torch.tanh(
+                self.W(x) + self.U(r * h) + (r * C_c if self.reset_context else C_c)
+            )
+        elif self.reset_context:  # A App. A.1.1 as read
             h_tilde = torch.tanh(self.W(x) + r * (self.U(h) + C_c))
-        else:                       # torch.nn.GRU
+        else:  # torch.nn.GRU
             h_tilde = torch.tanh(self.W(x) + r * self.U(h) + C_c)
         return z * h + (1 - z) * h_tilde  # A Eq. 7
 
@@ -145,7 +158,7 @@ class TanhCell(nn.Module):
 
     def reset_parameters(self) -> None:
         """Plain default (uniform +-1/sqrt(n)); :mod:`rnnlib.init` applies the papers'."""
-        bound = self.hidden_size ** -0.5
+        bound = self.hidden_size**-0.5
         for p in self.parameters():
             nn.init.uniform_(p, -bound, bound)
 
@@ -153,11 +166,15 @@ class TanhCell(nn.Module):
         """``[U]`` (``(n, n)``), the recurrent matrix B.1 makes orthogonal."""
         return [self.U.weight]
 
-    def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` -> ``h_t (B, n)``."""
         if (c is None) != (self.C is None):
-            raise ValueError(f"TanhCell: context_size={self.context_size} but c is "
-                             f"{'None' if c is None else tuple(c.shape)}")
+            raise ValueError(
+                f"TanhCell: context_size={self.context_size} but c is "
+                f"{'None' if c is None else tuple(c.shape)}"
+            )
         return torch.tanh(self.W(x) + self.U(h) + GRUCell._context(self.C, c))  # A §2.3's tanh unit
 
 
@@ -165,12 +182,20 @@ def _check_unit(where: str, unit: str, reset: str, reset_context: bool) -> None:
     if unit not in UNITS:
         raise ValueError(f"{where}: unit={unit!r}; expected one of {UNITS}")
     if unit == "tanh" and (reset != "before" or reset_context):
-        raise ValueError(f"{where}: unit='tanh' has no reset gate; reset={reset!r} and "
-                         f"reset_context={reset_context!r} must stay 'before' and False")
+        raise ValueError(
+            f"{where}: unit='tanh' has no reset gate; reset={reset!r} and "
+            f"reset_context={reset_context!r} must stay 'before' and False"
+        )
 
 
-def make_cell(unit: str, input_size: int, hidden_size: int, reset: str = "before",
-              context_size: int = 0, reset_context: bool = False) -> GRUCell | TanhCell:
+def make_cell(
+    unit: str,
+    input_size: int,
+    hidden_size: int,
+    reset: str = "before",
+    context_size: int = 0,
+    reset_context: bool = False,
+) -> GRUCell | TanhCell:
     """The cell ``unit`` names (``ModelConfig.unit``): a :class:`GRUCell`, or a :class:`TanhCell`,
     which has no reset gate and so refuses ``reset="after"`` and ``reset_context=True``."""
     _check_unit("make_cell", unit, reset, reset_context)
@@ -184,8 +209,9 @@ class _Recurrent(nn.Module):
 
     cell: nn.Module
 
-    def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None,
-                c: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, h0: torch.Tensor | None = None, c: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``x (B, T, in)``, ``h0 (B, n)`` (zeros if None, A: h<0> = 0), ``c (B, ctx)`` fixed context.
 
         Returns all states ``(B, T, n)``; ``out[:, t]`` is ``h_{t+1}``.
@@ -202,8 +228,14 @@ class _Recurrent(nn.Module):
 class GRU(_Recurrent):
     """A :class:`GRUCell` run over a sequence: ``x (B, T, input_size)`` -> states ``(B, T, n)``."""
 
-    def __init__(self, input_size: int, hidden_size: int, reset: str = "before",
-                 context_size: int = 0, reset_context: bool = False) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        reset: str = "before",
+        context_size: int = 0,
+        reset_context: bool = False,
+    ) -> None:
         super().__init__()
         self.cell = GRUCell(input_size, hidden_size, reset, context_size, reset_context)
 
@@ -219,4 +251,6 @@ class TanhRNN(_Recurrent):
 def make_rnn(unit: str, input_size: int, hidden_size: int, reset: str = "before") -> GRU | TanhRNN:
     """The sequence layer of the cell ``unit`` names, without a context (the encoders' layers)."""
     _check_unit("make_rnn", unit, reset, False)
-    return GRU(input_size, hidden_size, reset) if unit == "gru" else TanhRNN(input_size, hidden_size)
+    return (
+        GRU(input_size, hidden_size, reset) if unit == "gru" else TanhRNN(input_size, hidden_size)
+    )

@@ -21,6 +21,7 @@ Deviations
 - B.1's "V_a" (zero) is read as the alignment vector v_a, which appears nowhere else
   (Reading the papers, ``reading-v-a``); with v_a = 0 the first attention weights are uniform.
 """
+
 from __future__ import annotations
 
 import torch

@@ -15,6 +15,7 @@ Deviations
 ----------
 - none: the printed objective
 """
+
 from __future__ import annotations
 
 import torch
@@ -24,8 +25,10 @@ import torch.nn.functional as F
 def check_shapes(logits: torch.Tensor, target: torch.Tensor) -> None:
     """Raise ``ValueError`` naming both shapes unless ``logits`` is ``(N, K)`` and ``target`` ``(N,)``."""
     if logits.dim() != 2 or target.shape != logits.shape[:1]:
-        raise ValueError(f"nll_sum: logits {tuple(logits.shape)} must be (N, K) and target "
-                         f"{tuple(target.shape)} (N,)")
+        raise ValueError(
+            f"nll_sum: logits {tuple(logits.shape)} must be (N, K) and target "
+            f"{tuple(target.shape)} (N,)"
+        )
 
 
 def nll_sum(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

@@ -36,6 +36,7 @@ Deviations
   draw without replacement (a new permutation per epoch), so an epoch is one pass over the
   pairs as in B. The last minibatch of an epoch may be smaller than ``batch_size``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -68,8 +69,15 @@ class PoolBatcher:
     minibatch, ``pool`` minibatches per pool, ``seed`` for the single shuffle.
     """
 
-    def __init__(self, src_lengths: np.ndarray, tgt_lengths: np.ndarray, batch_size: int,
-                 pool: int, seed: int, shuffle: bool = True) -> None:
+    def __init__(
+        self,
+        src_lengths: np.ndarray,
+        tgt_lengths: np.ndarray,
+        batch_size: int,
+        pool: int,
+        seed: int,
+        shuffle: bool = True,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if pool < 1:
@@ -86,11 +94,13 @@ class PoolBatcher:
 
     def pool_batches(self, pool_start: int) -> list[np.ndarray]:
         """The minibatches (arrays of pair indices) of the pool starting at ``pool_start``."""
-        members = self.order[pool_start:pool_start + self.pool * self.batch_size]
+        members = self.order[pool_start : pool_start + self.pool * self.batch_size]
         # lexsort: last key is primary -> target length, then source length, then position
-        ranks = np.lexsort((np.arange(len(members)), self.src_lengths[members], self.tgt_lengths[members]))
+        ranks = np.lexsort(
+            (np.arange(len(members)), self.src_lengths[members], self.tgt_lengths[members])
+        )
         members = members[ranks]
-        return [members[i:i + self.batch_size] for i in range(0, len(members), self.batch_size)]
+        return [members[i : i + self.batch_size] for i in range(0, len(members), self.batch_size)]
 
     def stream(self, start: Position = Position()) -> Iterator[tuple[np.ndarray, Position, float]]:
         """Yield ``(indices, next_position, epochs_done)`` forever from ``start``.
@@ -142,11 +152,15 @@ class RandomBatcher:
             for k in range(batch, n_batches):
                 end = min((k + 1) * self.batch_size, self.n)
                 nxt = Position(epoch, 0, k + 1) if k + 1 < n_batches else Position(epoch + 1, 0, 0)
-                yield order[k * self.batch_size:end], nxt, epoch + end / self.n
+                yield order[k * self.batch_size : end], nxt, epoch + end / self.n
             epoch, batch = epoch + 1, 0
 
 
-def eval_batches(src_lengths: np.ndarray, tgt_lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
+def eval_batches(
+    src_lengths: np.ndarray, tgt_lengths: np.ndarray, batch_size: int
+) -> list[np.ndarray]:
     """All pairs once, sorted by (target, source) length, in minibatches of ``batch_size``."""
-    order = np.lexsort((np.arange(len(src_lengths)), np.asarray(src_lengths), np.asarray(tgt_lengths)))
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    order = np.lexsort(
+        (np.arange(len(src_lengths)), np.asarray(src_lengths), np.asarray(tgt_lengths))
+    )
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]

@@ -24,6 +24,7 @@ Deviations
 ----------
 - See rnnlib.encoders, rnnlib.attention, rnnlib.decoders and rnnlib.gru; this module only composes them.
 """
+
 from __future__ import annotations
 
 import torch
@@ -47,12 +48,19 @@ class _EncoderDecoder(nn.Module):
     #: ``forward`` accepts ``out_mask`` (rnnlib.train computes the loss on real tokens only)
     supports_out_mask = True
 
-    def forward(self, src: torch.Tensor, src_mask: torch.Tensor, tgt_in: torch.Tensor,
-                return_attention: bool = False, out_mask: torch.Tensor | None = None):
+    def forward(
+        self,
+        src: torch.Tensor,
+        src_mask: torch.Tensor,
+        tgt_in: torch.Tensor,
+        return_attention: bool = False,
+        out_mask: torch.Tensor | None = None,
+    ):
         """Teacher-forced ``logits (B, T, K)`` [and attention ``(B, T, S)`` or None]; with
         ``out_mask (B, T) bool`` (the real target positions) only their logits, ``(N, K)``."""
-        return self.decoder(self.encode(src, src_mask), tgt_in, return_attention=return_attention,
-                            out_mask=out_mask)
+        return self.decoder(
+            self.encode(src, src_mask), tgt_in, return_attention=return_attention, out_mask=out_mask
+        )
 
     @property
     def device(self) -> torch.device:
@@ -65,17 +73,31 @@ class RNNSearch(_EncoderDecoder):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
-        self.encoder = BiRNNEncoder(config.src_vocab, config.emb, config.hidden, config.reset, config.unit)
+        self.encoder = BiRNNEncoder(
+            config.src_vocab, config.emb, config.hidden, config.reset, config.unit
+        )
         self.decoder = AttentionDecoder(
-            config.tgt_vocab, config.emb, config.hidden, config.align, config.maxout,
-            reset=config.decoder_reset or config.reset, deep_output_state=config.deep_output_state,
-            output_rank=config.output_rank, dropout=config.dropout, unit=config.unit)
+            config.tgt_vocab,
+            config.emb,
+            config.hidden,
+            config.align,
+            config.maxout,
+            reset=config.decoder_reset or config.reset,
+            deep_output_state=config.deep_output_state,
+            output_rank=config.output_rank,
+            dropout=config.dropout,
+            unit=config.unit,
+        )
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
         """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys ``U_a h_j``."""
         ann, first_backward = self.encoder(src, src_mask)
-        return EncoderOut(annotations=ann, mask=src_mask, init=first_backward,
-                          keys=self.decoder.attention.precompute(ann))
+        return EncoderOut(
+            annotations=ann,
+            mask=src_mask,
+            init=first_backward,
+            keys=self.decoder.attention.precompute(ann),
+        )
 
 
 class RNNEncDec(_EncoderDecoder):
@@ -84,12 +106,21 @@ class RNNEncDec(_EncoderDecoder):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
-        self.encoder = RNNEncoder(config.src_vocab, config.emb, config.hidden, config.reset, config.unit)
+        self.encoder = RNNEncoder(
+            config.src_vocab, config.emb, config.hidden, config.reset, config.unit
+        )
         self.decoder = ContextDecoder(
-            config.tgt_vocab, config.emb, config.hidden, config.maxout,
-            reset=config.decoder_reset or config.reset, reset_context=config.reset_context,
-            deep_output_state=config.deep_output_state, output_rank=config.output_rank,
-            dropout=config.dropout, unit=config.unit)
+            config.tgt_vocab,
+            config.emb,
+            config.hidden,
+            config.maxout,
+            reset=config.decoder_reset or config.reset,
+            reset_context=config.reset_context,
+            deep_output_state=config.deep_output_state,
+            output_rank=config.output_rank,
+            dropout=config.dropout,
+            unit=config.unit,
+        )
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
         """Forward states ``(B, S, n)`` and the summary ``c (B, n)``."""

@@ -33,6 +33,7 @@ Deviations
   recurrent product and over the context, deep output on the current state, rank-100 output.
 - ``cpu-*`` and ``smoke-*`` sizes are ours, not the papers'.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,14 +45,23 @@ _PAPER_B = dict(src_vocab=30000, tgt_vocab=30000, emb=620, hidden=1000, maxout=5
 _CPU = dict(src_vocab=8000, tgt_vocab=8000, emb=128, hidden=256, maxout=128, align=256)
 _SMOKE = dict(src_vocab=40, tgt_vocab=40, emb=8, hidden=16, maxout=8, align=16)
 # A's decoder as we read its appendix (see rnnlib.decoders "Deviations").
-_CHO2014 = dict(arch="rnnencdec", decoder_reset="after", reset_context=True,
-                deep_output_state="current")
+_CHO2014 = dict(
+    arch="rnnencdec", decoder_reset="after", reset_context=True, deep_output_state="current"
+)
 
 PRESETS: dict[str, Callable[[], ModelConfig]] = {
     "paper-rnnsearch": lambda: ModelConfig(arch="rnnsearch", **_PAPER_B),
     "paper-rnnencdec": lambda: ModelConfig(arch="rnnencdec", **_PAPER_B),
-    "paper-cho2014": lambda: ModelConfig(src_vocab=15000, tgt_vocab=15000, emb=100, hidden=1000,
-                                         maxout=500, align=1000, output_rank=100, **_CHO2014),
+    "paper-cho2014": lambda: ModelConfig(
+        src_vocab=15000,
+        tgt_vocab=15000,
+        emb=100,
+        hidden=1000,
+        maxout=500,
+        align=1000,
+        output_rank=100,
+        **_CHO2014,
+    ),
     "cpu-rnnsearch": lambda: ModelConfig(arch="rnnsearch", **_CPU),
     "cpu-rnnencdec": lambda: ModelConfig(arch="rnnencdec", **_CPU),
     "cpu-cho2014": lambda: ModelConfig(**{**_CPU, "emb": 64}, output_rank=64, **_CHO2014),
@@ -64,7 +74,9 @@ PRESETS: dict[str, Callable[[], ModelConfig]] = {
 def preset(name: str, **overrides: Any) -> ModelConfig:
     """The named preset with ``overrides`` applied by field name (unknown names are errors)."""
     if name not in PRESETS:
-        raise UnknownNameError(f"unknown model preset {name!r}; valid presets: {', '.join(PRESETS)}")
+        raise UnknownNameError(
+            f"unknown model preset {name!r}; valid presets: {', '.join(PRESETS)}"
+        )
     check_fields(ModelConfig, overrides, f"preset({name!r})")
     return dataclasses.replace(PRESETS[name](), **overrides)
 

@@ -9,6 +9,7 @@ Both arrays can be memory-mapped from the artifact cache (``np.load(..., mmap_mo
 so paper-scale corpora (millions of pairs) never become lists of Python objects.
 Token ids never include ``[BOS]``/``[EOS]``; models add them (see :mod:`rnnlib.specials`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,7 +30,9 @@ class Ragged:
         if self.offsets.ndim != 1 or len(self.offsets) == 0 or self.offsets[0] != 0:
             raise ValueError("offsets must be 1-D and start at 0")
         if int(self.offsets[-1]) != len(self.ids):
-            raise ValueError(f"offsets end at {int(self.offsets[-1])} but there are {len(self.ids)} ids")
+            raise ValueError(
+                f"offsets end at {int(self.offsets[-1])} but there are {len(self.ids)} ids"
+            )
 
     @classmethod
     def from_lists(cls, seqs: Iterable[Sequence[int]]) -> "Ragged":
@@ -44,7 +47,7 @@ class Ragged:
         return len(self.offsets) - 1
 
     def __getitem__(self, i: int) -> np.ndarray:
-        return self.ids[self.offsets[i]:self.offsets[i + 1]]
+        return self.ids[self.offsets[i] : self.offsets[i + 1]]
 
     @property
     def lengths(self) -> np.ndarray:
@@ -66,8 +69,10 @@ class Ragged:
     @classmethod
     def load(cls, path: Path, name: str, mmap: bool = True) -> "Ragged":
         mode = "r" if mmap else None
-        return cls(np.load(Path(path) / f"{name}.ids.npy", mmap_mode=mode),
-                   np.load(Path(path) / f"{name}.offsets.npy", mmap_mode=mode))
+        return cls(
+            np.load(Path(path) / f"{name}.ids.npy", mmap_mode=mode),
+            np.load(Path(path) / f"{name}.offsets.npy", mmap_mode=mode),
+        )
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,9 @@ class ParallelArrays:
 
     def __post_init__(self) -> None:
         if len(self.src) != len(self.tgt):
-            raise ValueError(f"{len(self.src)} source sentences but {len(self.tgt)} target sentences")
+            raise ValueError(
+                f"{len(self.src)} source sentences but {len(self.tgt)} target sentences"
+            )
 
     def __len__(self) -> int:
         return len(self.src)

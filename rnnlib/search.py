@@ -55,6 +55,7 @@ Deviations
 - ``beam_search(..., bf16=True)`` runs the model's products in bfloat16 (an option, off by
   default; not in the papers).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -111,14 +112,18 @@ def _sources(model, batch_or_src, src_mask) -> tuple[torch.Tensor, torch.Tensor]
     if src_mask is None:
         raise ValueError("search: src_mask is required when src is a tensor (or pass a Batch)")
     if batch_or_src.dim() != 2 or batch_or_src.shape != src_mask.shape:
-        raise ValueError(f"search: src {tuple(batch_or_src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)")
+        raise ValueError(
+            f"search: src {tuple(batch_or_src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)"
+        )
     lengths = src_mask.sum(1)
     if bool((lengths == 0).any()):
         raise ValueError("search: a source sentence is empty (src_mask row with no True)")
     last = batch_or_src.gather(1, (lengths - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
     if bool((last != EOS).any()):
-        raise ValueError(f"search: every source must end with [EOS] (id {EOS}) at its last masked position; "
-                         "build src and src_mask with rnnlib.batch.source_batch or pad_sources")
+        raise ValueError(
+            f"search: every source must end with [EOS] (id {EOS}) at its last masked position; "
+            "build src and src_mask with rnnlib.batch.source_batch or pad_sources"
+        )
     device = next(model.parameters()).device
     return batch_or_src.to(device), src_mask.to(device)
 
@@ -136,7 +141,9 @@ def _max_lens(max_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor:
     return out.long()
 
 
-def _log_probs(logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor, fast: bool = True) -> torch.Tensor:
+def _log_probs(
+    logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor, fast: bool = True
+) -> torch.Tensor:
     """``(R, K)`` log-probabilities with [PAD], [BOS] (and [UNK]) masked; rows in ``force_eos (R,)`` may only end.
 
     ``fast``: the log-softmax overwrites fp32 ``logits`` (a step's own output, not used again;
@@ -152,7 +159,9 @@ def _log_probs(logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor, 
     return lp
 
 
-def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool, fast: bool) -> list[Hypothesis]:
+def _run_rows(
+    model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool, fast: bool
+) -> list[Hypothesis]:
     """Decode every row of ``enc`` once, picking words with ``choose(lp) -> (rows,)``.
 
     Rows that have emitted EOS leave the batch, so the remaining steps only compute live rows.
@@ -189,23 +198,38 @@ def _run_rows(model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool, fast
     out = []
     for r in range(R):
         toks = tokens[r][:-1] if tokens[r] and tokens[r][-1] == EOS else tokens[r]
-        att = np.stack(attn[r])[:, :src_lengths[r]] if attn[r] else None
+        att = np.stack(attn[r])[:, : src_lengths[r]] if attn[r] else None
         out.append(Hypothesis(toks, float(scores[r]), att))
     return out
 
 
-def greedy(model, batch_or_src, src_mask: torch.Tensor | None = None, max_len: MaxLen = None,
-           forbid_unk: bool = False, fast: bool = True) -> list[Hypothesis]:
+def greedy(
+    model,
+    batch_or_src,
+    src_mask: torch.Tensor | None = None,
+    max_len: MaxLen = None,
+    forbid_unk: bool = False,
+    fast: bool = True,
+) -> list[Hypothesis]:
     """The most probable word at each step, for every sentence of the batch: one Hypothesis each."""
     with _inference(model, fast=fast) as model:
         src, src_mask = _sources(model, batch_or_src, src_mask)
         enc = model.encode(src, src_mask)
-        return _run_rows(model, enc, _max_lens(max_len, src_mask), lambda lp: lp.argmax(-1), forbid_unk, fast)
+        return _run_rows(
+            model, enc, _max_lens(max_len, src_mask), lambda lp: lp.argmax(-1), forbid_unk, fast
+        )
 
 
-def sample(model, batch_or_src, src_mask: torch.Tensor | None = None, n: int = 50,
-           max_len: MaxLen = None, generator: torch.Generator | None = None,
-           forbid_unk: bool = False, fast: bool = True) -> list[list[Hypothesis]]:
+def sample(
+    model,
+    batch_or_src,
+    src_mask: torch.Tensor | None = None,
+    n: int = 50,
+    max_len: MaxLen = None,
+    generator: torch.Generator | None = None,
+    forbid_unk: bool = False,
+    fast: bool = True,
+) -> list[list[Hypothesis]]:
     """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``: ``[sentence][sample]``."""
     if n < 1:
         raise ValueError(f"sample: n={n} must be >= 1")
@@ -215,19 +239,30 @@ def sample(model, batch_or_src, src_mask: torch.Tensor | None = None, n: int = 5
         lens = _max_lens(max_len, src_mask).repeat_interleave(n)
         draw = lambda lp: torch.multinomial(lp.exp(), 1, generator=generator).squeeze(1)  # noqa: E731
         flat = _run_rows(model, enc, lens, draw, forbid_unk, fast)
-    return [flat[b * n:(b + 1) * n] for b in range(src.shape[0])]
+    return [flat[b * n : (b + 1) * n] for b in range(src.shape[0])]
 
 
-def _rank_scores(scores: torch.Tensor, lengths: torch.Tensor, length_norm: bool | float) -> torch.Tensor:
+def _rank_scores(
+    scores: torch.Tensor, lengths: torch.Tensor, length_norm: bool | float
+) -> torch.Tensor:
     if length_norm is False or length_norm is None:
         return scores
     alpha = 1.0 if length_norm is True else float(length_norm)
     return scores / lengths.double() ** alpha
 
 
-def beam_search(model, batch_or_src, src_mask: torch.Tensor | None = None, beam_size: int = 10,
-                max_len: MaxLen = None, length_norm: bool | float = False, forbid_unk: bool = False,
-                n_best: int = 1, bf16: bool = False, fast: bool = True) -> list[list[Hypothesis]]:
+def beam_search(
+    model,
+    batch_or_src,
+    src_mask: torch.Tensor | None = None,
+    beam_size: int = 10,
+    max_len: MaxLen = None,
+    length_norm: bool | float = False,
+    forbid_unk: bool = False,
+    n_best: int = 1,
+    bf16: bool = False,
+    fast: bool = True,
+) -> list[list[Hypothesis]]:
     """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best first.
 
     ``bf16``: run the model under bf16 autocast (weights stay fp32; log-probabilities and scores
@@ -237,7 +272,9 @@ def beam_search(model, batch_or_src, src_mask: torch.Tensor | None = None, beam_
     """
     K = int(beam_size)
     if K < 1 or not 1 <= n_best <= K:
-        raise ValueError(f"beam_search: need beam_size >= 1 and 1 <= n_best <= beam_size, got {beam_size}, {n_best}")
+        raise ValueError(
+            f"beam_search: need beam_size >= 1 and 1 <= n_best <= beam_size, got {beam_size}, {n_best}"
+        )
     prune_early = length_norm is False or length_norm is None
     with _inference(model, bf16, fast) as model:
         src, src_mask = _sources(model, batch_or_src, src_mask)
@@ -276,7 +313,7 @@ def beam_search(model, batch_or_src, src_mask: torch.Tensor | None = None, beam_
             searching = torch.isfinite(live).any(1)
             if not bool(searching.any()):
                 break
-            rows = (torch.arange(A, device=dev).unsqueeze(1) * K + parent)
+            rows = torch.arange(A, device=dev).unsqueeze(1) * K + parent
             # a finished sentence (all its scores -inf) stays in the batch, inert, until an
             # eighth of the batch is finished: copying the encoder outputs costs about a step
             if 8 * int((~searching).sum()) >= A:
@@ -316,8 +353,14 @@ def _collect(src_mask, fin: _Finished, hist, n_best) -> list[list[Hypothesis]]:
     for act, word, parent, alpha in hist:
         row = np.full(B, -1)
         row[act.cpu().numpy()] = np.arange(act.shape[0])
-        steps.append((row, word.cpu().numpy(), parent.cpu().numpy(),
-                      alpha.float().cpu().numpy() if alpha is not None else None))
+        steps.append(
+            (
+                row,
+                word.cpu().numpy(),
+                parent.cpu().numpy(),
+                alpha.float().cpu().numpy() if alpha is not None else None,
+            )
+        )
     lengths = src_mask.sum(1).cpu().tolist()
     count, score, rank = fin.count.cpu().tolist(), fin.score.cpu().numpy(), fin.rank.cpu().numpy()
     fin_step, fin_parent = fin.step.cpu().numpy(), fin.parent.cpu().numpy()
@@ -328,21 +371,29 @@ def _collect(src_mask, fin: _Finished, hist, n_best) -> list[list[Hypothesis]]:
         for i in order:
             t, slot = int(fin_step[b, i]), int(fin_parent[b, i])
             row, _, _, alpha = steps[t]
-            toks, att = [], ([alpha[row[b], slot, :lengths[b]]] if alpha is not None else None)
+            toks, att = [], ([alpha[row[b], slot, : lengths[b]]] if alpha is not None else None)
             for s in range(t - 1, -1, -1):
                 row, words, parents, alpha = steps[s]
                 toks.append(int(words[row[b], slot]))
                 slot = int(parents[row[b], slot])
                 if att is not None:
-                    att.append(alpha[row[b], slot, :lengths[b]])
-            hyps.append(Hypothesis(toks[::-1], float(score[b, i]),
-                                   np.stack(att[::-1]) if att is not None else None))
+                    att.append(alpha[row[b], slot, : lengths[b]])
+            hyps.append(
+                Hypothesis(
+                    toks[::-1], float(score[b, i]), np.stack(att[::-1]) if att is not None else None
+                )
+            )
         out.append(hyps)
     return out
 
 
-def score(model, batch_or_src, src_mask: torch.Tensor | None = None,
-          tgt: torch.Tensor | Sequence[Sequence[int]] | None = None, fast: bool = True) -> torch.Tensor:
+def score(
+    model,
+    batch_or_src,
+    src_mask: torch.Tensor | None = None,
+    tgt: torch.Tensor | Sequence[Sequence[int]] | None = None,
+    fast: bool = True,
+) -> torch.Tensor:
     """Teacher-forced ``log p(y | x)`` (EOS included) of each pair: ``(B,) float64``.
 
     ``tgt``: the target sentences without BOS/EOS, as lists of ids or a ``(B, T)`` tensor
@@ -350,7 +401,11 @@ def score(model, batch_or_src, src_mask: torch.Tensor | None = None,
     """
     with _inference(model, fast=fast) as model:
         if isinstance(batch_or_src, Batch) and tgt is None:
-            tgt_in, tgt_out, tgt_mask = batch_or_src.tgt_in, batch_or_src.tgt_out, batch_or_src.tgt_mask
+            tgt_in, tgt_out, tgt_mask = (
+                batch_or_src.tgt_in,
+                batch_or_src.tgt_out,
+                batch_or_src.tgt_mask,
+            )
         else:
             if tgt is None:
                 raise ValueError("score: tgt is required")

@@ -27,6 +27,7 @@ resample needs sacreBLEU's sufficient statistics (:mod:`rnnlib.bleu`).
 ``seed`` arguments take an ``int`` or a ``numpy.random.Generator``: a generator is used as it is
 (``numpy.random.default_rng`` passes it through), so several calls can share one stream.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -39,8 +40,10 @@ import pandas as pd
 
 from . import bleu
 
-def bootstrap_mean(values: np.ndarray, n_boot: int = 1000, seed: int | np.random.Generator = 0,
-                   level: float = 0.95) -> tuple[float, float, float]:
+
+def bootstrap_mean(
+    values: np.ndarray, n_boot: int = 1000, seed: int | np.random.Generator = 0, level: float = 0.95
+) -> tuple[float, float, float]:
     """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
     at ``level`` (``n_boot`` resamples of the ``L`` values with replacement, seeded). For a
     purity difference the values are per-point differences of
@@ -48,25 +51,37 @@ def bootstrap_mean(values: np.ndarray, n_boot: int = 1000, seed: int | np.random
     neighbour lists stay as computed."""
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or len(values) == 0:
-        raise ValueError(f"bootstrap_mean: values must be a non-empty 1-D array, got shape {values.shape}")
+        raise ValueError(
+            f"bootstrap_mean: values must be a non-empty 1-D array, got shape {values.shape}"
+        )
     if n_boot < 1 or not 0 < level < 1:
-        raise ValueError(f"bootstrap_mean: need n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
+        raise ValueError(
+            f"bootstrap_mean: need n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}"
+        )
     rng = np.random.default_rng(seed)  # a Generator passes through unchanged
     means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
     lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return float(values.mean()), float(lo), float(hi)
 
 
-def bootstrap_spearman(x: np.ndarray, y: np.ndarray, n_boot: int = 1000, seed: int | np.random.Generator = 0,
-                       level: float = 0.95) -> tuple[float, float, float]:
+def bootstrap_spearman(
+    x: np.ndarray,
+    y: np.ndarray,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
     """``(rho, low, high)``: Spearman's rank correlation of ``x`` and ``y`` (one value per hidden
     unit, ``(n,)``) and its percentile bootstrap interval over the units (``n_boot`` resamples
     of the units with replacement, seeded; a resample without spread in ``x`` or ``y`` is
     skipped)."""
     from scipy.stats import spearmanr
+
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1 or len(x) < 3:
-        raise ValueError(f"bootstrap_spearman: need two 1-D arrays of the same length >= 3, got {x.shape}, {y.shape}")
+        raise ValueError(
+            f"bootstrap_spearman: need two 1-D arrays of the same length >= 3, got {x.shape}, {y.shape}"
+        )
     rho = float(spearmanr(x, y)[0])
     rng = np.random.default_rng(seed)
     rhos = []
@@ -80,18 +95,30 @@ def bootstrap_spearman(x: np.ndarray, y: np.ndarray, n_boot: int = 1000, seed: i
     return rho, float(lo), float(hi)
 
 
-def paired_difference(a: Sequence[float], b: Sequence[float], n_boot: int = 1000,
-                      seed: int | np.random.Generator = 0, level: float = 0.95) -> tuple[float, float, float]:
+def paired_difference(
+    a: Sequence[float],
+    b: Sequence[float],
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``a - b`` over paired items (the same sentences, pairs or points),
     the items resampled together: :func:`bootstrap_mean` of the differences."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
-        raise ValueError(f"paired_difference: the samples are not paired: shapes {a.shape} and {b.shape}")
+        raise ValueError(
+            f"paired_difference: the samples are not paired: shapes {a.shape} and {b.shape}"
+        )
     return bootstrap_mean(a - b, n_boot, seed, level)
 
 
-def mean_difference(a: Sequence[float], b: Sequence[float], n_boot: int = 1000,
-                    seed: int | np.random.Generator = 0, level: float = 0.95) -> tuple[float, float, float]:
+def mean_difference(
+    a: Sequence[float],
+    b: Sequence[float],
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
     """``(mean(a) - mean(b), low, high)`` for two unpaired samples: each resample draws ``len(a)``
     values of ``a`` and then ``len(b)`` values of ``b`` with replacement; the percentile interval
     of the difference of their means."""
@@ -116,8 +143,15 @@ def seeds_difference(a: Sequence[float], b: Sequence[float]) -> tuple[float, flo
     return ma - mb, math.sqrt(va / len(a) + vb / len(b))
 
 
-def bleu_by_length(hyps: Sequence[str], refs: Sequence[str], lengths: Sequence[int], edges: Sequence[int],
-                   n_boot: int = 1000, seed: int = bleu.SACREBLEU_SEED, level: float = 0.95) -> pd.DataFrame:
+def bleu_by_length(
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    lengths: Sequence[int],
+    edges: Sequence[int],
+    n_boot: int = 1000,
+    seed: int = bleu.SACREBLEU_SEED,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Corpus BLEU per source-length bucket, one row per bucket.
 
     Buckets are ``[edges[k], edges[k+1])`` and a last one ``>= edges[-1]``; every sentence
@@ -135,7 +169,9 @@ def bleu_by_length(hyps: Sequence[str], refs: Sequence[str], lengths: Sequence[i
     if not edges or any(b <= a for a, b in zip(edges, edges[1:])):
         raise ValueError(f"bleu_by_length: edges {edges} must be increasing")
     if len(lengths) and lengths.min() < edges[0]:
-        raise ValueError(f"bleu_by_length: a sentence of length {lengths.min()} is below the first edge {edges[0]}")
+        raise ValueError(
+            f"bleu_by_length: a sentence of length {lengths.min()} is below the first edge {edges[0]}"
+        )
     bucket = np.searchsorted(edges, lengths, side="right") - 1
     scorer, stats = bleu.sufficient_stats(hyps, refs) if len(hyps) else (None, None)
     rng = np.random.default_rng(seed)
@@ -143,14 +179,23 @@ def bleu_by_length(hyps: Sequence[str], refs: Sequence[str], lengths: Sequence[i
     for k, low in enumerate(edges):
         high = edges[k + 1] if k + 1 < len(edges) else np.inf
         members = np.flatnonzero(bucket == k)
-        row = {"bucket": f"{low}-{int(high) - 1}" if np.isfinite(high) else f">={low}", "low_len": low,
-               "high_len": high, "mid": (low + high - 1) / 2 if np.isfinite(high) else low + (edges[1] - edges[0]) / 2,
-               "sentences": len(members), "bleu": np.nan, "band_low": np.nan, "band_high": np.nan}
+        row = {
+            "bucket": f"{low}-{int(high) - 1}" if np.isfinite(high) else f">={low}",
+            "low_len": low,
+            "high_len": high,
+            "mid": (low + high - 1) / 2 if np.isfinite(high) else low + (edges[1] - edges[0]) / 2,
+            "sentences": len(members),
+            "bleu": np.nan,
+            "band_low": np.nan,
+            "band_high": np.nan,
+        }
         if len(members):
             part = stats[members]
             row["bleu"] = scorer._compute_score_from_stats(part.sum(0)).score
             if n_boot > 0:
-                scores = bleu.resampled_scores(scorer, part, rng.integers(0, len(members), size=(n_boot, len(members))))
+                scores = bleu.resampled_scores(
+                    scorer, part, rng.integers(0, len(members), size=(n_boot, len(members)))
+                )
                 alpha = (1 - level) / 2
                 row["band_low"], row["band_high"] = np.quantile(scores, [alpha, 1 - alpha])
         rows.append(row)
@@ -170,8 +215,13 @@ def _sacrebleu_seed(seed: int):
             os.environ["SACREBLEU_SEED"] = old
 
 
-def paired_bootstrap(hyps_a: Sequence[str], hyps_b: Sequence[str], refs: Sequence[str],
-                     n_samples: int = 1000, seed: int = bleu.SACREBLEU_SEED) -> dict:
+def paired_bootstrap(
+    hyps_a: Sequence[str],
+    hyps_b: Sequence[str],
+    refs: Sequence[str],
+    n_samples: int = 1000,
+    seed: int = bleu.SACREBLEU_SEED,
+) -> dict:
     """Paired bootstrap of BLEU(a) - BLEU(b) over the sentences (sacreBLEU's ``PairedTest``, ``bs``).
 
     Returns ``{"bleu_a", "bleu_b", "diff", "low", "high", "p_value", "sentences", "samples",
@@ -183,30 +233,55 @@ def paired_bootstrap(hyps_a: Sequence[str], hyps_b: Sequence[str], refs: Sequenc
     """
     from sacrebleu.metrics import BLEU
     from sacrebleu.significance import PairedTest
+
     bleu.check_pairs(hyps_a, refs, "paired_bootstrap (system a)")
     bleu.check_pairs(hyps_b, refs, "paired_bootstrap (system b)")
     if not refs:
         raise ValueError("paired_bootstrap: no sentences")
     if n_samples < 1 or seed <= 0:
-        raise ValueError(f"paired_bootstrap: need n_samples >= 1 and seed > 0 (sacreBLEU treats 0 as no seed), "
-                         f"got {n_samples}, {seed}")
+        raise ValueError(
+            f"paired_bootstrap: need n_samples >= 1 and seed > 0 (sacreBLEU treats 0 as no seed), "
+            f"got {n_samples}, {seed}"
+        )
     with _sacrebleu_seed(seed):
-        test = PairedTest([("b", list(hyps_b)), ("a", list(hyps_a))], {"BLEU": BLEU()}, [list(refs)],
-                          test_type="bs", n_samples=n_samples)
+        test = PairedTest(
+            [("b", list(hyps_b)), ("a", list(hyps_a))],
+            {"BLEU": BLEU()},
+            [list(refs)],
+            test_type="bs",
+            n_samples=n_samples,
+        )
         signatures, results = test()
     result_a = results["BLEU"][1]
     # the resamples of sacreBLEU's _paired_bs_test: default_rng(seed).choice(n, (n_samples, n))
     idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)), replace=True)
     scorer, stats_a = bleu.sufficient_stats(hyps_a, refs)
     _, stats_b = bleu.sufficient_stats(hyps_b, refs)
-    diffs = bleu.resampled_scores(scorer, stats_a, idxs) - bleu.resampled_scores(scorer, stats_b, idxs)
+    diffs = bleu.resampled_scores(scorer, stats_a, idxs) - bleu.resampled_scores(
+        scorer, stats_b, idxs
+    )
     low, high = np.quantile(diffs, [0.025, 0.975])
     score_b = results["BLEU"][0].score
-    return {"bleu_a": result_a.score, "bleu_b": score_b, "diff": result_a.score - score_b,
-            "low": float(low), "high": float(high), "p_value": float(result_a.p_value),
-            "sentences": len(refs), "samples": n_samples, "seed": seed,
-            "signature": str(signatures["BLEU"])}
+    return {
+        "bleu_a": result_a.score,
+        "bleu_b": score_b,
+        "diff": result_a.score - score_b,
+        "low": float(low),
+        "high": float(high),
+        "p_value": float(result_a.p_value),
+        "sentences": len(refs),
+        "samples": n_samples,
+        "seed": seed,
+        "signature": str(signatures["BLEU"]),
+    }
 
 
-__all__ = ["bleu_by_length", "bootstrap_mean", "bootstrap_spearman", "mean_difference", "paired_bootstrap",
-           "paired_difference", "seeds_difference"]
+__all__ = [
+    "bleu_by_length",
+    "bootstrap_mean",
+    "bootstrap_spearman",
+    "mean_difference",
+    "paired_bootstrap",
+    "paired_difference",
+    "seeds_difference",
+]

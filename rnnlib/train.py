@@ -68,6 +68,7 @@ Deviations
 - ``loss_norm="token"`` (average over target tokens) is offered besides the papers'
   per-sentence average; it changes the scale of the gradient and so the effect of clipping.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -118,16 +119,16 @@ class TrainConfig:
     (:mod:`rnnlib.fast.precision`; not in the papers).
     """
 
-    optimizer: str = "adadelta"   # {adadelta, adam, sgd}
+    optimizer: str = "adadelta"  # {adadelta, adam, sgd}
     lr: float = 1.0
     rho: float = 0.95
     eps: float = 1e-6
     clip_norm: float | None = 1.0
     batch_size: int = 80
-    batching: str = "pools"       # {pools, random}
+    batching: str = "pools"  # {pools, random}
     pool: int = 20
     shuffle: bool = True
-    loss_norm: str = "sentence"   # {sentence, token}
+    loss_norm: str = "sentence"  # {sentence, token}
     max_updates: int | None = None
     max_epochs: float | None = None
     eval_every: int | None = None
@@ -140,23 +141,41 @@ class TrainConfig:
     device: str = "auto"
 
     def __post_init__(self) -> None:
-        for name, valid in (("optimizer", ("adadelta", "adam", "sgd")), ("batching", ("pools", "random")),
-                            ("loss_norm", ("sentence", "token"))):
+        for name, valid in (
+            ("optimizer", ("adadelta", "adam", "sgd")),
+            ("batching", ("pools", "random")),
+            ("loss_norm", ("sentence", "token")),
+        ):
             if getattr(self, name) not in valid:
-                raise ValueError(f"TrainConfig.{name} must be one of {', '.join(valid)}, got {getattr(self, name)!r}")
-        for name in ("batch_size", "pool", "max_updates", "eval_every", "eval_batch_size",
-                     "checkpoint_every", "patience"):
+                raise ValueError(
+                    f"TrainConfig.{name} must be one of {', '.join(valid)}, got {getattr(self, name)!r}"
+                )
+        for name in (
+            "batch_size",
+            "pool",
+            "max_updates",
+            "eval_every",
+            "eval_batch_size",
+            "checkpoint_every",
+            "patience",
+        ):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
-                raise ValueError(f"TrainConfig.{name} must be a positive integer or None, got {value!r}")
+                raise ValueError(
+                    f"TrainConfig.{name} must be a positive integer or None, got {value!r}"
+                )
         for name in ("clip_norm", "max_epochs"):
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise ValueError(f"TrainConfig.{name} must be positive or None, got {value!r}")
         if self.max_updates is None and self.max_epochs is None and self.patience is None:
-            raise ValueError("TrainConfig needs max_updates, max_epochs or patience, or it never stops")
+            raise ValueError(
+                "TrainConfig needs max_updates, max_epochs or patience, or it never stops"
+            )
         if self.patience is not None and self.eval_every is None:
-            raise ValueError("TrainConfig.patience counts evaluations every eval_every updates: give eval_every")
+            raise ValueError(
+                "TrainConfig.patience counts evaluations every eval_every updates: give eval_every"
+            )
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
@@ -171,11 +190,26 @@ class TrainConfig:
 #: The papers' training set-ups (TrainConfig fields); see the module docstring's Deviations.
 TRAIN_PRESETS: dict[str, dict[str, Any]] = {
     # A §4.1: Adadelta, 64 phrase pairs drawn at random per update, no clipping mentioned
-    "paper-a": dict(optimizer="adadelta", lr=1.0, rho=0.95, eps=1e-6, clip_norm=None,
-                    batch_size=64, batching="random"),
+    "paper-a": dict(
+        optimizer="adadelta",
+        lr=1.0,
+        rho=0.95,
+        eps=1e-6,
+        clip_norm=None,
+        batch_size=64,
+        batching="random",
+    ),
     # B B.2: Adadelta, L2 norm of the gradient clipped at 1, 80 pairs from pools of 20 sorted minibatches
-    "paper-b": dict(optimizer="adadelta", lr=1.0, rho=0.95, eps=1e-6, clip_norm=1.0,
-                    batch_size=80, batching="pools", pool=20),
+    "paper-b": dict(
+        optimizer="adadelta",
+        lr=1.0,
+        rho=0.95,
+        eps=1e-6,
+        clip_norm=1.0,
+        batch_size=80,
+        batching="pools",
+        pool=20,
+    ),
 }
 
 
@@ -186,13 +220,22 @@ def train_preset(name: str, **overrides: Any) -> TrainConfig:
     An unknown preset or field name is an error listing the valid ones.
     """
     if name not in TRAIN_PRESETS:
-        raise UnknownNameError(f"unknown training preset {name!r}; valid presets: {', '.join(TRAIN_PRESETS)}")
+        raise UnknownNameError(
+            f"unknown training preset {name!r}; valid presets: {', '.join(TRAIN_PRESETS)}"
+        )
     return TrainConfig.from_dict({**TRAIN_PRESETS[name], **overrides})
 
 
 # Fields that may differ between a checkpoint and the run that resumes it (module docstring).
-RESUMABLE_CHANGES = {"max_updates", "max_epochs", "checkpoint_every", "patience", "device", "eval_batch_size",
-                     "fast"}
+RESUMABLE_CHANGES = {
+    "max_updates",
+    "max_epochs",
+    "checkpoint_every",
+    "patience",
+    "device",
+    "eval_batch_size",
+    "fast",
+}
 
 
 @dataclass
@@ -216,14 +259,22 @@ class TrainResult:
     def table2_row(self) -> dict:
         """Paper B Table 2's columns: updates, epochs, hours, train NLL, dev NLL (per sentence)."""
         dev = self.best["dev_nll_sentence"] if self.best else None
-        return {"updates": self.updates, "epochs": self.epochs, "hours": self.seconds / 3600,
-                "train_nll": self.final_train_nll, "dev_nll": dev}
+        return {
+            "updates": self.updates,
+            "epochs": self.epochs,
+            "hours": self.seconds / 3600,
+            "train_nll": self.final_train_nll,
+            "dev_nll": dev,
+        }
 
 
 # ---------------------------------------------------------------------------------------------
 # losses
 
-def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False, fast: bool = True) -> torch.Tensor:
+
+def batch_nll(
+    model: nn.Module, batch: Batch, bf16: bool = False, fast: bool = True
+) -> torch.Tensor:
     """Summed ``-log p(y_t | y_<t, x)`` over the real target tokens of ``batch`` (scalar, fp32).
 
     Only the real (unpadded) positions reach the softmax: a model with ``supports_out_mask``
@@ -244,9 +295,15 @@ def batch_nll(model: nn.Module, batch: Batch, bf16: bool = False, fast: bool = T
 
 
 @torch.no_grad()
-def evaluate_nll(model: nn.Module, pairs: ParallelArrays, batch_size: int = 80,
-                 device: torch.device | str | None = None, bf16: bool = False,
-                 world: distributed.World | None = None, fast: bool = True) -> dict:
+def evaluate_nll(
+    model: nn.Module,
+    pairs: ParallelArrays,
+    batch_size: int = 80,
+    device: torch.device | str | None = None,
+    bf16: bool = False,
+    world: distributed.World | None = None,
+    fast: bool = True,
+) -> dict:
     """Teacher-forced NLL of every pair: ``{"nll_sentence", "nll_token", "sentences", "tokens"}``.
 
     Per sentence is paper B's Table 2 NLL (a sum over the words, ``[EOS]`` included, averaged
@@ -266,8 +323,12 @@ def evaluate_nll(model: nn.Module, pairs: ParallelArrays, batch_size: int = 80,
         sentences += batch.size
     model.train(was_training)
     total, tokens, sentences = distributed.all_sum([total, tokens, sentences], world, device)
-    return {"nll_sentence": total / max(sentences, 1), "nll_token": total / max(tokens, 1),
-            "sentences": int(sentences), "tokens": int(tokens)}
+    return {
+        "nll_sentence": total / max(sentences, 1),
+        "nll_token": total / max(tokens, 1),
+        "sentences": int(sentences),
+        "tokens": int(tokens),
+    }
 
 
 def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
@@ -282,19 +343,29 @@ def make_batcher(cfg: TrainConfig, pairs: ParallelArrays) -> PoolBatcher | Rando
     """B's length-sorted pools or A's random minibatches (``cfg.batching``), seeded by ``cfg.seed``."""
     if cfg.batching == "random":
         return RandomBatcher(len(pairs.src.lengths), cfg.batch_size, cfg.seed)
-    return PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, cfg.batch_size, cfg.pool, cfg.seed, cfg.shuffle)
+    return PoolBatcher(
+        pairs.src.lengths, pairs.tgt.lengths, cfg.batch_size, cfg.pool, cfg.seed, cfg.shuffle
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # random-number states, in forms that torch.load(weights_only=True) accepts
 
+
 def rng_state() -> dict:
     name, keys, pos, has_gauss, cached = np.random.get_state()
     version, internal, gauss_next = random.getstate()
-    out = {"torch": torch.get_rng_state(),
-           "numpy": {"name": name, "keys": torch.from_numpy(np.asarray(keys, dtype=np.int64)),
-                     "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)},
-           "python": [version, list(internal), gauss_next]}
+    out = {
+        "torch": torch.get_rng_state(),
+        "numpy": {
+            "name": name,
+            "keys": torch.from_numpy(np.asarray(keys, dtype=np.int64)),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached": float(cached),
+        },
+        "python": [version, list(internal), gauss_next],
+    }
     if torch.cuda.is_available():
         out["cuda"] = torch.cuda.get_rng_state_all()
     return out
@@ -303,7 +374,9 @@ def rng_state() -> dict:
 def set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
     n = state["numpy"]
-    np.random.set_state((n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+    np.random.set_state(
+        (n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"])
+    )
     version, internal, gauss_next = state["python"]
     random.setstate((version, tuple(internal), gauss_next))
     if "cuda" in state and torch.cuda.is_available():
@@ -319,8 +392,16 @@ def seed_everything(seed: int) -> None:
 # ---------------------------------------------------------------------------------------------
 # logs
 
-LOG_COLUMNS = ["update", "epoch", "train_nll_sentence", "train_nll_token", "grad_norm", "sentences",
-               "tokens", "seconds"]
+LOG_COLUMNS = [
+    "update",
+    "epoch",
+    "train_nll_sentence",
+    "train_nll_token",
+    "grad_norm",
+    "sentences",
+    "tokens",
+    "seconds",
+]
 EVAL_COLUMNS = ["update", "epoch", "dev_nll_sentence", "dev_nll_token", "scheduled", "seconds"]
 
 
@@ -330,21 +411,29 @@ def _write_text_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_logs(work_dir: Path, cfg: TrainConfig, log: list[dict], evals: list[dict], extra: dict) -> None:
+def write_logs(
+    work_dir: Path, cfg: TrainConfig, log: list[dict], evals: list[dict], extra: dict
+) -> None:
     """``train_log.csv`` (per update), ``eval_log.csv`` (per evaluation), ``train_log.json`` (all)."""
-    for name, rows, columns in (("train_log.csv", log, LOG_COLUMNS), ("eval_log.csv", evals, EVAL_COLUMNS)):
+    for name, rows, columns in (
+        ("train_log.csv", log, LOG_COLUMNS),
+        ("eval_log.csv", evals, EVAL_COLUMNS),
+    ):
         tmp = work_dir / f"{name}.{os.getpid()}.part"
         with open(tmp, "w", newline="", encoding="utf-8") as f:
             w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
         os.replace(tmp, work_dir / name)
-    _write_text_atomic(work_dir / "train_log.json", json.dumps(
-        {"config": asdict(cfg), **extra, "log": log, "evals": evals}, indent=1))
+    _write_text_atomic(
+        work_dir / "train_log.json",
+        json.dumps({"config": asdict(cfg), **extra, "log": log, "evals": evals}, indent=1),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # the state of a run and its checkpoint
+
 
 @dataclass
 class TrainState:
@@ -367,7 +456,10 @@ class TrainState:
     stopped: str | None = None
 
     def as_dict(self) -> dict:
-        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "position": self.position.as_list()}
+        return {
+            **{f.name: getattr(self, f.name) for f in fields(self)},
+            "position": self.position.as_list(),
+        }
 
     @classmethod
     def from_dict(cls, values: dict) -> "TrainState":
@@ -379,16 +471,20 @@ class TrainState:
 def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
     """Refuse a checkpoint of another format, or one written with a config this run may not change."""
     if ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
-                         "(written by another rnnlib version); use another work_dir")
+        raise ValueError(
+            f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
+            "(written by another rnnlib version); use another work_dir"
+        )
     saved, now = ckpt["config"], asdict(cfg)
     for f in fields(TrainConfig):
         if f.name in RESUMABLE_CHANGES:
             continue
         value = saved.get(f.name, f.default)
         if now[f.name] != value:
-            raise ValueError(f"{path}: the checkpoint was written with TrainConfig.{f.name}={value!r} but this "
-                             f"run has {now[f.name]!r}; use another work_dir or the same value")
+            raise ValueError(
+                f"{path}: the checkpoint was written with TrainConfig.{f.name}={value!r} but this "
+                f"run has {now[f.name]!r}; use another work_dir or the same value"
+            )
 
 
 class _Progress:
@@ -398,14 +494,23 @@ class _Progress:
         self.bar = None
         if enabled:
             from tqdm.auto import tqdm
-            self.bar = tqdm(total=total, initial=initial, desc="train", unit="upd", dynamic_ncols=True,
-                            file=sys.stderr)
+
+            self.bar = tqdm(
+                total=total,
+                initial=initial,
+                desc="train",
+                unit="upd",
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
 
     def update(self, row: dict, every: int) -> None:
         if self.bar is not None:
             self.bar.update(1)
             if row["update"] % every == 1 or every == 1:
-                self.bar.set_postfix(nll=f"{row['train_nll_sentence']:.2f}", ep=f"{row['epoch']:.2f}")
+                self.bar.set_postfix(
+                    nll=f"{row['train_nll_sentence']:.2f}", ep=f"{row['epoch']:.2f}"
+                )
 
     def evaluated(self, row: dict) -> None:
         if self.bar is not None:
@@ -419,6 +524,7 @@ class _Progress:
 # ---------------------------------------------------------------------------------------------
 # the trainer
 
+
 class Trainer:
     """One training run: ``model`` on ``train`` (``dev`` for evaluation, may be ``None``), resuming
     from ``work_dir/checkpoint.pt`` when it exists (module docstring: what may change on resume).
@@ -426,19 +532,33 @@ class Trainer:
     ``model(src (B,S) int64, src_mask (B,S) bool, tgt_in (B,T) int64) -> logits (B,T,V)``.
     """
 
-    def __init__(self, model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None,
-                 cfg: TrainConfig | dict, work_dir: Path, progress: bool = True) -> None:
+    def __init__(
+        self,
+        model: nn.Module,
+        train: ParallelArrays,
+        dev: ParallelArrays | None,
+        cfg: TrainConfig | dict,
+        work_dir: Path,
+        progress: bool = True,
+    ) -> None:
         self.cfg = cfg if isinstance(cfg, TrainConfig) else TrainConfig.from_dict(cfg)
         if self.cfg.patience is not None and dev is None:
             raise ValueError("TrainConfig.patience needs a dev set (dev is None)")
         self.world = distributed.setup()
-        self.device = resolve_device(self.cfg.device, self.world.local_rank if self.world.active else None)
+        self.device = resolve_device(
+            self.cfg.device, self.world.local_rank if self.world.active else None
+        )
         self.work_dir = Path(work_dir)
         if self.world.is_main:
             self.work_dir.mkdir(parents=True, exist_ok=True)
         distributed.barrier(self.world)
         self.ckpt_path = self.work_dir / CHECKPOINT
-        self.model, self.train_data, self.dev, self.progress = model.to(self.device), train, dev, progress
+        self.model, self.train_data, self.dev, self.progress = (
+            model.to(self.device),
+            train,
+            dev,
+            progress,
+        )
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = make_optimizer(self.cfg, self.params)
         self.state = TrainState()
@@ -502,11 +622,19 @@ class Trainer:
         grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm or math.inf)
         self.optimizer.step()
         st.update, st.position, st.epochs = st.update + 1, position, epochs
-        total, tokens = distributed.all_sum([float(nll.detach()) * weight, batch.n_target_tokens * weight],
-                                            self.world, self.device)
-        row = {"update": st.update, "epoch": epochs, "train_nll_sentence": total / len(indices),
-               "train_nll_token": total / tokens, "grad_norm": float(grad_norm), "sentences": len(indices),
-               "tokens": int(tokens), "seconds": self.elapsed()}
+        total, tokens = distributed.all_sum(
+            [float(nll.detach()) * weight, batch.n_target_tokens * weight], self.world, self.device
+        )
+        row = {
+            "update": st.update,
+            "epoch": epochs,
+            "train_nll_sentence": total / len(indices),
+            "train_nll_token": total / tokens,
+            "grad_norm": float(grad_norm),
+            "sentences": len(indices),
+            "tokens": int(tokens),
+            "seconds": self.elapsed(),
+        }
         st.log.append(row)
         self._dirty = True
         return row
@@ -521,10 +649,23 @@ class Trainer:
         end-of-run one (``scheduled=False``) does neither (module docstring).
         """
         st = self.state
-        ev = evaluate_nll(self.model, self.dev, self.cfg.eval_batch_size or self.cfg.batch_size, self.device,
-                          self.cfg.bf16, self.world, self.cfg.fast)
-        row = {"update": st.update, "epoch": st.epochs, "dev_nll_sentence": ev["nll_sentence"],
-               "dev_nll_token": ev["nll_token"], "scheduled": scheduled, "seconds": self.elapsed()}
+        ev = evaluate_nll(
+            self.model,
+            self.dev,
+            self.cfg.eval_batch_size or self.cfg.batch_size,
+            self.device,
+            self.cfg.bf16,
+            self.world,
+            self.cfg.fast,
+        )
+        row = {
+            "update": st.update,
+            "epoch": st.epochs,
+            "dev_nll_sentence": ev["nll_sentence"],
+            "dev_nll_token": ev["nll_token"],
+            "scheduled": scheduled,
+            "seconds": self.elapsed(),
+        }
         st.evals.append(row)
         self._dirty = True
         if scheduled and (st.best is None or row["dev_nll_sentence"] < st.best["dev_nll_sentence"]):
@@ -537,8 +678,11 @@ class Trainer:
         """Whether an end-of-run evaluation (the last row, unscheduled) beats the best scheduled one."""
         st = self.state
         last = st.evals[-1] if st.evals else None
-        return last is not None and not last["scheduled"] and \
-            (st.best is None or last["dev_nll_sentence"] < st.best["dev_nll_sentence"])
+        return (
+            last is not None
+            and not last["scheduled"]
+            and (st.best is None or last["dev_nll_sentence"] < st.best["dev_nll_sentence"])
+        )
 
     def best(self) -> tuple[dict | None, dict[str, torch.Tensor] | None]:
         """The best evaluation (scheduled, or the end-of-run one when lower) and its parameters."""
@@ -552,13 +696,33 @@ class Trainer:
         st.seconds = self.elapsed()
         rngs = distributed.gather_object(rng_state(), self.world)
         if self.world.is_main:
-            save_atomic({"format": CHECKPOINT_FORMAT, "config": asdict(self.cfg), "model": self.model.state_dict(),
-                         "optimizer": self.optimizer.state_dict(), "rng": rngs, "world_size": self.world.size,
-                         **st.as_dict()}, self.ckpt_path)
+            save_atomic(
+                {
+                    "format": CHECKPOINT_FORMAT,
+                    "config": asdict(self.cfg),
+                    "model": self.model.state_dict(),
+                    "optimizer": self.optimizer.state_dict(),
+                    "rng": rngs,
+                    "world_size": self.world.size,
+                    **st.as_dict(),
+                },
+                self.ckpt_path,
+            )
             best = st.evals[-1] if self._final_eval_is_best() else st.best
-            write_logs(self.work_dir, self.cfg, st.log, st.evals, {
-                "updates": st.update, "epochs": st.epochs, "seconds": st.seconds, "best": best,
-                "stopped": st.stopped, "world_size": self.world.size})
+            write_logs(
+                self.work_dir,
+                self.cfg,
+                st.log,
+                st.evals,
+                {
+                    "updates": st.update,
+                    "epochs": st.epochs,
+                    "seconds": st.seconds,
+                    "best": best,
+                    "stopped": st.stopped,
+                    "world_size": self.world.size,
+                },
+            )
         distributed.barrier(self.world)
         self._dirty = False
 
@@ -600,12 +764,27 @@ class Trainer:
         else:
             self.model.load_state_dict(best_state)
         st = self.state
-        return TrainResult(log=st.log, evals=st.evals, updates=st.update, epochs=st.epochs, seconds=st.seconds,
-                           stopped=reason, best=best, best_state=best_state, resumed_from=self.resumed_from)
+        return TrainResult(
+            log=st.log,
+            evals=st.evals,
+            updates=st.update,
+            epochs=st.epochs,
+            seconds=st.seconds,
+            stopped=reason,
+            best=best,
+            best_state=best_state,
+            resumed_from=self.resumed_from,
+        )
 
 
-def train(model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None, cfg: TrainConfig | dict,
-          work_dir: Path, progress: bool = True) -> TrainResult:
+def train(
+    model: nn.Module,
+    train: ParallelArrays,
+    dev: ParallelArrays | None,
+    cfg: TrainConfig | dict,
+    work_dir: Path,
+    progress: bool = True,
+) -> TrainResult:
     """Train ``model`` on ``train`` (resuming from ``work_dir`` if it holds a checkpoint): :class:`Trainer`.
 
     ``model(src (B,S) int64, src_mask (B,S) bool, tgt_in (B,T) int64) -> logits (B,T,V)``.
@@ -615,27 +794,36 @@ def train(model: nn.Module, train: ParallelArrays, dev: ParallelArrays | None, c
     return Trainer(model, train, dev, cfg, work_dir, progress).run()
 
 
-
 # ---------------------------------------------------------------------------------------------
 # the program: python -m rnnlib.train --config run.yml
+
 
 def build_model_from_spec(spec: dict, src_vocab: int, tgt_vocab: int) -> nn.Module:
     """``{"preset": name, **overrides}`` (:mod:`rnnlib.presets`) or ``{"factory": "module:function", **kwargs}``."""
     spec = dict(spec)
     if "factory" in spec:
         import importlib
+
         module, _, name = spec.pop("factory").partition(":")
-        return getattr(importlib.import_module(module), name)(src_vocab=src_vocab, tgt_vocab=tgt_vocab, **spec)
+        return getattr(importlib.import_module(module), name)(
+            src_vocab=src_vocab, tgt_vocab=tgt_vocab, **spec
+        )
     if "preset" not in spec:
-        raise ValueError("model: give either 'preset' (a name from rnnlib.presets) or 'factory' (module:function)")
+        raise ValueError(
+            "model: give either 'preset' (a name from rnnlib.presets) or 'factory' (module:function)"
+        )
     from . import presets
+
     name = spec.pop("preset")
-    return presets.build_model(presets.preset(name, src_vocab=src_vocab, tgt_vocab=tgt_vocab, **spec))
+    return presets.build_model(
+        presets.preset(name, src_vocab=src_vocab, tgt_vocab=tgt_vocab, **spec)
+    )
 
 
 def load_pairs(folder: Path, split: str) -> ParallelArrays | None:
     """``<split>.src`` / ``<split>.tgt`` ragged arrays saved with :meth:`Ragged.save` in ``folder``."""
     from .ragged import Ragged
+
     if not (Path(folder) / f"{split}.src.ids.npy").exists():
         return None
     return ParallelArrays(Ragged.load(folder, f"{split}.src"), Ragged.load(folder, f"{split}.tgt"))
@@ -646,6 +834,7 @@ def _set_dotted(config: dict, assignment: str) -> None:
     if not sep:
         raise ValueError(f"--set {assignment!r}: expected KEY=VALUE, e.g. train.max_updates=100")
     import yaml
+
     node = config
     *parents, last = key.split(".")
     for p in parents:
@@ -659,6 +848,7 @@ RUN_KEYS = {"model", "data", "work_dir", "train", "threads", "src_vocab", "tgt_v
 def read_run_file(path: Path, assignments: list[str] = ()) -> dict:
     """The YAML run file at ``path`` with ``--set KEY=VALUE`` assignments applied (unknown keys are errors)."""
     import yaml
+
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     for assignment in assignments:
         _set_dotted(config, assignment)
@@ -688,9 +878,17 @@ def main(argv: list[str] | None = None) -> int:
     Vocabulary sizes come from ``src_vocab``/``tgt_vocab`` or the largest id in the data.
     Relative paths are relative to the run file. ``--set train.seed=3`` overrides a value.
     """
-    ap = argparse.ArgumentParser(prog="python -m rnnlib.train", description="train a model (resumable; torchrun-aware)")
+    ap = argparse.ArgumentParser(
+        prog="python -m rnnlib.train", description="train a model (resumable; torchrun-aware)"
+    )
     ap.add_argument("--config", required=True, type=Path, help="YAML run file")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a value of the run file")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a value of the run file",
+    )
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     if not args.config.is_file():
@@ -709,8 +907,14 @@ def main(argv: list[str] | None = None) -> int:
     cfg = run_train_config(config)
     seed_everything(cfg.seed)
     model = build_model_from_spec(config["model"], src_vocab, tgt_vocab)
-    result = train(model, train_pairs, load_pairs(data_dir, "dev"), cfg, base / config["work_dir"],
-                   progress=not args.no_progress)
+    result = train(
+        model,
+        train_pairs,
+        load_pairs(data_dir, "dev"),
+        cfg,
+        base / config["work_dir"],
+        progress=not args.no_progress,
+    )
     world = distributed.setup()
     if world.is_main:
         print(json.dumps({"stopped": result.stopped, **result.table2_row()}))

@@ -20,6 +20,7 @@ Deviations
 - Sorting by length only changes which sentences share a batch; a sentence's result is the
   same as when it is searched alone (tested).
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -31,10 +32,18 @@ from .batch import source_batch
 from .search import Hypothesis, MaxLen, beam_search
 
 
-def translate(model: torch.nn.Module, sources: Sequence[np.ndarray | Sequence[int]], beam_size: int = 10,
-              forbid_unk: bool = False, batch_size: int = 32, max_len: MaxLen = None,
-              length_norm: bool | float = False, bf16: bool = False, attention: bool = False,
-              progress: Callable[[int], None] | None = None) -> list[Hypothesis]:
+def translate(
+    model: torch.nn.Module,
+    sources: Sequence[np.ndarray | Sequence[int]],
+    beam_size: int = 10,
+    forbid_unk: bool = False,
+    batch_size: int = 32,
+    max_len: MaxLen = None,
+    length_norm: bool | float = False,
+    bf16: bool = False,
+    attention: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> list[Hypothesis]:
     """The best hypothesis for every sentence of ``sources`` (in their order).
 
     ``sources``: token-id sequences (no BOS/EOS); ``batch_size``: sentences per search batch
@@ -51,10 +60,18 @@ def translate(model: torch.nn.Module, sources: Sequence[np.ndarray | Sequence[in
     out: list[Hypothesis | None] = [None] * len(sources)
     done = 0
     for start in range(0, len(order), batch_size):
-        index = order[start:start + batch_size]
+        index = order[start : start + batch_size]
         batch = source_batch([np.asarray(sources[i]) for i in index])
-        nbest = beam_search(model, batch.src, batch.src_mask, beam_size=beam_size, max_len=max_len,
-                            length_norm=length_norm, forbid_unk=forbid_unk, bf16=bf16)
+        nbest = beam_search(
+            model,
+            batch.src,
+            batch.src_mask,
+            beam_size=beam_size,
+            max_len=max_len,
+            length_norm=length_norm,
+            forbid_unk=forbid_unk,
+            bf16=bf16,
+        )
         for i, hyps in zip(index, nbest):
             best = hyps[0] if hyps else Hypothesis([], float("-inf"), None)
             if not attention:

@@ -1,4 +1,5 @@
 """Shared fixtures: one smoke build of the real book per test session."""
+
 from __future__ import annotations
 
 import os
@@ -22,8 +23,25 @@ def smoke_book(tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke-book")
     cache = Path(os.environ.get("RNNLIB_TEST_CACHE") or out / "cache")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    proc = subprocess.run([sys.executable, "-m", "rnnlib.cli", "build", "--profile", "smoke", "--no-progress",
-                           "--out", str(out / "build"), "--cache", str(cache)],
-                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=1500)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rnnlib.cli",
+            "build",
+            "--profile",
+            "smoke",
+            "--no-progress",
+            "--out",
+            str(out / "build"),
+            "--cache",
+            str(cache),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1500,
+    )
     (out / "build-output.txt").write_text(proc.stdout + "\n" + proc.stderr)
     return out / "build", proc

@@ -1,4 +1,5 @@
 """A two-page book made in a temporary folder, to test the pipeline without training anything."""
+
 from __future__ import annotations
 
 import shutil
@@ -6,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-DEMO_CHAPTER = '''---
+DEMO_CHAPTER = """---
 jupytext:
   text_representation:
     extension: .md
@@ -63,7 +64,7 @@ The sum is {glue:}`demo-sum`.
 
 A line.
 ```
-'''
+"""
 
 
 def make_minibook(folder: Path) -> Path:
@@ -72,9 +73,12 @@ def make_minibook(folder: Path) -> Path:
     (folder / "profiles").mkdir()
     for name in ("_config.yml", "CITATION.cff", "references.bib"):
         shutil.copy2(ROOT / name, folder / name)
-    (folder / "_toc.yml").write_text("format: jb-book\nroot: index\nchapters:\n  - file: chapters/demo\n")
+    (folder / "_toc.yml").write_text(
+        "format: jb-book\nroot: index\nchapters:\n  - file: chapters/demo\n"
+    )
     (folder / "index.md").write_text("# Mini book\n\nA test book.\n")
     (folder / "chapters" / "demo.md").write_text(DEMO_CHAPTER)
     (folder / "profiles" / "smoke.yml").write_text(
-        "description: test\ndefaults: {seed: 3}\nchapters:\n  demo: {n: 5}\n")
+        "description: test\ndefaults: {seed: 3}\nchapters:\n  demo: {n: 5}\n"
+    )
     return folder

@@ -1,6 +1,7 @@
 """rnnlib.fast.allocator: a large freed tensor's memory stays in the process for the next step
 (checked in a fresh process: the resident set does not shrink when a 64 MiB tensor is freed),
 in the process that chose the setting and in the processes it starts (chapter kernels)."""
+
 import os
 import subprocess
 import sys
@@ -77,7 +78,9 @@ def _kernel(command: str, mode: str | None):
     env = {k: v for k, v in os.environ.items() if k not in ("RNNLIB_MALLOC", "GLIBC_TUNABLES")}
     if mode is not None:
         env["RNNLIB_MALLOC"] = mode
-    out = subprocess.run([sys.executable, "-c", KERNEL, command, CHILD], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", KERNEL, command, CHILD], env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr
     tunables, released = out.stdout.split()
     return tunables, int(released)

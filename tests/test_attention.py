@@ -1,6 +1,7 @@
 """The alignment model equals B's printed equations (Eqs. 5-6), written out per (i, j) pair.
 
 (The fast path's forms of the same model are checked against it in tests/test_fast.py.)"""
+
 import torch
 
 from rnnlib.attention import AdditiveAttention
@@ -12,10 +13,15 @@ def per_pair(att: AdditiveAttention, s, H, lengths):
     B, S, _ = H.shape
     alpha, c = torch.zeros(B, S), torch.zeros(B, H.shape[2])
     for b in range(B):
-        e = torch.stack([att.v_a @ torch.tanh(att.W_a.weight @ s[b] + att.U_a.weight @ H[b, j] + att.U_a.bias)
-                         for j in range(lengths[b])])
+        e = torch.stack(
+            [
+                att.v_a
+                @ torch.tanh(att.W_a.weight @ s[b] + att.U_a.weight @ H[b, j] + att.U_a.bias)
+                for j in range(lengths[b])
+            ]
+        )
         a = torch.exp(e - e.max()) / torch.exp(e - e.max()).sum()
-        alpha[b, :lengths[b]] = a
+        alpha[b, : lengths[b]] = a
         c[b] = sum(a[j] * H[b, j] for j in range(lengths[b]))
     return c, alpha
 

@@ -1,4 +1,5 @@
 """``rnnlib bench`` (issue 4, item 12): a tiny smoke run that prints every figure (not a timed test)."""
+
 from __future__ import annotations
 
 import json
@@ -25,15 +26,23 @@ def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsy
     assert re.search(r"measured fp32 torch.mm rate: [\d.]+ GFLOP/s", out)
     for preset in ("smoke-rnnsearch", "smoke-rnnencdec"):
         block = out.split(preset, 1)[1].split("\n\n", 1)[0]
-        for row in ("train target tokens/s", "beam search sentences/s", "train MFU vs fp32 mm",
-                    "train peak RSS growth", "beam peak RSS growth", "bf16 autocast"):
+        for row in (
+            "train target tokens/s",
+            "beam search sentences/s",
+            "train MFU vs fp32 mm",
+            "train peak RSS growth",
+            "beam peak RSS growth",
+            "bf16 autocast",
+        ):
             assert row in block, f"{preset}: no {row!r} in\n{block}"
         assert re.search(r"train target tokens/s\s+[\d,.]+\s+[\d,.]+\s+[\d.]+x", block)
         assert re.search(r"torch.mm at the decoder step \(8x16 by 16x\d+\): [\d.]+ GFLOP/s", block)
         assert re.search(r"torch.mm at the output layer \(\d+x8 by 8x40\): [\d.]+ GFLOP/s", block)
     assert "getrusage" in out
     assert re.search(r"allocator: (glibc malloc, freed memory kept|the C library's default)", out)
-    assert re.search(r"CPU bf16 matrix instructions: (avx512_bf16|amx_bf16|none \(no avx512_bf16)", out)
+    assert re.search(
+        r"CPU bf16 matrix instructions: (avx512_bf16|amx_bf16|none \(no avx512_bf16)", out
+    )
     figures = json.loads(out_json.read_text())
     assert figures["matmul_flop_s"] > 1e8 and figures["matmul_bf16_flop_s"] > 0
     assert set(figures["cpu_bf16_instructions"]) <= {"avx512_bf16", "amx_bf16"}
@@ -47,7 +56,9 @@ def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsy
 def test_model_shapes_are_the_decoder_step_and_output_products():
     # RNNsearch: s_{i-1} (B x n) by [W_a; U_r; U_z] (n x (n' + 2n)); output: tokens x l by l x V
     assert model_shapes(Dims("rnnsearch", 4, 8, 3, 6, 10, 11), 5, 17) == {
-        "decoder step": (5, 8, 6 + 16), "output layer": (17, 3, 10)}
+        "decoder step": (5, 8, 6 + 16),
+        "output layer": (17, 3, 10),
+    }
     assert model_shapes(Dims("rnnencdec", 4, 8, 3, 0, 10, 11), 5, 17)["decoder step"] == (5, 8, 24)
 
 
@@ -64,36 +75,52 @@ def test_flop_count_matches_a_hand_count():
 @pytest.fixture
 def forget_against():
     import sys
+
     yield
-    for name in [m for m in sys.modules if m == "rnnlib_against" or m.startswith("rnnlib_against.")]:
+    for name in [
+        m for m in sys.modules if m == "rnnlib_against" or m.startswith("rnnlib_against.")
+    ]:
         del sys.modules[name]
 
 
-def test_bench_against_another_checkout_interleaves_both_in_one_process(tmp_path, capsys, restore_threads,
-                                                                         forget_against):
+def test_bench_against_another_checkout_interleaves_both_in_one_process(
+    tmp_path, capsys, restore_threads, forget_against
+):
     """``--against DIR`` loads DIR's rnnlib under another name and times both versions' whole
     updates and searches alternately; against this very checkout, there is no EOS arm."""
     import sys
     from pathlib import Path
+
     root = Path(__file__).resolve().parent.parent
     out_json = tmp_path / "against.json"
     assert cli_main(["bench", "--quick", "--against", str(root), "--json", str(out_json)]) == 0
     out = capsys.readouterr().out
     assert Path(sys.modules["rnnlib_against"].__file__).resolve() == root / "rnnlib" / "__init__.py"
-    assert sys.modules["rnnlib_against.search"] is not sys.modules["rnnlib.search"]  # a second copy of the code
+    assert (
+        sys.modules["rnnlib_against.search"] is not sys.modules["rnnlib.search"]
+    )  # a second copy of the code
     assert "sources end in EOS on both" in out
     rows = json.loads(out_json.read_text())["rows"]
     assert {(r["model"], r["measure"], r["arm"]) for r in rows} == {
-        (k, w, a) for k in ("rnnsearch", "rnnencdec") for w in ("train", "beam") for a in ("this", "against")}
+        (k, w, a)
+        for k in ("rnnsearch", "rnnencdec")
+        for w in ("train", "beam")
+        for a in ("this", "against")
+    }
     for r in rows:
         assert r["rate"] > 0 and r["calls"] >= 4
         if r["arm"] == "against":
             assert r["this_over_arm"] > 0 and r["this_over_arm_median_pair"] > 0
-            assert re.search(rf"{r['measure']}\s+against\s+[\d.]+ \S+\s+\(\d+ calls\)\s+this / against: [\d.]+ whole run", out)
+            assert re.search(
+                rf"{r['measure']}\s+against\s+[\d.]+ \S+\s+\(\d+ calls\)\s+this / against: [\d.]+ whole run",
+                out,
+            )
 
 
 def test_bench_against_a_folder_without_rnnlib_names_it(tmp_path, forget_against):
-    with pytest.raises(SystemExit, match=r"--against .*: no rnnlib package there \(expected .*rnnlib/__init__.py\)"):
+    with pytest.raises(
+        SystemExit, match=r"--against .*: no rnnlib package there \(expected .*rnnlib/__init__.py\)"
+    ):
         cli_main(["bench", "--quick", "--against", str(tmp_path)])
 
 
@@ -102,9 +129,16 @@ def test_bench_against_refuses_a_version_that_imports_this_checkout(tmp_path, fo
     would make its arm time this checkout: the comparison stops and names it."""
     import shutil
     from pathlib import Path
+
     root = Path(__file__).resolve().parent.parent
-    shutil.copytree(root / "rnnlib", tmp_path / "rnnlib", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        root / "rnnlib", tmp_path / "rnnlib", ignore=shutil.ignore_patterns("__pycache__")
+    )
     search = tmp_path / "rnnlib" / "search.py"
-    search.write_text(search.read_text() + "\nfrom rnnlib.batch import pad as absolute_pad  # noqa\n")
-    with pytest.raises(SystemExit, match=r"rnnlib_against\.search\.absolute_pad is this checkout's rnnlib\.batch"):
+    search.write_text(
+        search.read_text() + "\nfrom rnnlib.batch import pad as absolute_pad  # noqa\n"
+    )
+    with pytest.raises(
+        SystemExit, match=r"rnnlib_against\.search\.absolute_pad is this checkout's rnnlib\.batch"
+    ):
         cli_main(["bench", "--quick", "--against", str(tmp_path)])

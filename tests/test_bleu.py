@@ -1,4 +1,5 @@
 """BLEU as the book reports it: the No-UNK subset, length buckets, paired bootstrap (rnnlib.bleu)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,9 +9,14 @@ from rnnlib import bleu as B
 from rnnlib import stats
 from rnnlib.specials import UNK
 
-REFS = ["le chat est sur le tapis rouge .", "il fait très beau aujourd' hui à Paris .",
-        "je suis ici depuis longtemps , mon ami .", "nous allons à la plage demain matin .",
-        "elle lit un livre dans le jardin .", "le train part à huit heures précises ."]
+REFS = [
+    "le chat est sur le tapis rouge .",
+    "il fait très beau aujourd' hui à Paris .",
+    "je suis ici depuis longtemps , mon ami .",
+    "nous allons à la plage demain matin .",
+    "elle lit un livre dans le jardin .",
+    "le train part à huit heures précises .",
+]
 
 
 def corpus(n_copies: int = 8):
@@ -58,7 +64,9 @@ def test_length_edges_end_in_an_open_bucket():
 def test_paired_bootstrap_interval_brackets_the_difference_and_separates_a_clearly_better_system():
     refs, good, bad = corpus()
     res = stats.paired_bootstrap(good, bad, refs, n_samples=300, seed=7)
-    assert res["diff"] == pytest.approx(B.corpus_bleu(good, refs).score - B.corpus_bleu(bad, refs).score)
+    assert res["diff"] == pytest.approx(
+        B.corpus_bleu(good, refs).score - B.corpus_bleu(bad, refs).score
+    )
     assert 0 < res["low"] <= res["diff"] <= res["high"]
     assert res["p_value"] < 0.05
     assert "bs:300" in res["signature"] and "seed:7" in res["signature"]
@@ -69,11 +77,14 @@ def test_paired_bootstrap_interval_brackets_the_difference_and_separates_a_clear
 def test_paired_bootstrap_p_value_is_sacrebleus():
     from sacrebleu.metrics import BLEU
     from sacrebleu.significance import PairedTest
+
     refs, good, bad = corpus(3)
     mixed = [g if i % 2 else b for i, (g, b) in enumerate(zip(good, bad))]
     res = stats.paired_bootstrap(good, mixed, refs, n_samples=200, seed=11)
     with stats._sacrebleu_seed(11):
-        _, out = PairedTest([("b", mixed), ("a", good)], {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=200)()
+        _, out = PairedTest(
+            [("b", mixed), ("a", good)], {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=200
+        )()
     assert res["p_value"] == out["BLEU"][1].p_value
 
 

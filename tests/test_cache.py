@@ -1,4 +1,5 @@
 """The artifact cache: keys, reuse, sidecars, and what happens to broken or partial writes."""
+
 import json
 import os
 
@@ -12,6 +13,7 @@ def write(text):
     def make(out, work):
         (out / "result.txt").write_text(text)
         return {"length": len(text)}
+
     return make
 
 
@@ -43,6 +45,7 @@ def test_failed_make_leaves_nothing_behind(tmp_path):
     def boom(out, work):
         (out / "half.txt").write_text("partial")
         raise RuntimeError("boom")
+
     with pytest.raises(RuntimeError):
         cache.build("demo/x", {"n": 1}, boom)
     assert cache.get("demo/x", {"n": 1}) is None

@@ -2,6 +2,7 @@
 the scorer's TrainConfig, the PhraseScorer and the CSLM, checkpoints load onto it, and on a CPU
 machine ``auto`` and ``cpu`` keep the cache keys the scorer and the CSLM had before the parameter.
 (No GPU here: the ``meta`` device stands in for one where a device only has to be carried.)"""
+
 from __future__ import annotations
 
 import re
@@ -26,7 +27,9 @@ from rnnlib.smt.cslm import CSLM, CSLMConfig
 from rnnlib.train import train_preset
 
 ROOT = Path(__file__).resolve().parents[1]
-CPU_ONLY = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU keys: 'auto' resolves to the CPU")
+CPU_ONLY = pytest.mark.skipif(
+    torch.cuda.is_available(), reason="the CPU keys: 'auto' resolves to the CPU"
+)
 
 
 class KeyCache:
@@ -44,11 +47,20 @@ def test_cho2014_declares_device_auto_and_representations_reads_it(monkeypatch):
     monkeypatch.delenv(OVERRIDES_ENV, raising=False)
     spec = chapter_specs(ROOT / "chapters" / "cho2014.md")["device"]
     assert spec.default == "auto" and set(spec.choices) == {"auto", "cpu", "cuda"}
-    assert cho.cho2014_params(ROOT, "smoke")["device"] == "auto"  # what the representations chapter reads
-    assert "device" not in chapter_specs(ROOT / "chapters" / "representations.md")  # one device: cho2014's
+    assert (
+        cho.cho2014_params(ROOT, "smoke")["device"] == "auto"
+    )  # what the representations chapter reads
+    assert "device" not in chapter_specs(
+        ROOT / "chapters" / "representations.md"
+    )  # one device: cho2014's
     assert "device" in cho.SCORER_PARAMS
-    out = subprocess.run([sys.executable, "-m", "rnnlib.cli", "params", "chapters/cho2014.md"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "rnnlib.cli", "params", "chapters/cho2014.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     line = next(x for x in out.stdout.splitlines() if x.startswith("device "))
     assert "'auto'" in line and "'cpu'" in line and "'cuda'" in line
@@ -57,23 +69,38 @@ def test_cho2014_declares_device_auto_and_representations_reads_it(monkeypatch):
 def test_the_chapters_hard_code_no_cpu():
     for name in ("cho2014", "representations"):
         code = (ROOT / "chapters" / f"{name}.md").read_text()
-        lines = [x for x in code.splitlines() if not x.startswith("profile:")]  # the profile is named "cpu"
+        lines = [
+            x for x in code.splitlines() if not x.startswith("profile:")
+        ]  # the profile is named "cpu"
         assert not [x for x in lines if re.search(r"""["']cpu["']""", x)], name
-        assert "torch.Generator()" not in code, name  # a sampler's generator lives on the network's device
-    for module in ("rnnlib/experiments/cho2014.py", "rnnlib/experiments/cho2014_cslm.py", "rnnlib/experiments/representations.py"):
+        assert "torch.Generator()" not in code, (
+            name
+        )  # a sampler's generator lives on the network's device
+    for module in (
+        "rnnlib/experiments/cho2014.py",
+        "rnnlib/experiments/cho2014_cslm.py",
+        "rnnlib/experiments/representations.py",
+    ):
         assert 'map_location="cpu"' not in (ROOT / module).read_text(), module
 
 
 @CPU_ONLY
 def test_the_scorers_key_on_the_cpu_is_the_one_it_had_before_the_device_parameter():
-    before = train_preset("paper-a", max_updates=20, eval_every=10, seed=1, checkpoint_every=10)  # device "auto"
+    before = train_preset(
+        "paper-a", max_updates=20, eval_every=10, seed=1, checkpoint_every=10
+    )  # device "auto"
     model_config = preset("smoke-cho2014", src_vocab=40, tgt_vocab=40)
     run_config = {"phrase_table": "toy", "sample": None, "dev_pairs": 3, "sample_seed": 1}
-    old_key = ArtifactCache.key("cho2014/scorer", {**run_config, "model": model_config.to_dict(),
-                                                   "train": asdict(before)}, "data")  # the key form until now
+    old_key = ArtifactCache.key(
+        "cho2014/scorer",
+        {**run_config, "model": model_config.to_dict(), "train": asdict(before)},
+        "data",
+    )  # the key form until now
     for device in ("auto", "cpu"):
         cache = KeyCache()
-        art = cho.scorer_run(cache, run_config, model_config, before.override(device=device), None, None, "data")
+        art = cho.scorer_run(
+            cache, run_config, model_config, before.override(device=device), None, None, "data"
+        )
         assert art.key == old_key, device
     # another device keys apart, by its type
     for device, kind in (("cuda", "cuda"), ("cuda:1", "cuda"), ("meta", "meta")):
@@ -92,20 +119,43 @@ def _phrase_scorer(monkeypatch, params):
     corpus = SimpleNamespace(src_vocab=vocab, tgt_vocab=vocab, checksum="toy", detokenize=" ".join)
     pairs = [((f"w{i}",), (f"w{(i + 1) % 12}",)) for i in range(12)]
     seen = {}
-    monkeypatch.setattr(baseline_module, "baseline_inputs", lambda corpus, params: (None, _SMTConfig()))
-    monkeypatch.setattr(pipeline_module, "run", lambda *a, **k: SimpleNamespace(
-        phrase_table=SimpleNamespace(key="table", file=lambda name: name)))
+    monkeypatch.setattr(
+        baseline_module, "baseline_inputs", lambda corpus, params: (None, _SMTConfig())
+    )
+    monkeypatch.setattr(
+        pipeline_module,
+        "run",
+        lambda *a, **k: SimpleNamespace(
+            phrase_table=SimpleNamespace(key="table", file=lambda name: name)
+        ),
+    )
     monkeypatch.setattr(cho, "PhraseTable", SimpleNamespace(load=lambda path: "table"))
-    monkeypatch.setattr(cho, "table_pairs", lambda table, sample=None, seed=0, exclude=(): pairs[:2] if sample == 1
-                        else [p for p in pairs if p not in set(exclude)])
+    monkeypatch.setattr(
+        cho,
+        "table_pairs",
+        lambda table, sample=None, seed=0, exclude=(): pairs[:2]
+        if sample == 1
+        else [p for p in pairs if p not in set(exclude)],
+    )
 
     def scorer_run(cache, config, model_config, train_config, train_pairs, dev_pairs, data):
         seen["train_config"] = train_config
         return SimpleNamespace(key="scorer")
 
     monkeypatch.setattr(cho, "scorer_run", scorer_run)
-    scorer = cho.phrase_scorer(None, corpus, {"seed": 1, "rnn_dev_pairs": 1, "rnn_sample": None, "rnn_updates": 4,
-                                              "rnn_eval_every": 2, "model_preset": "smoke-cho2014", **params})
+    scorer = cho.phrase_scorer(
+        None,
+        corpus,
+        {
+            "seed": 1,
+            "rnn_dev_pairs": 1,
+            "rnn_sample": None,
+            "rnn_updates": 4,
+            "rnn_eval_every": 2,
+            "model_preset": "smoke-cho2014",
+            **params,
+        },
+    )
     return seen["train_config"], scorer
 
 
@@ -126,11 +176,17 @@ def test_checkpoints_load_onto_the_chosen_device(tmp_path):
     torch.save(net.state_dict(), tmp_path / "model.pt")
     art = SimpleNamespace(file=lambda name: tmp_path / name)
     cpu = cho.load_scorer(art, model_config, torch.device("cpu"))
-    assert all(torch.equal(a, b) for a, b in zip(cpu.state_dict().values(), net.state_dict().values()))
-    assert {p.device.type for p in cho.load_scorer(art, model_config, "meta").parameters()} == {"meta"}
+    assert all(
+        torch.equal(a, b) for a, b in zip(cpu.state_dict().values(), net.state_dict().values())
+    )
+    assert {p.device.type for p in cho.load_scorer(art, model_config, "meta").parameters()} == {
+        "meta"
+    }
     cslm_config = CSLMConfig(vocab=20, order=3, emb=4, hidden=(8,))
     torch.save(CSLM(cslm_config).state_dict(), tmp_path / "model.pt")
-    cslm_art = SimpleNamespace(file=lambda name: tmp_path / name, config={"model": asdict(cslm_config)})
+    cslm_art = SimpleNamespace(
+        file=lambda name: tmp_path / name, config={"model": asdict(cslm_config)}
+    )
     assert {p.device.type for p in load_cslm(cslm_art, "meta").parameters()} == {"meta"}
     assert {p.device.type for p in load_cslm(cslm_art).parameters()} == {"cpu"}
 
@@ -139,8 +195,16 @@ def test_checkpoints_load_onto_the_chosen_device(tmp_path):
 def test_the_cslms_key_names_a_device_only_off_the_cpu():
     config = CSLMConfig(vocab=20, order=3, emb=4, hidden=(8,))
     kw = dict(updates=10, batch_size=4, lr=1e-2, eval_every=5, dev_share=0.1, seed=0, data="toy")
-    old = {"model": asdict(config), "updates": 10, "batch_size": 4, "lr": 1e-2, "eval_every": 5, "dev_share": 0.1,
-           "seed": 0, "optimizer": "adam"}  # the key form until now
+    old = {
+        "model": asdict(config),
+        "updates": 10,
+        "batch_size": 4,
+        "lr": 1e-2,
+        "eval_every": 5,
+        "dev_share": 0.1,
+        "seed": 0,
+        "optimizer": "adam",
+    }  # the key form until now
     keys = {}
     for device in ("auto", "cpu", torch.device("cpu"), torch.device("meta")):
         cache = KeyCache()

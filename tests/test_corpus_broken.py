@@ -1,5 +1,6 @@
 """A user's own corpus with broken lines: each case is built at run time, and the test checks
 the verdict (dropped and listed, or refused) and what the message says."""
+
 import bz2
 import gzip
 import lzma
@@ -22,10 +23,14 @@ WORDS = "the a house cat dog small big sleeps runs sees red old man woman child 
 def write_corpus(folder: Path, n_train: int = 40, words: tuple[int, int] = (3, 12)) -> Path:
     """train/dev/test .en/.fr of n_train/8/8 lines; the French side is a word-for-word code."""
     import random
+
     rng = random.Random(0)
     folder.mkdir(parents=True, exist_ok=True)
     for split, n in (("train", n_train), ("dev", 8), ("test", 8)):
-        en = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(*words))) + f" {split}{i} ." for i in range(n)]
+        en = [
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(*words))) + f" {split}{i} ."
+            for i in range(n)
+        ]
         fr = [" ".join(w[::-1] for w in line.split()) for line in en]
         (folder / f"{split}.en").write_text("\n".join(en) + "\n", encoding="utf-8")
         (folder / f"{split}.fr").write_text("\n".join(fr) + "\n", encoding="utf-8")
@@ -50,12 +55,15 @@ def leftovers(cache: Path) -> list[str]:
 
 # -- dropped by the length guard, and named -------------------------------------------------------
 
+
 def test_a_one_mib_line_is_dropped_by_the_guard_and_named(tmp_path):
     folder = write_corpus(tmp_path / "c")
-    set_line(folder / "train.en", 10, "word " * (1 << 18))      # 1 MiB, 262,144 tokens
-    c = prep(folder, tmp_path / "cache")                          # the Moses tokenizer never sees it
+    set_line(folder / "train.en", 10, "word " * (1 << 18))  # 1 MiB, 262,144 tokens
+    c = prep(folder, tmp_path / "cache")  # the Moses tokenizer never sees it
     assert len(c.train) == 39 and c.filters.loc["train", "guard"] == 1
-    assert c.skipped("train").to_dict("records") == [{"split": "train", "reason": "guard", "where": "train.en:10"}]
+    assert c.skipped("train").to_dict("records") == [
+        {"split": "train", "reason": "guard", "where": "train.en:10"}
+    ]
     assert c.stats.loc[("train", "src"), "len_max"] < 20 and "word" not in c.src_vocab
     assert not c.near_duplicates("test").any()
     # the guard is a parameter: without it the line is a training pair
@@ -73,7 +81,7 @@ def test_a_one_mib_token_is_dropped_and_the_file_of_its_side_named(tmp_path):
 
 def test_the_token_guard_applies_to_every_split(tmp_path):
     folder = write_corpus(tmp_path / "c")
-    set_line(folder / "test.en", 2, "a " * 1500)                # 3,000 characters, 1,500 tokens
+    set_line(folder / "test.en", 2, "a " * 1500)  # 3,000 characters, 1,500 tokens
     c = prep(folder, tmp_path / "cache", length_guard=1000)
     assert (len(c.test), c.filters.loc["test", "guard"]) == (7, 1)
     assert list(c.skipped("test")["where"]) == ["test.en:2"]
@@ -82,43 +90,58 @@ def test_the_token_guard_applies_to_every_split(tmp_path):
 
 # -- refused, with a message that says what to do, and nothing left in the cache ------------------
 
+
 def test_every_pair_too_long_says_how_many_and_which_parameter(tmp_path):
     folder = write_corpus(tmp_path / "c", n_train=20, words=(60, 70))
     cache = tmp_path / "cache"
     with pytest.raises(NoUsablePairs) as e:
         prep(folder, cache, max_len=50)
     msg = str(e.value)
-    assert msg.startswith("the train split has no usable pairs: of 20 pairs read, 20 dropped "
-                          "(a side longer than max_len=50 tokens: train.en:1, train.en:2, train.en:3, ...)")
-    assert "0 of 20 training pairs left have at most 50 tokens on both sides: raise max_len or set it to None" in msg
+    assert msg.startswith(
+        "the train split has no usable pairs: of 20 pairs read, 20 dropped "
+        "(a side longer than max_len=50 tokens: train.en:1, train.en:2, train.en:3, ...)"
+    )
+    assert (
+        "0 of 20 training pairs left have at most 50 tokens on both sides: raise max_len or set it to None"
+        in msg
+    )
     assert e.value.split == "train" and e.value.counts["too_long"] == 20
-    assert leftovers(cache) == []                                  # not even an empty work folder
+    assert leftovers(cache) == []  # not even an empty work folder
 
 
 def test_only_empty_sides_says_so_and_names_the_lines(tmp_path):
     folder = write_corpus(tmp_path / "c", n_train=5)
     (folder / "train.fr").write_text("\n" * 5, encoding="utf-8")
-    with pytest.raises(NoUsablePairs, match=r"of 5 pairs read, 5 dropped \(an empty side: train\.fr:1, "
-                                            r"train\.fr:2, train\.fr:3, \.\.\.\)$"):
+    with pytest.raises(
+        NoUsablePairs,
+        match=r"of 5 pairs read, 5 dropped \(an empty side: train\.fr:1, "
+        r"train\.fr:2, train\.fr:3, \.\.\.\)$",
+    ):
         prep(folder, tmp_path / "cache")
 
 
 def test_all_pairs_past_the_guard_names_length_guard(tmp_path):
     folder = write_corpus(tmp_path / "c", n_train=3)
     (folder / "dev.en").write_text("".join("b " * 30 + "\n" for _ in range(8)), encoding="utf-8")
-    with pytest.raises(NoUsablePairs, match=r"the dev split has no usable pairs: of 8 pairs read, 8 dropped \(a "
-                                            r"side longer than the length guard, 20 tokens or 200 characters: "
-                                            r"dev\.en:1, .*raise length_guard or set it to None"):
+    with pytest.raises(
+        NoUsablePairs,
+        match=r"the dev split has no usable pairs: of 8 pairs read, 8 dropped \(a "
+        r"side longer than the length guard, 20 tokens or 200 characters: "
+        r"dev\.en:1, .*raise length_guard or set it to None",
+    ):
         prep(folder, tmp_path / "cache", length_guard=20)
 
 
-@pytest.mark.parametrize("compress, name", [(gzip.compress, "gzip"), (bz2.compress, "bzip2"),
-                                            (lzma.compress, "xz")])
+@pytest.mark.parametrize(
+    "compress, name", [(gzip.compress, "gzip"), (bz2.compress, "bzip2"), (lzma.compress, "xz")]
+)
 def test_a_compressed_file_under_a_plain_name_is_recognised(tmp_path, compress, name):
     folder = write_corpus(tmp_path / "c")
     (folder / "dev.fr").write_bytes(compress((folder / "dev.fr").read_bytes()))
     cache = tmp_path / "cache"
-    with pytest.raises(CorpusFileError, match=rf"dev\.fr: this is a {name}-compressed file .* decompress it first"):
+    with pytest.raises(
+        CorpusFileError, match=rf"dev\.fr: this is a {name}-compressed file .* decompress it first"
+    ):
         prep(folder, cache)
     assert leftovers(cache) == []
 
@@ -128,20 +151,25 @@ def test_byte_offsets_count_from_one_like_line_numbers(tmp_path):
     lines = (folder / "train.en").read_bytes().split(b"\n")
     lines[2] = b"abc\xff def"
     (folder / "train.en").write_bytes(b"\n".join(lines))
-    with pytest.raises(CorpusFileError, match=r"train\.en:3: bytes that are not UTF-8 at byte 4 of the line"):
+    with pytest.raises(
+        CorpusFileError, match=r"train\.en:3: bytes that are not UTF-8 at byte 4 of the line"
+    ):
         prep(folder, tmp_path / "cache")
 
 
 # -- skipped, counted and listed ------------------------------------------------------------------
+
 
 def test_one_sided_empty_lines_are_listed_by_file_and_line(tmp_path):
     folder = write_corpus(tmp_path / "c")
     set_line(folder / "train.en", 3, "")
     set_line(folder / "train.fr", 8, "   ")
     c = prep(folder, tmp_path / "cache")
-    assert len(c.train) == 38 and c.filters.loc["train", ["read", "missing_side", "kept"]].tolist() == [40, 2, 38]
+    assert len(c.train) == 38 and c.filters.loc[
+        "train", ["read", "missing_side", "kept"]
+    ].tolist() == [40, 2, 38]
     assert list(c.skipped("train", "missing_side")["where"]) == ["train.en:3", "train.fr:8"]
-    assert c.label("train", 2) == "train.en:4"                      # line numbers survive the skipped lines
+    assert c.label("train", 2) == "train.en:4"  # line numbers survive the skipped lines
 
 
 def test_a_failed_make_leaves_its_work_only_if_it_wrote_there(tmp_path):
@@ -162,25 +190,49 @@ def test_a_failed_make_leaves_its_work_only_if_it_wrote_there(tmp_path):
 
 # -- the data chapter on a corpus whose every pair is longer than the papers' filters ---------------
 
+
 def test_data_chapter_shows_zero_for_a_filter_no_pair_passes(tmp_path):
     folder = write_corpus(tmp_path / "long", n_train=30, words=(55, 65))
     set_line(folder / "train.fr", 5, "")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    cmd = [sys.executable, "-m", "rnnlib.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
-           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
-           "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rnnlib.cli",
+        "run",
+        "chapters/data.md",
+        "--profile",
+        "smoke",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "out"),
+        "--cache",
+        str(tmp_path / "cache"),
+        "-p",
+        "corpus=files",
+        "-p",
+        f"corpus_dir={folder}",
+        "-p",
+        "tokenizer=whitespace",
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    assert "without encryption" not in proc.stderr                  # the kernel's sockets are encrypted
+    assert "without encryption" not in proc.stderr  # the kernel's sockets are encrypted
     nb = nbformat.read(tmp_path / "out" / "src" / "chapters" / "data.ipynb", as_version=4)
     glued = {}
     for cell in nb.cells:
         for o in cell.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
             if name:
-                glued[name] = {k.split("/", 2)[-1] if k.startswith("application/papermill") else k: v
-                               for k, v in o["data"].items()}
-    assert glued["corpus-pairs-le50-pct"]["text/plain"] == glued["corpus-pairs-le30-pct"]["text/plain"] == "0.0"
+                glued[name] = {
+                    k.split("/", 2)[-1] if k.startswith("application/papermill") else k: v
+                    for k, v in o["data"].items()
+                }
+    assert (
+        glued["corpus-pairs-le50-pct"]["text/plain"]
+        == glued["corpus-pairs-le30-pct"]["text/plain"]
+        == "0.0"
+    )
     # the prose speaks of these files and this tokenizer, not of the Bible
     intro = glued["corpus-intro"]["text/markdown"]
     assert "`train.en` + `train.fr`" in intro and "ran on the Bible" not in intro

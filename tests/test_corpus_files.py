@@ -1,13 +1,17 @@
 """The user's own parallel files: both layouts, and a clear error naming the file and line for
 every kind of bad input."""
+
 import pytest
 
 from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.dataset import CorpusConfig, prepare_corpus
 from rnnlib.corpus.files import CorpusFileError
 
-TRAIN = [("the house is small .", "la maison est petite ."), ("the cat sleeps .", "le chat dort ."),
-         ("a small cat .", "un petit chat .")] * 5
+TRAIN = [
+    ("the house is small .", "la maison est petite ."),
+    ("the cat sleeps .", "le chat dort ."),
+    ("a small cat .", "un petit chat ."),
+] * 5
 DEV = [("the house .", "la maison ."), ("a cat .", "un chat .")]
 TEST = [("the small house .", "la petite maison ."), ("the cat .", "le chat .")]
 
@@ -17,12 +21,15 @@ def write_pairs(folder, splits=None, pattern="{split}.{lang}"):
     for split, pairs in splits.items():
         for k, lang in enumerate(("en", "fr")):
             (folder / pattern.format(split=split, lang=lang)).write_text(
-                "".join(p[k] + "\n" for p in pairs), encoding="utf-8")
+                "".join(p[k] + "\n" for p in pairs), encoding="utf-8"
+            )
     return folder
 
 
 def prep(folder, tmp_path, **kw):
-    cfg = CorpusConfig(corpus="files", corpus_dir=str(folder), tokenizer=kw.pop("tokenizer", "whitespace"), **kw)
+    cfg = CorpusConfig(
+        corpus="files", corpus_dir=str(folder), tokenizer=kw.pop("tokenizer", "whitespace"), **kw
+    )
     return prepare_corpus(cfg, ArtifactCache(tmp_path / "cache"))
 
 
@@ -43,7 +50,7 @@ def test_tsv_layout_and_empty_lines_are_skipped_and_counted(tmp_path):
         (tmp_path / f"{split}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     c = prep(tmp_path, tmp_path, corpus_layout="tsv", tokenizer="moses")
     assert len(c.train) == 15 and c.filters.loc["train", "missing_side"] == 3
-    assert c.rows("train")[3] == 7            # file line numbers survive the skipped lines
+    assert c.rows("train")[3] == 7  # file line numbers survive the skipped lines
 
 
 def test_pattern_for_other_file_names(tmp_path):
@@ -70,7 +77,10 @@ def test_differing_line_counts_name_the_file_and_line(tmp_path):
     write_pairs(tmp_path)
     with open(tmp_path / "train.fr", "a", encoding="utf-8") as f:
         f.write("une ligne de trop .\n")
-    with pytest.raises(CorpusFileError, match=r"train\.fr:16: line 16 has no partner: .*train\.en has only 15 lines"):
+    with pytest.raises(
+        CorpusFileError,
+        match=r"train\.fr:16: line 16 has no partner: .*train\.en has only 15 lines",
+    ):
         prep(tmp_path, tmp_path)
 
 
@@ -101,9 +111,22 @@ def test_missing_folder_and_all_empty_split(tmp_path):
 
 def test_cli_prepares_files_and_reports_bad_input(tmp_path, capsys):
     from rnnlib.cli import main
+
     write_pairs(tmp_path)
-    argv = ["corpus", "--corpus", "files", "--corpus-dir", str(tmp_path), "--tokenizer", "whitespace",
-            "--cache", str(tmp_path / "cache"), "--show", "stats", "examples"]
+    argv = [
+        "corpus",
+        "--corpus",
+        "files",
+        "--corpus-dir",
+        str(tmp_path),
+        "--tokenizer",
+        "whitespace",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--show",
+        "stats",
+        "examples",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "train=15, dev=2, test=2" in out and "[test.en:1]" in out
@@ -114,7 +137,14 @@ def test_cli_prepares_files_and_reports_bad_input(tmp_path, capsys):
 
 def test_lowercase_applies_to_tokens_and_references(tmp_path):
     pairs = [("The House .", "La Maison ."), ("A cat .", "Un chat .")]
-    write_pairs(tmp_path, {"train": pairs * 3, "dev": [("THE CAT .", "LE CHAT .")], "test": [("A Dog .", "Un Chien .")]})
+    write_pairs(
+        tmp_path,
+        {
+            "train": pairs * 3,
+            "dev": [("THE CAT .", "LE CHAT .")],
+            "test": [("A Dog .", "Un Chien .")],
+        },
+    )
     c = prep(tmp_path, tmp_path, lowercase=True)
     assert c.text("train", "src")[0] == "the house ." and c.detok("test") == ["un chien ."]
     assert "House" not in c.src_vocab and "house" in c.src_vocab

@@ -1,5 +1,6 @@
 """The corpus parameters shared by every chapter: errors that name the parameter, and the data
 chapter run end to end on the user's own files (``-p corpus=files``)."""
+
 import dataclasses
 import os
 import random
@@ -25,17 +26,26 @@ DATA_CHAPTER = ROOT / "chapters" / "data.md"
 
 def test_default_is_the_bible_and_chapter_values_map_to_the_config():
     cfg = corpus_config({"profile": "smoke", "steps": 3, "en_version": "k", "src_vocab": 30000})
-    assert (cfg.corpus, cfg.en_version, cfg.src_vocab, cfg.corpus_dir) == ("bible", "k", 30000, None)
+    assert (cfg.corpus, cfg.en_version, cfg.src_vocab, cfg.corpus_dir) == (
+        "bible",
+        "k",
+        30000,
+        None,
+    )
     assert corpus_config({"max_len": 50}, max_len=30, drop_leaks=False).max_len == 30
 
 
 def test_files_without_corpus_dir_names_the_parameter():
-    with pytest.raises(ParameterError, match=r"parameter 'corpus_dir' is required when corpus='files'"):
+    with pytest.raises(
+        ParameterError, match=r"parameter 'corpus_dir' is required when corpus='files'"
+    ):
         corpus_config({"corpus": "files"})
 
 
 def test_missing_folder_names_the_parameter_and_the_resolved_path(tmp_path):
-    with pytest.raises(ParameterError, match=r"parameter 'corpus_dir' = 'wmt14': .*wmt14 does not exist"):
+    with pytest.raises(
+        ParameterError, match=r"parameter 'corpus_dir' = 'wmt14': .*wmt14 does not exist"
+    ):
         corpus_config({"corpus": "files", "corpus_dir": "wmt14"}, root=tmp_path)
     (tmp_path / "a-file").write_text("x\n")
     with pytest.raises(ParameterError, match=r"'corpus_dir' = 'a-file': .* is not a folder"):
@@ -44,18 +54,29 @@ def test_missing_folder_names_the_parameter_and_the_resolved_path(tmp_path):
 
 def test_relative_corpus_dir_is_relative_to_the_root(tmp_path):
     (tmp_path / "data" / "wmt14").mkdir(parents=True)
-    cfg = corpus_config({"corpus": "files", "corpus_dir": "data/wmt14", "corpus_layout": "tsv"}, root=tmp_path)
+    cfg = corpus_config(
+        {"corpus": "files", "corpus_dir": "data/wmt14", "corpus_layout": "tsv"}, root=tmp_path
+    )
     assert Path(cfg.corpus_dir) == (tmp_path / "data" / "wmt14").resolve()
     assert cfg.corpus_layout == "tsv"
 
 
 def test_corpus_dir_with_the_bible_is_an_error_not_a_silent_bible_run(tmp_path):
-    with pytest.raises(ParameterError, match=r"'corpus_dir' = .* is set but parameter 'corpus' = 'bible'"):
+    with pytest.raises(
+        ParameterError, match=r"'corpus_dir' = .* is set but parameter 'corpus' = 'bible'"
+    ):
         corpus_config({"corpus_dir": str(tmp_path)})
 
 
-@pytest.mark.parametrize("params, name", [({"corpus": "wmt"}, "corpus"), ({"tokenizer": "spacy"}, "tokenizer"),
-                                          ({"src_vocab": 10}, "src_vocab"), ({"fr_version": "2"}, "fr_version")])
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"corpus": "wmt"}, "corpus"),
+        ({"tokenizer": "spacy"}, "tokenizer"),
+        ({"src_vocab": 10}, "src_vocab"),
+        ({"fr_version": "2"}, "fr_version"),
+    ],
+)
 def test_bad_values_name_the_parameter(params, name):
     with pytest.raises(ParameterError, match=rf"parameter '{name}'"):
         corpus_config(params)
@@ -69,20 +90,30 @@ def test_unknown_override_is_an_error():
 def test_every_corpus_chapter_includes_the_block_declared_once():
     block = specs()
     assert set(block) <= {f.name for f in fields(CorpusConfig)}  # parameter names are field names
-    users = [p for p in book_chapters(ROOT).values() if "corpus_config(" in p.read_text(encoding="utf-8")]
+    users = [
+        p for p in book_chapters(ROOT).values() if "corpus_config(" in p.read_text(encoding="utf-8")
+    ]
     assert DATA_CHAPTER in users and len(users) >= 2
     for path in users:
         source = chapter_parameters_source(path)
         assert "# include: corpus" in source, f"{path.name} does not include the corpus block"
         declared = chapter_specs(path)
-        for name, spec in block.items():  # included, not pasted (a chapter may change a default only)
+        for (
+            name,
+            spec,
+        ) in block.items():  # included, not pasted (a chapter may change a default only)
             assert declared[name].block == "corpus", f"{path.name} declares {name!r} itself"
             assert dataclasses.replace(declared[name], default=spec.default) == spec
 
 
 def test_rnnlib_params_lists_the_included_parameters_with_the_chapter_defaults():
-    proc = subprocess.run([sys.executable, "-m", "rnnlib.cli", "params", "chapters/baseline.md"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rnnlib.cli", "params", "chapters/baseline.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line.strip()}
     assert set(specs()) <= set(lines)
@@ -113,8 +144,20 @@ def write_files_corpus(folder: Path) -> None:
 
 def run_chapter(tmp_path: Path, *params: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    cmd = [sys.executable, "-m", "rnnlib.cli", "run", "chapters/data.md", "--profile", "smoke", "--no-progress",
-           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rnnlib.cli",
+        "run",
+        "chapters/data.md",
+        "--profile",
+        "smoke",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "out"),
+        "--cache",
+        str(tmp_path / "cache"),
+    ]
     for p in params:
         cmd += ["-p", p]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -133,7 +176,10 @@ def glued(nb) -> dict[str, dict]:
         for o in cell.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
             if name:
-                out[name] = {k.split("application/papermill.record/")[-1]: v for k, v in o.get("data", {}).items()}
+                out[name] = {
+                    k.split("application/papermill.record/")[-1]: v
+                    for k, v in o.get("data", {}).items()
+                }
     return out
 
 
@@ -152,13 +198,19 @@ def test_data_chapter_runs_on_user_files(tmp_path):
     missing = glue_names_used(DATA_CHAPTER.read_text(encoding="utf-8")) - set(values)
     assert not missing, f"not glued with corpus=files: {sorted(missing)}"
     number = {k: v["text/plain"] for k, v in values.items()}
-    assert (number["corpus-train-pairs"], number["corpus-dev-pairs"], number["corpus-test-pairs"]) == ("199", "30", "30")
-    assert "rabiznaZe" in values["corpus-unk-top"]["text/markdown"]   # French side of Zanzibar, test only
+    assert (
+        number["corpus-train-pairs"],
+        number["corpus-dev-pairs"],
+        number["corpus-test-pairs"],
+    ) == ("199", "30", "30")
+    assert (
+        "rabiznaZe" in values["corpus-unk-top"]["text/markdown"]
+    )  # French side of Zanzibar, test only
     # the Bible-only tables say so instead of showing Bible numbers
     for name in ("corpus-cleaning", "corpus-human-bleu"):
         assert "not applicable to user files" in values[name]["text/html"]
     assert "train.en + train.fr" in values["corpus-split-books"]["text/html"]
-    assert "test.en:" in values["corpus-examples"]["text/html"]          # examples cite file:line
+    assert "test.en:" in values["corpus-examples"]["text/html"]  # examples cite file:line
     assert "empty line skipped" in values["corpus-filters"]["text/html"]
     assert "Segond" not in values["corpus-examples"]["text/html"]
 

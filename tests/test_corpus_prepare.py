@@ -1,6 +1,7 @@
 """The prepared Bible corpus: split by verse key, leak removal, near-duplicates, length filters,
 vocabularies, multi-reference dev/test, caching. Uses the real database (downloaded once per
 cache folder: ``$RNNLIB_CACHE`` if set, else a session temporary folder)."""
+
 import os
 import time
 from pathlib import Path
@@ -29,7 +30,7 @@ def web_segond(cache):
 def test_default_corpus_has_the_book_split_and_a_fast_second_call(web_segond, cache):
     c = web_segond
     assert (len(c.dev), len(c.test)) == (1303, 1471)
-    assert 28_000 < len(c.train) < 28_328       # 28,328 train verses minus the leaks
+    assert 28_000 < len(c.train) < 28_328  # 28,328 train verses minus the leaks
     for split in ("dev", "test"):
         books = set(np.load(c.path / f"{split}.keys.npy")[:, 0])
         assert books == set(DEV_BOOKS if split == "dev" else TEST_BOOKS)
@@ -59,7 +60,7 @@ def test_every_version_lands_in_the_same_split(web_segond, cache):
     for split in ("dev", "test"):
         ours, theirs = set(bbe_darby.rows(split)), set(web_segond.rows(split))
         assert ours <= theirs and len(theirs - ours) == bbe_darby.filters.loc[split, "missing_side"]
-    assert bbe_darby.filters.loc["test", "missing_side"] > 0        # Acts has placeholder verses
+    assert bbe_darby.filters.loc["test", "missing_side"] > 0  # Acts has placeholder verses
     assert "[]" not in bbe_darby.detok("test", "src")
     assert bbe_darby.references("test", multi=True) == [bbe_darby.detok("test")]
     keys = np.array([[7, 1, 1], [8, 1, 1], [1, 1, 1], [59, 5, 20]])
@@ -70,7 +71,9 @@ def test_train_pairs_equal_to_a_heldout_side_are_dropped(web_segond):
     c = web_segond
     assert c.filters.loc["train", "leak"] > 0
     held_src = {normalize(t) for s in ("dev", "test") for t in c.detok(s, "src")}
-    held_tgt = {normalize(t) for s in ("dev", "test") for refs in c.references(s, multi=True) for t in refs}
+    held_tgt = {
+        normalize(t) for s in ("dev", "test") for refs in c.references(s, multi=True) for t in refs
+    }
     assert not held_src & {normalize(t) for t in c.detok("train", "src")}
     assert not held_tgt & {normalize(t) for t in c.detok("train", "tgt")}
 
@@ -84,8 +87,8 @@ def test_near_duplicates_are_measured_and_rare(web_segond):
 
 def test_near_duplicate_measure_on_a_toy_example():
     nd = NearDuplicates(["a b c d e f", "x y z w v u", "too short"])
-    nd.add_train("q a b c d e z")      # 2 of the 3 4-grams of sentence 0
-    nd.add_train("x y z w")            # 1 of 3 of sentence 1
+    nd.add_train("q a b c d e z")  # 2 of the 3 4-grams of sentence 0
+    nd.add_train("x y z w")  # 1 of 3 of sentence 1
     nd.add_train("too short")
     assert list(nd.mask()) == [True, False, False]
 
@@ -102,13 +105,23 @@ def test_length_filter_applies_to_both_sides_of_train_only(web_segond, cache):
 
 def test_shortlist_size_and_unk_rate(web_segond, cache):
     c = web_segond
-    assert len(c.tgt_vocab) == 15000 + 4 and c.tgt_vocab.itos[:4] == ["[PAD]", "[UNK]", "[BOS]", "[EOS]"]
-    assert len(c.src_vocab) < 15004              # WEB has fewer than 15k training types: no UNK in train
+    assert len(c.tgt_vocab) == 15000 + 4 and c.tgt_vocab.itos[:4] == [
+        "[PAD]",
+        "[UNK]",
+        "[BOS]",
+        "[EOS]",
+    ]
+    assert len(c.src_vocab) < 15004  # WEB has fewer than 15k training types: no UNK in train
     assert c.stats.loc[("train", "src"), "unk_rate"] == 0
-    assert c.stats.loc[("train", "tgt"), "unk_rate"] == pytest.approx((c.train.tgt.ids == UNK).mean(), abs=1e-5)
+    assert c.stats.loc[("train", "tgt"), "unk_rate"] == pytest.approx(
+        (c.train.tgt.ids == UNK).mean(), abs=1e-5
+    )
     small = prepare_corpus(CorpusConfig(src_vocab=2000, tgt_vocab=2000), cache)
     assert len(small.src_vocab) == 2004
-    assert small.stats.loc[("test", "tgt"), "unk_rate"] > c.stats.loc[("test", "tgt"), "unk_rate"] + 0.05
+    assert (
+        small.stats.loc[("test", "tgt"), "unk_rate"]
+        > c.stats.loc[("test", "tgt"), "unk_rate"] + 0.05
+    )
 
 
 def test_multi_reference_dev_and_test(web_segond):
@@ -116,10 +129,12 @@ def test_multi_reference_dev_and_test(web_segond):
     refs = c.references("test", multi=True)
     assert c.reference_labels == ["l Segond", "5 Darby", "o Ostervald"] and len(refs) == 3
     assert all(len(r) == len(c.test) for r in refs)
-    one = sacrebleu.corpus_bleu(refs[1], [refs[0]]).score          # Darby scored against Segond
+    one = sacrebleu.corpus_bleu(refs[1], [refs[0]]).score  # Darby scored against Segond
     many = sacrebleu.corpus_bleu(refs[1], [refs[0], refs[2]]).score
     assert 5 < one < many
-    assert all("\u2019" not in t and "œ" not in t for t in refs[1])  # references cleaned like the target
+    assert all(
+        "\u2019" not in t and "œ" not in t for t in refs[1]
+    )  # references cleaned like the target
 
 
 def test_reverse_direction_and_bad_parameters(cache):

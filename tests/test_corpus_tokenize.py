@@ -1,4 +1,5 @@
 """Moses tokenization and detokenization, and the vocabulary shortlists."""
+
 from collections import Counter
 
 import numpy as np
@@ -10,13 +11,17 @@ from rnnlib.corpus.tokenize import Tokenizer
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.specials import BOS, EOS, PAD, UNK
 
-EN = ["And God said, Let there be light: and there was light.",
-      "He said to the woman, \"Yes, has God said, 'You shall not eat of any tree of the garden?'\"",
-      "It's Yahweh's word -- the 3,000 men (e.g. of Judah) didn't go.",
-      "Paul, a servant of God, and an apostle of Jesus Christ, according to the faith of God's chosen ones."]
-FR = ["L'Éternel dit à Moïse: Va vers Pharaon, et tu lui diras: Ainsi parle l'Éternel!",
-      "Qu'il y ait des luminaires dans l'étendue des cieux; n'est-ce pas « bien » ?",
-      "Aujourd'hui, 3 000 hommes s'en allèrent au-dessus des eaux..."]
+EN = [
+    "And God said, Let there be light: and there was light.",
+    "He said to the woman, \"Yes, has God said, 'You shall not eat of any tree of the garden?'\"",
+    "It's Yahweh's word -- the 3,000 men (e.g. of Judah) didn't go.",
+    "Paul, a servant of God, and an apostle of Jesus Christ, according to the faith of God's chosen ones.",
+]
+FR = [
+    "L'Éternel dit à Moïse: Va vers Pharaon, et tu lui diras: Ainsi parle l'Éternel!",
+    "Qu'il y ait des luminaires dans l'étendue des cieux; n'est-ce pas « bien » ?",
+    "Aujourd'hui, 3 000 hommes s'en allèrent au-dessus des eaux...",
+]
 
 
 def test_moses_tokens_as_the_papers_used():
@@ -55,9 +60,9 @@ def test_vocab_shortlist_ids_and_unk():
     assert ids.dtype == np.int32 and list(ids) == [5, UNK, UNK, 4]
     assert v.decode([BOS, 5, 4, EOS, 6, PAD]) == ["the", "lord"]
     assert v.decode([5, UNK], strip=False) == ["the", "[UNK]"]
-    assert len(Vocab.build(counts, 100)) == 5 + 4          # all types fit: no UNK needed
+    assert len(Vocab.build(counts, 100)) == 5 + 4  # all types fit: no UNK needed
     tie = Vocab.build(Counter({"b": 1, "a": 1, "c": 2}), 2)
-    assert tie.itos[4:] == ["c", "a"]                      # ties broken alphabetically
+    assert tie.itos[4:] == ["c", "a"]  # ties broken alphabetically
     with pytest.raises(ValueError):
         Vocab.build(counts, 0)
 

@@ -1,4 +1,5 @@
 """Several processes (issue 4, item 9): torchrun with 2 CPU processes (gloo) reproduces one process."""
+
 from __future__ import annotations
 
 import json
@@ -24,10 +25,25 @@ def write_run(folder: Path, work_dir: str) -> Path:
         pairs = reverse_pairs(n, seed=seed, lo=2, hi=12)
         pairs.src.save(data, f"{split}.src")
         pairs.tgt.save(data, f"{split}.tgt")
-    run = {"data": "data", "work_dir": work_dir, "threads": 1, "src_vocab": 16, "tgt_vocab": 16,
-           "model": {"preset": "smoke-rnnsearch", "hidden": 24},
-           "train": {"optimizer": "adam", "lr": 0.01, "batch_size": 16, "pool": 4, "max_updates": 10, "eval_every": 5, "checkpoint_every": 5,
-                     "seed": 3, "device": "cpu"}}
+    run = {
+        "data": "data",
+        "work_dir": work_dir,
+        "threads": 1,
+        "src_vocab": 16,
+        "tgt_vocab": 16,
+        "model": {"preset": "smoke-rnnsearch", "hidden": 24},
+        "train": {
+            "optimizer": "adam",
+            "lr": 0.01,
+            "batch_size": 16,
+            "pool": 4,
+            "max_updates": 10,
+            "eval_every": 5,
+            "checkpoint_every": 5,
+            "seed": 3,
+            "device": "cpu",
+        },
+    }
     path = folder / f"{work_dir}.yml"
     path.write_text(yaml.safe_dump(run))
     return path
@@ -41,14 +57,34 @@ def restore_threads():
 
 
 def test_two_processes_reproduce_the_single_process_loss_curve(tmp_path, restore_threads):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-           "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        "OMP_NUM_THREADS": "1",
+    }
     for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(key, None)
     ddp_run = write_run(tmp_path, "ddp")
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-                           "-m", "rnnlib.train", "--config", str(ddp_run), "--no-progress"],
-                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "-m",
+            "rnnlib.train",
+            "--config",
+            str(ddp_run),
+            "--no-progress",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ddp = json.loads((tmp_path / "ddp" / "train_log.json").read_text())
     assert ddp["world_size"] == 2
@@ -59,15 +95,22 @@ def test_two_processes_reproduce_the_single_process_loss_curve(tmp_path, restore
 
     assert len(ddp["log"]) == len(single["log"]) == 10
     for a, b in zip(ddp["log"], single["log"]):
-        assert (a["sentences"], a["tokens"]) == (b["sentences"], b["tokens"])  # the same global batches
+        assert (a["sentences"], a["tokens"]) == (
+            b["sentences"],
+            b["tokens"],
+        )  # the same global batches
         assert a["train_nll_token"] == pytest.approx(b["train_nll_token"], abs=1e-4)
         assert a["train_nll_sentence"] == pytest.approx(b["train_nll_sentence"], abs=1e-4)
     assert [e["dev_nll_token"] for e in ddp["evals"]] == pytest.approx(
-        [e["dev_nll_token"] for e in single["evals"]], abs=1e-4)
+        [e["dev_nll_token"] for e in single["evals"]], abs=1e-4
+    )
     # the loss really moved, so agreeing is not trivial
-    assert single["log"][-1]["train_nll_token"] < single["log"][0]["train_nll_token"] - 0.01  # 100x the tolerance
+    assert (
+        single["log"][-1]["train_nll_token"] < single["log"][0]["train_nll_token"] - 0.01
+    )  # 100x the tolerance
     # both wrote one checkpoint holding the same parameters
     from rnnlib.checkpoint import load_checkpoint
+
     pa = load_checkpoint(tmp_path / "ddp" / "checkpoint.pt")["model"]
     pb = load_checkpoint(tmp_path / "single" / "checkpoint.pt")["model"]
     assert max(float((pa[k] - pb[k]).abs().max()) for k in pa) < 1e-4

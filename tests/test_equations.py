@@ -15,6 +15,7 @@ first half with the second half gives a different answer.
 Every weight (biases, v_a and the [BOS] row included) is redrawn from a seeded Gaussian, so no
 term of an equation is zero by initialisation and a missing or extra term shows.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -28,8 +29,11 @@ from rnnlib.specials import BOS, EOS
 
 ATOL = 1e-6
 SRC = [[5, 6, 7, 8, 9, 10], [11, 12], [13, 14, 15, 16]]  # words; pad_sources appends EOS
-PREV = torch.tensor([BOS, 20, 31])                           # y_{i-1} of each sentence (BOS: e = 0)
-PATHS = {"module": lambda m: m, "fast": kernels.wrap}      # the modules, and the fast path training uses
+PREV = torch.tensor([BOS, 20, 31])  # y_{i-1} of each sentence (BOS: e = 0)
+PATHS = {
+    "module": lambda m: m,
+    "fast": kernels.wrap,
+}  # the modules, and the fast path training uses
 
 
 def _model(name: str, seed: int = 0):
@@ -53,17 +57,19 @@ def gru_by_hand(cell, xs: list[torch.Tensor]) -> torch.Tensor:
     assert cell.reset == "before" and cell.C is None
     h = torch.zeros(cell.hidden_size)
     for x in xs:
-        r = torch.sigmoid(lin(cell.W_r, x) + lin(cell.U_r, h))          # A Eq. 5
-        z = torch.sigmoid(lin(cell.W_z, x) + lin(cell.U_z, h))          # A Eq. 6
-        h_tilde = torch.tanh(lin(cell.W, x) + lin(cell.U, r * h))       # A Eq. 8
-        h = z * h + (1 - z) * h_tilde                                   # A Eq. 7
+        r = torch.sigmoid(lin(cell.W_r, x) + lin(cell.U_r, h))  # A Eq. 5
+        z = torch.sigmoid(lin(cell.W_z, x) + lin(cell.U_z, h))  # A Eq. 6
+        h_tilde = torch.tanh(lin(cell.W, x) + lin(cell.U, r * h))  # A Eq. 8
+        h = z * h + (1 - z) * h_tilde  # A Eq. 7
     return h
 
 
 def maxout_by_hand(t_tilde: torch.Tensor) -> torch.Tensor:
     """t_j = max(t~_{2j-1}, t~_{2j}), j = 1..l (1-based as printed; 0-based: units 2j and 2j+1)."""
     l = t_tilde.shape[-1] // 2
-    return torch.stack([torch.maximum(t_tilde[..., 2 * j], t_tilde[..., 2 * j + 1]) for j in range(l)], -1)
+    return torch.stack(
+        [torch.maximum(t_tilde[..., 2 * j], t_tilde[..., 2 * j + 1]) for j in range(l)], -1
+    )
 
 
 def halves(t_tilde: torch.Tensor) -> torch.Tensor:
@@ -83,6 +89,7 @@ def attention_by_hand(att, s_prev: torch.Tensor, ann: torch.Tensor, length: int)
 # ---------------------------------------------------------------------------------------------
 # initial decoder states
 
+
 @pytest.mark.parametrize("path", list(PATHS))
 @torch.no_grad()
 def test_rnnsearch_initial_state_is_tanh_W_s_of_the_first_backward_state(path):
@@ -97,8 +104,8 @@ def test_rnnsearch_initial_state_is_tanh_W_s_of_the_first_backward_state(path):
     s0 = run.init_state(enc)
     for b, words in enumerate(SRC):
         x = [enc_mod.embed.weight[w] for w in words + [EOS]]
-        back_h1 = gru_by_hand(enc_mod.bwd.cell, x[::-1])         # <-h_1: read x_N (EOS) .. x_1
-        fwd_hN = gru_by_hand(enc_mod.fwd.cell, x)                # ->h_N (not s_0's input)
+        back_h1 = gru_by_hand(enc_mod.bwd.cell, x[::-1])  # <-h_1: read x_N (EOS) .. x_1
+        fwd_hN = gru_by_hand(enc_mod.fwd.cell, x)  # ->h_N (not s_0's input)
         torch.testing.assert_close(enc.annotations[b, 0, n:], back_h1, atol=ATOL, rtol=0)
         expected = torch.tanh(back_h1 @ dec.W_s.weight.T + dec.W_s.bias)
         torch.testing.assert_close(s0[b], expected, atol=ATOL, rtol=0)
@@ -127,11 +134,12 @@ def test_rnnencdec_summary_is_tanh_V_h_N_and_initial_state_tanh_V_prime_c(name, 
         h_prime0 = torch.tanh(c @ dec.V_prime.weight.T + dec.V_prime.bias)
         torch.testing.assert_close(h0[b], h_prime0, atol=ATOL, rtol=0)
         assert (h0[b] - torch.tanh(c @ dec.V_prime.weight.T)).abs().max() > 1e-3  # the bias shows
-        assert (h0[b] - c).abs().max() > 1e-3                                     # h'<0> is not c itself
+        assert (h0[b] - c).abs().max() > 1e-3  # h'<0> is not c itself
 
 
 # ---------------------------------------------------------------------------------------------
 # the deep output's maxout
+
 
 def test_maxout_pairs_adjacent_units_on_a_constructed_t_tilde():
     """t~ = (0, 3, 1, 2): adjacent pairs give t = (3, 2); first half with second half would give (1, 3)."""
@@ -160,7 +168,9 @@ def test_maxout_layer_is_the_printed_t_tilde_with_adjacent_pairs(name):
     t = out.hidden(s, e, c)
     assert t.shape == (4, out.maxout) and t_tilde.shape == (4, 2 * out.maxout)
     torch.testing.assert_close(t, maxout_by_hand(t_tilde), atol=ATOL, rtol=0)
-    assert (maxout_by_hand(t_tilde) - halves(t_tilde)).abs().max() > 1e-2  # the pairings differ here
+    assert (
+        maxout_by_hand(t_tilde) - halves(t_tilde)
+    ).abs().max() > 1e-2  # the pairings differ here
 
 
 @pytest.mark.parametrize("path", list(PATHS))
@@ -190,13 +200,15 @@ def test_step_logits_are_the_printed_deep_output(name, path):
         else:
             c = enc.context[b]
         s = new_state[b] if cfg.deep_output_state == "current" else state[b]
-        assert (new_state[b] - state[b]).abs().max() > 1e-3  # prev and current differ: the test tells them apart
+        assert (
+            new_state[b] - state[b]
+        ).abs().max() > 1e-3  # prev and current differ: the test tells them apart
         t_tilde = s @ out.U_o.weight.T + out.U_o.bias + e @ out.V_o.weight.T + c @ out.C_o.weight.T
         t = maxout_by_hand(t_tilde)
-        if cfg.output_rank:                                  # A: G = G_l G_r, G_l with its bias
+        if cfg.output_rank:  # A: G = G_l G_r, G_l with its bias
             expected = (t @ out.G_r.weight.T) @ out.W_o.weight.T + out.W_o.bias
             assert out.G_r.weight.shape == (cfg.output_rank, cfg.maxout)
-        else:                                                # B: W_o
+        else:  # B: W_o
             expected = t @ out.W_o.weight.T + out.W_o.bias
         # logits reach |x| ~ 1 after three products: allow fp32 rounding relative to that (1e-6)
         torch.testing.assert_close(logits[b], expected, atol=ATOL, rtol=1e-6)

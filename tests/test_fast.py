@@ -4,6 +4,7 @@ every parameter, the training loss, and search results.
 
 fp32 agreement is asserted to 1e-6 (absolute); float64 agreement to 1e-12, which shows that the
 fp32 differences are float rounding of the same function, not a different function."""
+
 import copy
 
 import numpy as np
@@ -23,7 +24,9 @@ SIZES = dict(hidden=64, emb=32, align=48, maxout=32, src_vocab=60, tgt_vocab=60)
 VARIANTS = {
     "rnnsearch": dict(name="smoke-rnnsearch"),
     "rnnsearch-reset-after": dict(name="smoke-rnnsearch", reset="after"),  # torch.gru encoder
-    "rnnsearch-current-rank": dict(name="smoke-rnnsearch", deep_output_state="current", output_rank=8),
+    "rnnsearch-current-rank": dict(
+        name="smoke-rnnsearch", deep_output_state="current", output_rank=8
+    ),
     "rnnencdec": dict(name="smoke-rnnencdec"),
     "cho2014": dict(name="smoke-cho2014", output_rank=8),
     "rnnsearch-tanh": dict(name="smoke-rnnsearch", unit="tanh"),  # A §2.3's ungated unit
@@ -58,7 +61,9 @@ def _everything(net, model, b: Batch) -> dict:
     if att is not None:
         out["attention"] = att.detach()
     selected = net(b.src, b.src_mask, b.tgt_in, False, b.tgt_mask)  # (N, K), the training path
-    torch.testing.assert_close(selected, logits[b.tgt_mask])  # (the fast path's product has other row blocks)
+    torch.testing.assert_close(
+        selected, logits[b.tgt_mask]
+    )  # (the fast path's product has other row blocks)
     loss = torch.nn.functional.cross_entropy(selected, b.tgt_out[b.tgt_mask], reduction="sum")
     grads = torch.autograd.grad(loss, list(model.parameters()))
     out.update({f"grad {n}": g for (n, _), g in zip(model.named_parameters(), grads)})
@@ -74,24 +79,37 @@ def _everything(net, model, b: Batch) -> dict:
 @pytest.mark.parametrize("init", ["default", "paper"])
 def test_fast_path_equals_plain_modules_fp32(variant, init):
     model = _model(variant, init)
-    plain, fast = _everything(model, model, _batch()), _everything(FastModel(model), model, _batch())
-    assert plain.keys() == fast.keys() and len([k for k in plain if k.startswith("grad")]) == \
-        len(list(model.parameters()))
+    plain, fast = (
+        _everything(model, model, _batch()),
+        _everything(FastModel(model), model, _batch()),
+    )
+    assert plain.keys() == fast.keys() and len([k for k in plain if k.startswith("grad")]) == len(
+        list(model.parameters())
+    )
     for key in plain:
-        torch.testing.assert_close(fast[key], plain[key], atol=1e-6, rtol=0, msg=lambda m: f"{key}: {m}")
+        torch.testing.assert_close(
+            fast[key], plain[key], atol=1e-6, rtol=0, msg=lambda m: f"{key}: {m}"
+        )
     if init == "default":  # outputs large enough to disagree (the papers' init gives logits ~1e-5)
-        assert plain["logits"].abs().max() > 0.1 and plain["attention" if "attention" in plain else "init"].std() > 1e-3
+        assert (
+            plain["logits"].abs().max() > 0.1
+            and plain["attention" if "attention" in plain else "init"].std() > 1e-3
+        )
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("init", ["default", "paper"])
 def test_fast_path_is_the_same_function_float64(variant, init):
     model = _model(variant, init, dtype=torch.float64)
-    plain, fast = _everything(model, model, _batch()), _everything(FastModel(model), model, _batch())
+    plain, fast = (
+        _everything(model, model, _batch()),
+        _everything(FastModel(model), model, _batch()),
+    )
     scale = {key: max(1.0, float(plain[key].abs().max())) for key in plain}
     for key in plain:
-        torch.testing.assert_close(fast[key], plain[key], atol=1e-12 * scale[key], rtol=0,
-                                   msg=lambda m: f"{key}: {m}")
+        torch.testing.assert_close(
+            fast[key], plain[key], atol=1e-12 * scale[key], rtol=0, msg=lambda m: f"{key}: {m}"
+        )
 
 
 @pytest.mark.parametrize("rows", [1, 3])
@@ -106,7 +124,9 @@ def test_blocked_attention_map_in_search_equals_the_plain_equations(rows, monkey
     monkeypatch.setattr(kernels, "BLOCK", rows * S * n_align)
     calls = []
     split = torch.Tensor.split
-    monkeypatch.setattr(torch.Tensor, "split", lambda t, *a, **k: calls.append(a) or split(t, *a, **k))
+    monkeypatch.setattr(
+        torch.Tensor, "split", lambda t, *a, **k: calls.append(a) or split(t, *a, **k)
+    )
     with torch.no_grad():
         out = {}
         for name, net in (("plain", model), ("fast", FastModel(model))):
@@ -120,9 +140,15 @@ def test_blocked_attention_map_in_search_equals_the_plain_equations(rows, monkey
     for (lp, sp, ap), (lf, sf, af) in zip(out["plain"], out["fast"]):
         for fast, plain in ((lf, lp), (sf, sp), (af, ap)):
             torch.testing.assert_close(fast, plain, atol=1e-6, rtol=0)
-    beams = {fast: search.beam_search(model, b.src, b.src_mask, beam_size=4, n_best=3, max_len=8, fast=fast)
-             for fast in (True, False)}
-    assert [[h.tokens for h in hyps] for hyps in beams[True]] == [[h.tokens for h in hyps] for hyps in beams[False]]
+    beams = {
+        fast: search.beam_search(
+            model, b.src, b.src_mask, beam_size=4, n_best=3, max_len=8, fast=fast
+        )
+        for fast in (True, False)
+    }
+    assert [[h.tokens for h in hyps] for hyps in beams[True]] == [
+        [h.tokens for h in hyps] for hyps in beams[False]
+    ]
 
 
 def test_keys_are_U_a_h_j_on_both_paths():
@@ -164,24 +190,35 @@ def test_training_loss_and_gradients_agree(variant):
         torch.testing.assert_close(g_fast, g_plain, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("variant", ["rnnsearch", "rnnencdec", "cho2014", "rnnsearch-tanh", "rnnencdec-tanh"])
+@pytest.mark.parametrize(
+    "variant", ["rnnsearch", "rnnencdec", "cho2014", "rnnsearch-tanh", "rnnencdec-tanh"]
+)
 def test_search_gives_identical_outputs_both_ways(variant):
     model = _model(variant).eval()
     src, mask = pad_sources(SRC)
-    beams = {fast: search.beam_search(model, src, mask, beam_size=4, n_best=3, max_len=8, fast=fast)
-             for fast in (True, False)}
+    beams = {
+        fast: search.beam_search(model, src, mask, beam_size=4, n_best=3, max_len=8, fast=fast)
+        for fast in (True, False)
+    }
     greedy = {fast: search.greedy(model, src, mask, max_len=8, fast=fast) for fast in (True, False)}
-    for fast_hyps, plain_hyps in zip(beams[True] + [[g] for g in greedy[True]],
-                                     beams[False] + [[g] for g in greedy[False]]):
+    for fast_hyps, plain_hyps in zip(
+        beams[True] + [[g] for g in greedy[True]], beams[False] + [[g] for g in greedy[False]]
+    ):
         assert [h.tokens for h in fast_hyps] == [h.tokens for h in plain_hyps]
-        np.testing.assert_allclose([h.score for h in fast_hyps], [h.score for h in plain_hyps], atol=1e-5)
+        np.testing.assert_allclose(
+            [h.score for h in fast_hyps], [h.score for h in plain_hyps], atol=1e-5
+        )
         for f, p in zip(fast_hyps, plain_hyps):
             if p.attention is not None:
                 np.testing.assert_allclose(f.attention, p.attention, atol=1e-6)
     assert any(len(h.tokens) for hyps in beams[True] for h in hyps)
     targets = [h[0].tokens for h in beams[True]]
-    torch.testing.assert_close(search.score(model, src, mask, targets),
-                               search.score(model, src, mask, targets, fast=False), atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        search.score(model, src, mask, targets),
+        search.score(model, src, mask, targets, fast=False),
+        atol=1e-5,
+        rtol=0,
+    )
 
 
 def test_bf16_error_is_measured():

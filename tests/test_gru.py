@@ -1,5 +1,6 @@
 """The gated recurrent unit: paper A's equations, torch.nn.GRU equivalence, gradients; and the
 plain tanh unit of A §2.3's gating ablation."""
+
 import pytest
 import torch
 
@@ -10,7 +11,10 @@ def copy_to_torch(cell: GRUCell, ref) -> None:
     """Our named matrices into a ``torch.nn.GRU`` (layer 0) or ``torch.nn.GRUCell``, stacked (r, z, n)."""
     suffix = "_l0" if isinstance(ref, torch.nn.GRU) else ""
     with torch.no_grad():
-        for name, maps in (("ih", (cell.W_r, cell.W_z, cell.W)), ("hh", (cell.U_r, cell.U_z, cell.U))):
+        for name, maps in (
+            ("ih", (cell.W_r, cell.W_z, cell.W)),
+            ("hh", (cell.U_r, cell.U_z, cell.U)),
+        ):
             getattr(ref, f"weight_{name}{suffix}").copy_(torch.cat([m.weight for m in maps]))
             getattr(ref, f"bias_{name}{suffix}").copy_(torch.cat([m.bias for m in maps]))
 
@@ -65,9 +69,11 @@ def test_reset_before_is_papers_candidate():
 def test_context_variants():
     torch.manual_seed(3)
     x, h, c = torch.randn(2, 4), torch.randn(2, 6), torch.randn(2, 5)
-    b_cell = GRUCell(4, 6, reset="before", context_size=5)          # B A.2.2
+    b_cell = GRUCell(4, 6, reset="before", context_size=5)  # B A.2.2
     torch.testing.assert_close(b_cell(x, h, c), _explicit(b_cell, x, h, c), atol=1e-6, rtol=0)
-    a_cell = GRUCell(4, 6, reset="after", context_size=5, reset_context=True)  # A App. A.1.1 as read
+    a_cell = GRUCell(
+        4, 6, reset="after", context_size=5, reset_context=True
+    )  # A App. A.1.1 as read
     torch.testing.assert_close(a_cell(x, h, c), _explicit(a_cell, x, h, c), atol=1e-6, rtol=0)
 
 
@@ -82,19 +88,26 @@ def test_sequence_runner_with_context_equals_steps():
         torch.testing.assert_close(out[:, t], h, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("reset,ctx,reset_context", [("before", 0, False), ("after", 0, False),
-                                                     ("before", 3, False), ("after", 3, True)])
+@pytest.mark.parametrize(
+    "reset,ctx,reset_context",
+    [("before", 0, False), ("after", 0, False), ("before", 3, False), ("after", 3, True)],
+)
 def test_gradcheck_float64(reset, ctx, reset_context):
     torch.manual_seed(5)
     cell = GRUCell(3, 4, reset=reset, context_size=ctx, reset_context=reset_context).double()
     x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
     h = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)
-    args = (x, h) if not ctx else (x, h, torch.randn(2, ctx, dtype=torch.float64, requires_grad=True))
+    args = (
+        (x, h) if not ctx else (x, h, torch.randn(2, ctx, dtype=torch.float64, requires_grad=True))
+    )
     params = tuple(cell.parameters())
 
     def f(*inputs):
-        return torch.func.functional_call(cell, dict(zip([n for n, _ in cell.named_parameters()],
-                                                         inputs[len(args):])), inputs[:len(args)])
+        return torch.func.functional_call(
+            cell,
+            dict(zip([n for n, _ in cell.named_parameters()], inputs[len(args) :])),
+            inputs[: len(args)],
+        )
 
     assert torch.autograd.gradcheck(f, args + tuple(p.detach().requires_grad_() for p in params))
 
@@ -114,6 +127,7 @@ def test_missing_or_unexpected_context_is_named():
 
 # -- the plain tanh unit (A §2.3, ModelConfig.unit="tanh") ------------------------------------------
 
+
 def test_tanh_rnn_equals_torch_rnn_with_tanh():
     """h_t = tanh(W x_t + U h_{t-1} + b): torch.nn.RNN (tanh) with our W, b, U and a zero recurrent bias."""
     torch.manual_seed(6)
@@ -126,7 +140,11 @@ def test_tanh_rnn_equals_torch_rnn_with_tanh():
     x, h0 = torch.randn(3, 6, 5), torch.randn(3, 7)
     expected, _ = ref(x, h0.unsqueeze(0))
     torch.testing.assert_close(ours(x, h0), expected, atol=1e-6, rtol=0)
-    assert sorted(n for n, _ in ours.named_parameters()) == ["cell.U.weight", "cell.W.bias", "cell.W.weight"]
+    assert sorted(n for n, _ in ours.named_parameters()) == [
+        "cell.U.weight",
+        "cell.W.bias",
+        "cell.W.weight",
+    ]
 
 
 def test_tanh_cell_with_context_is_the_gru_candidate_without_gates():
@@ -134,7 +152,9 @@ def test_tanh_cell_with_context_is_the_gru_candidate_without_gates():
     torch.manual_seed(7)
     cell = TanhCell(4, 6, context_size=5)
     x, h, c = torch.randn(2, 4), torch.randn(2, 6), torch.randn(2, 5)
-    expected = torch.tanh(x @ cell.W.weight.T + cell.W.bias + h @ cell.U.weight.T + c @ cell.C.weight.T)
+    expected = torch.tanh(
+        x @ cell.W.weight.T + cell.W.bias + h @ cell.U.weight.T + c @ cell.C.weight.T
+    )
     torch.testing.assert_close(cell(x, h, c), expected, atol=1e-6, rtol=0)
     # a GRU with the same candidate maps and its gates forced to r = 1, z = 0 computes the same
     gru = GRUCell(4, 6, reset="before", context_size=5)
@@ -144,7 +164,7 @@ def test_tanh_cell_with_context_is_the_gru_candidate_without_gates():
         gru.W.bias.copy_(cell.W.bias)
         for m in (gru.U_r, gru.U_z, gru.C_r, gru.C_z):
             m.weight.zero_()
-        gru.W_r.bias.fill_(50.0)   # r = sigmoid(50) = 1
+        gru.W_r.bias.fill_(50.0)  # r = sigmoid(50) = 1
         gru.W_z.bias.fill_(-50.0)  # z = 0: h_t = h~_t
         gru.W_r.weight.zero_()
         gru.W_z.weight.zero_()
@@ -162,7 +182,9 @@ def test_tanh_cell_gradcheck_float64():
     def f(*inputs):
         return torch.func.functional_call(cell, dict(zip(names, inputs[3:])), inputs[:3])
 
-    assert torch.autograd.gradcheck(f, args + tuple(p.detach().requires_grad_() for p in cell.parameters()))
+    assert torch.autograd.gradcheck(
+        f, args + tuple(p.detach().requires_grad_() for p in cell.parameters())
+    )
 
 
 def test_make_cell_and_make_rnn_build_the_named_unit_and_refuse_reset_options_for_tanh():

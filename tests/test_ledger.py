@@ -1,4 +1,5 @@
 """The faithfulness ledger: every module with a Deviations section reaches the page; "Reading the papers"."""
+
 from __future__ import annotations
 
 import importlib
@@ -18,10 +19,23 @@ READING = ROOT / "chapters" / "reading.md"
 
 def test_ledger_lists_every_wing_and_the_modules_a_typed_list_used_to_miss():
     entries = {e.module: e for e in L.ledger()}
-    for name in ["rnnlib.gru", "rnnlib.encoders", "rnnlib.attention", "rnnlib.decoders", "rnnlib.init"]:
+    for name in [
+        "rnnlib.gru",
+        "rnnlib.encoders",
+        "rnnlib.attention",
+        "rnnlib.decoders",
+        "rnnlib.init",
+    ]:
         assert entries[name].equations and entries[name].deviations, name
-    for name in ["rnnlib.minibatch_order", "rnnlib.batch", "rnnlib.corpus.dataset", "rnnlib.corpus.vocab",
-                 "rnnlib.smt.decoder", "rnnlib.smt.align", "rnnlib.bench.reference"]:
+    for name in [
+        "rnnlib.minibatch_order",
+        "rnnlib.batch",
+        "rnnlib.corpus.dataset",
+        "rnnlib.corpus.vocab",
+        "rnnlib.smt.decoder",
+        "rnnlib.smt.align",
+        "rnnlib.bench.reference",
+    ]:
         assert entries[name].deviations, name
     assert any("target length" in d for d in entries["rnnlib.minibatch_order"].deviations)
     assert any("U_a h_j" in e for e in entries["rnnlib.attention"].equations)
@@ -29,16 +43,23 @@ def test_ledger_lists_every_wing_and_the_modules_a_typed_list_used_to_miss():
     page = L.ledger_markdown(readings=READING)
     wings = re.findall(r"^## (.+)$", page, re.MULTILINE)
     assert wings[0] == "Models and training (`rnnlib`)"
-    assert {"The corpus (`rnnlib.corpus`)", "The phrase-based baseline (`rnnlib.smt`)"} <= set(wings)
+    assert {"The corpus (`rnnlib.corpus`)", "The phrase-based baseline (`rnnlib.smt`)"} <= set(
+        wings
+    )
     assert len(wings) == len(set(wings))  # each wing once: modules are grouped
-    assert page.index("### `rnnlib.minibatch_order`") < page.index("## The corpus") < page.index("### `rnnlib.corpus.vocab`")
+    assert (
+        page.index("### `rnnlib.minibatch_order`")
+        < page.index("## The corpus")
+        < page.index("### `rnnlib.corpus.vocab`")
+    )
 
 
 def test_parse_sections_reads_headings_bullets_and_the_inline_form():
     doc = "T.\n\nEquations\n---------\n- a\n  b\n\n* c\nprose\n"
     assert L.parse_sections(doc) == {"Equations": ["a b", "c"]}
-    assert L.parse_sections("T.\n\nDeviations: none (only names\nparameters).\n\nMore.") == \
-        {"Deviations": ["none (only names parameters)."]}
+    assert L.parse_sections("T.\n\nDeviations: none (only names\nparameters).\n\nMore.") == {
+        "Deviations": ["none (only names parameters)."]
+    }
     assert L.parse_sections("T.\n\nDeviations:\n\n* x\n  y\n* z\n") == {"Deviations": ["x y", "z"]}
 
 
@@ -64,27 +85,51 @@ GOOD = {
 
 def test_discovery_finds_a_new_module_in_any_folder(tmp_path, monkeypatch):
     pkg = _package(tmp_path, monkeypatch, "ledger_demo_a", GOOD)
-    assert L.module_names(pkg) == ["ledger_demo_a", "ledger_demo_a.model", "ledger_demo_a.plain",
-                                   "ledger_demo_a.wing.part"]
+    assert L.module_names(pkg) == [
+        "ledger_demo_a",
+        "ledger_demo_a.model",
+        "ledger_demo_a.plain",
+        "ledger_demo_a.wing.part",
+    ]
     entries = L.ledger(pkg)
-    assert [(e.module, e.wing) for e in entries] == [("ledger_demo_a.model", None), ("ledger_demo_a.wing.part", "wing")]
+    assert [(e.module, e.wing) for e in entries] == [
+        ("ledger_demo_a.model", None),
+        ("ledger_demo_a.wing.part", "wing"),
+    ]
     page = L.ledger_markdown(pkg)
     assert "### `ledger_demo_a.wing.part`" in page and "- none." in page and "plain" not in page
 
 
-@pytest.mark.parametrize("case, doc, message", [
-    (1, "X.\n\nDeviations (known defects):\n\n* one\n", r"'Deviations \(known defects\):' is not a section heading"),
-    (2, "X.\n\nDeviations from the papers\n--------------------------\n- one\n", "is not a section heading"),
-    (3, "X.\n\nDeviations\n----------\n+ one\n", "has no '- ' or '\\* ' bullets"),
-    (4, "X.\n\nEquations\n---------\n- Eq. 1\n", "Equations but no Deviations"),
-    (5, "X.\n\nKnown deviations\n~~~~~~~~~~~~~~~~\n- one\n", "'Known deviations' is not a section heading"),
-    (6, "X.\n\n**Known deviations**\n\n- one\n", "is not a section heading"),
-    (7, "X.\n\n    Deviations\n\n- one\n", "'Deviations' is not a section heading"),
-    (8, "X.\n\n.. rubric:: Deviations\n\n- one\n", "is not a section heading"),
-    (9, "X.\n\n### Deviation\n\n- one\n", "'### Deviation' is not a section heading"),
-    (10, "X.\n\n**DEVIATIONS**\n\nProse, not bullets.\n", "has no '- ' or '\\* ' bullets"),
-])
-def test_a_module_whose_deviations_would_not_reach_the_page_stops_the_ledger(tmp_path, monkeypatch, case, doc, message):
+@pytest.mark.parametrize(
+    "case, doc, message",
+    [
+        (
+            1,
+            "X.\n\nDeviations (known defects):\n\n* one\n",
+            r"'Deviations \(known defects\):' is not a section heading",
+        ),
+        (
+            2,
+            "X.\n\nDeviations from the papers\n--------------------------\n- one\n",
+            "is not a section heading",
+        ),
+        (3, "X.\n\nDeviations\n----------\n+ one\n", "has no '- ' or '\\* ' bullets"),
+        (4, "X.\n\nEquations\n---------\n- Eq. 1\n", "Equations but no Deviations"),
+        (
+            5,
+            "X.\n\nKnown deviations\n~~~~~~~~~~~~~~~~\n- one\n",
+            "'Known deviations' is not a section heading",
+        ),
+        (6, "X.\n\n**Known deviations**\n\n- one\n", "is not a section heading"),
+        (7, "X.\n\n    Deviations\n\n- one\n", "'Deviations' is not a section heading"),
+        (8, "X.\n\n.. rubric:: Deviations\n\n- one\n", "is not a section heading"),
+        (9, "X.\n\n### Deviation\n\n- one\n", "'### Deviation' is not a section heading"),
+        (10, "X.\n\n**DEVIATIONS**\n\nProse, not bullets.\n", "has no '- ' or '\\* ' bullets"),
+    ],
+)
+def test_a_module_whose_deviations_would_not_reach_the_page_stops_the_ledger(
+    tmp_path, monkeypatch, case, doc, message
+):
     name = f"ledger_demo_b{case}"
     pkg = _package(tmp_path, monkeypatch, name, dict(GOOD, **{"wing/added.py": doc}))
     with pytest.raises(L.LedgerError, match=rf"{name}\.wing\.added: .*{message}"):
@@ -114,7 +159,10 @@ HEADING_FORMS = {
 @pytest.mark.parametrize("form", list(HEADING_FORMS))
 def test_a_deviations_heading_in_another_form_reaches_the_page(tmp_path, monkeypatch, form):
     doc = f"X.\n\nEquations\n---------\n- Eq. 1\n\n{HEADING_FORMS[form]}- a bias\n  on W\n* none else\n\nMore prose.\n"
-    assert L.parse_sections(doc) == {"Equations": ["Eq. 1"], "Deviations": ["a bias on W", "none else"]}
+    assert L.parse_sections(doc) == {
+        "Equations": ["Eq. 1"],
+        "Deviations": ["a bias on W", "none else"],
+    }
     name = f"ledger_demo_e{list(HEADING_FORMS).index(form)}"
     pkg = _package(tmp_path, monkeypatch, name, dict(GOOD, **{"wing/added.py": doc}))
     entries = {e.module: e for e in L.ledger(pkg)}
@@ -127,9 +175,32 @@ def test_every_heading_naming_deviations_is_read_or_refused_never_dropped():
     """Each wording x case x markup x underline: an entry with the bullet, or a problem naming the module."""
     words = ["Deviations", "Deviation", "Known deviations", "Deviations from the papers"]
     cases = [str.title, str.upper, str.lower, lambda w: w]
-    markups = ["{}", "**{}**", "**{}:**", "**{}**:", "{}:", "## {}", "__{}__", "    {}", ":{}:", ".. rubric:: {}"]
-    underlines = ["", "\n", "\n\n", "\n----------", "\n~~~~~~~~~~", "\n==========", "\n^^^^^^^^^^",
-                  "\n\n~~~~~~~~~~", "\n''''''''''", '\n""""""""""', "\n++++++++++", "\n**********"]
+    markups = [
+        "{}",
+        "**{}**",
+        "**{}:**",
+        "**{}**:",
+        "{}:",
+        "## {}",
+        "__{}__",
+        "    {}",
+        ":{}:",
+        ".. rubric:: {}",
+    ]
+    underlines = [
+        "",
+        "\n",
+        "\n\n",
+        "\n----------",
+        "\n~~~~~~~~~~",
+        "\n==========",
+        "\n^^^^^^^^^^",
+        "\n\n~~~~~~~~~~",
+        "\n''''''''''",
+        '\n""""""""""',
+        "\n++++++++++",
+        "\n**********",
+    ]
     read = refused = 0
     for word in words:
         for case in cases:
@@ -148,24 +219,38 @@ def test_every_heading_naming_deviations_is_read_or_refused_never_dropped():
 
 def test_a_module_that_cannot_be_imported_stops_the_ledger(tmp_path, monkeypatch):
     pkg = _package(tmp_path, monkeypatch, "ledger_demo_c", dict(GOOD))
-    (tmp_path / pkg / "broken.py").write_text('"""B.\n\nDeviations: none."""\nimport no_such_module_here\n')
+    (tmp_path / pkg / "broken.py").write_text(
+        '"""B.\n\nDeviations: none."""\nimport no_such_module_here\n'
+    )
     with pytest.raises(L.LedgerError, match="ledger_demo_c.broken: cannot be imported"):
         L.ledger(pkg)
 
 
 def test_reading_citations_render_as_links_and_unknown_labels_are_refused(tmp_path, monkeypatch):
     cite = "Reading the papers, ``reading-demo``"
-    pkg = _package(tmp_path, monkeypatch, "ledger_demo_d", dict(GOOD, **{
-        "model.py": f"M.\n\nDeviations\n----------\n- h<t> is read as printed ({cite}).\n"}))
+    pkg = _package(
+        tmp_path,
+        monkeypatch,
+        "ledger_demo_d",
+        dict(
+            GOOD,
+            **{"model.py": f"M.\n\nDeviations\n----------\n- h<t> is read as printed ({cite}).\n"},
+        ),
+    )
     (tmp_path / pkg / "other.py").write_text(  # a function's docstring, split over two lines
-        '"""O."""\n\n\ndef f():\n    """Cites (Reading the papers,\n    ``reading-missing``)."""\n')
+        '"""O."""\n\n\ndef f():\n    """Cites (Reading the papers,\n    ``reading-missing``)."""\n'
+    )
     page = tmp_path / "reading.md"
     page.write_text("# Reading\n\n(reading-demo)=\n## Demo\n", encoding="utf-8")
-    assert L.cited_readings(pkg) == {"reading-demo": ["ledger_demo_d.model"],
-                                     "reading-missing": ["ledger_demo_d.other:f"]}
+    assert L.cited_readings(pkg) == {
+        "reading-demo": ["ledger_demo_d.model"],
+        "reading-missing": ["ledger_demo_d.other:f"],
+    }
     with pytest.raises(L.LedgerError, match=r"reading-missing \(in ledger_demo_d.other:f\)"):
         L.ledger_markdown(pkg, readings=page)
-    page.write_text("# Reading\n\n(reading-demo)=\n## Demo\n\n(reading-missing)=\n## M\n", encoding="utf-8")
+    page.write_text(
+        "# Reading\n\n(reading-demo)=\n## Demo\n\n(reading-missing)=\n## M\n", encoding="utf-8"
+    )
     out = L.ledger_markdown(pkg, readings=page)
     assert "- h\\<t> is read as printed (Reading the papers, {ref}`reading-demo`)." in out
 

@@ -1,4 +1,5 @@
 """The summed cross-entropy (rnnlib.loss) and search's in-place log-softmax (rnnlib.fast.softmax)."""
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -16,14 +17,18 @@ def test_value_and_gradient_equal_cross_entropy():
     value = nll_sum(x, t)
     (2.5 * value).backward()
     (2.5 * F.cross_entropy(ref, t, reduction="sum")).backward()
-    assert torch.allclose(value.detach(), F.cross_entropy(ref.detach(), t, reduction="sum"), atol=1e-4)
+    assert torch.allclose(
+        value.detach(), F.cross_entropy(ref.detach(), t, reduction="sum"), atol=1e-4
+    )
     assert torch.allclose(x.grad, ref.grad, atol=1e-6)
 
 
 def test_value_is_the_sum_of_minus_log_probabilities_and_bad_shapes_are_named():
     x = torch.tensor([[0.0, 0.0], [1.0, 0.0]], dtype=torch.float64)
     p = 1 / (1 + torch.exp(torch.tensor(-1.0, dtype=torch.float64)))  # softmax([1, 0])[0]
-    assert float(nll_sum(x, torch.tensor([1, 0]))) == pytest.approx(-float(torch.log(torch.tensor(0.5)) + torch.log(p)))
+    assert float(nll_sum(x, torch.tensor([1, 0]))) == pytest.approx(
+        -float(torch.log(torch.tensor(0.5)) + torch.log(p))
+    )
     with pytest.raises(ValueError, match=r"logits \(2, 2\).*target \(3,\)"):
         nll_sum(x, torch.tensor([0, 1, 0]))
 

@@ -1,19 +1,26 @@
 """Parameters are validated before any work starts, with messages naming what is wrong."""
+
 from pathlib import Path
 
 import pytest
 
-from rnnlib.book.params import ParameterError, load_profile, parse_override, parse_parameters_cell, resolve
+from rnnlib.book.params import (
+    ParameterError,
+    load_profile,
+    parse_override,
+    parse_parameters_cell,
+    resolve,
+)
 
 from minibook import make_minibook
 
-CELL = '''profile: str = "cpu"  # profile
+CELL = """profile: str = "cpu"  # profile
 steps: int = 300  # [1, 100000] training updates
 lr: float = 1.0  # (0, 10] learning rate
 arch: str = "rnnsearch"  # {rnnsearch, rnnencdec} model
 max_len: int | None = None  # [1, ] length filter
 bf16: bool = False  # autocast
-'''
+"""
 
 
 def test_cell_is_parsed_with_types_ranges_and_choices():
@@ -26,15 +33,18 @@ def test_cell_is_parsed_with_types_ranges_and_choices():
     assert specs["lr"].check(2, "x") == 2.0 and isinstance(specs["lr"].check(2, "x"), float)
 
 
-@pytest.mark.parametrize("name,value,fragment", [
-    ("steps", 0, "out of range; it accepts an int in [1, 100000]"),
-    ("steps", 2.5, "wrong type float; it accepts an int in [1, 100000]"),
-    ("steps", True, "wrong type bool"),
-    ("lr", 0.0, "out of range; it accepts a float in (0, 10]"),
-    ("arch", "lstm", "not accepted; it accepts one of 'rnnsearch', 'rnnencdec'"),
-    ("bf16", "yes", "wrong type str; it accepts a bool"),
-    ("steps", None, "None is not accepted"),
-])
+@pytest.mark.parametrize(
+    "name,value,fragment",
+    [
+        ("steps", 0, "out of range; it accepts an int in [1, 100000]"),
+        ("steps", 2.5, "wrong type float; it accepts an int in [1, 100000]"),
+        ("steps", True, "wrong type bool"),
+        ("lr", 0.0, "out of range; it accepts a float in (0, 10]"),
+        ("arch", "lstm", "not accepted; it accepts one of 'rnnsearch', 'rnnencdec'"),
+        ("bf16", "yes", "wrong type str; it accepts a bool"),
+        ("steps", None, "None is not accepted"),
+    ],
+)
 def test_bad_values_are_refused_naming_the_parameter(name, value, fragment):
     spec = parse_parameters_cell(CELL)[name]
     with pytest.raises(ParameterError) as e:
@@ -44,7 +54,7 @@ def test_bad_values_are_refused_naming_the_parameter(name, value, fragment):
 
 def test_a_default_outside_its_own_range_is_a_chapter_error():
     with pytest.raises(ParameterError, match="parameter 'steps' = 0"):
-        parse_parameters_cell('steps: int = 0  # [1, 10] updates\n')
+        parse_parameters_cell("steps: int = 0  # [1, 10] updates\n")
 
 
 def test_cell_lines_must_be_annotated_assignments():
@@ -57,7 +67,11 @@ def test_overrides_parse_yaml_values():
     assert parse_override("copy_task.lr=0.5") == ("copy_task", "lr", 0.5)
     assert parse_override("arch=rnnencdec") == (None, "arch", "rnnencdec")
     assert parse_override("max_len=null") == (None, "max_len", None)
-    assert parse_override("max_len=None") == (None, "max_len", None)  # the spelling rnnlib params shows
+    assert parse_override("max_len=None") == (
+        None,
+        "max_len",
+        None,
+    )  # the spelling rnnlib params shows
     with pytest.raises(ParameterError, match="name=value"):
         parse_override("beam_size")
 
@@ -84,25 +98,47 @@ def test_profile_then_override_order_and_unknown_names(tmp_path):
 
 # -- shared blocks (# include:) ------------------------------------------------------------------
 
+
 def test_include_expands_the_shared_block_in_place_with_changed_defaults():
     from rnnlib.book.corpus_params import specs as corpus_specs
+
     block = corpus_specs()
-    specs = parse_parameters_cell('profile: str = "cpu"  # p\n# include: corpus src_vocab=30000 max_len=50\n'
-                                  'beam: int = 5  # [1, 10] beam\n')
+    specs = parse_parameters_cell(
+        'profile: str = "cpu"  # p\n# include: corpus src_vocab=30000 max_len=50\n'
+        "beam: int = 5  # [1, 10] beam\n"
+    )
     assert list(specs) == ["profile", *block, "beam"]
     assert specs["src_vocab"].default == 30000 and specs["max_len"].default == 50
-    assert specs["tgt_vocab"] == block["tgt_vocab"] and specs["corpus"].accepts() == block["corpus"].accepts()
+    assert (
+        specs["tgt_vocab"] == block["tgt_vocab"]
+        and specs["corpus"].accepts() == block["corpus"].accepts()
+    )
     assert {n for n, s in specs.items() if s.block == "corpus"} == set(block)
     assert specs["beam"].block is None
 
 
-@pytest.mark.parametrize("cell,fragment", [
-    ("# include: corpora\n", "'# include: corpora' names no shared block; the blocks are corpus"),
-    ("# include: corpus vocab=3\n", "takes name=value defaults of its own parameters"),
-    ("# include: corpus src_vocab=10\n", "parameter 'src_vocab' = 10 (default in parameters cell, line 1): out of range"),
-    ("# include: corpus\ncorpus: str = \"x\"  # again\n", "parameter 'corpus' is declared twice (line 1 and line 2"),
-    ("n: int = 1  # n\nn: int = 2  # n\n", "parameter 'n' is declared twice (line 1 and line 2"),
-])
+@pytest.mark.parametrize(
+    "cell,fragment",
+    [
+        (
+            "# include: corpora\n",
+            "'# include: corpora' names no shared block; the blocks are corpus",
+        ),
+        ("# include: corpus vocab=3\n", "takes name=value defaults of its own parameters"),
+        (
+            "# include: corpus src_vocab=10\n",
+            "parameter 'src_vocab' = 10 (default in parameters cell, line 1): out of range",
+        ),
+        (
+            '# include: corpus\ncorpus: str = "x"  # again\n',
+            "parameter 'corpus' is declared twice (line 1 and line 2",
+        ),
+        (
+            "n: int = 1  # n\nn: int = 2  # n\n",
+            "parameter 'n' is declared twice (line 1 and line 2",
+        ),
+    ],
+)
 def test_bad_include_lines_and_double_declarations_are_named(cell, fragment):
     with pytest.raises(ParameterError) as e:
         parse_parameters_cell(cell)
@@ -112,11 +148,17 @@ def test_bad_include_lines_and_double_declarations_are_named(cell, fragment):
 def test_included_parameters_take_profiles_and_overrides_and_unknown_names_still_fail(tmp_path):
     root = make_minibook(tmp_path / "book")
     demo = root / "chapters" / "demo.md"
-    demo.write_text(demo.read_text().replace('fail: bool = False', '# include: corpus\nfail: bool = False'))
+    demo.write_text(
+        demo.read_text().replace("fail: bool = False", "# include: corpus\nfail: bool = False")
+    )
     (root / "profiles" / "smoke.yml").write_text("defaults: {seed: 3, tokenizer: whitespace}\n")
     chapters = {"demo": demo}
     params = resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus_layout=tsv"])["demo"]
-    assert (params["tokenizer"], params["corpus_layout"], params["corpus"]) == ("whitespace", "tsv", "bible")
+    assert (params["tokenizer"], params["corpus_layout"], params["corpus"]) == (
+        "whitespace",
+        "tsv",
+        "bible",
+    )
     with pytest.raises(ParameterError, match="override 'corpus_laoyut': unknown parameter"):
         resolve(chapters, load_profile(root, "smoke"), "smoke", ["corpus_laoyut=tsv"])
     with pytest.raises(ParameterError, match=r"parameter 'corpus' = 'wmt' \(command-line override"):
@@ -126,12 +168,23 @@ def test_included_parameters_take_profiles_and_overrides_and_unknown_names_still
 def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
     """Every shipped profile validates against every chapter; `paper` sets paper A's sizes too."""
     from rnnlib.book.params import is_notebook
+
     root = Path(__file__).resolve().parents[1]
     chapters = {p.stem: p for p in (root / "chapters").glob("*.md") if is_notebook(p)}
-    resolved = {name: resolve(chapters, load_profile(root, name), name, []) for name in ("smoke", "cpu", "paper")}
+    resolved = {
+        name: resolve(chapters, load_profile(root, name), name, [])
+        for name in ("smoke", "cpu", "paper")
+    }
     paper = resolved["paper"]
     assert paper["cho2014"]["model_preset"] == "paper-cho2014"
     assert paper["cho2014"]["rnn_sample"] is None  # every unique pair (A Sec. 4.1.1)
-    assert (paper["cho2014"]["cslm_emb"], paper["cho2014"]["cslm_hidden1"], paper["cho2014"]["cslm_hidden2"]) == (512, 1536, 1024)
-    assert (paper["representations"]["n_phrases"], paper["representations"]["n_phrases_small"]) == (5000, 1000)
+    assert (
+        paper["cho2014"]["cslm_emb"],
+        paper["cho2014"]["cslm_hidden1"],
+        paper["cho2014"]["cslm_hidden2"],
+    ) == (512, 1536, 1024)
+    assert (paper["representations"]["n_phrases"], paper["representations"]["n_phrases_small"]) == (
+        5000,
+        1000,
+    )
     assert (paper["rnnsearch"]["hidden"], paper["rnnsearch"]["emb"]) == (1000, 620)

@@ -1,4 +1,5 @@
 """The pipeline on a two-page test book: run, rebuild from cache, failures, kills, bad parameters."""
+
 import json
 import os
 import signal
@@ -16,8 +17,9 @@ RNNLIB = [sys.executable, "-m", "rnnlib.cli"]
 
 def rnnlib(book: Path, *args, timeout=300):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
-    return subprocess.run(RNNLIB + list(args), cwd=book, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        RNNLIB + list(args), cwd=book, capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 @pytest.fixture
@@ -46,7 +48,9 @@ def test_build_then_rebuild_reuses_the_cache(book):
     assert second.returncode == 0, second.stderr
     assert [e["hit"] for e in events(book)] == [True]
     assert "total" in second.stdout and "cached" in second.stdout
-    third = rnnlib(book, "run", "chapters/demo.md", "--profile", "smoke", "-p", "n=6", "--no-progress")
+    third = rnnlib(
+        book, "run", "chapters/demo.md", "--profile", "smoke", "-p", "n=6", "--no-progress"
+    )
     assert third.returncode == 0, third.stderr
     assert [e["hit"] for e in events(book)][-1] is False  # n changed: recomputed
 
@@ -54,7 +58,10 @@ def test_build_then_rebuild_reuses_the_cache(book):
 def test_bad_parameter_is_refused_before_any_work(book):
     res = rnnlib(book, "build", "--profile", "smoke", "-p", "n=1000")
     assert res.returncode == 2
-    assert "parameter 'n' = 1000 (command-line override, chapter demo): out of range; it accepts an int in [1, 100]" in res.stderr
+    assert (
+        "parameter 'n' = 1000 (command-line override, chapter demo): out of range; it accepts an int in [1, 100]"
+        in res.stderr
+    )
     assert not (book / "_build" / "src" / "chapters" / "demo.ipynb").exists()
     res = rnnlib(book, "run", "chapters/demo.md", "--profile", "smoke", "-p", "beam=3")
     assert res.returncode == 2 and "override 'beam': unknown parameter" in res.stderr
@@ -73,9 +80,13 @@ def test_failing_chapter_names_chapter_cell_and_error_and_keeps_the_notebook(boo
 @pytest.mark.slow
 def test_build_killed_mid_write_is_neither_trusted_nor_fatal(book):
     cache = book / "_cache"
-    proc = subprocess.Popen(RNNLIB + ["build", "--profile", "smoke", "--no-progress", "-p", "slow=60"],
-                            cwd=book, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        RNNLIB + ["build", "--profile", "smoke", "--no-progress", "-p", "slow=60"],
+        cwd=book,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.time() + 120
     started = lambda: list((cache / "work").rglob("started")) if (cache / "work").exists() else []  # noqa: E731
     while not started() and time.time() < deadline:

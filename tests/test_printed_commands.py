@@ -1,6 +1,7 @@
 """The commands the book and the README print for rerunning chapters parse as printed: every
 chapter, profile and ``-p`` override they name is one the build accepts (rnnlib.book.execute.resolve_all,
 the check ``rnnlib run`` and ``rnnlib build`` make before any work)."""
+
 from __future__ import annotations
 
 import re
@@ -40,7 +41,9 @@ def check(argv: list[str], corpus_dir: Path) -> None:
             profile = rest.pop(0)
         elif arg == "-p":
             override = rest.pop(0)
-            if override.split("=")[0].endswith("corpus_dir"):  # the user's folder: one that exists here
+            if override.split("=")[0].endswith(
+                "corpus_dir"
+            ):  # the user's folder: one that exists here
                 override = f"{override.split('=')[0]}={corpus_dir}"
             overrides.append(override)
         elif arg.endswith(".md") and command == "run":

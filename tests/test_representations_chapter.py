@@ -1,4 +1,5 @@
 """The representations chapter (paper A, Figs. 4-7 and §2.3) as the smoke build ran it."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,9 @@ pytestmark = pytest.mark.slow
 def chapter(smoke_book):
     out, proc = smoke_book
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return out, results.load(out / "results").values("representations")  # every number and text the chapter glued
+    return out, results.load(out / "results").values(
+        "representations"
+    )  # every number and text the chapter glued
 
 
 def _one(out: Path, item: str, ext: str) -> Path:
@@ -28,8 +31,10 @@ def _one(out: Path, item: str, ext: str) -> Path:
 def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     out, values = chapter
     events = [json.loads(line) for line in (out / "build-log.jsonl").read_text().splitlines()]
-    scorers = {c: [e for e in events if e["kind"] == "cho2014/scorer" and e["chapter"] == c]
-               for c in ("cho2014", "representations")}
+    scorers = {
+        c: [e for e in events if e["kind"] == "cho2014/scorer" and e["chapter"] == c]
+        for c in ("cho2014", "representations")
+    }
     assert scorers["representations"], "the representations chapter read no cho2014/scorer artifact"
     key = scorers["cho2014"][0]["key"]
     assert values["rep-scorer-key"].strip("`") == key
@@ -49,25 +54,45 @@ def test_every_figure_of_the_paper_is_drawn(chapter):
 def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(chapter):
     out, values = chapter
     table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")
-    assert list(table.index) == ["trained network", "untrained network", "bag of words", "random vectors", "chance"]
+    assert list(table.index) == [
+        "trained network",
+        "untrained network",
+        "bag of words",
+        "random vectors",
+        "chance",
+    ]
     assert ((table >= 0) & (table <= 1)).all().all()
     assert (table.loc["chance"] < 1).all()
     assert float(values["rep-word-trained"]) == table.loc["trained network", "words: category"]
     for key in ("rep-verdict-words", "rep-verdict-sem", "rep-verdict-pat"):
         assert values[key].startswith(("**holds**", "**does not hold**", "**inside the noise**"))
-        assert values[f"rep-best-{key.split('-')[-1]}"] in ("chance", "random vectors", "untrained network",
-                                                            "bag of words")
+        assert values[f"rep-best-{key.split('-')[-1]}"] in (
+            "chance",
+            "random vectors",
+            "untrained network",
+            "bag of words",
+        )
 
 
 def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows(chapter):
     from rnnlib.book import claims
+
     out, values = chapter
-    recorded = {r.claim: r for r in claims.load_checks(out / "results") if r.chapter == "representations"}
-    glued = {"C-A-F4-1": "rep-verdict-words", "C-A-F5-1": "rep-verdict-sem", "C-A-F5-2": "rep-verdict-pat",
-             "C-A-GRU-2": "rep-verdict-gates", "C-A-GRU-1": "rep-verdict-ablation"}
+    recorded = {
+        r.claim: r for r in claims.load_checks(out / "results") if r.chapter == "representations"
+    }
+    glued = {
+        "C-A-F4-1": "rep-verdict-words",
+        "C-A-F5-1": "rep-verdict-sem",
+        "C-A-F5-2": "rep-verdict-pat",
+        "C-A-GRU-2": "rep-verdict-gates",
+        "C-A-GRU-1": "rep-verdict-ablation",
+    }
     assert set(recorded) == set(glued)
     for claim, key in glued.items():
-        verdict = claims.evaluate(recorded[claim].check)  # evaluated again from the recorded evidence
+        verdict = claims.evaluate(
+            recorded[claim].check
+        )  # evaluated again from the recorded evidence
         assert values[key] == claims.markdown(verdict) == values[f"claim-{claim}"]
         if recorded[claim].check.rule == "intervals_above":
             for _, diff, low, high in recorded[claim].check.evidence["tests"]:
@@ -77,16 +102,28 @@ def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows
 def test_the_tanh_ablation_is_compared_at_the_same_updates(chapter):
     out, values = chapter
     table = pd.read_csv(_one(out, "rep-ablation-samples", "csv"))
-    assert list(table.columns) == ["source", "held-out target", "GRU: most frequent sample", "tanh: most frequent sample"]
+    assert list(table.columns) == [
+        "source",
+        "held-out target",
+        "GRU: most frequent sample",
+        "tanh: most frequent sample",
+    ]
     assert len(table) >= 1
     assert _one(out, "rep-ablation", "png").stat().st_size > 10_000
-    assert float(values["rep-abl-gap-low"]) <= float(values["rep-abl-gap"]) <= float(values["rep-abl-gap-high"])
+    assert (
+        float(values["rep-abl-gap-low"])
+        <= float(values["rep-abl-gap"])
+        <= float(values["rep-abl-gap-high"])
+    )
     assert int(values["rep-abl-updates"]) <= int(values["rep-updates"])
 
 
 def test_gate_statistics_are_shares_and_correlations(chapter):
     out, values = chapter
-    assert 0 <= float(values["rep-reset-active-mean"]) <= 1 and 0 <= float(values["rep-update-active-mean"]) <= 1
+    assert (
+        0 <= float(values["rep-reset-active-mean"]) <= 1
+        and 0 <= float(values["rep-update-active-mean"]) <= 1
+    )
     assert -1 <= float(values["rep-rho-reset"]) <= 1 and -1 <= float(values["rep-rho-update"]) <= 1
     assert int(values["rep-gate-phrases"]) > 0
 
@@ -95,12 +132,15 @@ def test_gate_statistics_are_shares_and_correlations(chapter):
 
 #: a lowercase, non-English source: no word of the English lists, no capital (so no name); "7" is
 #: the only labelled word (a number), in a few sentences
-SOURCE_WORDS = "maison chat chien petit grand dort court voit rouge vieux homme femme enfant fleuve".split()
+SOURCE_WORDS = (
+    "maison chat chien petit grand dort court voit rouge vieux homme femme enfant fleuve".split()
+)
 
 
 def write_unlabelled_corpus(folder: Path) -> Path:
     """train/dev/test .en/.fr of 200/30/30 lines; the target side is a word-for-word code."""
     import random
+
     rng = random.Random(0)
     folder.mkdir(parents=True, exist_ok=True)
     for split, n in (("train", 200), ("dev", 30), ("test", 30)):
@@ -125,31 +165,59 @@ def run_on_files(chapter: str, tmp_path: Path):
 
     import nbformat
     from test_corpus_params import glue_names_used, glued
+
     root = Path(__file__).resolve().parents[1]
     folder = write_unlabelled_corpus(tmp_path / "my corpus")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "rnnlib.cli", "run", f"chapters/{chapter}.md", "--profile", "smoke",
-           "--no-progress", "--out", str(out), "--cache", str(tmp_path / "cache"),
-           "-p", "corpus=files", "-p", f"corpus_dir={folder}", "-p", "tokenizer=whitespace"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rnnlib.cli",
+        "run",
+        f"chapters/{chapter}.md",
+        "--profile",
+        "smoke",
+        "--no-progress",
+        "--out",
+        str(out),
+        "--cache",
+        str(tmp_path / "cache"),
+        "-p",
+        "corpus=files",
+        "-p",
+        f"corpus_dir={folder}",
+        "-p",
+        "tokenizer=whitespace",
+    ]
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     nb = nbformat.read(out / "src" / "chapters" / f"{chapter}.ipynb", as_version=4)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, f"{errors[0]['ename']}: {errors[0]['evalue']}"
-    missing = glue_names_used((root / "chapters" / f"{chapter}.md").read_text(encoding="utf-8")) - set(glued(nb))
+    missing = glue_names_used(
+        (root / "chapters" / f"{chapter}.md").read_text(encoding="utf-8")
+    ) - set(glued(nb))
     assert not missing, f"not glued with corpus=files: {sorted(missing)}"
     return out
 
 
-def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurable_and_nothing_raises(tmp_path):
+def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurable_and_nothing_raises(
+    tmp_path,
+):
     from rnnlib.book import claims
+
     out = run_on_files("representations", tmp_path)
     values = results.load(out / "results").values("representations")
     assert "your own files" in values["rep-corpus"] and "Bible" not in values["rep-corpus"]
     assert values["rep-names"].startswith("no word of the training text is a name")
-    recorded = {r.claim: r for r in claims.load_checks(out / "results") if r.chapter == "representations"}
-    for claim, key, column in (("C-A-F4-1", "words", "words: category"), ("C-A-F5-1", "sem", "phrases: semantic class")):
+    recorded = {
+        r.claim: r for r in claims.load_checks(out / "results") if r.chapter == "representations"
+    }
+    for claim, key, column in (
+        ("C-A-F4-1", "words", "words: category"),
+        ("C-A-F5-1", "sem", "phrases: semantic class"),
+    ):
         verdict = claims.evaluate(recorded[claim].check)
         assert verdict.verdict == claims.UNMEASURABLE and verdict.reason.startswith(column), verdict
         assert values[f"rep-verdict-{key}"] == claims.markdown(verdict) == values[f"claim-{claim}"]
@@ -164,4 +232,6 @@ def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurabl
     assert table["words: category"].isna().all() and table["phrases: semantic class"].isna().all()
     for item in ("rep-fig4", "rep-fig5", "rep-fig6", "rep-fig7", "rep-gates"):
         assert _one(out, item, "png").stat().st_size > 1000
-    assert "*place*" in values["rep-word-regions"]  # no region for a category without words, and said so
+    assert (
+        "*place*" in values["rep-word-regions"]
+    )  # no region for a category without words, and said so

@@ -1,4 +1,5 @@
 """Every glued result recorded as it is glued, read back by name, published beside the HTML, citable."""
+
 import json
 import math
 import os
@@ -41,14 +42,25 @@ def record_file(tmp_path):
 
 
 def table():
-    index = pd.MultiIndex.from_tuples([("dev", "a"), ("test", "b"), ("test", "c")], names=["split", "system"])
-    return pd.DataFrame({"BLEU": [12.5, np.nan, 3.0], "paper": [30.64, 33.3, np.nan], "note": ["x", None, "z"],
-                         "n": [1, 2, 3]}, index=index)
+    index = pd.MultiIndex.from_tuples(
+        [("dev", "a"), ("test", "b"), ("test", "c")], names=["split", "system"]
+    )
+    return pd.DataFrame(
+        {
+            "BLEU": [12.5, np.nan, 3.0],
+            "paper": [30.64, 33.3, np.nan],
+            "note": ["x", None, "z"],
+            "n": [1, 2, 3],
+        },
+        index=index,
+    )
 
 
 def run_chapter(tmp_path):
     ch = Chapter.start("demo", dict(PARAMS), show=False)
-    art = ch.artifact("demo/numbers", {"n": 4}, lambda out, work: (out / "x.txt").write_text("1") and None)
+    art = ch.artifact(
+        "demo/numbers", {"n": 4}, lambda out, work: (out / "x.txt").write_text("1") and None
+    )
     ch.number("demo-sum", np.int64(6))
     ch.number("demo-ppl", float("nan"), 1)
     ch.text("demo-verdict", "**holds**", artifacts=[art])
@@ -63,7 +75,14 @@ def test_each_glued_result_is_recorded_with_its_value_files_and_provenance(tmp_p
     ch, art = run_chapter(tmp_path)
     entries = json.loads(record_file(tmp_path).read_text())
     by_name = {e["name"]: e for e in entries}
-    assert [e["name"] for e in entries] == ["params", "demo-sum", "demo-ppl", "demo-verdict", "demo-table", "demo-plot"]
+    assert [e["name"] for e in entries] == [
+        "params",
+        "demo-sum",
+        "demo-ppl",
+        "demo-verdict",
+        "demo-table",
+        "demo-plot",
+    ]
     assert [e["kind"] for e in entries] == ["params", "number", "number", "text", "table", "figure"]
     assert by_name["params"]["value"] == ch.params  # what the results ran with, first
     for e in entries:
@@ -99,32 +118,48 @@ def test_a_write_that_fails_leaves_the_previous_record_whole(tmp_path, shown, mo
 
     def crash(fd):
         raise OSError("disk gone")
+
     monkeypatch.setattr(os, "fsync", crash)  # the new content is written, not yet in place
     with pytest.raises(OSError, match="disk gone"):
         ch.number("demo-b", 2.5)
     monkeypatch.undo()
-    assert [e["name"] for e in json.loads(record_file(tmp_path).read_text())] == ["params", "demo-a"]
-    assert sorted(p.name for p in record_file(tmp_path).parent.iterdir()) == ["demo.json"]  # no partial file
+    assert [e["name"] for e in json.loads(record_file(tmp_path).read_text())] == [
+        "params",
+        "demo-a",
+    ]
+    assert sorted(p.name for p in record_file(tmp_path).parent.iterdir()) == [
+        "demo.json"
+    ]  # no partial file
 
 
 def test_load_gives_values_and_tables_back_by_name(tmp_path, shown):
     run_chapter(tmp_path)
     res = results.load(tmp_path / "out" / "results")
-    assert res.names() == ["params", "demo-sum", "demo-ppl", "demo-verdict", "demo-table", "demo-plot"]
+    assert res.names() == [
+        "params",
+        "demo-sum",
+        "demo-ppl",
+        "demo-verdict",
+        "demo-table",
+        "demo-plot",
+    ]
     assert res.chapters() == ["demo"]
     assert res.value("demo-sum") == 6 and math.isnan(res.value("demo-ppl"))
     assert res.value("demo-verdict") == "**holds**"
     pd.testing.assert_frame_equal(res.table("demo-table"), table(), check_dtype=False)
     assert list(res.table("demo-table").index.names) == ["split", "system"]
-    with pytest.raises(KeyError, match=r"no result named 'cho-gain-test' .*the chapters loaded are demo"):
+    with pytest.raises(
+        KeyError, match=r"no result named 'cho-gain-test' .*the chapters loaded are demo"
+    ):
         res.value("cho-gain-test")
     with pytest.raises(ValueError, match="is a table, not a number or text"):
         res.value("demo-table")
     with pytest.raises(ValueError, match="is a figure, not a table"):
         res.table("demo-plot")
     # a chapter named "results" records into results.json too: still a records folder
-    (tmp_path / "out" / "results" / "results.json").write_text(json.dumps(
-        [{**res.entry("demo-sum"), "name": "glance-rows", "chapter": "results"}]))
+    (tmp_path / "out" / "results" / "results.json").write_text(
+        json.dumps([{**res.entry("demo-sum"), "name": "glance-rows", "chapter": "results"}])
+    )
     assert results.load(tmp_path / "out" / "results").chapters() == ["demo", "results"]
 
 
@@ -141,7 +176,8 @@ def test_publishing_merges_the_records_and_copies_the_files_into_the_html_folder
     assert [e["name"] for e in published["results"]] == results.load(out / "results").names()
     assert results.load(html).value("demo-sum") == 6  # the published file loads as the records do
     assert sorted(p.name for p in (html / "figures").iterdir()) == sorted(
-        f for e in published["results"] for f in e["files"])  # this build's files, nothing older
+        f for e in published["results"] for f in e["files"]
+    )  # this build's files, nothing older
     (out / "figures" / (ch.stable_name("demo-plot") + ".pdf")).unlink()
     with pytest.raises(FileNotFoundError, match="demo-plot"):
         publish_html(src, out)
@@ -151,7 +187,9 @@ def test_cite_block_links_the_files_and_gives_bibtex_for_the_item_and_the_paper(
     ch, _ = run_chapter(tmp_path)
     cite = shown[-1]  # the figure's
     stem = ch.stable_name("demo-plot")
-    assert f'<a href="../figures/{stem}.png">' in cite and f'<a href="../figures/{stem}.pdf">' in cite
+    assert (
+        f'<a href="../figures/{stem}.png">' in cite and f'<a href="../figures/{stem}.pdf">' in cite
+    )
     assert '<a href="../results.json">' in cite
     assert f"@misc{{{stem}," in cite and "howpublished = {Figure \\texttt{" in cite
     assert f"rnnlib commit {ch.commit}" in cite

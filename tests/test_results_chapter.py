@@ -1,5 +1,6 @@
 """The results chapter on the smoke build: every item and every claim has a row, each verdict is computed
 from recorded evidence, and editing that evidence changes the verdict."""
+
 import json
 import shutil
 
@@ -50,7 +51,9 @@ def test_the_results_page_shows_every_item_and_claim(smoke_book):
     out, _ = smoke_book
     html = (out / "_build" / "html" / "chapters" / "results.html").read_text(encoding="utf-8")
     for item in glance.ITEMS:
-        assert f">{item.id}<" in html or f"{item.id} " in html, f"item {item.id} is not on the results page"
+        assert f">{item.id}<" in html or f"{item.id} " in html, (
+            f"item {item.id} is not on the results page"
+        )
     for claim in claims.CLAIMS:
         assert claim in html, f"claim {claim} is not on the results page"
     # the page executed after the chapters whose records it reads: no item says its chapter did not run
@@ -62,15 +65,21 @@ def _edited(check, holds: bool) -> dict:
     ev = json.loads(json.dumps(check["evidence"]))
     rule = check["rule"]
     if rule == "intervals_above":
-        ev["tests"] = [[t[0], *((3.0, 2.0, 4.0) if holds else (-3.0, -4.0, -2.0))] for t in ev["tests"]]
+        ev["tests"] = [
+            [t[0], *((3.0, 2.0, 4.0) if holds else (-3.0, -4.0, -2.0))] for t in ev["tests"]
+        ]
     elif rule == "seeds_above":
-        ev["a"], ev["b"] = ([2.0, 2.1, 2.2], [0.0, 0.1, 0.2]) if holds else ([0.0, 0.1, 0.2], [2.0, 2.1, 2.2])
+        ev["a"], ev["b"] = (
+            ([2.0, 2.1, 2.2], [0.0, 0.1, 0.2]) if holds else ([0.0, 0.1, 0.2], [2.0, 2.1, 2.2])
+        )
     elif rule in ("at_least", "at_most"):
         up = holds == (rule == "at_least")
         ev["value"] = ev["threshold"] + (1.0 if up else -1.0) * (abs(ev["threshold"]) + 1)
         ev["low"] = ev["high"] = None
     elif rule == "all_true":
-        ev["observations"] = [[label, holds or i > 0] for i, (label, _) in enumerate(ev["observations"])]
+        ev["observations"] = [
+            [label, holds or i > 0] for i, (label, _) in enumerate(ev["observations"])
+        ]
     return ev
 
 
@@ -89,7 +98,7 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
                 (folder / "claims").mkdir(parents=True)
                 edited = json.loads(json.dumps(entries))
                 edited[i]["check"]["evidence"] = _edited(entry["check"], holds)
-                edited = edited[:i + 1]  # the edited check is the last of its claim
+                edited = edited[: i + 1]  # the edited check is the last of its claim
                 (folder / "claims" / path.name).write_text(json.dumps(edited), encoding="utf-8")
                 row = {r["claim"]: r for r in claims.ledger(folder)}[entry["claim"]]
                 assert row["verdict"] == expected, (entry["claim"], entry["check"]["rule"], row)

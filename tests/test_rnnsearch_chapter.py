@@ -1,4 +1,5 @@
 """The RNNsearch chapter as the smoke build ran it (issue 11's checks on the real data)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,9 @@ pytestmark = pytest.mark.slow
 def chapter(smoke_book):
     out, proc = smoke_book
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return out, results.load(out / "results").values("rnnsearch")  # every number and text the chapter glued
+    return out, results.load(out / "results").values(
+        "rnnsearch"
+    )  # every number and text the chapter glued
 
 
 def _table(out: Path, item: str) -> pd.DataFrame:
@@ -26,7 +29,9 @@ def _table(out: Path, item: str) -> pd.DataFrame:
 
 def test_no_unk_column_has_no_unknown_word_and_no_generated_unk(chapter):
     out, values = chapter
-    assert int(values["rns-no-unk-sentences"]) > 0, "the smoke test set should have sentences without unknown words"
+    assert int(values["rns-no-unk-sentences"]) > 0, (
+        "the smoke test set should have sentences without unknown words"
+    )
     assert int(values["rns-no-unk-subset-unk"]) == 0
     assert int(values["rns-no-unk-generated-unk"]) == 0
 
@@ -58,10 +63,12 @@ def test_star_model_continues_rnnsearch_50(chapter):
 
 # -- the whole experiment on the user's own parallel files (-p corpus=files) -----------------------------
 
+
 def test_the_chapter_runs_on_the_users_files(tmp_path):
     from test_representations_chapter import run_on_files
 
     from rnnlib.book import claims
+
     out = run_on_files("rnnsearch", tmp_path)
     values = results.load(out / "results").values("rnnsearch")
     assert int(values["rns-test-sentences"]) == 30  # the files' test split, not the Bible's

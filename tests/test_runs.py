@@ -1,4 +1,5 @@
 """Test-set translation (rnnlib.translate) and training runs as cache artifacts (rnnlib.experiments.training_runs)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,13 @@ from torch import nn
 
 from rnnlib.batch import source_batch
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments.training_runs import decode_run, length_filter, load_model, run_logs, train_run
+from rnnlib.experiments.training_runs import (
+    decode_run,
+    length_filter,
+    load_model,
+    run_logs,
+    train_run,
+)
 from rnnlib.presets import build_model, preset
 from rnnlib.ragged import ParallelArrays, Ragged
 from rnnlib.search import beam_search
@@ -85,16 +92,27 @@ def test_forbid_unk_removes_unk_from_a_model_that_prefers_it():
 
 
 def test_length_filter_keeps_pairs_with_both_sides_short_enough():
-    pairs = ParallelArrays(Ragged.from_lists([[4] * 3, [4] * 5, [4] * 2]),
-                           Ragged.from_lists([[5] * 3, [5] * 2, [5] * 6]))
+    pairs = ParallelArrays(
+        Ragged.from_lists([[4] * 3, [4] * 5, [4] * 2]),
+        Ragged.from_lists([[5] * 3, [5] * 2, [5] * 6]),
+    )
     assert length_filter(pairs, 3).tolist() == [0]
     assert length_filter(pairs, 6).tolist() == [0, 1, 2]
     assert length_filter(pairs, None).tolist() == [0, 1, 2]
 
 
 def _cfg(**kw):
-    base = dict(optimizer="adam", lr=0.01, batch_size=8, pool=2, max_updates=12, eval_every=4,
-                checkpoint_every=None, device="cpu", seed=5)
+    base = dict(
+        optimizer="adam",
+        lr=0.01,
+        batch_size=8,
+        pool=2,
+        max_updates=12,
+        eval_every=4,
+        checkpoint_every=None,
+        device="cpu",
+        seed=5,
+    )
     return TrainConfig(**{**base, **kw})
 
 
@@ -106,19 +124,42 @@ def test_a_continued_run_ends_exactly_where_one_uninterrupted_run_ends(tmp_path)
     cache = ArtifactCache(tmp_path / "cache")
     pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)
     mc = model_config()
-    whole = train_run(cache, "t/run", {"name": "whole"}, mc, _cfg(), pairs, dev, dev_bleu=_weights_sum)
-    first = train_run(cache, "t/run", {"name": "first"}, mc, _cfg(max_updates=8), pairs, dev,
-                      dev_bleu=_weights_sum, keep_state=True)
-    later = train_run(cache, "t/run", {"name": "later"}, mc, _cfg(max_updates=12, patience=50), pairs, dev,
-                      dev_bleu=_weights_sum, parent=first)
+    whole = train_run(
+        cache, "t/run", {"name": "whole"}, mc, _cfg(), pairs, dev, dev_bleu=_weights_sum
+    )
+    first = train_run(
+        cache,
+        "t/run",
+        {"name": "first"},
+        mc,
+        _cfg(max_updates=8),
+        pairs,
+        dev,
+        dev_bleu=_weights_sum,
+        keep_state=True,
+    )
+    later = train_run(
+        cache,
+        "t/run",
+        {"name": "later"},
+        mc,
+        _cfg(max_updates=12, patience=50),
+        pairs,
+        dev,
+        dev_bleu=_weights_sum,
+        parent=first,
+    )
     assert first.extra["updates"] == 8 and later.extra["updates"] == whole.extra["updates"] == 12
     assert later.config["parent"] == first.key
     a, b = load_model(whole, mc).state_dict(), load_model(later, mc).state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
     logs_whole, logs_later = run_logs(whole), run_logs(later)
-    pd.testing.assert_frame_equal(logs_whole["train"].drop(columns="seconds"),
-                                  logs_later["train"].drop(columns="seconds"))
-    assert logs_whole["bleu"]["update"].tolist() == logs_later["bleu"]["update"].tolist() == [4, 8, 12]
+    pd.testing.assert_frame_equal(
+        logs_whole["train"].drop(columns="seconds"), logs_later["train"].drop(columns="seconds")
+    )
+    assert (
+        logs_whole["bleu"]["update"].tolist() == logs_later["bleu"]["update"].tolist() == [4, 8, 12]
+    )
     assert logs_whole["bleu"]["dev_bleu"].tolist() == logs_later["bleu"]["dev_bleu"].tolist()
     assert logs_whole["eval"]["update"].tolist() == [4, 8, 12]
 
@@ -135,7 +176,9 @@ def test_a_continuation_needs_the_parents_state(tmp_path):
     pairs = reverse_pairs(30, seed=1)
     first = train_run(cache, "t/run", {}, model_config(), _cfg(max_updates=4), pairs, None)
     with pytest.raises(ValueError, match="keep_state=True"):
-        train_run(cache, "t/run", {"x": 1}, model_config(), _cfg(max_updates=8), pairs, None, parent=first)
+        train_run(
+            cache, "t/run", {"x": 1}, model_config(), _cfg(max_updates=8), pairs, None, parent=first
+        )
 
 
 def test_decode_run_stores_tokens_and_text_in_order_and_counts_generated_unk(tmp_path):
@@ -144,12 +187,26 @@ def test_decode_run_stores_tokens_and_text_in_order_and_counts_generated_unk(tmp
     model = PrefersUnk(build_model(model_config())).eval()
     sources = [s for s in reverse_pairs(6, seed=7).src]
     words = lambda ids: ["[UNK]" if i == UNK else f"w{i}" for i in ids]  # noqa: E731
-    art = decode_run(cache, "t/dec", {"model": "m"}, model, sources, words, " ".join, beam_size=2, max_len=5)
-    banned = decode_run(cache, "t/dec", {"model": "m"}, model, sources, words, " ".join, beam_size=2, max_len=5,
-                        forbid_unk=True)
+    art = decode_run(
+        cache, "t/dec", {"model": "m"}, model, sources, words, " ".join, beam_size=2, max_len=5
+    )
+    banned = decode_run(
+        cache,
+        "t/dec",
+        {"model": "m"},
+        model,
+        sources,
+        words,
+        " ".join,
+        beam_size=2,
+        max_len=5,
+        forbid_unk=True,
+    )
     assert art.key != banned.key
     assert art.extra["unk_generated"] > 0 and banned.extra["unk_generated"] == 0
     text = art.file("text.txt").read_text().split("\n")[:-1]
-    expected = [" ".join(words(h.tokens)) for h in translate(model, sources, beam_size=2, max_len=5)]
+    expected = [
+        " ".join(words(h.tokens)) for h in translate(model, sources, beam_size=2, max_len=5)
+    ]
     assert text == expected
     assert "[UNK]" not in banned.file("tokens.txt").read_text()

@@ -1,4 +1,5 @@
 """Greedy, beam search, sampling and scoring, all through the model's one decoder step."""
+
 import itertools
 
 import numpy as np
@@ -27,8 +28,18 @@ def reverser():
     """A small RNNsearch trained for a few seconds to reverse sequences (a quick proof that
     training, masking and attention work: its attention must become anti-diagonal)."""
     torch.manual_seed(0)
-    model = build_model(preset("smoke-rnnsearch", src_vocab=14, tgt_vocab=14, hidden=32, emb=16,
-                               align=32, maxout=16, init="default"))
+    model = build_model(
+        preset(
+            "smoke-rnnsearch",
+            src_vocab=14,
+            tgt_vocab=14,
+            hidden=32,
+            emb=16,
+            align=32,
+            maxout=16,
+            init="default",
+        )
+    )
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     gen = torch.Generator().manual_seed(0)
     threads = torch.get_num_threads()
@@ -48,7 +59,9 @@ def _train(model, opt, gen):
             tgt_in, _ = pad([p[1] for p in pairs], prefix=BOS)
             tgt_out, tgt_mask = pad([p[1] for p in pairs], suffix=EOS)
             logits = model(src, mask, tgt_in)
-            tok = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), reduction="none")
+            tok = torch.nn.functional.cross_entropy(
+                logits.flatten(0, 1), tgt_out.flatten(), reduction="none"
+            )
             loss = (tok * tgt_mask.flatten()).sum() / tgt_mask.sum()
             opt.zero_grad()
             loss.backward()
@@ -118,26 +131,43 @@ def test_hypothesis_attention_covers_only_real_source_words(reverser):
     nbest = search.beam_search(reverser, src, mask, beam_size=4, n_best=2)
     for s, hyps in zip(sources, nbest):
         for h in hyps:
-            assert h.attention.shape == (len(h.tokens) + 1, len(s) + 1)  # words and the source's EOS
-            np.testing.assert_allclose(h.attention.sum(1), 1.0, atol=1e-5)  # no mass left for padding
+            assert h.attention.shape == (
+                len(h.tokens) + 1,
+                len(s) + 1,
+            )  # words and the source's EOS
+            np.testing.assert_allclose(
+                h.attention.sum(1), 1.0, atol=1e-5
+            )  # no mass left for padding
 
 
 def test_golden_nbest_from_seeded_tiny_model():
     torch.manual_seed(1234)
-    model = build_model(preset("smoke-rnnsearch", init="default", src_vocab=12, tgt_vocab=12)).eval()
+    model = build_model(
+        preset("smoke-rnnsearch", init="default", src_vocab=12, tgt_vocab=12)
+    ).eval()
     src, mask = pad_sources([[5, 6, 7, 8], [9, 10]])
     got = search.beam_search(model, src, mask, beam_size=4, n_best=3, max_len=6)
     # (values for the named GRU matrices of rnnlib.gru, whose seeded default draws differ from
     # the stacked ones before; the same weights give the same outputs as before to 1e-15)
     expected = [
-        [([9, 5, 9, 5, 9, 5], -12.21792), ([9, 5, 9, 5, 5, 5], -12.85606), ([9, 5, 9, 5, 5, 9], -12.90068)],
-        [([9, 5, 9, 5, 9, 5], -12.35719), ([9, 9, 5, 9, 5, 9], -12.93416), ([9, 5, 9, 9, 5, 9], -12.94181)],
+        [
+            ([9, 5, 9, 5, 9, 5], -12.21792),
+            ([9, 5, 9, 5, 5, 5], -12.85606),
+            ([9, 5, 9, 5, 5, 9], -12.90068),
+        ],
+        [
+            ([9, 5, 9, 5, 9, 5], -12.35719),
+            ([9, 9, 5, 9, 5, 9], -12.93416),
+            ([9, 5, 9, 9, 5, 9], -12.94181),
+        ],
     ]
     for hyps, exp in zip(got, expected):
         assert [h.tokens for h in hyps] == [t for t, _ in exp]
         np.testing.assert_allclose([h.score for h in hyps], [s for _, s in exp], atol=1e-4)
     # the last column is the source's EOS
-    np.testing.assert_allclose(got[0][0].attention[0], [0.1971, 0.2206, 0.1992, 0.1906, 0.1926], atol=1e-4)
+    np.testing.assert_allclose(
+        got[0][0].attention[0], [0.1971, 0.2206, 0.1992, 0.1906, 0.1926], atol=1e-4
+    )
     np.testing.assert_allclose(got[1][0].attention[0], [0.3291, 0.3318, 0.3391], atol=1e-4)
 
 
@@ -163,14 +193,16 @@ def test_score_equals_sum_of_step_log_probabilities(which, request):
     torch.testing.assert_close(search.score(model, src, mask, tgt), got)
     tgt_in, _ = pad(targets, prefix=BOS)
     tgt_out, tgt_mask = pad(targets, suffix=EOS)
-    torch.testing.assert_close(search.score(model, Batch(src, mask, tgt_in, tgt_out, tgt_mask)), got)
+    torch.testing.assert_close(
+        search.score(model, Batch(src, mask, tgt_in, tgt_out, tgt_mask)), got
+    )
 
 
 def test_beam_scores_are_model_log_probabilities(reverser):
     src, mask = pad_sources([p[0] for p in TEST[:4]])
     nbest = search.beam_search(reverser, src, mask, beam_size=3, n_best=3)
     for b, hyps in enumerate(nbest):
-        s = search.score(reverser, src[b:b + 1], mask[b:b + 1], [h.tokens for h in hyps[:1]])
+        s = search.score(reverser, src[b : b + 1], mask[b : b + 1], [h.tokens for h in hyps[:1]])
         assert float(s[0]) == pytest.approx(hyps[0].score, abs=1e-4)
         assert [h.score for h in hyps] == sorted([h.score for h in hyps], reverse=True)
 
@@ -180,8 +212,12 @@ def test_large_beam_finds_the_exact_nbest(encdec):
     src, mask = pad_sources([[5, 6, 7]])
     max_len = 3
     allowed = [UNK] + list(range(4, 14))
-    seqs = [list(t) for n in range(max_len + 1) for t in itertools.product(allowed, repeat=n)
-            if EOS not in t]
+    seqs = [
+        list(t)
+        for n in range(max_len + 1)
+        for t in itertools.product(allowed, repeat=n)
+        if EOS not in t
+    ]
     scores = search.score(encdec, src.expand(len(seqs), -1), mask.expand(len(seqs), -1), seqs)
     best = torch.topk(scores, 5)
     got = search.beam_search(encdec, src, mask, beam_size=1400, n_best=5, max_len=max_len)[0]
@@ -196,10 +232,24 @@ def test_forbid_unk_never_emits_unk(reverser):
     try:
         plain = search.beam_search(reverser, src, mask, beam_size=3)
         assert any(UNK in h[0].tokens for h in plain)
-        for fn in (lambda: [h[0] for h in search.beam_search(reverser, src, mask, beam_size=3, forbid_unk=True)],
-                   lambda: search.greedy(reverser, src, mask, forbid_unk=True),
-                   lambda: [x for h in search.sample(reverser, src, mask, n=5, forbid_unk=True,
-                                                     generator=torch.Generator().manual_seed(0)) for x in h]):
+        for fn in (
+            lambda: [
+                h[0] for h in search.beam_search(reverser, src, mask, beam_size=3, forbid_unk=True)
+            ],
+            lambda: search.greedy(reverser, src, mask, forbid_unk=True),
+            lambda: [
+                x
+                for h in search.sample(
+                    reverser,
+                    src,
+                    mask,
+                    n=5,
+                    forbid_unk=True,
+                    generator=torch.Generator().manual_seed(0),
+                )
+                for x in h
+            ],
+        ):
             hyps = fn()
             assert hyps and all(UNK not in h.tokens for h in hyps)
     finally:
@@ -220,7 +270,10 @@ def test_default_length_limit_is_three_times_the_source_with_its_end(encdec):
     with torch.no_grad():
         encdec.decoder.output.W_o.bias[EOS] -= 50.0  # the model never chooses to stop
     try:
-        lengths = [[len(h.tokens) for h in hyps] for hyps in search.beam_search(encdec, src, mask, beam_size=3, n_best=3)]
+        lengths = [
+            [len(h.tokens) for h in hyps]
+            for hyps in search.beam_search(encdec, src, mask, beam_size=3, n_best=3)
+        ]
         greedy = [len(h.tokens) for h in search.greedy(encdec, src, mask)]
     finally:
         with torch.no_grad():
@@ -254,7 +307,9 @@ def test_sampling_is_reproducible_and_scored(reverser):
     assert [[h.tokens for h in x] for x in a] == [[h.tokens for h in x] for x in b]
     # the trained reverser mostly samples the reversal
     assert sum(h.tokens == TEST[0][1] for h in a[0]) >= 25
-    s = search.score(reverser, src[:1].expand(5, -1), mask[:1].expand(5, -1), [h.tokens for h in a[0][:5]])
+    s = search.score(
+        reverser, src[:1].expand(5, -1), mask[:1].expand(5, -1), [h.tokens for h in a[0][:5]]
+    )
     np.testing.assert_allclose(s.numpy(), [h.score for h in a[0][:5]], atol=1e-4)
 
 

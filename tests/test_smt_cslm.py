@@ -1,4 +1,5 @@
 """Paper A's CSLM (rnnlib.smt.cslm): the network, its training, and its use inside the decoder."""
+
 import math
 from collections import Counter
 
@@ -20,7 +21,9 @@ TEXT = ["x y z", "x y z", "x y", "y z", "x z", "w y z", "z z x y", "w x y z"]
 def tiny(order=4, seed=0):
     torch.manual_seed(seed)
     vocab = Vocab.build(Counter(w for s in TEXT for w in s.split()), 100)
-    return CSLM(CSLMConfig(vocab=len(vocab), order=order, emb=6, hidden=(12, 8), init_scale=0.3)), vocab
+    return CSLM(
+        CSLMConfig(vocab=len(vocab), order=order, emb=6, hidden=(12, 8), init_scale=0.3)
+    ), vocab
 
 
 def test_ngrams_pad_with_bos_and_end_with_eos():
@@ -38,8 +41,12 @@ def test_training_lowers_the_dev_perplexity():
     model, vocab = tiny()
     grams = ngrams([s.split() for s in TEXT] * 5, vocab, 4)
     before = perplexity(model, grams)
-    res = train_cslm(model, grams, grams, updates=300, batch_size=16, lr=1e-2, eval_every=100, seed=0)
-    assert res["best_dev_ppl"] == pytest.approx(perplexity(model, grams))  # the best parameters are kept
+    res = train_cslm(
+        model, grams, grams, updates=300, batch_size=16, lr=1e-2, eval_every=100, seed=0
+    )
+    assert res["best_dev_ppl"] == pytest.approx(
+        perplexity(model, grams)
+    )  # the best parameters are kept
     assert res["best_dev_ppl"] < before / 2
 
 
@@ -51,7 +58,9 @@ def test_cslm_scores_are_batched_and_cached():
     lp, state = f.extend(f.begin(), ("x", "y", "z"))
     assert f.forwards == 1  # everything was cached
     g = torch.tensor([[BOS, BOS, BOS], [BOS, BOS, vocab["x"]], [BOS, vocab["x"], vocab["y"]]])
-    direct = model(g).gather(1, torch.tensor([[vocab["x"]], [vocab["y"]], [vocab["z"]]])).sum().item()
+    direct = (
+        model(g).gather(1, torch.tensor([[vocab["x"]], [vocab["y"]], [vocab["z"]]])).sum().item()
+    )
     assert lp == pytest.approx(direct, abs=1e-5)
     assert state == (vocab["x"], vocab["y"], vocab["z"])
 
@@ -59,7 +68,9 @@ def test_cslm_scores_are_batched_and_cached():
 def _decoder(toy, model, vocab, stack=1000):
     table, lm = toy
     cslm = CSLMFeature(model, vocab)
-    dec = Decoder(table, lm, config=DecoderConfig(stack_size=stack, distortion_limit=3, workers=1), lms=[cslm])
+    dec = Decoder(
+        table, lm, config=DecoderConfig(stack_size=stack, distortion_limit=3, workers=1), lms=[cslm]
+    )
     dec.set_weights(np.r_[dec.weights[:-1], 0.6])
     return dec, cslm
 
@@ -80,10 +91,15 @@ def test_cslm_in_the_search_equals_rescoring_every_derivation(toy, src):
     assert out.words == best[1]
     assert out.score == pytest.approx(best[0], abs=1e-6)
     np.testing.assert_allclose(out.features, best[2], atol=1e-6)
-    assert out.features[-1] == pytest.approx(cslm.sentence_logprob(out.words), abs=1e-6) and out.features[-1] < 0
+    assert (
+        out.features[-1] == pytest.approx(cslm.sentence_logprob(out.words), abs=1e-6)
+        and out.features[-1] < 0
+    )
 
 
-def test_recombination_never_merges_hypotheses_with_different_cslm_histories(toy, tmp_path, monkeypatch):
+def test_recombination_never_merges_hypotheses_with_different_cslm_histories(
+    toy, tmp_path, monkeypatch
+):
     # a bigram KenLM only remembers the last word; the 4-gram CSLM remembers three
     table, _ = toy
     train_arpa([s.split() for s in TEXT], tmp_path / "lm2.arpa", 2)
@@ -95,7 +111,9 @@ def test_recombination_never_merges_hypotheses_with_different_cslm_histories(toy
     original = decoder_module._Search.add
 
     def history(prev, o):
-        words = [w for h in reversed(decoder_module._chain(prev)) for w in h.opt.words] + list(o.words)
+        words = [w for h in reversed(decoder_module._chain(prev)) for w in h.opt.words] + list(
+            o.words
+        )
         return tuple(([BOS] * 3 + [vocab[w] for w in words])[-3:])
 
     def add(self, prev, o, cov, t, end, state, *rest):

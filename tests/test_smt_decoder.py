@@ -1,4 +1,5 @@
 """The stack decoder (rnnlib.smt.decoder), MERT (rnnlib.smt.tune) and extra features."""
+
 import itertools
 import math
 
@@ -6,8 +7,15 @@ import numpy as np
 import pytest
 
 from rnnlib.smt.decoder import Decoder, DecoderConfig
-from rnnlib.smt.features import (BASE_FEATURES, EXTRA, TM_FEATURES, UNKNOWN_WORD_PENALTY, Feature, FeatureTable,
-                                 unknown_word_table)
+from rnnlib.smt.features import (
+    BASE_FEATURES,
+    EXTRA,
+    TM_FEATURES,
+    UNKNOWN_WORD_PENALTY,
+    Feature,
+    FeatureTable,
+    unknown_word_table,
+)
 from rnnlib.smt.lm import NgramLM, train_arpa
 from rnnlib.smt.tune import bleu_from_stats, bleu_stats, tune
 
@@ -32,8 +40,12 @@ def toy(tmp_path):
 def derivations(table, lm, src, dl, extra=()):
     """``(words, features)`` of every segmentation, order and option (distortion limit ``dl``)."""
     n = len(src)
-    spans = [(i, j) for i in range(n) for j in range(i + 1, n + 1)
-             if tuple(src[i:j]) in table or j == i + 1]
+    spans = [
+        (i, j)
+        for i in range(n)
+        for j in range(i + 1, n + 1)
+        if tuple(src[i:j]) in table or j == i + 1
+    ]
     for k in range(1, n + 1):
         for combo in itertools.permutations(spans, k):
             covered = sorted(p for i, j in combo for p in range(i, j))
@@ -103,7 +115,9 @@ def test_decoder_finds_the_best_translation(toy):
 def test_decoder_matches_brute_force_search(toy, src):
     table, lm = toy
     w = np.array([0.3, 0.1, 0.2, 0.1, -0.5, -0.3, 0.4, 0.8, 1.0])
-    dec = Decoder(table, lm, weights=w, config=DecoderConfig(stack_size=1000, distortion_limit=2, workers=1))
+    dec = Decoder(
+        table, lm, weights=w, config=DecoderConfig(stack_size=1000, distortion_limit=2, workers=1)
+    )
     out = dec.translate(src)[0]
     score, words = brute_force(table, lm, src, w, 2)
     assert out.score == pytest.approx(score, abs=1e-6)
@@ -128,9 +142,20 @@ def test_nbest_lists_are_distinct_sorted_and_scored(toy):
 def test_nbest_lists_match_brute_force_search(toy, src, with_extra):
     # with a wide beam the n-best list is the exact list of the best distinct strings
     table, lm = toy
-    extra = [FeatureTable(["likes_w", "two"], {(("a",), ("w",)): [1.5, -1.0], (("c",), ("z", "z")): [0.0, 2.0]},
-                          default=[0.0, 0.5])] if with_extra else []
-    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1), extra=extra)
+    extra = (
+        [
+            FeatureTable(
+                ["likes_w", "two"],
+                {(("a",), ("w",)): [1.5, -1.0], (("c",), ("z", "z")): [0.0, 2.0]},
+                default=[0.0, 0.5],
+            )
+        ]
+        if with_extra
+        else []
+    )
+    dec = Decoder(
+        table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1), extra=extra
+    )
     if with_extra:
         dec.set_weights(np.r_[dec.weights[:EXTRA], 0.4, -0.3])
     lst = dec.translate(src, nbest=12)
@@ -147,23 +172,45 @@ def test_nbest_golden(toy):
     table, lm = toy
     dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1))
     got = [" ".join(t.words) for t in dec.translate(["b", "a", "c"], nbest=10)]
-    assert got == ["x y z", "x y z z", "x w z", "x z y", "y x z", "w x z", "x z w", "z x y", "y z x", "x w z z"]
+    assert got == [
+        "x y z",
+        "x y z z",
+        "x w z",
+        "x z y",
+        "y x z",
+        "w x z",
+        "x z w",
+        "z x y",
+        "y z x",
+        "x w z z",
+    ]
 
 
 def test_feature_vector_is_laid_out_by_name(toy):
     table, lm = toy
     pairs = [(s, t) for s, opts in table.items() for t, _ in opts]
-    dec = Decoder(table, lm, config=DecoderConfig(workers=1),
-                  extra=[unknown_word_table(pairs, shortlist={"x", "y"})])
+    dec = Decoder(
+        table,
+        lm,
+        config=DecoderConfig(workers=1),
+        extra=[unknown_word_table(pairs, shortlist={"x", "y"})],
+    )
     assert dec.feature_names == list(BASE_FEATURES) + ["unk_words"]
-    assert [dec.feature_names[f] for f in (Feature.P_T_GIVEN_S, Feature.PHRASE_PENALTY, Feature.DISTORTION,
-                                           Feature.LM)] == ["log p(t|s)", "phrase_penalty", "distortion", "lm"]
+    assert [
+        dec.feature_names[f]
+        for f in (Feature.P_T_GIVEN_S, Feature.PHRASE_PENALTY, Feature.DISTORTION, Feature.LM)
+    ] == ["log p(t|s)", "phrase_penalty", "distortion", "lm"]
     out = dec.translate(["b", "a", "c"])[0]
     assert out.words == ["x", "y", "z"]  # b -> x, a -> y, c -> z, in order
     f = dict(zip(dec.feature_names, out.features))
     assert f["log p(t|s)"] == pytest.approx(math.log(0.9 * 0.6 * 0.9))
     assert f["log p(s|t)"] == pytest.approx(math.log(0.8 * 0.7 * 0.9))
-    assert (f["phrase_penalty"], f["word_penalty"], f["distortion"], f["unk_words"]) == (3, -3, 0, 1)
+    assert (f["phrase_penalty"], f["word_penalty"], f["distortion"], f["unk_words"]) == (
+        3,
+        -3,
+        0,
+        1,
+    )
     assert f["lm"] == pytest.approx(lm.score("x y z", bos=True, eos=True) * math.log(10))
 
 
@@ -180,7 +227,9 @@ def test_options_cached_across_sentences_and_weights_equal_a_fresh_decoders(toy)
     the weights change: after new weights it decodes as a decoder built with them does."""
     table, lm = toy
     sents = [["b", "a", "c"], ["a", "c"], ["c", "b", "a"], ["a", "q"]]
-    cfg = DecoderConfig(workers=1, ttable_limit=1)  # only the best option per span: the ranking matters
+    cfg = DecoderConfig(
+        workers=1, ttable_limit=1
+    )  # only the best option per span: the ranking matters
     reused = Decoder(table, lm, config=cfg)
     reused.translate_corpus(sents, 3)
     rng = np.random.default_rng(0)
@@ -188,8 +237,14 @@ def test_options_cached_across_sentences_and_weights_equal_a_fresh_decoders(toy)
         w = reused.weights + rng.normal(0, 0.5, len(reused.weights))
         reused.set_weights(w)
         fresh = Decoder(table, lm, weights=w, config=cfg)
-        got = [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in reused.translate_corpus(sents, 3)]
-        want = [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in fresh.translate_corpus(sents, 3)]
+        got = [
+            [(t.words, t.features.tolist(), t.score) for t in lst]
+            for lst in reused.translate_corpus(sents, 3)
+        ]
+        want = [
+            [(t.words, t.features.tolist(), t.score) for t in lst]
+            for lst in fresh.translate_corpus(sents, 3)
+        ]
         assert got == want
 
 
@@ -229,7 +284,9 @@ def test_options_are_pruned_by_the_full_weighted_score_not_by_p_t_given_s(toy):
     assert out.words == ["z"] and out.features[-1] == 3.0
     # a table pruned when built (the top 2 by p(t|s)) could never have produced it
     pruned = {("a",): table[("a",)][:2]}
-    dec = Decoder(pruned, lm, config=DecoderConfig(workers=1, ttable_limit=2), extra=[extra], weights=w)
+    dec = Decoder(
+        pruned, lm, config=DecoderConfig(workers=1, ttable_limit=2), extra=[extra], weights=w
+    )
     assert dec.translate(["a"])[0].words != ["z"]
 
 
@@ -247,7 +304,9 @@ def test_unknown_word_table_counts_words_outside_the_shortlist(tmp_path):
 
 def test_a_feature_table_without_the_pair_fails_loudly_in_the_decoder(toy):
     table, lm = toy
-    partial = FeatureTable(["f"], {(("b",), ("x",)): [1.0], (("a",), ("y",)): [1.0], (("c",), ("z",)): [1.0]})
+    partial = FeatureTable(
+        ["f"], {(("b",), ("x",)): [1.0], (("a",), ("y",)): [1.0], (("c",), ("z",)): [1.0]}
+    )
     dec = Decoder(table, lm, config=DecoderConfig(workers=1), extra=[partial])
     with pytest.raises(KeyError, match="no value"):
         dec.translate(["b", "a", "c"])
@@ -258,10 +317,15 @@ def test_copied_unknown_word_gets_moses_penalty_and_a_phrase_is_preferred(toy):
     dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1))
     out = dec.translate(["a", "q"])[0]
     assert out.words[-1] == "q" and out.features[Feature.UNKNOWN_WORD] == UNKNOWN_WORD_PENALTY
-    assert dec.feature_names[Feature.UNKNOWN_WORD] == "unknown_word" and dec.fixed[Feature.UNKNOWN_WORD]
+    assert (
+        dec.feature_names[Feature.UNKNOWN_WORD] == "unknown_word"
+        and dec.fixed[Feature.UNKNOWN_WORD]
+    )
     # a rare phrase covering the unknown word beats the copy (which a 0.0 score would have preferred)
     table = {**table, ("a", "q"): [(("y", "w"), P(0.01, 0.01, 0.01, 0.01))]}
-    out = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1)).translate(["a", "q"])[0]
+    out = Decoder(
+        table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1)
+    ).translate(["a", "q"])[0]
     assert out.words == ["y", "w"] and out.features[Feature.UNKNOWN_WORD] == 0.0
 
 
@@ -277,14 +341,18 @@ def test_mert_raises_dev_bleu(tmp_path):
     # one x_i, which only the LM (trained on references) prefers. Start with LM weight 0.
     rng = np.random.default_rng(0)
     words = [f"s{i}" for i in range(6)]
-    table = {(w,): [((f"z{i}",), P(0.7, 0.7, 0.7, 0.7)), ((f"x{i}",), P(0.3, 0.3, 0.3, 0.3))]
-             for i, w in enumerate(words)}
+    table = {
+        (w,): [((f"z{i}",), P(0.7, 0.7, 0.7, 0.7)), ((f"x{i}",), P(0.3, 0.3, 0.3, 0.3))]
+        for i, w in enumerate(words)
+    }
     src = [list(rng.choice(words, size=5)) for _ in range(30)]
     refs = [[[w.replace("s", "x") for w in s]] for s in src]
     train_arpa([r[0] for r in refs] * 2, tmp_path / "lm.arpa", 3)
     lm = NgramLM(tmp_path / "lm.arpa").model
     w0 = np.array([0.2, 0.2, 0.2, 0.2, 0.0, 0.0, 0.1, 0.0, 1.0])
-    dec = Decoder(table, lm, weights=w0, config=DecoderConfig(stack_size=40, distortion_limit=0, workers=1))
+    dec = Decoder(
+        table, lm, weights=w0, config=DecoderConfig(stack_size=40, distortion_limit=0, workers=1)
+    )
     res = tune(dec, src, refs, nbest=40, max_iterations=4, seed=1, restarts=2)
     before = res.history[0]["dev_bleu"]
     after = sum(bleu_stats(dec.translate(s)[0].words, r) for s, r in zip(src, refs))
@@ -296,6 +364,7 @@ def test_mert_raises_dev_bleu(tmp_path):
 
 def test_line_search_finds_the_best_step():
     from rnnlib.smt.tune import CandidatePool, line_search
+
     rng = np.random.default_rng(3)
     feats = [rng.normal(size=(int(rng.integers(1, 9)), 3)) for _ in range(25)]
     stats = []
@@ -313,6 +382,7 @@ def test_line_search_finds_the_best_step():
 
 def test_bleu_stats_by_hand_and_against_sacrebleu():
     import sacrebleu
+
     hyp = "the cat sat on the mat today".split()
     refs = ["the cat sat on a mat".split(), "a cat is on the mat".split()]
     # clipped matches 5/5/3/1 of 7/6/5/4 n-grams; closest reference length 6
@@ -320,7 +390,9 @@ def test_bleu_stats_by_hand_and_against_sacrebleu():
     hyps = ["the cat sat on the mat today", "a dog ran in the park", "it is raining hard now"]
     r1 = ["the cat sat on a mat", "the dog ran in a park", "it is raining now"]
     r2 = ["a cat is on the mat", "a dog runs in the park", "it rains hard now"]
-    ours = bleu_from_stats(sum(bleu_stats(h.split(), [a.split(), b.split()]) for h, a, b in zip(hyps, r1, r2)))
+    ours = bleu_from_stats(
+        sum(bleu_stats(h.split(), [a.split(), b.split()]) for h, a, b in zip(hyps, r1, r2))
+    )
     theirs = sacrebleu.corpus_bleu(hyps, [r1, r2], tokenize="none", smooth_method="none").score
     assert ours == pytest.approx(theirs, abs=1e-6)
 
@@ -328,12 +400,20 @@ def test_bleu_stats_by_hand_and_against_sacrebleu():
 def test_a_second_language_model_is_its_own_stateful_feature(toy, tmp_path):
     # a bigram LM on other text as a second LM: exact against brute force with both LM features
     from rnnlib.smt.decoder import KenLMFeature
+
     table, lm = toy
     train_arpa([s.split() for s in ["z y x", "y x", "x z z", "w z"]] * 2, tmp_path / "lm2.arpa", 2)
     lm2 = NgramLM(tmp_path / "lm2.arpa").model
-    dec = Decoder(table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1),
-                  lms=[KenLMFeature(lm2, name="lm2")])
-    assert dec.feature_names == list(BASE_FEATURES) + ["lm2"] and dec.lm_index == [Feature.LM, EXTRA]
+    dec = Decoder(
+        table,
+        lm,
+        config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1),
+        lms=[KenLMFeature(lm2, name="lm2")],
+    )
+    assert dec.feature_names == list(BASE_FEATURES) + ["lm2"] and dec.lm_index == [
+        Feature.LM,
+        EXTRA,
+    ]
     dec.set_weights(np.r_[dec.weights[:EXTRA], 0.7])
     for src in (["b", "a", "c"], ["a", "q", "b", "c"]):
         best = {}

@@ -1,4 +1,5 @@
 """The modified Kneser-Ney LM (rnnlib.smt.lm), read back through KenLM."""
+
 import pytest
 
 from rnnlib.smt.lm import NgramLM, estimate, train_arpa
@@ -46,6 +47,8 @@ def test_order_must_be_at_least_two():
 def test_loading_an_arpa_file_prints_nothing(tmp_path, capfd):
     train_arpa(CORPUS, tmp_path / "lm.arpa", 3)
     capfd.readouterr()
-    lm = NgramLM(tmp_path / "lm.arpa")            # KenLM writes from C++ to file descriptor 2
+    lm = NgramLM(tmp_path / "lm.arpa")  # KenLM writes from C++ to file descriptor 2
     out, err = capfd.readouterr()
-    assert lm.order == 3 and out == "" and err == ""  # no "build a binary file" advice, no progress bar
+    assert (
+        lm.order == 3 and out == "" and err == ""
+    )  # no "build a binary file" advice, no progress bar

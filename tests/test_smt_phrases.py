@@ -1,4 +1,5 @@
 """Phrase extraction and scoring (rnnlib.smt.phrases) and symmetrisation (rnnlib.smt.align)."""
+
 import numpy as np
 import pytest
 
@@ -11,27 +12,45 @@ LINKS = [(0, 0), (1, 1), (2, 2), (3, 4)]
 
 
 def pairs(src, tgt, links, max_len):
-    return {(" ".join(src[a:b + 1]), " ".join(tgt[c:d + 1])) for a, b, c, d in extract_spans(links, len(src), len(tgt), max_len)}
+    return {
+        (" ".join(src[a : b + 1]), " ".join(tgt[c : d + 1]))
+        for a, b, c, d in extract_spans(links, len(src), len(tgt), max_len)
+    }
 
 
 def test_extraction_gives_exactly_the_consistent_pairs():
     # worked out by hand: every source span, its minimal target span, then widening over "ja"
     expected = {
-        ("the", "das"), ("the house", "das haus"),
-        ("the house is", "das haus ist"), ("the house is", "das haus ist ja"),
+        ("the", "das"),
+        ("the house", "das haus"),
+        ("the house is", "das haus ist"),
+        ("the house is", "das haus ist ja"),
         ("the house is small", "das haus ist ja klein"),
-        ("house", "haus"), ("house is", "haus ist"), ("house is", "haus ist ja"),
+        ("house", "haus"),
+        ("house is", "haus ist"),
+        ("house is", "haus ist ja"),
         ("house is small", "haus ist ja klein"),
-        ("is", "ist"), ("is", "ist ja"), ("is small", "ist ja klein"),
-        ("small", "klein"), ("small", "ja klein"),
+        ("is", "ist"),
+        ("is", "ist ja"),
+        ("is small", "ist ja klein"),
+        ("small", "klein"),
+        ("small", "ja klein"),
     }
     assert pairs(SRC, TGT, LINKS, 7) == expected
     assert len(extract_spans(LINKS, 4, 5, 7)) == 14  # no duplicates
 
 
 def test_extraction_respects_the_length_limit():
-    expected = {("the", "das"), ("the house", "das haus"), ("house", "haus"), ("house is", "haus ist"),
-                ("is", "ist"), ("is", "ist ja"), ("small", "klein"), ("small", "ja klein")}
+    expected = {
+        ("the", "das"),
+        ("the house", "das haus"),
+        ("house", "haus"),
+        ("house is", "haus ist"),
+        ("is", "ist"),
+        ("is", "ist ja"),
+        ("small", "klein"),
+        ("small", "ja klein"),
+    }
     assert pairs(SRC, TGT, LINKS, 2) == expected
 
 
@@ -64,8 +83,12 @@ def test_scores_and_pruning(tmp_path):
 
 def test_grow_diag_final_and():
     # the neighbour (1,2) of an intersection point is added; (2,2) then neighbours (1,2)
-    assert grow_diag_final_and([(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1), (2, 2)], 3, 3) == \
-        [(0, 0), (1, 1), (1, 2), (2, 2)]
+    assert grow_diag_final_and([(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1), (2, 2)], 3, 3) == [
+        (0, 0),
+        (1, 1),
+        (1, 2),
+        (2, 2),
+    ]
     # final-and: a lone union link joins only if both its words are unaligned
     assert grow_diag_final_and([(0, 0), (2, 2)], [(0, 0)], 3, 3) == [(0, 0), (2, 2)]
     assert grow_diag_final_and([(0, 0), (0, 2)], [(0, 0)], 3, 3) == [(0, 0)]

@@ -1,4 +1,5 @@
 """The whole baseline (rnnlib.smt.system) on a synthetic corpus, through the artifact cache."""
+
 import json
 
 import numpy as np
@@ -7,12 +8,23 @@ import pytest
 from rnnlib.cache import ArtifactCache
 from rnnlib.smt.decoder import DecoderConfig
 from rnnlib.smt.features import unknown_word_table
-from rnnlib.smt.system import SMTConfig, SMTData, build_alignment, decoding_pairs, link_agreement, run
+from rnnlib.smt.system import (
+    SMTConfig,
+    SMTData,
+    build_alignment,
+    decoding_pairs,
+    link_agreement,
+    run,
+)
 
 
 def synthetic(n, rng):
     """A toy language pair: word-for-word lexicon, and "ADJ NOUN" becomes "NOUN ADJ"."""
-    nouns, adjs, verbs = [f"n{i}" for i in range(12)], [f"a{i}" for i in range(6)], [f"v{i}" for i in range(6)]
+    nouns, adjs, verbs = (
+        [f"n{i}" for i in range(12)],
+        [f"a{i}" for i in range(6)],
+        [f"v{i}" for i in range(6)],
+    )
     src, tgt = [], []
     for _ in range(n):
         s, t = [], []
@@ -38,10 +50,23 @@ def test_pipeline_end_to_end_and_cached(tmp_path):
     train = synthetic(400, rng)
     dev = synthetic(30, rng)
     test = synthetic(30, rng)
-    data = SMTData(train_src=train[0], train_tgt=train[1], dev_src=dev[0], dev_tgt=dev[1], test_src=test[0],
-                   dev_refs=[[" ".join(t) for t in dev[1]]], test_refs=[[" ".join(t) for t in test[1]]])
-    cfg = SMTConfig(lm_order=3, tune_nbest=20, mert_iterations=3, mert_restarts=1,
-                    decoder=DecoderConfig(stack_size=20, workers=1), eflomal_rel_iterations=0.5)
+    data = SMTData(
+        train_src=train[0],
+        train_tgt=train[1],
+        dev_src=dev[0],
+        dev_tgt=dev[1],
+        test_src=test[0],
+        dev_refs=[[" ".join(t) for t in dev[1]]],
+        test_refs=[[" ".join(t) for t in test[1]]],
+    )
+    cfg = SMTConfig(
+        lm_order=3,
+        tune_nbest=20,
+        mert_iterations=3,
+        mert_restarts=1,
+        decoder=DecoderConfig(stack_size=20, workers=1),
+        eflomal_rel_iterations=0.5,
+    )
     cache = ArtifactCache(tmp_path / "cache")
     res = run(data, cfg, cache, detokenize=" ".join, log=lambda msg: None)
     bleu = res.bleu
@@ -58,7 +83,9 @@ def test_pipeline_end_to_end_and_cached(tmp_path):
     assert json.loads(again.evaluation.file("bleu.json").read_text()) == bleu
 
     # an extra phrase-pair feature reuses alignment, table and LM, and is tuned
-    pairs = decoding_pairs(res.phrase_table.file("phrase_table.npz"), dev[0] + test[0], cfg.decoder.max_phrase_len)
+    pairs = decoding_pairs(
+        res.phrase_table.file("phrase_table.npz"), dev[0] + test[0], cfg.decoder.max_phrase_len
+    )
     assert (("the",), ("le",)) in pairs
     extra = unknown_word_table(pairs, shortlist={"le"})
     cache.events.clear()
@@ -73,7 +100,14 @@ def test_link_agreement_counts_common_links_and_identical_pairs(tmp_path):
     b.write_text("0-0 1-1\n0-1\n0-1 1-0\n", encoding="utf-8")
     got = link_agreement(a, b)
     # 6 and 5 links, 4 in common: F1 = 8 / 11; only the first pair is aligned identically
-    assert got == {"links_a": 6, "links_b": 5, "common": 4, "f1": 8 / 11, "identical_pairs": 1, "pairs": 3}
+    assert got == {
+        "links_a": 6,
+        "links_b": 5,
+        "common": 4,
+        "f1": 8 / 11,
+        "identical_pairs": 1,
+        "pairs": 3,
+    }
     b.write_text("0-0 1-1\n", encoding="utf-8")
     with pytest.raises(ValueError, match="has 3 lines"):
         link_agreement(a, b)
@@ -82,9 +116,15 @@ def test_link_agreement_counts_common_links_and_identical_pairs(tmp_path):
 def test_a_second_alignment_run_is_its_own_artifact(tmp_path):
     rng = np.random.default_rng(1)
     train = synthetic(200, rng)
-    data = SMTData(train_src=train[0], train_tgt=train[1], dev_src=train[0][:5], dev_tgt=train[1][:5],
-                   test_src=train[0][:5], dev_refs=[[" ".join(t) for t in train[1][:5]]],
-                   test_refs=[[" ".join(t) for t in train[1][:5]]])
+    data = SMTData(
+        train_src=train[0],
+        train_tgt=train[1],
+        dev_src=train[0][:5],
+        dev_tgt=train[1][:5],
+        test_src=train[0][:5],
+        dev_refs=[[" ".join(t) for t in train[1][:5]]],
+        test_refs=[[" ".join(t) for t in train[1][:5]]],
+    )
     cfg, cache = SMTConfig(eflomal_rel_iterations=0.5), ArtifactCache(tmp_path / "cache")
     first, second = build_alignment(data, cfg, cache), build_alignment(data, cfg, cache, run=2)
     assert first.key != second.key and build_alignment(data, cfg, cache).key == first.key

@@ -1,4 +1,5 @@
 """N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts (rnnlib.experiments.cho2014_cslm)."""
+
 import json
 from collections import Counter
 
@@ -12,7 +13,14 @@ from rnnlib.corpus.vocab import Vocab
 from rnnlib.smt.cslm import CSLM, CSLMConfig, CSLMFeature
 from rnnlib.smt.decoder import DecoderConfig, Translation
 from rnnlib.smt.system import SMTConfig, SMTData, run
-from rnnlib.smt.rescore import LMScore, Rescorer, SentenceFeature, ShortlistWords, rerank, tune_rescored
+from rnnlib.smt.rescore import (
+    LMScore,
+    Rescorer,
+    SentenceFeature,
+    ShortlistWords,
+    rerank,
+    tune_rescored,
+)
 from rnnlib.smt.tune import mert_loop
 from test_smt_pipeline import synthetic
 
@@ -44,14 +52,22 @@ class HandBuilt:
 
     def __init__(self, n):
         self.weights = np.array([1.0])
-        self.lists = [[Translation(words("bad", i), np.array([float(i % 2 == 0)]), 0.0),
-                       Translation(words("good", i), np.array([float(i % 2 == 1)]), 0.0)] for i in range(n)]
+        self.lists = [
+            [
+                Translation(words("bad", i), np.array([float(i % 2 == 0)]), 0.0),
+                Translation(words("good", i), np.array([float(i % 2 == 1)]), 0.0),
+            ]
+            for i in range(n)
+        ]
 
     def set_weights(self, w):
         self.weights = np.asarray(w, dtype=np.float64)
 
     def translate_corpus(self, src, nbest):
-        return [sorted(lst, key=lambda c: -float(c.features @ self.weights))[:nbest] for lst in self.lists]
+        return [
+            sorted(lst, key=lambda c: -float(c.features @ self.weights))[:nbest]
+            for lst in self.lists
+        ]
 
 
 def test_the_rescoring_feature_flips_the_winner_after_tuning():
@@ -60,14 +76,20 @@ def test_the_rescoring_feature_flips_the_winner_after_tuning():
     refs = [[words("good", i)] for i in range(n)]
     src = [["s", str(i)] for i in range(n)]
     feature = Marked()
-    res = tune_rescored(dec, src, refs, Rescorer([feature]), nbest=2, max_iterations=3, seed=1, start=0.0)
-    assert res.history[0]["dev_bleu"] < 80  # rescoring weight 0: the decoder's winner is wrong in half the sentences
+    res = tune_rescored(
+        dec, src, refs, Rescorer([feature]), nbest=2, max_iterations=3, seed=1, start=0.0
+    )
+    assert (
+        res.history[0]["dev_bleu"] < 80
+    )  # rescoring weight 0: the decoder's winner is wrong in half the sentences
     assert res.best_dev_bleu == pytest.approx(100.0)
     assert res.feature_names == ["d", "marked"]
     assert res.weights[1] > 0
     best = rerank(Rescorer([feature]).extend(dec.translate_corpus(src, 2)), res.weights)
     assert [lst[0].words[1] for lst in best] == ["good"] * n
-    assert feature.calls == 1  # each distinct candidate is scored once (remembered across iterations)
+    assert (
+        feature.calls == 1
+    )  # each distinct candidate is scored once (remembered across iterations)
     # without the feature no weight of the decoder's own makes the reference win everywhere
     alone = tune_rescored(HandBuilt(n), src, refs, Rescorer([]), nbest=2, max_iterations=3, seed=1)
     assert alone.best_dev_bleu < 80
@@ -78,16 +100,26 @@ def test_feature_vectors_of_the_wrong_length_fail_with_a_clear_error():
     with pytest.raises(ValueError, match="2 feature values for 3 weights"):
         rerank(lists, [1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match=r"has 2 feature values for 3 weights \['x', 'y', 'z'\]"):
-        mert_loop(lambda w: lists, np.ones(3), [[["a"]]], feature_names=["x", "y", "z"], max_iterations=1)
+        mert_loop(
+            lambda w: lists, np.ones(3), [[["a"]]], feature_names=["x", "y", "z"], max_iterations=1
+        )
 
     class Broken(SentenceFeature):
         def values(self, hyps):
             return np.zeros((len(hyps), 2))
 
-    with pytest.raises(ValueError, match=r"sentence feature \['broken'\]: values of shape \(1, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"sentence feature \['broken'\]: values of shape \(1, 2\)"
+    ):
         Rescorer([Broken(["broken"])]).extend(lists)
     with pytest.raises(ValueError, match="start has 2 values"):
-        tune_rescored(HandBuilt(2), [["s"]] * 2, [[words("good", 0)]] * 2, Rescorer([Marked()]), start=[0.1, 0.2])
+        tune_rescored(
+            HandBuilt(2),
+            [["s"]] * 2,
+            [[words("good", 0)]] * 2,
+            Rescorer([Marked()]),
+            start=[0.1, 0.2],
+        )
 
 
 TEXT = ["x y z", "x y z", "x y", "y z", "x z", "w y z", "z z x y", "w x y z"]
@@ -112,7 +144,9 @@ def test_cslm_artifact_is_trained_once_and_keyed_by_its_settings(tmp_path):
     vocab = Vocab.build(Counter(w for s in sents for w in s), 100)
     cache = ArtifactCache(tmp_path / "cache")
     cfg = CSLMConfig(vocab=len(vocab), order=4, emb=6, hidden=(12, 8), init_scale=0.3)
-    kw = dict(updates=150, batch_size=16, lr=1e-2, eval_every=50, dev_share=0.1, seed=0, data="tiny")
+    kw = dict(
+        updates=150, batch_size=16, lr=1e-2, eval_every=50, dev_share=0.1, seed=0, data="tiny"
+    )
     art = cslm_run(cache, cfg, sents, sents[:8], vocab, **kw)
     assert not art.from_cache and art.extra["best_dev_ppl"] < len(vocab) / 2  # it learned something
     assert art.extra["train_ngrams"] + art.extra["dev_ngrams"] == sum(len(s) + 1 for s in sents)
@@ -128,22 +162,41 @@ def toy_system(tmp_path_factory):
     """A synthetic phrase-based system whose evaluation keeps 10-best lists."""
     rng = np.random.default_rng(0)
     train, dev, test = synthetic(300, rng), synthetic(20, rng), synthetic(20, rng)
-    data = SMTData(train_src=train[0], train_tgt=train[1], dev_src=dev[0], dev_tgt=dev[1], test_src=test[0],
-                   dev_refs=[[" ".join(t) for t in dev[1]]], test_refs=[[" ".join(t) for t in test[1]]])
-    cfg = SMTConfig(lm_order=3, tune_nbest=10, mert_iterations=2, mert_restarts=1, eval_nbest=10,
-                    decoder=DecoderConfig(stack_size=10, workers=1), eflomal_rel_iterations=0.5)
+    data = SMTData(
+        train_src=train[0],
+        train_tgt=train[1],
+        dev_src=dev[0],
+        dev_tgt=dev[1],
+        test_src=test[0],
+        dev_refs=[[" ".join(t) for t in dev[1]]],
+        test_refs=[[" ".join(t) for t in test[1]]],
+    )
+    cfg = SMTConfig(
+        lm_order=3,
+        tune_nbest=10,
+        mert_iterations=2,
+        mert_restarts=1,
+        eval_nbest=10,
+        decoder=DecoderConfig(stack_size=10, workers=1),
+        eflomal_rel_iterations=0.5,
+    )
     cache = ArtifactCache(tmp_path_factory.mktemp("rescore") / "cache")
     base = run(data, cfg, cache, detokenize=" ".join, log=lambda msg: None)
-    vocab = Vocab.build(Counter(w for s in train[1][:50] for w in s), 100)  # a small shortlist: some words outside
+    vocab = Vocab.build(
+        Counter(w for s in train[1][:50] for w in s), 100
+    )  # a small shortlist: some words outside
     return data, cfg, cache, base, vocab
 
 
 def test_base_evaluation_keeps_the_nbest_lists_whose_first_candidates_are_the_output(toy_system):
     from rnnlib.smt.rescore import load_nbest
+
     data, cfg, cache, base, vocab = toy_system
     lists = load_nbest(base.evaluation.file("test.nbest.json.gz"))
     assert len(lists) == 20 and max(len(x) for x in lists) == 10
-    assert [" ".join(x[0].words) for x in lists] == base.evaluation.file("test.tok.txt").read_text().splitlines()
+    assert [" ".join(x[0].words) for x in lists] == base.evaluation.file(
+        "test.tok.txt"
+    ).read_text().splitlines()
     w = np.array([base.weights[n] for n in base.weights])
     assert all(x[0].features @ w >= c.features @ w - 1e-9 for x in lists for c in x)
 
@@ -153,20 +206,28 @@ def test_rescored_rows_from_the_base_lists_decode_nothing_and_share_feature_valu
     wp = (ShortlistWords(vocab), {"shortlist": len(vocab)})
     marked = (Marked(), {"marked": 1})
     cache.events.clear()
-    first = RescoredSystem(cache, data, cfg, [wp], detokenize=" ".join).run(base, seed=1, mode="lists")
+    first = RescoredSystem(cache, data, cfg, [wp], detokenize=" ".join).run(
+        base, seed=1, mode="lists"
+    )
     assert set(first.weights) == set(base.weights) | {"wp"}
     assert len(first.evaluation.file("test.txt").read_text().splitlines()) == 20
-    assert first.bleu["dev"]["single"]["bleu"] >= base.bleu["dev"]["single"]["bleu"] - 1e-9  # tuned on dev lists
+    assert (
+        first.bleu["dev"]["single"]["bleu"] >= base.bleu["dev"]["single"]["bleu"] - 1e-9
+    )  # tuned on dev lists
     kinds = {e["kind"] for e in cache.events}
     assert "cho2014/nbest" not in kinds and "smt/eval" not in kinds  # no decoding
     cache.events.clear()
-    both = RescoredSystem(cache, data, cfg, [wp, marked], detokenize=" ".join).run(base, seed=1, mode="lists")
+    both = RescoredSystem(cache, data, cfg, [wp, marked], detokenize=" ".join).run(
+        base, seed=1, mode="lists"
+    )
     assert set(both.weights) == set(base.weights) | {"wp", "marked"}
     rescoring = [e for e in cache.events if e["kind"] == "cho2014/rescoring"]
     # (tuning reads the dev values, the evaluation dev and test): only the new feature's dev and test are computed
     assert len(rescoring) == 6 and sum(not e["hit"] for e in rescoring) == 2
     cache.events.clear()
-    again = RescoredSystem(cache, data, cfg, [wp], detokenize=" ".join).run(base, seed=1, mode="lists")
+    again = RescoredSystem(cache, data, cfg, [wp], detokenize=" ".join).run(
+        base, seed=1, mode="lists"
+    )
     assert all(e["hit"] for e in cache.events) and again.bleu == first.bleu
     with pytest.raises(ValueError, match="mode must be one of"):
         RescoredSystem(cache, data, cfg, [wp]).tune(base, seed=1, mode="inside")
@@ -176,8 +237,9 @@ def test_rescored_rows_from_the_base_lists_decode_nothing_and_share_feature_valu
 
 def test_rescored_rows_with_decoding_share_their_first_decoding(toy_system):
     data, cfg, cache, base, vocab = toy_system
-    system = RescoredSystem(cache, data, cfg, [(ShortlistWords(vocab), {"shortlist": len(vocab)})],
-                            detokenize=" ".join)
+    system = RescoredSystem(
+        cache, data, cfg, [(ShortlistWords(vocab), {"shortlist": len(vocab)})], detokenize=" ".join
+    )
     cache.events.clear()
     first = system.run(base, seed=1, mode="search", iterations=2, nbest=5)
     assert first.bleu["test"]["single"]["bleu"] > 50
@@ -186,4 +248,6 @@ def test_rescored_rows_with_decoding_share_their_first_decoding(toy_system):
     assert not [e for e in cache.events if e["kind"] == "cho2014/nbest"][0]["hit"]
     cache.events.clear()
     system.run(base, seed=2, mode="search", iterations=2, nbest=5)
-    assert [e for e in cache.events if e["kind"] == "cho2014/nbest"][0]["hit"]  # both start from the base weights
+    assert [e for e in cache.events if e["kind"] == "cho2014/nbest"][0][
+        "hit"
+    ]  # both start from the base weights

@@ -1,4 +1,5 @@
 """Paper A's RNN phrase scorer (rnnlib.smt.rnn_scorer): training pairs, batched scores, coverage."""
+
 import numpy as np
 import pytest
 import torch
@@ -10,13 +11,24 @@ from rnnlib.batch import source_batch
 from rnnlib.smt.decoder import Decoder, DecoderConfig
 from rnnlib.smt.lm import NgramLM, train_arpa
 from rnnlib.smt.phrases import build_phrase_table
-from rnnlib.smt.rnn_scorer import (ScoredTable, decoder_pairs, encode_pairs, rnn_feature, score_pairs,
-                                   table_pairs)
+from rnnlib.smt.rnn_scorer import (
+    ScoredTable,
+    decoder_pairs,
+    encode_pairs,
+    rnn_feature,
+    score_pairs,
+    table_pairs,
+)
 from rnnlib.train import train, train_preset
 
 SRC = ["the house is small", "the house is big", "a small house", "the big house is old", "a house"]
-TGT = ["la maison est petite", "la maison est grande", "une petite maison", "la grande maison est vieille",
-       "une maison"]
+TGT = [
+    "la maison est petite",
+    "la maison est grande",
+    "une petite maison",
+    "la grande maison est vieille",
+    "une maison",
+]
 
 
 def diagonal(s, t):
@@ -26,14 +38,19 @@ def diagonal(s, t):
 @pytest.fixture(scope="module")
 def table():
     src, tgt = [s.split() for s in SRC], [t.split() for t in TGT]
-    return build_phrase_table(src, tgt, [diagonal(s, t) for s, t in zip(src, tgt)], max_len=3, k=None)
+    return build_phrase_table(
+        src, tgt, [diagonal(s, t) for s, t in zip(src, tgt)], max_len=3, k=None
+    )
 
 
 @pytest.fixture(scope="module")
 def vocabs():
     from collections import Counter
-    return (Vocab.build(Counter(w for s in SRC for w in s.split()), 100),
-            Vocab.build(Counter(w for t in TGT for w in t.split()), 100))
+
+    return (
+        Vocab.build(Counter(w for s in SRC for w in s.split()), 100),
+        Vocab.build(Counter(w for t in TGT for w in t.split()), 100),
+    )
 
 
 def tiny_model(vocabs, seed=0):
@@ -78,12 +95,22 @@ def test_decoder_pairs_cover_every_option_and_the_copies_of_unknown_words(table)
 def test_no_decoder_option_has_a_score_the_model_did_not_compute(table, vocabs, tmp_path):
     model = tiny_model(vocabs)
     sentences = [["the", "house", "is", "purple"], ["a", "big", "house"]]
-    lookup = table.lookup(sources={tuple(s[i:j]) for s in sentences for i in range(len(s))
-                                   for j in range(i + 1, min(len(s), i + 3) + 1)})
+    lookup = table.lookup(
+        sources={
+            tuple(s[i:j])
+            for s in sentences
+            for i in range(len(s))
+            for j in range(i + 1, min(len(s), i + 3) + 1)
+        }
+    )
     feature = rnn_feature(model, decoder_pairs(lookup, sentences, 3), *vocabs)
     train_arpa([t.split() for t in TGT], tmp_path / "lm.arpa", 3)
-    dec = Decoder(lookup, NgramLM(tmp_path / "lm.arpa").model, config=DecoderConfig(max_phrase_len=3, workers=1),
-                  extra=[feature])
+    dec = Decoder(
+        lookup,
+        NgramLM(tmp_path / "lm.arpa").model,
+        config=DecoderConfig(max_phrase_len=3, workers=1),
+        extra=[feature],
+    )
     seen = []
     original = feature.lookup
     feature.lookup = lambda s, t: seen.append((tuple(s), tuple(t))) or original(s, t)
@@ -92,15 +119,19 @@ def test_no_decoder_option_has_a_score_the_model_did_not_compute(table, vocabs, 
         assert np.isfinite(best.features).all()
     assert seen and all(p in feature.table for p in seen)
     # every value is the model's own log-probability of that pair
-    for (s, t) in seen[:5]:
+    for s, t in seen[:5]:
         direct = score_pairs(model, encode_pairs([(s, t)], *vocabs))[0]
         assert feature.table[(s, t)][0] == pytest.approx(direct, abs=1e-5)
     with pytest.raises(KeyError, match="not scored"):
         feature.lookup(("the",), ("nowhere",))
     # a decoder given a table the scorer did not cover fails loudly instead of inventing 0.0
     partial = ScoredTable(["rnn"], {p: v for p, v in list(feature.table.items())[:3]})
-    dec2 = Decoder(lookup, NgramLM(tmp_path / "lm.arpa").model, config=DecoderConfig(max_phrase_len=3, workers=1),
-                   extra=[partial])
+    dec2 = Decoder(
+        lookup,
+        NgramLM(tmp_path / "lm.arpa").model,
+        config=DecoderConfig(max_phrase_len=3, workers=1),
+        extra=[partial],
+    )
     with pytest.raises(KeyError):
         dec2.translate(sentences[0])
 

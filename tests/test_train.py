@@ -1,5 +1,6 @@
 """Training (issue 4, items 7 and 8): config, presets, pools, random minibatches, logs, early stopping,
 determinism, kill/resume, resume with changed limits."""
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,17 @@ REPO = HERE.parent
 
 # -- tiny real models --------------------------------------------------------------------------
 
+
 def smoke_model(arch: str = "rnnsearch", vocab: int = 16, **overrides) -> nn.Module:
     """The ``smoke-<arch>`` preset (``rnnlib.presets``) with a ``vocab``-word vocabulary on both sides."""
     from rnnlib.presets import build_model, preset
+
     return build_model(preset(f"smoke-{arch}", src_vocab=vocab, tgt_vocab=vocab, **overrides))
 
 
-def reverse_pairs(n: int, vocab: int = 16, seed: int = 0, lo: int = 2, hi: int = 9) -> ParallelArrays:
+def reverse_pairs(
+    n: int, vocab: int = 16, seed: int = 0, lo: int = 2, hi: int = 9
+) -> ParallelArrays:
     """A reversal task: target = source reversed; ids from 4 (after the specials) to ``vocab - 1``."""
     rng = np.random.default_rng(seed)
     srcs = [rng.integers(4, vocab, size=rng.integers(lo, hi + 1)) for _ in range(n)]
@@ -44,7 +49,9 @@ def tiny_setup(dropout: float = 0.0, **overrides):
     """``(model, train, dev, cfg)`` for the resume test (also run in a child process)."""
     torch.manual_seed(0)
     model = smoke_model(dropout=dropout)
-    cfg = TrainConfig(batch_size=8, pool=3, max_updates=24, checkpoint_every=8, eval_every=8, seed=5)
+    cfg = TrainConfig(
+        batch_size=8, pool=3, max_updates=24, checkpoint_every=8, eval_every=8, seed=5
+    )
     return model, reverse_pairs(100, seed=1), reverse_pairs(20, seed=2), cfg.override(**overrides)
 
 
@@ -63,10 +70,18 @@ def one_thread():
 
 # -- config --------------------------------------------------------------------------------------
 
+
 def test_config_defaults_are_paper_b_and_unknown_fields_are_named():
     cfg = TrainConfig(max_updates=10)
-    assert (cfg.optimizer, cfg.rho, cfg.eps, cfg.lr, cfg.clip_norm, cfg.batch_size, cfg.pool) == \
-        ("adadelta", 0.95, 1e-6, 1.0, 1.0, 80, 20)
+    assert (cfg.optimizer, cfg.rho, cfg.eps, cfg.lr, cfg.clip_norm, cfg.batch_size, cfg.pool) == (
+        "adadelta",
+        0.95,
+        1e-6,
+        1.0,
+        1.0,
+        80,
+        20,
+    )
     with pytest.raises(ValueError, match="'batchsize'"):
         TrainConfig.from_dict({"max_updates": 5, "batchsize": 10})
     with pytest.raises(ValueError, match="never stops"):
@@ -81,10 +96,25 @@ def test_config_defaults_are_paper_b_and_unknown_fields_are_named():
 
 def test_paper_presets_are_named_and_unknown_names_list_the_valid_ones():
     a, b = train_preset("paper-a", max_updates=5), train_preset("paper-b", max_updates=5)
-    assert (a.optimizer, a.rho, a.eps, a.lr, a.batch_size, a.batching, a.clip_norm) == \
-        ("adadelta", 0.95, 1e-6, 1.0, 64, "random", None)
-    assert (b.optimizer, b.rho, b.eps, b.lr, b.batch_size, b.batching, b.pool, b.clip_norm) == \
-        ("adadelta", 0.95, 1e-6, 1.0, 80, "pools", 20, 1.0)
+    assert (a.optimizer, a.rho, a.eps, a.lr, a.batch_size, a.batching, a.clip_norm) == (
+        "adadelta",
+        0.95,
+        1e-6,
+        1.0,
+        64,
+        "random",
+        None,
+    )
+    assert (b.optimizer, b.rho, b.eps, b.lr, b.batch_size, b.batching, b.pool, b.clip_norm) == (
+        "adadelta",
+        0.95,
+        1e-6,
+        1.0,
+        80,
+        "pools",
+        20,
+        1.0,
+    )
     assert b == TrainConfig(max_updates=5)  # the defaults are paper B's
     assert train_preset("paper-a", max_updates=5, clip_norm=1.0).clip_norm == 1.0
     with pytest.raises(ValueError, match="paper-a, paper-b"):
@@ -97,6 +127,7 @@ def test_paper_presets_are_named_and_unknown_names_list_the_valid_ones():
 
 
 # -- pools ---------------------------------------------------------------------------------------
+
 
 def test_pools_are_length_sorted_and_one_epoch_visits_every_pair_once():
     data = reverse_pairs(1000, seed=3, lo=1, hi=40)
@@ -128,10 +159,13 @@ def test_pools_of_1600_become_20_sorted_minibatches():
     lengths = data.tgt.lengths[members]
     assert np.all(np.diff(lengths) >= 0)
     nxt_idx, nxt_pos, _ = next(stream)
-    assert nxt_pos == Position(0, 1600, 1) and set(nxt_idx.tolist()) <= set(b.order[1600:3200].tolist())
+    assert nxt_pos == Position(0, 1600, 1) and set(nxt_idx.tolist()) <= set(
+        b.order[1600:3200].tolist()
+    )
 
 
 # -- random minibatches (paper A) ----------------------------------------------------------------
+
 
 def test_random_minibatches_use_every_pair_once_per_epoch_in_a_new_seeded_order():
     n, bs = 203, 64  # 3 full minibatches and one of 11
@@ -148,7 +182,9 @@ def test_random_minibatches_use_every_pair_once_per_epoch_in_a_new_seeded_order(
     assert not np.array_equal(epochs[0], epochs[1])  # reshuffled every epoch
     assert not np.array_equal(epochs[0], np.sort(epochs[0]))  # and not in corpus order
     # seeded: the same seed draws the same minibatches, another seed others
-    assert np.array_equal(np.concatenate([next(RandomBatcher(n, bs, 7).stream())[0]]), epochs[0][:64])
+    assert np.array_equal(
+        np.concatenate([next(RandomBatcher(n, bs, 7).stream())[0]]), epochs[0][:64]
+    )
     assert not np.array_equal(next(RandomBatcher(n, bs, 8).stream())[0], epochs[0][:64])
     # resumable: a stream started at a position continues exactly where the first one was
     resumed = RandomBatcher(n, bs, seed=7).stream(Position(1, 0, 2))
@@ -159,21 +195,31 @@ def test_random_minibatches_use_every_pair_once_per_epoch_in_a_new_seeded_order(
 
 # -- the loop ------------------------------------------------------------------------------------
 
+
 def test_training_learns_logs_and_returns_the_best_on_dev(tmp_path, one_thread):
     torch.manual_seed(0)
     model = smoke_model(emb=16, hidden=32)
     tr, dev = reverse_pairs(400, seed=1), reverse_pairs(40, seed=2)
     before = evaluate_nll(model, dev)["nll_sentence"]
     # Adam so that 60 updates move the loss a lot (Adadelta from the papers' tiny initial weights is slow)
-    cfg = TrainConfig(batch_size=20, pool=5, max_updates=60, eval_every=20, checkpoint_every=30,
-                      optimizer="adam", lr=0.01)
+    cfg = TrainConfig(
+        batch_size=20,
+        pool=5,
+        max_updates=60,
+        eval_every=20,
+        checkpoint_every=30,
+        optimizer="adam",
+        lr=0.01,
+    )
     result = train(model, tr, dev, cfg, tmp_path, progress=False)
     assert result.updates == 60 and result.stopped == "max_updates"
     assert len(result.log) == 60 and [e["update"] for e in result.evals] == [20, 40, 60]
     assert result.best["dev_nll_sentence"] < 0.9 * before
     # the model holds the best-on-dev parameters
     best = min(result.evals, key=lambda e: e["dev_nll_sentence"])
-    assert evaluate_nll(model, dev)["nll_sentence"] == pytest.approx(best["dev_nll_sentence"], rel=1e-6)
+    assert evaluate_nll(model, dev)["nll_sentence"] == pytest.approx(
+        best["dev_nll_sentence"], rel=1e-6
+    )
     # paper B Table 2 columns and per-update fields
     row = result.log[-1]
     assert set(row) >= {"update", "epoch", "train_nll_sentence", "train_nll_token", "seconds"}
@@ -193,8 +239,14 @@ def test_training_learns_logs_and_returns_the_best_on_dev(tmp_path, one_thread):
 
 
 def test_gradient_norm_is_clipped_to_one(tmp_path):
-    model, tr, dev, cfg = tiny_setup(max_updates=3, checkpoint_every=None, eval_every=None, lr=1.0,
-                                     optimizer="sgd", clip_norm=1.0)
+    model, tr, dev, cfg = tiny_setup(
+        max_updates=3,
+        checkpoint_every=None,
+        eval_every=None,
+        lr=1.0,
+        optimizer="sgd",
+        clip_norm=1.0,
+    )
     before = params_of(model)
     res = train(model, tr, None, cfg, tmp_path, progress=False)
     assert res.log[0]["grad_norm"] > 1.0  # so the clip acted...
@@ -208,7 +260,9 @@ def test_gradient_norm_is_clipped_to_one(tmp_path):
 
 def test_early_stopping_after_patience_evaluations_without_improvement(tmp_path):
     # lr 0: the dev NLL never improves after the first evaluation
-    model, tr, dev, cfg = tiny_setup(optimizer="sgd", lr=0.0, max_updates=100, eval_every=1, patience=2)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd", lr=0.0, max_updates=100, eval_every=1, patience=2
+    )
     res = train(model, tr, dev, cfg, tmp_path, progress=False)
     assert res.stopped == "early_stopping" and res.updates == 3
     with pytest.raises(ValueError, match="needs a dev set"):
@@ -230,16 +284,21 @@ def test_same_seed_same_parameters_and_changed_config_refuses_to_resume(tmp_path
 
 # -- resuming with a changed limit ----------------------------------------------------------------
 
+
 def noisy_run(work: Path, **overrides):
     """A run whose dev NLL goes up and down (Adam, lr 0.2), with patience 2: ``(result, parameters)``."""
-    model, tr, dev, cfg = tiny_setup(optimizer="adam", lr=0.2, max_updates=40, eval_every=4,
-                                     checkpoint_every=None, patience=2)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="adam", lr=0.2, max_updates=40, eval_every=4, checkpoint_every=None, patience=2
+    )
     result = train(model, tr, dev, cfg.override(**overrides), work, progress=False)
     return result, params_of(model)
 
 
 def evals_of(result) -> list[tuple]:
-    return [(e["update"], e["dev_nll_sentence"], e["dev_nll_token"], e["scheduled"]) for e in result.evals]
+    return [
+        (e["update"], e["dev_nll_sentence"], e["dev_nll_token"], e["scheduled"])
+        for e in result.evals
+    ]
 
 
 def assert_same_run(a, params_a, b, params_b) -> None:
@@ -252,7 +311,9 @@ def assert_same_run(a, params_a, b, params_b) -> None:
 @pytest.mark.parametrize("batching", ["pools", "random"])
 def test_resumed_with_more_updates_equals_the_uninterrupted_run(tmp_path, batching):
     straight, p_straight = noisy_run(tmp_path / "straight", batching=batching)
-    assert straight.stopped == "early_stopping" and straight.updates <= 40  # patience decides the end (here at the 40th update)
+    assert (
+        straight.stopped == "early_stopping" and straight.updates <= 40
+    )  # patience decides the end (here at the 40th update)
     first, _ = noisy_run(tmp_path / "resumed", batching=batching, max_updates=7)
     # the first run ends off the eval_every schedule and evaluates there once more...
     assert [(e["update"], e["scheduled"]) for e in first.evals] == [(4, True), (7, False)]
@@ -262,13 +323,21 @@ def test_resumed_with_more_updates_equals_the_uninterrupted_run(tmp_path, batchi
     assert_same_run(resumed, p_resumed, straight, p_straight)
 
 
-@pytest.mark.parametrize("first,then", [
-    ({"max_epochs": 0.5}, {"max_epochs": 3.0}),
-    ({"patience": 1}, {}),                          # early-stopped, then resumed with a larger patience
-    ({"checkpoint_every": 3, "max_updates": 10}, {"checkpoint_every": 5}),
-    ({"max_updates": 12}, {"patience": None, "max_updates": 20}),  # a limit on the eval_every schedule
-])
-def test_resumed_after_a_changed_limit_or_checkpoint_interval_equals_the_uninterrupted_run(tmp_path, first, then):
+@pytest.mark.parametrize(
+    "first,then",
+    [
+        ({"max_epochs": 0.5}, {"max_epochs": 3.0}),
+        ({"patience": 1}, {}),  # early-stopped, then resumed with a larger patience
+        ({"checkpoint_every": 3, "max_updates": 10}, {"checkpoint_every": 5}),
+        (
+            {"max_updates": 12},
+            {"patience": None, "max_updates": 20},
+        ),  # a limit on the eval_every schedule
+    ],
+)
+def test_resumed_after_a_changed_limit_or_checkpoint_interval_equals_the_uninterrupted_run(
+    tmp_path, first, then
+):
     straight, p_straight = noisy_run(tmp_path / "straight", **then)
     noisy_run(tmp_path / "resumed", **{**then, **first})
     resumed, p_resumed = noisy_run(tmp_path / "resumed", **then)
@@ -277,30 +346,44 @@ def test_resumed_after_a_changed_limit_or_checkpoint_interval_equals_the_uninter
 
 
 @pytest.mark.parametrize("change", [{"eval_batch_size": 3}, {"fast": False}, {"device": "cpu"}])
-def test_resumed_with_another_eval_batch_fast_path_or_device_ends_where_the_uninterrupted_run_ends(tmp_path, change):
+def test_resumed_with_another_eval_batch_fast_path_or_device_ends_where_the_uninterrupted_run_ends(
+    tmp_path, change
+):
     """The changes allowed on resume that alter the arithmetic: the same evaluations, stop and
     best update, the numbers equal up to rounding (the docstring's promise)."""
     straight, p_straight = noisy_run(tmp_path / "straight")
     noisy_run(tmp_path / "resumed", max_updates=10)
     resumed, p_resumed = noisy_run(tmp_path / "resumed", **change)
     assert resumed.resumed_from == 10
-    assert (resumed.updates, resumed.stopped, resumed.best["update"]) == (straight.updates, straight.stopped,
-                                                                          straight.best["update"])
-    assert [(e["update"], e["scheduled"]) for e in resumed.evals] == [(e["update"], e["scheduled"]) for e in straight.evals]
+    assert (resumed.updates, resumed.stopped, resumed.best["update"]) == (
+        straight.updates,
+        straight.stopped,
+        straight.best["update"],
+    )
+    assert [(e["update"], e["scheduled"]) for e in resumed.evals] == [
+        (e["update"], e["scheduled"]) for e in straight.evals
+    ]
     # rounding differences grow along this deliberately unstable run (Adam at lr 0.2): 0.2% after
     # 30 more updates with the plain modules instead of the fast path
-    np.testing.assert_allclose([e["dev_nll_sentence"] for e in resumed.evals],
-                               [e["dev_nll_sentence"] for e in straight.evals], rtol=1e-2)
+    np.testing.assert_allclose(
+        [e["dev_nll_sentence"] for e in resumed.evals],
+        [e["dev_nll_sentence"] for e in straight.evals],
+        rtol=1e-2,
+    )
     for k in p_straight:
         torch.testing.assert_close(p_resumed[k], p_straight[k], rtol=1e-2, atol=1e-3)
 
 
-def test_a_limit_the_checkpoint_is_past_returns_at_once_and_another_eval_schedule_is_refused(tmp_path):
+def test_a_limit_the_checkpoint_is_past_returns_at_once_and_another_eval_schedule_is_refused(
+    tmp_path,
+):
     done, p_done = noisy_run(tmp_path / "run", patience=None, max_updates=20)
     with pytest.raises(ValueError, match="eval_every=4"):
         noisy_run(tmp_path / "run", patience=None, max_updates=40, eval_every=5)
     for change in ({"max_updates": 12}, {"max_epochs": 0.5}, {}):
-        again, p_again = noisy_run(tmp_path / "run", **{"patience": None, "max_updates": 20, **change})
+        again, p_again = noisy_run(
+            tmp_path / "run", **{"patience": None, "max_updates": 20, **change}
+        )
         assert again.resumed_from == again.updates == 20  # nothing trained, nothing undone
         assert evals_of(again) == evals_of(done) and again.best == done.best
         assert all(torch.equal(p_again[k], p_done[k]) for k in p_done)
@@ -326,11 +409,21 @@ rnnlib.train.train(model, tr, dev, cfg, sys.argv[1], progress=False)
 """
 
 
-def test_killed_run_with_dropout_resumes_bitwise_equal_to_an_uninterrupted_run(tmp_path, one_thread, monkeypatch):
+def test_killed_run_with_dropout_resumes_bitwise_equal_to_an_uninterrupted_run(
+    tmp_path, one_thread, monkeypatch
+):
     work = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-    child = subprocess.run([sys.executable, "-c", CHILD, str(work)], env=env, cwd=REPO,
-                           capture_output=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+    }
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, str(work)],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        timeout=300,
+    )
     assert child.returncode == -signal.SIGKILL, child.stderr.decode()
     assert load_checkpoint(work / "checkpoint.pt")["update"] == 8  # killed between checkpoints
     shutil.copytree(work, tmp_path / "no_rng")
@@ -344,7 +437,9 @@ def test_killed_run_with_dropout_resumes_bitwise_equal_to_an_uninterrupted_run(t
     straight = train(model, tr, dev, cfg, tmp_path / "straight", progress=False)
     straight_params = params_of(model)
     assert all(torch.equal(resumed_params[k], v) for k, v in straight_params.items())
-    assert [r["train_nll_sentence"] for r in resumed.log] == [r["train_nll_sentence"] for r in straight.log]
+    assert [r["train_nll_sentence"] for r in resumed.log] == [
+        r["train_nll_sentence"] for r in straight.log
+    ]
     assert evals_of(resumed) == evals_of(straight)
 
     # the dropout masks depend on the restored random-number state: without it, the run differs
@@ -356,11 +451,16 @@ def test_killed_run_with_dropout_resumes_bitwise_equal_to_an_uninterrupted_run(t
 
 def test_run_file_with_an_unknown_key_is_refused_naming_it(tmp_path):
     from rnnlib.train import main as train_main
+
     run = tmp_path / "run.yml"
-    run.write_text("data: .\nwork_dir: w\nmodel: {preset: smoke-rnnsearch}\ntrian: {max_updates: 1}\n")
+    run.write_text(
+        "data: .\nwork_dir: w\nmodel: {preset: smoke-rnnsearch}\ntrian: {max_updates: 1}\n"
+    )
     with pytest.raises(ValueError, match="'trian'"):
         train_main(["--config", str(run)])
-    run.write_text("data: .\nwork_dir: w\nmodel: {preset: smoke-rnnsearch}\ntrain: {max_update: 1}\n")
+    run.write_text(
+        "data: .\nwork_dir: w\nmodel: {preset: smoke-rnnsearch}\ntrain: {max_update: 1}\n"
+    )
     reverse_pairs(10).src.save(tmp_path, "train.src")
     reverse_pairs(10).tgt.save(tmp_path, "train.tgt")
     with pytest.raises(ValueError, match="'max_update'"):
@@ -369,6 +469,7 @@ def test_run_file_with_an_unknown_key_is_refused_naming_it(tmp_path):
 
 def test_run_file_train_section_may_start_from_a_named_preset():
     from rnnlib.train import run_train_config
+
     cfg = run_train_config({"train": {"preset": "paper-a", "max_updates": 3, "batch_size": 32}})
     assert cfg == train_preset("paper-a", max_updates=3, batch_size=32) and cfg.batching == "random"
     assert run_train_config({"train": {"max_updates": 3}}) == TrainConfig(max_updates=3)

@@ -27,6 +27,7 @@ the same work, which separates the code's speed from the model change.
 Figures: target tokens/s (training), sentences/s (search), and this version's rate over the
 other's for the whole run and as the median over the adjacent pairs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,9 +56,13 @@ def load_other(folder: Path) -> ModuleType:
     if ALIAS in sys.modules:
         loaded = Path(sys.modules[ALIAS].__file__).resolve()
         if loaded != init.resolve():
-            raise SystemExit(f"--against {folder}: {ALIAS} is already loaded from {loaded} in this process")
+            raise SystemExit(
+                f"--against {folder}: {ALIAS} is already loaded from {loaded} in this process"
+            )
         return sys.modules[ALIAS]
-    spec = importlib.util.spec_from_file_location(ALIAS, init, submodule_search_locations=[str(init.parent)])
+    spec = importlib.util.spec_from_file_location(
+        ALIAS, init, submodule_search_locations=[str(init.parent)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[ALIAS] = module
     try:
@@ -108,10 +113,16 @@ def check_separate(package: str = ALIAS) -> None:
         if name != package and not name.startswith(package + "."):
             continue
         for attr, value in vars(module).items():
-            owner = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+            owner = (
+                value.__name__
+                if isinstance(value, ModuleType)
+                else getattr(value, "__module__", None)
+            )
             if isinstance(owner, str) and (owner == "rnnlib" or owner.startswith("rnnlib.")):
-                raise SystemExit(f"--against: {name}.{attr} is this checkout's {owner}, not the other version's "
-                                 "(it imports rnnlib absolutely); the comparison would time this checkout twice")
+                raise SystemExit(
+                    f"--against: {name}.{attr} is this checkout's {owner}, not the other version's "
+                    "(it imports rnnlib absolutely); the comparison would time this checkout twice"
+                )
 
 
 def _sentences(pairs, side: Side, add_eos: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -127,12 +138,23 @@ def training_arm(side: Side, preset: str, args, add_eos: bool):
     """``(one_update, target tokens per update)`` for ``side``'s model and minibatches."""
     model = side.model(preset)
     cfg = model.config
-    src, tgt = _sentences(synthetic_pairs(args.batch_size * args.batches, cfg.src_vocab, cfg.tgt_vocab,
-                                          args.min_len, args.max_len, seed=1), side, add_eos)
+    src, tgt = _sentences(
+        synthetic_pairs(
+            args.batch_size * args.batches,
+            cfg.src_vocab,
+            cfg.tgt_vocab,
+            args.min_len,
+            args.max_len,
+            seed=1,
+        ),
+        side,
+        add_eos,
+    )
     R = side.ragged
     pairs = R.ParallelArrays(R.Ragged.from_lists(src), R.Ragged.from_lists(tgt))
-    index = side.minibatch_order.PoolBatcher(pairs.src.lengths, pairs.tgt.lengths, args.batch_size, args.batches,
-                                      seed=1).pool_batches(0)
+    index = side.minibatch_order.PoolBatcher(
+        pairs.src.lengths, pairs.tgt.lengths, args.batch_size, args.batches, seed=1
+    ).pool_batches(0)
     batches = [side.batch.make_batch(pairs, i) for i in index]
     update, _ = train_step_fn(model, batches, train_module=side.train)
     return update, sum(b.n_target_tokens for b in batches) / len(batches)
@@ -142,13 +164,20 @@ def search_arm(side: Side, preset: str, args, add_eos: bool):
     """``(one_search, sentences per search)`` for ``side``'s model."""
     model = side.model(preset).eval()
     cfg = model.config
-    src, _ = _sentences(synthetic_pairs(args.beam_sentences, cfg.src_vocab, cfg.tgt_vocab, args.min_len,
-                                        args.max_len, seed=2), side, add_eos)
+    src, _ = _sentences(
+        synthetic_pairs(
+            args.beam_sentences, cfg.src_vocab, cfg.tgt_vocab, args.min_len, args.max_len, seed=2
+        ),
+        side,
+        add_eos,
+    )
     b = side.batch.source_batch(src)
 
     def search() -> None:
         with torch.no_grad():
-            side.search.beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len)
+            side.search.beam_search(
+                model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len
+            )
 
     return search, len(src)
 
@@ -169,18 +198,32 @@ def interleaved(arms: dict, seconds: float, min_rounds: int = 2) -> dict[str, li
     return times
 
 
-def report(kind: str, what: str, unit: str, arms: dict, times: dict[str, list[float]]) -> list[dict]:
+def report(
+    kind: str, what: str, unit: str, arms: dict, times: dict[str, list[float]]
+) -> list[dict]:
     rows = []
     this = times["this"]
     for name, (_, per_call) in arms.items():
         t = times[name]
-        row = {"model": kind, "measure": what, "arm": name, "rate": per_call * len(t) / sum(t), "calls": len(t)}
+        row = {
+            "model": kind,
+            "measure": what,
+            "arm": name,
+            "rate": per_call * len(t) / sum(t),
+            "calls": len(t),
+        }
         if name != "this":
             row["this_over_arm"] = sum(t) / sum(this)
             row["this_over_arm_median_pair"] = statistics.median(a / b for a, b in zip(t, this))
         rows.append(row)
-        ratio = (f"  this / {name}: {row['this_over_arm']:.3f} whole run, "
-                 f"{row['this_over_arm_median_pair']:.3f} median pair") if name != "this" else ""
+        ratio = (
+            (
+                f"  this / {name}: {row['this_over_arm']:.3f} whole run, "
+                f"{row['this_over_arm_median_pair']:.3f} median pair"
+            )
+            if name != "this"
+            else ""
+        )
         print(f"  {what:5s} {name:24s} {row['rate']:10.1f} {unit:7s} ({len(t)} calls){ratio}")
     return rows
 
@@ -191,14 +234,19 @@ def main(args: argparse.Namespace, kinds: list[str]) -> list[dict]:
     this, other = Side("this"), Side("against", ALIAS)
     check_separate()
     other_eos = other.appends_eos()
-    print(f"this rnnlib: {Path(this_presets.__file__).parent.parent}; against: {Path(other_pkg.__file__).parent.parent}"
-          f" ({'sources end in EOS on both' if other_eos else 'its sources have no EOS: an equal-work arm adds it'})")
+    print(
+        f"this rnnlib: {Path(this_presets.__file__).parent.parent}; against: {Path(other_pkg.__file__).parent.parent}"
+        f" ({'sources end in EOS on both' if other_eos else 'its sources have no EOS: an equal-work arm adds it'})"
+    )
     rows = []
     for kind in kinds:
         preset = f"{args.profile}-{kind}"
         print(f"\n{preset} (arms alternate ABBA, one call at a time, {args.seconds:g} s)")
         for what, unit, make in (("train", "tok/s", training_arm), ("beam", "sent/s", search_arm)):
-            arms = {"this": make(this, preset, args, False), "against": make(other, preset, args, False)}
+            arms = {
+                "this": make(this, preset, args, False),
+                "against": make(other, preset, args, False),
+            }
             if not other_eos:
                 arms["against, sources + EOS"] = make(other, preset, args, True)
             rows += report(kind, what, unit, arms, interleaved(arms, args.seconds))

@@ -12,6 +12,7 @@ pairs: ``--tokenizer moses --pairs 100000``.
 Measured (2 shared CPU cores, load average about 8): 1,000,000 pairs, 67M training tokens,
 whitespace tokenizer: 249 s, peak 383 MB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,11 @@ def write_corpus(folder: Path, pairs: int, seed: int = 0, vocab: int = 50_000) -
                     ids = rng.choice(vocab, size=int(lens.sum()), p=probs)
                     toks = words[lang][ids]
                     bounds = np.concatenate([[0], np.cumsum(lens)])
-                    f.write("".join(" ".join(toks[bounds[i]:bounds[i + 1]]) + " .\n" for i in range(m)))
+                    f.write(
+                        "".join(
+                            " ".join(toks[bounds[i] : bounds[i + 1]]) + " .\n" for i in range(m)
+                        )
+                    )
         finally:
             for f in files.values():
                 f.close()
@@ -61,15 +66,28 @@ def _run_prepare(folder: str, tokenizer: str) -> None:
     """Body of the measured child process: prints one JSON line."""
     from ..cache import ArtifactCache
     from ..corpus.dataset import CorpusConfig, prepare_corpus
+
     start = time.perf_counter()
-    cfg = CorpusConfig(corpus="files", corpus_dir=folder, tokenizer=tokenizer, src_vocab=30_000, tgt_vocab=30_000)
+    cfg = CorpusConfig(
+        corpus="files", corpus_dir=folder, tokenizer=tokenizer, src_vocab=30_000, tgt_vocab=30_000
+    )
     corpus = prepare_corpus(cfg, ArtifactCache(Path(folder) / "cache"))
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": round(seconds, 1), "peak_mb": round(peak_mb, 1), "train_pairs": len(corpus.train),
-                      "train_tokens": int(corpus.stats.loc[("train", "src"), "tokens"]
-                                          + corpus.stats.loc[("train", "tgt"), "tokens"]),
-                      "test_unk_rate_tgt": float(corpus.stats.loc[("test", "tgt"), "unk_rate"])}))
+    print(
+        json.dumps(
+            {
+                "seconds": round(seconds, 1),
+                "peak_mb": round(peak_mb, 1),
+                "train_pairs": len(corpus.train),
+                "train_tokens": int(
+                    corpus.stats.loc[("train", "src"), "tokens"]
+                    + corpus.stats.loc[("train", "tgt"), "tokens"]
+                ),
+                "test_unk_rate_tgt": float(corpus.stats.loc[("test", "tgt"), "unk_rate"]),
+            }
+        )
+    )
 
 
 def run(pairs: int, tokenizer: str) -> dict:
@@ -77,8 +95,11 @@ def run(pairs: int, tokenizer: str) -> dict:
         t0 = time.perf_counter()
         write_corpus(Path(tmp), pairs)
         gen = time.perf_counter() - t0
-        done = subprocess.run([sys.executable, "-m", "rnnlib.bench.corpus", "--child", tmp, "--tokenizer", tokenizer],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "rnnlib.bench.corpus", "--child", tmp, "--tokenizer", tokenizer],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             raise RuntimeError(done.stderr[-3000:])
         result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -96,9 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         _run_prepare(args.child, args.tokenizer)
         return 0
     r = run(args.pairs, args.tokenizer)
-    print(f"{r['pairs']:,} pairs ({r['train_tokens']:,} training tokens), tokenizer={r['tokenizer']}: "
-          f"prepared in {r['seconds']} s, peak memory {r['peak_mb']:.0f} MB "
-          f"({'under' if r['peak_mb'] < 2048 else 'OVER'} the 2 GB goal)")
+    print(
+        f"{r['pairs']:,} pairs ({r['train_tokens']:,} training tokens), tokenizer={r['tokenizer']}: "
+        f"prepared in {r['seconds']} s, peak memory {r['peak_mb']:.0f} MB "
+        f"({'under' if r['peak_mb'] < 2048 else 'OVER'} the 2 GB goal)"
+    )
     print(json.dumps(r))
     return 0
 

@@ -36,6 +36,7 @@ implementations alike (the library's ``max_len=L`` allows ``L`` words and a forc
 step; the reference is given ``L + 1`` steps). The hypothesis-steps each side computed per
 sentence are printed, so the workloads can be compared.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,6 +68,7 @@ KINDS = ("rnnsearch", "rnnencdec")
 # ---------------------------------------------------------------------------------------------
 # sizes and FLOPs
 
+
 @dataclass(frozen=True)
 class Dims:
     """``m`` embedding, ``n`` hidden, ``l`` maxout units, ``a`` alignment units, ``V`` target vocabulary."""
@@ -95,7 +97,14 @@ def forward_flops(d: Dims, src_len: int, tgt_len: int) -> int:
     gru = lambda inp: 2 * inp * 3 * n + 2 * n * 3 * n  # noqa: E731
     if d.kind == "rnnsearch":
         enc = 2 * S * gru(m) + S * 2 * (2 * n) * a + 2 * n * n
-        step = 2 * n * a + 2 * S * a + 2 * S * 2 * n + gru(m + 2 * n) + 2 * (n + m + 2 * n) * 2 * l + 2 * l * V
+        step = (
+            2 * n * a
+            + 2 * S * a
+            + 2 * S * 2 * n
+            + gru(m + 2 * n)
+            + 2 * (n + m + 2 * n) * 2 * l
+            + 2 * l * V
+        )
     else:
         # C c enters every step's gates but is the same product each step: counted once
         enc = S * gru(m) + 2 * n * n + 2 * n * n + 2 * n * 3 * n
@@ -105,7 +114,9 @@ def forward_flops(d: Dims, src_len: int, tgt_len: int) -> int:
 
 def batch_train_flops(d: Dims, src_lengths, tgt_lengths) -> int:
     """Training FLOPs of a minibatch: 3 x forward (the backward pass costs twice the forward)."""
-    return 3 * sum(forward_flops(d, int(s) + 1, int(t) + 1) for s, t in zip(src_lengths, tgt_lengths))
+    return 3 * sum(
+        forward_flops(d, int(s) + 1, int(t) + 1) for s, t in zip(src_lengths, tgt_lengths)
+    )
 
 
 def matmul_rate(seconds: float, size: int = 2048, dtype=torch.float32) -> float:
@@ -118,15 +129,18 @@ def matmul_rate(seconds: float, size: int = 2048, dtype=torch.float32) -> float:
 # ---------------------------------------------------------------------------------------------
 # models
 
+
 def build_pair(kind: str, profile: str, vocab: int | None):
     """``(model, reference, dims, preset name)`` of the same sizes, from :mod:`rnnlib.presets`."""
     from .. import presets
+
     name = f"{profile}-{kind}"
     kwargs = {} if vocab is None else {"src_vocab": vocab, "tgt_vocab": vocab}
     cfg = presets.preset(name, **kwargs)
     model = presets.build_model(cfg)
     d = dims_of(kind, cfg)
     from .reference import ReferenceRNNEncDec, ReferenceRNNSearch
+
     if kind == "rnnsearch":
         ref = ReferenceRNNSearch(d.Vs, d.V, d.m, d.n, d.l, d.a)
     else:
@@ -136,13 +150,20 @@ def build_pair(kind: str, profile: str, vocab: int | None):
 
 def dims_of(kind: str, cfg) -> Dims:
     get = lambda *names: next(getattr(cfg, k) for k in names if hasattr(cfg, k))  # noqa: E731
-    return Dims(kind, m=get("emb", "embedding", "emb_dim"), n=get("hidden", "hidden_size"),
-                l=get("maxout", "maxout_units"), a=get("align", "align_hidden", "attention") if kind == "rnnsearch" else 0,
-                V=get("tgt_vocab"), Vs=get("src_vocab"))
+    return Dims(
+        kind,
+        m=get("emb", "embedding", "emb_dim"),
+        n=get("hidden", "hidden_size"),
+        l=get("maxout", "maxout_units"),
+        a=get("align", "align_hidden", "attention") if kind == "rnnsearch" else 0,
+        V=get("tgt_vocab"),
+        Vs=get("src_vocab"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # measurement helpers
+
 
 def timed(fn, seconds: float, min_reps: int = 2) -> tuple[int, float]:
     """Run ``fn`` (after one warm-up call) until ``seconds`` passed and ``min_reps`` calls were made."""
@@ -263,8 +284,13 @@ class ModelReport:
 
 def bench_model(kind: str, args, peak: float) -> ModelReport:
     model, ref, d, name = build_pair(kind, args.profile, args.vocab)
-    beam_model, beam_ref = copy.deepcopy(model).eval(), copy.deepcopy(ref).eval()  # untrained, for search
-    data = synthetic_pairs(args.batch_size * args.batches, d.Vs, d.V, args.min_len, args.max_len, seed=1)
+    beam_model, beam_ref = (
+        copy.deepcopy(model).eval(),
+        copy.deepcopy(ref).eval(),
+    )  # untrained, for search
+    data = synthetic_pairs(
+        args.batch_size * args.batches, d.Vs, d.V, args.min_len, args.max_len, seed=1
+    )
     batcher = PoolBatcher(data.src.lengths, data.tgt.lengths, args.batch_size, args.batches, seed=1)
     index = batcher.pool_batches(0)
     batches = [make_batch(data, i) for i in index]
@@ -287,7 +313,7 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     timings = timed_group(group, args.seconds)
     mm_reps, mm_dt = timings[2]
     rep.mm_flop_s = mm_reps * mm_flops / mm_dt
-    for (label, (_, fl)), (reps, dt) in zip(shaped.items(), timings[-len(shaped):]):
+    for (label, (_, fl)), (reps, dt) in zip(shaped.items(), timings[-len(shaped) :]):
         m, k, n = shapes[label]
         rep.shape_flop_s[f"{label} ({m}x{k} by {k}x{n})"] = reps * fl / dt
     if args.bf16:
@@ -304,13 +330,17 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         out.train_mem = peak_rss_growth(steps[side])
 
     if args.bf16:
-        rep.bf16_nll = bf16_agreement(lambda: build_pair(kind, args.profile, args.vocab)[0], batches,
-                                      args.bf16_updates)
+        rep.bf16_nll = bf16_agreement(
+            lambda: build_pair(kind, args.profile, args.vocab)[0], batches, args.bf16_updates
+        )
 
     # beam search
     from .reference import beam_search_one
     from ..search import beam_search
-    src_data = synthetic_pairs(args.beam_sentences, d.Vs, d.V, args.min_len, args.max_len, seed=2).src
+
+    src_data = synthetic_pairs(
+        args.beam_sentences, d.Vs, d.V, args.min_len, args.max_len, seed=2
+    ).src
     sources = [torch.as_tensor(src_data[i], dtype=torch.int64) for i in range(len(src_data))]
     ref_sources = [torch.cat([s, torch.tensor([EOS])]) for s in sources]  # source_batch appends EOS
     model, ref = beam_model, beam_ref
@@ -318,8 +348,15 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     def run_lib(bf16: bool = False):
         with torch.no_grad():
             for i in range(0, len(sources), args.beam_batch):
-                b = source_batch(sources[i:i + args.beam_batch])
-                beam_search(model, b.src, b.src_mask, beam_size=args.beam, max_len=args.decode_len, bf16=bf16)
+                b = source_batch(sources[i : i + args.beam_batch])
+                beam_search(
+                    model,
+                    b.src,
+                    b.src_mask,
+                    beam_size=args.beam,
+                    max_len=args.decode_len,
+                    bf16=bf16,
+                )
 
     def run_ref():
         for s in ref_sources:  # decode_len words + the step that may end with EOS, as the library
@@ -335,18 +372,23 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         reps, dt = timings[2]
         rep.rnnlib.bf16_beam_sent_s = reps * len(sources) / dt
     # the library's search steps through the fast path (rnnlib.fast.kernels.FastModel.step)
-    rep.rnnlib.beam_steps, rep.reference.beam_steps = _count_rows(FastModel, run_lib, len(sources)), \
-        _count_rows(ref, run_ref, len(sources))
+    rep.rnnlib.beam_steps, rep.reference.beam_steps = (
+        _count_rows(FastModel, run_lib, len(sources)),
+        _count_rows(ref, run_ref, len(sources)),
+    )
 
     if args.profile_ops:
         model.train()
         step, _ = train_step_fn(model, batches)
         step()
         from torch.profiler import ProfilerActivity, profile
+
         with profile(activities=[ProfilerActivity.CPU]) as prof:
             for _ in range(2):
                 step()
-        rep.profile = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.profile_ops)
+        rep.profile = prof.key_averages().table(
+            sort_by="self_cpu_time_total", row_limit=args.profile_ops
+        )
     return rep
 
 
@@ -389,38 +431,89 @@ def bf16_agreement(make_model, batches, updates: int) -> dict:
         curves[name] = np.array(st["nll"])
     a = curves["fp32"]
     gap = lambda c: float(np.max(np.abs(c - a) / np.abs(a)))  # noqa: E731
-    return {"updates": updates, "fp32_first": float(a[0]), "fp32_last": float(a[-1]),
-            "bf16_last": float(curves["bf16"][-1]), "max_rel_diff": gap(curves["bf16"]),
-            "seed_rel_diff": gap(curves["fp32_seed1"])}
+    return {
+        "updates": updates,
+        "fp32_first": float(a[0]),
+        "fp32_last": float(a[-1]),
+        "bf16_last": float(curves["bf16"][-1]),
+        "max_rel_diff": gap(curves["bf16"]),
+        "seed_rel_diff": gap(curves["fp32_seed1"]),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # the command
 
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", default="cpu", help="preset size prefix: cpu, smoke or paper (default cpu)")
+    p.add_argument(
+        "--profile", default="cpu", help="preset size prefix: cpu, smoke or paper (default cpu)"
+    )
     p.add_argument("--models", default=",".join(KINDS), help="comma-separated: rnnsearch,rnnencdec")
-    p.add_argument("--vocab", type=int, default=None, help="vocabulary size (default: the preset's)")
+    p.add_argument(
+        "--vocab", type=int, default=None, help="vocabulary size (default: the preset's)"
+    )
     p.add_argument("--batch-size", type=int, default=80, help="training minibatch (default 80)")
-    p.add_argument("--batches", type=int, default=4, help="distinct length-sorted minibatches cycled (default 4)")
-    p.add_argument("--min-len", type=int, default=10, help="shortest synthetic sentence (default 10)")
-    p.add_argument("--max-len", type=int, default=30, help="longest synthetic sentence (default 30)")
+    p.add_argument(
+        "--batches",
+        type=int,
+        default=4,
+        help="distinct length-sorted minibatches cycled (default 4)",
+    )
+    p.add_argument(
+        "--min-len", type=int, default=10, help="shortest synthetic sentence (default 10)"
+    )
+    p.add_argument(
+        "--max-len", type=int, default=30, help="longest synthetic sentence (default 30)"
+    )
     p.add_argument("--beam", type=int, default=10, help="beam size (default 10)")
-    p.add_argument("--beam-sentences", type=int, default=80, help="sentences decoded per repetition (default 80)")
-    p.add_argument("--beam-batch", type=int, default=80, help="sentences per batched beam search (default 80)")
+    p.add_argument(
+        "--beam-sentences",
+        type=int,
+        default=80,
+        help="sentences decoded per repetition (default 80)",
+    )
+    p.add_argument(
+        "--beam-batch", type=int, default=80, help="sentences per batched beam search (default 80)"
+    )
     p.add_argument("--decode-len", type=int, default=30, help="maximum output length (default 30)")
-    p.add_argument("--seconds", type=float, default=10.0, help="time budget of each measurement (default 10)")
-    p.add_argument("--mm-size", type=int, default=2048, help="matrix size of the fp32 rate measurement (default 2048)")
-    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
-    p.add_argument("--bf16", action="store_true", help="also train under bf16 autocast and compare the loss")
-    p.add_argument("--bf16-updates", type=int, default=10, help="updates of the fp32/bf16 loss comparison")
-    p.add_argument("--profile-ops", type=int, default=0, metavar="N",
-                   help="print the N operators taking the most time in two training updates")
+    p.add_argument(
+        "--seconds", type=float, default=10.0, help="time budget of each measurement (default 10)"
+    )
+    p.add_argument(
+        "--mm-size",
+        type=int,
+        default=2048,
+        help="matrix size of the fp32 rate measurement (default 2048)",
+    )
+    p.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: torch's choice)"
+    )
+    p.add_argument(
+        "--bf16", action="store_true", help="also train under bf16 autocast and compare the loss"
+    )
+    p.add_argument(
+        "--bf16-updates", type=int, default=10, help="updates of the fp32/bf16 loss comparison"
+    )
+    p.add_argument(
+        "--profile-ops",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the N operators taking the most time in two training updates",
+    )
     p.add_argument("--quick", action="store_true", help="tiny sizes and budgets (for tests)")
-    p.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
-    p.add_argument("--against", type=Path, default=None, metavar="DIR",
-                   help="instead: compare with the rnnlib package in DIR (another checkout), interleaved "
-                        "in one process on whole training updates and beam searches (rnnlib.bench.against)")
+    p.add_argument(
+        "--json", type=Path, default=None, help="also write the figures to this JSON file"
+    )
+    p.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="instead: compare with the rnnlib package in DIR (another checkout), interleaved "
+        "in one process on whole training updates and beam searches (rnnlib.bench.against)",
+    )
 
 
 def _fmt_rate(x: float) -> str:
@@ -433,47 +526,84 @@ def _ratio(a: float, b: float) -> str:
 
 def print_report(r: ModelReport, peak: float, beam: int) -> None:
     d = r.dims
-    size = f"m={d['m']} n={d['n']} l={d['l']}" + (f" n'={d['a']}" if r.kind == "rnnsearch" else "") + f" V={d['V']}"
+    size = (
+        f"m={d['m']} n={d['n']} l={d['l']}"
+        + (f" n'={d['a']}" if r.kind == "rnnsearch" else "")
+        + f" V={d['V']}"
+    )
     bf = f", bf16 {r.mm_bf16_flop_s / 1e9:.1f}" if r.mm_bf16_flop_s else ""
-    print(f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP of matrix products per training target "
-          f"token, forward + 2x backward; torch.mm fp32 {r.mm_flop_s / 1e9:.1f}{bf} GFLOP/s measured between "
-          f"the training steps)")
+    print(
+        f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP of matrix products per training target "
+        f"token, forward + 2x backward; torch.mm fp32 {r.mm_flop_s / 1e9:.1f}{bf} GFLOP/s measured between "
+        f"the training steps)"
+    )
     rows = [
         ("train target tokens/s", r.rnnlib.train_tok_s, r.reference.train_tok_s, _fmt_rate),
-        (f"beam search sentences/s (k={beam})", r.rnnlib.beam_sent_s, r.reference.beam_sent_s, _fmt_rate),
-        ("train GFLOP/s (model FLOPs)", r.rnnlib.train_flop_s / 1e9, r.reference.train_flop_s / 1e9, lambda x: f"{x:.2f}"),
-        ("train MFU vs fp32 mm", r.rnnlib.train_flop_s / r.mm_flop_s, r.reference.train_flop_s / r.mm_flop_s,
-         lambda x: f"{100 * x:.1f}%"),
+        (
+            f"beam search sentences/s (k={beam})",
+            r.rnnlib.beam_sent_s,
+            r.reference.beam_sent_s,
+            _fmt_rate,
+        ),
+        (
+            "train GFLOP/s (model FLOPs)",
+            r.rnnlib.train_flop_s / 1e9,
+            r.reference.train_flop_s / 1e9,
+            lambda x: f"{x:.2f}",
+        ),
+        (
+            "train MFU vs fp32 mm",
+            r.rnnlib.train_flop_s / r.mm_flop_s,
+            r.reference.train_flop_s / r.mm_flop_s,
+            lambda x: f"{100 * x:.1f}%",
+        ),
     ]
     print(f"  {'':36s}{'rnnlib':>12s}{'reference':>12s}{'ratio':>9s}")
     for label, a, b, fmt in rows:
         print(f"  {label:36s}{fmt(a):>12s}{fmt(b):>12s}{_ratio(a, b):>9s}")
     mb = lambda x: f"{x / 2**20:.0f} MB"  # noqa: E731
-    print(f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}{mb(r.reference.train_mem):>12s}")
-    print(f"  {'beam peak RSS growth':36s}{mb(r.rnnlib.beam_mem):>12s}{mb(r.reference.beam_mem):>12s}")
-    print(f"  {'beam hypothesis-steps per sentence':36s}{r.rnnlib.beam_steps:>12.0f}{r.reference.beam_steps:>12.0f}")
+    print(
+        f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}{mb(r.reference.train_mem):>12s}"
+    )
+    print(
+        f"  {'beam peak RSS growth':36s}{mb(r.rnnlib.beam_mem):>12s}{mb(r.reference.beam_mem):>12s}"
+    )
+    print(
+        f"  {'beam hypothesis-steps per sentence':36s}{r.rnnlib.beam_steps:>12.0f}{r.reference.beam_steps:>12.0f}"
+    )
     for label, rate in r.shape_flop_s.items():
-        print(f"  torch.mm at the {label}: {rate / 1e9:.1f} GFLOP/s = {100 * rate / r.mm_flop_s:.0f}% of the "
-              f"square-matrix rate (the ceiling of the MFU these products allow)")
+        print(
+            f"  torch.mm at the {label}: {rate / 1e9:.1f} GFLOP/s = {100 * rate / r.mm_flop_s:.0f}% of the "
+            f"square-matrix rate (the ceiling of the MFU these products allow)"
+        )
     if r.rnnlib.bf16_tok_s is not None:
         n = r.bf16_nll
-        print(f"  bf16 autocast: {_fmt_rate(r.rnnlib.bf16_tok_s)} target tokens/s "
-              f"({_ratio(r.rnnlib.bf16_tok_s, r.reference.train_tok_s)} the reference, "
-              f"{_ratio(r.rnnlib.bf16_tok_s, r.rnnlib.train_tok_s)} fp32); NLL/token after {n['updates']} updates "
-              f"fp32 {n['fp32_last']:.4f}, bf16 {n['bf16_last']:.4f}; largest relative gap along the curve "
-              f"{100 * n['max_rel_diff']:.2f}% (fp32 noise, another init seed: {100 * n['seed_rel_diff']:.2f}%)")
+        print(
+            f"  bf16 autocast: {_fmt_rate(r.rnnlib.bf16_tok_s)} target tokens/s "
+            f"({_ratio(r.rnnlib.bf16_tok_s, r.reference.train_tok_s)} the reference, "
+            f"{_ratio(r.rnnlib.bf16_tok_s, r.rnnlib.train_tok_s)} fp32); NLL/token after {n['updates']} updates "
+            f"fp32 {n['fp32_last']:.4f}, bf16 {n['bf16_last']:.4f}; largest relative gap along the curve "
+            f"{100 * n['max_rel_diff']:.2f}% (fp32 noise, another init seed: {100 * n['seed_rel_diff']:.2f}%)"
+        )
         f = r.rnnlib.bf16_flop_s
-        print(f"  bf16 autocast: train MFU {100 * f / r.mm_flop_s:.1f}% of the fp32 mm rate, "
-              f"{100 * f / r.mm_bf16_flop_s:.1f}% of the bf16 mm rate; beam search "
-              f"{_fmt_rate(r.rnnlib.bf16_beam_sent_s)} sentences/s "
-              f"({_ratio(r.rnnlib.bf16_beam_sent_s, r.reference.beam_sent_s)} the reference)")
+        print(
+            f"  bf16 autocast: train MFU {100 * f / r.mm_flop_s:.1f}% of the fp32 mm rate, "
+            f"{100 * f / r.mm_bf16_flop_s:.1f}% of the bf16 mm rate; beam search "
+            f"{_fmt_rate(r.rnnlib.bf16_beam_sent_s)} sentences/s "
+            f"({_ratio(r.rnnlib.bf16_beam_sent_s, r.reference.beam_sent_s)} the reference)"
+        )
     if r.profile:
         print(r.profile)
 
 
 def main(args: argparse.Namespace) -> int:
     if args.quick:
-        args.profile, args.seconds, args.batch_size, args.batches = "smoke", min(args.seconds, 0.2), 8, 2
+        args.profile, args.seconds, args.batch_size, args.batches = (
+            "smoke",
+            min(args.seconds, 0.2),
+            8,
+            2,
+        )
         args.min_len, args.max_len, args.beam_sentences, args.beam_batch = 3, 8, 3, 3
         args.beam, args.decode_len, args.bf16_updates, args.mm_size = 3, 6, 2, 256
         args.threads = args.threads or 1  # tiny operations: threads only add overhead
@@ -485,8 +615,11 @@ def main(args: argparse.Namespace) -> int:
             raise SystemExit(f"--models: unknown model {k!r} (choose from {', '.join(KINDS)})")
     if args.against is not None:
         from . import against
-        print(f"rnnlib bench --against: profile {args.profile}, torch {torch.__version__}, "
-              f"{torch.get_num_threads()} threads; allocator: {allocator_description()}")
+
+        print(
+            f"rnnlib bench --against: profile {args.profile}, torch {torch.__version__}, "
+            f"{torch.get_num_threads()} threads; allocator: {allocator_description()}"
+        )
         rows = against.main(args, kinds)
         if args.json:
             args.json.write_text(json.dumps({"against": str(args.against), "rows": rows}, indent=1))
@@ -494,15 +627,33 @@ def main(args: argparse.Namespace) -> int:
     torch.manual_seed(0)
     peak = matmul_rate(min(args.seconds, 2.0), size=args.mm_size)
     bf16_isa = cpu_bf16_instructions()
-    peak_bf16 = matmul_rate(min(args.seconds, 2.0), size=bf16_mm_size(args), dtype=torch.bfloat16) if args.bf16 else None
-    print(f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"batch {args.batch_size}, lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement")
-    bf = f", bf16 {peak_bf16 / 1e9:.1f} GFLOP/s ({bf16_mm_size(args)}x{bf16_mm_size(args)})" if args.bf16 else ""
-    print(f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}){bf}; "
-          f"MFU below uses the rates measured between each model's training steps")
+    peak_bf16 = (
+        matmul_rate(min(args.seconds, 2.0), size=bf16_mm_size(args), dtype=torch.bfloat16)
+        if args.bf16
+        else None
+    )
+    print(
+        f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+        f"batch {args.batch_size}, lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement"
+    )
+    bf = (
+        f", bf16 {peak_bf16 / 1e9:.1f} GFLOP/s ({bf16_mm_size(args)}x{bf16_mm_size(args)})"
+        if args.bf16
+        else ""
+    )
+    print(
+        f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}){bf}; "
+        f"MFU below uses the rates measured between each model's training steps"
+    )
     print(f"allocator: {allocator_description()}")
-    print("CPU bf16 matrix instructions: " + (", ".join(bf16_isa) if bf16_isa else
-          "none (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): bf16 autocast is emulated here, slower than fp32"))
+    print(
+        "CPU bf16 matrix instructions: "
+        + (
+            ", ".join(bf16_isa)
+            if bf16_isa
+            else "none (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): bf16 autocast is emulated here, slower than fp32"
+        )
+    )
     reports = []
     for k in kinds:
         r = bench_model(k, args, peak)
@@ -511,8 +662,18 @@ def main(args: argparse.Namespace) -> int:
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"\nprocess peak RSS (getrusage ru_maxrss): {maxrss / 2**20:.0f} MB")
     if args.json:
-        args.json.write_text(json.dumps({"matmul_flop_s": peak, "matmul_bf16_flop_s": peak_bf16, "cpu_bf16_instructions": list(bf16_isa),
-                                         "threads": torch.get_num_threads(),
-                                         "models": [asdict(r) for r in reports], "maxrss": maxrss},
-                                        indent=1, default=float))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "matmul_flop_s": peak,
+                    "matmul_bf16_flop_s": peak_bf16,
+                    "cpu_bf16_instructions": list(bf16_isa),
+                    "threads": torch.get_num_threads(),
+                    "models": [asdict(r) for r in reports],
+                    "maxrss": maxrss,
+                },
+                indent=1,
+                default=float,
+            )
+        )
     return 0

@@ -20,6 +20,7 @@ Deviations
   the papers', which is what the benchmark compares.
 - No special initialisation (the benchmark measures speed, not learning).
 """
+
 from __future__ import annotations
 
 import torch
@@ -37,7 +38,9 @@ def _maxout(t: torch.Tensor) -> torch.Tensor:
 class ReferenceRNNSearch(nn.Module):
     """RNNsearch (B A.2): BiGRU encoder, additive attention, GRU decoder, maxout deep output."""
 
-    def __init__(self, src_vocab: int, tgt_vocab: int, emb: int, hidden: int, maxout: int, align: int) -> None:
+    def __init__(
+        self, src_vocab: int, tgt_vocab: int, emb: int, hidden: int, maxout: int, align: int
+    ) -> None:
         super().__init__()
         m, n, l = emb, hidden, maxout
         self.hidden = n
@@ -55,7 +58,9 @@ class ReferenceRNNSearch(nn.Module):
         self.C_o = nn.Linear(2 * n, 2 * l, bias=False)
         self.W_o = nn.Linear(l, tgt_vocab)
 
-    def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(
+        self, src: torch.Tensor, src_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """``src (B,S)`` -> annotations ``H (B,S,2n)`` and ``s_0 (B,n) = tanh(W_s <-h_1)``."""
         x = self.src_emb(src)
         B, S, _ = x.shape
@@ -136,7 +141,9 @@ class ReferenceRNNEncDec(nn.Module):
 
 
 @torch.no_grad()
-def beam_search_one(model: nn.Module, src: torch.Tensor, beam_size: int, max_len: int) -> tuple[list[int], float]:
+def beam_search_one(
+    model: nn.Module, src: torch.Tensor, beam_size: int, max_len: int
+) -> tuple[list[int], float]:
     """Beam search for ONE source sentence ``src (S,)``: the best finished ``(ids, log p)``.
 
     Live hypotheses are batched; a hypothesis that emits ``EOS`` leaves the beam, which shrinks.

@@ -11,6 +11,7 @@ or from the shell, on the artifacts of :mod:`rnnlib.smt.system`::
 
 ``test.tok.en`` holds one tokenized sentence per line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,24 +32,38 @@ def measure(decoder: Decoder, sentences: Sequence[Sequence[str]]) -> dict:
     seconds = time.perf_counter() - start
     cpu1 = os.times()
     words = sum(len(s) for s in sentences)
-    return {"sentences": len(sentences), "source_words": words, "seconds": seconds,
-            "sentences_per_s": len(sentences) / max(seconds, 1e-9), "words_per_s": words / max(seconds, 1e-9),
-            "workers": decoder.config.workers, "stack_size": decoder.config.stack_size,
-            "ttable_limit": decoder.config.ttable_limit, "distortion_limit": decoder.config.distortion_limit,
-            "parent_cpu_s": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
-            "children_cpu_s": (cpu1.children_user - cpu0.children_user)
-            + (cpu1.children_system - cpu0.children_system),
-            "output_words": sum(len(o[0].words) for o in out), "load_average_1min": os.getloadavg()[0]}
+    return {
+        "sentences": len(sentences),
+        "source_words": words,
+        "seconds": seconds,
+        "sentences_per_s": len(sentences) / max(seconds, 1e-9),
+        "words_per_s": words / max(seconds, 1e-9),
+        "workers": decoder.config.workers,
+        "stack_size": decoder.config.stack_size,
+        "ttable_limit": decoder.config.ttable_limit,
+        "distortion_limit": decoder.config.distortion_limit,
+        "parent_cpu_s": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
+        "children_cpu_s": (cpu1.children_user - cpu0.children_user)
+        + (cpu1.children_system - cpu0.children_system),
+        "output_words": sum(len(o[0].words) for o in out),
+        "load_average_1min": os.getloadavg()[0],
+    }
 
 
-def build_decoder(phrase_table: Path, lm: Path, weights: Path | None, sentences, config: DecoderConfig) -> Decoder:
+def build_decoder(
+    phrase_table: Path, lm: Path, weights: Path | None, sentences, config: DecoderConfig
+) -> Decoder:
     """A decoder over ``phrase_table`` filtered to the phrases of ``sentences``."""
     from ..smt.lm import load_kenlm
     from ..smt.phrases import PhraseTable
 
     pt = PhraseTable.load(phrase_table)
-    wanted = {tuple(s[i:j]) for s in sentences for i in range(len(s))
-              for j in range(i + 1, min(len(s), i + config.max_phrase_len) + 1)}
+    wanted = {
+        tuple(s[i:j])
+        for s in sentences
+        for i in range(len(s))
+        for j in range(i + 1, min(len(s), i + config.max_phrase_len) + 1)
+    }
     dec = Decoder(pt.lookup(sources=wanted), load_kenlm(lm), config=config)
     if weights is not None:
         named = json.loads(Path(weights).read_text())["weights"]
@@ -65,7 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rnnlib smt-bench", description=__doc__.splitlines()[0])
     p.add_argument("--phrase-table", type=Path, required=True)
     p.add_argument("--lm", type=Path, required=True)
-    p.add_argument("--weights", type=Path, default=None, help="weights.json of smt/tuned (default: Moses' start)")
+    p.add_argument(
+        "--weights",
+        type=Path,
+        default=None,
+        help="weights.json of smt/tuned (default: Moses' start)",
+    )
     p.add_argument("--source", type=Path, required=True, help="one tokenized sentence per line")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--stack-size", type=int, default=DecoderConfig.stack_size)
@@ -73,9 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--distortion-limit", type=int, default=DecoderConfig.distortion_limit)
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
     args = p.parse_args(argv)
-    sents = [line.split() for line in args.source.read_text(encoding="utf-8").splitlines()][:args.limit]
-    cfg = DecoderConfig(stack_size=args.stack_size, ttable_limit=args.ttable_limit,
-                        distortion_limit=args.distortion_limit, workers=args.workers)
+    sents = [line.split() for line in args.source.read_text(encoding="utf-8").splitlines()][
+        : args.limit
+    ]
+    cfg = DecoderConfig(
+        stack_size=args.stack_size,
+        ttable_limit=args.ttable_limit,
+        distortion_limit=args.distortion_limit,
+        workers=args.workers,
+    )
     dec = build_decoder(args.phrase_table, args.lm, args.weights, sents, cfg)
     print(json.dumps(measure(dec, sents), indent=2))
     return 0

@@ -20,6 +20,7 @@ Environment (set by ``rnnlib run`` / ``rnnlib build``; sensible defaults otherwi
 ``RNNLIB_FIGURES`` (where PNG and PDF files go), ``RNNLIB_RESULTS`` (the record files; default
 ``results/`` beside the figures folder), ``RNNLIB_CHAPTER`` (for the build log).
 """
+
 from __future__ import annotations
 
 import os
@@ -38,11 +39,13 @@ from .results import Recorder, artifact_refs, looked_up, results_folder
 
 def _display_markdown(text: str) -> None:
     from IPython.display import Markdown, display
+
     display(Markdown(text))
 
 
 def _glue(name: str, value: Any) -> None:
     from myst_nb import glue
+
     glue(name, value, display=False)
 
 
@@ -72,24 +75,31 @@ class Chapter:
         """
         root = find_book_root()
         if root is None:
-            raise RuntimeError("cannot find the book root (a folder with _toc.yml) above "
-                               f"{Path.cwd()}; set RNNLIB_BOOK_ROOT")
+            raise RuntimeError(
+                "cannot find the book root (a folder with _toc.yml) above "
+                f"{Path.cwd()}; set RNNLIB_BOOK_ROOT"
+            )
         specs = chapter_specs(root / "chapters" / f"{name}.md")
         params = {}
         for pname, spec in specs.items():
             if pname not in namespace and spec.block is not None:
                 namespace[pname] = spec.default
             if pname not in namespace:
-                raise ParameterError(f"chapter {name}: parameter '{pname}' is not defined in the notebook")
+                raise ParameterError(
+                    f"chapter {name}: parameter '{pname}' is not defined in the notebook"
+                )
             params[pname] = spec.check(namespace[pname], f"chapter {name}")
         os.environ.setdefault("RNNLIB_CHAPTER", name)
         style.use()  # every figure of the book looks like one book
         figures = Path(os.environ.get("RNNLIB_FIGURES") or root / "_build" / "figures")
         figures.mkdir(parents=True, exist_ok=True)
         ch = cls(name, params, root, ArtifactCache(), figures)
-        ch.recorder = Recorder(results_folder(figures) / f"{name}.json", name, ch.profile, ch.config_hash,
-                               ch.commit)  # a rerun of the chapter starts its record afresh
-        ch.recorder.add("params", "params", ch.params, ch.stable_name("params"))  # what the results ran with
+        ch.recorder = Recorder(
+            results_folder(figures) / f"{name}.json", name, ch.profile, ch.config_hash, ch.commit
+        )  # a rerun of the chapter starts its record afresh
+        ch.recorder.add(
+            "params", "params", ch.params, ch.stable_name("params")
+        )  # what the results ran with
         if show:
             ch.header()
         return ch
@@ -108,8 +118,13 @@ class Chapter:
     @property
     def config_hash(self) -> str:
         """Hash of the chapter name and every parameter but the profile's name (8 hex digits)."""
-        return config_hash({"chapter": self.name,
-                            "params": {k: v for k, v in self.params.items() if k != "profile"}}, 8)
+        return config_hash(
+            {
+                "chapter": self.name,
+                "params": {k: v for k, v in self.params.items() if k != "profile"},
+            },
+            8,
+        )
 
     def stable_name(self, item: str) -> str:
         """``<chapter>-<item>-<profile>-<config hash>``: the citable name of a figure or table."""
@@ -121,18 +136,27 @@ class Chapter:
         commit = self.commit
         _display_markdown(
             f"**Ran with profile `{self.profile}`**, config hash `{self.config_hash}`, "
-            f"rnnlib commit `{commit[:12]}`.\n\n| parameter | value |\n|---|---|\n{rows}\n")
+            f"rnnlib commit `{commit[:12]}`.\n\n| parameter | value |\n|---|---|\n{rows}\n"
+        )
 
     # -- configs and artifacts ----------------------------------------------------------------
     def config(self, cls: type, **overrides: Any):
         """The config ``cls`` (a dataclass) from the chapter's parameters of the same names
         (:func:`rnnlib.config.config_subset`), with ``overrides`` by field name on top; an
         unknown name is an error (:func:`rnnlib.config.load_config`)."""
-        return load_config(cls, {**config_subset(cls, self.params), **overrides},
-                           f"chapter {self.name}: {cls.__name__}")
+        return load_config(
+            cls,
+            {**config_subset(cls, self.params), **overrides},
+            f"chapter {self.name}: {cls.__name__}",
+        )
 
-    def artifact(self, kind: str, config: dict, make: Callable[[Path, Path], dict | None],
-                 data: str | None = None) -> Artifact:
+    def artifact(
+        self,
+        kind: str,
+        config: dict,
+        make: Callable[[Path, Path], dict | None],
+        data: str | None = None,
+    ) -> Artifact:
         """The cached artifact for ``config`` (see :meth:`rnnlib.cache.ArtifactCache.build`)."""
         return self.cache.build(kind, config, make, data=data)
 
@@ -142,8 +166,14 @@ class Chapter:
             raise ValueError(f"chapter {self.name}: the name {glue_name!r} is used twice")
         self.names.append(glue_name)
 
-    def _record(self, glue_name: str, kind: str, value: Any, files: list[str] = (),
-                artifacts: list | None = None) -> None:
+    def _record(
+        self,
+        glue_name: str,
+        kind: str,
+        value: Any,
+        files: list[str] = (),
+        artifacts: list | None = None,
+    ) -> None:
         """Append the result to the chapter's record file (:mod:`rnnlib.book.results`): its
         ``artifacts``, or without them every artifact the chapter has looked up so far."""
         if self.recorder is None:
@@ -151,8 +181,14 @@ class Chapter:
         refs = artifact_refs(artifacts) if artifacts is not None else looked_up(self.cache.events)
         self.recorder.add(glue_name, kind, value, self.stable_name(glue_name), list(files), refs)
 
-    def figure(self, glue_name: str, fig, artifacts: list | None = None,
-               extra: list[str] | None = None, paper: str | None = None) -> dict[str, Path]:
+    def figure(
+        self,
+        glue_name: str,
+        fig,
+        artifacts: list | None = None,
+        extra: list[str] | None = None,
+        paper: str | None = None,
+    ) -> dict[str, Path]:
         """Save ``fig`` as PNG and PDF under its stable name and glue it as ``glue_name``.
 
         Show it in the chapter's Markdown with ``{glue:figure} <glue_name>`` and
@@ -164,14 +200,19 @@ class Chapter:
         :mod:`rnnlib.book.citing`). Returns the paths of both files.
         """
         import matplotlib.pyplot as plt
+
         paper = self._check_paper(glue_name, "figure", paper)
         self._claim(glue_name)
         stem = self.stable_name(glue_name)
         paths = {}
         for ext in ("png", "pdf"):
             paths[ext] = self.figures_dir / f"{stem}.{ext}"
-            fig.savefig(paths[ext], dpi=150 if ext == "png" else None, bbox_inches="tight",
-                        metadata=None if ext == "png" else {"Title": stem})
+            fig.savefig(
+                paths[ext],
+                dpi=150 if ext == "png" else None,
+                bbox_inches="tight",
+                metadata=None if ext == "png" else {"Title": stem},
+            )
         _glue(glue_name, fig)
         plt.close(fig)
         files = [paths["png"].name, paths["pdf"].name]
@@ -179,8 +220,14 @@ class Chapter:
         self._cite(glue_name, "Figure", files, self.cited_params(artifacts, extra), paper)
         return paths
 
-    def table(self, glue_name: str, df, artifacts: list | None = None, extra: list[str] | None = None,
-              paper: str | None = None) -> Path:
+    def table(
+        self,
+        glue_name: str,
+        df,
+        artifacts: list | None = None,
+        extra: list[str] | None = None,
+        paper: str | None = None,
+    ) -> Path:
         """Glue a pandas DataFrame as ``glue_name`` and save it as CSV under its stable name.
 
         The book shows missing values (a number a paper does not give) as an em dash; the CSV
@@ -196,7 +243,9 @@ class Chapter:
         self._cite(glue_name, "Table", [path.name], self.cited_params(artifacts, extra), paper)
         return path
 
-    def cited_params(self, artifacts: list | None = None, extra: list[str] | None = None) -> list[str]:
+    def cited_params(
+        self, artifacts: list | None = None, extra: list[str] | None = None
+    ) -> list[str]:
         """The chapter parameters a figure or table depends on, in declaration order.
 
         A parameter is listed when its name is a key, at any depth, of the config of one of
@@ -210,15 +259,18 @@ class Chapter:
             return [k for k in self.params if k != "profile"]
         unknown = [n for n in extra or () if n not in self.params]
         if unknown:
-            raise ParameterError(f"chapter {self.name}: extra={unknown} names no parameter of the chapter; "
-                                 f"it declares {', '.join(self.params)}")
+            raise ParameterError(
+                f"chapter {self.name}: extra={unknown} names no parameter of the chapter; "
+                f"it declares {', '.join(self.params)}"
+            )
         keys = set(extra or ())
         for item in artifacts or ():
             keys |= _config_keys(_config_of(item))
         return [k for k in self.params if k in keys and k != "profile"]
 
-    def number(self, glue_name: str, value: Any, digits: int | None = None,
-               artifacts: list | None = None) -> Any:
+    def number(
+        self, glue_name: str, value: Any, digits: int | None = None, artifacts: list | None = None
+    ) -> Any:
         """Glue a number (rounded to ``digits``) for ``{glue:}`` in prose; returns the glued value.
 
         ``artifacts``: what it was computed from, recorded as its provenance (default: every
@@ -236,6 +288,7 @@ class Chapter:
         """Glue a short Markdown text computed from results (a verdict, a list of names), for
         ``{glue:md}`` in prose; returns it. ``artifacts``: as for :meth:`number`."""
         from IPython.display import Markdown
+
         self._claim(glue_name)
         _glue(glue_name, Markdown(markdown))
         self._record(glue_name, "text", markdown, artifacts=artifacts)
@@ -247,7 +300,9 @@ class Chapter:
             return citing.chapter_papers(self.root, self.name)
         return citing.check_paper(paper, f"chapter {self.name}: {what} {glue_name!r}")
 
-    def _cite(self, glue_name: str, what: str, files: list[str], params: list[str], paper: str) -> None:
+    def _cite(
+        self, glue_name: str, what: str, files: list[str], params: list[str], paper: str
+    ) -> None:
         """A "how to cite" block shown under the cell that made the figure or table: the citation
         in words, links to its files and to ``results.json`` (relative: they resolve in the built
         HTML folder, where ``rnnlib build`` copies the ``figures/``), and BibTeX entries for the
@@ -255,19 +310,28 @@ class Chapter:
         settings = ", ".join(f"{k}={self.params[k]!r}" for k in params if k != "profile")
         title, version = book_citation(self.root)
         stem = self.stable_name(glue_name)
-        up = "../" * len(Path("chapters", self.name).parent.parts)  # the page's folder -> the HTML root
+        up = "../" * len(
+            Path("chapters", self.name).parent.parts
+        )  # the page's folder -> the HTML root
         links = ", ".join(f'<a href="{up}figures/{f}">{f}</a>' for f in files)
-        bibtex = "\n\n".join([citing.item_bibtex(self.root, stem, what, self.name, self.profile,
-                                                   self.config_hash, self.commit),
-                               *citing.paper_bibtex(self.root, paper)])
+        bibtex = "\n\n".join(
+            [
+                citing.item_bibtex(
+                    self.root, stem, what, self.name, self.profile, self.config_hash, self.commit
+                ),
+                *citing.paper_bibtex(self.root, paper),
+            ]
+        )
         _display_markdown(
             f":::{{admonition}} How to cite this {what.lower()}: `{stem}`\n"
             f":class: dropdown\n\n"
             f"{title}, version {version} (rnnlib commit `{self.commit[:12]}`), {what.lower()} "
             f"`{stem}`: chapter `{self.name}`, profile `{self.profile}`, "
-            f"config hash `{self.config_hash}`" + (f"; parameters {settings}" if settings else "")
-            + f". Files: {links}; its entry in <a href=\"{up}results.json\">results.json</a>.\n\n"
-            f"```bibtex\n{bibtex}\n```\n:::\n")
+            f"config hash `{self.config_hash}`"
+            + (f"; parameters {settings}" if settings else "")
+            + f'. Files: {links}; its entry in <a href="{up}results.json">results.json</a>.\n\n'
+            f"```bibtex\n{bibtex}\n```\n:::\n"
+        )
 
 
 def _config_of(item: Any) -> Any:
@@ -278,7 +342,9 @@ def _config_of(item: Any) -> Any:
         return item
     if getattr(item, "artifact", None) is not None:
         return _config_of(item.artifact)
-    raise TypeError(f"artifacts=[...]: {type(item).__name__} is not an artifact, a config or a dict")
+    raise TypeError(
+        f"artifacts=[...]: {type(item).__name__} is not an artifact, a config or a dict"
+    )
 
 
 def _config_keys(config: Any) -> set[str]:

@@ -14,6 +14,7 @@ Which paper: the ``paper=`` argument of ``Chapter.figure``/``Chapter.table`` (``
 caption names a paper's first author and year ("Cho et al. 2014") cites that paper, a chapter of
 any other part (the foundations, the library) cites both (:func:`chapter_papers`).
 """
+
 from __future__ import annotations
 
 import re
@@ -37,14 +38,18 @@ def book_metadata(root: Path) -> dict:
     authors = []
     for a in cff.get("authors") or []:
         if isinstance(a, dict):
-            name = a.get("name") or " ".join(str(a[k]) for k in ("given-names", "family-names") if a.get(k))
+            name = a.get("name") or " ".join(
+                str(a[k]) for k in ("given-names", "family-names") if a.get(k)
+            )
             if name:
                 authors.append(str(name))
     released = str(cff.get("date-released") or "")
-    return {"title": str(cff.get("title") or "the replication book"),
-            "version": str(cff.get("version") or "unversioned"),
-            "year": released[:4] if released[:4].isdigit() else None,
-            "authors": authors}
+    return {
+        "title": str(cff.get("title") or "the replication book"),
+        "version": str(cff.get("version") or "unversioned"),
+        "year": released[:4] if released[:4].isdigit() else None,
+        "authors": authors,
+    }
 
 
 def bib_entries(root: Path) -> dict[str, str]:
@@ -61,15 +66,19 @@ def bib_entries(root: Path) -> dict[str, str]:
         for j in range(i, len(text)):
             depth += {"{": 1, "}": -1}.get(text[j], 0)
             if depth == 0:
-                out[m.group(2)] = text[m.start():j + 1]
+                out[m.group(2)] = text[m.start() : j + 1]
                 break
         else:
-            raise ValueError(f"{Path(root) / 'references.bib'}: entry {m.group(2)!r} has unbalanced braces")
+            raise ValueError(
+                f"{Path(root) / 'references.bib'}: entry {m.group(2)!r} has unbalanced braces"
+            )
     return out
 
 
 def _field(entry: str, name: str) -> str:
-    m = re.search(rf"\b{name}\s*=\s*\{{([^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*)\}}", entry, re.IGNORECASE)
+    m = re.search(
+        rf"\b{name}\s*=\s*\{{([^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*)\}}", entry, re.IGNORECASE
+    )
     return m.group(1) if m else ""
 
 
@@ -86,8 +95,14 @@ def chapter_papers(root: Path, chapter: str) -> str:
         toc = yaml.safe_load((Path(root) / "_toc.yml").read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError):
         toc = {}
-    caption = next((part.get("caption") or "" for part in toc.get("parts") or []
-                    if f"chapters/{chapter}" in _files(part)), "")
+    caption = next(
+        (
+            part.get("caption") or ""
+            for part in toc.get("parts") or []
+            if f"chapters/{chapter}" in _files(part)
+        ),
+        "",
+    )
     entries = bib_entries(root)
     named = ""
     for letter, key in PAPERS.items():
@@ -100,7 +115,9 @@ def chapter_papers(root: Path, chapter: str) -> str:
 
 def _files(node) -> set[str]:
     if isinstance(node, dict):
-        return ({node["file"]} if "file" in node else set()) | {f for v in node.values() for f in _files(v)}
+        return ({node["file"]} if "file" in node else set()) | {
+            f for v in node.values() for f in _files(v)
+        }
     if isinstance(node, list):
         return {f for v in node for f in _files(v)}
     return set()
@@ -109,8 +126,10 @@ def _files(node) -> set[str]:
 def check_paper(paper: str, where: str) -> str:
     """``paper`` (letters of :data:`PAPERS`, e.g. ``"A"``, ``"AB"``, ``""``) checked, without repeats."""
     if not isinstance(paper, str) or any(c not in PAPERS for c in paper):
-        raise ValueError(f"{where}: paper={paper!r}: give the letters of the papers it reproduces, "
-                         f"from {', '.join(PAPERS)} (e.g. 'A', 'AB'), or '' for none")
+        raise ValueError(
+            f"{where}: paper={paper!r}: give the letters of the papers it reproduces, "
+            f"from {', '.join(PAPERS)} (e.g. 'A', 'AB'), or '' for none"
+        )
     return "".join(dict.fromkeys(paper))
 
 
@@ -118,20 +137,31 @@ def _latex(text: str) -> str:
     return re.sub(r"([_&%#$])", r"\\\1", text)
 
 
-def item_bibtex(root: Path, stable_name: str, what: str, chapter: str, profile: str,
-                config_hash: str, commit: str) -> str:
+def item_bibtex(
+    root: Path,
+    stable_name: str,
+    what: str,
+    chapter: str,
+    profile: str,
+    config_hash: str,
+    commit: str,
+) -> str:
     """The ``@misc`` BibTeX entry of one figure or table (``what``: "Figure" or "Table")."""
     meta = book_metadata(root)
-    lines = [f"@misc{{{stable_name},",
-             f"  author       = {{{' and '.join('{' + a + '}' for a in meta['authors']) or '{anonymous}'}}},",
-             f"  title        = {{{{{_latex(meta['title'])}}}}},",
-             f"  version      = {{{meta['version']}}},"]
+    lines = [
+        f"@misc{{{stable_name},",
+        f"  author       = {{{' and '.join('{' + a + '}' for a in meta['authors']) or '{anonymous}'}}},",
+        f"  title        = {{{{{_latex(meta['title'])}}}}},",
+        f"  version      = {{{meta['version']}}},",
+    ]
     if meta["year"]:
         lines.append(f"  year         = {{{meta['year']}}},")
-    lines += [f"  howpublished = {{{what} \\texttt{{{_latex(stable_name)}}}, chapter {_latex(chapter)}, "
-              f"profile {_latex(profile)}, config hash {config_hash}}},",
-              f"  note         = {{rnnlib commit {_latex(commit)}}}",
-              "}"]
+    lines += [
+        f"  howpublished = {{{what} \\texttt{{{_latex(stable_name)}}}, chapter {_latex(chapter)}, "
+        f"profile {_latex(profile)}, config hash {config_hash}}},",
+        f"  note         = {{rnnlib commit {_latex(commit)}}}",
+        "}",
+    ]
     return "\n".join(lines)
 
 
@@ -140,10 +170,19 @@ def paper_bibtex(root: Path, paper: str) -> list[str]:
     entries = bib_entries(root)
     missing = [PAPERS[p] for p in paper if PAPERS[p] not in entries]
     if missing:
-        raise ValueError(f"{Path(root) / 'references.bib'} has no entry {', '.join(missing)} "
-                         f"(the keys of the replicated papers are {PAPERS})")
+        raise ValueError(
+            f"{Path(root) / 'references.bib'} has no entry {', '.join(missing)} "
+            f"(the keys of the replicated papers are {PAPERS})"
+        )
     return [entries[PAPERS[p]] for p in paper]
 
 
-__all__ = ["PAPERS", "bib_entries", "book_metadata", "chapter_papers", "check_paper", "item_bibtex",
-           "paper_bibtex"]
+__all__ = [
+    "PAPERS",
+    "bib_entries",
+    "book_metadata",
+    "chapter_papers",
+    "check_paper",
+    "item_bibtex",
+    "paper_bibtex",
+]

@@ -35,6 +35,7 @@ Rules (each a function returning a :class:`Check`):
   system"), each with an optional interval of its difference;
 * :func:`not_measurable` -- with the reason.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,54 +56,140 @@ VERDICTS = (HOLDS, FAILS, NOISE, UNMEASURABLE)
 # ID -> (paper, item, statement). Statements paraphrase the papers (inventory of the claims:
 # Reading the papers); the checks that operationalise them are in the chapters named in CHAPTER.
 CLAIMS: dict[str, tuple[str, str, str]] = {
-    "C-A-T1-1": ("A", "Table 1", "The RNN Encoder–Decoder's phrase score, one more log-linear feature with the weights "
-                 "retuned, raises BLEU over the baseline on dev and test."),
-    "C-A-T1-2": ("A", "Table 1", "The neural LM (CSLM) together with the RNN score gives the best test BLEU; CSLM+RNN "
-                 "beats RNN alone on dev and test."),
+    "C-A-T1-1": (
+        "A",
+        "Table 1",
+        "The RNN Encoder–Decoder's phrase score, one more log-linear feature with the weights "
+        "retuned, raises BLEU over the baseline on dev and test.",
+    ),
+    "C-A-T1-2": (
+        "A",
+        "Table 1",
+        "The neural LM (CSLM) together with the RNN score gives the best test BLEU; CSLM+RNN "
+        "beats RNN alone on dev and test.",
+    ),
     "C-A-T1-3": ("A", "Table 1", "The word penalty does not improve test BLEU."),
-    "C-A-T1-4": ("A", "Table 1", "The gains of the neural features are modest (under 2 BLEU); on test, "
-                 "Baseline < RNN < CSLM+RNN."),
+    "C-A-T1-4": (
+        "A",
+        "Table 1",
+        "The gains of the neural features are modest (under 2 BLEU); on test, "
+        "Baseline < RNN < CSLM+RNN.",
+    ),
     "C-A-F3-1": ("A", "Figure 3", "RNN and TM scores of phrase pairs are only weakly correlated."),
-    "C-A-F3-2": ("A", "Figure 3", "Many pairs are scored alike by both models, as many radically differently."),
-    "C-A-F3-3": ("A", "Figure 3", "The disagreement comes from training on unique pairs: the RNN score follows the "
-                 "pair's frequency less than the TM score does."),
-    "C-A-T2-1": ("A", "Table 2", "For long source phrases the RNN's best targets are closer to literal translations; "
-                 "the TM's include garbage, especially for rare sources."),
+    "C-A-F3-2": (
+        "A",
+        "Figure 3",
+        "Many pairs are scored alike by both models, as many radically differently.",
+    ),
+    "C-A-F3-3": (
+        "A",
+        "Figure 3",
+        "The disagreement comes from training on unique pairs: the RNN score follows the "
+        "pair's frequency less than the TM score does.",
+    ),
+    "C-A-T2-1": (
+        "A",
+        "Table 2",
+        "For long source phrases the RNN's best targets are closer to literal translations; "
+        "the TM's include garbage, especially for rare sources.",
+    ),
     "C-A-T2-2": ("A", "Table 2", "The RNN Encoder–Decoder prefers shorter target phrases."),
-    "C-A-T2-3": ("A", "Table 2", "TM and RNN differ more for rare long phrases than for frequent ones."),
-    "C-A-T3-1": ("A", "Table 3", "Samples from the decoder are well-formed phrases; the most frequent sample is "
-                 "typically a correct translation."),
-    "C-A-T3-2": ("A", "Table 3", "The generated phrases do not overlap completely with the phrase table's targets."),
+    "C-A-T2-3": (
+        "A",
+        "Table 2",
+        "TM and RNN differ more for rare long phrases than for frequent ones.",
+    ),
+    "C-A-T3-1": (
+        "A",
+        "Table 3",
+        "Samples from the decoder are well-formed phrases; the most frequent sample is "
+        "typically a correct translation.",
+    ),
+    "C-A-T3-2": (
+        "A",
+        "Table 3",
+        "The generated phrases do not overlap completely with the phrase table's targets.",
+    ),
     "C-A-F4-1": ("A", "Figures 4, 6", "Semantically similar words cluster in the embedding space."),
-    "C-A-F5-1": ("A", "Figures 5, 7", "The phrase code c captures semantics: phrases of the same meaning cluster."),
-    "C-A-F5-2": ("A", "Figures 5, 7", "The phrase code c captures syntax: phrases of the same pattern cluster."),
-    "C-A-GRU-1": ("A", "§2.3", "Gated units are crucial: plain tanh units of the same size give no meaningful "
-                  "results."),
-    "C-A-GRU-2": ("A", "§2.3", "Units with often active reset gates capture short-term dependencies, units with "
-                  "active update gates long-term ones."),
-    "C-B-T1-1": ("B", "Table 1", "RNNsearch beats RNNencdec trained on the same sentences (-30 and -50), All and "
-                 "No UNK."),
+    "C-A-F5-1": (
+        "A",
+        "Figures 5, 7",
+        "The phrase code c captures semantics: phrases of the same meaning cluster.",
+    ),
+    "C-A-F5-2": (
+        "A",
+        "Figures 5, 7",
+        "The phrase code c captures syntax: phrases of the same pattern cluster.",
+    ),
+    "C-A-GRU-1": (
+        "A",
+        "§2.3",
+        "Gated units are crucial: plain tanh units of the same size give no meaningful results.",
+    ),
+    "C-A-GRU-2": (
+        "A",
+        "§2.3",
+        "Units with often active reset gates capture short-term dependencies, units with "
+        "active update gates long-term ones.",
+    ),
+    "C-B-T1-1": (
+        "B",
+        "Table 1",
+        "RNNsearch beats RNNencdec trained on the same sentences (-30 and -50), All and No UNK.",
+    ),
     "C-B-T1-2": ("B", "Table 1", "RNNsearch-30 beats even RNNencdec-50, on both columns."),
     "C-B-T1-3": ("B", "Table 1", "For each architecture the -50 model beats the -30 model."),
     "C-B-T1-4": ("B", "Table 1", "Every system scores higher on No UNK than on All."),
     "C-B-T1-5": ("B", "Table 1", "Training longer (RNNsearch-50⋆) improves over RNNsearch-50."),
-    "C-B-T1-6": ("B", "Table 1", "The phrase-based system beats every network on All; on No UNK the best RNNsearch "
-                 "comes close: the gap is much smaller there."),
-    "C-B-T2-1": ("B", "Table 2", "At equal training time RNNsearch reaches a lower dev NLL than RNNencdec."),
+    "C-B-T1-6": (
+        "B",
+        "Table 1",
+        "The phrase-based system beats every network on All; on No UNK the best RNNsearch "
+        "comes close: the gap is much smaller there.",
+    ),
+    "C-B-T2-1": (
+        "B",
+        "Table 2",
+        "At equal training time RNNsearch reaches a lower dev NLL than RNNencdec.",
+    ),
     "C-B-T2-2": ("B", "Table 2", "Training longer lowers the dev NLL (RNNsearch-50⋆)."),
     "C-B-T2-3": ("B", "Table 2", "An RNNsearch update costs more time than an RNNencdec update."),
-    "C-B-T2-4": ("B", "Table 2", "The learning statistics (updates, epochs, hours, hardware, train and dev NLL) are "
-                 "recorded for every model."),
+    "C-B-T2-4": (
+        "B",
+        "Table 2",
+        "The learning statistics (updates, epochs, hours, hardware, train and dev NLL) are "
+        "recorded for every model.",
+    ),
     "C-B-F2-1": ("B", "Figure 2", "RNNencdec's BLEU drops as the sentences get longer."),
-    "C-B-F2-2": ("B", "Figure 2", "RNNsearch degrades much less: the gap to RNNencdec widens with length."),
+    "C-B-F2-2": (
+        "B",
+        "Figure 2",
+        "RNNsearch degrades much less: the gap to RNNencdec widens with length.",
+    ),
     "C-B-F2-3": ("B", "Figure 2", "RNNsearch-50 shows no deterioration on the longest sentences."),
     "C-B-F2-4": ("B", "Figure 2", "RNNsearch is ahead of RNNencdec at every length."),
     "C-B-F3-1": ("B", "Figure 3", "The alignments are largely monotonic."),
-    "C-B-F3-2": ("B", "Figure 3", "There are local reorderings, such as adjective–noun inversions."),
-    "C-B-F3-3": ("B", "Figure 3", "Soft alignment spreads weight over several source words where needed."),
-    "C-B-F3-4": ("B", "Figure 3", "Each row of weights is a distribution; the end of the translation attends to the "
-                 "source's end."),
-    "C-B-T3-1": ("B", "Table 3", "On long sentences RNNencdec-50 drifts from the meaning; RNNsearch-50 keeps it."),
+    "C-B-F3-2": (
+        "B",
+        "Figure 3",
+        "There are local reorderings, such as adjective–noun inversions.",
+    ),
+    "C-B-F3-3": (
+        "B",
+        "Figure 3",
+        "Soft alignment spreads weight over several source words where needed.",
+    ),
+    "C-B-F3-4": (
+        "B",
+        "Figure 3",
+        "Each row of weights is a distribution; the end of the translation attends to the "
+        "source's end.",
+    ),
+    "C-B-T3-1": (
+        "B",
+        "Table 3",
+        "On long sentences RNNencdec-50 drifts from the meaning; RNNsearch-50 keeps it.",
+    ),
 }
 
 
@@ -137,27 +224,65 @@ class Recorded:
 def intervals_above(tests: Iterable[tuple[str, float, float, float]], note: str = "") -> Check:
     """``tests``: ``(label, difference, low, high)`` with a 95% interval; the claim is that every
     difference is above 0."""
-    return Check("intervals_above", {"tests": [[str(l), float(d), float(lo), float(hi)] for l, d, lo, hi in tests]}, note)
+    return Check(
+        "intervals_above",
+        {"tests": [[str(l), float(d), float(lo), float(hi)] for l, d, lo, hi in tests]},
+        note,
+    )
 
 
 def seeds_above(a: Sequence[float], b: Sequence[float], label: str, note: str = "") -> Check:
     """Two groups of runs (``a`` the claim's better system, ``b`` the other); ``label`` names the
     difference, e.g. "+RNN − Baseline, test BLEU"."""
-    return Check("seeds_above", {"a": [float(x) for x in a], "b": [float(x) for x in b], "label": label}, note)
+    return Check(
+        "seeds_above",
+        {"a": [float(x) for x in a], "b": [float(x) for x in b], "label": label},
+        note,
+    )
 
 
-def at_least(value: float, threshold: float, label: str, low: float | None = None,
-             high: float | None = None, note: str = "") -> Check:
+def at_least(
+    value: float,
+    threshold: float,
+    label: str,
+    low: float | None = None,
+    high: float | None = None,
+    note: str = "",
+) -> Check:
     """``value`` (with an optional interval ``[low, high]``) must be at least ``threshold``."""
-    return Check("at_least", {"value": float(value), "threshold": float(threshold), "label": label,
-                              "low": _opt(low), "high": _opt(high)}, note)
+    return Check(
+        "at_least",
+        {
+            "value": float(value),
+            "threshold": float(threshold),
+            "label": label,
+            "low": _opt(low),
+            "high": _opt(high),
+        },
+        note,
+    )
 
 
-def at_most(value: float, threshold: float, label: str, low: float | None = None,
-            high: float | None = None, note: str = "") -> Check:
+def at_most(
+    value: float,
+    threshold: float,
+    label: str,
+    low: float | None = None,
+    high: float | None = None,
+    note: str = "",
+) -> Check:
     """``value`` (with an optional interval ``[low, high]``) must be at most ``threshold``."""
-    return Check("at_most", {"value": float(value), "threshold": float(threshold), "label": label,
-                             "low": _opt(low), "high": _opt(high)}, note)
+    return Check(
+        "at_most",
+        {
+            "value": float(value),
+            "threshold": float(threshold),
+            "label": label,
+            "low": _opt(low),
+            "high": _opt(high),
+        },
+        note,
+    )
 
 
 def all_true(observations: Iterable[tuple[str, bool]], note: str = "") -> Check:
@@ -192,7 +317,9 @@ def _intervals_above(ev: dict) -> Verdict:
 def _seeds_above(ev: dict) -> Verdict:
     a, b, label = ev["a"], ev["b"], ev["label"]
     if len(a) < 2 or len(b) < 2:
-        return Verdict(UNMEASURABLE, f"{label}: fewer than two runs per system, so no noise estimate")
+        return Verdict(
+            UNMEASURABLE, f"{label}: fewer than two runs per system, so no noise estimate"
+        )
     diff, se = seeds_difference(a, b)
     text = f"{label}: {_fmt(diff)} (mean of {len(a)} and {len(b)} runs; standard error {se:.2f})"
     if diff > 2 * se:
@@ -205,8 +332,11 @@ def _seeds_above(ev: dict) -> Verdict:
 def _threshold(ev: dict, above: bool) -> Verdict:
     v, t, label, lo, hi = ev["value"], ev["threshold"], ev["label"], ev.get("low"), ev.get("high")
     sign = "≥" if above else "≤"
-    text = f"{label}: {v:.3g}" + (f" [{lo:.3g}, {hi:.3g}]" if lo is not None and hi is not None else "") + \
-        f" against {sign} {t:.3g}"
+    text = (
+        f"{label}: {v:.3g}"
+        + (f" [{lo:.3g}, {hi:.3g}]" if lo is not None and hi is not None else "")
+        + f" against {sign} {t:.3g}"
+    )
     if not math.isfinite(v):
         return Verdict(UNMEASURABLE, f"{label}: no value")
     ok = v >= t if above else v <= t
@@ -240,7 +370,9 @@ def evaluate(check: Check) -> Verdict:
     try:
         rule = RULES[check.rule]
     except KeyError:
-        raise ValueError(f"unknown claim rule {check.rule!r}; the rules are {', '.join(RULES)}") from None
+        raise ValueError(
+            f"unknown claim rule {check.rule!r}; the rules are {', '.join(RULES)}"
+        ) from None
     return rule(check.evidence)
 
 
@@ -258,7 +390,9 @@ def record(ch, claim: str, check: Check) -> Verdict:
     """Evaluate ``check`` for ``claim``, glue its verdict as ``claim-<claim>`` and append it to the
     chapter's ``claims/<chapter>.json`` (rewritten whole, atomically). Returns the verdict."""
     if claim not in CLAIMS:
-        raise ValueError(f"chapter {ch.name}: {claim!r} is no claim ID; the IDs are {', '.join(CLAIMS)}")
+        raise ValueError(
+            f"chapter {ch.name}: {claim!r} is no claim ID; the IDs are {', '.join(CLAIMS)}"
+        )
     verdict = evaluate(check)
     ch.text(f"claim-{claim}", markdown(verdict))
     folder = results_dir(ch) / "claims"
@@ -267,8 +401,16 @@ def record(ch, claim: str, check: Check) -> Verdict:
     entries = getattr(ch, "_claims", None)
     if entries is None:  # the first claim of this run of the chapter: start the file afresh
         entries = ch._claims = []
-    entries.append({"claim": claim, "chapter": ch.name, "profile": ch.profile, "config_hash": ch.config_hash,
-                    "check": asdict(check), "verdict": asdict(verdict)})
+    entries.append(
+        {
+            "claim": claim,
+            "chapter": ch.name,
+            "profile": ch.profile,
+            "config_hash": ch.config_hash,
+            "check": asdict(check),
+            "verdict": asdict(verdict),
+        }
+    )
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(entries, ensure_ascii=False, indent=1), encoding="utf-8")
     os.replace(tmp, path)
@@ -286,8 +428,16 @@ def load_checks(folder: Path) -> list[Recorded]:
         for e in entries:
             if e.get("claim") not in CLAIMS:
                 raise ValueError(f"{path}: unknown claim ID {e.get('claim')!r}")
-            out.append(Recorded(e["claim"], e["chapter"], e["profile"], e["config_hash"], Check(**e["check"]),
-                                Verdict(**e["verdict"]) if e.get("verdict") else None))
+            out.append(
+                Recorded(
+                    e["claim"],
+                    e["chapter"],
+                    e["profile"],
+                    e["config_hash"],
+                    Check(**e["check"]),
+                    Verdict(**e["verdict"]) if e.get("verdict") else None,
+                )
+            )
     return out
 
 
@@ -301,18 +451,57 @@ def ledger(folder: Path) -> list[dict]:
     for claim, (paper, item, statement) in CLAIMS.items():
         recs = by_claim.get(claim, [])
         if not recs:
-            rows.append({"claim": claim, "paper": paper, "item": item, "statement": statement,
-                         "verdict": UNMEASURABLE, "evidence": "no chapter of this build measures it",
-                         "chapter": None, "profile": None})
+            rows.append(
+                {
+                    "claim": claim,
+                    "paper": paper,
+                    "item": item,
+                    "statement": statement,
+                    "verdict": UNMEASURABLE,
+                    "evidence": "no chapter of this build measures it",
+                    "chapter": None,
+                    "profile": None,
+                }
+            )
             continue
         rec = recs[-1]  # a chapter recording a claim twice: the last check counts
         v = evaluate(rec.check)
         evidence = v.reason + (f" — {rec.check.note}" if rec.check.note else "")
-        rows.append({"claim": claim, "paper": paper, "item": item, "statement": statement, "verdict": v.verdict,
-                     "evidence": evidence, "chapter": rec.chapter, "profile": rec.profile})
+        rows.append(
+            {
+                "claim": claim,
+                "paper": paper,
+                "item": item,
+                "statement": statement,
+                "verdict": v.verdict,
+                "evidence": evidence,
+                "chapter": rec.chapter,
+                "profile": rec.profile,
+            }
+        )
     return rows
 
 
-__all__ = ["CLAIMS", "Check", "FAILS", "HOLDS", "NOISE", "RULES", "UNMEASURABLE", "VERDICTS", "Verdict",
-           "all_true", "at_least", "at_most", "evaluate", "intervals_above", "ledger", "load_checks", "markdown",
-           "not_measurable", "record", "results_dir", "seeds_above"]
+__all__ = [
+    "CLAIMS",
+    "Check",
+    "FAILS",
+    "HOLDS",
+    "NOISE",
+    "RULES",
+    "UNMEASURABLE",
+    "VERDICTS",
+    "Verdict",
+    "all_true",
+    "at_least",
+    "at_most",
+    "evaluate",
+    "intervals_above",
+    "ledger",
+    "load_checks",
+    "markdown",
+    "not_measurable",
+    "record",
+    "results_dir",
+    "seeds_above",
+]

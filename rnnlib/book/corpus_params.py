@@ -33,6 +33,7 @@ bad content. The direction is English -> French.
 
 Deviations: none (this module only names parameters; see :mod:`rnnlib.corpus.dataset`).
 """
+
 from __future__ import annotations
 
 from dataclasses import fields
@@ -48,7 +49,9 @@ from ..corpus.dataset import CorpusConfig
 def parameter_block() -> str:
     """The parameter lines of the module docstring (what ``# include: corpus`` stands for), unindented."""
     if not __doc__:
-        raise RuntimeError("rnnlib.book.corpus_params needs its docstring (do not run Python with -OO)")
+        raise RuntimeError(
+            "rnnlib.book.corpus_params needs its docstring (do not run Python with -OO)"
+        )
     lines = __doc__.split("::\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     return "\n".join(line.strip() for line in lines) + "\n"
 
@@ -58,7 +61,9 @@ def specs() -> dict[str, ParamSpec]:
     return parse_parameters_cell(parameter_block(), where="rnnlib.book.corpus_params block")
 
 
-def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **overrides: Any) -> CorpusConfig:
+def corpus_config(
+    params: dict[str, Any], *, root: Path | str | None = None, **overrides: Any
+) -> CorpusConfig:
     """The :class:`CorpusConfig` for a chapter's parameters (``ch.params``).
 
     ``params`` may hold other chapter parameters (``profile``, ``steps``...): they are ignored;
@@ -77,14 +82,18 @@ def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **o
     values.update({k: v for k, v in params.items() if k in declared})
     unknown = sorted(set(overrides) - config_fields)
     if unknown:
-        raise ParameterError(f"corpus_config: unknown override {unknown[0]!r}; known: {', '.join(sorted(config_fields))}")
+        raise ParameterError(
+            f"corpus_config: unknown override {unknown[0]!r}; known: {', '.join(sorted(config_fields))}"
+        )
     values.update(overrides)
     values.update({name: declared[name].check(values[name], "corpus_config") for name in declared})
     if values["corpus"] == "files":
         values["corpus_dir"] = str(_corpus_folder(values["corpus_dir"], root))
     elif values["corpus_dir"] is not None:
-        raise ParameterError(f"parameter 'corpus_dir' = {values['corpus_dir']!r} is set but parameter "
-                             "'corpus' = 'bible': set corpus=files to use the folder, or drop corpus_dir")
+        raise ParameterError(
+            f"parameter 'corpus_dir' = {values['corpus_dir']!r} is set but parameter "
+            "'corpus' = 'bible': set corpus=files to use the folder, or drop corpus_dir"
+        )
     try:
         return load_config(CorpusConfig, values, "corpus_config")
     except TypeError as e:  # a wrong type in a CorpusConfig-only field
@@ -93,8 +102,10 @@ def corpus_config(params: dict[str, Any], *, root: Path | str | None = None, **o
 
 def _corpus_folder(value: str | None, root: Path | str | None) -> Path:
     if not value:
-        raise ParameterError("parameter 'corpus_dir' is required when corpus='files': give the folder with "
-                             "train/dev/test files, e.g. -p corpus_dir=data/wmt14")
+        raise ParameterError(
+            "parameter 'corpus_dir' is required when corpus='files': give the folder with "
+            "train/dev/test files, e.g. -p corpus_dir=data/wmt14"
+        )
     folder = Path(value).expanduser()
     if not folder.is_absolute():
         base = Path(root) if root is not None else (find_book_root() or Path.cwd())
@@ -102,12 +113,16 @@ def _corpus_folder(value: str | None, root: Path | str | None) -> Path:
     folder = folder.resolve()
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
-        raise ParameterError(f"parameter 'corpus_dir' = {value!r}: {folder} {what} "
-                             "(relative paths are relative to the book root)")
+        raise ParameterError(
+            f"parameter 'corpus_dir' = {value!r}: {folder} {what} "
+            "(relative paths are relative to the book root)"
+        )
     return folder
 
 
 __all__ = ["corpus_config", "parameter_block", "specs"]
 
-if __name__ == "__main__":  # python -m rnnlib.book.corpus_params: the block '# include: corpus' stands for
+if (
+    __name__ == "__main__"
+):  # python -m rnnlib.book.corpus_params: the block '# include: corpus' stands for
     print(parameter_block(), end="")

@@ -17,6 +17,7 @@ Output folder layout (``--out``, default ``_build``)::
       figures/            the figures and tables the chapters of this build made
       results.json        every glued result, with its stable name and provenance
 """
+
 from __future__ import annotations
 
 import json
@@ -66,6 +67,7 @@ def toc_files(root: Path) -> list[str]:
         elif isinstance(node, list):
             for v in node:
                 walk(v)
+
     walk({k: v for k, v in toc.items() if k != "root"})
     return found
 
@@ -75,7 +77,9 @@ def page_path(root: Path, entry: str) -> Path:
         p = Path(root) / f"{entry}{ext}"
         if p.is_file():
             return p
-    raise FileNotFoundError(f"_toc.yml names {entry!r} but neither {entry}.md nor {entry}.ipynb exists")
+    raise FileNotFoundError(
+        f"_toc.yml names {entry!r} but neither {entry}.md nor {entry}.ipynb exists"
+    )
 
 
 def book_chapters(root: Path) -> dict[str, Path]:
@@ -96,15 +100,22 @@ def executes_last(path: Path) -> bool:
     text = Path(path).read_text(encoding="utf-8")
     front = yaml.safe_load(text.split("---", 2)[1]) or {} if text.startswith("---") else {}
     options = front.get("rnnlib") or {}
-    if not isinstance(options, dict) or options.get("execute", "in order") not in ("in order", "last"):
-        raise ValueError(f"{path}: front matter 'rnnlib: execute:' must be 'last' or 'in order', got {options!r}")
+    if not isinstance(options, dict) or options.get("execute", "in order") not in (
+        "in order",
+        "last",
+    ):
+        raise ValueError(
+            f"{path}: front matter 'rnnlib: execute:' must be 'last' or 'in order', got {options!r}"
+        )
     return options.get("execute") == "last"
 
 
 def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
     env = {
-        "RNNLIB_BOOK_ROOT": str(root), "RNNLIB_CACHE": str(cache),
-        "RNNLIB_FIGURES": str(out / "figures"), "RNNLIB_RESULTS": str(out / "results"),
+        "RNNLIB_BOOK_ROOT": str(root),
+        "RNNLIB_CACHE": str(cache),
+        "RNNLIB_FIGURES": str(out / "figures"),
+        "RNNLIB_RESULTS": str(out / "results"),
         "RNNLIB_CHAPTER": stem,
         "RNNLIB_BUILD_LOG": str(out / "build-log.jsonl"),
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
@@ -126,13 +137,15 @@ def kernel_config():
     """
     from jupyter_client.manager import KernelManager
     from traitlets.config import Config
+
     if "transport_encryption" not in KernelManager.class_trait_names():
         return Config()
     return Config({"KernelManager": {"transport_encryption": "auto"}})
 
 
-def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, cache: Path,
-                    progress: bool = True) -> ChapterResult:
+def execute_chapter(
+    root: Path, stem: str, path: Path, params: dict, out: Path, cache: Path, progress: bool = True
+) -> ChapterResult:
     """Execute one chapter into ``out/src/<rel>.ipynb``; raise :class:`ChapterFailed` on error."""
     import jupytext
     import papermill
@@ -154,14 +167,22 @@ def execute_chapter(root: Path, stem: str, path: Path, params: dict, out: Path, 
     before = _count_lines(log)
     try:
         papermill.execute_notebook(
-            str(source_nb), str(target), parameters=params, kernel_name="python3",
-            cwd=str(path.parent), progress_bar=progress, log_output=False,
-            request_save_on_cell_execute=True, config=kernel_config())
+            str(source_nb),
+            str(target),
+            parameters=params,
+            kernel_name="python3",
+            cwd=str(path.parent),
+            progress_bar=progress,
+            log_output=False,
+            request_save_on_cell_execute=True,
+            config=kernel_config(),
+        )
     except PapermillExecutionError as e:
         cell = _cell_label(target, e.cell_index)
         raise ChapterFailed(
             f"chapter {path.relative_to(root)} failed in {cell}: {e.ename}: {e.evalue}\n"
-            f"  the executed notebook with the traceback is kept at {target}") from None
+            f"  the executed notebook with the traceback is kept at {target}"
+        ) from None
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -180,6 +201,7 @@ def _hide_injected_parameters(notebook: Path) -> None:
     """Tag papermill's injected-parameters cell ``remove-cell``: the chapter's header shows the
     values in a table, and the raw cell would repeat them as code."""
     import nbformat
+
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
@@ -196,11 +218,16 @@ def _cell_label(notebook: Path, index: int) -> str:
     """
     try:
         import nbformat
+
         nb = nbformat.read(notebook, as_version=4)
         papermill_tags = {"injected-parameters", "papermill-error-cell-tag"}
         own = [c for c in nb.cells if not papermill_tags & set(c.metadata.get("tags", []))]
-        failed = next(c for c in own if c.cell_type == "code"
-                      and any(o.get("output_type") == "error" for o in c.get("outputs", [])))
+        failed = next(
+            c
+            for c in own
+            if c.cell_type == "code"
+            and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+        )
         first = next((ln for ln in failed.source.splitlines() if ln.strip()), "")
         return f"cell {own.index(failed) + 1} ({first.strip()[:70]!r})"
     except Exception:  # the label is a courtesy; the error itself must still be reported
@@ -237,7 +264,9 @@ def stage_book(root: Path, out: Path) -> Path:
         dest = src / path.relative_to(root)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, dest)
-    if (root / "_static").is_dir():  # the book's style sheets (Jupyter Book adds every _static/*.css)
+    if (
+        root / "_static"
+    ).is_dir():  # the book's style sheets (Jupyter Book adds every _static/*.css)
         shutil.copytree(root / "_static", src / "_static", dirs_exist_ok=True)
     return src
 
@@ -246,16 +275,31 @@ def build_html(src: Path, out: Path) -> None:
     """``jupyter-book build`` of the staging book, warnings as errors, then :func:`publish_html`;
     raises on failure."""
     exe = Path(sys.executable).parent / "jupyter-book"
-    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(out),
-           "-W", "-n", "--keep-going", "--builder", "html"]
+    cmd = [
+        str(exe) if exe.exists() else "jupyter-book",
+        "build",
+        str(src),
+        "--path-output",
+        str(out),
+        "-W",
+        "-n",
+        "--keep-going",
+        "--builder",
+        "html",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     (out / "jupyter-book.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if proc.returncode != 0:
-        lines = [ln for ln in (proc.stdout + proc.stderr).splitlines()
-                 if "WARNING" in ln or "ERROR" in ln or "Error" in ln]
-        raise RuntimeError("jupyter-book build failed (warnings are errors):\n  "
-                           + "\n  ".join(lines[-20:] or (proc.stdout + proc.stderr).splitlines()[-20:])
-                           + f"\n  full log: {out / 'jupyter-book.log'}")
+        lines = [
+            ln
+            for ln in (proc.stdout + proc.stderr).splitlines()
+            if "WARNING" in ln or "ERROR" in ln or "Error" in ln
+        ]
+        raise RuntimeError(
+            "jupyter-book build failed (warnings are errors):\n  "
+            + "\n  ".join(lines[-20:] or (proc.stdout + proc.stderr).splitlines()[-20:])
+            + f"\n  full log: {out / 'jupyter-book.log'}"
+        )
     publish_html(src, out)
 
 
@@ -275,11 +319,15 @@ def publish_html(src: Path, out: Path) -> Path:
     from ..cache import git_commit
     from .citing import book_metadata
     from .results import merge, write_json_atomic
+
     html = out / "_build" / "html"
     meta = book_metadata(src)
     stems = [Path(entry).name for entry in toc_files(src)]
-    merged = merge(out / "results", stems, {"title": meta["title"], "version": meta["version"],
-                                            "commit": git_commit() or "unknown"})
+    merged = merge(
+        out / "results",
+        stems,
+        {"title": meta["title"], "version": meta["version"], "commit": git_commit() or "unknown"},
+    )
     figures = html / "figures"
     shutil.rmtree(figures, ignore_errors=True)
     figures.mkdir(parents=True)
@@ -287,21 +335,26 @@ def publish_html(src: Path, out: Path) -> Path:
         for name in entry.get("files", []):
             source = out / "figures" / name
             if not source.is_file():
-                raise FileNotFoundError(f"chapter {entry['chapter']} recorded {entry['kind']} {entry['name']!r} "
-                                        f"with the file {name}, which is not in {out / 'figures'}")
+                raise FileNotFoundError(
+                    f"chapter {entry['chapter']} recorded {entry['kind']} {entry['name']!r} "
+                    f"with the file {name}, which is not in {out / 'figures'}"
+                )
             shutil.copy2(source, figures / name)
     write_json_atomic(html / "results.json", merged)
     (html / ".nojekyll").touch()
     return html
 
 
-def resolve_all(root: Path, profile_name: str, overrides: list[str],
-                only: list[str] | None = None) -> tuple[dict[str, Path], dict[str, dict]]:
+def resolve_all(
+    root: Path, profile_name: str, overrides: list[str], only: list[str] | None = None
+) -> tuple[dict[str, Path], dict[str, dict]]:
     chapters = book_chapters(root)
     if only:
         unknown = [c for c in only if c not in chapters]
         if unknown:
-            raise ParameterError(f"unknown chapter(s) {unknown}; the chapters are {', '.join(chapters)}")
+            raise ParameterError(
+                f"unknown chapter(s) {unknown}; the chapters are {', '.join(chapters)}"
+            )
     profile = load_profile(root, profile_name)
     params = resolve(chapters, profile, profile_name, overrides)
     if only:
@@ -309,6 +362,7 @@ def resolve_all(root: Path, profile_name: str, overrides: list[str],
     for stem in chapters:
         if "corpus" in params[stem]:  # the corpus block also checks that its folder exists
             from .corpus_params import corpus_config
+
             try:
                 corpus_config(params[stem], root=root)
             except ParameterError as e:
@@ -323,6 +377,8 @@ def summary_table(results: list[ChapterResult], html_seconds: float | None, tota
         lines.append(f"{r.stem:<{width}}  {r.seconds:8.1f}  {r.computed:8d}  {r.cached:6d}")
     if html_seconds is not None:
         lines.append(f"{'jupyter-book':<{width}}  {html_seconds:8.1f}")
-    lines.append(f"{'total':<{width}}  {total:8.1f}  {sum(r.computed for r in results):8d}  "
-                 f"{sum(r.cached for r in results):6d}")
+    lines.append(
+        f"{'total':<{width}}  {total:8.1f}  {sum(r.computed for r in results):8d}  "
+        f"{sum(r.cached for r in results):6d}"
+    )
     return "\n".join(lines)

@@ -23,6 +23,7 @@ the words "Reading the papers," followed by the entry's label in double backquot
 :func:`check_readings` checks that every label cited by any docstring of the package (modules,
 classes, functions) exists on the page.
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,8 +34,14 @@ from pathlib import Path
 
 PACKAGE = "rnnlib"
 # The wings of the package, in the order of the page: sub-package (None: the top-level modules) -> title.
-WINGS = {None: "Models and training", "fast": "The fast paths", "corpus": "The corpus",
-         "smt": "The phrase-based baseline", "book": "The book's tooling", "bench": "The benchmarks"}
+WINGS = {
+    None: "Models and training",
+    "fast": "The fast paths",
+    "corpus": "The corpus",
+    "smt": "The phrase-based baseline",
+    "book": "The book's tooling",
+    "bench": "The benchmarks",
+}
 READING_REF = re.compile(r"Reading the papers, ``(reading-[a-z0-9-]+)``")
 READING_LABEL = re.compile(r"^\((reading-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
 # The sections the ledger reads, by their lower-case name.
@@ -100,7 +107,10 @@ def _parse(doc: str) -> tuple[dict[str, list[str]], set[int]]:
         text = line.strip()
         nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
         if text and not _is_adornment(text) and _is_adornment(nxt):
-            current, paragraph = start(_section_name(text) or text, i), False  # an underlined heading
+            current, paragraph = (
+                start(_section_name(text) or text, i),
+                False,
+            )  # an underlined heading
             continue
         if _is_adornment(text):
             continue  # an underline, an overline, or (after a blank line) a stray one
@@ -158,9 +168,14 @@ def _looks_like_deviations_heading(lines: list[str], i: int) -> bool:
         return True
     if not _DEVIATION_WORD.search(text):
         return False
-    bold = any(len(text) > 4 and text.startswith(m) and text.rstrip(":").endswith(m) for m in ("**", "__"))
-    alone = not prev and (not nxt or _is_adornment(nxt) or nxt.startswith(("- ", "* "))) \
+    bold = any(
+        len(text) > 4 and text.startswith(m) and text.rstrip(":").endswith(m) for m in ("**", "__")
+    )
+    alone = (
+        not prev
+        and (not nxt or _is_adornment(nxt) or nxt.startswith(("- ", "* ")))
         and not text.endswith((".", "!", "?"))
+    )
     return _is_adornment(nxt) or bold or text.startswith(("#", "..", ":")) or alone
 
 
@@ -187,17 +202,23 @@ def entry_of(name: str, doc: str) -> tuple[LedgerEntry | None, list[str]]:
     lines = doc.splitlines()
     for i, line in enumerate(lines):
         if i not in headings and _looks_like_deviations_heading(lines, i):
-            problems.append(f"{name}: {line.strip()[:60]!r} is not a section heading; write 'Deviations' on "
-                            "its own line, underlined with dashes, then '- ' bullets")
+            problems.append(
+                f"{name}: {line.strip()[:60]!r} is not a section heading; write 'Deviations' on "
+                "its own line, underlined with dashes, then '- ' bullets"
+            )
     if "Deviations" in sections and not sections["Deviations"]:
         problems.append(f"{name}: its Deviations section has no '- ' or '* ' bullets")
     if "Equations" in sections and "Deviations" not in sections:
-        problems.append(f"{name}: module docstring has Equations but no Deviations section "
-                        "(write '- none: ...' if it has none)")
+        problems.append(
+            f"{name}: module docstring has Equations but no Deviations section "
+            "(write '- none: ...' if it has none)"
+        )
     if "Deviations" not in sections:
         return None, problems
     summary = doc.strip().splitlines()[0]
-    return LedgerEntry(name, summary, sections.get("Equations", []), sections["Deviations"]), problems
+    return LedgerEntry(
+        name, summary, sections.get("Equations", []), sections["Deviations"]
+    ), problems
 
 
 def ledger(package: str = PACKAGE) -> list[LedgerEntry]:
@@ -217,9 +238,13 @@ def ledger(package: str = PACKAGE) -> list[LedgerEntry]:
         if entry is not None:
             entries.append(entry)
     if problems:
-        raise LedgerError("the faithfulness ledger would miss deviations:\n  " + "\n  ".join(problems))
+        raise LedgerError(
+            "the faithfulness ledger would miss deviations:\n  " + "\n  ".join(problems)
+        )
     order = list(WINGS)
-    return sorted(entries, key=lambda e: (order.index(e.wing) if e.wing in order else len(order), e.module))
+    return sorted(
+        entries, key=lambda e: (order.index(e.wing) if e.wing in order else len(order), e.module)
+    )
 
 
 def wing_title(wing: str | None, package: str = PACKAGE) -> str:
@@ -269,7 +294,9 @@ def docstrings(package: str = PACKAGE) -> list[tuple[str, str]]:
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 doc = ast.get_docstring(node, clean=False)
                 if doc:
-                    out.append((name if isinstance(node, ast.Module) else f"{name}:{node.name}", doc))
+                    out.append(
+                        (name if isinstance(node, ast.Module) else f"{name}:{node.name}", doc)
+                    )
     return out
 
 
@@ -290,10 +317,16 @@ def cited_readings(package: str = PACKAGE) -> dict[str, list[str]]:
 def check_readings(readings: Path, package: str = PACKAGE) -> None:
     """Raise :class:`LedgerError` if a docstring cites a reading that ``readings`` does not define."""
     known = reading_labels(readings)
-    unknown = {label: where for label, where in cited_readings(package).items() if label not in known}
+    unknown = {
+        label: where for label, where in cited_readings(package).items() if label not in known
+    }
     if unknown:
-        raise LedgerError(f"docstrings cite readings that {Path(readings).name} does not define: "
-                          + "; ".join(f"{label} (in {', '.join(where)})" for label, where in sorted(unknown.items())))
+        raise LedgerError(
+            f"docstrings cite readings that {Path(readings).name} does not define: "
+            + "; ".join(
+                f"{label} (in {', '.join(where)})" for label, where in sorted(unknown.items())
+            )
+        )
 
 
 def _md(text: str) -> str:
@@ -301,10 +334,16 @@ def _md(text: str) -> str:
     ``code`` spans (and Sphinx roles) become `code`; elsewhere the characters Markdown would read
     as emphasis or HTML (``*``, ``_``, ``<``, as in ``h<t>`` and ``<end>``) are escaped."""
     pieces = READING_REF.split(text)
-    return "".join(f"Reading the papers, {{ref}}`{p}`" if i % 2 else _md_plain(p) for i, p in enumerate(pieces))
+    return "".join(
+        f"Reading the papers, {{ref}}`{p}`" if i % 2 else _md_plain(p) for i, p in enumerate(pieces)
+    )
 
 
 def _md_plain(text: str) -> str:
-    text = re.sub(r":(?:mod|class|func|meth|attr|data|exc):`~?([^`]+)`", r"``\1``", text)  # Sphinx roles
+    text = re.sub(
+        r":(?:mod|class|func|meth|attr|data|exc):`~?([^`]+)`", r"``\1``", text
+    )  # Sphinx roles
     pieces = re.split(r"``(.+?)``", text)
-    return "".join(f"`{p}`" if i % 2 else re.sub(r"([\\*_<])", r"\\\1", p) for i, p in enumerate(pieces))
+    return "".join(
+        f"`{p}`" if i % 2 else re.sub(r"([\\*_<])", r"\\\1", p) for i, p in enumerate(pieces)
+    )

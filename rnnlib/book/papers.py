@@ -6,6 +6,7 @@ tables are set beside. Each constant names the table it comes from.
 * A: Cho et al. 2014, arXiv:1406.1078v3. B: Bahdanau, Cho & Bengio 2015, arXiv:1409.0473v7
   (Reading the papers, ``reading-paper-versions``).
 """
+
 from __future__ import annotations
 
 # A, Table 1: BLEU on newstest2012+2013 (dev, used for MERT) and newstest2014 (test).
@@ -35,9 +36,44 @@ B_TABLE1 = {
 
 # B, Table 2 (Appendix B): learning statistics; NLL per sentence.
 B_TABLE2 = {
-    "RNNenc-30": {"updates": 8.46e5, "epochs": 6.4, "hours": 109, "gpu": "TITAN BLACK", "train_nll": 28.1, "dev_nll": 53.0},
-    "RNNenc-50": {"updates": 6.00e5, "epochs": 4.5, "hours": 108, "gpu": "Quadro K-6000", "train_nll": 44.0, "dev_nll": 43.6},
-    "RNNsearch-30": {"updates": 4.71e5, "epochs": 3.6, "hours": 113, "gpu": "TITAN BLACK", "train_nll": 26.7, "dev_nll": 47.2},
-    "RNNsearch-50": {"updates": 2.88e5, "epochs": 2.2, "hours": 111, "gpu": "Quadro K-6000", "train_nll": 40.7, "dev_nll": 38.1},
-    "RNNsearch-50*": {"updates": 6.67e5, "epochs": 5.0, "hours": 252, "gpu": "Quadro K-6000", "train_nll": 36.7, "dev_nll": 35.2},
+    "RNNenc-30": {
+        "updates": 8.46e5,
+        "epochs": 6.4,
+        "hours": 109,
+        "gpu": "TITAN BLACK",
+        "train_nll": 28.1,
+        "dev_nll": 53.0,
+    },
+    "RNNenc-50": {
+        "updates": 6.00e5,
+        "epochs": 4.5,
+        "hours": 108,
+        "gpu": "Quadro K-6000",
+        "train_nll": 44.0,
+        "dev_nll": 43.6,
+    },
+    "RNNsearch-30": {
+        "updates": 4.71e5,
+        "epochs": 3.6,
+        "hours": 113,
+        "gpu": "TITAN BLACK",
+        "train_nll": 26.7,
+        "dev_nll": 47.2,
+    },
+    "RNNsearch-50": {
+        "updates": 2.88e5,
+        "epochs": 2.2,
+        "hours": 111,
+        "gpu": "Quadro K-6000",
+        "train_nll": 40.7,
+        "dev_nll": 38.1,
+    },
+    "RNNsearch-50*": {
+        "updates": 6.67e5,
+        "epochs": 5.0,
+        "hours": 252,
+        "gpu": "Quadro K-6000",
+        "train_nll": 36.7,
+        "dev_nll": 35.2,
+    },
 }

@@ -41,6 +41,7 @@ A profile (``profiles/<name>.yml``) is::
 kernels (:data:`OVERRIDES_ENV`, :func:`run_overrides`), so a chapter that reads another
 chapter's parameters resolves them as that chapter would run.
 """
+
 from __future__ import annotations
 
 import ast
@@ -67,8 +68,8 @@ class ParamSpec:
     """One declared parameter: its name, type, default, accepted values and help."""
 
     name: str
-    type: str              # int | float | bool | str
-    optional: bool         # ``None`` accepted
+    type: str  # int | float | bool | str
+    optional: bool  # ``None`` accepted
     default: Any
     help: str = ""
     low: float | None = None
@@ -111,7 +112,9 @@ class ParamSpec:
         else:
             ok = isinstance(value, str)
         if not ok:
-            raise ParameterError(f"{where}: wrong type {type(value).__name__}; it accepts {self.accepts()}")
+            raise ParameterError(
+                f"{where}: wrong type {type(value).__name__}; it accepts {self.accepts()}"
+            )
         if self.choices is not None and value not in self.choices:
             raise ParameterError(f"{where}: not accepted; it accepts {self.accepts()}")
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
@@ -142,23 +145,31 @@ def parse_parameters_cell(source: str, where: str = "parameters cell") -> dict[s
     and of every parameter of the blocks its ``# include: <block>`` lines name, in order."""
     tree = ast.parse(source)
     lines = source.splitlines()
-    found: list[tuple[int, int, ParamSpec]] = []   # (line, position in an included block, spec)
+    found: list[tuple[int, int, ParamSpec]] = []  # (line, position in an included block, spec)
     for lineno, line in enumerate(lines, 1):
         if m := _INCLUDE.match(line):
             included = included_block(m.group(1), m.group(2), f"{where}, line {lineno}")
             found += [(lineno, k, spec) for k, spec in enumerate(included.values())]
     for node in tree.body:
-        if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name) or node.value is None:
-            raise ParameterError(f"{where}, line {node.lineno}: every statement must read "
-                                 "'name: type = default  # [range] help'")
+        if (
+            not isinstance(node, ast.AnnAssign)
+            or not isinstance(node.target, ast.Name)
+            or node.value is None
+        ):
+            raise ParameterError(
+                f"{where}, line {node.lineno}: every statement must read "
+                "'name: type = default  # [range] help'"
+            )
         name = node.target.id
         type_name, optional = _annotation(node.annotation, f"{where}, line {node.lineno}")
         try:
             default = ast.literal_eval(node.value)
         except ValueError as e:
-            raise ParameterError(f"{where}, line {node.lineno}: the default of '{name}' must be a literal") from e
+            raise ParameterError(
+                f"{where}, line {node.lineno}: the default of '{name}' must be a literal"
+            ) from e
         line = lines[node.lineno - 1]
-        comment = line.split("#", 1)[1].strip() if "#" in line[node.value.end_col_offset:] else ""
+        comment = line.split("#", 1)[1].strip() if "#" in line[node.value.end_col_offset :] else ""
         low = high = None
         low_open = high_open = False
         choices = None
@@ -170,16 +181,29 @@ def parse_parameters_cell(source: str, where: str = "parameters cell") -> dict[s
         elif m := _CHOICES.match(comment):
             items, comment = m.groups()
             choices = tuple(_literal(x.strip(), type_name) for x in items.split(",") if x.strip())
-        spec = ParamSpec(name, type_name, optional, default, comment.strip(), low, high, low_open, high_open, choices)
+        spec = ParamSpec(
+            name,
+            type_name,
+            optional,
+            default,
+            comment.strip(),
+            low,
+            high,
+            low_open,
+            high_open,
+            choices,
+        )
         spec.check(default, f"default in {where}")
         found.append((node.lineno, 0, spec))
     specs: dict[str, ParamSpec] = {}
     first_line: dict[str, int] = {}
     for lineno, _, spec in sorted(found, key=lambda x: x[:2]):
         if spec.name in specs:
-            raise ParameterError(f"{where}: parameter '{spec.name}' is declared twice (line "
-                                 f"{first_line[spec.name]} and line {lineno}; an included block counts "
-                                 "as declared on its '# include:' line)")
+            raise ParameterError(
+                f"{where}: parameter '{spec.name}' is declared twice (line "
+                f"{first_line[spec.name]} and line {lineno}; an included block counts "
+                "as declared on its '# include:' line)"
+            )
         specs[spec.name], first_line[spec.name] = spec, lineno
     return specs
 
@@ -188,21 +212,27 @@ def included_block(name: str, defaults: str, where: str) -> dict[str, ParamSpec]
     """The specs of the shared block ``name`` (:data:`INCLUDES`), with ``defaults``
     (``"src_vocab=30000 max_len=None"``) replacing the block's defaults."""
     if name not in INCLUDES:
-        raise ParameterError(f"{where}: '# include: {name}' names no shared block; "
-                             f"the blocks are {', '.join(INCLUDES)}")
+        raise ParameterError(
+            f"{where}: '# include: {name}' names no shared block; "
+            f"the blocks are {', '.join(INCLUDES)}"
+        )
     module = importlib.import_module(INCLUDES[name])
     specs = parse_parameters_cell(module.parameter_block(), where=f"{INCLUDES[name]} block")
     for item in defaults.split():
         key, sep, text = item.partition("=")
         if not sep or key not in specs:
-            raise ParameterError(f"{where}: '# include: {name}' takes name=value defaults of its own "
-                                 f"parameters ({', '.join(specs)}); got {item!r}")
+            raise ParameterError(
+                f"{where}: '# include: {name}' takes name=value defaults of its own "
+                f"parameters ({', '.join(specs)}); got {item!r}"
+            )
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError):
             value = text if specs[key].type == "str" else None
             if value is None:
-                raise ParameterError(f"{where}: the default {item!r} is not a Python literal") from None
+                raise ParameterError(
+                    f"{where}: the default {item!r} is not a Python literal"
+                ) from None
         specs[key] = replace(specs[key], default=specs[key].check(value, f"default in {where}"))
     return {n: replace(spec, block=name) for n, spec in specs.items()}
 
@@ -210,11 +240,18 @@ def included_block(name: str, defaults: str, where: str) -> dict[str, ParamSpec]
 def _annotation(node: ast.expr, where: str) -> tuple[str, bool]:
     if isinstance(node, ast.Name) and node.id in _TYPES:
         return node.id, False
-    if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)
-            and isinstance(node.right, ast.Constant) and node.right.value is None
-            and isinstance(node.left, ast.Name) and node.left.id in _TYPES):
+    if (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.BitOr)
+        and isinstance(node.right, ast.Constant)
+        and node.right.value is None
+        and isinstance(node.left, ast.Name)
+        and node.left.id in _TYPES
+    ):
         return node.left.id, True
-    raise ParameterError(f"{where}: the type must be one of int, float, bool, str (optionally '| None')")
+    raise ParameterError(
+        f"{where}: the type must be one of int, float, bool, str (optionally '| None')"
+    )
 
 
 def _number(text: str, name: str, where: str) -> float:
@@ -235,21 +272,29 @@ def _literal(text: str, type_name: str) -> Any:
 
 # -- chapters ----------------------------------------------------------------------------------
 
+
 def chapter_parameters_source(path: Path) -> str:
     """The source of the cell tagged ``parameters`` in a MyST Markdown notebook."""
     import jupytext
+
     path = Path(path)
     if not path.is_file():
         raise ParameterError(f"chapter {path} does not exist")
     nb = jupytext.read(path)
-    cells = [c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    cells = [
+        c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])
+    ]
     if len(cells) != 1:
-        raise ParameterError(f"{path}: expected exactly one code cell tagged 'parameters', found {len(cells)}")
+        raise ParameterError(
+            f"{path}: expected exactly one code cell tagged 'parameters', found {len(cells)}"
+        )
     return cells[0].source
 
 
 def chapter_specs(path: Path) -> dict[str, ParamSpec]:
-    specs = parse_parameters_cell(chapter_parameters_source(path), where=f"{path} (parameters cell)")
+    specs = parse_parameters_cell(
+        chapter_parameters_source(path), where=f"{path} (parameters cell)"
+    )
     if "profile" not in specs:
         raise ParameterError(f"{path}: the parameters cell must declare 'profile: str'")
     return specs
@@ -266,6 +311,7 @@ def is_notebook(path: Path) -> bool:
 
 # -- profiles and overrides ---------------------------------------------------------------------
 
+
 def load_profile(book_root: Path, name: str) -> dict:
     path = Path(book_root) / "profiles" / f"{name}.yml"
     if not path.is_file():
@@ -274,8 +320,10 @@ def load_profile(book_root: Path, name: str) -> dict:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     unknown = set(data) - {"description", "defaults", "chapters"}
     if unknown:
-        raise ParameterError(f"{path}: unknown top-level keys {sorted(unknown)}; "
-                             "a profile has description, defaults, chapters")
+        raise ParameterError(
+            f"{path}: unknown top-level keys {sorted(unknown)}; "
+            "a profile has description, defaults, chapters"
+        )
     data.setdefault("defaults", {})
     data.setdefault("chapters", {})
     data["path"] = str(path)
@@ -318,6 +366,7 @@ def run_overrides() -> list[str]:
     process (:data:`OVERRIDES_ENV`); ``[]`` outside one (a notebook run by hand)."""
     import json
     import os
+
     text = os.environ.get(OVERRIDES_ENV)
     if not text:
         return []
@@ -336,6 +385,7 @@ def overrides_in_environment(overrides: list[str]):
     inherit it) and restore the previous value after."""
     import json
     import os
+
     before = os.environ.get(OVERRIDES_ENV)
     os.environ[OVERRIDES_ENV] = json.dumps(list(overrides))
     try:
@@ -347,8 +397,9 @@ def overrides_in_environment(overrides: list[str]):
             os.environ[OVERRIDES_ENV] = before
 
 
-def resolve(chapters: dict[str, Path], profile: dict, profile_name: str,
-            overrides: list[str]) -> dict[str, dict[str, Any]]:
+def resolve(
+    chapters: dict[str, Path], profile: dict, profile_name: str, overrides: list[str]
+) -> dict[str, dict[str, Any]]:
     """The validated parameters of each chapter (``{stem: {name: value}}``).
 
     Order: the chapter's defaults, the profile's ``defaults`` (where the chapter declares the
@@ -359,31 +410,42 @@ def resolve(chapters: dict[str, Path], profile: dict, profile_name: str,
     where = profile["path"]
     for stem in profile["chapters"]:
         if stem not in specs:
-            raise ParameterError(f"{where}: section for unknown chapter {stem!r}; "
-                                 f"the chapters are {', '.join(sorted(specs))}")
+            raise ParameterError(
+                f"{where}: section for unknown chapter {stem!r}; "
+                f"the chapters are {', '.join(sorted(specs))}"
+            )
     for name in profile["defaults"]:
         if not any(name in s for s in specs.values()):
             raise ParameterError(f"{where}: default for {name!r}, which no chapter declares")
     parsed = [parse_override(o) for o in overrides]
     for chapter, name, _ in parsed:
         if chapter is not None and chapter not in specs:
-            raise ParameterError(f"override {chapter}.{name}: unknown chapter {chapter!r}; "
-                                 f"the chapters are {', '.join(sorted(specs))}")
+            raise ParameterError(
+                f"override {chapter}.{name}: unknown chapter {chapter!r}; "
+                f"the chapters are {', '.join(sorted(specs))}"
+            )
         targets = [chapter] if chapter else list(specs)
         if not any(name in specs[t] for t in targets):
-            raise ParameterError(f"override {name!r}: unknown parameter for {'chapter ' + chapter if chapter else 'any chapter'}; "
-                                 f"known: {', '.join(sorted({n for t in targets for n in specs[t]}))}")
+            raise ParameterError(
+                f"override {name!r}: unknown parameter for {'chapter ' + chapter if chapter else 'any chapter'}; "
+                f"known: {', '.join(sorted({n for t in targets for n in specs[t]}))}"
+            )
     out = {}
     for stem, spec in specs.items():
         values = {n: s.default for n, s in spec.items()}
         origins = {n: f"default in chapter {stem}" for n in spec}
-        sources = [(profile["defaults"], f"{where} defaults"), (profile["chapters"].get(stem) or {}, f"{where} chapters.{stem}")]
+        sources = [
+            (profile["defaults"], f"{where} defaults"),
+            (profile["chapters"].get(stem) or {}, f"{where} chapters.{stem}"),
+        ]
         for mapping, origin in sources:
             for name, value in mapping.items():
                 if name not in spec:
                     if origin.endswith(f"chapters.{stem}"):
-                        raise ParameterError(f"{origin}: unknown parameter {name!r}; "
-                                             f"{stem} declares {', '.join(sorted(spec))}")
+                        raise ParameterError(
+                            f"{origin}: unknown parameter {name!r}; "
+                            f"{stem} declares {', '.join(sorted(spec))}"
+                        )
                     continue
                 values[name], origins[name] = value, f"{origin}, chapter {stem}"
         for chapter, name, value in parsed:

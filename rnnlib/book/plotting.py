@@ -5,6 +5,7 @@ words on the y-axis, each pixel the weight ``alpha_ij`` of Eq. (6) in grayscale 
 to 1 (white). As in the figure, both axes end in ``<end>``: the source's end-of-sentence token
 (which the model reads and can attend to) and the step that generated the end of the translation.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -14,8 +15,14 @@ import numpy as np
 from .style import ALIGNMENT_CMAP
 
 
-def attention_plot(ax, weights: np.ndarray, source: Sequence[str], generated: Sequence[str],
-                   title: str | None = None, end: str = "<end>") -> None:
+def attention_plot(
+    ax,
+    weights: np.ndarray,
+    source: Sequence[str],
+    generated: Sequence[str],
+    title: str | None = None,
+    end: str = "<end>",
+) -> None:
     """Draw a hypothesis' attention on ``ax``: ``weights (len(generated) + 1, len(source) + 1)``.
 
     ``source`` and ``generated`` are the words without the end-of-sentence token; the last row
@@ -24,11 +31,15 @@ def attention_plot(ax, weights: np.ndarray, source: Sequence[str], generated: Se
     """
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (len(generated) + 1, len(source) + 1):
-        raise ValueError(f"attention of shape {weights.shape} for {len(generated)} generated and "
-                         f"{len(source)} source words: expected ({len(generated) + 1}, {len(source) + 1}), "
-                         f"the last row and column being the end of sentence")
+        raise ValueError(
+            f"attention of shape {weights.shape} for {len(generated)} generated and "
+            f"{len(source)} source words: expected ({len(generated) + 1}, {len(source) + 1}), "
+            f"the last row and column being the end of sentence"
+        )
     source, generated = list(source) + [end], list(generated) + [end]
-    ax.imshow(weights, cmap=ALIGNMENT_CMAP, vmin=0.0, vmax=1.0, aspect="equal", interpolation="nearest")
+    ax.imshow(
+        weights, cmap=ALIGNMENT_CMAP, vmin=0.0, vmax=1.0, aspect="equal", interpolation="nearest"
+    )
     ax.set_xticks(range(len(source)))
     ax.set_xticklabels(source, rotation=90)
     ax.set_yticks(range(len(generated)))
@@ -38,12 +49,13 @@ def attention_plot(ax, weights: np.ndarray, source: Sequence[str], generated: Se
         ax.set_title(title, pad=40)
 
 
-def learning_curve(ax, updates: Sequence[int], values: Sequence[float], label: str,
-                   smooth: int = 1, **kwargs) -> None:
+def learning_curve(
+    ax, updates: Sequence[int], values: Sequence[float], label: str, smooth: int = 1, **kwargs
+) -> None:
     """Plot ``values`` against ``updates``, optionally as a running mean over ``smooth`` points."""
     y = np.asarray(values, dtype=float)
     if smooth > 1 and len(y) >= smooth:
         y = np.convolve(y, np.ones(smooth) / smooth, mode="valid")
-        updates = np.asarray(updates)[smooth - 1:]
+        updates = np.asarray(updates)[smooth - 1 :]
     ax.plot(updates, y, label=label, **kwargs)
     ax.set_xlabel("update")

@@ -39,6 +39,7 @@ and PDF of a figure, the CSV of a table (names in the build's ``figures/`` folde
 the ``results.json`` that ``rnnlib build`` writes beside the HTML's ``index.html``:
 ``{"book": {"title", "version", "commit"}, "results": [entries...]}``.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,7 +51,13 @@ from typing import Any, Iterable
 
 from ..cache import Artifact, config_hash
 
-KINDS = ("number", "text", "table", "figure", "params")  # params: the chapter's parameters, first entry
+KINDS = (
+    "number",
+    "text",
+    "table",
+    "figure",
+    "params",
+)  # params: the chapter's parameters, first entry
 
 
 def results_folder(figures_dir: Path) -> Path:
@@ -83,6 +90,7 @@ def jsonable(value: Any) -> Any:
         return value if math.isfinite(value) else None
     try:
         import pandas as pd
+
         if pd.isna(value):  # pd.NA, NaT
             return None
     except (TypeError, ValueError):
@@ -92,22 +100,33 @@ def jsonable(value: Any) -> Any:
 
 def table_json(df) -> dict:
     """A DataFrame as ``{"index", "columns", "data", "index_names", "column_names"}``."""
-    return {"index": [jsonable(v) for v in df.index], "columns": [jsonable(v) for v in df.columns],
-            "data": [[jsonable(v) for v in row] for row in df.itertuples(index=False, name=None)],
-            "index_names": [jsonable(n) for n in df.index.names],
-            "column_names": [jsonable(n) for n in df.columns.names]}
+    return {
+        "index": [jsonable(v) for v in df.index],
+        "columns": [jsonable(v) for v in df.columns],
+        "data": [[jsonable(v) for v in row] for row in df.itertuples(index=False, name=None)],
+        "index_names": [jsonable(n) for n in df.index.names],
+        "column_names": [jsonable(n) for n in df.columns.names],
+    }
 
 
 def table_frame(value: dict):
     """The DataFrame of :func:`table_json` (missing values as NaN; multi-level labels restored)."""
     import pandas as pd
+
     index = _labels(value["index"], value.get("index_names") or [None])
     columns = _labels(value["columns"], value.get("column_names") or [None])
     data = value["data"]
     if len(data) != len(index) or any(len(row) != len(columns) for row in data):
-        raise ValueError(f"a recorded table's data is not {len(index)} rows of {len(columns)} values")
-    frame = pd.DataFrame({i: pd.Series([row[i] for row in data], dtype=object).infer_objects()
-                          for i in range(len(columns))}, index=range(len(index)))
+        raise ValueError(
+            f"a recorded table's data is not {len(index)} rows of {len(columns)} values"
+        )
+    frame = pd.DataFrame(
+        {
+            i: pd.Series([row[i] for row in data], dtype=object).infer_objects()
+            for i in range(len(columns))
+        },
+        index=range(len(index)),
+    )
     frame = frame.fillna(float("nan")) if len(columns) else frame
     frame.index, frame.columns = index, columns
     return frame
@@ -115,6 +134,7 @@ def table_frame(value: dict):
 
 def _labels(labels: list, names: list):
     import pandas as pd
+
     if len(names) > 1:
         if not labels:
             return pd.MultiIndex.from_arrays([[] for _ in names], names=names)
@@ -132,14 +152,20 @@ def artifact_refs(items: Iterable) -> list[dict]:
         if isinstance(item, Artifact):
             ref = {"kind": item.kind, "key": item.key}
         elif isinstance(item, dict) or is_dataclass(item) and not isinstance(item, type):
-            config = item if isinstance(item, dict) else {f.name: getattr(item, f.name) for f in fields(item)}
+            config = (
+                item
+                if isinstance(item, dict)
+                else {f.name: getattr(item, f.name) for f in fields(item)}
+            )
             try:
                 key = config_hash(config, 16)
             except (TypeError, ValueError):  # holds something that is not JSON (a model, an array)
                 key = None
             ref = {"kind": "config/" + type(item).__name__, "key": key}
         else:
-            raise TypeError(f"artifacts=[...]: {type(item).__name__} is not an artifact, a config or a dict")
+            raise TypeError(
+                f"artifacts=[...]: {type(item).__name__} is not an artifact, a config or a dict"
+            )
         if ref not in out:
             out.append(ref)
     return out
@@ -159,22 +185,42 @@ def looked_up(events: Iterable[dict]) -> list[dict]:
 class Recorder:
     """The record file of one run of a chapter: started empty, rewritten whole after each entry."""
 
-    def __init__(self, path: Path, chapter: str, profile: str, config_hash: str, commit: str) -> None:
+    def __init__(
+        self, path: Path, chapter: str, profile: str, config_hash: str, commit: str
+    ) -> None:
         self.path = Path(path)
-        self.common = {"chapter": chapter, "profile": profile, "config_hash": config_hash, "commit": commit}
+        self.common = {
+            "chapter": chapter,
+            "profile": profile,
+            "config_hash": config_hash,
+            "commit": commit,
+        }
         self.entries: list[dict] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._write()
 
-    def add(self, name: str, kind: str, value: Any, stable_name: str, files: list[str] | None = None,
-            artifacts: list[dict] | None = None) -> dict:
+    def add(
+        self,
+        name: str,
+        kind: str,
+        value: Any,
+        stable_name: str,
+        files: list[str] | None = None,
+        artifacts: list[dict] | None = None,
+    ) -> dict:
         if kind not in KINDS:
             raise ValueError(f"result kind {kind!r}: one of {', '.join(KINDS)}")
         if kind == "table":
             value = table_json(value)
-        entry = {"name": name, "kind": kind, "value": None if kind == "figure" else jsonable(value),
-                 "stable_name": stable_name, **self.common, "files": list(files or []),
-                 "artifacts": list(artifacts or [])}
+        entry = {
+            "name": name,
+            "kind": kind,
+            "value": None if kind == "figure" else jsonable(value),
+            "stable_name": stable_name,
+            **self.common,
+            "files": list(files or []),
+            "artifacts": list(artifacts or []),
+        }
         self.entries.append(entry)
         self._write()
         return entry
@@ -185,13 +231,21 @@ class Recorder:
 
 def dumps(obj: Any) -> str:
     """JSON with one entry per line: the items of a list, and of a dict's list values."""
+
     def compact(v):
         return json.dumps(v, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
     if isinstance(obj, list):
         return "[\n" + ",\n".join(compact(v) for v in obj) + "\n]" if obj else "[]"
     if isinstance(obj, dict):
-        return "{\n" + ",\n".join(f"{compact(str(k))}: {dumps(v) if isinstance(v, list) else compact(v)}"
-                                   for k, v in obj.items()) + "\n}"
+        return (
+            "{\n"
+            + ",\n".join(
+                f"{compact(str(k))}: {dumps(v) if isinstance(v, list) else compact(v)}"
+                for k, v in obj.items()
+            )
+            + "\n}"
+        )
     return compact(obj)
 
 
@@ -233,22 +287,30 @@ class Results:
 
     def entry(self, name: str, chapter: str | None = None) -> dict:
         """The entry recorded as ``name`` (by ``chapter`` if given); a KeyError names what was loaded."""
-        found = [e for e in self._by_name.get(name, []) if chapter is None or e["chapter"] == chapter]
+        found = [
+            e for e in self._by_name.get(name, []) if chapter is None or e["chapter"] == chapter
+        ]
         if not found:
             where = f" by chapter {chapter!r}" if chapter is not None else ""
-            raise KeyError(f"no result named {name!r}{where} in {self.source or 'the records'}; "
-                           f"the chapters loaded are {', '.join(self.chapters()) or 'none'}")
-        if len({e['chapter'] for e in found}) > 1:
-            raise KeyError(f"the result name {name!r} is recorded by chapters "
-                           f"{', '.join(e['chapter'] for e in found)}: pass chapter=")
+            raise KeyError(
+                f"no result named {name!r}{where} in {self.source or 'the records'}; "
+                f"the chapters loaded are {', '.join(self.chapters()) or 'none'}"
+            )
+        if len({e["chapter"] for e in found}) > 1:
+            raise KeyError(
+                f"the result name {name!r} is recorded by chapters "
+                f"{', '.join(e['chapter'] for e in found)}: pass chapter="
+            )
         return found[-1]
 
     def value(self, name: str, chapter: str | None = None) -> Any:
         """The glued value of a number or text (a number recorded as NaN comes back as NaN)."""
         e = self.entry(name, chapter)
         if e["kind"] not in ("number", "text"):
-            raise ValueError(f"result {name!r} is a {e['kind']}, not a number or text"
-                             + ("; read it with .table()" if e["kind"] == "table" else ""))
+            raise ValueError(
+                f"result {name!r} is a {e['kind']}, not a number or text"
+                + ("; read it with .table()" if e["kind"] == "table" else "")
+            )
         if e["kind"] == "number" and e["value"] is None:
             return float("nan")
         return e["value"]
@@ -256,10 +318,15 @@ class Results:
     def values(self, chapter: str) -> dict[str, Any]:
         """Every number and text ``chapter`` glued, by name (as :meth:`value` gives each)."""
         if chapter not in self.chapters():
-            raise KeyError(f"no results of chapter {chapter!r} in {self.source or 'the records'}; "
-                           f"the chapters loaded are {', '.join(self.chapters()) or 'none'}")
-        return {e["name"]: self.value(e["name"], chapter) for e in self.entries
-                if e["chapter"] == chapter and e["kind"] in ("number", "text")}
+            raise KeyError(
+                f"no results of chapter {chapter!r} in {self.source or 'the records'}; "
+                f"the chapters loaded are {', '.join(self.chapters()) or 'none'}"
+            )
+        return {
+            e["name"]: self.value(e["name"], chapter)
+            for e in self.entries
+            if e["chapter"] == chapter and e["kind"] in ("number", "text")
+        }
 
     def table(self, name: str, chapter: str | None = None):
         """The glued table as a pandas DataFrame (index and columns restored, gaps as NaN)."""
@@ -285,7 +352,9 @@ def load(folder: Path) -> Results:
             raise ValueError(f"{folder}: not a results.json (no 'results' list)")
         return Results(data["results"], str(folder), data.get("book"))
     if not folder.is_dir():
-        raise FileNotFoundError(f"results folder {folder} does not exist (a build writes it as <out>/results)")
+        raise FileNotFoundError(
+            f"results folder {folder} does not exist (a build writes it as <out>/results)"
+        )
     merged = folder / "results.json"  # in a records folder, the record of a chapter named 'results'
     if merged.is_file() and isinstance(_read(merged), dict):
         return load(merged)
@@ -304,9 +373,12 @@ def _read(path: Path) -> Any:
 
 def _entries(path: Path) -> list[dict]:
     data = _read(path)
-    if not isinstance(data, list) or any(not isinstance(e, dict) or "name" not in e or "chapter" not in e
-                                         for e in data):
-        raise ValueError(f"{path}: not a chapter's record file (a list of entries with 'name' and 'chapter')")
+    if not isinstance(data, list) or any(
+        not isinstance(e, dict) or "name" not in e or "chapter" not in e for e in data
+    ):
+        raise ValueError(
+            f"{path}: not a chapter's record file (a list of entries with 'name' and 'chapter')"
+        )
     return data
 
 
@@ -321,5 +393,17 @@ def merge(folder: Path, chapters: Iterable[str], book: dict) -> dict:
     return {"book": book, "results": entries}
 
 
-__all__ = ["KINDS", "Recorder", "Results", "artifact_refs", "jsonable", "load", "looked_up", "merge",
-           "results_folder", "table_frame", "table_json", "write_json_atomic"]
+__all__ = [
+    "KINDS",
+    "Recorder",
+    "Results",
+    "artifact_refs",
+    "jsonable",
+    "load",
+    "looked_up",
+    "merge",
+    "results_folder",
+    "table_frame",
+    "table_json",
+    "write_json_atomic",
+]

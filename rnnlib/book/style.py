@@ -8,6 +8,7 @@ in inches of the book's text width; the PNG resolution is :data:`DPI`.
 Alignment matrices keep the papers' greyscale (Bahdanau et al. 2015, Fig. 3: weight 0 black,
 1 white): :data:`ALIGNMENT_CMAP`, drawn by :func:`rnnlib.book.plotting.attention_plot`.
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -23,26 +24,48 @@ ALIGNMENT_CMAP = "gray"
 PALETTE = "colorblind"
 
 # a system keeps its colour in every figure of the book
-_SYSTEMS = ("RNNsearch-50", "RNNencdec-50", "RNNsearch-30", "RNNencdec-30", "RNNsearch-50⋆",
-            "phrase-based", "Baseline", "+RNN", "+CSLM+RNN", "+CSLM+RNN+WP")
+_SYSTEMS = (
+    "RNNsearch-50",
+    "RNNencdec-50",
+    "RNNsearch-30",
+    "RNNencdec-30",
+    "RNNsearch-50⋆",
+    "phrase-based",
+    "Baseline",
+    "+RNN",
+    "+CSLM+RNN",
+    "+CSLM+RNN+WP",
+)
 
 
 def use() -> None:
     """Set the book's theme: seaborn's ``ticks`` style at ``paper`` size, the book's palette,
     no top and right spines, the book's resolution."""
     import seaborn as sns
-    sns.set_theme(context="paper", style="ticks", palette=PALETTE, font_scale=1.15,
-                  rc={"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
-                      "axes.spines.right": False, "legend.frameon": False,
-                      "figure.figsize": (WIDTH, HEIGHT)})
+
+    sns.set_theme(
+        context="paper",
+        style="ticks",
+        palette=PALETTE,
+        font_scale=1.15,
+        rc={
+            "figure.dpi": DPI,
+            "savefig.dpi": DPI,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "legend.frameon": False,
+            "figure.figsize": (WIDTH, HEIGHT),
+        },
+    )
 
 
 def system_colors(names: Iterable[str]) -> dict[str, tuple]:
     """``name -> colour``: a fixed colour for each of the papers' systems (the same in every
     chapter), then the palette's next colours for any other name, in order."""
     import seaborn as sns
+
     colours = sns.color_palette(PALETTE, 10)
-    out, spare = {}, iter(colours[len(_SYSTEMS) % 10:] + colours)
+    out, spare = {}, iter(colours[len(_SYSTEMS) % 10 :] + colours)
     for name in names:
         shown = name.replace("*", "⋆")
         out[name] = colours[_SYSTEMS.index(shown) % 10] if shown in _SYSTEMS else next(spare)

@@ -18,6 +18,7 @@ Deviations
   convention, not a defect: the Moses tokenizer separates those marks anyway.
 * The one mojibake verse of King James 2000 (Ps 9:1) is irrelevant: that version is refused.
 """
+
 from __future__ import annotations
 
 import re
@@ -63,7 +64,7 @@ def _psalm_title(key, text):
         return text
     marker = f"({chapter}:2)"
     at = text.find(marker)
-    return text if at < 0 else text[at + len(marker):].strip()
+    return text if at < 0 else text[at + len(marker) :].strip()
 
 
 def _versification_marker(key, text):
@@ -120,22 +121,49 @@ def _oe_ligature(key, text):
 
 #: The rules, in the order they run.
 RULES: tuple[Rule, ...] = (
-    Rule("whitespace", "collapse runs of spaces and strip the ends (KJV has trailing spaces)", _whitespace),
-    Rule("placeholder_verse", "drop verses that are only a placeholder: '...', '[]', '***' or a "
-         "bare '(8:1)' (BBE's merged or omitted verses)", _placeholder),
-    Rule("psalm_title", "Psalms verse 1: drop the Hebrew title merged before the '(c:2)' marker "
-         "(the KJV-numbered versions have no title in verse 1)", _psalm_title),
-    Rule("versification_marker", "delete inline native-numbering markers such as '(7:26)' or '(13:12b)'",
-         _versification_marker),
-    Rule("cross_reference", "delete bracketed cross-references such as '[Psaume 78:24]' (Darby)",
-         _cross_reference),
-    Rule("supplied_brackets", "keep translator-supplied words but drop their brackets: "
-         "'[qui sont]' -> 'qui sont' (WEB, Darby)", _supplied_brackets),
+    Rule(
+        "whitespace",
+        "collapse runs of spaces and strip the ends (KJV has trailing spaces)",
+        _whitespace,
+    ),
+    Rule(
+        "placeholder_verse",
+        "drop verses that are only a placeholder: '...', '[]', '***' or a "
+        "bare '(8:1)' (BBE's merged or omitted verses)",
+        _placeholder,
+    ),
+    Rule(
+        "psalm_title",
+        "Psalms verse 1: drop the Hebrew title merged before the '(c:2)' marker "
+        "(the KJV-numbered versions have no title in verse 1)",
+        _psalm_title,
+    ),
+    Rule(
+        "versification_marker",
+        "delete inline native-numbering markers such as '(7:26)' or '(13:12b)'",
+        _versification_marker,
+    ),
+    Rule(
+        "cross_reference",
+        "delete bracketed cross-references such as '[Psaume 78:24]' (Darby)",
+        _cross_reference,
+    ),
+    Rule(
+        "supplied_brackets",
+        "keep translator-supplied words but drop their brackets: "
+        "'[qui sont]' -> 'qui sont' (WEB, Darby)",
+        _supplied_brackets,
+    ),
     Rule("lacuna_stars", "delete the inline '***' lacuna marker (BBE)", _lacuna_stars),
-    Rule("hash_mark", "delete the '#' Darby puts before a word ('#Dieu' marks Hebrew El)", _hash_mark),
+    Rule(
+        "hash_mark", "delete the '#' Darby puts before a word ('#Dieu' marks Hebrew El)", _hash_mark
+    ),
     Rule("backtick_apostrophe", "backtick used as apostrophe or inner quote -> ' (WEB)", _backtick),
-    Rule("curly_apostrophe", "typographic apostrophe \u2019 -> ' (Darby), so French versions agree",
-         _curly_apostrophe),
+    Rule(
+        "curly_apostrophe",
+        "typographic apostrophe \u2019 -> ' (Darby), so French versions agree",
+        _curly_apostrophe,
+    ),
     Rule("oe_ligature", "\u0153 -> oe (Ostervald, Darby), as Segond writes 'coeur'", _oe_ligature),
 )
 RULE_NAMES = tuple(r.name for r in RULES)
@@ -143,8 +171,9 @@ RULE_NAMES = tuple(r.name for r in RULES)
 RULES_VERSION = 1
 
 
-def clean_version(keys: Sequence, texts: Sequence[str],
-                  rules: Sequence[Rule] = RULES) -> tuple[list[str | None], dict[str, int]]:
+def clean_version(
+    keys: Sequence, texts: Sequence[str], rules: Sequence[Rule] = RULES
+) -> tuple[list[str | None], dict[str, int]]:
     """Apply ``rules`` to one version: cleaned texts (``None`` = dropped) and verses changed per rule.
 
     ``keys``: ``(n, 3)`` book, chapter, verse of each text.

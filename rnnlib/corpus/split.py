@@ -21,6 +21,7 @@ verse lands in the same split. Two further checks:
 Deviations: the papers' split is WMT's (news-test-2012+2013 dev, news-test-2014 test); the
 book split, the leak filter and the near-duplicate measure are this book's, for the Bible.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 SPLITS = ("train", "dev", "test")
-DEV_BOOKS = (7, 25, 32, 46, 56)     # Judges, Lamentations, Jonah, 1 Corinthians, Titus
-TEST_BOOKS = (8, 17, 44, 50, 59)    # Ruth, Esther, Acts, Philippians, James
+DEV_BOOKS = (7, 25, 32, 46, 56)  # Judges, Lamentations, Jonah, 1 Corinthians, Titus
+TEST_BOOKS = (8, 17, 44, 50, 59)  # Ruth, Esther, Acts, Philippians, James
 
 _WORDS = re.compile(r"\w+")
 
@@ -66,7 +67,7 @@ class LeakFilter:
 
 
 def _ngrams(words: Sequence[str], n: int) -> set[tuple[str, ...]]:
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
 class NearDuplicates:

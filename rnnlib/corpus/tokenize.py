@@ -14,6 +14,7 @@ Deviations:
 * :class:`_FastMosesTokenizer` caches two character sets that sacremoses 0.2 rebuilds on
   every call (about 85% of its run time); its output is identical (tested).
 """
+
 from __future__ import annotations
 
 from typing import Iterable

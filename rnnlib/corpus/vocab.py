@@ -10,6 +10,7 @@ the training side has at least ``N`` word types.
 Deviations: the papers do not say how ties in frequency are broken, nor list ``[PAD]`` and
 ``[BOS]`` (implementation tokens; ``[BOS]`` stands for their all-zero first input).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -36,7 +37,9 @@ class Vocab:
         """The ``size`` most frequent words of ``counter`` (word -> training count)."""
         if size < 1:
             raise ValueError(f"vocabulary size must be at least 1, got {size}")
-        ranked = sorted((w for w in counter if w not in SPECIALS), key=lambda w: (-counter[w], w))[:size]
+        ranked = sorted((w for w in counter if w not in SPECIALS), key=lambda w: (-counter[w], w))[
+            :size
+        ]
         return cls(ranked, [counter[w] for w in ranked])
 
     def __len__(self) -> int:
@@ -68,8 +71,10 @@ class Vocab:
     def save(self, path: Path) -> None:
         """One ``word<TAB>count`` line per shortlisted word (specials are implied)."""
         counts = self.counts or [0] * (len(self) - len(SPECIALS))
-        Path(path).write_text("".join(f"{w}\t{c}\n" for w, c in zip(self.itos[len(SPECIALS):], counts)),
-                              encoding="utf-8")
+        Path(path).write_text(
+            "".join(f"{w}\t{c}\n" for w, c in zip(self.itos[len(SPECIALS) :], counts)),
+            encoding="utf-8",
+        )
 
     @classmethod
     def load(cls, path: Path) -> "Vocab":

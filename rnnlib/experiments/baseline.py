@@ -9,6 +9,7 @@ chapter ran this is a lookup; otherwise it builds the system.
 
 Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.system`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,8 +20,16 @@ from ..smt.decoder import DecoderConfig
 from ..smt.system import SMTConfig, SMTData, SMTResult, run
 
 #: parameters of the corpus block that change the text of the corpus (not the shortlists)
-CORPUS_TEXT_PARAMS = ("corpus", "corpus_dir", "corpus_layout", "tokenizer", "en_version", "fr_version",
-                      "max_len", "lowercase")
+CORPUS_TEXT_PARAMS = (
+    "corpus",
+    "corpus_dir",
+    "corpus_layout",
+    "tokenizer",
+    "en_version",
+    "fr_version",
+    "max_len",
+    "lowercase",
+)
 
 
 def _first(items, n):
@@ -48,12 +57,18 @@ def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]
         dev_refs=[_first(r, max_eval) for r in corpus.references("dev", multi=True)],
         test_refs=[_first(r, max_eval) for r in corpus.references("test", multi=True)],
     )
-    decoder = load_config(DecoderConfig, config_subset(DecoderConfig, params), "baseline DecoderConfig")
-    config = load_config(SMTConfig, {**config_subset(SMTConfig, params), "decoder": decoder}, "baseline SMTConfig")
+    decoder = load_config(
+        DecoderConfig, config_subset(DecoderConfig, params), "baseline DecoderConfig"
+    )
+    config = load_config(
+        SMTConfig, {**config_subset(SMTConfig, params), "decoder": decoder}, "baseline SMTConfig"
+    )
     return data, config
 
 
-def baseline_params(root: Path, profile: str, corpus_params: dict[str, Any] | None = None) -> dict[str, Any]:
+def baseline_params(
+    root: Path, profile: str, corpus_params: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The baseline chapter's parameters under ``profile``: its defaults, the profile and the
     command-line overrides of the ``rnnlib run`` or ``rnnlib build`` this process runs under
     (:func:`rnnlib.book.params.run_overrides`), as the baseline chapter resolves them, so that a
@@ -65,6 +80,7 @@ def baseline_params(root: Path, profile: str, corpus_params: dict[str, Any] | No
     """
     from ..book.params import run_overrides
     from ..book.execute import resolve_all
+
     _, params = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
     out = dict(params["baseline"])
     for name in CORPUS_TEXT_PARAMS:
@@ -78,7 +94,13 @@ def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
     its test translations are ``result.evaluation.file("test.txt")`` (detokenized, one a line,
     the first ``params["max_eval"]`` test sentences)."""
     data, config = baseline_inputs(corpus, params)
-    return run(data, config, cache, detokenize=lambda words: corpus.detokenize(list(words)), log=lambda m: None)
+    return run(
+        data,
+        config,
+        cache,
+        detokenize=lambda words: corpus.detokenize(list(words)),
+        log=lambda m: None,
+    )
 
 
 __all__ = ["CORPUS_TEXT_PARAMS", "baseline_inputs", "baseline_params", "baseline_system"]

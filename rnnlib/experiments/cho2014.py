@@ -25,6 +25,7 @@ default, which resolved to the CPU), a run on a GPU keys ``"cuda"``.
 
 Deviations: none here (see :mod:`rnnlib.smt.rnn_scorer` and the chapter).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -64,8 +65,15 @@ def train_key(train_config: TrainConfig) -> dict[str, Any]:
     return d
 
 
-def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, train_config: TrainConfig,
-               train_pairs: ParallelArrays, dev_pairs: ParallelArrays, data: str) -> Artifact:
+def scorer_run(
+    cache: ArtifactCache,
+    config: dict,
+    model_config: ModelConfig,
+    train_config: TrainConfig,
+    train_pairs: ParallelArrays,
+    dev_pairs: ParallelArrays,
+    data: str,
+) -> Artifact:
     """The trained scorer for ``config`` (which names the table and the sample) as an artifact,
     trained on ``train_config.device`` (keyed by :func:`train_key`)."""
     full = {**config, "model": model_config.to_dict(), "train": train_key(train_config)}
@@ -77,18 +85,33 @@ def scorer_run(cache: ArtifactCache, config: dict, model_config: ModelConfig, tr
         torch.save(model.state_dict(), out / "model.pt")
         for name in ("train_log.csv", "eval_log.csv"):
             shutil.copy2(work / name, out / name)
-        return {"updates": result.updates, "epochs": result.epochs, "seconds": result.seconds,
-                "train_pairs": len(train_pairs), "dev_pairs": len(dev_pairs),
-                "dev_nll": result.best["dev_nll_sentence"] if result.best else None,
-                "threads": torch.get_num_threads(), "device": resolve_device(train_config.device).type}
+        return {
+            "updates": result.updates,
+            "epochs": result.epochs,
+            "seconds": result.seconds,
+            "train_pairs": len(train_pairs),
+            "dev_pairs": len(dev_pairs),
+            "dev_nll": result.best["dev_nll_sentence"] if result.best else None,
+            "threads": torch.get_num_threads(),
+            "device": resolve_device(train_config.device).type,
+        }
 
     return cache.build("cho2014/scorer", full, make, data=data)
 
 
 #: the chapter parameters that set the network itself (beside those of its phrase table's SMT
 #: run); a chapter that reads the scorer shows them
-SCORER_PARAMS = ("model_preset", "src_vocab", "tgt_vocab", "rnn_sample", "rnn_dev_pairs", "rnn_updates",
-                 "rnn_eval_every", "seed", "device")
+SCORER_PARAMS = (
+    "model_preset",
+    "src_vocab",
+    "tgt_vocab",
+    "rnn_sample",
+    "rnn_dev_pairs",
+    "rnn_updates",
+    "rnn_eval_every",
+    "seed",
+    "device",
+)
 
 #: the MERT seed of the SMT run whose phrase table the scorer is trained on (the first of the
 #: chapter's ``mert_seeds``; the table itself does not depend on it)
@@ -116,7 +139,9 @@ class PhraseScorer:
     held: list[Pair]
     train_pairs: list[Pair]
     seconds: float
-    run_config: dict | None = None  # the config :func:`scorer_run` keyed it by (table, sample, held-out pairs)
+    run_config: dict | None = (
+        None  # the config :func:`scorer_run` keyed it by (table, sample, held-out pairs)
+    )
     device: torch.device = torch.device("cpu")
 
     def model(self) -> torch.nn.Module:
@@ -139,30 +164,73 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
     """
     from ..smt.system import run
     from .baseline import baseline_inputs
+
     data, smt_config = baseline_inputs(corpus, params)
     smt_config = dataclasses.replace(smt_config, seed=SCORER_MERT_SEED)
-    smt = run(data, smt_config, cache, detokenize=lambda words: corpus.detokenize(list(words)), log=lambda m: None)
+    smt = run(
+        data,
+        smt_config,
+        cache,
+        detokenize=lambda words: corpus.detokenize(list(words)),
+        log=lambda m: None,
+    )
     seed = params["seed"]
     table = PhraseTable.load(smt.phrase_table.file("phrase_table.npz"))
     all_pairs = table_pairs(table)
-    held = table_pairs(table, sample=min(params["rnn_dev_pairs"], len(all_pairs) // 10 or 1), seed=seed + 1)
+    held = table_pairs(
+        table, sample=min(params["rnn_dev_pairs"], len(all_pairs) // 10 or 1), seed=seed + 1
+    )
     train_list = table_pairs(table, sample=params["rnn_sample"], seed=seed, exclude=held)
     device = resolve_device(params.get("device", "auto"))
-    model_config = preset(params["model_preset"], src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab))
-    train_config = train_preset("paper-a", max_updates=params["rnn_updates"], eval_every=params["rnn_eval_every"],
-                                seed=seed, checkpoint_every=params["rnn_eval_every"], device=str(device))
-    run_config = {"phrase_table": smt.phrase_table.key, "sample": params["rnn_sample"], "dev_pairs": len(held),
-                  "sample_seed": seed}
+    model_config = preset(
+        params["model_preset"], src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab)
+    )
+    train_config = train_preset(
+        "paper-a",
+        max_updates=params["rnn_updates"],
+        eval_every=params["rnn_eval_every"],
+        seed=seed,
+        checkpoint_every=params["rnn_eval_every"],
+        device=str(device),
+    )
+    run_config = {
+        "phrase_table": smt.phrase_table.key,
+        "sample": params["rnn_sample"],
+        "dev_pairs": len(held),
+        "sample_seed": seed,
+    }
     t0 = time.perf_counter()
-    art = scorer_run(cache, run_config, model_config, train_config,
-                     encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
-                     encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
-    return PhraseScorer(art, model_config, train_config, smt, table, all_pairs, held, train_list,
-                        time.perf_counter() - t0, run_config, device)
+    art = scorer_run(
+        cache,
+        run_config,
+        model_config,
+        train_config,
+        encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
+        encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab),
+        data=corpus.checksum,
+    )
+    return PhraseScorer(
+        art,
+        model_config,
+        train_config,
+        smt,
+        table,
+        all_pairs,
+        held,
+        train_list,
+        time.perf_counter() - t0,
+        run_config,
+        device,
+    )
 
 
-def scorer_variant(cache: ArtifactCache, corpus, scorer: PhraseScorer, unit: str = "gru",
-                   updates: int | None = None) -> PhraseScorer:
+def scorer_variant(
+    cache: ArtifactCache,
+    corpus,
+    scorer: PhraseScorer,
+    unit: str = "gru",
+    updates: int | None = None,
+) -> PhraseScorer:
     """``scorer``'s network trained again on the same pairs, with the same set-up, seed and
     evaluation points, but with the recurrent unit ``unit`` and for ``updates`` updates
     (``None``: as many as ``scorer``): the gating ablation of A §2.3.
@@ -182,17 +250,29 @@ def scorer_variant(cache: ArtifactCache, corpus, scorer: PhraseScorer, unit: str
         raise ValueError(f"scorer_variant: updates={updates!r}; expected a positive int or None")
     model_config = scorer.model_config
     if unit == "tanh":
-        model_config = dataclasses.replace(model_config, unit="tanh", reset="before", decoder_reset=None,
-                                           reset_context=False)
+        model_config = dataclasses.replace(
+            model_config, unit="tanh", reset="before", decoder_reset=None, reset_context=False
+        )
     train_config = scorer.train_config
     if updates is not None:
         train_config = dataclasses.replace(train_config, max_updates=updates)
     t0 = time.perf_counter()
-    art = scorer_run(cache, scorer.run_config, model_config, train_config,
-                     encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab),
-                     encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab), data=corpus.checksum)
-    return dataclasses.replace(scorer, artifact=art, model_config=model_config, train_config=train_config,
-                               seconds=time.perf_counter() - t0)
+    art = scorer_run(
+        cache,
+        scorer.run_config,
+        model_config,
+        train_config,
+        encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab),
+        encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab),
+        data=corpus.checksum,
+    )
+    return dataclasses.replace(
+        scorer,
+        artifact=art,
+        model_config=model_config,
+        train_config=train_config,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def cho2014_params(root: Path, profile: str) -> dict[str, Any]:
@@ -203,6 +283,7 @@ def cho2014_params(root: Path, profile: str) -> dict[str, Any]:
     them) so that both chapters read one network."""
     from ..book.params import run_overrides
     from ..book.execute import resolve_all
+
     _, params = resolve_all(Path(root), profile, run_overrides(), only=["cho2014"])
     return dict(params["cho2014"])
 
@@ -212,45 +293,95 @@ def cho2014_corpus(cache: ArtifactCache, params: dict[str, Any]):
     text and shortlists its phrase scorer was trained on."""
     from ..corpus.dataset import prepare_corpus
     from ..book.corpus_params import corpus_config
+
     return prepare_corpus(corpus_config(params), cache)
 
 
-def load_scorer(run: Artifact, model_config: ModelConfig, device: torch.device | str = "cpu") -> torch.nn.Module:
+def load_scorer(
+    run: Artifact, model_config: ModelConfig, device: torch.device | str = "cpu"
+) -> torch.nn.Module:
     """The network of a ``cho2014/scorer`` artifact on ``device`` (its checkpoint mapped there), in eval mode."""
     model = build_model(model_config).to(device)
     model.load_state_dict(load_checkpoint(run.file("model.pt"), map_location=device))
     return model.eval()
 
 
-def scored_pairs(cache: ArtifactCache, scorer: Artifact, model: torch.nn.Module, pairs: Sequence[Pair],
-                 src_vocab, tgt_vocab, data: str, batch_size: int = 512) -> Artifact:
+def scored_pairs(
+    cache: ArtifactCache,
+    scorer: Artifact,
+    model: torch.nn.Module,
+    pairs: Sequence[Pair],
+    src_vocab,
+    tgt_vocab,
+    data: str,
+    batch_size: int = 512,
+) -> Artifact:
     """``rnn.jsonl``: ``pairs`` (every pair the decoder can use) scored by ``model``, on its device."""
+
     def make(out: Path, work: Path) -> dict:
         t = time.perf_counter()
-        rnn_feature(model, pairs, src_vocab, tgt_vocab, batch_size=batch_size).save(out / "rnn.jsonl")
+        rnn_feature(model, pairs, src_vocab, tgt_vocab, batch_size=batch_size).save(
+            out / "rnn.jsonl"
+        )
         return {"seconds": time.perf_counter() - t, "pairs": len(pairs)}
 
-    return cache.build("cho2014/rnn_feature", {"scorer": scorer.key, "pairs": len(pairs)}, make, data=data)
+    return cache.build(
+        "cho2014/rnn_feature", {"scorer": scorer.key, "pairs": len(pairs)}, make, data=data
+    )
 
 
 def load_scored(art: Artifact) -> ScoredTable:
     return ScoredTable.load(art.file("rnn.jsonl"))
 
 
-def table_frame(table, model: torch.nn.Module, src_vocab, tgt_vocab, sources: set | None = None,
-                batch_size: int = 512) -> pd.DataFrame:
+def table_frame(
+    table,
+    model: torch.nn.Module,
+    src_vocab,
+    tgt_vocab,
+    sources: set | None = None,
+    batch_size: int = 512,
+) -> pd.DataFrame:
     """One row per pair of ``table`` (:class:`~rnnlib.smt.phrases.PhraseTable`) whose source is in
     ``sources`` (all without): ``src``, ``tgt`` (word tuples), ``tm`` = log p(t|s), ``rnn`` =
     log p(t|s) by the network, ``count``, ``src_count``, ``src_len``."""
     from ..smt.rnn_scorer import score_pairs
-    rows = [(r, s, t) for r, (s, t, _) in enumerate(table.pairs()) if sources is None or s in sources]
+
+    rows = [
+        (r, s, t) for r, (s, t, _) in enumerate(table.pairs()) if sources is None or s in sources
+    ]
     index = np.array([r for r, _, _ in rows], dtype=np.int64)
     pairs = [(s, t) for _, s, t in rows]
-    rnn = score_pairs(model, encode_pairs(pairs, src_vocab, tgt_vocab), batch_size) if pairs else np.zeros(0)
-    return pd.DataFrame({"src": [s for s, _ in pairs], "tgt": [t for _, t in pairs],
-                         "tm": np.log(table.scores[index, 0]), "rnn": rnn,
-                         "count": table.count[index], "src_count": table.src_count[index],
-                         "src_len": [len(s) for s, _ in pairs]})
+    rnn = (
+        score_pairs(model, encode_pairs(pairs, src_vocab, tgt_vocab), batch_size)
+        if pairs
+        else np.zeros(0)
+    )
+    return pd.DataFrame(
+        {
+            "src": [s for s, _ in pairs],
+            "tgt": [t for _, t in pairs],
+            "tm": np.log(table.scores[index, 0]),
+            "rnn": rnn,
+            "count": table.count[index],
+            "src_count": table.src_count[index],
+            "src_len": [len(s) for s, _ in pairs],
+        }
+    )
 
-__all__ = ["PhraseScorer", "SCORER_MERT_SEED", "SCORER_PARAMS", "cho2014_corpus", "cho2014_params", "load_scored",
-           "load_scorer", "phrase_scorer", "scored_pairs", "scorer_run", "scorer_variant", "table_frame", "train_key"]
+
+__all__ = [
+    "PhraseScorer",
+    "SCORER_MERT_SEED",
+    "SCORER_PARAMS",
+    "cho2014_corpus",
+    "cho2014_params",
+    "load_scored",
+    "load_scorer",
+    "phrase_scorer",
+    "scored_pairs",
+    "scorer_run",
+    "scorer_variant",
+    "table_frame",
+    "train_key",
+]

@@ -16,6 +16,7 @@
 Deviations: see :mod:`rnnlib.smt.rescore` (n-best rescoring instead of the CSLM inside the
 search) and :mod:`rnnlib.smt.cslm` (sizes, training).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,15 +35,43 @@ from ..device import resolve_device
 from ..smt.cslm import CSLM, CSLMConfig, ngrams, perplexity, train_cslm
 from ..smt.decoder import Decoder, Translation
 from ..smt.features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
-from ..smt.system import (SMTConfig, SMTData, SMTResult, checksum, feature_checksum, sacrebleu_scores,
-                            system_decoder)
-from ..smt.rescore import NBestLists, Rescorer, SentenceFeature, load_nbest, rerank, save_nbest, tune_rescored
+from ..smt.system import (
+    SMTConfig,
+    SMTData,
+    SMTResult,
+    checksum,
+    feature_checksum,
+    sacrebleu_scores,
+    system_decoder,
+)
+from ..smt.rescore import (
+    NBestLists,
+    Rescorer,
+    SentenceFeature,
+    load_nbest,
+    rerank,
+    save_nbest,
+    tune_rescored,
+)
 from ..cache import Artifact, ArtifactCache
 
 
-def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence[Sequence[str]],
-             dev_sentences: Sequence[Sequence[str]], vocab, *, updates: int, batch_size: int, lr: float,
-             eval_every: int, dev_share: float, seed: int, data: str, device: torch.device | str = "cpu") -> Artifact:
+def cslm_run(
+    cache: ArtifactCache,
+    config: CSLMConfig,
+    train_sentences: Sequence[Sequence[str]],
+    dev_sentences: Sequence[Sequence[str]],
+    vocab,
+    *,
+    updates: int,
+    batch_size: int,
+    lr: float,
+    eval_every: int,
+    dev_share: float,
+    seed: int,
+    data: str,
+    device: torch.device | str = "cpu",
+) -> Artifact:
     """The trained CSLM as an artifact.
 
     Its n-grams are those of ``train_sentences`` (the target side of the training data, words
@@ -60,8 +89,16 @@ def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence
     if not 0 < dev_share < 1:
         raise ValueError(f"cslm_run: dev_share must be in (0, 1), got {dev_share}")
     device = resolve_device(device) if isinstance(device, str) else torch.device(device)
-    full = {"model": asdict(config), "updates": updates, "batch_size": batch_size, "lr": lr,
-            "eval_every": eval_every, "dev_share": dev_share, "seed": seed, "optimizer": "adam"}
+    full = {
+        "model": asdict(config),
+        "updates": updates,
+        "batch_size": batch_size,
+        "lr": lr,
+        "eval_every": eval_every,
+        "dev_share": dev_share,
+        "seed": seed,
+        "optimizer": "adam",
+    }
     if device.type != "cpu":
         full["device"] = device.type
 
@@ -73,14 +110,27 @@ def cslm_run(cache: ArtifactCache, config: CSLMConfig, train_sentences: Sequence
         dev, train = grams[np.sort(perm[:n_dev])], grams[np.sort(perm[n_dev:])]
         torch.manual_seed(seed)
         model = CSLM(config).to(device)  # initialised on the host: the same start on any device
-        res = train_cslm(model, train, dev, updates=updates, batch_size=batch_size, lr=lr, eval_every=eval_every,
-                         seed=seed)
+        res = train_cslm(
+            model,
+            train,
+            dev,
+            updates=updates,
+            batch_size=batch_size,
+            lr=lr,
+            eval_every=eval_every,
+            seed=seed,
+        )
         torch.save(model.state_dict(), out / "model.pt")
         pd.DataFrame(res["history"]).to_csv(out / "eval_log.csv", index=False)
-        return {"seconds": res["seconds"], "train_ngrams": len(train), "dev_ngrams": len(dev),
-                "best_dev_ppl": res["best_dev_ppl"],
-                "dev_set_ppl": perplexity(model, ngrams(dev_sentences, vocab, config.order)),
-                "threads": torch.get_num_threads(), "device": device.type}
+        return {
+            "seconds": res["seconds"],
+            "train_ngrams": len(train),
+            "dev_ngrams": len(dev),
+            "best_dev_ppl": res["best_dev_ppl"],
+            "dev_set_ppl": perplexity(model, ngrams(dev_sentences, vocab, config.order)),
+            "threads": torch.get_num_threads(),
+            "device": device.type,
+        }
 
     return cache.build("cho2014/cslm", full, make, data=data)
 
@@ -115,24 +165,37 @@ class RescoredSystem:
       ``nbest``-best lists with the tuned search weights, rescored and reranked.
     """
 
-    def __init__(self, cache: ArtifactCache, data: SMTData, config: SMTConfig,
-                 features: Sequence[tuple[SentenceFeature, dict]], extra: Sequence[FeatureTable] = (),
-                 detokenize: Callable[[Sequence[str]], str] = " ".join):
+    def __init__(
+        self,
+        cache: ArtifactCache,
+        data: SMTData,
+        config: SMTConfig,
+        features: Sequence[tuple[SentenceFeature, dict]],
+        extra: Sequence[FeatureTable] = (),
+        detokenize: Callable[[Sequence[str]], str] = " ".join,
+    ):
         self.cache, self.data, self.config = cache, data, config
         self.extra, self.detokenize = list(extra), detokenize
         self.features = [(f, dict(key)) for f, key in features]
         self.rescorer = Rescorer([f for f, _ in self.features])
-        self.search = {"decoder": dataclasses.asdict(config.decoder), "features": list(BASE_FEATURES),
-                       "fixed": {BASE_FEATURES[f]: v for f, v in FIXED_WEIGHTS.items()},
-                       "unknown_word_penalty": UNKNOWN_WORD_PENALTY, "extra": [t.names for t in self.extra],
-                       "extra_checksum": feature_checksum(self.extra) if self.extra else None}
+        self.search = {
+            "decoder": dataclasses.asdict(config.decoder),
+            "features": list(BASE_FEATURES),
+            "fixed": {BASE_FEATURES[f]: v for f, v in FIXED_WEIGHTS.items()},
+            "unknown_word_penalty": UNKNOWN_WORD_PENALTY,
+            "extra": [t.names for t in self.extra],
+            "extra_checksum": feature_checksum(self.extra) if self.extra else None,
+        }
         self._decoder: tuple | None = None
 
     def decoder(self, base: SMTResult) -> Decoder:
         """The decoder of ``base``'s phrase table and LM with this system's search features."""
         key = (base.phrase_table.key, base.lm.key)
         if self._decoder is None or self._decoder[0] != key:
-            self._decoder = (key, system_decoder(self.data, self.config, base.phrase_table, base.lm, self.extra))
+            self._decoder = (
+                key,
+                system_decoder(self.data, self.config, base.phrase_table, base.lm, self.extra),
+            )
         return self._decoder[1]
 
     @property
@@ -146,7 +209,9 @@ class RescoredSystem:
         return list(BASE_FEATURES) + [n for t in self.extra for n in t.names]
 
     # -- cached stages --------------------------------------------------------------------------
-    def nbest(self, base: SMTResult, sentences: Sequence[Sequence[str]], weights, n: int) -> tuple[NBestLists, str]:
+    def nbest(
+        self, base: SMTResult, sentences: Sequence[Sequence[str]], weights, n: int
+    ) -> tuple[NBestLists, str]:
         """The decoder's ``n``-best lists of ``sentences`` under the search weights ``weights``
         (``cho2014/nbest``) and the artifact's key."""
         w = [float(x) for x in weights]
@@ -158,7 +223,13 @@ class RescoredSystem:
             save_nbest(dec.translate_corpus(sentences, n), out / "nbest.json.gz")
             return {"seconds": time.perf_counter() - t, "sentences": len(sentences)}
 
-        cfg = {"search": self.search, "phrase_table": base.phrase_table.key, "lm": base.lm.key, "weights": w, "n": n}
+        cfg = {
+            "search": self.search,
+            "phrase_table": base.phrase_table.key,
+            "lm": base.lm.key,
+            "weights": w,
+            "n": n,
+        }
         art = self.cache.build("cho2014/nbest", cfg, make, data=checksum(sentences))
         return load_nbest(art.file("nbest.json.gz")), art.key
 
@@ -170,34 +241,48 @@ class RescoredSystem:
         hyps = [tuple(c.words) for lst in lists for c in lst]
         cols = []
         for f, key in self.features:
+
             def make(out: Path, work: Path, f=f) -> dict:
                 t = time.perf_counter()
                 np.save(out / "values.npy", f.cached_values(hyps))
                 f.memo.clear()  # the artifact keeps them
                 return {"seconds": time.perf_counter() - t, "candidates": len(hyps)}
 
-            art = self.cache.build("cho2014/rescoring", {"names": f.names, "feature": key, "lists": source,
-                                                         "candidates": len(hyps)}, make)
+            art = self.cache.build(
+                "cho2014/rescoring",
+                {"names": f.names, "feature": key, "lists": source, "candidates": len(hyps)},
+                make,
+            )
             v = np.load(art.file("values.npy"))
             if v.shape != (len(hyps), len(f.names)):
-                raise ValueError(f"{art.file('values.npy')}: shape {v.shape}, expected {(len(hyps), len(f.names))}")
+                raise ValueError(
+                    f"{art.file('values.npy')}: shape {v.shape}, expected {(len(hyps), len(f.names))}"
+                )
             cols.append(v)
         values = np.hstack(cols) if cols else np.zeros((len(hyps), 0))
         out, k = [], 0
         for lst in lists:
-            out.append([Translation(c.words, np.concatenate([c.features, values[k + i]]), c.score)
-                        for i, c in enumerate(lst)])
+            out.append(
+                [
+                    Translation(c.words, np.concatenate([c.features, values[k + i]]), c.score)
+                    for i, c in enumerate(lst)
+                ]
+            )
             k += len(lst)
         return out
 
     def _base_lists(self, base: SMTResult, split: str) -> NBestLists:
         path = base.evaluation.path / f"{split}.nbest.json.gz"
         if not path.exists():
-            raise ValueError(f"mode 'lists' rescores the base run's n-best lists, but {base.evaluation.path} has no "
-                             f"{split}.nbest.json.gz: build the base run with SMTConfig.eval_nbest > 1")
+            raise ValueError(
+                f"mode 'lists' rescores the base run's n-best lists, but {base.evaluation.path} has no "
+                f"{split}.nbest.json.gz: build the base run with SMTConfig.eval_nbest > 1"
+            )
         return load_nbest(path)
 
-    def tune(self, base: SMTResult, seed: int, mode: str = "lists", iterations: int = 2) -> Artifact:
+    def tune(
+        self, base: SMTResult, seed: int, mode: str = "lists", iterations: int = 2
+    ) -> Artifact:
         """MERT (restarts seeded with ``seed``) over the search and sentence-feature weights on
         the first ``config.tune_sentences`` dev sentences, from ``base``'s tuned weights
         (``cho2014/rescored_tuned``: ``weights.json``). ``iterations``: at most this many dev
@@ -206,16 +291,30 @@ class RescoredSystem:
         if mode not in MODES:
             raise ValueError(f"RescoredSystem.tune: mode must be one of {MODES}, got {mode!r}")
         if iterations < (2 if mode == "lists" else 1):
-            raise ValueError(f"RescoredSystem.tune: mode {mode!r} needs iterations >= {2 if mode == 'lists' else 1} "
-                             f"(MERT runs between two rankings), got {iterations}")
+            raise ValueError(
+                f"RescoredSystem.tune: mode {mode!r} needs iterations >= {2 if mode == 'lists' else 1} "
+                f"(MERT runs between two rankings), got {iterations}"
+            )
         cfg, data = self.config, self.data
-        n_tune = len(data.dev_src) if cfg.tune_sentences is None else min(cfg.tune_sentences, len(data.dev_src))
+        n_tune = (
+            len(data.dev_src)
+            if cfg.tune_sentences is None
+            else min(cfg.tune_sentences, len(data.dev_src))
+        )
         src, refs = data.dev_src[:n_tune], [[r] for r in data.dev_tgt[:n_tune]]
-        t_cfg = {"search": self.search, "rescoring": [[f.names, key] for f, key in self.features], "mode": mode,
-                 "base": base.tuned.key, "lists": base.evaluation.key if mode == "lists" else None,
-                 "nbest": cfg.tune_nbest if mode == "search" else None, "iterations": iterations,
-                 "restarts": cfg.mert_restarts, "random_directions": cfg.mert_random_directions,
-                 "sentences": n_tune, "seed": seed}
+        t_cfg = {
+            "search": self.search,
+            "rescoring": [[f.names, key] for f, key in self.features],
+            "mode": mode,
+            "base": base.tuned.key,
+            "lists": base.evaluation.key if mode == "lists" else None,
+            "nbest": cfg.tune_nbest if mode == "search" else None,
+            "iterations": iterations,
+            "restarts": cfg.mert_restarts,
+            "random_directions": cfg.mert_random_directions,
+            "sentences": n_tune,
+            "seed": seed,
+        }
 
         def make(out: Path, work: Path) -> dict:
             t = time.perf_counter()
@@ -223,23 +322,47 @@ class RescoredSystem:
             dec = _Weights(self.search_names, start) if mode == "lists" else self.decoder(base)
             dec.set_weights(start)
             if mode == "lists":
-                fixed = self.rescore(self._base_lists(base, "dev"), {"eval": base.evaluation.key, "split": "dev"})
-                fixed = fixed[:n_tune]  # (the whole dev set is rescored once, for this and for the evaluation)
+                fixed = self.rescore(
+                    self._base_lists(base, "dev"), {"eval": base.evaluation.key, "split": "dev"}
+                )
+                fixed = fixed[
+                    :n_tune
+                ]  # (the whole dev set is rescored once, for this and for the evaluation)
                 decode, rescore = (lambda w: fixed), (lambda lists: lists)
             else:
+
                 def decode(w):
                     lists, key = self.nbest(base, src, w, cfg.tune_nbest)
                     return self.rescore(lists, {"nbest": key})
-                rescore = (lambda lists: lists)
-            res = tune_rescored(dec, src, refs, self.rescorer, max_iterations=iterations, seed=seed,
-                                restarts=cfg.mert_restarts, random_directions=cfg.mert_random_directions, start=0.0,
-                                decode=decode, rescore=rescore)
+
+                rescore = lambda lists: lists
+            res = tune_rescored(
+                dec,
+                src,
+                refs,
+                self.rescorer,
+                max_iterations=iterations,
+                seed=seed,
+                restarts=cfg.mert_restarts,
+                random_directions=cfg.mert_random_directions,
+                start=0.0,
+                decode=decode,
+                rescore=rescore,
+            )
             (out / "weights.json").write_text(json.dumps(res.as_dict(), indent=2), encoding="utf-8")
-            return {"seconds": time.perf_counter() - t, "iterations": len(res.history), "converged": res.converged}
+            return {
+                "seconds": time.perf_counter() - t,
+                "iterations": len(res.history),
+                "converged": res.converged,
+            }
 
-        return self.cache.build("cho2014/rescored_tuned", t_cfg, make, data=checksum(data.dev_src, data.dev_tgt))
+        return self.cache.build(
+            "cho2014/rescored_tuned", t_cfg, make, data=checksum(data.dev_src, data.dev_tgt)
+        )
 
-    def evaluate(self, base: SMTResult, tuned: Artifact, mode: str = "lists", nbest: int = 100) -> Artifact:
+    def evaluate(
+        self, base: SMTResult, tuned: Artifact, mode: str = "lists", nbest: int = 100
+    ) -> Artifact:
         """Dev and test with the tuned weights (``cho2014/rescored_eval``: the files of
         ``smt/eval``): mode ``"lists"`` reranks ``base``'s n-best lists, mode ``"search"``
         decodes ``nbest``-best lists with the tuned search weights; then the sentence features,
@@ -250,35 +373,64 @@ class RescoredSystem:
         def make(out: Path, work: Path) -> dict:
             w = np.array([weights[n] for n in self.names])
             bleu, speed = {}, {}
-            for split, src, refs in (("dev", data.dev_src, data.dev_refs), ("test", data.test_src, data.test_refs)):
+            for split, src, refs in (
+                ("dev", data.dev_src, data.dev_refs),
+                ("test", data.test_src, data.test_refs),
+            ):
                 t0 = time.perf_counter()
                 if mode == "lists":
-                    lists, source = self._base_lists(base, split), {"eval": base.evaluation.key, "split": split}
+                    lists, source = (
+                        self._base_lists(base, split),
+                        {"eval": base.evaluation.key, "split": split},
+                    )
                 else:
-                    lists, key = self.nbest(base, src, w[:len(self.search_names)], nbest)
+                    lists, key = self.nbest(base, src, w[: len(self.search_names)], nbest)
                     source = {"nbest": key}
                 t1 = time.perf_counter()
                 hyps = [lst[0].words for lst in rerank(self.rescore(lists, source), w)]
-                speed[split] = {"sentences": len(src), "nbest": max(len(x) for x in lists) if lists else 0,
-                                "lists_s": t1 - t0, "rescore_s": time.perf_counter() - t1}
+                speed[split] = {
+                    "sentences": len(src),
+                    "nbest": max(len(x) for x in lists) if lists else 0,
+                    "lists_s": t1 - t0,
+                    "rescore_s": time.perf_counter() - t1,
+                }
                 detok = [self.detokenize(h) for h in hyps]
-                (out / f"{split}.txt").write_text("".join(x + "\n" for x in detok), encoding="utf-8")
-                (out / f"{split}.tok.txt").write_text("".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8")
+                (out / f"{split}.txt").write_text(
+                    "".join(x + "\n" for x in detok), encoding="utf-8"
+                )
+                (out / f"{split}.tok.txt").write_text(
+                    "".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8"
+                )
                 bleu[split] = sacrebleu_scores(detok, refs)
             (out / "bleu.json").write_text(json.dumps(bleu, indent=2), encoding="utf-8")
             (out / "speed.json").write_text(json.dumps(speed, indent=2), encoding="utf-8")
-            return {"dev_bleu": bleu["dev"]["single"]["bleu"], "test_bleu": bleu["test"]["single"]["bleu"]}
+            return {
+                "dev_bleu": bleu["dev"]["single"]["bleu"],
+                "test_bleu": bleu["test"]["single"]["bleu"],
+            }
 
-        e_cfg = {"tuned": tuned.key, "mode": mode, "lists": base.evaluation.key if mode == "lists" else None,
-                 "nbest": nbest if mode == "search" else None}
-        return self.cache.build("cho2014/rescored_eval", e_cfg, make,
-                                data=checksum(data.dev_src, data.test_src, *data.dev_refs, *data.test_refs))
+        e_cfg = {
+            "tuned": tuned.key,
+            "mode": mode,
+            "lists": base.evaluation.key if mode == "lists" else None,
+            "nbest": nbest if mode == "search" else None,
+        }
+        return self.cache.build(
+            "cho2014/rescored_eval",
+            e_cfg,
+            make,
+            data=checksum(data.dev_src, data.test_src, *data.dev_refs, *data.test_refs),
+        )
 
-    def run(self, base: SMTResult, seed: int, mode: str = "lists", iterations: int = 2, nbest: int = 100) -> SMTResult:
+    def run(
+        self, base: SMTResult, seed: int, mode: str = "lists", iterations: int = 2, nbest: int = 100
+    ) -> SMTResult:
         """:meth:`tune` then :meth:`evaluate`: an :class:`SMTResult` whose ``tuned`` and
         ``evaluation`` are this row's artifacts (``bleu`` and ``weights`` read as for the others)."""
         tuned = self.tune(base, seed, mode, iterations)
-        return dataclasses.replace(base, tuned=tuned, evaluation=self.evaluate(base, tuned, mode, nbest))
+        return dataclasses.replace(
+            base, tuned=tuned, evaluation=self.evaluate(base, tuned, mode, nbest)
+        )
 
 
 class _Weights:
@@ -295,10 +447,19 @@ class _Weights:
         self.weights = np.asarray(weights, dtype=np.float64)
 
 
-def search_seconds(decoder: Decoder, lms: Sequence, weights: Sequence[float], sentences, nbest: int = 1) -> float:
+def search_seconds(
+    decoder: Decoder, lms: Sequence, weights: Sequence[float], sentences, nbest: int = 1
+) -> float:
     """Wall time of translating ``sentences`` one by one in this process with ``decoder``
     (``weights``: its features then one per language model of ``lms`` added to the search)."""
-    dec = Decoder(decoder.table, decoder.lm, weights=weights, config=decoder.config, extra=decoder.extra, lms=lms)
+    dec = Decoder(
+        decoder.table,
+        decoder.lm,
+        weights=weights,
+        config=decoder.config,
+        extra=decoder.extra,
+        lms=lms,
+    )
     t = time.perf_counter()
     for s in sentences:
         dec.translate(s, nbest)

@@ -15,6 +15,7 @@ Deviations
 ----------
 - The layout is ours (the paper's figure is an image); the symbols and arrows are the paper's.
 """
+
 from __future__ import annotations
 
 #: the source positions drawn: (x coordinate, subscript); an ellipsis sits between 3 and T
@@ -23,18 +24,38 @@ _COLUMNS = ((0.0, "1"), (1.0, "2"), (2.0, "3"), (3.6, "T"))
 
 def _box(ax, x, y, text, w=0.56, h=0.42, fill="white", radius=None):
     from matplotlib.patches import Circle, FancyBboxPatch
+
     if radius is not None:
         ax.add_patch(Circle((x, y), radius, facecolor=fill, edgecolor="black", lw=1))
     else:
-        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02",
-                                    facecolor=fill, edgecolor="black", lw=1))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - w / 2, y - h / 2),
+                w,
+                h,
+                boxstyle="round,pad=0.02",
+                facecolor=fill,
+                edgecolor="black",
+                lw=1,
+            )
+        )
     ax.text(x, y, text, ha="center", va="center", fontsize=11)
 
 
 def _arrow(ax, start, end, shrink=(12, 12), **kw):
-    ax.annotate("", xy=end, xytext=start,
-                arrowprops=dict(arrowstyle="-|>", color="black", lw=kw.pop("lw", 1),
-                                shrinkA=shrink[0], shrinkB=shrink[1], **kw))
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops=dict(
+            arrowstyle="-|>",
+            color="black",
+            lw=kw.pop("lw", 1),
+            shrinkA=shrink[0],
+            shrinkB=shrink[1],
+            **kw,
+        ),
+    )
 
 
 def rnnsearch_diagram(ax) -> None:
@@ -62,8 +83,14 @@ def rnnsearch_diagram(ax) -> None:
         f = 0.3  # the weight's label near the bottom of its line, where the lines are apart
         mx, my = x + f * (x_sum - x), start[1] + f * (y_sum - start[1])
         right = x >= x_sum
-        ax.text(mx + (0.1 if right else -0.1), my, rf"$\alpha_{{t,{j}}}$", ha="left" if right else "right",
-                va="center", fontsize=11)
+        ax.text(
+            mx + (0.1 if right else -0.1),
+            my,
+            rf"$\alpha_{{t,{j}}}$",
+            ha="left" if right else "right",
+            va="center",
+            fontsize=11,
+        )
     x_prev, x_now = 0.8, 2.8
     _box(ax, x_prev, y_s, r"$s_{t-1}$", w=0.7)
     _box(ax, x_now, y_s, r"$s_t$", w=0.7)
@@ -74,9 +101,17 @@ def rnnsearch_diagram(ax) -> None:
     _arrow(ax, (x_prev, y_s + top), (x_prev, y_y - 0.34), shrink=(1, 1))
     _arrow(ax, (x_now, y_s + top), (x_now, y_y - 0.34), shrink=(1, 1))
     _arrow(ax, (x_prev, y_y), (x_now - 0.2, y_s), shrink=(16, 12))
-    ax.text(-0.7, (y_fwd + y_bwd) / 2, "annotations\n" + r"$h_j = [\overrightarrow{h}_j; \overleftarrow{h}_j]$",
-            ha="right", va="center", fontsize=9)
-    ax.text(x_sum + 0.35, y_sum, r"$c_t = \sum_j \alpha_{t,j} h_j$", ha="left", va="center", fontsize=9)
+    ax.text(
+        -0.7,
+        (y_fwd + y_bwd) / 2,
+        "annotations\n" + r"$h_j = [\overrightarrow{h}_j; \overleftarrow{h}_j]$",
+        ha="right",
+        va="center",
+        fontsize=9,
+    )
+    ax.text(
+        x_sum + 0.35, y_sum, r"$c_t = \sum_j \alpha_{t,j} h_j$", ha="left", va="center", fontsize=9
+    )
     ax.set_xlim(-2.5, 4.3)
     ax.set_ylim(-0.5, 6.3)
     ax.set_aspect("equal")

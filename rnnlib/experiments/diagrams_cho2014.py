@@ -15,18 +15,26 @@ Deviations
 ----------
 - The layout is ours (the paper's figures are images); the symbols and arrows are the paper's.
 """
+
 from __future__ import annotations
 
 
 def _node(ax, x, y, text, r=0.28, fill="white"):
     from matplotlib.patches import Circle
+
     ax.add_patch(Circle((x, y), r, facecolor=fill, edgecolor="black", lw=1))
     ax.text(x, y, text, ha="center", va="center", fontsize=12)
 
 
 def _arrow(ax, start, end, shrink=14, **kw):
-    ax.annotate("", xy=end, xytext=start,
-                arrowprops=dict(arrowstyle="-|>", color="black", lw=1, shrinkA=shrink, shrinkB=shrink, **kw))
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops=dict(
+            arrowstyle="-|>", color="black", lw=1, shrinkA=shrink, shrinkB=shrink, **kw
+        ),
+    )
 
 
 def encoder_decoder_diagram(ax) -> None:
@@ -70,8 +78,12 @@ def gated_unit_diagram(ax) -> None:
     _arrow(ax, (1.2, 1.2), (2.4, 0.0))
     _arrow(ax, (2.4, 0.0), (3.8, 0.0))
     _arrow(ax, (1.2, -1.2), (3.8, 0.0))
-    ax.annotate("", xy=(3.95, 0.3), xytext=(3.65, 0.3),
-                arrowprops=dict(arrowstyle="-|>", color="black", lw=1, connectionstyle="arc3,rad=-2.5"))
+    ax.annotate(
+        "",
+        xy=(3.95, 0.3),
+        xytext=(3.65, 0.3),
+        arrowprops=dict(arrowstyle="-|>", color="black", lw=1, connectionstyle="arc3,rad=-2.5"),
+    )
     ax.set_xlim(-0.5, 4.5)
     ax.set_ylim(-1.7, 1.7)
     ax.set_aspect("equal")

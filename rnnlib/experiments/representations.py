@@ -63,6 +63,7 @@ Deviations
   trained: the chapter trains them as long as the scorer (``ablation_updates``) and tests the
   measurable half of the claim, a higher dev NLL per held-out pair.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -81,31 +82,43 @@ NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds "
     "thousand thousands million first second third fourth fifth sixth seventh eighth ninth tenth "
-    "eleventh twelfth twentieth thirtieth fortieth fiftieth hundredth thousandth half".split())
+    "eleventh twelfth twentieth thirtieth fortieth fiftieth hundredth thousandth half".split()
+)
 TIME_WORDS = frozenset(
     "day days year years month months week weeks hour hours night nights morning mornings evening "
     "evenings today tomorrow yesterday time times season seasons age ages generation generations "
     "moment minute minutes noon midnight dawn sabbath sabbaths forever daily yearly monthly "
     "january february april june july august september october november december monday tuesday "
-    "wednesday thursday friday saturday sunday".split())  # not "may", "march" (verbs) nor "now", "when"
-PRONOUNS = frozenset("i me my mine you your yours he him his she her hers it its we us our ours they them "
-                     "their theirs myself yourself himself herself itself ourselves yourselves themselves "
-                     "who whom whose thee thou thy thine ye".split())
-PREPOSITIONS = frozenset("of in to from with by for on at into unto upon over under before after against among "
-                         "through out about above below between beside beyond toward towards within without "
-                         "across along around behind near off onto throughout".split())
-DETERMINERS = frozenset("the a an this that these those all every each some any no another other such".split())
+    "wednesday thursday friday saturday sunday".split()
+)  # not "may", "march" (verbs) nor "now", "when"
+PRONOUNS = frozenset(
+    "i me my mine you your yours he him his she her hers it its we us our ours they them "
+    "their theirs myself yourself himself herself itself ourselves yourselves themselves "
+    "who whom whose thee thou thy thine ye".split()
+)
+PREPOSITIONS = frozenset(
+    "of in to from with by for on at into unto upon over under before after against among "
+    "through out about above below between beside beyond toward towards within without "
+    "across along around behind near off onto throughout".split()
+)
+DETERMINERS = frozenset(
+    "the a an this that these those all every each some any no another other such".split()
+)
 CONJUNCTIONS = frozenset("and but or nor so yet because if though although whether than".split())
 #: words before a proper name that make it a place (``in Egypt``, ``from Jerusalem``) ...
 PLACE_CUES = frozenset("in from into at toward towards near through within".split())
 #: ... and words before ``of`` that do (``land of Canaan``, ``king of Babylon``)
-PLACE_OF_CUES = frozenset("land lands king kings city cities out wilderness garden river border borders towns "
-                          "mountains mountain plains plain region country sea".split())
+PLACE_OF_CUES = frozenset(
+    "land lands king kings city cities out wilderness garden river border borders towns "
+    "mountains mountain plains plain region country sea".split()
+)
 #: the categories of :func:`word_category`, in the order figures and tables list them
 WORD_CATEGORIES = ("number", "time", "person", "place", "pronoun", "preposition", "determiner")
 
 
-def proper_names(sentences: Iterable[Sequence[str]], min_count: int = 3, place_share: float = 0.25) -> dict[str, str]:
+def proper_names(
+    sentences: Iterable[Sequence[str]], min_count: int = 3, place_share: float = 0.25
+) -> dict[str, str]:
     """``{word: "person" | "place"}`` for the words written with a capital letter everywhere
     except (possibly) at the start of a sentence, seen at least ``min_count`` times inside
     sentences. A name is a place when at least ``place_share`` of its occurrences follow a word
@@ -124,11 +137,22 @@ def proper_names(sentences: Iterable[Sequence[str]], min_count: int = 3, place_s
             elif i > 0 and s[i - 1] not in {".", "!", "?", '"', ":", ";", "'", "“", "‘"}:
                 inside[w] += 1
                 before = s[i - 1].lower()
-                if before in PLACE_CUES or before == "of" and i > 1 and s[i - 2].lower() in PLACE_OF_CUES:
+                if (
+                    before in PLACE_CUES
+                    or before == "of"
+                    and i > 1
+                    and s[i - 2].lower() in PLACE_OF_CUES
+                ):
                     cued[w] += 1
     names = {}
     for w, n in inside.items():
-        if n < min_count or lower[w.lower()] > 0 or w.isupper() and len(w) > 1 or w.lower() in PRONOUNS:
+        if (
+            n < min_count
+            or lower[w.lower()] > 0
+            or w.isupper()
+            and len(w) > 1
+            or w.lower() in PRONOUNS
+        ):
             continue
         names[w] = "place" if cued[w] >= place_share * n else "person"
     return names
@@ -143,7 +167,11 @@ def word_category(word: str, names: dict[str, str]) -> str | None:
         return "number"
     if w in TIME_WORDS:
         return "time"
-    for cat, words in (("pronoun", PRONOUNS), ("preposition", PREPOSITIONS), ("determiner", DETERMINERS)):
+    for cat, words in (
+        ("pronoun", PRONOUNS),
+        ("preposition", PREPOSITIONS),
+        ("determiner", DETERMINERS),
+    ):
         if w in words:
             return cat
     return None
@@ -159,7 +187,12 @@ def word_tag(word: str, names: dict[str, str]) -> str:
         return "NAME"
     if w in NUMBER_WORDS or word.replace(",", "").isdigit():
         return "NUM"
-    for tag, words in (("PRON", PRONOUNS), ("PREP", PREPOSITIONS), ("DET", DETERMINERS), ("CONJ", CONJUNCTIONS)):
+    for tag, words in (
+        ("PRON", PRONOUNS),
+        ("PREP", PREPOSITIONS),
+        ("DET", DETERMINERS),
+        ("CONJ", CONJUNCTIONS),
+    ):
         if w in words:
             return tag
     return "WORD"
@@ -197,6 +230,7 @@ def knn_same(X, labels: Sequence, k: int = 10) -> np.ndarray:
     that carry the same label: ``(L,) float64`` for the ``L`` labelled rows. ``labels``: ``N``
     labels, ``None`` for unlabelled rows (left out both as points and as neighbours)."""
     from sklearn.neighbors import NearestNeighbors
+
     if len(labels) != X.shape[0]:
         raise ValueError(f"knn_purity: {X.shape[0]} rows but {len(labels)} labels")
     keep = _labelled(labels)
@@ -264,7 +298,10 @@ class Purity:
 
     def purity(self) -> dict[str, float]:
         """The mean share per representation (NaN for each when nothing was measured)."""
-        return {name: float(v.mean()) if self.measured else float("nan") for name, v in self.same.items()}
+        return {
+            name: float(v.mean()) if self.measured else float("nan")
+            for name, v in self.same.items()
+        }
 
 
 def unmeasurable_reason(labels: Sequence, k: int) -> str | None:
@@ -276,7 +313,7 @@ def unmeasurable_reason(labels: Sequence, k: int) -> str | None:
     if n == 0:
         return "no point has a category"
     if len(counts) == 1:
-        (only, m), = counts.items()
+        ((only, m),) = counts.items()
         return f"only one category is left ({only}, {m} points): every neighbour would share it"
     if max(counts.values()) < 2:
         return "no category has two points: no point can have a neighbour of its own category"
@@ -285,8 +322,13 @@ def unmeasurable_reason(labels: Sequence, k: int) -> str | None:
     return None
 
 
-def purity_measure(labels: Sequence, representations: dict, k: int = 10, min_members: int = 2,
-                   expected: Sequence[str] = ()) -> Purity:
+def purity_measure(
+    labels: Sequence,
+    representations: dict,
+    k: int = 10,
+    min_members: int = 2,
+    expected: Sequence[str] = (),
+) -> Purity:
     """The nearest-neighbour class purity of ``labels`` (``N`` labels, ``None``: unlabelled) in
     each of ``representations`` (name -> ``(N, d)`` array or sparse matrix), plus chance, as a
     :class:`Purity`. It never raises for want of labelled points:
@@ -317,6 +359,7 @@ def purity_measure(labels: Sequence, representations: dict, k: int = 10, min_mem
 def bag_of_words(phrases: Sequence[Sequence[str]]):
     """Phrases as word-count vectors: a scipy CSR matrix ``(N, V)`` (the bag-of-words baseline)."""
     from scipy.sparse import csr_matrix
+
     index: dict[str, int] = {}
     rows, cols = [], []
     for i, p in enumerate(phrases):
@@ -326,12 +369,14 @@ def bag_of_words(phrases: Sequence[Sequence[str]]):
     return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(phrases), max(1, len(index))))
 
 
-def context_counts(words: Sequence[str], sentences: Iterable[Sequence[str]], window: int = 2,
-                   contexts: int = 2000):
+def context_counts(
+    words: Sequence[str], sentences: Iterable[Sequence[str]], window: int = 2, contexts: int = 2000
+):
     """Words as counts of the ``contexts`` most frequent words within ``window`` positions of
     them in ``sentences``: a CSR matrix ``(len(words), contexts)`` -- the bag-of-words baseline
     for single words (a word's one-hot vector has no neighbours)."""
     from scipy.sparse import csr_matrix
+
     sentences = list(sentences)
     freq = Counter(w for s in sentences for w in s)
     ctx = {w: j for j, (w, _) in enumerate(freq.most_common(contexts))}
@@ -361,8 +406,15 @@ def array_checksum(X: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def tsne_artifact(cache: ArtifactCache, kind: str, X: np.ndarray, perplexity: float = 30.0,
-                  iterations: int = 1000, seed: int = 0, config: dict | None = None) -> Artifact:
+def tsne_artifact(
+    cache: ArtifactCache,
+    kind: str,
+    X: np.ndarray,
+    perplexity: float = 30.0,
+    iterations: int = 1000,
+    seed: int = 0,
+    config: dict | None = None,
+) -> Artifact:
     """A 2-D Barnes--Hut t-SNE of ``X (N, d)`` (scikit-learn, PCA initialisation) as the
     artifact ``kind``: ``coords.npy (N, 2) float32``. Its key holds ``perplexity``,
     ``iterations``, ``seed``, ``config`` (what ``X`` is, e.g. the model's key) and the checksum
@@ -371,16 +423,33 @@ def tsne_artifact(cache: ArtifactCache, kind: str, X: np.ndarray, perplexity: fl
     if X.ndim != 2 or len(X) < 5:
         raise ValueError(f"tsne_artifact: X must be (N >= 5, d), got {X.shape}")
     if not 0 < perplexity < len(X):
-        raise ValueError(f"tsne_artifact: perplexity={perplexity} must be in (0, {len(X)}) for {len(X)} points")
-    full = {**(config or {}), "perplexity": float(perplexity), "iterations": int(iterations), "seed": int(seed),
-            "method": "barnes_hut", "init": "pca", "points": int(len(X))}
+        raise ValueError(
+            f"tsne_artifact: perplexity={perplexity} must be in (0, {len(X)}) for {len(X)} points"
+        )
+    full = {
+        **(config or {}),
+        "perplexity": float(perplexity),
+        "iterations": int(iterations),
+        "seed": int(seed),
+        "method": "barnes_hut",
+        "init": "pca",
+        "points": int(len(X)),
+    }
 
     def make(out: Path, work: Path) -> dict:
         import time
         from sklearn.manifold import TSNE
+
         t = time.perf_counter()
-        tsne = TSNE(n_components=2, perplexity=perplexity, max_iter=iterations, random_state=seed,
-                    method="barnes_hut", init="pca", learning_rate="auto")
+        tsne = TSNE(
+            n_components=2,
+            perplexity=perplexity,
+            max_iter=iterations,
+            random_state=seed,
+            method="barnes_hut",
+            init="pca",
+            learning_rate="auto",
+        )
         coords = tsne.fit_transform(X)
         np.save(out / "coords.npy", coords.astype(np.float32))
         return {"seconds": time.perf_counter() - t, "kl_divergence": float(tsne.kl_divergence_)}
@@ -408,6 +477,7 @@ def note_figure(text: str, figsize: tuple = (6, 1.6)):
     """A figure that only says ``text``: what stands in for a map that cannot be drawn, so the
     page says why instead of missing the figure."""
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=figsize)
     ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=10)
     ax.set_axis_off()
@@ -415,7 +485,9 @@ def note_figure(text: str, figsize: tuple = (6, 1.6)):
 
 
 # -- regions and figures ----------------------------------------------------------------------------
-def dense_region(coords: np.ndarray, members: np.ndarray, size: int = 30, pad: float = 0.05) -> tuple:
+def dense_region(
+    coords: np.ndarray, members: np.ndarray, size: int = 30, pad: float = 0.05
+) -> tuple:
     """The box ``(x0, x1, y0, y1)`` around the densest group of ``members`` (a boolean mask over
     ``coords (N, 2)``): of every member's ``size`` nearest points on the map, the group with the
     largest share of members (ties: the tightest), padded by ``pad`` of its width and height."""
@@ -423,6 +495,7 @@ def dense_region(coords: np.ndarray, members: np.ndarray, size: int = 30, pad: f
     if not members.any():
         raise ValueError("dense_region: no point of the category is on the map")
     from sklearn.neighbors import NearestNeighbors
+
     size = min(size, len(coords))
     nn = NearestNeighbors(n_neighbors=size).fit(coords)
     dist, idx = nn.kneighbors(coords[members])
@@ -436,15 +509,25 @@ def dense_region(coords: np.ndarray, members: np.ndarray, size: int = 30, pad: f
 
 def _colours(categories: Sequence[str | None], order: Sequence[str]) -> tuple[list, dict]:
     import matplotlib.pyplot as plt
+
     cmap = plt.get_cmap("tab10")
     palette = {c: cmap(i % 10) for i, c in enumerate(order)}
-    return [palette.get(c, (0.75, 0.75, 0.75, 1.0)) if c is not None else (0.75, 0.75, 0.75, 1.0)
-            for c in categories], palette
+    return [
+        palette.get(c, (0.75, 0.75, 0.75, 1.0)) if c is not None else (0.75, 0.75, 0.75, 1.0)
+        for c in categories
+    ], palette
 
 
-def map_figure(coords: np.ndarray, texts: Sequence[str], categories: Sequence[str | None],
-               order: Sequence[str], regions: Sequence[tuple[str, tuple]], max_labels: int = 40,
-               title: str = "", point_size: float = 3.0):
+def map_figure(
+    coords: np.ndarray,
+    texts: Sequence[str],
+    categories: Sequence[str | None],
+    order: Sequence[str],
+    regions: Sequence[tuple[str, tuple]],
+    max_labels: int = 40,
+    title: str = "",
+    point_size: float = 3.0,
+):
     """The whole map and one enlarged panel per region (A Figs. 4--7).
 
     ``coords (N, 2)``; ``texts``: the label of each point (word or phrase); ``categories``: the
@@ -453,6 +536,7 @@ def map_figure(coords: np.ndarray, texts: Sequence[str], categories: Sequence[st
     up to ``max_labels`` points labelled. One region gives a 1 x 2 figure (Fig. 4), more a 2 x 2.
     """
     import matplotlib.pyplot as plt
+
     colours, palette = _colours(categories, order)
     n = 1 + len(regions)
     rows, cols = (1, n) if n <= 2 else (2, 2) if n <= 4 else (int(np.ceil(n / 3)), 3)
@@ -463,24 +547,46 @@ def map_figure(coords: np.ndarray, texts: Sequence[str], categories: Sequence[st
     for k, (name, (x0, x1, y0, y1)) in enumerate(regions):
         ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=1.2, ec="black"))
         ax.annotate(str(k + 1), (x1, y1), fontsize=9, fontweight="bold")
-    lo, hi = np.percentile(coords, 0.5, axis=0), np.percentile(coords, 99.5, axis=0)  # a few far outliers
-    for _, (x0, x1, y0, y1) in regions:                                                 # must not shrink the map
+    lo, hi = (
+        np.percentile(coords, 0.5, axis=0),
+        np.percentile(coords, 99.5, axis=0),
+    )  # a few far outliers
+    for _, (x0, x1, y0, y1) in regions:  # must not shrink the map
         lo, hi = np.minimum(lo, [x0, y0]), np.maximum(hi, [x1, y1])
     margin = (hi - lo) * 0.05 + 1e-6
-    ax.set_xlim(lo[0] - margin[0], hi[0] + margin[0]), ax.set_ylim(lo[1] - margin[1], hi[1] + margin[1])
+    (
+        ax.set_xlim(lo[0] - margin[0], hi[0] + margin[0]),
+        ax.set_ylim(lo[1] - margin[1], hi[1] + margin[1]),
+    )
     ax.set_title(title or f"all {len(coords)} points")
     handles = [plt.Line2D([], [], marker="o", ls="", color=palette[c], label=c) for c in order]
     ax.legend(handles=handles, fontsize=7, loc="best", markerscale=1.2)
     ax.set_xticks([]), ax.set_yticks([])
     for k, (name, (x0, x1, y0, y1)) in enumerate(regions):
         ax = axes[k + 1]
-        inside = np.flatnonzero((coords[:, 0] >= x0) & (coords[:, 0] <= x1) & (coords[:, 1] >= y0) & (coords[:, 1] <= y1))
-        ax.scatter(coords[inside, 0], coords[inside, 1], s=12, c=[colours[i] for i in inside], linewidths=0)
-        shown = inside[:max_labels] if len(inside) <= max_labels else \
-            inside[np.random.default_rng(k).choice(len(inside), max_labels, replace=False)]
+        inside = np.flatnonzero(
+            (coords[:, 0] >= x0)
+            & (coords[:, 0] <= x1)
+            & (coords[:, 1] >= y0)
+            & (coords[:, 1] <= y1)
+        )
+        ax.scatter(
+            coords[inside, 0], coords[inside, 1], s=12, c=[colours[i] for i in inside], linewidths=0
+        )
+        shown = (
+            inside[:max_labels]
+            if len(inside) <= max_labels
+            else inside[np.random.default_rng(k).choice(len(inside), max_labels, replace=False)]
+        )
         for i in shown:
-            ax.annotate(texts[i], coords[i], fontsize=6.5, color=colours[i] if categories[i] is not None else "0.35",
-                        xytext=(2, 2), textcoords="offset points")
+            ax.annotate(
+                texts[i],
+                coords[i],
+                fontsize=6.5,
+                color=colours[i] if categories[i] is not None else "0.35",
+                xytext=(2, 2),
+                textcoords="offset points",
+            )
         ax.set_xlim(x0, x1), ax.set_ylim(y0, y1)
         ax.set_title(f"{k + 1}: {name} ({len(inside)} points, {len(shown)} labelled)", fontsize=9)
         ax.set_xticks([]), ax.set_yticks([])
@@ -491,12 +597,17 @@ def map_figure(coords: np.ndarray, texts: Sequence[str], categories: Sequence[st
 
 
 # -- the model's codes and gates ------------------------------------------------------------------
-def phrase_batches(vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256,
-                   device: torch.device | str | None = None):
+def phrase_batches(
+    vocab,
+    phrases: Sequence[Sequence[str]],
+    batch_size: int = 256,
+    device: torch.device | str | None = None,
+):
     """Yield ``(index (b,), src (b, S) int64, mask (b, S) bool)`` for ``phrases`` (word lists),
     each ending in ``EOS`` as the encoder reads it (:func:`rnnlib.batch.source_batch`), on
     ``device`` (``None``: the host)."""
     from ..batch import source_batch
+
     for k in range(0, len(phrases), batch_size):
         idx = np.arange(k, min(k + batch_size, len(phrases)))
         batch = source_batch([vocab.encode(phrases[i]) for i in idx])
@@ -511,14 +622,20 @@ def _device(model: torch.nn.Module) -> torch.device:
 
 
 @torch.no_grad()
-def phrase_codes(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256) -> np.ndarray:
+def phrase_codes(
+    model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256
+) -> np.ndarray:
     """``c`` (A §2.2: ``c = tanh(V h<N>)``) of each phrase: ``(len(phrases), n) float32``
     (``(0, 0)`` for no phrase)."""
     out = None
-    for idx, src, mask in phrase_batches(vocab, phrases, batch_size, _device(model)):  # on the model's device
+    for idx, src, mask in phrase_batches(
+        vocab, phrases, batch_size, _device(model)
+    ):  # on the model's device
         c = model.encode(src, mask).context
         if c is None:
-            raise ValueError("phrase_codes: the model has no fixed summary c (an RNNsearch?); use an RNNencdec")
+            raise ValueError(
+                "phrase_codes: the model has no fixed summary c (an RNNsearch?); use an RNNencdec"
+            )
         if out is None:
             out = np.zeros((len(phrases), c.shape[1]), dtype=np.float32)
         out[idx] = c.float().cpu().numpy()
@@ -541,49 +658,76 @@ def encoder_gates(encoder: torch.nn.Module, src: torch.Tensor, mask: torch.Tenso
     for t in range(S):
         r = torch.sigmoid(cell.W_r(x[:, t]) + cell.U_r(h))  # A Eq. 5
         z = torch.sigmoid(cell.W_z(x[:, t]) + cell.U_z(h))  # A Eq. 6
-        h = cell(x[:, t], h)                                # A Eqs. 7-8
+        h = cell(x[:, t], h)  # A Eqs. 7-8
         rs.append(r), zs.append(z), hs.append(h)
     m = mask.unsqueeze(-1).to(x.dtype)
     return torch.stack(rs, 1) * m, torch.stack(zs, 1) * m, torch.stack(hs, 1) * m
 
 
-def gate_activity(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256,
-                  threshold: float = 0.5) -> dict[str, np.ndarray]:
+def gate_activity(
+    model: torch.nn.Module,
+    vocab,
+    phrases: Sequence[Sequence[str]],
+    batch_size: int = 256,
+    threshold: float = 0.5,
+) -> dict[str, np.ndarray]:
     """Per hidden unit ``(n,)``: ``reset_active``, the share of the steps over ``phrases`` at
     which ``r < threshold`` (the unit drops its previous state), ``update_active``, the share
     with ``z > threshold`` (it keeps its previous state, A's Eq. 7), and the mean gates
     ``r_mean``, ``z_mean``. Steps: every word and the ``EOS`` of every phrase."""
     r_low = z_high = r_sum = z_sum = None
     steps = 0
-    for _, src, mask in phrase_batches(vocab, phrases, batch_size, _device(model)):  # on the model's device
+    for _, src, mask in phrase_batches(
+        vocab, phrases, batch_size, _device(model)
+    ):  # on the model's device
         r, z, _ = encoder_gates(model.encoder, src, mask)
         m = mask.unsqueeze(-1)
-        add = [((r < threshold) & m).sum((0, 1)), ((z > threshold) & m).sum((0, 1)), r.sum((0, 1)), z.sum((0, 1))]
+        add = [
+            ((r < threshold) & m).sum((0, 1)),
+            ((z > threshold) & m).sum((0, 1)),
+            r.sum((0, 1)),
+            z.sum((0, 1)),
+        ]
         if r_low is None:
             r_low, z_high, r_sum, z_sum = (a.double() for a in add)
         else:
-            r_low, z_high, r_sum, z_sum = (a + b.double() for a, b in zip((r_low, z_high, r_sum, z_sum), add))
+            r_low, z_high, r_sum, z_sum = (
+                a + b.double() for a, b in zip((r_low, z_high, r_sum, z_sum), add)
+            )
         steps += int(mask.sum())
-    return {"reset_active": (r_low / steps).cpu().numpy(), "update_active": (z_high / steps).cpu().numpy(),
-            "r_mean": (r_sum / steps).cpu().numpy(), "z_mean": (z_sum / steps).cpu().numpy()}
+    return {
+        "reset_active": (r_low / steps).cpu().numpy(),
+        "update_active": (z_high / steps).cpu().numpy(),
+        "r_mean": (r_sum / steps).cpu().numpy(),
+        "z_mean": (z_sum / steps).cpu().numpy(),
+    }
 
 
 @torch.no_grad()
-def perturbation_memory(model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]], lag: int = 3,
-                        seed: int = 0, batch_size: int = 256) -> np.ndarray:
+def perturbation_memory(
+    model: torch.nn.Module,
+    vocab,
+    phrases: Sequence[Sequence[str]],
+    lag: int = 3,
+    seed: int = 0,
+    batch_size: int = 256,
+) -> np.ndarray:
     """How long each hidden unit remembers, ``(n,)``: the first word of each phrase is replaced
     by a random word of the shortlist (seeded), and the unit's memory is
     ``sum |h'_j<1 + lag> - h_j<1 + lag>| / sum |h'_j<1> - h_j<1>|`` over the phrases (of more
     than ``lag`` words, ``EOS`` included): the share of the change it still carries ``lag``
     words later. 1 means nothing forgotten, 0 everything."""
     from ..specials import SPECIALS
+
     NUM_SPECIALS = len(SPECIALS)
     if lag < 1:
         raise ValueError(f"perturbation_memory: lag must be >= 1, got {lag}")
     long = [p for p in phrases if len(p) + 1 > lag]
     if not long:
         raise ValueError(f"perturbation_memory: no phrase has more than {lag} tokens")
-    g = torch.Generator().manual_seed(seed)  # the replacements drawn on the host: the same on any device
+    g = torch.Generator().manual_seed(
+        seed
+    )  # the replacements drawn on the host: the same on any device
     device = _device(model)
     first = last = None
     for _, src, mask in phrase_batches(vocab, long, batch_size):
@@ -601,15 +745,24 @@ def perturbation_memory(model: torch.nn.Module, vocab, phrases: Sequence[Sequenc
     return (last / first.clamp_min(1e-12)).cpu().numpy()
 
 
-def most_frequent_sample(model: torch.nn.Module, src_vocab, tgt_vocab, source: Sequence[str], n: int = 50,
-                         generator: torch.Generator | None = None) -> tuple[tuple[str, ...], int]:
+def most_frequent_sample(
+    model: torch.nn.Module,
+    src_vocab,
+    tgt_vocab,
+    source: Sequence[str],
+    n: int = 50,
+    generator: torch.Generator | None = None,
+) -> tuple[tuple[str, ...], int]:
     """The most frequent of ``n`` ancestral samples of the decoder for ``source`` (a word list),
     as A's Table 3 reads them (:func:`rnnlib.search.sample`), with how often it was drawn; ties
     go to the sample the model scores higher, then to the first drawn. ``generator``: on the
     model's device (:func:`rnnlib.search.sample` draws there)."""
     from ..batch import source_batch
     from ..search import sample
-    hyps = sample(model, source_batch([src_vocab.encode(list(source))]), n=n, generator=generator)[0]
+
+    hyps = sample(model, source_batch([src_vocab.encode(list(source))]), n=n, generator=generator)[
+        0
+    ]
     counts: dict[tuple[str, ...], int] = {}
     score: dict[tuple[str, ...], float] = {}
     for h in hyps:
@@ -620,8 +773,34 @@ def most_frequent_sample(model: torch.nn.Module, src_vocab, tgt_vocab, source: S
     return best, counts[best]
 
 
-__all__ = ["MIN_MAP_POINTS", "Purity", "WORD_CATEGORIES", "array_checksum", "bag_of_words", 
-           "chance_purity", "chance_same", "context_counts", "dense_region", "encoder_gates", "gate_activity",
-           "knn_purity", "knn_same", "map_figure", "map_perplexity", "most_frequent_sample", "note_figure",
-           "perturbation_memory", "phrase_batches", "phrase_class", "phrase_codes", "phrase_pattern", "proper_names",
-           "purity_measure", "tsne_artifact", "tsne_coords", "unmeasurable_reason", "word_category", "word_tag"]
+__all__ = [
+    "MIN_MAP_POINTS",
+    "Purity",
+    "WORD_CATEGORIES",
+    "array_checksum",
+    "bag_of_words",
+    "chance_purity",
+    "chance_same",
+    "context_counts",
+    "dense_region",
+    "encoder_gates",
+    "gate_activity",
+    "knn_purity",
+    "knn_same",
+    "map_figure",
+    "map_perplexity",
+    "most_frequent_sample",
+    "note_figure",
+    "perturbation_memory",
+    "phrase_batches",
+    "phrase_class",
+    "phrase_codes",
+    "phrase_pattern",
+    "proper_names",
+    "purity_measure",
+    "tsne_artifact",
+    "tsne_coords",
+    "unmeasurable_reason",
+    "word_category",
+    "word_tag",
+]

@@ -30,6 +30,7 @@ Deviations
 - The papers select no snapshot explicitly; the delivered parameters are those with the lowest
   dev NLL (rnnlib.train).
 """
+
 from __future__ import annotations
 
 import platform
@@ -59,7 +60,9 @@ BLEU_COLUMNS = ["update", "epoch", "seconds", "dev_bleu", "bleu_seconds"]
 def cpu_name() -> str:
     """The processor's model name (``/proc/cpuinfo``), or what :mod:`platform` knows."""
     try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace").splitlines():
+        for line in (
+            Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace").splitlines()
+        ):
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
@@ -83,10 +86,20 @@ def length_filter(pairs: ParallelArrays, max_len: int | None) -> np.ndarray:
     return np.flatnonzero((pairs.src.lengths <= max_len) & (pairs.tgt.lengths <= max_len))
 
 
-def train_run(cache: ArtifactCache, kind: str, config: dict, model_config: ModelConfig,
-              train_config: TrainConfig, train_pairs: ParallelArrays, dev_pairs: ParallelArrays | None,
-              dev_bleu: Callable[[torch.nn.Module], float] | None = None, parent: Artifact | None = None,
-              keep_state: bool = False, data: str | None = None, progress: bool = False) -> Artifact:
+def train_run(
+    cache: ArtifactCache,
+    kind: str,
+    config: dict,
+    model_config: ModelConfig,
+    train_config: TrainConfig,
+    train_pairs: ParallelArrays,
+    dev_pairs: ParallelArrays | None,
+    dev_bleu: Callable[[torch.nn.Module], float] | None = None,
+    parent: Artifact | None = None,
+    keep_state: bool = False,
+    data: str | None = None,
+    progress: bool = False,
+) -> Artifact:
     """The trained-model artifact ``kind`` for ``config`` (trained now if the cache lacks it).
 
     ``config`` must name everything that changes the result besides ``model_config`` and
@@ -99,10 +112,16 @@ def train_run(cache: ArtifactCache, kind: str, config: dict, model_config: Model
     if dev_bleu is not None and not train_config.eval_every:
         raise ValueError("train_run: dev_bleu needs train_config.eval_every (the chunk length)")
     if parent is not None and "state.pt" not in parent.meta.get("files", {}):
-        raise ValueError(f"train_run: the parent run {parent.kind}/{parent.key} kept no training state "
-                         "(train it with keep_state=True)")
-    full = {**config, "model": model_config.to_dict(), "train": asdict(train_config),
-            "parent": parent.key if parent is not None else None}
+        raise ValueError(
+            f"train_run: the parent run {parent.kind}/{parent.key} kept no training state "
+            "(train it with keep_state=True)"
+        )
+    full = {
+        **config,
+        "model": model_config.to_dict(),
+        "train": asdict(train_config),
+        "parent": parent.key if parent is not None else None,
+    }
 
     def make(out: Path, work: Path) -> dict:
         bleu_rows: list[dict] = []
@@ -131,10 +150,23 @@ def train_run(cache: ArtifactCache, kind: str, config: dict, model_config: Model
                 score = float(dev_bleu(model))
                 spent = time.perf_counter() - t
                 bleu_seconds += spent
-                bleu_rows.append({"update": result.updates, "epoch": result.epochs, "seconds": result.seconds,
-                                  "dev_bleu": score, "bleu_seconds": spent})
-                pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(work / "bleu_log.csv", index=False)
-            if result.stopped not in ("max_updates",) or target is None or (limit is not None and target >= limit):
+                bleu_rows.append(
+                    {
+                        "update": result.updates,
+                        "epoch": result.epochs,
+                        "seconds": result.seconds,
+                        "dev_bleu": score,
+                        "bleu_seconds": spent,
+                    }
+                )
+                pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(
+                    work / "bleu_log.csv", index=False
+                )
+            if (
+                result.stopped not in ("max_updates",)
+                or target is None
+                or (limit is not None and target >= limit)
+            ):
                 break
         torch.save(model.state_dict(), out / "model.pt")
         for name in ("train_log.csv", "eval_log.csv"):
@@ -143,11 +175,20 @@ def train_run(cache: ArtifactCache, kind: str, config: dict, model_config: Model
         if keep_state:
             shutil.copy2(work / CHECKPOINT, out / "state.pt")
         row = result.table2_row()
-        return {"updates": result.updates, "epochs": result.epochs, "seconds": result.seconds,
-                "stopped": result.stopped, "best": result.best, "train_pairs": len(train_pairs),
-                "device": device_label(train_config.device), "threads": torch.get_num_threads(),
-                "train_nll": row["train_nll"], "dev_nll": row["dev_nll"], "bleu_seconds": bleu_seconds,
-                "continued_from": parent.key if parent is not None else None}
+        return {
+            "updates": result.updates,
+            "epochs": result.epochs,
+            "seconds": result.seconds,
+            "stopped": result.stopped,
+            "best": result.best,
+            "train_pairs": len(train_pairs),
+            "device": device_label(train_config.device),
+            "threads": torch.get_num_threads(),
+            "train_nll": row["train_nll"],
+            "dev_nll": row["dev_nll"],
+            "bleu_seconds": bleu_seconds,
+            "continued_from": parent.key if parent is not None else None,
+        }
 
     return cache.build(kind, full, make, data=data)
 
@@ -164,9 +205,17 @@ def run_logs(run: Artifact) -> dict[str, pd.DataFrame]:
     return {name: pd.read_csv(run.file(f"{name}_log.csv")) for name in ("train", "eval", "bleu")}
 
 
-def decode_run(cache: ArtifactCache, kind: str, config: dict, model: torch.nn.Module,
-               sources: Sequence[np.ndarray], to_words: Callable[[list[int]], list[str]],
-               detokenize: Callable[[list[str]], str], data: str | None = None, **search) -> Artifact:
+def decode_run(
+    cache: ArtifactCache,
+    kind: str,
+    config: dict,
+    model: torch.nn.Module,
+    sources: Sequence[np.ndarray],
+    to_words: Callable[[list[int]], list[str]],
+    detokenize: Callable[[list[str]], str],
+    data: str | None = None,
+    **search,
+) -> Artifact:
     """Translations of ``sources`` as an artifact: ``tokens.txt`` (target tokens, space-joined)
     and ``text.txt`` (detokenized), one line per sentence in order; ``extra``: seconds,
     sentences and how many ``[UNK]`` tokens were generated.
@@ -182,11 +231,18 @@ def decode_run(cache: ArtifactCache, kind: str, config: dict, model: torch.nn.Mo
         hyps = translate(model, sources, **search)
         seconds = time.perf_counter() - t
         words = [to_words(h.tokens) for h in hyps]
-        (out / "tokens.txt").write_text("".join(" ".join(w) + "\n" for w in words), encoding="utf-8")
-        (out / "text.txt").write_text("".join(detokenize(w).replace("\n", " ") + "\n" for w in words),
-                                      encoding="utf-8")
-        return {"seconds": seconds, "sentences": len(sources), "threads": torch.get_num_threads(),
-                "unk_generated": int(sum(t == UNK for h in hyps for t in h.tokens))}
+        (out / "tokens.txt").write_text(
+            "".join(" ".join(w) + "\n" for w in words), encoding="utf-8"
+        )
+        (out / "text.txt").write_text(
+            "".join(detokenize(w).replace("\n", " ") + "\n" for w in words), encoding="utf-8"
+        )
+        return {
+            "seconds": seconds,
+            "sentences": len(sources),
+            "threads": torch.get_num_threads(),
+            "unk_generated": int(sum(t == UNK for h in hyps for t in h.tokens)),
+        }
 
     return cache.build(kind, full, make, data=data)
 
@@ -196,5 +252,14 @@ def read_lines(path: Path) -> list[str]:
     return Path(path).read_text(encoding="utf-8").split("\n")[:-1]
 
 
-__all__ = ["BLEU_COLUMNS", "cpu_name", "decode_run", "device_label", "length_filter", "load_model",
-           "read_lines", "run_logs", "train_run"]
+__all__ = [
+    "BLEU_COLUMNS",
+    "cpu_name",
+    "decode_run",
+    "device_label",
+    "length_filter",
+    "load_model",
+    "read_lines",
+    "run_logs",
+    "train_run",
+]

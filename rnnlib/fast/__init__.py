@@ -14,12 +14,19 @@ Training (:mod:`rnnlib.train`) and search (:mod:`rnnlib.search`) use the fast pa
 ``TrainConfig(fast=False)`` and ``fast=False`` of the search functions run the plain modules.
 ``tests/test_fast.py`` checks that both give the same numbers.
 """
+
 from __future__ import annotations
 
 import importlib
 
-_EXPORTS = {"FastModel": "kernels", "wrap": "kernels", "log_softmax_": "softmax",
-            "autocast": "precision", "bf16_error": "precision", "tune_allocator": "allocator"}
+_EXPORTS = {
+    "FastModel": "kernels",
+    "wrap": "kernels",
+    "log_softmax_": "softmax",
+    "autocast": "precision",
+    "bf16_error": "precision",
+    "tune_allocator": "allocator",
+}
 
 
 def __getattr__(name: str):

@@ -33,6 +33,7 @@ also exports the same settings as glibc tunables (:func:`tunables`, the environm
 Set the environment variable ``RNNLIB_MALLOC=system`` to keep glibc's defaults. On systems
 without glibc (macOS, Windows, musl) nothing is changed.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -42,9 +43,11 @@ import os
 M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX = -1, -2, -4  # glibc <malloc.h>
 SETTINGS = {M_MMAP_MAX: 0, M_TRIM_THRESHOLD: 1 << 30, M_TOP_PAD: 64 << 20}
 # the same settings as glibc tunables (glibc >= 2.26), for processes started from here
-TUNABLES = {"glibc.malloc.mmap_max": SETTINGS[M_MMAP_MAX],
-            "glibc.malloc.trim_threshold": SETTINGS[M_TRIM_THRESHOLD],
-            "glibc.malloc.top_pad": SETTINGS[M_TOP_PAD]}
+TUNABLES = {
+    "glibc.malloc.mmap_max": SETTINGS[M_MMAP_MAX],
+    "glibc.malloc.trim_threshold": SETTINGS[M_TRIM_THRESHOLD],
+    "glibc.malloc.top_pad": SETTINGS[M_TOP_PAD],
+}
 
 _state: dict[str, object] = {}
 
@@ -79,7 +82,9 @@ def tune_allocator(children: bool = False) -> bool:
     """
     if "applied" not in _state:
         libc = _libc() if _mode() == "tuned" else None
-        _state["applied"] = libc is not None and all(libc.mallopt(k, v) == 1 for k, v in SETTINGS.items())
+        _state["applied"] = libc is not None and all(
+            libc.mallopt(k, v) == 1 for k, v in SETTINGS.items()
+        )
     if children and _state["applied"]:
         current = os.environ.get("GLIBC_TUNABLES", "")
         if tunables() not in current:
@@ -92,6 +97,8 @@ def allocator_description() -> str:
     if _state.get("applied"):
         return "glibc malloc, freed memory kept (rnnlib.fast.allocator; RNNLIB_MALLOC=system turns it off)"
     if tunables() in os.environ.get("GLIBC_TUNABLES", ""):
-        return ("glibc malloc, freed memory kept (GLIBC_TUNABLES set by the rnnlib command that started "
-                "this process; RNNLIB_MALLOC=system turns it off)")
+        return (
+            "glibc malloc, freed memory kept (GLIBC_TUNABLES set by the rnnlib command that started "
+            "this process; RNNLIB_MALLOC=system turns it off)"
+        )
     return "the C library's default malloc settings"

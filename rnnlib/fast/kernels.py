@@ -76,6 +76,7 @@ Deviations
 - none in the function computed: results differ from the plain modules by float rounding
   (summation order), below 1e-6 in fp32 (``tests/test_fast.py``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ class FastEncoderOut(EncoderOut):
 
 # ---------------------------------------------------------------------------------------------
 # the gated recurrent unit with stacked matrices
+
 
 @dataclass
 class Stacked:
@@ -132,13 +134,37 @@ class Stacked:
     @classmethod
     def of(cls, cell: GRUCell | TanhCell) -> "Stacked":
         if isinstance(cell, TanhCell):
-            return cls("tanh", cell.hidden_size, "before", False, cell.W.weight, cell.W.bias,
-                       _context_matrix(cell), None, None, cell.U.weight, None, None, None)
+            return cls(
+                "tanh",
+                cell.hidden_size,
+                "before",
+                False,
+                cell.W.weight,
+                cell.W.bias,
+                _context_matrix(cell),
+                None,
+                None,
+                cell.U.weight,
+                None,
+                None,
+                None,
+            )
         gates = (cell.W_r, cell.W_z, cell.W)
-        return cls("gru", cell.hidden_size, cell.reset, cell.reset_context,
-                   torch.cat([m.weight for m in gates]), torch.cat([m.bias for m in gates]),
-                   _context_matrix(cell),
-                   cell.U_r.weight, cell.U_z.weight, cell.U.weight, cell.U_r.bias, cell.U_z.bias, cell.U.bias)
+        return cls(
+            "gru",
+            cell.hidden_size,
+            cell.reset,
+            cell.reset_context,
+            torch.cat([m.weight for m in gates]),
+            torch.cat([m.bias for m in gates]),
+            _context_matrix(cell),
+            cell.U_r.weight,
+            cell.U_z.weight,
+            cell.U.weight,
+            cell.U_r.bias,
+            cell.U_z.bias,
+            cell.U.bias,
+        )
 
     @classmethod
     def pair(cls, a: "Stacked", b: "Stacked") -> "Stacked":
@@ -146,9 +172,21 @@ class Stacked:
         on states ``(2, B, n)``."""
         mat = lambda x, y: None if x is None else torch.stack([x, y])  # noqa: E731
         vec = lambda x, y: None if x is None else torch.stack([x, y]).unsqueeze(1)  # noqa: E731
-        return cls(a.unit, a.n, a.reset, a.reset_context, mat(a.w_in, b.w_in), vec(a.b_in, b.b_in), mat(a.c, b.c),
-                   mat(a.U_r, b.U_r), mat(a.U_z, b.U_z), mat(a.U, b.U),
-                   vec(a.b_Ur, b.b_Ur), vec(a.b_Uz, b.b_Uz), vec(a.b_U, b.b_U))
+        return cls(
+            a.unit,
+            a.n,
+            a.reset,
+            a.reset_context,
+            mat(a.w_in, b.w_in),
+            vec(a.b_in, b.b_in),
+            mat(a.c, b.c),
+            mat(a.U_r, b.U_r),
+            mat(a.U_z, b.U_z),
+            mat(a.U, b.U),
+            vec(a.b_Ur, b.b_Ur),
+            vec(a.b_Uz, b.b_Uz),
+            vec(a.b_U, b.b_U),
+        )
 
     def cast(self) -> "Stacked":
         """The matrices every step multiplies in the autocast dtype when autocast is on (cast once per sequence)."""
@@ -184,7 +222,9 @@ def _mm(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torc
     return out if b is None else out + b
 
 
-def gru_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None) -> torch.Tensor:
+def gru_step(
+    w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None
+) -> torch.Tensor:
     """One GRU update (A Eqs. 5--8) from projected inputs: ``xp = [W_r; W_z; W] x + b (B, 3n)``,
     ``h (B, n)``, ``cp = [C_r; C_z; C] c (B, 3n) | None`` -> ``(B, n)``. With a :meth:`Stacked.pair`,
     ``xp (2, B, 3n)`` and ``h (2, B, n)``."""
@@ -207,7 +247,9 @@ def gru_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | N
     return cand + z * (h - cand)  # = z * h + (1 - z) * cand  (A Eq. 7)
 
 
-def tanh_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None) -> torch.Tensor:
+def tanh_step(
+    w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None
+) -> torch.Tensor:
     """One tanh-unit update (A §2.3, :class:`~rnnlib.gru.TanhCell`) from ``xp = W x + b (B, n)``,
     ``h (B, n)``, ``cp = C c (B, n) | None``: ``tanh(W x + b + U h [+ C c])`` ``(B, n)``; with a
     :meth:`Stacked.pair`, ``xp`` and ``h`` are ``(2, B, n)``."""
@@ -215,7 +257,9 @@ def tanh_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | 
     return torch.tanh(pre if cp is None else pre + cp)
 
 
-def cell_step(w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None) -> torch.Tensor:
+def cell_step(
+    w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None
+) -> torch.Tensor:
     """:func:`gru_step` or :func:`tanh_step`, as ``w.unit`` says."""
     return (tanh_step if w.unit == "tanh" else gru_step)(w, xp, h, cp)
 
@@ -233,22 +277,32 @@ def gru_sequence(w: Stacked, x: torch.Tensor) -> torch.Tensor:
 # ---------------------------------------------------------------------------------------------
 # encoders
 
-def birnn(enc: BiRNNEncoder, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+
+def birnn(
+    enc: BiRNNEncoder, src: torch.Tensor, src_mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """:meth:`BiRNNEncoder.forward <rnnlib.encoders.BiRNNEncoder.forward>`: ``(annotations (B, S, 2n), <-h_1 (B, n))``."""
     lengths = check_sources(src, src_mask)
-    fwd, bwd = _both_directions(Stacked.pair(Stacked.of(enc.fwd.cell), Stacked.of(enc.bwd.cell)),
-                                enc.embed(src), lengths)
+    fwd, bwd = _both_directions(
+        Stacked.pair(Stacked.of(enc.fwd.cell), Stacked.of(enc.bwd.cell)), enc.embed(src), lengths
+    )
     ann = torch.cat([fwd, bwd], -1) * src_mask.unsqueeze(-1).to(fwd.dtype)
     return ann, bwd[:, 0]
 
 
-def _both_directions(w: Stacked, x: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _both_directions(
+    w: Stacked, x: torch.Tensor, lengths: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``->h (B, S, n)`` and ``<-h (B, S, n)`` (in source order), both RNNs stepping together."""
     B, S, _ = x.shape
     n = w.n
     rows = w.w_in.shape[1]  # 3n (GRU) or n (tanh)
-    xf, xb = F.linear(x, w.w_in.flatten(0, 1), w.b_in.flatten()).split(rows, -1)  # both directions' W x + b
-    xs = torch.stack([xf, reverse_padded(xb, lengths)])  # (2, B, S, rows), backward reversed in length
+    xf, xb = F.linear(x, w.w_in.flatten(0, 1), w.b_in.flatten()).split(
+        rows, -1
+    )  # both directions' W x + b
+    xs = torch.stack(
+        [xf, reverse_padded(xb, lengths)]
+    )  # (2, B, S, rows), backward reversed in length
     h, outs = x.new_zeros(2, B, n), []
     for x_t in xs.unbind(2):
         h = cell_step(w, x_t, h)
@@ -257,7 +311,9 @@ def _both_directions(w: Stacked, x: torch.Tensor, lengths: torch.Tensor) -> tupl
     return H[0], reverse_padded(H[1], lengths)
 
 
-def rnn(enc: RNNEncoder, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def rnn(
+    enc: RNNEncoder, src: torch.Tensor, src_mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """:meth:`RNNEncoder.forward <rnnlib.encoders.RNNEncoder.forward>`: ``(states (B, S, n), c (B, n))``."""
     lengths = check_sources(src, src_mask)
     states = gru_sequence(Stacked.of(enc.rnn.cell), enc.embed(src))
@@ -273,8 +329,13 @@ def rnn(enc: RNNEncoder, src: torch.Tensor, src_mask: torch.Tensor) -> tuple[tor
 BLOCK = 1 << 19
 
 
-def attend(query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor,
-           v_a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def attend(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    annotations: torch.Tensor,
+    mask: torch.Tensor,
+    v_a: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """B Eqs. 5--6 from ``query = W_a s_{i-1} (B, n')`` and ``keys = U_a h_j (B, S, n')``, in the
     sigmoid form: ``(context (B, 2n), alpha (B, S))``."""
     # v_a^T tanh(u) = (2 v_a)^T sigmoid(2u) - sum(v_a)
@@ -283,7 +344,9 @@ def attend(query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, m
         energy = (keys + q).mul_(2).sigmoid_() @ v2
     else:  # search: a block of rows at a time, read while it is in cache
         rows = max(1, BLOCK // max(1, keys.shape[1] * keys.shape[2]))
-        energy = torch.cat([(k + qq).mul_(2).sigmoid_() @ v2 for k, qq in zip(keys.split(rows), q.split(rows))])
+        energy = torch.cat(
+            [(k + qq).mul_(2).sigmoid_() @ v2 for k, qq in zip(keys.split(rows), q.split(rows))]
+        )
     energy = (energy - v_a.sum()).masked_fill(~mask, torch.finfo(energy.dtype).min)  # (B, S)
     alpha = torch.softmax(energy, dim=-1)
     context = torch.bmm(alpha.unsqueeze(1).to(annotations.dtype), annotations).squeeze(1)
@@ -292,6 +355,7 @@ def attend(query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, m
 
 # ---------------------------------------------------------------------------------------------
 # decoders
+
 
 @dataclass
 class _DecoderWeights:
@@ -309,16 +373,22 @@ def _decoder_weights(dec: nn.Module) -> _DecoderWeights:
     return _DecoderWeights(cell)
 
 
-def _advance(w: _DecoderWeights, xp: torch.Tensor, s: torch.Tensor, enc: EncoderOut,
-             annotations: torch.Tensor):
+def _advance(
+    w: _DecoderWeights,
+    xp: torch.Tensor,
+    s: torch.Tensor,
+    enc: EncoderOut,
+    annotations: torch.Tensor,
+):
     """``s_i``, ``c_i``, ``alpha_i`` from ``W x_i + b (B, 3n)`` (tanh: ``(B, n)``) and ``s_{i-1} (B, n)``
     (B A.2.2, Eqs. 5--6)."""
     c, alpha = attend(F.linear(s, w.W_a), enc.keys, annotations, enc.mask, w.v_a)
     return cell_step(w.cell, xp, s, F.linear(c, w.cell.c)), c, alpha
 
 
-def _attention_forward(dec: AttentionDecoder, enc: EncoderOut, tgt_in: torch.Tensor,
-                       out_mask: torch.Tensor | None):
+def _attention_forward(
+    dec: AttentionDecoder, enc: EncoderOut, tgt_in: torch.Tensor, out_mask: torch.Tensor | None
+):
     w = _decoder_weights(dec)
     e = dec.embed_prev(tgt_in)
     s = dec.init_state(enc)
@@ -330,11 +400,14 @@ def _attention_forward(dec: AttentionDecoder, enc: EncoderOut, tgt_in: torch.Ten
         contexts.append(c)
         alphas.append(alpha)
         s = new
-    return _output(dec, torch.stack(states, 1), e, torch.stack(contexts, 1), out_mask), torch.stack(alphas, 1)
+    return _output(dec, torch.stack(states, 1), e, torch.stack(contexts, 1), out_mask), torch.stack(
+        alphas, 1
+    )
 
 
-def _context_forward(dec: ContextDecoder, enc: FastEncoderOut, tgt_in: torch.Tensor,
-                     out_mask: torch.Tensor | None):
+def _context_forward(
+    dec: ContextDecoder, enc: FastEncoderOut, tgt_in: torch.Tensor, out_mask: torch.Tensor | None
+):
     w = _decoder_weights(dec)
     e = dec.embed_prev(tgt_in)
     s = dec.init_state(enc)
@@ -366,6 +439,7 @@ def _context_proj(dec: ContextDecoder, enc: EncoderOut) -> torch.Tensor:
 # ---------------------------------------------------------------------------------------------
 # the model
 
+
 class FastModel(nn.Module):
     """``model``'s interface, computed by the fast path from ``model``'s own parameters.
 
@@ -377,7 +451,9 @@ class FastModel(nn.Module):
 
     def __init__(self, model: nn.Module) -> None:
         if not isinstance(model, (RNNSearch, RNNEncDec)):
-            raise TypeError(f"FastModel: expected an RNNSearch or RNNEncDec, got {type(model).__name__}")
+            raise TypeError(
+                f"FastModel: expected an RNNSearch or RNNEncDec, got {type(model).__name__}"
+            )
         super().__init__()
         self.model = model
         self.config = model.config
@@ -387,8 +463,12 @@ class FastModel(nn.Module):
         m = self.model
         if isinstance(m, RNNSearch):
             ann, first_backward = birnn(m.encoder, src, src_mask)
-            return EncoderOut(annotations=ann, mask=src_mask, init=first_backward,
-                              keys=m.decoder.attention.precompute(ann))
+            return EncoderOut(
+                annotations=ann,
+                mask=src_mask,
+                init=first_backward,
+                keys=m.decoder.attention.precompute(ann),
+            )
         states, c = rnn(m.encoder, src, src_mask)
         enc = FastEncoderOut(annotations=states, mask=src_mask, init=c, context=c)
         enc.context_proj = _context_proj(m.decoder, enc)
@@ -409,8 +489,14 @@ class FastModel(nn.Module):
             new, c, alpha = cell_step(w.cell, xp, state, _context_proj(dec, enc)), enc.context, None
         return dec.output(new if dec.use_current else state, e, c), new, alpha
 
-    def forward(self, src: torch.Tensor, src_mask: torch.Tensor, tgt_in: torch.Tensor,
-                return_attention: bool = False, out_mask: torch.Tensor | None = None):
+    def forward(
+        self,
+        src: torch.Tensor,
+        src_mask: torch.Tensor,
+        tgt_in: torch.Tensor,
+        return_attention: bool = False,
+        out_mask: torch.Tensor | None = None,
+    ):
         """As :meth:`rnnlib.models.RNNSearch.forward`: teacher-forced ``logits (B, T, K)`` [and
         attention], or ``(N, K)`` for the positions ``out_mask (B, T)`` selects."""
         enc = self.encode(src, src_mask)

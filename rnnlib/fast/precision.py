@@ -12,6 +12,7 @@ Deviations
   products in bfloat16: log-probabilities and attention weights differ from fp32 by the error
   :func:`bf16_error` measures (printed in the ledger).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,7 +30,9 @@ def cpu_bf16_instructions() -> tuple[str, ...]:
     """
     try:
         with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+            flags = next(
+                (line.split(":", 1)[1].split() for line in f if line.startswith("flags")), []
+            )
     except OSError:
         return ()
     return tuple(x for x in ("avx512_bf16", "amx_bf16") if x in flags)
@@ -55,8 +58,14 @@ def autocast(bf16: bool, device_type: str):
     return torch.autocast(device_type=device_type, dtype=torch.bfloat16)
 
 
-def bf16_error(preset: str = "cpu-rnnsearch", seed: int = 0, batch_size: int = 32,
-               min_len: int = 10, max_len: int = 30, init: str = "default") -> dict:
+def bf16_error(
+    preset: str = "cpu-rnnsearch",
+    seed: int = 0,
+    batch_size: int = 32,
+    min_len: int = 10,
+    max_len: int = 30,
+    init: str = "default",
+) -> dict:
     """The largest differences between bf16 autocast and fp32 on a seeded model and batch.
 
     Builds ``preset`` (:mod:`rnnlib.presets`, initialised ``init``: "default" gives sharper
@@ -79,9 +88,13 @@ def bf16_error(preset: str = "cpu-rnnsearch", seed: int = 0, batch_size: int = 3
     model = FastModel(build_model(get_preset(preset, init=init))).eval()
     cfg = model.config
     rng = np.random.default_rng(seed)
-    words = lambda vocab: [rng.integers(4, vocab, rng.integers(min_len, max_len + 1))  # noqa: E731
-                           for _ in range(batch_size)]
-    pairs = ParallelArrays(Ragged.from_lists(words(cfg.src_vocab)), Ragged.from_lists(words(cfg.tgt_vocab)))
+    words = lambda vocab: [
+        rng.integers(4, vocab, rng.integers(min_len, max_len + 1))  # noqa: E731
+        for _ in range(batch_size)
+    ]
+    pairs = ParallelArrays(
+        Ragged.from_lists(words(cfg.src_vocab)), Ragged.from_lists(words(cfg.tgt_vocab))
+    )
     batch = make_batch(pairs, range(batch_size))
     out = {}
     with torch.no_grad():
@@ -91,6 +104,10 @@ def bf16_error(preset: str = "cpu-rnnsearch", seed: int = 0, batch_size: int = 3
             lp = torch.log_softmax(logits.float(), -1)[batch.tgt_mask.bool()]
             out[name] = (lp, None if att is None else att.float())
     (lp32, att32), (lp16, att16) = out["fp32"], out["bf16"]
-    return {"preset": preset, "logprob": float((lp16 - lp32).abs().max()),
-            "attention": None if att32 is None else float((att16 - att32).abs().max()),
-            "logprob_range": float(lp32.max() - lp32.min()), "tokens": int(lp32.shape[0])}
+    return {
+        "preset": preset,
+        "logprob": float((lp16 - lp32).abs().max()),
+        "attention": None if att32 is None else float((att16 - att32).abs().max()),
+        "logprob_range": float(lp32.max() - lp32.min()),
+        "tokens": int(lp32.shape[0]),
+    }

@@ -7,6 +7,7 @@ over the whole run (14% as the median of paired runs; see :mod:`rnnlib.fast.kern
 "Measured"). Training keeps the plain :func:`rnnlib.loss.nll_sum`: a backward that turned the
 saved log-softmax into the gradient in place measured no faster there (-11% / -2%), and was dropped.
 """
+
 from __future__ import annotations
 
 import torch

@@ -16,6 +16,7 @@ Deviations
   stores the links as an artifact, so every later stage is reproducible from that artifact.
 * eflomal lowercases tokens for alignment (its default); the phrase table keeps the case.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,9 +26,15 @@ from typing import Sequence
 Links = list[tuple[int, int]]
 
 
-def eflomal_align(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], *,
-                  model: int = 3, rel_iterations: float = 1.0, n_samplers: int = 2,
-                  null_prior: float = 0.2) -> tuple[list[Links], list[Links]]:
+def eflomal_align(
+    src: Sequence[Sequence[str]],
+    tgt: Sequence[Sequence[str]],
+    *,
+    model: int = 3,
+    rel_iterations: float = 1.0,
+    n_samplers: int = 2,
+    null_prior: float = 0.2,
+) -> tuple[list[Links], list[Links]]:
     """Align ``src[k]`` with ``tgt[k]`` in both directions with eflomal.
 
     Returns ``(forward, reverse)``: two lists (one entry per pair) of ``(i, j)`` links with
@@ -38,18 +45,26 @@ def eflomal_align(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], *,
     from eflomal import Aligner
 
     if len(src) != len(tgt):
-        raise ValueError(f"eflomal_align: {len(src)} source sentences but {len(tgt)} target sentences")
+        raise ValueError(
+            f"eflomal_align: {len(src)} source sentences but {len(tgt)} target sentences"
+        )
     keep = [k for k in range(len(src)) if len(src[k]) and len(tgt[k])]
     fwd: list[Links] = [[] for _ in src]
     rev: list[Links] = [[] for _ in src]
     if not keep:
         return fwd, rev
-    aligner = Aligner(model=model, rel_iterations=rel_iterations, n_samplers=n_samplers,
-                      null_prior=null_prior)
+    aligner = Aligner(
+        model=model, rel_iterations=rel_iterations, n_samplers=n_samplers, null_prior=null_prior
+    )
     with tempfile.TemporaryDirectory(prefix="rnnlib-eflomal-") as tmp:
         f_path, r_path = os.path.join(tmp, "fwd"), os.path.join(tmp, "rev")
-        aligner.align([" ".join(src[k]) for k in keep], [" ".join(tgt[k]) for k in keep],
-                      links_filename_fwd=f_path, links_filename_rev=r_path, quiet=True)
+        aligner.align(
+            [" ".join(src[k]) for k in keep],
+            [" ".join(tgt[k]) for k in keep],
+            links_filename_fwd=f_path,
+            links_filename_rev=r_path,
+            quiet=True,
+        )
         for path, out in ((f_path, fwd), (r_path, rev)):
             with open(path, encoding="utf-8") as fh:
                 lines = fh.read().split("\n")
@@ -58,8 +73,9 @@ def eflomal_align(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], *,
     return fwd, rev
 
 
-def parse_links(line: str, src_len: int | None = None, tgt_len: int | None = None,
-                where: str = "links") -> Links:
+def parse_links(
+    line: str, src_len: int | None = None, tgt_len: int | None = None, where: str = "links"
+) -> Links:
     """``"0-0 1-2"`` -> ``[(0, 0), (1, 2)]``, checking bounds when lengths are given."""
     links = []
     for item in line.split():
@@ -68,7 +84,9 @@ def parse_links(line: str, src_len: int | None = None, tgt_len: int | None = Non
             a, b = int(i), int(j)
         except ValueError:
             raise ValueError(f"{where}: bad link {item!r} (expected 'i-j')") from None
-        if (src_len is not None and not 0 <= a < src_len) or (tgt_len is not None and not 0 <= b < tgt_len):
+        if (src_len is not None and not 0 <= a < src_len) or (
+            tgt_len is not None and not 0 <= b < tgt_len
+        ):
             raise ValueError(f"{where}: link {item!r} outside a {src_len}x{tgt_len} sentence pair")
         links.append((a, b))
     return links
@@ -114,8 +132,9 @@ def grow_diag_final_and(fwd: Links, rev: Links, src_len: int, tgt_len: int) -> L
     return sorted(align)
 
 
-def symmetrise(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]],
-               fwd: list[Links], rev: list[Links]) -> list[Links]:
+def symmetrise(
+    src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], fwd: list[Links], rev: list[Links]
+) -> list[Links]:
     """grow-diag-final-and for every sentence pair."""
     return [grow_diag_final_and(f, r, len(s), len(t)) for s, t, f, r in zip(src, tgt, fwd, rev)]
 
@@ -126,4 +145,11 @@ def align(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], **eflomal_
     return symmetrise(src, tgt, fwd, rev)
 
 
-__all__ = ["align", "eflomal_align", "format_links", "grow_diag_final_and", "parse_links", "symmetrise"]
+__all__ = [
+    "align",
+    "eflomal_align",
+    "format_links",
+    "grow_diag_final_and",
+    "parse_links",
+    "symmetrise",
+]

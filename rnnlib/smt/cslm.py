@@ -45,6 +45,7 @@ Deviations
 - Batches are formed per expanded hypothesis (see :mod:`rnnlib.smt.decoder`), not in a
   buffer shared across hypotheses.
 """
+
 from __future__ import annotations
 
 import math
@@ -76,7 +77,9 @@ class CSLMConfig:
             if getattr(self, name) < (2 if name == "order" else 1):
                 raise ValueError(f"CSLMConfig.{name} is too small: {getattr(self, name)}")
         if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"CSLMConfig.hidden must be one or more positive sizes, got {self.hidden}")
+            raise ValueError(
+                f"CSLMConfig.hidden must be one or more positive sizes, got {self.hidden}"
+            )
 
 
 class CSLM(nn.Module):
@@ -120,20 +123,32 @@ def perplexity(model: CSLM, grams: np.ndarray, batch_size: int = 2048) -> float:
     device = next(model.parameters()).device
     total = 0.0
     for k in range(0, len(grams), batch_size):
-        g = torch.from_numpy(grams[k:k + batch_size]).to(device)
+        g = torch.from_numpy(grams[k : k + batch_size]).to(device)
         total -= model(g[:, :-1]).gather(1, g[:, -1:]).sum().item()
     return math.exp(total / max(len(grams), 1))
 
 
-def train_cslm(model: CSLM, train: np.ndarray, dev: np.ndarray, *, updates: int, batch_size: int = 128,
-               lr: float = 1e-3, eval_every: int = 500, seed: int = 0, log=None) -> dict:
+def train_cslm(
+    model: CSLM,
+    train: np.ndarray,
+    dev: np.ndarray,
+    *,
+    updates: int,
+    batch_size: int = 128,
+    lr: float = 1e-3,
+    eval_every: int = 500,
+    seed: int = 0,
+    log=None,
+) -> dict:
     """Train on n-grams drawn at random (``batch_size`` per update) with Adam for ``updates``
     updates; the dev perplexity every ``eval_every`` updates, and the model is left with the
     best parameters seen. Trains on the model's device (the draws are the same on any device).
     Returns ``{"history": [...], "best_dev_ppl", "seconds"}``."""
     if updates < 1 or batch_size < 1 or eval_every < 1:
-        raise ValueError(f"train_cslm: updates, batch_size and eval_every must be >= 1, "
-                         f"got {updates}, {batch_size}, {eval_every}")
+        raise ValueError(
+            f"train_cslm: updates, batch_size and eval_every must be >= 1, "
+            f"got {updates}, {batch_size}, {eval_every}"
+        )
     if not len(train) or not len(dev):
         raise ValueError(f"train_cslm: no n-grams (train {len(train)}, dev {len(dev)})")
     t0 = time.perf_counter()
@@ -210,8 +225,10 @@ class CSLMFeature(LanguageModelFeature):
         """Fill the cache for ``{context: {word ids}}``: one forward pass per ``batch_size`` contexts."""
         contexts = list(missing)
         for k in range(0, len(contexts), self.batch_size):
-            chunk = contexts[k:k + self.batch_size]
-            logp = self.model(torch.tensor(chunk, dtype=torch.int64, device=self.device)).cpu().numpy()
+            chunk = contexts[k : k + self.batch_size]
+            logp = (
+                self.model(torch.tensor(chunk, dtype=torch.int64, device=self.device)).cpu().numpy()
+            )
             self.forwards += 1
             for row, ctx in zip(logp, chunk):
                 for i in missing[ctx]:

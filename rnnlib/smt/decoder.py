@@ -50,6 +50,7 @@ Deviations
   paper A's decoder buffered n-grams across hypotheses until the buffer was full or a stack
   was about to be pruned.
 """
+
 from __future__ import annotations
 
 import gc
@@ -61,8 +62,15 @@ from typing import Sequence
 
 import numpy as np
 
-from .features import (BASE_FEATURES, EXTRA, FIXED_WEIGHTS, PHRASE_FEATURES, TM_FEATURES, UNKNOWN_WORD_PENALTY,
-                       Feature)
+from .features import (
+    BASE_FEATURES,
+    EXTRA,
+    FIXED_WEIGHTS,
+    PHRASE_FEATURES,
+    TM_FEATURES,
+    UNKNOWN_WORD_PENALTY,
+    Feature,
+)
 
 LN10 = math.log(10.0)
 
@@ -87,22 +95,26 @@ def default_weights(extra: int = 0) -> np.ndarray:
 class DecoderConfig:
     """Search settings (Moses names in brackets)."""
 
-    stack_size: int = 50            # [-s] hypotheses kept per stack
-    ttable_limit: int = 10          # [ttable-limit] options per source span
-    distortion_limit: int = 6       # [distortion-limit]
-    beam_threshold: float = 1e-5    # [b] prune hypotheses below this fraction of the best
-    max_phrase_len: int = 7         # longest source phrase: looked up here, extracted by rnnlib.smt.system
-    nbest: int = 1                  # distinct translations returned per sentence
-    workers: int = 2                # processes (sentences are independent)
+    stack_size: int = 50  # [-s] hypotheses kept per stack
+    ttable_limit: int = 10  # [ttable-limit] options per source span
+    distortion_limit: int = 6  # [distortion-limit]
+    beam_threshold: float = 1e-5  # [b] prune hypotheses below this fraction of the best
+    max_phrase_len: int = 7  # longest source phrase: looked up here, extracted by rnnlib.smt.system
+    nbest: int = 1  # distinct translations returned per sentence
+    workers: int = 2  # processes (sentences are independent)
 
     def __post_init__(self) -> None:
         for name in ("stack_size", "ttable_limit", "max_phrase_len", "nbest", "workers"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DecoderConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.distortion_limit < 0:
-            raise ValueError(f"DecoderConfig.distortion_limit must be >= 0, got {self.distortion_limit}")
+            raise ValueError(
+                f"DecoderConfig.distortion_limit must be >= 0, got {self.distortion_limit}"
+            )
         if not 0 < self.beam_threshold <= 1:
-            raise ValueError(f"DecoderConfig.beam_threshold must be in (0, 1], got {self.beam_threshold}")
+            raise ValueError(
+                f"DecoderConfig.beam_threshold must be in (0, 1], got {self.beam_threshold}"
+            )
 
 
 @dataclass
@@ -123,7 +135,13 @@ class _Option:
     __slots__ = ("words", "feats", "static", "est", "lm_est")
 
     def __init__(self, words, feats, static, lm_est, est):
-        self.words, self.feats, self.static, self.lm_est, self.est = words, feats, static, lm_est, est
+        self.words, self.feats, self.static, self.lm_est, self.est = (
+            words,
+            feats,
+            static,
+            lm_est,
+            est,
+        )
 
 
 class _Hyp:
@@ -133,7 +151,19 @@ class _Hyp:
     step's log-probability (natural log) under each LM, a tuple; ``dist``: its jump length; ``sig``: hash of the output words (n-best only);
     ``arcs``: recombined rivals, kept for n-best lists (or ``None``)."""
 
-    __slots__ = ("score", "total", "cov", "end", "state", "prev", "opt", "lm", "dist", "arcs", "sig")
+    __slots__ = (
+        "score",
+        "total",
+        "cov",
+        "end",
+        "state",
+        "prev",
+        "opt",
+        "lm",
+        "dist",
+        "arcs",
+        "sig",
+    )
 
     def __init__(self, score, total, cov, end, state, prev, opt, lm, dist, sig):
         self.score, self.total, self.cov, self.end, self.state = score, total, cov, end, state
@@ -206,12 +236,14 @@ class KenLMFeature(LanguageModelFeature):
 
     def begin(self):
         import kenlm
+
         state = kenlm.State()
         self.model.BeginSentenceWrite(state)
         return state
 
     def null(self):
         import kenlm
+
         state = kenlm.State()
         self.model.NullContextWrite(state)
         return state
@@ -223,6 +255,7 @@ class KenLMFeature(LanguageModelFeature):
         e = self.eos.get(state)
         if e is None:
             import kenlm
+
             e = self.eos[state] = self.model.BaseScore(state, "</s>", kenlm.State()) * LN10
         return e
 
@@ -262,8 +295,15 @@ class Decoder:
     the extra features, then the further LMs.
     """
 
-    def __init__(self, table: dict, lm, weights: Sequence[float] | None = None,
-                 config: DecoderConfig | None = None, extra: Sequence = (), lms: Sequence = ()):
+    def __init__(
+        self,
+        table: dict,
+        lm,
+        weights: Sequence[float] | None = None,
+        config: DecoderConfig | None = None,
+        extra: Sequence = (),
+        lms: Sequence = (),
+    ):
         self.table = table
         self.lm = lm
         self.config = config or DecoderConfig()
@@ -271,27 +311,35 @@ class Decoder:
         self.lms = [lm if isinstance(lm, LanguageModelFeature) else KenLMFeature(lm)] + list(lms)
         self.feature_names = list(BASE_FEATURES) + [n for t in self.extra for n in t.names]
         # positions of the LM features: the first at Feature.LM, the others at the end
-        self.lm_index = [int(Feature.LM)] + list(range(len(self.feature_names), len(self.feature_names) + len(lms)))
+        self.lm_index = [int(Feature.LM)] + list(
+            range(len(self.feature_names), len(self.feature_names) + len(lms))
+        )
         self.feature_names += [m.name for m in self.lms[1:]]
         if len(set(self.feature_names)) != len(self.feature_names):
             raise ValueError(f"Decoder: feature names must be distinct, got {self.feature_names}")
         # where the values of an option's ``feats`` go in the full vector; the remaining
         # features (distortion, LM) depend on the search, not on the phrase pair alone
-        self._phrase_index = np.array(list(PHRASE_FEATURES) + list(range(EXTRA, self.lm_index[1] if len(lms)
-                                                                           else len(self.feature_names))))
+        self._phrase_index = np.array(
+            list(PHRASE_FEATURES)
+            + list(range(EXTRA, self.lm_index[1] if len(lms) else len(self.feature_names)))
+        )
         # features whose weight MERT leaves alone (rnnlib.smt.tune), as Moses' tuneable=false
         self.fixed = np.zeros(len(self.feature_names), dtype=bool)
         self.fixed[list(FIXED_WEIGHTS)] = True
         # source phrase -> (targets, phrase features (K, P), phrase-alone LM estimates (K, L)): what
         # does not depend on the weights, computed once per phrase (sentences and MERT iterations share it)
         self._entries: dict = {}
-        self.set_weights(default_weights(len(self.feature_names) - EXTRA) if weights is None else weights)
+        self.set_weights(
+            default_weights(len(self.feature_names) - EXTRA) if weights is None else weights
+        )
 
     def set_weights(self, weights: Sequence[float]) -> None:
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (len(self.feature_names),):
-            raise ValueError(f"weights: expected {len(self.feature_names)} values for {self.feature_names}, "
-                             f"got shape {w.shape}")
+            raise ValueError(
+                f"weights: expected {len(self.feature_names)} values for {self.feature_names}, "
+                f"got shape {w.shape}"
+            )
         self.weights = w
         self._option_cache = {}  # source phrase -> its best options under these weights
 
@@ -300,8 +348,12 @@ class Decoder:
         """``{(i, j): options}`` for every span ``src[i:j]`` of at most ``max_phrase_len`` words in
         the table (an unknown single word is copied): the ``ttable_limit`` best by ``est``, best first."""
         n, max_len = len(src), self.config.max_phrase_len
-        spans = {(i, j): tuple(src[i:j]) for i in range(n) for j in range(i + 1, min(n, i + max_len) + 1)}
-        spans = {span: s for span, s in spans.items() if span[1] == span[0] + 1 or self.table.get(s)}
+        spans = {
+            (i, j): tuple(src[i:j]) for i in range(n) for j in range(i + 1, min(n, i + max_len) + 1)
+        }
+        spans = {
+            span: s for span, s in spans.items() if span[1] == span[0] + 1 or self.table.get(s)
+        }
         self._warm(spans.values())
         return {span: self._span_options(s) for span, s in spans.items()}
 
@@ -325,9 +377,13 @@ class Decoder:
         for s in todo:
             entries = self._entries_of(s)
             targets = [tuple(tgt) for tgt, _ in entries]
-            feats = np.array([self._phrase_feats(s, tgt, scores) for tgt, scores in entries], dtype=np.float64)
-            lm_est = np.array([[m.extend(null, tgt)[0] for m, null in zip(self.lms, nulls)] for tgt in targets],
-                              dtype=np.float64)
+            feats = np.array(
+                [self._phrase_feats(s, tgt, scores) for tgt, scores in entries], dtype=np.float64
+            )
+            lm_est = np.array(
+                [[m.extend(null, tgt)[0] for m, null in zip(self.lms, nulls)] for tgt in targets],
+                dtype=np.float64,
+            )
             self._entries[s] = (targets, feats, lm_est)
 
     def _phrase_feats(self, src: tuple, tgt: tuple, scores) -> list:
@@ -351,14 +407,19 @@ class Decoder:
             targets, feats, lm_est = self._entries[s]
             w_phrase, w_lms = self.weights[self._phrase_index], self.weights[self.lm_index]
             est = feats @ w_phrase + lm_est @ w_lms  # (K,): every target's estimate at once
-            keep = np.argsort(-est, kind="stable")[:self.config.ttable_limit]
-            opts = [self._option(targets[k], feats[k], w_phrase, w_lms, tuple(lm_est[k].tolist())) for k in keep]
+            keep = np.argsort(-est, kind="stable")[: self.config.ttable_limit]
+            opts = [
+                self._option(targets[k], feats[k], w_phrase, w_lms, tuple(lm_est[k].tolist()))
+                for k in keep
+            ]
             opts.sort(key=lambda o: -o.est)  # (the same order, each est as _Option computes it)
             self._option_cache[s] = opts
         return opts
 
     @staticmethod
-    def _option(tgt: tuple, feats: np.ndarray, w_phrase: np.ndarray, w_lms, lm_est: tuple) -> _Option:
+    def _option(
+        tgt: tuple, feats: np.ndarray, w_phrase: np.ndarray, w_lms, lm_est: tuple
+    ) -> _Option:
         """The option ``-> tgt`` with phrase features ``feats``, weighted by ``w_phrase``;
         ``lm_est``: ``ln p(tgt)`` with no context under each LM, weighted by ``w_lms``."""
         static = float(np.dot(w_phrase, feats))
@@ -402,7 +463,9 @@ class Decoder:
             return [Translation([], np.zeros(len(self.weights)), 0.0)]
         finals = _Search(self, src, keep_arcs=nbest > 1).run()
         if not finals:
-            raise RuntimeError(f"no complete translation for a {n}-word sentence (distortion limit too small?)")
+            raise RuntimeError(
+                f"no complete translation for a {n}-word sentence (distortion limit too small?)"
+            )
         return self._nbest(finals, nbest)
 
     # -- back-tracing ----------------------------------------------------------------------
@@ -447,8 +510,9 @@ class Decoder:
         return out
 
     # -- corpora ---------------------------------------------------------------------------
-    def translate_corpus(self, sentences: Sequence[Sequence[str]], nbest: int | None = None
-                         ) -> list[list[Translation]]:
+    def translate_corpus(
+        self, sentences: Sequence[Sequence[str]], nbest: int | None = None
+    ) -> list[list[Translation]]:
         """Translate every sentence (``config.workers`` processes); one n-best list each."""
         workers = min(self.config.workers, max(1, len(sentences)))
         if workers == 1:
@@ -462,7 +526,9 @@ class Decoder:
             ctx = mp.get_context("fork")
             with ctx.Pool(workers) as pool:
                 chunk = max(1, min(16, len(sentences) // (8 * workers)))
-                return pool.map(_worker_translate, [(list(s), nbest) for s in sentences], chunksize=chunk)
+                return pool.map(
+                    _worker_translate, [(list(s), nbest) for s in sentences], chunksize=chunk
+                )
         finally:
             _WORKER_DECODER = None
 
@@ -494,8 +560,13 @@ class _Search:
         opts = dec._options(src)
         self.fc = dec._future_cost_table(opts, n)
         # per start i: (end j, coverage mask of i:j, options or None), by increasing j
-        self.span_opts = [[(j, ((1 << j) - 1) ^ ((1 << i) - 1), opts.get((i, j)))
-                           for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1)] for i in range(n)]
+        self.span_opts = [
+            [
+                (j, ((1 << j) - 1) ^ ((1 << i) - 1), opts.get((i, j)))
+                for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1)
+            ]
+            for i in range(n)
+        ]
         self.full = (1 << n) - 1
         self.fc_cache: dict = {}
         self.lm_cache: dict = {}  # LM states -> {option: extend(states, option's words)}
@@ -503,7 +574,9 @@ class _Search:
         self.thresholds = [-math.inf] * (n + 1)
         self.bests = [-math.inf] * (n + 1)
         start = tuple(m.begin() for m in self.lms)
-        self.stacks[0][None] = _Hyp(0.0, self.future(0), 0, 0, start, None, None, (0.0,) * len(self.lms), 0, 0)
+        self.stacks[0][None] = _Hyp(
+            0.0, self.future(0), 0, 0, start, None, None, (0.0,) * len(self.lms), 0, 0
+        )
 
     def run(self) -> list:
         """Expand the pruned stacks ``0 .. n-1`` in turn; the complete hypotheses, best first."""
@@ -537,7 +610,7 @@ class _Search:
         raise its admission threshold if it is full. Returns the survivors, best first."""
         hyps = sorted(self.stacks[m].values(), key=lambda h: -h.total)
         cut = hyps[0].total + self.beam
-        hyps = [h for h in hyps[:self.stack_size] if h.total >= cut]
+        hyps = [h for h in hyps[: self.stack_size] if h.total >= cut]
         self.stacks[m] = {(h.cov, h.end, h.state): h for h in hyps}
         if len(hyps) >= self.stack_size:
             self.thresholds[m] = max(self.thresholds[m], hyps[-1].total)
@@ -612,7 +685,9 @@ class _Search:
         w_dist = self.w_dist
         thresholds, bests = self.thresholds, self.bests
         future, add = self.future, self.add
-        lm_cache = self.lm_cache.get(state)  # hypotheses of other coverages often end in these states
+        lm_cache = self.lm_cache.get(
+            state
+        )  # hypotheses of other coverages often end in these states
         if lm_cache is None:
             lm_cache = self.lm_cache[state] = {}
         if self.batched:
@@ -648,8 +723,19 @@ class _Search:
                         continue
                     add(h, o, new_cov, t, j, new_state, new_score, total, lp, dist)
 
-    def add(self, prev: _Hyp, o: _Option, cov: int, t: int, end: int, state, score: float, total: float,
-            lp: float, dist: int) -> None:
+    def add(
+        self,
+        prev: _Hyp,
+        o: _Option,
+        cov: int,
+        t: int,
+        end: int,
+        state,
+        score: float,
+        total: float,
+        lp: float,
+        dist: int,
+    ) -> None:
         """Put ``prev`` extended by ``o`` into stack ``t``, recombining it with the hypothesis of
         equal ``(cov, end, state)``: the better one stays, the other becomes one of its arcs
         (n-best only, and only if it outputs a different string). A stack grown past twice its

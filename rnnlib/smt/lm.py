@@ -23,6 +23,7 @@ Deviations
   error instead).
 * No pruning of singleton n-grams (lmplz's default does not prune either).
 """
+
 from __future__ import annotations
 
 import math
@@ -194,6 +195,7 @@ def load_kenlm(path: Path):
     KenLM's binary format (the ``kenlm`` module cannot write it; the ARPA files here load in
     seconds)."""
     import kenlm
+
     config = kenlm.Config()
     config.show_progress = False
     config.arpa_complain = kenlm.ARPALoadComplain.NONE
@@ -221,6 +223,7 @@ class NgramLM:
     def conditional(self, context: Sequence[str], word: str) -> float:
         """p(word | context) (a probability); ``context`` may start with ``<s>``."""
         import kenlm
+
         state, out = kenlm.State(), kenlm.State()
         ctx = list(context)
         if ctx and ctx[0] == BOS:

@@ -34,6 +34,7 @@ Deviations
   (:class:`rnnlib.smt.decoder.DecoderConfig.ttable_limit`); chapter ``cho2014`` does so, so
   that paper A's RNN score can promote a target that ``p(t|s)`` ranks low.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,9 @@ FEATURES = ("p(t|s)", "p(s|t)", "lex(t|s)", "lex(s|t)")
 NULL = "<NULL>"
 
 
-def extract_spans(links: Sequence[tuple[int, int]], src_len: int, tgt_len: int,
-                  max_len: int = 7) -> list[tuple[int, int, int, int]]:
+def extract_spans(
+    links: Sequence[tuple[int, int]], src_len: int, tgt_len: int, max_len: int = 7
+) -> list[tuple[int, int, int, int]]:
     """All consistent phrase pairs of one sentence pair as ``(s1, s2, t1, t2)`` (inclusive ends).
 
     ``links`` are ``(i, j)`` source/target positions. Spans are at most ``max_len`` words
@@ -103,9 +105,13 @@ def extract_spans(links: Sequence[tuple[int, int]], src_len: int, tgt_len: int,
     return out
 
 
-def word_translation_tables(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]],
-                            links: Sequence[Sequence[tuple[int, int]]], null_src: int, null_tgt: int
-                            ) -> tuple[dict, dict]:
+def word_translation_tables(
+    src: Sequence[Sequence[int]],
+    tgt: Sequence[Sequence[int]],
+    links: Sequence[Sequence[tuple[int, int]]],
+    null_src: int,
+    null_tgt: int,
+) -> tuple[dict, dict]:
     """``w(t|s)`` and ``w(s|t)`` as dicts ``{(s, t): prob}`` / ``{(t, s): prob}`` from the links.
 
     Unaligned words are counted as linked to the NULL word (``null_src`` / ``null_tgt`` ids).
@@ -193,10 +199,14 @@ class PhraseTable:
 
     def src_phrase(self, k: int) -> tuple[str, ...]:
         """Words of source phrase ``k``."""
-        return tuple(self.src_vocab[w] for w in self.src_ids[self.src_offsets[k]:self.src_offsets[k + 1]])
+        return tuple(
+            self.src_vocab[w] for w in self.src_ids[self.src_offsets[k] : self.src_offsets[k + 1]]
+        )
 
     def tgt_phrase(self, k: int) -> tuple[str, ...]:
-        return tuple(self.tgt_vocab[w] for w in self.tgt_ids[self.tgt_offsets[k]:self.tgt_offsets[k + 1]])
+        return tuple(
+            self.tgt_vocab[w] for w in self.tgt_ids[self.tgt_offsets[k] : self.tgt_offsets[k + 1]]
+        )
 
     def pairs(self) -> Iterator[tuple[tuple[str, ...], tuple[str, ...], np.ndarray]]:
         """``(source words, target words, scores (4,))`` for every row, in table order."""
@@ -208,9 +218,11 @@ class PhraseTable:
     def to_frame(self):
         """A pandas DataFrame: ``src``, ``tgt`` (space-joined), the four scores and counts."""
         import pandas as pd
+
         rows = list(self.pairs())
-        frame = pd.DataFrame({"src": [" ".join(s) for s, _, _ in rows],
-                              "tgt": [" ".join(t) for _, t, _ in rows]})
+        frame = pd.DataFrame(
+            {"src": [" ".join(s) for s, _, _ in rows], "tgt": [" ".join(t) for _, t, _ in rows]}
+        )
         for k, name in enumerate(FEATURES):
             frame[name] = self.scores[:, k]
         frame["count"] = self.count
@@ -246,9 +258,25 @@ class PhraseTable:
 
     def save(self, path: Path) -> None:
         np.savez_compressed(
-            path, src_vocab=np.array(self.src_vocab, dtype=str), tgt_vocab=np.array(self.tgt_vocab, dtype=str),
-            **{k: getattr(self, k) for k in ("src_ids", "src_offsets", "tgt_ids", "tgt_offsets", "pair_src",
-                                             "pair_tgt", "count", "src_count", "tgt_count", "scores")})
+            path,
+            src_vocab=np.array(self.src_vocab, dtype=str),
+            tgt_vocab=np.array(self.tgt_vocab, dtype=str),
+            **{
+                k: getattr(self, k)
+                for k in (
+                    "src_ids",
+                    "src_offsets",
+                    "tgt_ids",
+                    "tgt_offsets",
+                    "pair_src",
+                    "pair_tgt",
+                    "count",
+                    "src_count",
+                    "tgt_count",
+                    "scores",
+                )
+            },
+        )
 
     @classmethod
     def load(cls, path: Path) -> "PhraseTable":
@@ -259,17 +287,23 @@ class PhraseTable:
         return cls(**kw)
 
 
-def build_phrase_table(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]],
-                       links: Sequence[Sequence[tuple[int, int]]], max_len: int = 7,
-                       k: int | None = 20) -> PhraseTable:
+def build_phrase_table(
+    src: Sequence[Sequence[str]],
+    tgt: Sequence[Sequence[str]],
+    links: Sequence[Sequence[tuple[int, int]]],
+    max_len: int = 7,
+    k: int | None = 20,
+) -> PhraseTable:
     """Extract, score and prune the phrase table of a word-aligned bitext.
 
     ``src``/``tgt``: tokenized sentences; ``links[n]``: ``(i, j)`` links of pair ``n``.
     ``k``: keep the ``k`` best targets per source phrase (``None``: keep all).
     """
     if not len(src) == len(tgt) == len(links):
-        raise ValueError(f"build_phrase_table: {len(src)} source, {len(tgt)} target and {len(links)} "
-                         "alignment lines (must be equal)")
+        raise ValueError(
+            f"build_phrase_table: {len(src)} source, {len(tgt)} target and {len(links)} "
+            "alignment lines (must be equal)"
+        )
     src_vocab = [NULL]
     tgt_vocab = [NULL]
     s_index = {NULL: 0}
@@ -293,11 +327,11 @@ def build_phrase_table(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]
         log_t, log_s = _position_lex(s, t, a, t_given_s, s_given_t, 0, 0)
         pt, ps = _prefix(log_t), _prefix(log_s)
         for s1, s2, t1, t2 in extract_spans(a, len(s), len(t), max_len):
-            sk = tuple(s[s1:s2 + 1])
+            sk = tuple(s[s1 : s2 + 1])
             si = sp_index.get(sk)
             if si is None:
                 si = sp_index[sk] = len(sp_index)
-            tk = tuple(t[t1:t2 + 1])
+            tk = tuple(t[t1 : t2 + 1])
             ti = tp_index.get(tk)
             if ti is None:
                 ti = tp_index[tk] = len(tp_index)
@@ -326,8 +360,15 @@ def build_phrase_table(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]
     count = np.asarray(p_count, dtype=np.int64)
     c_src = np.bincount(pair_src, weights=count, minlength=len(sp_index)).astype(np.int64)
     c_tgt = np.bincount(pair_tgt, weights=count, minlength=len(tp_index)).astype(np.int64)
-    scores = np.stack([count / c_src[pair_src], count / c_tgt[pair_tgt],
-                       np.exp(np.asarray(p_lex_t)), np.exp(np.asarray(p_lex_s))], axis=1)
+    scores = np.stack(
+        [
+            count / c_src[pair_src],
+            count / c_tgt[pair_tgt],
+            np.exp(np.asarray(p_lex_t)),
+            np.exp(np.asarray(p_lex_s)),
+        ],
+        axis=1,
+    )
     # sort by source phrase, then p(t|s) desc, then lex(t|s) desc; prune to k per source
     order = np.lexsort((-scores[:, 2], -scores[:, 0], pair_src))
     if k is not None:
@@ -344,13 +385,25 @@ def build_phrase_table(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]
     s_ph = [s_list[i] for i in used_s.tolist()]
     t_ph = [t_list[i] for i in used_t.tolist()]
     return PhraseTable(
-        src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
         src_ids=np.fromiter((w for p in s_ph for w in p), dtype=np.int32),
         src_offsets=np.r_[0, np.cumsum([len(p) for p in s_ph])].astype(np.int64),
         tgt_ids=np.fromiter((w for p in t_ph for w in p), dtype=np.int32),
         tgt_offsets=np.r_[0, np.cumsum([len(p) for p in t_ph])].astype(np.int64),
-        pair_src=new_s.astype(np.int32), pair_tgt=new_t.astype(np.int32), count=count[order],
-        src_count=c_src[pair_src], tgt_count=c_tgt[pair_tgt], scores=scores[order])
+        pair_src=new_s.astype(np.int32),
+        pair_tgt=new_t.astype(np.int32),
+        count=count[order],
+        src_count=c_src[pair_src],
+        tgt_count=c_tgt[pair_tgt],
+        scores=scores[order],
+    )
 
 
-__all__ = ["FEATURES", "PhraseTable", "build_phrase_table", "extract_spans", "word_translation_tables"]
+__all__ = [
+    "FEATURES",
+    "PhraseTable",
+    "build_phrase_table",
+    "extract_spans",
+    "word_translation_tables",
+]

@@ -40,6 +40,7 @@ Deviations
   the search (paper A: a feature of the search). Summed over the phrases of a derivation the
   two are the same value; only what the search keeps differs.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -74,8 +75,10 @@ class SentenceFeature:
         if todo:
             v = np.asarray(self.values(todo), dtype=np.float64)
             if v.shape != (len(todo), len(self.names)):
-                raise ValueError(f"sentence feature {self.names}: values of shape {v.shape} for {len(todo)} "
-                                 f"candidates (expected {(len(todo), len(self.names))})")
+                raise ValueError(
+                    f"sentence feature {self.names}: values of shape {v.shape} for {len(todo)} "
+                    f"candidates (expected {(len(todo), len(self.names))})"
+                )
             self.memo.update(zip(todo, v))
         return np.array([self.memo[h] for h in hyps]).reshape(len(hyps), len(self.names))
 
@@ -96,7 +99,7 @@ class LMScore(SentenceFeature):
         lm = self.lm
         out = np.zeros((len(hyps), 1))
         for k in range(0, len(hyps), self.chunk):
-            part = [tuple(h) for h in hyps[k:k + self.chunk]]
+            part = [tuple(h) for h in hyps[k : k + self.chunk]]
             if lm.batched:
                 lm.prefetch([(lm.begin(), h) for h in part])
             for i, h in enumerate(part):
@@ -145,7 +148,9 @@ class Rescorer:
         for lst in lists:
             row = []
             for c in lst:
-                row.append(Translation(list(c.words), np.concatenate([c.features, vals[k]]), c.score))
+                row.append(
+                    Translation(list(c.words), np.concatenate([c.features, vals[k]]), c.score)
+                )
                 k += 1
             out.append(row)
         return out
@@ -163,7 +168,10 @@ def load_nbest(path: Path) -> NBestLists:
     """The lists :func:`save_nbest` wrote (``score`` 0: :func:`rerank` sets it)."""
     with gzip.open(path, "rt", encoding="utf-8") as f:
         rows = json.load(f)
-    return [[Translation(w.split(), np.asarray(x, dtype=np.float64), 0.0) for w, x in lst] for lst in rows]
+    return [
+        [Translation(w.split(), np.asarray(x, dtype=np.float64), 0.0) for w, x in lst]
+        for lst in rows
+    ]
 
 
 def rerank(lists: NBestLists, weights: Sequence[float]) -> NBestLists:
@@ -174,20 +182,33 @@ def rerank(lists: NBestLists, weights: Sequence[float]) -> NBestLists:
     for s, lst in enumerate(lists):
         for c in lst:
             if len(c.features) != len(w):
-                raise ValueError(f"rerank: a candidate of sentence {s} has {len(c.features)} feature values "
-                                 f"for {len(w)} weights (decoder features followed by the rescoring features?)")
+                raise ValueError(
+                    f"rerank: a candidate of sentence {s} has {len(c.features)} feature values "
+                    f"for {len(w)} weights (decoder features followed by the rescoring features?)"
+                )
         scores = [float(np.dot(c.features, w)) for c in lst]
         order = sorted(range(len(lst)), key=lambda i: -scores[i])
         out.append([Translation(lst[i].words, lst[i].features, scores[i]) for i in order])
     return out
 
 
-def tune_rescored(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
-                  rescorer: Rescorer, *, nbest: int = 100, max_iterations: int = 6, seed: int = 0,
-                  restarts: int = 2, random_directions: int = 2, tol: float = 1e-4,
-                  start: float | Sequence[float] = 0.1,
-                  decode: Callable[[np.ndarray], NBestLists] | None = None,
-                  rescore: Callable[[NBestLists], NBestLists] | None = None, log=None) -> TuneResult:
+def tune_rescored(
+    decoder,
+    src: Sequence[Sequence[str]],
+    refs: Sequence[Sequence[Sequence[str]]],
+    rescorer: Rescorer,
+    *,
+    nbest: int = 100,
+    max_iterations: int = 6,
+    seed: int = 0,
+    restarts: int = 2,
+    random_directions: int = 2,
+    tol: float = 1e-4,
+    start: float | Sequence[float] = 0.1,
+    decode: Callable[[np.ndarray], NBestLists] | None = None,
+    rescore: Callable[[NBestLists], NBestLists] | None = None,
+    log=None,
+) -> TuneResult:
     """MERT over the decoder's weights and ``rescorer``'s (see the module notes).
 
     The starting weights are the decoder's, then ``start`` for the rescoring features (one value
@@ -204,10 +225,15 @@ def tune_rescored(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence
     names = list(decoder.feature_names) + rescorer.names
     if len(set(names)) != len(names):
         raise ValueError(f"tune_rescored: feature names must be distinct, got {names}")
-    fixed = np.r_[getattr(decoder, "fixed", np.zeros(k, dtype=bool)), np.zeros(len(rescorer.names), dtype=bool)]
+    fixed = np.r_[
+        getattr(decoder, "fixed", np.zeros(k, dtype=bool)),
+        np.zeros(len(rescorer.names), dtype=bool),
+    ]
     start = np.atleast_1d(np.asarray(start, dtype=np.float64))
     if start.shape not in ((1,), (len(rescorer.names),)):
-        raise ValueError(f"tune_rescored: start has {len(start)} values for the rescoring features {rescorer.names}")
+        raise ValueError(
+            f"tune_rescored: start has {len(start)} values for the rescoring features {rescorer.names}"
+        )
     w0 = np.r_[decoder.weights, np.broadcast_to(start, (len(rescorer.names),))]
 
     def search(w_d: np.ndarray) -> NBestLists:
@@ -217,11 +243,30 @@ def tune_rescored(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence
     def decode_and_rescore(w: np.ndarray) -> NBestLists:
         return rerank((rescore or rescorer.extend)((decode or search)(w[:k])), w)
 
-    res = mert_loop(decode_and_rescore, w0, refs, feature_names=names, fixed=fixed, max_iterations=max_iterations,
-                    seed=seed, restarts=restarts, random_directions=random_directions, tol=tol, log=log)
+    res = mert_loop(
+        decode_and_rescore,
+        w0,
+        refs,
+        feature_names=names,
+        fixed=fixed,
+        max_iterations=max_iterations,
+        seed=seed,
+        restarts=restarts,
+        random_directions=random_directions,
+        tol=tol,
+        log=log,
+    )
     decoder.set_weights(res.weights[:k])
     return res
 
 
-__all__ = ["LMScore", "Rescorer", "SentenceFeature", "ShortlistWords", "load_nbest", "rerank", "save_nbest",
-           "tune_rescored"]
+__all__ = [
+    "LMScore",
+    "Rescorer",
+    "SentenceFeature",
+    "ShortlistWords",
+    "load_nbest",
+    "rerank",
+    "save_nbest",
+    "tune_rescored",
+]

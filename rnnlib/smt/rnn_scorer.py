@@ -39,6 +39,7 @@ Deviations
 - A held-out set of unique pairs (``dev``) measures the dev NLL that selects the delivered
   parameters; the paper names no such set for its phrase model.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -53,8 +54,9 @@ from .features import FeatureTable, Pair
 from .phrases import PhraseTable
 
 
-def table_pairs(table: PhraseTable, sample: int | None = None, seed: int = 0,
-                exclude: Iterable[Pair] = ()) -> list[Pair]:
+def table_pairs(
+    table: PhraseTable, sample: int | None = None, seed: int = 0, exclude: Iterable[Pair] = ()
+) -> list[Pair]:
     """The unique pairs of ``table`` (each row is one unique pair; counts are ignored), in table
     order, or a seeded random ``sample`` of them without replacement (in table order too).
 
@@ -76,8 +78,10 @@ def encode_pairs(pairs: Sequence[Pair], src_vocab, tgt_vocab) -> ParallelArrays:
     """``pairs`` as token ids (no BOS/EOS) of the vocabularies (:class:`rnnlib.corpus.vocab.Vocab`)."""
     if not pairs:
         raise ValueError("encode_pairs: no phrase pairs")
-    return ParallelArrays(Ragged.from_lists(src_vocab.encode(s) for s, _ in pairs),
-                          Ragged.from_lists(tgt_vocab.encode(t) for _, t in pairs))
+    return ParallelArrays(
+        Ragged.from_lists(src_vocab.encode(s) for s, _ in pairs),
+        Ragged.from_lists(tgt_vocab.encode(t) for _, t in pairs),
+    )
 
 
 def score_pairs(model: torch.nn.Module, pairs: ParallelArrays, batch_size: int = 512) -> np.ndarray:
@@ -92,7 +96,7 @@ def score_pairs(model: torch.nn.Module, pairs: ParallelArrays, batch_size: int =
     order = np.lexsort((pairs.tgt.lengths, pairs.src.lengths))
     out = np.empty(n, dtype=np.float64)
     for k in range(0, n, batch_size):
-        idx = order[k:k + batch_size]
+        idx = order[k : k + batch_size]
         batch = source_batch([pairs.src[int(i)] for i in idx])
         lp = score(model, batch, tgt=[pairs.tgt[int(i)].tolist() for i in idx])
         out[idx] = lp.cpu().numpy()
@@ -100,11 +104,17 @@ def score_pairs(model: torch.nn.Module, pairs: ParallelArrays, batch_size: int =
 
 
 def _phrases(sentences: Sequence[Sequence[str]], max_len: int) -> set:
-    return {tuple(s[i:j]) for s in sentences for i in range(len(s))
-            for j in range(i + 1, min(len(s), i + max_len) + 1)}
+    return {
+        tuple(s[i:j])
+        for s in sentences
+        for i in range(len(s))
+        for j in range(i + 1, min(len(s), i + max_len) + 1)
+    }
 
 
-def decoder_pairs(lookup: dict, sentences: Sequence[Sequence[str]], max_phrase_len: int) -> list[Pair]:
+def decoder_pairs(
+    lookup: dict, sentences: Sequence[Sequence[str]], max_phrase_len: int
+) -> list[Pair]:
     """Every pair the decoder can use on ``sentences``: the entries of ``lookup`` (``{source
     words: [(target words, scores), ...]}``, :meth:`PhraseTable.lookup`) for the source phrases
     of at most ``max_phrase_len`` words in them, then the pass-through copy ``(w,) -> (w,)`` of
@@ -131,18 +141,26 @@ class ScoredTable(FeatureTable):
     def lookup(self, src: Sequence[str], tgt: Sequence[str]) -> tuple[float, ...]:
         v = self.table.get((tuple(src), tuple(tgt)))
         if v is None:
-            raise KeyError(f"feature {self.names}: the pair {' '.join(src)!r} ||| {' '.join(tgt)!r} was not "
-                           "scored (score every pair the decoder can use: rnn_scorer.decoder_pairs)")
+            raise KeyError(
+                f"feature {self.names}: the pair {' '.join(src)!r} ||| {' '.join(tgt)!r} was not "
+                "scored (score every pair the decoder can use: rnn_scorer.decoder_pairs)"
+            )
         return v
 
     def save(self, path) -> None:
         """As :meth:`FeatureTable.save`, with ``"default": null`` in the first line."""
         import json
+
         with open(path, "w", encoding="utf-8") as f:
             f.write(json.dumps({"names": self.names, "default": None}) + "\n")
             for (s, t), v in self.table.items():
-                f.write(json.dumps({"src": " ".join(s), "tgt": " ".join(t), "values": list(v)},
-                                   ensure_ascii=False) + "\n")
+                f.write(
+                    json.dumps(
+                        {"src": " ".join(s), "tgt": " ".join(t), "values": list(v)},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
 
     @classmethod
     def load(cls, path) -> "ScoredTable":
@@ -150,12 +168,25 @@ class ScoredTable(FeatureTable):
         return cls(t.names, t.table)
 
 
-def rnn_feature(model: torch.nn.Module, pairs: Sequence[Pair], src_vocab, tgt_vocab, name: str = "rnn",
-                batch_size: int = 512) -> FeatureTable:
+def rnn_feature(
+    model: torch.nn.Module,
+    pairs: Sequence[Pair],
+    src_vocab,
+    tgt_vocab,
+    name: str = "rnn",
+    batch_size: int = 512,
+) -> FeatureTable:
     """``pairs`` scored with ``log p(tgt | src)`` by ``model`` as a one-feature table ``name``
     with no default: looking up a pair that was not scored raises an error."""
     values = score_pairs(model, encode_pairs(pairs, src_vocab, tgt_vocab), batch_size)
     return ScoredTable([name], {p: (float(v),) for p, v in zip(pairs, values)})
 
 
-__all__ = ["ScoredTable", "decoder_pairs", "encode_pairs", "rnn_feature", "score_pairs", "table_pairs"]
+__all__ = [
+    "ScoredTable",
+    "decoder_pairs",
+    "encode_pairs",
+    "rnn_feature",
+    "score_pairs",
+    "table_pairs",
+]

@@ -37,6 +37,7 @@ Deviations
   BLEU) differs with it. A build from the same cache reproduces them exactly;
   :func:`build_alignment` with ``run=2`` and :func:`link_agreement` measure the difference.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -81,14 +82,18 @@ class SMTData:
         pairs = [("train_src", "train_tgt"), ("dev_src", "dev_tgt")]
         for a, b in pairs:
             if len(getattr(self, a)) != len(getattr(self, b)):
-                raise ValueError(f"SMTData: {a} has {len(getattr(self, a))} sentences, {b} {len(getattr(self, b))}")
+                raise ValueError(
+                    f"SMTData: {a} has {len(getattr(self, a))} sentences, {b} {len(getattr(self, b))}"
+                )
         for name, src in (("dev_refs", self.dev_src), ("test_refs", self.test_src)):
             streams = getattr(self, name)
             if not streams:
                 raise ValueError(f"SMTData.{name}: at least one reference stream is needed")
             for k, stream in enumerate(streams):
                 if len(stream) != len(src):
-                    raise ValueError(f"SMTData.{name}[{k}] has {len(stream)} lines for {len(src)} sentences")
+                    raise ValueError(
+                        f"SMTData.{name}[{k}] has {len(stream)} lines for {len(src)} sentences"
+                    )
 
     @functools.cached_property
     def train_checksum(self) -> str:
@@ -104,18 +109,18 @@ class SMTConfig:
     that length and the decoder looks up source spans up to it (one setting, in one place).
     """
 
-    table_limit: int = 20            # targets kept per source phrase in the stored table
+    table_limit: int = 20  # targets kept per source phrase in the stored table
     lm_order: int = 5
     eflomal_model: int = 3
     eflomal_rel_iterations: float = 1.0
     eflomal_samplers: int = 2
     decoder: DecoderConfig = field(default_factory=DecoderConfig)
     tune_nbest: int = 100
-    mert_iterations: int = 6           # dev decodings (MERT runs between them)
+    mert_iterations: int = 6  # dev decodings (MERT runs between them)
     mert_restarts: int = 2
     mert_random_directions: int = 2
     tune_sentences: int | None = None  # first N dev sentences for MERT (None: all)
-    eval_nbest: int = 1                # >1: the evaluation also stores dev and test n-best lists of this size
+    eval_nbest: int = 1  # >1: the evaluation also stores dev and test n-best lists of this size
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -148,6 +153,7 @@ def feature_checksum(tables: Sequence[FeatureTable]) -> str:
 
 def french_detokenizer() -> Callable[[Sequence[str]], str]:
     from sacremoses import MosesDetokenizer
+
     md = MosesDetokenizer(lang="fr")
     return lambda words: md.detokenize(list(words))
 
@@ -155,22 +161,32 @@ def french_detokenizer() -> Callable[[Sequence[str]], str]:
 def sacrebleu_scores(hyps: Sequence[str], streams: Sequence[Sequence[str]]) -> dict:
     """sacreBLEU against the first stream and against all streams, each with its signature."""
     from sacrebleu.metrics import BLEU
+
     out = {}
     for name, refs in (("single", [list(streams[0])]), ("multi", [list(s) for s in streams])):
         bleu = BLEU()
         score = bleu.corpus_score(list(hyps), refs)
-        out[name] = {"bleu": score.score, "text": str(score), "signature": str(bleu.get_signature()),
-                     "references": len(refs)}
+        out[name] = {
+            "bleu": score.score,
+            "text": str(score),
+            "signature": str(bleu.get_signature()),
+            "references": len(refs),
+        }
     return out
 
 
 def _phrases_of(sentences: Sentences, max_len: int) -> set:
-    return {tuple(s[i:j]) for s in sentences for i in range(len(s))
-            for j in range(i + 1, min(len(s), i + max_len) + 1)}
+    return {
+        tuple(s[i:j])
+        for s in sentences
+        for i in range(len(s))
+        for j in range(i + 1, min(len(s), i + max_len) + 1)
+    }
 
 
 def _load_lm(path: Path):
     from .lm import load_kenlm
+
     return load_kenlm(path)
 
 
@@ -184,15 +200,26 @@ def decoding_pairs(phrase_table: Path, sentences: Sentences, max_phrase_len: int
     return pairs + [(c, c) for c in copies]
 
 
-def system_decoder(data: SMTData, config: SMTConfig, phrase_table, lm, extra: Sequence[FeatureTable] = (),
-                   lms: Sequence = ()) -> Decoder:
+def system_decoder(
+    data: SMTData,
+    config: SMTConfig,
+    phrase_table,
+    lm,
+    extra: Sequence[FeatureTable] = (),
+    lms: Sequence = (),
+) -> Decoder:
     """The decoder :func:`run` tunes and evaluates: the ``smt/phrase_table`` artifact's table
     restricted to the phrases of the dev and test sentences, the ``smt/lm`` artifact's model,
     ``config.decoder``, the ``extra`` phrase features and further language models ``lms``."""
     pt = PhraseTable.load(phrase_table.file("phrase_table.npz"))
     wanted = _phrases_of(list(data.dev_src) + list(data.test_src), config.decoder.max_phrase_len)
-    return Decoder(pt.lookup(sources=wanted), _load_lm(lm.file("lm.arpa")), config=config.decoder, extra=extra,
-                   lms=lms)
+    return Decoder(
+        pt.lookup(sources=wanted),
+        _load_lm(lm.file("lm.arpa")),
+        config=config.decoder,
+        extra=extra,
+        lms=lms,
+    )
 
 
 @dataclass
@@ -225,16 +252,27 @@ def build_alignment(data: SMTData, config: SMTConfig, cache: ArtifactCache, run:
     further independent alignments of the same data under their own cache keys (``run=1`` is
     the one the pipeline uses); :func:`link_agreement` compares two of them.
     """
-    a_cfg = {"model": config.eflomal_model, "rel_iterations": config.eflomal_rel_iterations,
-             "n_samplers": config.eflomal_samplers, "symmetrisation": "grow-diag-final-and"}
+    a_cfg = {
+        "model": config.eflomal_model,
+        "rel_iterations": config.eflomal_rel_iterations,
+        "n_samplers": config.eflomal_samplers,
+        "symmetrisation": "grow-diag-final-and",
+    }
     if run != 1:
         a_cfg["run"] = int(run)
 
     def make_alignment(out: Path, work: Path) -> dict:
         t = time.perf_counter()
-        links = align(data.train_src, data.train_tgt, model=config.eflomal_model,
-                      rel_iterations=config.eflomal_rel_iterations, n_samplers=config.eflomal_samplers)
-        (out / "links.txt").write_text("".join(format_links(x) + "\n" for x in links), encoding="utf-8")
+        links = align(
+            data.train_src,
+            data.train_tgt,
+            model=config.eflomal_model,
+            rel_iterations=config.eflomal_rel_iterations,
+            n_samplers=config.eflomal_samplers,
+        )
+        (out / "links.txt").write_text(
+            "".join(format_links(x) + "\n" for x in links), encoding="utf-8"
+        )
         return {"seconds": time.perf_counter() - t, "links": sum(len(x) for x in links)}
 
     return cache.build("smt/alignment", a_cfg, make_alignment, data=data.train_checksum)
@@ -253,15 +291,34 @@ def link_agreement(a: Path, b: Path) -> dict:
         raise ValueError(f"link_agreement: {a} has {len(la)} lines, {b} {len(lb)}")
     n_a = n_b = common = same = 0
     for k, (x, y) in enumerate(zip(la, lb)):
-        sa, sb = set(parse_links(x, where=f"{a}:{k + 1}")), set(parse_links(y, where=f"{b}:{k + 1}"))
-        n_a, n_b, common, same = n_a + len(sa), n_b + len(sb), common + len(sa & sb), same + (sa == sb)
-    return {"links_a": n_a, "links_b": n_b, "common": common,
-            "f1": 2 * common / (n_a + n_b) if n_a + n_b else 1.0, "identical_pairs": same, "pairs": len(la)}
+        sa, sb = (
+            set(parse_links(x, where=f"{a}:{k + 1}")),
+            set(parse_links(y, where=f"{b}:{k + 1}")),
+        )
+        n_a, n_b, common, same = (
+            n_a + len(sa),
+            n_b + len(sb),
+            common + len(sa & sb),
+            same + (sa == sb),
+        )
+    return {
+        "links_a": n_a,
+        "links_b": n_b,
+        "common": common,
+        "f1": 2 * common / (n_a + n_b) if n_a + n_b else 1.0,
+        "identical_pairs": same,
+        "pairs": len(la),
+    }
 
 
-def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | None = None,
-        extra: Sequence[FeatureTable] = (), detokenize: Callable[[Sequence[str]], str] | None = None,
-        log: Callable[[str], None] = print) -> SMTResult:
+def run(
+    data: SMTData,
+    config: SMTConfig | None = None,
+    cache: ArtifactCache | None = None,
+    extra: Sequence[FeatureTable] = (),
+    detokenize: Callable[[Sequence[str]], str] | None = None,
+    log: Callable[[str], None] = print,
+) -> SMTResult:
     """Build (or fetch) every stage of the baseline; ``extra`` adds phrase-pair features."""
     config = config or SMTConfig()
     cache = cache or ArtifactCache()
@@ -273,17 +330,28 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
 
     # 2. phrase table
     max_phrase_len = config.decoder.max_phrase_len
-    p_cfg = {"alignment": al.key, "max_phrase_len": max_phrase_len, "table_limit": config.table_limit}
+    p_cfg = {
+        "alignment": al.key,
+        "max_phrase_len": max_phrase_len,
+        "table_limit": config.table_limit,
+    }
 
     def make_table(out: Path, work: Path) -> dict:
         t = time.perf_counter()
         lines = al.file("links.txt").read_text(encoding="utf-8").split("\n")
-        links = [parse_links(lines[n], len(s), len(u), where=f"{al.file('links.txt')}:{n + 1}")
-                 for n, (s, u) in enumerate(zip(data.train_src, data.train_tgt))]
-        pt = build_phrase_table(data.train_src, data.train_tgt, links, max_phrase_len, config.table_limit)
+        links = [
+            parse_links(lines[n], len(s), len(u), where=f"{al.file('links.txt')}:{n + 1}")
+            for n, (s, u) in enumerate(zip(data.train_src, data.train_tgt))
+        ]
+        pt = build_phrase_table(
+            data.train_src, data.train_tgt, links, max_phrase_len, config.table_limit
+        )
         pt.save(out / "phrase_table.npz")
-        return {"seconds": time.perf_counter() - t, "pairs": len(pt),
-                "source_phrases": int(len(pt.src_offsets) - 1)}
+        return {
+            "seconds": time.perf_counter() - t,
+            "pairs": len(pt),
+            "source_phrases": int(len(pt.src_offsets) - 1),
+        }
 
     ptab = cache.build("smt/phrase_table", p_cfg, make_table, data=data.train_checksum)
     log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
@@ -296,8 +364,12 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
         model = train_arpa(data.train_tgt, out / "lm.arpa", config.lm_order)
         seconds = time.perf_counter() - t
         ppl = NgramLM(out / "lm.arpa").perplexity(data.dev_tgt)
-        return {"seconds": seconds, "ngrams": [len(w) for w in model.words], "discounts": model.discounts,
-                "dev_perplexity": ppl}
+        return {
+            "seconds": seconds,
+            "ngrams": [len(w) for w in model.words],
+            "discounts": model.discounts,
+            "dev_perplexity": ppl,
+        }
 
     lm_art = cache.build("smt/lm", l_cfg, make_lm, data=checksum(data.train_tgt, data.dev_tgt))
     log(f"LM: dev perplexity {lm_art.extra.get('dev_perplexity', float('nan')):.1f}")
@@ -311,25 +383,52 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
         return state["decoder"]
 
     # 4. MERT
-    n_tune = len(data.dev_src) if config.tune_sentences is None else min(config.tune_sentences, len(data.dev_src))
-    t_cfg = {"phrase_table": ptab.key, "lm": lm_art.key, "decoder": dataclasses.asdict(config.decoder),
-             "features": list(BASE_FEATURES), "fixed": {BASE_FEATURES[f]: v for f, v in FIXED_WEIGHTS.items()},
-             "unknown_word_penalty": UNKNOWN_WORD_PENALTY,
-             "nbest": config.tune_nbest, "iterations": config.mert_iterations, "restarts": config.mert_restarts,
-             "random_directions": config.mert_random_directions, "sentences": n_tune, "seed": config.seed,
-             "extra": [t.names for t in extra], "extra_checksum": feature_checksum(extra) if extra else None}
+    n_tune = (
+        len(data.dev_src)
+        if config.tune_sentences is None
+        else min(config.tune_sentences, len(data.dev_src))
+    )
+    t_cfg = {
+        "phrase_table": ptab.key,
+        "lm": lm_art.key,
+        "decoder": dataclasses.asdict(config.decoder),
+        "features": list(BASE_FEATURES),
+        "fixed": {BASE_FEATURES[f]: v for f, v in FIXED_WEIGHTS.items()},
+        "unknown_word_penalty": UNKNOWN_WORD_PENALTY,
+        "nbest": config.tune_nbest,
+        "iterations": config.mert_iterations,
+        "restarts": config.mert_restarts,
+        "random_directions": config.mert_random_directions,
+        "sentences": n_tune,
+        "seed": config.seed,
+        "extra": [t.names for t in extra],
+        "extra_checksum": feature_checksum(extra) if extra else None,
+    }
 
     def make_tuned(out: Path, work: Path) -> dict:
         t = time.perf_counter()
         dec = decoder()
-        res = tune(dec, data.dev_src[:n_tune], [[r] for r in data.dev_tgt[:n_tune]], nbest=config.tune_nbest,
-                   max_iterations=config.mert_iterations, seed=config.seed, restarts=config.mert_restarts,
-                   random_directions=config.mert_random_directions,
-                   log=lambda r: log(f"MERT iteration {r['iteration']}: dev BLEU {r['dev_bleu']:.2f}, "
-                                     f"+{r['new_candidates']} candidates, decode {r['decode_s']} s, "
-                                     f"mert {r.get('mert_s', 0)} s"))
+        res = tune(
+            dec,
+            data.dev_src[:n_tune],
+            [[r] for r in data.dev_tgt[:n_tune]],
+            nbest=config.tune_nbest,
+            max_iterations=config.mert_iterations,
+            seed=config.seed,
+            restarts=config.mert_restarts,
+            random_directions=config.mert_random_directions,
+            log=lambda r: log(
+                f"MERT iteration {r['iteration']}: dev BLEU {r['dev_bleu']:.2f}, "
+                f"+{r['new_candidates']} candidates, decode {r['decode_s']} s, "
+                f"mert {r.get('mert_s', 0)} s"
+            ),
+        )
         (out / "weights.json").write_text(json.dumps(res.as_dict(), indent=2), encoding="utf-8")
-        return {"seconds": time.perf_counter() - t, "iterations": len(res.history), "converged": res.converged}
+        return {
+            "seconds": time.perf_counter() - t,
+            "iterations": len(res.history),
+            "converged": res.converged,
+        }
 
     tuned = cache.build("smt/tuned", t_cfg, make_tuned, data=checksum(data.dev_src, data.dev_tgt))
     weights = json.loads(tuned.file("weights.json").read_text())["weights"]
@@ -344,29 +443,57 @@ def run(data: SMTData, config: SMTConfig | None = None, cache: ArtifactCache | N
         dec.set_weights([weights[n] for n in dec.feature_names])
         files = {}
         speed = {}
-        for split, src, refs in (("dev", data.dev_src, data.dev_refs), ("test", data.test_src, data.test_refs)):
+        for split, src, refs in (
+            ("dev", data.dev_src, data.dev_refs),
+            ("test", data.test_src, data.test_refs),
+        ):
             t = time.perf_counter()
             lists = dec.translate_corpus(src, config.eval_nbest)
             hyps = [lst[0].words for lst in lists]
             seconds = time.perf_counter() - t
             if config.eval_nbest > 1:
                 save_nbest(lists, out / f"{split}.nbest.json.gz")
-            speed[split] = {"sentences": len(src), "source_words": sum(len(s) for s in src),
-                            "seconds": seconds, "sentences_per_s": len(src) / max(seconds, 1e-9),
-                            "workers": config.decoder.workers}
+            speed[split] = {
+                "sentences": len(src),
+                "source_words": sum(len(s) for s in src),
+                "seconds": seconds,
+                "sentences_per_s": len(src) / max(seconds, 1e-9),
+                "workers": config.decoder.workers,
+            }
             detok = [detokenize(h) for h in hyps]
             (out / f"{split}.txt").write_text("".join(x + "\n" for x in detok), encoding="utf-8")
-            (out / f"{split}.tok.txt").write_text("".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8")
+            (out / f"{split}.tok.txt").write_text(
+                "".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8"
+            )
             files[split] = sacrebleu_scores(detok, refs)
         (out / "bleu.json").write_text(json.dumps(files, indent=2), encoding="utf-8")
         (out / "speed.json").write_text(json.dumps(speed, indent=2), encoding="utf-8")
-        return {"test_bleu": files["test"]["single"]["bleu"], "dev_bleu": files["dev"]["single"]["bleu"],
-                "test_decode_s": speed["test"]["seconds"]}
+        return {
+            "test_bleu": files["test"]["single"]["bleu"],
+            "dev_bleu": files["dev"]["single"]["bleu"],
+            "test_decode_s": speed["test"]["seconds"],
+        }
 
-    ev = cache.build("smt/eval", e_cfg, make_eval,
-                     data=checksum(data.dev_src, data.test_src, *data.dev_refs, *data.test_refs))
-    log(f"BLEU dev {ev.extra.get('dev_bleu', float('nan')):.2f} test {ev.extra.get('test_bleu', float('nan')):.2f}")
+    ev = cache.build(
+        "smt/eval",
+        e_cfg,
+        make_eval,
+        data=checksum(data.dev_src, data.test_src, *data.dev_refs, *data.test_refs),
+    )
+    log(
+        f"BLEU dev {ev.extra.get('dev_bleu', float('nan')):.2f} test {ev.extra.get('test_bleu', float('nan')):.2f}"
+    )
     return SMTResult(al, ptab, lm_art, tuned, ev)
 
 
-__all__ = ["SMTConfig", "SMTData", "SMTResult", "checksum", "decoding_pairs", "french_detokenizer", "run", "sacrebleu_scores", "system_decoder"]
+__all__ = [
+    "SMTConfig",
+    "SMTData",
+    "SMTResult",
+    "checksum",
+    "decoding_pairs",
+    "french_detokenizer",
+    "run",
+    "sacrebleu_scores",
+    "system_decoder",
+]

@@ -30,6 +30,7 @@ Deviations
 * Moses' MERT takes the best single coordinate per step; we update greedily after each
   direction (both are coordinate ascent; ours converges in fewer line searches).
 """
+
 from __future__ import annotations
 
 import math
@@ -46,19 +47,25 @@ def reference_counts(refs: Sequence[Sequence[str]], max_n: int = 4) -> tuple[Cou
     best: Counter = Counter()
     for ref in refs:
         ref = list(ref)
-        best |= Counter(tuple(ref[i:i + n]) for n in range(1, max_n + 1) for i in range(len(ref) - n + 1))
+        best |= Counter(
+            tuple(ref[i : i + n]) for n in range(1, max_n + 1) for i in range(len(ref) - n + 1)
+        )
     return best, [len(r) for r in refs]
 
 
-def bleu_stats(hyp: Sequence[str], refs: Sequence[Sequence[str]] | None = None, max_n: int = 4,
-               ref_counts: tuple[Counter, list[int]] | None = None) -> np.ndarray:
+def bleu_stats(
+    hyp: Sequence[str],
+    refs: Sequence[Sequence[str]] | None = None,
+    max_n: int = 4,
+    ref_counts: tuple[Counter, list[int]] | None = None,
+) -> np.ndarray:
     """Sufficient statistics ``(2 * max_n + 1,)``: clipped matches 1..n, totals 1..n, ref length
     (the reference length closest to the hypothesis'). Pass ``ref_counts`` from
     :func:`reference_counts` to score many hypotheses against the same references."""
     best, lens = ref_counts if ref_counts is not None else reference_counts(refs, max_n)
     stats = np.zeros(2 * max_n + 1, dtype=np.int64)
     hyp = list(hyp)
-    h = Counter(tuple(hyp[i:i + n]) for n in range(1, max_n + 1) for i in range(len(hyp) - n + 1))
+    h = Counter(tuple(hyp[i : i + n]) for n in range(1, max_n + 1) for i in range(len(hyp) - n + 1))
     for g, c in h.items():
         m = best.get(g)
         if m:
@@ -72,9 +79,11 @@ def bleu_stats(hyp: Sequence[str], refs: Sequence[Sequence[str]] | None = None, 
 def bleu_from_stats(stats: np.ndarray, max_n: int = 4) -> np.ndarray:
     """Corpus BLEU (0-100) of summed statistics; ``stats (..., 2n+1)`` -> ``(...)``."""
     stats = np.asarray(stats, dtype=np.float64)
-    m, t, r = stats[..., :max_n], stats[..., max_n:2 * max_n], stats[..., -1]
+    m, t, r = stats[..., :max_n], stats[..., max_n : 2 * max_n], stats[..., -1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        logp = np.where((m > 0) & (t > 0), np.log(np.maximum(m, 1e-300) / np.maximum(t, 1)), -np.inf).mean(-1)
+        logp = np.where(
+            (m > 0) & (t > 0), np.log(np.maximum(m, 1e-300) / np.maximum(t, 1)), -np.inf
+        ).mean(-1)
         c = t[..., 0]
         bp = np.where(c < r, 1 - r / np.maximum(c, 1), 0.0)
         return np.where(np.isfinite(logp), 100 * np.exp(logp + bp), 0.0)
@@ -147,7 +156,9 @@ def line_search(pool: CandidatePool, w: np.ndarray, d: np.ndarray) -> tuple[floa
     order = np.argsort(xs_arr, kind="stable")
     xs_arr = xs_arr[order]
     deltas = pool.stats[new[order]] - pool.stats[prev[order]]
-    interval_stats = np.vstack([base[None], base + np.cumsum(deltas, axis=0)])  # row i: after i breakpoints
+    interval_stats = np.vstack(
+        [base[None], base + np.cumsum(deltas, axis=0)]
+    )  # row i: after i breakpoints
     scores = bleu_from_stats(interval_stats)
     # interval i lies between breakpoints i-1 and i; it is empty when they coincide
     empty = np.r_[False, xs_arr[1:] == xs_arr[:-1], False]
@@ -162,9 +173,16 @@ def line_search(pool: CandidatePool, w: np.ndarray, d: np.ndarray) -> tuple[floa
     return float(gamma), float(scores[best])
 
 
-def mert(pool: CandidatePool, w0: np.ndarray, *, seed: int = 0, restarts: int = 2,
-         random_directions: int = 2, max_passes: int = 30,
-         fixed: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+def mert(
+    pool: CandidatePool,
+    w0: np.ndarray,
+    *,
+    seed: int = 0,
+    restarts: int = 2,
+    random_directions: int = 2,
+    max_passes: int = 30,
+    fixed: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
     """Maximise corpus BLEU of the pool over the weights. Returns ``(weights, BLEU)``.
 
     ``fixed (F,) bool``: weights kept at their value in ``w0`` (then nothing is rescaled)."""
@@ -213,13 +231,27 @@ class TuneResult:
     best_dev_bleu: float = float("nan")
 
     def as_dict(self) -> dict:
-        return {"weights": dict(zip(self.feature_names, self.weights.tolist())),
-                "history": self.history, "converged": self.converged, "best_dev_bleu": self.best_dev_bleu}
+        return {
+            "weights": dict(zip(self.feature_names, self.weights.tolist())),
+            "history": self.history,
+            "converged": self.converged,
+            "best_dev_bleu": self.best_dev_bleu,
+        }
 
 
-def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]], *,
-         nbest: int = 100, max_iterations: int = 6, seed: int = 0, restarts: int = 2,
-         random_directions: int = 2, tol: float = 1e-4, log=None) -> TuneResult:
+def tune(
+    decoder,
+    src: Sequence[Sequence[str]],
+    refs: Sequence[Sequence[Sequence[str]]],
+    *,
+    nbest: int = 100,
+    max_iterations: int = 6,
+    seed: int = 0,
+    restarts: int = 2,
+    random_directions: int = 2,
+    tol: float = 1e-4,
+    log=None,
+) -> TuneResult:
     """MERT on a dev set. ``refs[s]`` is the list of tokenized references of sentence ``s``.
 
     ``max_iterations`` counts decodings of the dev set (MERT runs between them). The decoder's
@@ -232,16 +264,37 @@ def tune(decoder, src: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence
         decoder.set_weights(w)
         return decoder.translate_corpus(src, nbest)
 
-    res = mert_loop(decode, decoder.weights, refs, feature_names=list(decoder.feature_names),
-                    fixed=getattr(decoder, "fixed", None), max_iterations=max_iterations, seed=seed,
-                    restarts=restarts, random_directions=random_directions, tol=tol, log=log)
+    res = mert_loop(
+        decode,
+        decoder.weights,
+        refs,
+        feature_names=list(decoder.feature_names),
+        fixed=getattr(decoder, "fixed", None),
+        max_iterations=max_iterations,
+        seed=seed,
+        restarts=restarts,
+        random_directions=random_directions,
+        tol=tol,
+        log=log,
+    )
     decoder.set_weights(res.weights)
     return res
 
 
-def mert_loop(decode, w0: np.ndarray, refs: Sequence[Sequence[Sequence[str]]], *, feature_names: Sequence[str],
-              fixed: np.ndarray | None = None, max_iterations: int = 6, seed: int = 0, restarts: int = 2,
-              random_directions: int = 2, tol: float = 1e-4, log=None) -> TuneResult:
+def mert_loop(
+    decode,
+    w0: np.ndarray,
+    refs: Sequence[Sequence[Sequence[str]]],
+    *,
+    feature_names: Sequence[str],
+    fixed: np.ndarray | None = None,
+    max_iterations: int = 6,
+    seed: int = 0,
+    restarts: int = 2,
+    random_directions: int = 2,
+    tol: float = 1e-4,
+    log=None,
+) -> TuneResult:
     """MERT's outer loop (see the module notes) around any ``decode(w) -> n-best lists``.
 
     ``decode(w (F,))`` returns one list of candidates per dev sentence, each with ``words`` and
@@ -251,7 +304,9 @@ def mert_loop(decode, w0: np.ndarray, refs: Sequence[Sequence[Sequence[str]]], *
     """
     w = np.array(w0, dtype=np.float64)
     if len(feature_names) != len(w):
-        raise ValueError(f"mert_loop: {len(w)} starting weights for {len(feature_names)} features {list(feature_names)}")
+        raise ValueError(
+            f"mert_loop: {len(w)} starting weights for {len(feature_names)} features {list(feature_names)}"
+        )
     pools = [dict() for _ in refs]  # candidate words -> row in feats/stats
     feats: list[list] = [[] for _ in refs]
     stats: list[list] = [[] for _ in refs]
@@ -266,8 +321,12 @@ def mert_loop(decode, w0: np.ndarray, refs: Sequence[Sequence[Sequence[str]]], *
         lists = decode(w)
         t1 = time.perf_counter()
         if len(lists) != len(refs):
-            raise ValueError(f"mert_loop: decode returned {len(lists)} n-best lists for {len(refs)} dev sentences")
-        one_best = sum(bleu_stats(lst[0].words, ref_counts=rc) for lst, rc in zip(lists, ref_counts))
+            raise ValueError(
+                f"mert_loop: decode returned {len(lists)} n-best lists for {len(refs)} dev sentences"
+            )
+        one_best = sum(
+            bleu_stats(lst[0].words, ref_counts=rc) for lst, rc in zip(lists, ref_counts)
+        )
         dev_bleu = float(bleu_from_stats(one_best))
         if dev_bleu > best_bleu:
             best_w, best_bleu = w, dev_bleu
@@ -277,21 +336,35 @@ def mert_loop(decode, w0: np.ndarray, refs: Sequence[Sequence[Sequence[str]]], *
                 key = tuple(cand.words)
                 if key not in pools[s]:
                     if len(cand.features) != len(w):
-                        raise ValueError(f"mert_loop: a candidate of sentence {s} has {len(cand.features)} "
-                                         f"feature values for {len(w)} weights {list(feature_names)}")
+                        raise ValueError(
+                            f"mert_loop: a candidate of sentence {s} has {len(cand.features)} "
+                            f"feature values for {len(w)} weights {list(feature_names)}"
+                        )
                     pools[s][key] = len(feats[s])
                     feats[s].append(cand.features)
                     stats[s].append(bleu_stats(cand.words, ref_counts=ref_counts[s]))
                     new += 1
-        record = {"iteration": it, "dev_bleu": dev_bleu, "new_candidates": new,
-                  "pool": sum(len(p) for p in pools), "decode_s": round(t1 - t0, 2), "weights": w.tolist()}
+        record = {
+            "iteration": it,
+            "dev_bleu": dev_bleu,
+            "new_candidates": new,
+            "pool": sum(len(p) for p in pools),
+            "decode_s": round(t1 - t0, 2),
+            "weights": w.tolist(),
+        }
         history.append(record)
         if new == 0:
             converged = True
         elif it < max_iterations - 1:  # the last weights must still be decoded to count
             pool = CandidatePool([np.asarray(f) for f in feats], [np.asarray(x) for x in stats])
-            w_new, pool_bleu = mert(pool, w, seed=seed + it, restarts=restarts,
-                                    random_directions=random_directions, fixed=fixed)
+            w_new, pool_bleu = mert(
+                pool,
+                w,
+                seed=seed + it,
+                restarts=restarts,
+                random_directions=random_directions,
+                fixed=fixed,
+            )
             record["mert_s"] = round(time.perf_counter() - t1, 2)
             record["pool_bleu"] = pool_bleu
             converged = float(np.abs(w_new - w).max()) < tol
@@ -300,8 +373,23 @@ def mert_loop(decode, w0: np.ndarray, refs: Sequence[Sequence[Sequence[str]]], *
             log(record)
         if converged:
             break
-    return TuneResult(weights=best_w, feature_names=list(feature_names), history=history,
-                      converged=converged, best_dev_bleu=best_bleu)
+    return TuneResult(
+        weights=best_w,
+        feature_names=list(feature_names),
+        history=history,
+        converged=converged,
+        best_dev_bleu=best_bleu,
+    )
 
 
-__all__ = ["CandidatePool", "TuneResult", "bleu_from_stats", "bleu_stats", "reference_counts", "line_search", "mert", "mert_loop", "tune"]
+__all__ = [
+    "CandidatePool",
+    "TuneResult",
+    "bleu_from_stats",
+    "bleu_stats",
+    "reference_counts",
+    "line_search",
+    "mert",
+    "mert_loop",
+    "tune",
+]

@@ -1,4 +1,5 @@
 """Arguments shared by ``rnnlib run`` and ``rnnlib build``."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,13 +9,28 @@ from ...cache import default_cache_root, find_book_root
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", default="cpu",
-                        help="profile in profiles/<name>.yml: smoke, cpu (default) or paper")
-    parser.add_argument("-p", "--param", action="append", default=[], metavar="[CHAPTER.]NAME=VALUE",
-                        help="override a parameter (for every chapter that declares it, or one chapter)")
-    parser.add_argument("--out", type=Path, default=None, help="output folder (default: <book>/_build)")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="artifact cache folder (default: $RNNLIB_CACHE or <book>/_cache)")
+    parser.add_argument(
+        "--profile",
+        default="cpu",
+        help="profile in profiles/<name>.yml: smoke, cpu (default) or paper",
+    )
+    parser.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="[CHAPTER.]NAME=VALUE",
+        help="override a parameter (for every chapter that declares it, or one chapter)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output folder (default: <book>/_build)"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="artifact cache folder (default: $RNNLIB_CACHE or <book>/_cache)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -31,7 +47,12 @@ def folders(args, root: Path) -> tuple[Path, Path]:
         cache = args.cache.resolve()
     else:
         import os
-        cache = Path(os.environ["RNNLIB_CACHE"]).resolve() if os.environ.get("RNNLIB_CACHE") else root / "_cache"
+
+        cache = (
+            Path(os.environ["RNNLIB_CACHE"]).resolve()
+            if os.environ.get("RNNLIB_CACHE")
+            else root / "_cache"
+        )
     out.mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)
     return out, cache

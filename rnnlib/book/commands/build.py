@@ -1,11 +1,19 @@
 """``rnnlib build --profile P -p [chapter.]name=value``: execute every chapter, then build the HTML."""
+
 from __future__ import annotations
 
 import sys
 import time
 
 from ..params import ParameterError, overrides_in_environment
-from ..execute import ChapterFailed, build_html, execute_chapter, resolve_all, stage_book, summary_table
+from ..execute import (
+    ChapterFailed,
+    build_html,
+    execute_chapter,
+    resolve_all,
+    stage_book,
+    summary_table,
+)
 from ._common import add_profile_arguments, book_root, folders
 
 
@@ -29,9 +37,14 @@ def main(args) -> int:
     for stem, path in chapters.items():
         print(f"== chapter {stem} (profile {args.profile})", flush=True)
         try:
-            with overrides_in_environment(args.param):  # for a chapter that reads another chapter's parameters
-                results.append(execute_chapter(root, stem, path, params[stem], out, cache,
-                                               progress=not args.no_progress))
+            with overrides_in_environment(
+                args.param
+            ):  # for a chapter that reads another chapter's parameters
+                results.append(
+                    execute_chapter(
+                        root, stem, path, params[stem], out, cache, progress=not args.no_progress
+                    )
+                )
         except ChapterFailed as e:
             print(summary_table(results, None, time.perf_counter() - start))
             print(f"rnnlib build: {e}", file=sys.stderr)

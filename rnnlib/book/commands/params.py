@@ -1,4 +1,5 @@
 """``rnnlib params chapters/<chapter>.md``: the parameters a chapter declares and what they accept."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +15,9 @@ def main(args) -> int:
     specs = chapter_specs(args.chapter)
     width = max(len(n) for n in specs)
     for spec in specs.values():
-        print(f"{spec.name:<{width}}  default {spec.default!r:<12}  accepts {spec.accepts()}"
-              + (f"  -- {spec.help}" if spec.help else "")
-              + (f"  [# include: {spec.block}]" if spec.block else ""))
+        print(
+            f"{spec.name:<{width}}  default {spec.default!r:<12}  accepts {spec.accepts()}"
+            + (f"  -- {spec.help}" if spec.help else "")
+            + (f"  [# include: {spec.block}]" if spec.block else "")
+        )
     return 0

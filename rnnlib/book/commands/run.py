@@ -1,4 +1,5 @@
 """``rnnlib run chapters/<chapter>.md --profile P -p name=value``: execute one chapter."""
+
 from __future__ import annotations
 
 import sys
@@ -21,7 +22,10 @@ def main(args) -> int:
     try:
         stem = path.relative_to(root / "chapters").with_suffix("").as_posix()
     except ValueError:
-        print(f"rnnlib run: {args.chapter} is not a chapter under {root / 'chapters'}", file=sys.stderr)
+        print(
+            f"rnnlib run: {args.chapter} is not a chapter under {root / 'chapters'}",
+            file=sys.stderr,
+        )
         return 2
     try:
         chapters, params = resolve_all(root, args.profile, args.param, only=[stem])
@@ -31,9 +35,12 @@ def main(args) -> int:
     out, cache = folders(args, root)
     start = time.perf_counter()
     try:
-        with overrides_in_environment(args.param):  # for a chapter that reads another chapter's parameters
-            result = execute_chapter(root, stem, chapters[stem], params[stem], out, cache,
-                                     progress=not args.no_progress)
+        with overrides_in_environment(
+            args.param
+        ):  # for a chapter that reads another chapter's parameters
+            result = execute_chapter(
+                root, stem, chapters[stem], params[stem], out, cache, progress=not args.no_progress
+            )
     except ChapterFailed as e:
         print(f"rnnlib run: {e}", file=sys.stderr)
         return 1
