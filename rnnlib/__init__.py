@@ -1,4 +1,5 @@
-"""rnnlib: the models, data, search and book tooling of the RNN Encoder--Decoder / RNNsearch replication book.
+"""rnnlib: the models, data, search and book tooling of the RNN Encoder--Decoder / RNNsearch \
+replication book.
 
 Cho et al. 2014 (the gated unit, the RNN Encoder--Decoder) and Bahdanau, Cho & Bengio 2015
 (RNNsearch), in small PyTorch modules whose docstrings cite the equations they implement.

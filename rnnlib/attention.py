@@ -1,8 +1,9 @@
 """The alignment model of RNNsearch (Bahdanau et al. 2015, Eqs. 5--6 and Appendix A.1.2).
 
-``e_ij = v_a^T tanh(W_a s_{i-1} + U_a h_j)``, ``alpha_ij = softmax_j(e_ij)``, ``c_i = sum_j alpha_ij h_j``.
-``U_a h_j`` does not depend on ``i``, so :meth:`AdditiveAttention.precompute` computes it once per
-sentence ("we can pre-compute it in advance", A.1.2) and every decoder step reuses it.
+``e_ij = v_a^T tanh(W_a s_{i-1} + U_a h_j)``, ``alpha_ij = softmax_j(e_ij)``,
+``c_i = sum_j alpha_ij h_j``. ``U_a h_j`` does not depend on ``i``, so
+:meth:`AdditiveAttention.precompute` computes it once per sentence ("we can pre-compute it in
+advance", A.1.2) and every decoder step reuses it.
 
 Shapes: query ``s (B, n)``, annotations ``H (B, S, 2n)``, keys ``U_a H (B, S, n')``, mask ``(B, S)``
 bool (True at real source words), context ``(B, 2n)``, weights ``(B, S)``.
@@ -43,7 +44,8 @@ class AdditiveAttention(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Plain default (v_a uniform +-1/sqrt(n')); :mod:`rnnlib.init` applies the papers' (v_a = 0)."""
+        """Plain default (v_a uniform +-1/sqrt(n')); :mod:`rnnlib.init` applies the papers'
+        (v_a = 0)."""
         bound = self.v_a.shape[0] ** -0.5
         nn.init.uniform_(self.v_a, -bound, bound)
 
@@ -54,8 +56,8 @@ class AdditiveAttention(nn.Module):
     def forward(
         self, query: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``query s_{i-1} (B, n)``, ``keys`` from :meth:`precompute` ``(B, S, n')``, ``annotations (B, S, 2n)``,
-        ``mask (B, S)`` -> ``(context c_i (B, 2n), alpha_i (B, S))``."""
+        """``query s_{i-1} (B, n)``, ``keys`` from :meth:`precompute` ``(B, S, n')``,
+        ``annotations (B, S, 2n)``, ``mask (B, S)`` -> ``(context c_i (B, 2n), alpha_i (B, S))``."""
         e = torch.tanh(self.W_a(query).unsqueeze(1) + keys) @ self.v_a  # (B, S)   Eq. 6
         e = e.masked_fill(~mask, torch.finfo(e.dtype).min)
         alpha = torch.softmax(e, dim=-1)  # (B, S)   Eq. 6

@@ -100,8 +100,8 @@ def pad(
 
 
 def pad_sources(sources: Sequence[np.ndarray | Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Source sentences (word ids, without ``EOS``) -> ``(src (B, S+1) int64, src_mask (B, S+1) bool)``,
-    each sentence followed by ``EOS``.
+    """Source sentences (word ids, without ``EOS``) ->
+    ``(src (B, S+1) int64, src_mask (B, S+1) bool)``, each sentence followed by ``EOS``.
 
     An empty sentence is an error (the papers' model never sees one: a source is at least one word
     and its ``<end>``), and so is a sentence that already contains ``EOS`` (it would end twice).

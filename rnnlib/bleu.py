@@ -42,7 +42,8 @@ SACREBLEU_SEED = 12345
 
 
 def no_unk_mask(src_ids: Sequence[np.ndarray], tgt_ids: Sequence[np.ndarray]) -> np.ndarray:
-    """``(n,) bool``: True for pair ``i`` when neither ``src_ids[i]`` nor ``tgt_ids[i]`` holds ``UNK``."""
+    """``(n,) bool``: True for pair ``i`` when neither ``src_ids[i]`` nor ``tgt_ids[i]`` holds
+    ``UNK``."""
     if len(src_ids) != len(tgt_ids):
         raise ValueError(f"no_unk_mask: {len(src_ids)} sources but {len(tgt_ids)} references")
     return np.array(
@@ -67,7 +68,8 @@ def check_pairs(hyps: Sequence[str], refs: Sequence[str], where: str) -> None:
 
 @dataclass
 class CorpusBleu:
-    """``score`` (0-100), ``signature`` (sacreBLEU's), ``sentences``, ``text`` (sacreBLEU's summary)."""
+    """``score`` (0-100), ``signature`` (sacreBLEU's), ``sentences``, ``text`` (sacreBLEU's
+    summary)."""
 
     score: float
     signature: str
@@ -100,7 +102,8 @@ def sentence_bleu(hyp: str, ref: str) -> float:
 
 
 def sufficient_stats(hyps: Sequence[str], refs: Sequence[str]):
-    """``(scorer, stats (N, k))``: sacreBLEU's BLEU and the sufficient statistics of each sentence."""
+    """``(scorer, stats (N, k))``: sacreBLEU's BLEU and the sufficient statistics of each
+    sentence."""
     bleu = _bleu()
     return bleu, np.array(
         bleu._extract_corpus_statistics(list(hyps), [list(refs)]), dtype=np.float64
@@ -108,12 +111,14 @@ def sufficient_stats(hyps: Sequence[str], refs: Sequence[str]):
 
 
 def resampled_scores(bleu, stats: np.ndarray, idxs: np.ndarray) -> np.ndarray:
-    """Corpus BLEU of each resample: ``idxs (R, n)`` indexes the rows of ``stats``; returns ``(R,)``."""
+    """Corpus BLEU of each resample: ``idxs (R, n)`` indexes the rows of ``stats``; returns
+    ``(R,)``."""
     return np.array([bleu._compute_score_from_stats(s.sum(0)).score for s in stats[idxs]])
 
 
 def length_edges(width: int, last: int) -> list[int]:
-    """Bucket edges ``[0, width, 2 width, ..., last]``: buckets ``[a, b)`` and a final ``>= last``."""
+    """Bucket edges ``[0, width, 2 width, ..., last]``: buckets ``[a, b)`` and a final
+    ``>= last``."""
     if width < 1 or last < width:
         raise ValueError(f"length_edges: need width >= 1 and last >= width, got {width}, {last}")
     return (

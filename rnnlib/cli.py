@@ -28,7 +28,8 @@ COMMANDS = {
 # commands whose module's ``main(argv)`` parses its own arguments
 PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.bench.smt"}
 
-# commands that train or decode models -> whether they start other processes that do (chapter kernels)
+# commands that train or decode models -> whether they start other processes that do
+# (chapter kernels)
 MODEL_COMMANDS = {"train": False, "bench": False, "build": True, "run": True}
 
 

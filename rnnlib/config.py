@@ -4,8 +4,9 @@
 :mod:`rnnlib.presets` are named instances of it). :func:`load_config` builds any config
 dataclass from a mapping by field name: an unknown name is an error that lists the valid
 ones, never a silently ignored key. Every config class of the library loads through it
-(:class:`ModelConfig`, :class:`rnnlib.train.TrainConfig`, :class:`rnnlib.corpus.dataset.CorpusConfig`,
-:class:`rnnlib.smt.system.SMTConfig` with its nested :class:`rnnlib.smt.decoder.DecoderConfig`).
+(:class:`ModelConfig`, :class:`rnnlib.train.TrainConfig`,
+:class:`rnnlib.corpus.dataset.CorpusConfig`, :class:`rnnlib.smt.system.SMTConfig` with its
+nested :class:`rnnlib.smt.decoder.DecoderConfig`).
 
 A chapter's parameters carry the names of config fields, so :func:`config_subset` picks a
 config's share of them and ``load_config(cls, config_subset(cls, params))`` builds it
@@ -14,10 +15,10 @@ config's share of them and ``load_config(cls, config_subset(cls, params))`` buil
 Cache keys and ``ModelConfig.unit``
 -----------------------------------
 The book's artifact cache keys trained models by :meth:`ModelConfig.to_dict`
-(:mod:`rnnlib.experiments.training_runs`, :mod:`rnnlib.experiments.cho2014`, the copy-task chapter, and any ModelConfig
-the cache serialises). ``unit`` was added after runs were cached, so ``to_dict`` leaves it out
-while it is the default ``"gru"``: every GRU key stays what it was, and a ``"tanh"`` config keys
-apart. A dict without ``unit`` loads as ``"gru"``.
+(:mod:`rnnlib.experiments.training_runs`, :mod:`rnnlib.experiments.cho2014`, the copy-task
+chapter, and any ModelConfig the cache serialises). ``unit`` was added after runs were cached, so
+``to_dict`` leaves it out while it is the default ``"gru"``: every GRU key stays what it was, and
+a ``"tanh"`` config keys apart. A dict without ``unit`` loads as ``"gru"``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ C = TypeVar("C")
 
 
 class UnknownNameError(KeyError, TypeError, ValueError):
-    """An unknown preset or ModelConfig field name (catchable as KeyError, TypeError or ValueError)."""
+    """An unknown preset or ModelConfig field name (catchable as KeyError, TypeError or
+    ValueError)."""
 
     def __str__(self) -> str:  # KeyError would print the message quoted
         return str(self.args[0]) if self.args else ""
@@ -46,7 +48,8 @@ class ModelConfig:
     ``arch``: "rnnsearch" (B) or "rnnencdec" (A, and B's baseline).
     ``maxout``: number of maxout units l (the pre-maxout layer has 2l).
     ``align``: alignment-model hidden size n' (RNNsearch only).
-    ``reset``: "before" = U (r * h) (the papers) or "after" = r * (U h) (torch.nn.GRU), for every GRU.
+    ``reset``: "before" = U (r * h) (the papers) or "after" = r * (U h) (torch.nn.GRU), for every
+    GRU.
     ``decoder_reset``: overrides ``reset`` for the decoder (None = same).
     ``reset_context``: the decoder's reset gate also scales the context term (A App. A.1.1 as read).
     ``deep_output_state``: "prev" = s_{i-1} (B as printed) or "current" = s_i (A).
@@ -116,7 +119,8 @@ class ModelConfig:
                     )
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field by name, as cache keys use it: without ``unit`` while it is "gru" (module docstring)."""
+        """Every field by name, as cache keys use it: without ``unit`` while it is "gru" (module
+        docstring)."""
         d = dataclasses.asdict(self)
         if d["unit"] == "gru":
             del d["unit"]
@@ -128,7 +132,8 @@ class ModelConfig:
 
 
 def check_fields(cls: type, names, where: str) -> None:
-    """Raise :class:`UnknownNameError` if a name in ``names`` is not a field of dataclass ``cls``."""
+    """Raise :class:`UnknownNameError` if a name in ``names`` is not a field of dataclass
+    ``cls``."""
     valid = [f.name for f in dataclasses.fields(cls)]
     for name in names:
         if name not in valid:

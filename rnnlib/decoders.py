@@ -1,7 +1,8 @@
 """Decoders: RNNsearch's attentive decoder (B A.2.2) and the RNN Encoder--Decoder's (A App. A.1.1).
 
 Both expose the ONE decoder step every search goes through,
-``step(prev_word (B,) int64, state (B, n), enc) -> (logits (B, K), new_state (B, n), attention (B, S) | None)``,
+``step(prev_word (B,) int64, state (B, n), enc)
+-> (logits (B, K), new_state (B, n), attention (B, S) | None)``,
 and a teacher-forced ``forward(enc, tgt_in (B, T)) -> logits (B, T, K)`` that calls ``step`` ``T``
 times. Training and search run the same decoders through :mod:`rnnlib.fast.kernels`, which
 computes the same numbers from these parameters (tested equal in ``tests/test_fast.py``).
@@ -14,9 +15,12 @@ Equations
 - B A.2.2: s_i = GRU(E y_{i-1}, s_{i-1}, c_i) (gates and candidate see c_i through C_r, C_z, C)
 - B A.2.2: s_0 = tanh(W_s <-h_1)
 - B Eqs. 5--6: c_i from the alignment model queried with s_{i-1} (see rnnlib.attention)
-- B A.2.2: t~_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i; t_i,j = max(t~_i,2j-1, t~_i,2j); p(y_i) = softmax(W_o t_i)
-- A App. A.1.1: h'<0> = tanh(V' c); h'<t> = GRU(e(y_{t-1}), h'<t-1>, c) with c in every gate and the candidate
-- A App. A.1.1: s'<t> = O_h h'<t> + O_y y_{t-1} + O_c c; s<t>_i = max(s'<t>_2i-1, s'<t>_2i); p(y_t) = softmax(G s<t>)
+- B A.2.2: t~_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i; t_i,j = max(t~_i,2j-1, t~_i,2j);
+  p(y_i) = softmax(W_o t_i)
+- A App. A.1.1: h'<0> = tanh(V' c); h'<t> = GRU(e(y_{t-1}), h'<t-1>, c) with c in every gate and
+  the candidate
+- A App. A.1.1: s'<t> = O_h h'<t> + O_y y_{t-1} + O_c c; s<t>_i = max(s'<t>_2i-1, s'<t>_2i);
+  p(y_t) = softmax(G s<t>)
 - A App. A / §4.1.1: output matrix G = G_l G_r factored (low rank, rank 100 in the experiments)
 - A §2.3 (``unit="tanh"``, the gating ablation): the decoder unit is the plain tanh unit of
   :mod:`rnnlib.gru` on the GRU candidate's inputs, s_i = tanh(W E y_{i-1} + U s_{i-1} + C c_i + b)
@@ -45,7 +49,8 @@ Deviations
 - Biases, which the papers do not print: the deep output's ``t~_i`` has one (``U_o``'s), and
   ``W_s``, ``V'`` and ``W_o`` (``G_l``) have one each (zero at init; B.1 initialises "all the bias
   vectors" to zero).
-- Optional dropout on the maxout units ``t_i`` (``dropout``, 0 in every paper preset; not in the papers).
+- Optional dropout on the maxout units ``t_i`` (``dropout``, 0 in every paper preset; not in the
+  papers).
 """
 
 from __future__ import annotations
@@ -62,10 +67,12 @@ STATE_MODES = ("prev", "current")
 
 
 class DeepOutput(nn.Module):
-    """Deep output with one maxout layer (B A.2.2, A App. A): ``t~ = U_o s + V_o e + C_o c`` (2l units),
-    ``t`` = max of pairs (l units), logits ``W_o t`` (or ``G_l G_r t`` with ``rank``) over the K words.
+    """Deep output with one maxout layer (B A.2.2, A App. A): ``t~ = U_o s + V_o e + C_o c``
+    (2l units), ``t`` = max of pairs (l units), logits ``W_o t`` (or ``G_l G_r t`` with ``rank``)
+    over the K words.
 
-    ``U_o (2l, n)`` with the bias, ``V_o (2l, m)``, ``C_o (2l, ctx)``; A names them ``O_h, O_y, O_c``.
+    ``U_o (2l, n)`` with the bias, ``V_o (2l, m)``, ``C_o (2l, ctx)``; A names them
+    ``O_h, O_y, O_c``.
     """
 
     def __init__(
@@ -103,7 +110,8 @@ class DeepOutput(nn.Module):
 
 class _Decoder(nn.Module):
     """Shared parts: target embedding with ``e(BOS) = 0``, the recurrent cell (GRU, or tanh with
-    ``unit="tanh"``), the deep output, and the teacher-forced ``forward`` as ``T`` calls of ``step``."""
+    ``unit="tanh"``), the deep output, and the teacher-forced ``forward`` as ``T`` calls of
+    ``step``."""
 
     def __init__(
         self,
@@ -143,9 +151,9 @@ class _Decoder(nn.Module):
         return_attention: bool = False,
         out_mask: torch.Tensor | None = None,
     ):
-        """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and attention ``(B, T, S)`` or None];
-        with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)`` in
-        row-major order of the mask."""
+        """``tgt_in (B, T)`` (BOS first) -> ``logits (B, T, K)`` [and attention ``(B, T, S)`` or
+        None]; with ``out_mask (B, T) bool`` the logits of the selected positions only, ``(N, K)``
+        in row-major order of the mask."""
         state = self.init_state(enc)
         logits, attention = [], []
         for i in range(tgt_in.shape[1]):
@@ -163,7 +171,8 @@ class _Decoder(nn.Module):
 
 
 class AttentionDecoder(_Decoder):
-    """RNNsearch's decoder (B A.2.2): ``W_s (n, n)``, alignment model, GRU on ``[E y_{i-1}; c_i]``, deep output."""
+    """RNNsearch's decoder (B A.2.2): ``W_s (n, n)``, alignment model, GRU on
+    ``[E y_{i-1}; c_i]``, deep output."""
 
     def __init__(
         self,
@@ -199,7 +208,8 @@ class AttentionDecoder(_Decoder):
         return torch.tanh(self.W_s(enc.init))
 
     def step(self, prev_word: torch.Tensor, state: torch.Tensor, enc: EncoderOut):
-        """``y_{i-1} (B,)``, ``s_{i-1} (B, n)`` -> ``logits (B, K)``, ``s_i (B, n)``, ``alpha_i (B, S)``."""
+        """``y_{i-1} (B,)``, ``s_{i-1} (B, n)`` -> ``logits (B, K)``, ``s_i (B, n)``,
+        ``alpha_i (B, S)``."""
         e = self.embed_prev(prev_word)  # E y_{i-1}
         c, alpha = self.attention(state, enc.keys, enc.annotations, enc.mask)  # c_i, Eqs. 5-6
         new = self.cell(e, state, c)  # s_i
@@ -208,7 +218,8 @@ class AttentionDecoder(_Decoder):
 
 
 class ContextDecoder(_Decoder):
-    """The RNN Encoder--Decoder's decoder (A App. A.1.1): ``V' (n, n)``, GRU with fixed ``c``, deep output."""
+    """The RNN Encoder--Decoder's decoder (A App. A.1.1): ``V' (n, n)``, GRU with fixed ``c``,
+    deep output."""
 
     def __init__(
         self,

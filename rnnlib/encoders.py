@@ -1,4 +1,5 @@
-"""Source encoders: RNNsearch's bidirectional RNN (B A.2.1) and the RNN Encoder--Decoder's RNN (A App. A).
+"""Source encoders: RNNsearch's bidirectional RNN (B A.2.1) and the RNN Encoder--Decoder's RNN \
+(A App. A).
 
 Inputs are right-padded batches: ``src (B, S) int64``, ``src_mask (B, S) bool`` (True at real
 tokens). Every source is at least one word followed by ``EOS`` (:mod:`rnnlib.batch` appends it).
@@ -14,7 +15,8 @@ Training and search run the same encoders through :mod:`rnnlib.fast.kernels` (te
 
 Equations
 ---------
-- B A.2.1: ->h_i = GRU(E x_i, ->h_{i-1}), ->h_0 = 0; <-h_i the same in reverse order with its own weights
+- B A.2.1: ->h_i = GRU(E x_i, ->h_{i-1}), ->h_0 = 0; <-h_i the same in reverse order with its own
+  weights
 - B A.2.1: the word embedding E is shared by the forward and backward RNNs
 - B Eq. 7: h_j = [->h_j ; <-h_j] (annotations, 2n wide)
 - A App. A: h<t> = GRU(e(x_t), h<t-1>), h<0> = 0; c = tanh(V h<N>)
@@ -79,7 +81,8 @@ class EncoderOut:
         return self._map(lambda t: t.index_select(0, index))
 
     def repeat_interleave(self, k: int) -> "EncoderOut":
-        """Each sentence ``k`` times in a row: batch ``B -> B * k`` (sentence ``b`` at ``b*k .. b*k+k-1``)."""
+        """Each sentence ``k`` times in a row: batch ``B -> B * k`` (sentence ``b`` at
+        ``b*k .. b*k+k-1``)."""
         return self._map(lambda t: t.repeat_interleave(k, dim=0))
 
 
@@ -97,11 +100,12 @@ def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 
 
 def check_sources(src: torch.Tensor, src_mask: torch.Tensor) -> torch.Tensor:
-    """The ``(B,)`` source lengths; ``ValueError`` unless ``src`` and ``src_mask`` are both ``(B, S)``
-    and every sentence has a word."""
+    """The ``(B,)`` source lengths; ``ValueError`` unless ``src`` and ``src_mask`` are both
+    ``(B, S)`` and every sentence has a word."""
     if src.dim() != 2 or src.shape != src_mask.shape:
         raise ValueError(
-            f"encoder: src {tuple(src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)"
+            f"encoder: src {tuple(src.shape)} and src_mask {tuple(src_mask.shape)} "
+            "must both be (B, S)"
         )
     lengths = src_mask.sum(1)
     if bool((lengths == 0).any()):

@@ -48,7 +48,8 @@ Deviations
 ----------
 - Biases: both papers omit biases "to make the equations uncluttered"; every input
   projection here (``W_r``, ``W_z``, ``W``) has a bias (initialised to zero, B.1). reset="after"
-  also gives ``U_r``, ``U_z``, ``U`` the recurrent biases of torch.nn.GRU so that it equals it exactly.
+  also gives ``U_r``, ``U_z``, ``U`` the recurrent biases of torch.nn.GRU so that it equals it
+  exactly.
 - The update gate follows A's convention (z on the old state) for B's models too; see above
   (Reading the papers, ``reading-update-gate``).
 - The tanh unit (unit="tanh") is not specified by A beyond "an oft-used tanh unit without any
@@ -103,7 +104,8 @@ class GRUCell(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Plain default (uniform +-1/sqrt(n), as torch.nn.GRU); :mod:`rnnlib.init` applies the papers'."""
+        """Plain default (uniform +-1/sqrt(n), as torch.nn.GRU); :mod:`rnnlib.init` applies the
+        papers'."""
         bound = self.hidden_size**-0.5
         for p in self.parameters():
             nn.init.uniform_(p, -bound, bound)
@@ -115,7 +117,8 @@ class GRUCell(nn.Module):
     def forward(
         self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` -> ``h_t (B, n)``."""
+        """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` ->
+        ``h_t (B, n)``."""
         if (c is None) != (self.C is None):
             raise ValueError(
                 f"GRUCell: context_size={self.context_size} but c is "
@@ -169,7 +172,8 @@ class TanhCell(nn.Module):
     def forward(
         self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` -> ``h_t (B, n)``."""
+        """``x (B, input_size)``, ``h = h_{t-1} (B, n)``, ``c (B, context_size) | None`` ->
+        ``h_t (B, n)``."""
         if (c is None) != (self.C is None):
             raise ValueError(
                 f"TanhCell: context_size={self.context_size} but c is "
@@ -212,7 +216,8 @@ class _Recurrent(nn.Module):
     def forward(
         self, x: torch.Tensor, h0: torch.Tensor | None = None, c: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """``x (B, T, in)``, ``h0 (B, n)`` (zeros if None, A: h<0> = 0), ``c (B, ctx)`` fixed context.
+        """``x (B, T, in)``, ``h0 (B, n)`` (zeros if None, A: h<0> = 0), ``c (B, ctx)`` fixed
+        context.
 
         Returns all states ``(B, T, n)``; ``out[:, t]`` is ``h_{t+1}``.
         """

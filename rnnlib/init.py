@@ -4,16 +4,17 @@ Applied by :func:`rnnlib.presets.build_model` unless ``ModelConfig.init == "defa
 
 Equations
 ---------
-- B.1 / A §4.1.1: recurrent matrices U, U_z, U_r (encoder both directions, decoder) random orthogonal
-  (the tanh unit of A §2.3, ``unit="tanh"``: its one recurrent matrix U)
+- B.1 / A §4.1.1: recurrent matrices U, U_z, U_r (encoder both directions, decoder) random
+  orthogonal (the tanh unit of A §2.3, ``unit="tanh"``: its one recurrent matrix U)
 - B.1: W_a and U_a ~ N(0, 0.001^2)
 - B.1: v_a and all bias vectors = 0
 - B.1 / A §4.1.1: every other weight ~ N(0, 0.01^2)
 
 Deviations
 ----------
-- Orthogonal matrices are drawn as the Q factor of a Gaussian matrix (``torch.nn.init.orthogonal_``),
-  which has the same (Haar) distribution as the left singular vectors A describes.
+- Orthogonal matrices are drawn as the Q factor of a Gaussian matrix
+  (``torch.nn.init.orthogonal_``), which has the same (Haar) distribution as the left singular
+  vectors A describes.
 - Each n x n recurrent matrix U_r, U_z, U is made orthogonal on its own (A and B say the
   recurrent weight matrices are orthogonal, not how the three of a unit relate).
 - The embedding row of [BOS] is set to zero (it is also masked at every use: e(y_0) = 0).

@@ -19,11 +19,11 @@ Deviations
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 
 def check_shapes(logits: torch.Tensor, target: torch.Tensor) -> None:
-    """Raise ``ValueError`` naming both shapes unless ``logits`` is ``(N, K)`` and ``target`` ``(N,)``."""
+    """Raise ``ValueError`` naming both shapes unless ``logits`` is ``(N, K)`` and ``target``
+    ``(N,)``."""
     if logits.dim() != 2 or target.shape != logits.shape[:1]:
         raise ValueError(
             f"nll_sum: logits {tuple(logits.shape)} must be (N, K) and target "
@@ -32,6 +32,7 @@ def check_shapes(logits: torch.Tensor, target: torch.Tensor) -> None:
 
 
 def nll_sum(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Summed NLL of ``target (N,) int64`` under ``logits (N, K)``: a scalar of the logits' dtype."""
+    """Summed NLL of ``target (N,) int64`` under ``logits (N, K)``: a scalar of the logits'
+    dtype."""
     check_shapes(logits, target)
     return -torch.log_softmax(logits, -1).gather(1, target.unsqueeze(1)).sum()

@@ -142,7 +142,8 @@ class RandomBatcher:
         return np.random.default_rng([self.seed, epoch]).permutation(self.n)
 
     def stream(self, start: Position = Position()) -> Iterator[tuple[np.ndarray, Position, float]]:
-        """Yield ``(indices, next_position, epochs_done)`` forever from ``start`` (as :meth:`PoolBatcher.stream`)."""
+        """Yield ``(indices, next_position, epochs_done)`` forever from ``start`` (as
+        :meth:`PoolBatcher.stream`)."""
         if start.pool_start != 0:
             raise ValueError(f"RandomBatcher positions have pool_start 0, got {start}")
         epoch, batch = start.epoch, start.batch

@@ -9,20 +9,23 @@ Common interface (batch-first; ``src (B, S) int64``, ``src_mask (B, S) bool``, `
 
 * ``encode(src, src_mask) -> EncoderOut``
 * ``init_state(enc) -> (B, n)``
-* ``step(prev_word (B,), state (B, n), enc) -> (logits (B, K), new_state (B, n), attention (B, S) | None)``
+* ``step(prev_word (B,), state (B, n), enc)
+  -> (logits (B, K), new_state (B, n), attention (B, S) | None)``
 * ``forward(src, src_mask, tgt_in (B, T)) -> logits (B, T, K)`` (teacher forcing, ``tgt_in``
   starts with ``BOS``); equals ``T`` calls of ``step``.
 * ``config``: the :class:`~rnnlib.presets.ModelConfig`.
 
 Equations
 ---------
-- B Eq. 4: p(y_i | y_<i, x) = g(y_{i-1}, s_i, c_i) with s_i = f(s_{i-1}, y_{i-1}, c_i), c_i = sum_j alpha_ij h_j
+- B Eq. 4: p(y_i | y_<i, x) = g(y_{i-1}, s_i, c_i) with s_i = f(s_{i-1}, y_{i-1}, c_i),
+  c_i = sum_j alpha_ij h_j
 - A §2.2: h<t> = f(h<t-1>, y_{t-1}, c); P(y_t | y_<t, c) = g(h<t>, y_{t-1}, c)
 - A Eq. 4 / B §2.1: trained to maximise sum_n log p(y_n | x_n) (the teacher-forced logits here)
 
 Deviations
 ----------
-- See rnnlib.encoders, rnnlib.attention, rnnlib.decoders and rnnlib.gru; this module only composes them.
+- See rnnlib.encoders, rnnlib.attention, rnnlib.decoders and rnnlib.gru; this module only
+  composes them.
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ class RNNSearch(_EncoderDecoder):
         )
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
-        """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys ``U_a h_j``."""
+        """Annotations ``[->h_j; <-h_j] (B, S, 2n)``, ``<-h_1`` and the precomputed keys
+        ``U_a h_j``."""
         ann, first_backward = self.encoder(src, src_mask)
         return EncoderOut(
             annotations=ann,
@@ -101,7 +105,8 @@ class RNNSearch(_EncoderDecoder):
 
 
 class RNNEncDec(_EncoderDecoder):
-    """RNN Encoder--Decoder (A; B's RNNencdec): ``encoder`` = RNN + ``c = tanh(V h<N>)``, ``decoder`` with fixed ``c``."""
+    """RNN Encoder--Decoder (A; B's RNNencdec): ``encoder`` = RNN + ``c = tanh(V h<N>)``,
+    ``decoder`` with fixed ``c``."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
@@ -129,7 +134,8 @@ class RNNEncDec(_EncoderDecoder):
 
 
 def build_model(config: ModelConfig, generator: torch.Generator | None = None) -> nn.Module:
-    """The model for ``config`` with the papers' initialisation unless ``config.init == "default"``."""
+    """The model for ``config`` with the papers' initialisation unless
+    ``config.init == "default"``."""
     from .init import init_paper
 
     model = (RNNSearch if config.arch == "rnnsearch" else RNNEncDec)(config)

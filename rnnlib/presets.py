@@ -17,7 +17,8 @@ Sizes
 Equations
 ---------
 - B A.2.3: n = 1000, m = 620, l = 500, n' = 1000; B §4.1: 30,000-word shortlists
-- A §4.1.1: 1000 hidden units, rank-100 input/output matrices, 500 maxout units pooling 2; A §4: 15,000 words
+- A §4.1.1: 1000 hidden units, rank-100 input/output matrices, 500 maxout units pooling 2;
+  A §4: 15,000 words
 
 Deviations
 ----------
@@ -81,4 +82,4 @@ def preset(name: str, **overrides: Any) -> ModelConfig:
     return dataclasses.replace(PRESETS[name](), **overrides)
 
 
-from .models import build_model  # noqa: E402  (re-exported: presets -> models, never back)
+from .models import build_model  # noqa: E402, F401  (re-exported: presets -> models, never back)

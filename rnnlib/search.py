@@ -38,7 +38,8 @@ Equations
 
 Deviations
 ----------
-- Beam width is not stated in B (Reading the papers, ``reading-beam-search``): it is a parameter here.
+- Beam width is not stated in B (Reading the papers, ``reading-beam-search``): it is a parameter
+  here.
 - The length limit (3 x the source length, ``<end>`` included) is the papers' implementation's;
   B states none. There, a hypothesis still unfinished after the last step is dropped (and the
   search is rerun with a doubled beam when none finished); here the last step may only emit
@@ -87,8 +88,8 @@ MaxLen = int | Callable[[torch.Tensor], torch.Tensor] | None
 
 
 def default_max_len(src_lengths: torch.Tensor) -> torch.Tensor:
-    """``3 L - 1`` tokens before ``EOS`` for a source of ``L`` tokens (its ``EOS`` included), i.e. at
-    most ``3 L`` decoder steps as in the papers' implementation: ``(B,) -> (B,)``."""
+    """``3 L - 1`` tokens before ``EOS`` for a source of ``L`` tokens (its ``EOS`` included), i.e.
+    at most ``3 L`` decoder steps as in the papers' implementation: ``(B,) -> (B,)``."""
     return 3 * src_lengths - 1
 
 
@@ -113,7 +114,8 @@ def _sources(model, batch_or_src, src_mask) -> tuple[torch.Tensor, torch.Tensor]
         raise ValueError("search: src_mask is required when src is a tensor (or pass a Batch)")
     if batch_or_src.dim() != 2 or batch_or_src.shape != src_mask.shape:
         raise ValueError(
-            f"search: src {tuple(batch_or_src.shape)} and src_mask {tuple(src_mask.shape)} must both be (B, S)"
+            f"search: src {tuple(batch_or_src.shape)} and src_mask {tuple(src_mask.shape)} "
+            "must both be (B, S)"
         )
     lengths = src_mask.sum(1)
     if bool((lengths == 0).any()):
@@ -144,7 +146,8 @@ def _max_lens(max_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor:
 def _log_probs(
     logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor, fast: bool = True
 ) -> torch.Tensor:
-    """``(R, K)`` log-probabilities with [PAD], [BOS] (and [UNK]) masked; rows in ``force_eos (R,)`` may only end.
+    """``(R, K)`` log-probabilities with [PAD], [BOS] (and [UNK]) masked; rows in
+    ``force_eos (R,)`` may only end.
 
     ``fast``: the log-softmax overwrites fp32 ``logits`` (a step's own output, not used again;
     :func:`rnnlib.fast.softmax.log_softmax_`).
@@ -230,7 +233,8 @@ def sample(
     forbid_unk: bool = False,
     fast: bool = True,
 ) -> list[list[Hypothesis]]:
-    """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``: ``[sentence][sample]``."""
+    """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``:
+    ``[sentence][sample]``."""
     if n < 1:
         raise ValueError(f"sample: n={n} must be >= 1")
     with _inference(model, fast=fast) as model:
@@ -263,7 +267,8 @@ def beam_search(
     bf16: bool = False,
     fast: bool = True,
 ) -> list[list[Hypothesis]]:
-    """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best first.
+    """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best
+    first.
 
     ``bf16``: run the model under bf16 autocast (weights stay fp32; log-probabilities and scores
     are computed in fp32/fp64 from the bf16 logits). Faster on CPUs with bf16 matrix units; the
@@ -273,7 +278,8 @@ def beam_search(
     K = int(beam_size)
     if K < 1 or not 1 <= n_best <= K:
         raise ValueError(
-            f"beam_search: need beam_size >= 1 and 1 <= n_best <= beam_size, got {beam_size}, {n_best}"
+            "beam_search: need beam_size >= 1 and 1 <= n_best <= beam_size, "
+            f"got {beam_size}, {n_best}"
         )
     prune_early = length_norm is False or length_norm is None
     with _inference(model, bf16, fast) as model:

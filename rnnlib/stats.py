@@ -47,8 +47,8 @@ def bootstrap_mean(
     """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
     at ``level`` (``n_boot`` resamples of the ``L`` values with replacement, seeded). For a
     purity difference the values are per-point differences of
-    :func:`rnnlib.experiments.representations.knn_same` (or ``chance_same``) over the same labelled points: the points are resampled, their
-    neighbour lists stay as computed."""
+    :func:`rnnlib.experiments.representations.knn_same` (or ``chance_same``) over the same
+    labelled points: the points are resampled, their neighbour lists stay as computed."""
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or len(values) == 0:
         raise ValueError(
@@ -80,7 +80,8 @@ def bootstrap_spearman(
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1 or len(x) < 3:
         raise ValueError(
-            f"bootstrap_spearman: need two 1-D arrays of the same length >= 3, got {x.shape}, {y.shape}"
+            "bootstrap_spearman: need two 1-D arrays of the same length >= 3, "
+            f"got {x.shape}, {y.shape}"
         )
     rho = float(spearmanr(x, y)[0])
     rng = np.random.default_rng(seed)
@@ -170,7 +171,8 @@ def bleu_by_length(
         raise ValueError(f"bleu_by_length: edges {edges} must be increasing")
     if len(lengths) and lengths.min() < edges[0]:
         raise ValueError(
-            f"bleu_by_length: a sentence of length {lengths.min()} is below the first edge {edges[0]}"
+            f"bleu_by_length: a sentence of length {lengths.min()} is below the first edge "
+            f"{edges[0]}"
         )
     bucket = np.searchsorted(edges, lengths, side="right") - 1
     scorer, stats = bleu.sufficient_stats(hyps, refs) if len(hyps) else (None, None)
@@ -222,7 +224,8 @@ def paired_bootstrap(
     n_samples: int = 1000,
     seed: int = bleu.SACREBLEU_SEED,
 ) -> dict:
-    """Paired bootstrap of BLEU(a) - BLEU(b) over the sentences (sacreBLEU's ``PairedTest``, ``bs``).
+    """Paired bootstrap of BLEU(a) - BLEU(b) over the sentences (sacreBLEU's ``PairedTest``,
+    ``bs``).
 
     Returns ``{"bleu_a", "bleu_b", "diff", "low", "high", "p_value", "sentences", "samples",
     "seed", "signature"}``: ``low``/``high`` bound the 95% interval of the difference over the

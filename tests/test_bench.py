@@ -1,4 +1,5 @@
-"""``rnnlib bench`` (issue 4, item 12): a tiny smoke run that prints every figure (not a timed test)."""
+"""``rnnlib bench`` (issue 4, item 12): a tiny smoke run that prints every figure (not a timed
+test)."""
 
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ def test_bench_against_another_checkout_interleaves_both_in_one_process(
         if r["arm"] == "against":
             assert r["this_over_arm"] > 0 and r["this_over_arm_median_pair"] > 0
             assert re.search(
-                rf"{r['measure']}\s+against\s+[\d.]+ \S+\s+\(\d+ calls\)\s+this / against: [\d.]+ whole run",
+                rf"{r['measure']}\s+against\s+[\d.]+ \S+\s+\(\d+ calls\)\s+"
+                r"this / against: [\d.]+ whole run",
                 out,
             )
 

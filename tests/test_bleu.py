@@ -1,4 +1,5 @@
-"""BLEU as the book reports it: the No-UNK subset, length buckets, paired bootstrap (rnnlib.bleu)."""
+"""BLEU as the book reports it: the No-UNK subset, length buckets, paired bootstrap
+(rnnlib.bleu)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ def glued(nb) -> dict[str, set[str]]:
 
 
 def figures_by_page(out) -> dict[str, list[str]]:
-    """``{page.html: glue names of its figures}`` from the executed notebooks of the build ``out``."""
+    """``{page.html: glue names of its figures}`` from the executed notebooks of the build
+    ``out``."""
     pages = {}
     for path in book_chapters(ROOT).values():
         rel = path.relative_to(ROOT).with_suffix("")
@@ -70,7 +71,8 @@ def _chrome():
     binary, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if not binary or not driver:
         pytest.fail(
-            "headless Chromium is missing: .ci/test installs the Debian packages chromium and chromium-driver"
+            "headless Chromium is missing: .ci/test installs the Debian packages chromium and "
+            "chromium-driver"
         )
     opts = webdriver.ChromeOptions()
     opts.binary_location = binary
@@ -126,7 +128,8 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
             )
             assert title and heading, f"{page.name}: no title or heading rendered"
             images = browser.execute_script(
-                "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])"
+                "return Array.from(document.images)"
+                ".map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])"
             )
             broken = [src for src, complete, width in images if not complete or width == 0]
             assert not broken, f"{page.name}: images that did not load: {broken}"
@@ -151,7 +154,8 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
                     "const f = document.getElementById(arguments[0]); if (!f) return 'missing';"
                     " const i = f.querySelector('img'); if (!i) return 'no image';"
                     " if (!i.complete || i.naturalWidth == 0) return 'not loaded';"
-                    " const r = i.getBoundingClientRect(); return r.width > 50 && r.height > 50 ? 'shown' : 'not visible';",
+                    " const r = i.getBoundingClientRect();"
+                    " return r.width > 50 && r.height > 50 ? 'shown' : 'not visible';",
                     key,
                 )
                 assert shown == "shown", f"{page.name}: figure {key!r} {shown}"
@@ -164,7 +168,8 @@ def test_reader_sees_rendered_pages_with_every_image_loaded(smoke_book, tmp_path
                 )
                 assert cells, f"{page.name}: its chapter glues tables but the page shows none"
                 assert all(pad >= 4 for _, pad in cells), (
-                    f"{page.name}: table cells with the browser default padding (book.css not loaded)"
+                    f"{page.name}: table cells with the browser default padding "
+                    "(book.css not loaded)"
                 )
                 assert not [t for t, _ in cells if t.strip() == "NaN"], (
                     f"{page.name}: a table shows NaN"

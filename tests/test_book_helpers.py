@@ -1,6 +1,6 @@
-"""Small book helpers: the phrase-based baseline's inputs from chapter parameters, command-line overrides
-in a chapter's kernel, the cho2014 chapter's parameters as the representations chapter reads them, the
-Fig. 1 diagram."""
+"""Small book helpers: the phrase-based baseline's inputs from chapter parameters, command-line
+overrides in a chapter's kernel, the cho2014 chapter's parameters as the representations chapter
+reads them, the Fig. 1 diagram."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The smoke build's HTML folder as it is published: every glued number in results.json, and the
-folder self-contained (copied elsewhere, every link and image of every page still resolves, and no page
-loads a script or style sheet from the network)."""
+folder self-contained (copied elsewhere, every link and image of every page still resolves, and no
+page loads a script or style sheet from the network)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ FETCHED = re.compile(
 
 
 def shown(value) -> str:
-    """How a recorded number reads in the page: the repr of the glued value (NaN recorded as null)."""
+    """How a recorded number reads in the page: the repr of the glued value (NaN recorded as
+    null)."""
     return "nan" if value is None else repr(value)
 
 
@@ -109,6 +110,7 @@ def test_the_html_folder_copied_elsewhere_has_no_broken_link_or_image(smoke_book
         {url for page in pages for _, url in FETCHED.findall(page.read_text(encoding="utf-8"))}
     )
     assert not remote, (
-        f"pages load scripts or styles from the network (the folder is not self-contained): {remote}"
+        "pages load scripts or styles from the network (the folder is not self-contained): "
+        f"{remote}"
     )
     assert to_figures, "no page links a file of figures/: the cite blocks lost their links"

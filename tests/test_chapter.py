@@ -100,7 +100,8 @@ def test_cite_block_lists_the_parameters_of_the_artifacts_config(book, monkeypat
         {"data": {"seed": ch.params["seed"]}, "train": dataclasses.asdict(train)},
         lambda out, work: None,
     )
-    # keys at any depth of the artifact's config, in the chapter's order; extra for what the figure uses
+    # keys at any depth of the artifact's config, in the chapter's order; extra for what the
+    # figure uses
     assert ch.cited_params([art]) == ["seed", "optimizer", "lr", "max_updates"]
     assert ch.cited_params([art], extra=["beam_size"]) == [
         "seed",

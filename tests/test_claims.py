@@ -1,4 +1,5 @@
-"""The claims ledger: rules decide verdicts from evidence, records round-trip, edited evidence changes the verdict."""
+"""The claims ledger: rules decide verdicts from evidence, records round-trip, edited evidence
+changes the verdict."""
 
 import json
 from types import SimpleNamespace
@@ -106,7 +107,8 @@ def test_a_chapter_marked_execute_last_runs_after_the_others(tmp_path):
     from rnnlib.book.execute import book_chapters
 
     front = (
-        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\nkernelspec:\n"
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "kernelspec:\n"
         "  display_name: Python 3\n  language: python\n  name: python3\n{extra}---\n\n# {title}\n"
     )
     (tmp_path / "_toc.yml").write_text(

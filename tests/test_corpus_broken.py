@@ -102,8 +102,8 @@ def test_every_pair_too_long_says_how_many_and_which_parameter(tmp_path):
         "(a side longer than max_len=50 tokens: train.en:1, train.en:2, train.en:3, ...)"
     )
     assert (
-        "0 of 20 training pairs left have at most 50 tokens on both sides: raise max_len or set it to None"
-        in msg
+        "0 of 20 training pairs left have at most 50 tokens on both sides: "
+        "raise max_len or set it to None" in msg
     )
     assert e.value.split == "train" and e.value.counts["too_long"] == 20
     assert leftovers(cache) == []  # not even an empty work folder
@@ -188,7 +188,7 @@ def test_a_failed_make_leaves_its_work_only_if_it_wrote_there(tmp_path):
     assert [p for p in leftovers(cache.root) if p.endswith("checkpoint")]  # resumable state is kept
 
 
-# -- the data chapter on a corpus whose every pair is longer than the papers' filters ---------------
+# -- the data chapter on a corpus whose every pair is longer than the papers' filters --------------
 
 
 def test_data_chapter_shows_zero_for_a_filter_no_pair_passes(tmp_path):

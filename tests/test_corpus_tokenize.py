@@ -15,7 +15,10 @@ EN = [
     "And God said, Let there be light: and there was light.",
     "He said to the woman, \"Yes, has God said, 'You shall not eat of any tree of the garden?'\"",
     "It's Yahweh's word -- the 3,000 men (e.g. of Judah) didn't go.",
-    "Paul, a servant of God, and an apostle of Jesus Christ, according to the faith of God's chosen ones.",
+    (
+        "Paul, a servant of God, and an apostle of Jesus Christ, according to the faith of "
+        "God's chosen ones."
+    ),
 ]
 FR = [
     "L'Éternel dit à Moïse: Va vers Pharaon, et tu lui diras: Ainsi parle l'Éternel!",

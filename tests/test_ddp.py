@@ -1,4 +1,5 @@
-"""Several processes (issue 4, item 9): torchrun with 2 CPU processes (gloo) reproduces one process."""
+"""Several processes (issue 4, item 9): torchrun with 2 CPU processes (gloo) reproduces one
+process."""
 
 from __future__ import annotations
 

@@ -53,7 +53,8 @@ def lin(layer, x: torch.Tensor) -> torch.Tensor:
 
 
 def gru_by_hand(cell, xs: list[torch.Tensor]) -> torch.Tensor:
-    """The state after reading ``xs`` (each ``(m,)``) from h<0> = 0, A Eqs. 5--8 (reset before U)."""
+    """The state after reading ``xs`` (each ``(m,)``) from h<0> = 0, A Eqs. 5--8 (reset before
+    U)."""
     assert cell.reset == "before" and cell.C is None
     h = torch.zeros(cell.hidden_size)
     for x in xs:
@@ -79,7 +80,8 @@ def halves(t_tilde: torch.Tensor) -> torch.Tensor:
 
 
 def attention_by_hand(att, s_prev: torch.Tensor, ann: torch.Tensor, length: int) -> torch.Tensor:
-    """c_i = sum_j alpha_ij h_j, alpha_ij = softmax_j(v_a^T tanh(W_a s_{i-1} + U_a h_j)) over the real positions (B Eqs. 5--6)."""
+    """c_i = sum_j alpha_ij h_j, alpha_ij = softmax_j(v_a^T tanh(W_a s_{i-1} + U_a h_j)) over the
+    real positions (B Eqs. 5--6)."""
     h = ann[:length]
     e = torch.tanh(lin(att.W_a, s_prev) + lin(att.U_a, h)) @ att.v_a
     alpha = torch.exp(e - e.max()) / torch.exp(e - e.max()).sum()
@@ -119,7 +121,8 @@ def test_rnnsearch_initial_state_is_tanh_W_s_of_the_first_backward_state(path):
 @torch.no_grad()
 def test_rnnencdec_summary_is_tanh_V_h_N_and_initial_state_tanh_V_prime_c(name, path):
     """A App. A (B's RNNencdec): c = tanh(V h<N>), h<N> the forward state after the source's EOS;
-    h'<0> = tanh(V' c). ``V`` and ``V'`` (``V_prime``) each have a bias (rnnlib.encoders/decoders Deviations)."""
+    h'<0> = tanh(V' c). ``V`` and ``V'`` (``V_prime``) each have a bias (rnnlib.encoders/decoders
+    Deviations)."""
     model = _model(name)
     run = PATHS[path](model)
     enc_mod, dec = model.encoder, model.decoder
@@ -142,7 +145,8 @@ def test_rnnencdec_summary_is_tanh_V_h_N_and_initial_state_tanh_V_prime_c(name, 
 
 
 def test_maxout_pairs_adjacent_units_on_a_constructed_t_tilde():
-    """t~ = (0, 3, 1, 2): adjacent pairs give t = (3, 2); first half with second half would give (1, 3)."""
+    """t~ = (0, 3, 1, 2): adjacent pairs give t = (3, 2); first half with second half would give
+    (1, 3)."""
     out = DeepOutput(state=1, emb=1, ctx=1, maxout=2, vocab=5)
     with torch.no_grad():
         for layer in (out.U_o, out.V_o, out.C_o):
@@ -158,7 +162,8 @@ def test_maxout_pairs_adjacent_units_on_a_constructed_t_tilde():
 @pytest.mark.parametrize("name", ["smoke-rnnsearch", "smoke-rnnencdec", "smoke-cho2014"])
 @torch.no_grad()
 def test_maxout_layer_is_the_printed_t_tilde_with_adjacent_pairs(name):
-    """DeepOutput.hidden(s, e, c) = [max(t~_2j-1, t~_2j)]_j with t~ = U_o s + V_o e + C_o c (U_o's bias)."""
+    """DeepOutput.hidden(s, e, c) = [max(t~_2j-1, t~_2j)]_j with t~ = U_o s + V_o e + C_o c
+    (U_o's bias)."""
     out = _model(name).decoder.output
     g = torch.Generator().manual_seed(1)
     s = torch.randn(4, out.U_o.in_features, generator=g)

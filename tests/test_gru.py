@@ -8,7 +8,8 @@ from rnnlib.gru import GRU, GRUCell, TanhCell, TanhRNN, make_cell, make_rnn
 
 
 def copy_to_torch(cell: GRUCell, ref) -> None:
-    """Our named matrices into a ``torch.nn.GRU`` (layer 0) or ``torch.nn.GRUCell``, stacked (r, z, n)."""
+    """Our named matrices into a ``torch.nn.GRU`` (layer 0) or ``torch.nn.GRUCell``, stacked
+    (r, z, n)."""
     suffix = "_l0" if isinstance(ref, torch.nn.GRU) else ""
     with torch.no_grad():
         for name, maps in (
@@ -37,7 +38,8 @@ def test_single_step_equals_torch_grucell():
 
 
 def _explicit(cell: GRUCell, x, h, c=None):
-    """Paper A Eqs. 5-8 written out gate by gate with matrix products (z on the OLD state, A Eq. 7)."""
+    """Paper A Eqs. 5-8 written out gate by gate with matrix products (z on the OLD state, A
+    Eq. 7)."""
     W_r, W_z, W = cell.W_r.weight, cell.W_z.weight, cell.W.weight
     b_r, b_z, b = cell.W_r.bias, cell.W_z.bias, cell.W.bias
     U_r, U_z, U = cell.U_r.weight, cell.U_z.weight, cell.U.weight
@@ -125,11 +127,12 @@ def test_missing_or_unexpected_context_is_named():
         GRUCell(3, 4)(x, h, torch.randn(2, 5))
 
 
-# -- the plain tanh unit (A §2.3, ModelConfig.unit="tanh") ------------------------------------------
+# -- the plain tanh unit (A §2.3, ModelConfig.unit="tanh") -----------------------------------------
 
 
 def test_tanh_rnn_equals_torch_rnn_with_tanh():
-    """h_t = tanh(W x_t + U h_{t-1} + b): torch.nn.RNN (tanh) with our W, b, U and a zero recurrent bias."""
+    """h_t = tanh(W x_t + U h_{t-1} + b): torch.nn.RNN (tanh) with our W, b, U and a zero
+    recurrent bias."""
     torch.manual_seed(6)
     ours, ref = TanhRNN(5, 7), torch.nn.RNN(5, 7, nonlinearity="tanh", batch_first=True)
     with torch.no_grad():
@@ -148,7 +151,8 @@ def test_tanh_rnn_equals_torch_rnn_with_tanh():
 
 
 def test_tanh_cell_with_context_is_the_gru_candidate_without_gates():
-    """The decoder's tanh unit: tanh(W x + U h + C c + b), the GRU candidate's inputs without r or z."""
+    """The decoder's tanh unit: tanh(W x + U h + C c + b), the GRU candidate's inputs without r
+    or z."""
     torch.manual_seed(7)
     cell = TanhCell(4, 6, context_size=5)
     x, h, c = torch.randn(2, 4), torch.randn(2, 6), torch.randn(2, 5)

@@ -1,4 +1,5 @@
-"""The summed cross-entropy (rnnlib.loss) and search's in-place log-softmax (rnnlib.fast.softmax)."""
+"""The summed cross-entropy (rnnlib.loss) and search's in-place log-softmax
+(rnnlib.fast.softmax)."""
 
 import pytest
 import torch

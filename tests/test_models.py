@@ -239,7 +239,8 @@ def test_paper_sizes():
     [pytest.param("paper-rnnsearch", marks=pytest.mark.slow), "paper-rnnencdec", "paper-cho2014"],
 )
 def test_paper_preset_trains_one_step(name):
-    """Instantiate the full paper-size model and take one Adadelta step (rho 0.95, eps 1e-6, clip 1)."""
+    """Instantiate the full paper-size model and take one Adadelta step (rho 0.95, eps 1e-6,
+    clip 1)."""
     torch.manual_seed(0)
     start = time.time()
     model = build_model(preset(name))
@@ -268,7 +269,7 @@ def test_paper_preset_trains_one_step(name):
     assert time.time() - start < 60
 
 
-# -- the tanh unit (A §2.3's gating ablation, ModelConfig.unit) ---------------------------------------
+# -- the tanh unit (A §2.3's gating ablation, ModelConfig.unit) ------------------------------------
 
 # ModelConfig's fields before ``unit`` was added: the cache keys of every run trained then.
 FIELDS_BEFORE_UNIT = [
@@ -314,7 +315,8 @@ def test_tanh_model_has_tanh_units_in_every_layer_and_trains_through_them(arch):
             )
             assert float(cell.W.bias.abs().sum()) == 0
     assert model.decoder.cell.C.weight.shape == (16, 32 if arch == "rnnsearch" else 16)
-    # (the papers' v_a = 0 gives W_a and U_a no gradient at first: the gradient check uses the default init)
+    # (the papers' v_a = 0 gives W_a and U_a no gradient at first: the gradient check uses the
+    # default init)
     torch.manual_seed(0)
     model = build_model(preset(f"smoke-{arch}", unit="tanh", init="default"))
     src, mask = pad_sources(SRC)
@@ -410,8 +412,8 @@ def test_unit_option_is_checked_with_named_errors():
 
 
 def test_a_gru_config_keys_as_before_unit_existed_and_a_tanh_config_keys_apart():
-    """The book's cache keys models by ModelConfig.to_dict(): a GRU config's dict (so its key) is the
-    one it had before the ``unit`` field existed; a tanh config's key differs."""
+    """The book's cache keys models by ModelConfig.to_dict(): a GRU config's dict (so its key) is
+    the one it had before the ``unit`` field existed; a tanh config's key differs."""
     from rnnlib.cache import ArtifactCache, config_hash
 
     for name in PRESETS:

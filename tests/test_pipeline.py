@@ -1,4 +1,5 @@
-"""The pipeline on a two-page test book: run, rebuild from cache, failures, kills, bad parameters."""
+"""The pipeline on a two-page test book: run, rebuild from cache, failures, kills, bad
+parameters."""
 
 import json
 import os
@@ -59,8 +60,8 @@ def test_bad_parameter_is_refused_before_any_work(book):
     res = rnnlib(book, "build", "--profile", "smoke", "-p", "n=1000")
     assert res.returncode == 2
     assert (
-        "parameter 'n' = 1000 (command-line override, chapter demo): out of range; it accepts an int in [1, 100]"
-        in res.stderr
+        "parameter 'n' = 1000 (command-line override, chapter demo): out of range; "
+        "it accepts an int in [1, 100]" in res.stderr
     )
     assert not (book / "_build" / "src" / "chapters" / "demo.ipynb").exists()
     res = rnnlib(book, "run", "chapters/demo.md", "--profile", "smoke", "-p", "beam=3")

@@ -1,4 +1,5 @@
-"""bf16=None picks bf16 autocast only where the hardware runs it (else emulated bf16 is slower than fp32)."""
+"""bf16=None picks bf16 autocast only where the hardware runs it (else emulated bf16 is slower
+than fp32)."""
 
 import torch
 

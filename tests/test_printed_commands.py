@@ -1,6 +1,7 @@
 """The commands the book and the README print for rerunning chapters parse as printed: every
-chapter, profile and ``-p`` override they name is one the build accepts (rnnlib.book.execute.resolve_all,
-the check ``rnnlib run`` and ``rnnlib build`` make before any work)."""
+chapter, profile and ``-p`` override they name is one the build accepts
+(rnnlib.book.execute.resolve_all, the check ``rnnlib run`` and ``rnnlib build`` make before any
+work)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ PAGES = ["chapters/results.md", "README.md"]
 
 
 def printed_commands(text: str) -> list[list[str]]:
-    """argv of every line of a ```bash block that runs the book: .ci/build-book, rnnlib run or build."""
+    """argv of every line of a ```bash block that runs the book: .ci/build-book, rnnlib run or
+    build."""
     out = []
     for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
         for line in block.splitlines():

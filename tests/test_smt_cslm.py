@@ -65,8 +65,8 @@ def test_cslm_scores_are_batched_and_cached():
     assert state == (vocab["x"], vocab["y"], vocab["z"])
 
 
-def _decoder(toy, model, vocab, stack=1000):
-    table, lm = toy
+def _decoder(table_and_lm, model, vocab, stack=1000):
+    table, lm = table_and_lm
     cslm = CSLMFeature(model, vocab)
     dec = Decoder(
         table, lm, config=DecoderConfig(stack_size=stack, distortion_limit=3, workers=1), lms=[cslm]
@@ -76,7 +76,7 @@ def _decoder(toy, model, vocab, stack=1000):
 
 
 @pytest.mark.parametrize("src", [["b", "a", "c"], ["a", "q", "b", "c"]])
-def test_cslm_in_the_search_equals_rescoring_every_derivation(toy, src):
+def test_cslm_in_the_search_equals_rescoring_every_derivation(toy, src):  # noqa: F811 (fixture)
     # exhaustive search: the decoder's best translation and model score are those of rescoring
     # every derivation with the same weights, the CSLM's log p(e) computed on the whole sentence
     model, vocab = tiny(seed=1)
@@ -98,7 +98,9 @@ def test_cslm_in_the_search_equals_rescoring_every_derivation(toy, src):
 
 
 def test_recombination_never_merges_hypotheses_with_different_cslm_histories(
-    toy, tmp_path, monkeypatch
+    toy,  # noqa: F811 (the fixture imported above)
+    tmp_path,
+    monkeypatch,
 ):
     # a bigram KenLM only remembers the last word; the 4-gram CSLM remembers three
     table, _ = toy

@@ -321,7 +321,8 @@ def test_copied_unknown_word_gets_moses_penalty_and_a_phrase_is_preferred(toy):
         dec.feature_names[Feature.UNKNOWN_WORD] == "unknown_word"
         and dec.fixed[Feature.UNKNOWN_WORD]
     )
-    # a rare phrase covering the unknown word beats the copy (which a 0.0 score would have preferred)
+    # a rare phrase covering the unknown word beats the copy (which a 0.0 score would have
+    # preferred)
     table = {**table, ("a", "q"): [(("y", "w"), P(0.01, 0.01, 0.01, 0.01))]}
     out = Decoder(
         table, lm, config=DecoderConfig(stack_size=100, distortion_limit=3, workers=1)

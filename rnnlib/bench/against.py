@@ -49,7 +49,8 @@ ALIAS = "rnnlib_against"
 
 
 def load_other(folder: Path) -> ModuleType:
-    """The ``rnnlib`` package in ``folder`` imported as :data:`ALIAS` (a clear error if there is none)."""
+    """The ``rnnlib`` package in ``folder`` imported as :data:`ALIAS` (a clear error if there is
+    none)."""
     init = Path(folder) / "rnnlib" / "__init__.py"
     if not init.is_file():
         raise SystemExit(f"--against {folder}: no rnnlib package there (expected {init})")
@@ -108,7 +109,8 @@ class Side:
 
 def check_separate(package: str = ALIAS) -> None:
     """Stop with the module's name if a loaded module of ``package`` refers to this checkout's
-    ``rnnlib`` (an absolute ``import rnnlib...`` in the other version: its arm would run our code)."""
+    ``rnnlib`` (an absolute ``import rnnlib...`` in the other version: its arm would run our
+    code)."""
     for name, module in list(sys.modules.items()):
         if name != package and not name.startswith(package + "."):
             continue
@@ -183,7 +185,8 @@ def search_arm(side: Side, preset: str, args, add_eos: bool):
 
 
 def interleaved(arms: dict, seconds: float, min_rounds: int = 2) -> dict[str, list[float]]:
-    """Seconds of each call of every arm, the arms alternating ABBA (after one warm-up call each)."""
+    """Seconds of each call of every arm, the arms alternating ABBA (after one warm-up call
+    each)."""
     for fn, _ in arms.values():
         fn()
     names = list(arms)
@@ -234,9 +237,14 @@ def main(args: argparse.Namespace, kinds: list[str]) -> list[dict]:
     this, other = Side("this"), Side("against", ALIAS)
     check_separate()
     other_eos = other.appends_eos()
+    eos_note = (
+        "sources end in EOS on both"
+        if other_eos
+        else "its sources have no EOS: an equal-work arm adds it"
+    )
     print(
-        f"this rnnlib: {Path(this_presets.__file__).parent.parent}; against: {Path(other_pkg.__file__).parent.parent}"
-        f" ({'sources end in EOS on both' if other_eos else 'its sources have no EOS: an equal-work arm adds it'})"
+        f"this rnnlib: {Path(this_presets.__file__).parent.parent}; "
+        f"against: {Path(other_pkg.__file__).parent.parent} ({eos_note})"
     )
     rows = []
     for kind in kinds:

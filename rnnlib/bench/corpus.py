@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     r = run(args.pairs, args.tokenizer)
     print(
-        f"{r['pairs']:,} pairs ({r['train_tokens']:,} training tokens), tokenizer={r['tokenizer']}: "
+        f"{r['pairs']:,} pairs ({r['train_tokens']:,} training tokens), "
+        f"tokenizer={r['tokenizer']}: "
         f"prepared in {r['seconds']} s, peak memory {r['peak_mb']:.0f} MB "
         f"({'under' if r['peak_mb'] < 2048 else 'OVER'} the 2 GB goal)"
     )

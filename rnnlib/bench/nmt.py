@@ -71,7 +71,8 @@ KINDS = ("rnnsearch", "rnnencdec")
 
 @dataclass(frozen=True)
 class Dims:
-    """``m`` embedding, ``n`` hidden, ``l`` maxout units, ``a`` alignment units, ``V`` target vocabulary."""
+    """``m`` embedding, ``n`` hidden, ``l`` maxout units, ``a`` alignment units, ``V`` target
+    vocabulary."""
 
     kind: str
     m: int
@@ -85,8 +86,8 @@ class Dims:
 def forward_flops(d: Dims, src_len: int, tgt_len: int) -> int:
     """Matrix-multiply FLOPs (2 per multiply-add) of one teacher-forced forward pass of one pair.
 
-    ``src_len`` source tokens (words + ``EOS``); ``tgt_len`` decoder steps (target words + ``EOS``). Element-wise
-    work (gates, tanh, softmax normalisation, maxout) is not counted.
+    ``src_len`` source tokens (words + ``EOS``); ``tgt_len`` decoder steps (target words +
+    ``EOS``). Element-wise work (gates, tanh, softmax normalisation, maxout) is not counted.
     RNNsearch (B A.2): two encoder GRUs, ``U_a h_j`` once per word, ``s_0``; per step ``W_a s``,
     the energies ``v_a^T tanh(.)`` and the context over ``S`` words, the GRU on ``[E y; c]``, the
     deep output ``[U_o V_o C_o]`` and ``W_o``. RNNencdec (A App. A): one encoder GRU, ``c``,
@@ -166,7 +167,8 @@ def dims_of(kind: str, cfg) -> Dims:
 
 
 def timed(fn, seconds: float, min_reps: int = 2) -> tuple[int, float]:
-    """Run ``fn`` (after one warm-up call) until ``seconds`` passed and ``min_reps`` calls were made."""
+    """Run ``fn`` (after one warm-up call) until ``seconds`` passed and ``min_reps`` calls were
+    made."""
     fn()
     reps, t0 = 0, time.perf_counter()
     while True:
@@ -533,9 +535,9 @@ def print_report(r: ModelReport, peak: float, beam: int) -> None:
     )
     bf = f", bf16 {r.mm_bf16_flop_s / 1e9:.1f}" if r.mm_bf16_flop_s else ""
     print(
-        f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP of matrix products per training target "
-        f"token, forward + 2x backward; torch.mm fp32 {r.mm_flop_s / 1e9:.1f}{bf} GFLOP/s measured between "
-        f"the training steps)"
+        f"\n{r.preset}  ({size}; {r.flops_per_token / 1e6:.1f} MFLOP of matrix products per "
+        f"training target token, forward + 2x backward; torch.mm fp32 {r.mm_flop_s / 1e9:.1f}{bf} "
+        f"GFLOP/s measured between the training steps)"
     )
     rows = [
         ("train target tokens/s", r.rnnlib.train_tok_s, r.reference.train_tok_s, _fmt_rate),
@@ -563,27 +565,32 @@ def print_report(r: ModelReport, peak: float, beam: int) -> None:
         print(f"  {label:36s}{fmt(a):>12s}{fmt(b):>12s}{_ratio(a, b):>9s}")
     mb = lambda x: f"{x / 2**20:.0f} MB"  # noqa: E731
     print(
-        f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}{mb(r.reference.train_mem):>12s}"
+        f"  {'train peak RSS growth':36s}{mb(r.rnnlib.train_mem):>12s}"
+        f"{mb(r.reference.train_mem):>12s}"
     )
     print(
         f"  {'beam peak RSS growth':36s}{mb(r.rnnlib.beam_mem):>12s}{mb(r.reference.beam_mem):>12s}"
     )
     print(
-        f"  {'beam hypothesis-steps per sentence':36s}{r.rnnlib.beam_steps:>12.0f}{r.reference.beam_steps:>12.0f}"
+        f"  {'beam hypothesis-steps per sentence':36s}{r.rnnlib.beam_steps:>12.0f}"
+        f"{r.reference.beam_steps:>12.0f}"
     )
     for label, rate in r.shape_flop_s.items():
         print(
-            f"  torch.mm at the {label}: {rate / 1e9:.1f} GFLOP/s = {100 * rate / r.mm_flop_s:.0f}% of the "
-            f"square-matrix rate (the ceiling of the MFU these products allow)"
+            f"  torch.mm at the {label}: {rate / 1e9:.1f} GFLOP/s = "
+            f"{100 * rate / r.mm_flop_s:.0f}% of the square-matrix rate "
+            f"(the ceiling of the MFU these products allow)"
         )
     if r.rnnlib.bf16_tok_s is not None:
         n = r.bf16_nll
         print(
             f"  bf16 autocast: {_fmt_rate(r.rnnlib.bf16_tok_s)} target tokens/s "
             f"({_ratio(r.rnnlib.bf16_tok_s, r.reference.train_tok_s)} the reference, "
-            f"{_ratio(r.rnnlib.bf16_tok_s, r.rnnlib.train_tok_s)} fp32); NLL/token after {n['updates']} updates "
-            f"fp32 {n['fp32_last']:.4f}, bf16 {n['bf16_last']:.4f}; largest relative gap along the curve "
-            f"{100 * n['max_rel_diff']:.2f}% (fp32 noise, another init seed: {100 * n['seed_rel_diff']:.2f}%)"
+            f"{_ratio(r.rnnlib.bf16_tok_s, r.rnnlib.train_tok_s)} fp32); "
+            f"NLL/token after {n['updates']} updates "
+            f"fp32 {n['fp32_last']:.4f}, bf16 {n['bf16_last']:.4f}; "
+            f"largest relative gap along the curve {100 * n['max_rel_diff']:.2f}% "
+            f"(fp32 noise, another init seed: {100 * n['seed_rel_diff']:.2f}%)"
         )
         f = r.rnnlib.bf16_flop_s
         print(
@@ -633,8 +640,9 @@ def main(args: argparse.Namespace) -> int:
         else None
     )
     print(
-        f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
-        f"batch {args.batch_size}, lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement"
+        f"rnnlib bench: profile {args.profile}, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads, batch {args.batch_size}, "
+        f"lengths {args.min_len}-{args.max_len}, {args.seconds:g} s per measurement"
     )
     bf = (
         f", bf16 {peak_bf16 / 1e9:.1f} GFLOP/s ({bf16_mm_size(args)}x{bf16_mm_size(args)})"
@@ -642,7 +650,8 @@ def main(args: argparse.Namespace) -> int:
         else ""
     )
     print(
-        f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s ({args.mm_size}x{args.mm_size}){bf}; "
+        f"measured fp32 torch.mm rate: {peak / 1e9:.1f} GFLOP/s "
+        f"({args.mm_size}x{args.mm_size}){bf}; "
         f"MFU below uses the rates measured between each model's training steps"
     )
     print(f"allocator: {allocator_description()}")
@@ -651,7 +660,8 @@ def main(args: argparse.Namespace) -> int:
         + (
             ", ".join(bf16_isa)
             if bf16_isa
-            else "none (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): bf16 autocast is emulated here, slower than fp32"
+            else "none (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): bf16 autocast is emulated "
+            "here, slower than fp32"
         )
     )
     reports = []

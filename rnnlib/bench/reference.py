@@ -78,7 +78,8 @@ class ReferenceRNNSearch(nn.Module):
         return H, torch.tanh(self.W_s(bwd[0]))
 
     def step(self, y_prev: torch.Tensor, s: torch.Tensor, H: torch.Tensor, src_mask: torch.Tensor):
-        """``y_prev (B,)``, ``s (B,n)`` -> ``(logits (B,V), s_new (B,n))``; ``U_a H`` recomputed here."""
+        """``y_prev (B,)``, ``s (B,n)`` -> ``(logits (B,V), s_new (B,n))``; ``U_a H`` recomputed
+        here."""
         e = self.tgt_emb(y_prev)
         energy = self.v_a(torch.tanh(self.W_a(s)[:, None] + self.U_a(H))).squeeze(-1)
         energy = energy.masked_fill(~src_mask, torch.finfo(energy.dtype).min)

@@ -24,9 +24,10 @@ def synthetic_pairs(
 def train_step_fn(
     model: nn.Module, batches, clip: float = 1.0, bf16: bool = False, train_module=None
 ):
-    """``(step, state)``: one Adadelta update with clipping per call of ``step``, cycling ``batches``.
-    ``train_module``: the module giving ``TrainConfig``, ``make_optimizer`` and ``batch_nll``
-    (default :mod:`rnnlib.train`; :mod:`rnnlib.bench.against` passes another version's)."""
+    """``(step, state)``: one Adadelta update with clipping per call of ``step``, cycling
+    ``batches``. ``train_module``: the module giving ``TrainConfig``, ``make_optimizer`` and
+    ``batch_nll`` (default :mod:`rnnlib.train`; :mod:`rnnlib.bench.against` passes another
+    version's)."""
     cfg_cls, make_opt, nll_of = (
         (TrainConfig, make_optimizer, batch_nll)
         if train_module is None

@@ -124,7 +124,8 @@ def _files(node) -> set[str]:
 
 
 def check_paper(paper: str, where: str) -> str:
-    """``paper`` (letters of :data:`PAPERS`, e.g. ``"A"``, ``"AB"``, ``""``) checked, without repeats."""
+    """``paper`` (letters of :data:`PAPERS`, e.g. ``"A"``, ``"AB"``, ``""``) checked, without
+    repeats."""
     if not isinstance(paper, str) or any(c not in PAPERS for c in paper):
         raise ValueError(
             f"{where}: paper={paper!r}: give the letters of the papers it reproduces, "
@@ -150,7 +151,8 @@ def item_bibtex(
     meta = book_metadata(root)
     lines = [
         f"@misc{{{stable_name},",
-        f"  author       = {{{' and '.join('{' + a + '}' for a in meta['authors']) or '{anonymous}'}}},",
+        f"  author       = {{"
+        f"{' and '.join('{' + a + '}' for a in meta['authors']) or '{anonymous}'}}},",
         f"  title        = {{{{{_latex(meta['title'])}}}}},",
         f"  version      = {{{meta['version']}}},",
     ]
@@ -166,7 +168,8 @@ def item_bibtex(
 
 
 def paper_bibtex(root: Path, paper: str) -> list[str]:
-    """The ``references.bib`` entries of the papers ``paper`` names (a missing entry is an error)."""
+    """The ``references.bib`` entries of the papers ``paper`` names (a missing entry is an
+    error)."""
     entries = bib_entries(root)
     missing = [PAPERS[p] for p in paper if PAPERS[p] not in entries]
     if missing:

@@ -4,7 +4,9 @@ Every claim of both papers that the book tests has an ID (``C-A-T1-1`` ... ``C-B
 list is :data:`CLAIMS`, with a one-line statement of each, paraphrased from the papers). A
 chapter that measures a claim records it with :func:`record`::
 
-    record(ch, "C-B-T1-1", intervals_above([("RNNsearch-50 − RNNencdec-50, All", 5.1, 4.6, 5.6), ...]))
+    record(
+        ch, "C-B-T1-1", intervals_above([("RNNsearch-50 − RNNencdec-50, All", 5.1, 4.6, 5.6), ...])
+    )
 
 The second argument is a :class:`Check`: a named *rule* and the *evidence* (plain numbers) the
 rule reads. The rule, not the chapter, decides the verdict, and the verdict is one of
@@ -220,7 +222,7 @@ class Recorded:
     verdict: Verdict = field(default=None)  # as evaluated when the chapter ran
 
 
-# -- rules ------------------------------------------------------------------------------------------
+# -- rules -----------------------------------------------------------------------------------------
 def intervals_above(tests: Iterable[tuple[str, float, float, float]], note: str = "") -> Check:
     """``tests``: ``(label, difference, low, high)`` with a 95% interval; the claim is that every
     difference is above 0."""
@@ -378,7 +380,8 @@ def evaluate(check: Check) -> Verdict:
 
 # -- recording and loading -------------------------------------------------------------------------
 def results_dir(ch) -> Path:
-    """Where a chapter's records go: ``$RNNLIB_RESULTS`` or ``results/`` beside its figures folder."""
+    """Where a chapter's records go: ``$RNNLIB_RESULTS`` or ``results/`` beside its figures
+    folder."""
     return Path(os.environ.get("RNNLIB_RESULTS") or Path(ch.figures_dir).parent / "results")
 
 

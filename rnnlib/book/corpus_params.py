@@ -1,4 +1,5 @@
-"""The corpus parameters, declared once for every chapter, and :func:`corpus_config` that reads them.
+"""The corpus parameters, declared once for every chapter, and :func:`corpus_config` that reads \
+them.
 
 Every chapter that trains or evaluates on the parallel corpus includes this block in its
 ``parameters`` cell with the marker line ``# include: corpus`` (:mod:`rnnlib.book.params`
@@ -32,7 +33,7 @@ book root. The files are read by :mod:`rnnlib.corpus.files`, which names the fil
 bad content. The direction is English -> French.
 
 Deviations: none (this module only names parameters; see :mod:`rnnlib.corpus.dataset`).
-"""
+"""  # noqa: E501 (the block's lines: parse_parameters_cell reads one parameter per line)
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ from ..corpus.dataset import CorpusConfig
 
 
 def parameter_block() -> str:
-    """The parameter lines of the module docstring (what ``# include: corpus`` stands for), unindented."""
+    """The parameter lines of the module docstring (what ``# include: corpus`` stands for),
+    unindented."""
     if not __doc__:
         raise RuntimeError(
             "rnnlib.book.corpus_params needs its docstring (do not run Python with -OO)"
@@ -83,7 +85,8 @@ def corpus_config(
     unknown = sorted(set(overrides) - config_fields)
     if unknown:
         raise ParameterError(
-            f"corpus_config: unknown override {unknown[0]!r}; known: {', '.join(sorted(config_fields))}"
+            f"corpus_config: unknown override {unknown[0]!r}; "
+            f"known: {', '.join(sorted(config_fields))}"
         )
     values.update(overrides)
     values.update({name: declared[name].check(values[name], "corpus_config") for name in declared})

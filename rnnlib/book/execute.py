@@ -312,7 +312,8 @@ def publish_html(src: Path, out: Path) -> Path:
     * ``figures/``: the PNG, PDF and CSV files the chapters of this build recorded (the cite
       blocks link to them), copied from ``out/figures`` (older files there are left out);
     * ``results.json``: every chapter's record (``out/results``, in book order) merged, with the
-      book's title and version (``CITATION.cff``) and the git commit (:func:`rnnlib.book.results.merge`);
+      book's title and version (``CITATION.cff``) and the git commit
+      (:func:`rnnlib.book.results.merge`);
     * ``.nojekyll``, so that GitHub Pages serves the ``_static``/``_images`` folders however the
       folder is pushed there.
     """

@@ -24,8 +24,8 @@ literals without spaces)::
 (:data:`INCLUDES` names the blocks; ``corpus`` is :mod:`rnnlib.book.corpus_params`). The included
 parameters are the chapter's like any other: listed by ``rnnlib params``, set by profiles and
 ``-p``, injected by papermill; run by hand, the notebook gets their defaults from
-:meth:`rnnlib.book.Chapter.start`. This cell is the single source of truth: :func:`resolve` validates a profile and
-command-line overrides against it before any work starts, and
+:meth:`rnnlib.book.Chapter.start`. This cell is the single source of truth: :func:`resolve`
+validates a profile and command-line overrides against it before any work starts, and
 :meth:`rnnlib.book.Chapter.start` validates again inside the running notebook.
 
 A profile (``profiles/<name>.yml``) is::
@@ -427,7 +427,8 @@ def resolve(
         targets = [chapter] if chapter else list(specs)
         if not any(name in specs[t] for t in targets):
             raise ParameterError(
-                f"override {name!r}: unknown parameter for {'chapter ' + chapter if chapter else 'any chapter'}; "
+                f"override {name!r}: unknown parameter for "
+                f"{'chapter ' + chapter if chapter else 'any chapter'}; "
                 f"known: {', '.join(sorted({n for t in targets for n in specs[t]}))}"
             )
     out = {}

@@ -251,7 +251,8 @@ def dumps(obj: Any) -> str:
 
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write ``obj`` as JSON (:func:`dumps`) to a temporary file beside ``path``, then replace
-    ``path`` with it: a reader (or a crash) sees the old file or the new one, never a part of one."""
+    ``path`` with it: a reader (or a crash) sees the old file or the new one, never a part of
+    one."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
@@ -286,7 +287,8 @@ class Results:
         return list(dict.fromkeys(e["chapter"] for e in self.entries))
 
     def entry(self, name: str, chapter: str | None = None) -> dict:
-        """The entry recorded as ``name`` (by ``chapter`` if given); a KeyError names what was loaded."""
+        """The entry recorded as ``name`` (by ``chapter`` if given); a KeyError names what was
+        loaded."""
         found = [
             e for e in self._by_name.get(name, []) if chapter is None or e["chapter"] == chapter
         ]

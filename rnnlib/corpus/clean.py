@@ -33,7 +33,8 @@ _SPACE_BEFORE_CLOSE = re.compile(r"\s+([,.])")
 
 
 def _tidy(text: str) -> str:
-    """Collapse runs of spaces, strip the ends, drop a space a deletion left before ``,`` or ``.``."""
+    """Collapse runs of spaces, strip the ends, drop a space a deletion left before ``,`` or
+    ``.``."""
     return _SPACE_BEFORE_CLOSE.sub(r"\1", _SPACES.sub(" ", text)).strip()
 
 
@@ -174,7 +175,8 @@ RULES_VERSION = 1
 def clean_version(
     keys: Sequence, texts: Sequence[str], rules: Sequence[Rule] = RULES
 ) -> tuple[list[str | None], dict[str, int]]:
-    """Apply ``rules`` to one version: cleaned texts (``None`` = dropped) and verses changed per rule.
+    """Apply ``rules`` to one version: cleaned texts (``None`` = dropped) and verses changed per
+    rule.
 
     ``keys``: ``(n, 3)`` book, chapter, verse of each text.
     """

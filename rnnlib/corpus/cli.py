@@ -47,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         default=None,
         metavar="CODE",
-        help="extra reference versions for dev/test (default: the other versions of the target language; "
-        "give the flag alone for none)",
+        help="extra reference versions for dev/test (default: the other versions of the target "
+        "language; give the flag alone for none)",
     )
     p("--corpus-dir", help="folder with <split>.<lang> files or <split>.tsv (with --corpus files)")
     p("--corpus-layout", choices=("pair", "tsv"), default="pair")
@@ -75,8 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_tokens_or_none,
         default=1000,
         metavar="TOKENS",
-        help="drop pairs (any split) with a side over this many tokens or 10 times as many characters; "
-        "'none' for no guard (default: 1000)",
+        help="drop pairs (any split) with a side over this many tokens or 10 times as many "
+        "characters; 'none' for no guard (default: 1000)",
     )
     p(
         "--keep-leaks",

@@ -120,7 +120,10 @@ def read_database(
     """Read ``codes`` from the SQLite file (read-only): keys ``(n, 3)``, texts, book names."""
     con = sqlite3.connect(f"file:{Path(db_path).as_posix()}?mode=ro", uri=True)
     try:
-        query = "SELECT bNumber, cNumber, vNumber FROM bible WHERE bbName = ? ORDER BY bNumber, cNumber, vNumber"
+        query = (
+            "SELECT bNumber, cNumber, vNumber FROM bible WHERE bbName = ? "
+            "ORDER BY bNumber, cNumber, vNumber"
+        )
         keys = np.asarray(con.execute(query, (codes[0],)).fetchall(), dtype=np.int16)
         texts = {}
         for code in codes:

@@ -52,7 +52,8 @@ def normalize(text: str) -> str:
 
 
 class LeakFilter:
-    """Remembers normalized dev/test sides; ``leaks(src, tgt)`` is true for a training pair to drop."""
+    """Remembers normalized dev/test sides; ``leaks(src, tgt)`` is true for a training pair to
+    drop."""
 
     def __init__(self) -> None:
         self.src: set[str] = set()

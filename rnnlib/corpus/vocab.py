@@ -57,7 +57,8 @@ class Vocab:
         return np.fromiter((get(t, UNK) for t in tokens), dtype=np.int32)
 
     def decode(self, ids: Iterable[int], strip: bool = True) -> list[str]:
-        """Tokens for ``ids``; with ``strip``, drop ``PAD``/``BOS`` and stop at the first ``EOS``."""
+        """Tokens for ``ids``; with ``strip``, drop ``PAD``/``BOS`` and stop at the first
+        ``EOS``."""
         out = []
         for i in ids:
             i = int(i)

@@ -74,7 +74,8 @@ def tunables() -> str:
 
 
 def tune_allocator(children: bool = False) -> bool:
-    """Apply :data:`SETTINGS` to this process (once; safe to call again); True if they are in effect.
+    """Apply :data:`SETTINGS` to this process (once; safe to call again); True if they are in
+    effect.
 
     ``children``: also put them into ``os.environ["GLIBC_TUNABLES"]`` (added to what it holds),
     so that processes started from now on (chapter kernels) run with them too.
@@ -95,10 +96,13 @@ def tune_allocator(children: bool = False) -> bool:
 def allocator_description() -> str:
     """One line for reports: which allocator settings this process runs with."""
     if _state.get("applied"):
-        return "glibc malloc, freed memory kept (rnnlib.fast.allocator; RNNLIB_MALLOC=system turns it off)"
+        return (
+            "glibc malloc, freed memory kept (rnnlib.fast.allocator; "
+            "RNNLIB_MALLOC=system turns it off)"
+        )
     if tunables() in os.environ.get("GLIBC_TUNABLES", ""):
         return (
-            "glibc malloc, freed memory kept (GLIBC_TUNABLES set by the rnnlib command that started "
-            "this process; RNNLIB_MALLOC=system turns it off)"
+            "glibc malloc, freed memory kept (GLIBC_TUNABLES set by the rnnlib command that "
+            "started this process; RNNLIB_MALLOC=system turns it off)"
         )
     return "the C library's default malloc settings"

@@ -24,7 +24,8 @@ import torch
 
 @functools.lru_cache(maxsize=1)
 def cpu_bf16_instructions() -> tuple[str, ...]:
-    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; empty elsewhere), read once.
+    """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; empty
+    elsewhere), read once.
 
     Without ``avx512_bf16`` or ``amx_bf16`` torch emulates bf16 products, far slower than fp32.
     """
@@ -47,7 +48,8 @@ def bf16_pays(device: torch.device) -> bool:
 
 
 def resolve_bf16(bf16: bool | None, device: torch.device) -> bool:
-    """A ``bf16`` parameter as used: ``True``/``False`` as given, ``None`` where it pays (:func:`bf16_pays`)."""
+    """A ``bf16`` parameter as used: ``True``/``False`` as given, ``None`` where it pays
+    (:func:`bf16_pays`)."""
     return bf16_pays(device) if bf16 is None else bool(bf16)
 
 
@@ -75,8 +77,8 @@ def bf16_error(
 
     Returns ``{"preset", "logprob": max |log p_bf16 - log p_fp32|`` over every word of every
     real target position, ``"attention": max |alpha_bf16 - alpha_fp32|`` (``None`` for
-    RNNencdec), ``"logprob_range"``: the spread (max - min) of the fp32 log-probabilities, for scale,
-    ``"tokens"``: the target positions compared}.
+    RNNencdec), ``"logprob_range"``: the spread (max - min) of the fp32 log-probabilities, for
+    scale, ``"tokens"``: the target positions compared}.
     """
     from ..batch import make_batch
     from ..presets import build_model
@@ -88,10 +90,12 @@ def bf16_error(
     model = FastModel(build_model(get_preset(preset, init=init))).eval()
     cfg = model.config
     rng = np.random.default_rng(seed)
-    words = lambda vocab: [
-        rng.integers(4, vocab, rng.integers(min_len, max_len + 1))  # noqa: E731
-        for _ in range(batch_size)
-    ]
+
+    def words(vocab):
+        return [
+            rng.integers(4, vocab, rng.integers(min_len, max_len + 1)) for _ in range(batch_size)
+        ]
+
     pairs = ParallelArrays(
         Ragged.from_lists(words(cfg.src_vocab)), Ragged.from_lists(words(cfg.tgt_vocab))
     )

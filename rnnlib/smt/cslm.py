@@ -83,7 +83,8 @@ class CSLMConfig:
 
 
 class CSLM(nn.Module):
-    """``forward(context (batch, order-1) int64) -> (batch, V)`` log-probabilities of the next word."""
+    """``forward(context (batch, order-1) int64) -> (batch, V)`` log-probabilities of the next
+    word."""
 
     def __init__(self, config: CSLMConfig):
         super().__init__()
@@ -222,7 +223,8 @@ class CSLMFeature(LanguageModelFeature):
 
     @torch.no_grad()
     def _score(self, missing: dict) -> None:
-        """Fill the cache for ``{context: {word ids}}``: one forward pass per ``batch_size`` contexts."""
+        """Fill the cache for ``{context: {word ids}}``: one forward pass per ``batch_size``
+        contexts."""
         contexts = list(missing)
         for k in range(0, len(contexts), self.batch_size):
             chunk = contexts[k : k + self.batch_size]

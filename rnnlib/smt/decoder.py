@@ -148,8 +148,9 @@ class _Hyp:
     """A partial translation: ``prev`` extended by option ``opt``. ``score``: model score so far;
     ``total = score + future cost``; ``cov``: bitmask of the covered source words; ``end``: end
     (exclusive) of the last translated span; ``state``: the tuple of LM states; ``lm``: this
-    step's log-probability (natural log) under each LM, a tuple; ``dist``: its jump length; ``sig``: hash of the output words (n-best only);
-    ``arcs``: recombined rivals, kept for n-best lists (or ``None``)."""
+    step's log-probability (natural log) under each LM, a tuple; ``dist``: its jump length;
+    ``sig``: hash of the output words (n-best only); ``arcs``: recombined rivals, kept for n-best
+    lists (or ``None``)."""
 
     __slots__ = (
         "score",
@@ -219,7 +220,8 @@ class LanguageModelFeature:
         raise NotImplementedError
 
     def prefetch(self, requests) -> None:
-        """Score ``requests``, a list of ``(state, words)``, ahead of :meth:`extend` (batched LMs)."""
+        """Score ``requests``, a list of ``(state, words)``, ahead of :meth:`extend` (batched
+        LMs)."""
 
 
 class KenLMFeature(LanguageModelFeature):
@@ -327,7 +329,8 @@ class Decoder:
         self.fixed = np.zeros(len(self.feature_names), dtype=bool)
         self.fixed[list(FIXED_WEIGHTS)] = True
         # source phrase -> (targets, phrase features (K, P), phrase-alone LM estimates (K, L)): what
-        # does not depend on the weights, computed once per phrase (sentences and MERT iterations share it)
+        # does not depend on the weights, computed once per phrase (sentences and MERT iterations
+        # share it)
         self._entries: dict = {}
         self.set_weights(
             default_weights(len(self.feature_names) - EXTRA) if weights is None else weights
@@ -346,7 +349,8 @@ class Decoder:
     # -- translation options and future costs ----------------------------------------------
     def _options(self, src: Sequence[str]) -> dict:
         """``{(i, j): options}`` for every span ``src[i:j]`` of at most ``max_phrase_len`` words in
-        the table (an unknown single word is copied): the ``ttable_limit`` best by ``est``, best first."""
+        the table (an unknown single word is copied): the ``ttable_limit`` best by ``est``, best
+        first."""
         n, max_len = len(src), self.config.max_phrase_len
         spans = {
             (i, j): tuple(src[i:j]) for i in range(n) for j in range(i + 1, min(n, i + max_len) + 1)
@@ -447,7 +451,8 @@ class Decoder:
 
     # -- search ----------------------------------------------------------------------------
     def translate(self, src: Sequence[str], nbest: int | None = None) -> list[Translation]:
-        """The ``nbest`` (default ``config.nbest``) best distinct translations of ``src``, best first."""
+        """The ``nbest`` (default ``config.nbest``) best distinct translations of ``src``, best
+        first."""
         enabled = gc.isenabled()
         gc.disable()  # the search makes ~1e5 short-lived objects per sentence; no cycles
         try:

@@ -62,7 +62,8 @@ class Feature(IntEnum):
     )
 
 
-# Moses: the copy of an unknown word scores FloorScore(log 0) = -100 on its UnknownWordPenalty feature
+# Moses: the copy of an unknown word scores FloorScore(log 0) = -100 on its UnknownWordPenalty
+# feature
 UNKNOWN_WORD_PENALTY = -100.0
 # weights that MERT leaves as they are (Moses: tuneable=false), by position
 FIXED_WEIGHTS = {Feature.UNKNOWN_WORD: 1.0}
@@ -119,8 +120,9 @@ class FeatureTable:
         v = self.table.get((tuple(src), tuple(tgt)), self.default)
         if v is None:
             raise KeyError(
-                f"feature {self.names}: the pair {' '.join(src)!r} ||| {' '.join(tgt)!r} has no value "
-                "(build the table over every pair the decoder can use, copies of unknown words included)"
+                f"feature {self.names}: the pair {' '.join(src)!r} ||| {' '.join(tgt)!r} "
+                "has no value (build the table over every pair the decoder can use, copies of "
+                "unknown words included)"
             )
         return v
 

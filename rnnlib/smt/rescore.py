@@ -232,7 +232,8 @@ def tune_rescored(
     start = np.atleast_1d(np.asarray(start, dtype=np.float64))
     if start.shape not in ((1,), (len(rescorer.names),)):
         raise ValueError(
-            f"tune_rescored: start has {len(start)} values for the rescoring features {rescorer.names}"
+            f"tune_rescored: start has {len(start)} values for the rescoring features "
+            f"{rescorer.names}"
         )
     w0 = np.r_[decoder.weights, np.broadcast_to(start, (len(rescorer.names),))]
 

@@ -75,7 +75,8 @@ def table_pairs(
 
 
 def encode_pairs(pairs: Sequence[Pair], src_vocab, tgt_vocab) -> ParallelArrays:
-    """``pairs`` as token ids (no BOS/EOS) of the vocabularies (:class:`rnnlib.corpus.vocab.Vocab`)."""
+    """``pairs`` as token ids (no BOS/EOS) of the vocabularies
+    (:class:`rnnlib.corpus.vocab.Vocab`)."""
     if not pairs:
         raise ValueError("encode_pairs: no phrase pairs")
     return ParallelArrays(

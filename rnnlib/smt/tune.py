@@ -33,7 +33,6 @@ Deviations
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -148,7 +147,8 @@ def _envelopes(a: np.ndarray, b: np.ndarray, seg: np.ndarray, starts: np.ndarray
 
 
 def line_search(pool: CandidatePool, w: np.ndarray, d: np.ndarray) -> tuple[float, float]:
-    """Best step ``gamma`` along ``d`` from ``w`` and the corpus BLEU it gives (Och 2003, Sec. 6)."""
+    """Best step ``gamma`` along ``d`` from ``w`` and the corpus BLEU it gives (Och 2003,
+    Sec. 6)."""
     first, xs_arr, prev, new = _envelopes(pool.feats @ w, pool.feats @ d, pool.seg, pool.offsets)
     base = pool.stats[first].sum(0)
     if not len(xs_arr):
@@ -305,7 +305,8 @@ def mert_loop(
     w = np.array(w0, dtype=np.float64)
     if len(feature_names) != len(w):
         raise ValueError(
-            f"mert_loop: {len(w)} starting weights for {len(feature_names)} features {list(feature_names)}"
+            f"mert_loop: {len(w)} starting weights for {len(feature_names)} features "
+            f"{list(feature_names)}"
         )
     pools = [dict() for _ in refs]  # candidate words -> row in feats/stats
     feats: list[list] = [[] for _ in refs]
@@ -322,7 +323,8 @@ def mert_loop(
         t1 = time.perf_counter()
         if len(lists) != len(refs):
             raise ValueError(
-                f"mert_loop: decode returned {len(lists)} n-best lists for {len(refs)} dev sentences"
+                f"mert_loop: decode returned {len(lists)} n-best lists for {len(refs)} "
+                "dev sentences"
             )
         one_best = sum(
             bleu_stats(lst[0].words, ref_counts=rc) for lst, rc in zip(lists, ref_counts)

@@ -1,4 +1,5 @@
-"""``rnnlib build --profile P -p [chapter.]name=value``: execute every chapter, then build the HTML."""
+"""``rnnlib build --profile P -p [chapter.]name=value``: execute every chapter, then build the \
+HTML."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``rnnlib params chapters/<chapter>.md``: the parameters a chapter declares and what they accept."""
+"""``rnnlib params chapters/<chapter>.md``: the parameters a chapter declares and what they \
+accept."""
 
 from __future__ import annotations
 
