@@ -1,4 +1,5 @@
-"""The faithfulness ledger: every module with a Deviations section reaches the page; "Reading the papers"."""
+"""The faithfulness ledger: every module with a Deviations section reaches the page; "Reading the
+papers"."""
 
 from __future__ import annotations
 
@@ -158,7 +159,10 @@ HEADING_FORMS = {
 
 @pytest.mark.parametrize("form", list(HEADING_FORMS))
 def test_a_deviations_heading_in_another_form_reaches_the_page(tmp_path, monkeypatch, form):
-    doc = f"X.\n\nEquations\n---------\n- Eq. 1\n\n{HEADING_FORMS[form]}- a bias\n  on W\n* none else\n\nMore prose.\n"
+    doc = (
+        f"X.\n\nEquations\n---------\n- Eq. 1\n\n{HEADING_FORMS[form]}- a bias\n  on W\n"
+        "* none else\n\nMore prose.\n"
+    )
     assert L.parse_sections(doc) == {
         "Equations": ["Eq. 1"],
         "Deviations": ["a bias on W", "none else"],
@@ -172,7 +176,8 @@ def test_a_deviations_heading_in_another_form_reaches_the_page(tmp_path, monkeyp
 
 
 def test_every_heading_naming_deviations_is_read_or_refused_never_dropped():
-    """Each wording x case x markup x underline: an entry with the bullet, or a problem naming the module."""
+    """Each wording x case x markup x underline: an entry with the bullet, or a problem naming the
+    module."""
     words = ["Deviations", "Deviation", "Known deviations", "Deviations from the papers"]
     cases = [str.title, str.upper, str.lower, lambda w: w]
     markups = [
@@ -276,3 +281,63 @@ def test_reading_page_has_unique_labels_each_on_a_heading_and_is_in_the_book():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     assert files.index("chapters/reading") < files.index("chapters/ledger")
+
+
+def test_the_experiment_modules_are_a_wing_of_their_own_under_their_new_names():
+    entries = {e.module: e for e in L.ledger()}
+    # the renamed modules reach the page under their new names, the old names are gone
+    for name in [
+        "rnnlib.experiments.baseline",
+        "rnnlib.experiments.training_runs",
+        "rnnlib.smt.system",
+        "rnnlib.book.corpus_params",
+        "rnnlib.minibatch_order",
+    ]:
+        assert name in entries, name
+    for old in [
+        "rnnlib.book.baseline",
+        "rnnlib.book.runs",
+        "rnnlib.smt.pipeline",
+        "rnnlib.batching",
+    ]:
+        assert old not in entries, old
+    assert entries["rnnlib.experiments.baseline"].wing == "experiments"
+    # every module of rnnlib.experiments with a Deviations section is listed in that wing
+    experiments = [n for n in L.module_names() if n.startswith("rnnlib.experiments.")]
+    with_deviations = [
+        n
+        for n in experiments
+        if "Deviations" in L.parse_sections(importlib.import_module(n).__doc__ or "")
+    ]
+    assert "rnnlib.experiments.baseline" in with_deviations
+    page = L.ledger_markdown()
+    wing = "## The experiments, one module per chapter (`rnnlib.experiments`)"
+    assert page.count(wing) == 1
+    section = page.split(wing, 1)[1].split("\n## ", 1)[0]
+    assert all(f"### `{n}`" in section for n in with_deviations)
+    assert page.index("## The phrase-based baseline") < page.index(wing) < page.index("## The book")
+
+
+def test_bf16_error_table_rounds_each_models_errors_to_significant_digits(monkeypatch):
+    import pandas as pd
+
+    import rnnlib.fast.precision as precision
+
+    def fake_bf16_error(preset):
+        attention = None if preset.endswith("rnnencdec") else 0.00123456
+        return {"preset": preset, "logprob": 0.0456789, "logprob_range": 12.3456,
+                "attention": attention, "tokens": 640}  # fmt: skip
+
+    monkeypatch.setattr(precision, "bf16_error", fake_bf16_error)
+    table = L.bf16_error_table("smoke")
+    assert table.index.name == "model" and list(table.index) == [
+        "smoke-rnnsearch",
+        "smoke-rnnencdec",
+    ]
+    assert table.loc["smoke-rnnsearch"].to_dict() == {
+        "max |log p bf16 - log p fp32|": 0.046,
+        "spread of the fp32 log p": 12.3,
+        "max |alpha bf16 - alpha fp32|": 0.0012,
+        "target positions": 640,
+    }
+    assert pd.isna(table.loc["smoke-rnnencdec", "max |alpha bf16 - alpha fp32|"])  # no attention

@@ -1,4 +1,5 @@
-"""Every glued result recorded as it is glued, read back by name, published beside the HTML, citable."""
+"""Every glued result recorded as it is glued, read back by name, published beside the HTML,
+citable."""
 
 import json
 import math

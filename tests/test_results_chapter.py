@@ -1,5 +1,5 @@
-"""The results chapter on the smoke build: every item and every claim has a row, each verdict is computed
-from recorded evidence, and editing that evidence changes the verdict."""
+"""The results chapter on the smoke build: every item and every claim has a row, each verdict is
+computed from recorded evidence, and editing that evidence changes the verdict."""
 
 import json
 import shutil
@@ -17,10 +17,12 @@ def test_every_claim_has_a_computed_verdict(smoke_book):
     rows = claims.ledger(out / "results")
     assert [r["claim"] for r in rows] == list(claims.CLAIMS)
     recs = claims.load_checks(out / "results")
-    # every claim of both papers is measured by some chapter: none falls back to 'no chapter measures it'
+    # every claim of both papers is measured by some chapter: none falls back to
+    # 'no chapter measures it'
     missing = [c for c in claims.CLAIMS if c not in {rec.claim for rec in recs}]
     assert not missing, f"claims no chapter records: {missing}"
-    # the ledger's verdict, evaluated now from the evidence, is the one the chapter showed when it ran
+    # the ledger's verdict, evaluated now from the evidence, is the one the chapter showed when it
+    # ran
     last = {rec.claim: rec for rec in recs}
     for row in rows:
         assert row["verdict"] == last[row["claim"]].verdict.verdict, row
@@ -56,7 +58,8 @@ def test_the_results_page_shows_every_item_and_claim(smoke_book):
         )
     for claim in claims.CLAIMS:
         assert claim in html, f"claim {claim} is not on the results page"
-    # the page executed after the chapters whose records it reads: no item says its chapter did not run
+    # the page executed after the chapters whose records it reads: no item says its chapter did
+    # not run
     assert "did not run in this build" not in html
 
 
@@ -84,8 +87,9 @@ def _edited(check, holds: bool) -> dict:
 
 
 def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
-    """For every claim a chapter measured (not 'not measurable'), editing its recorded numbers in the
-    build's records flips the verdict the results page computes: no verdict is fixed in advance."""
+    """For every claim a chapter measured (not 'not measurable'), editing its recorded numbers in
+    the build's records flips the verdict the results page computes: no verdict is fixed in
+    advance."""
     out, _ = smoke_book
     flipped = 0
     for path in sorted((out / "results" / "claims").glob("*.json")):

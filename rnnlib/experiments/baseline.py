@@ -1,23 +1,40 @@
-"""The phrase-based baseline as the chapters use it: one way from chapter parameters to the system.
+"""The phrase-based baseline as the chapters use it, and the baseline chapter's tables and figure.
 
 The baseline chapter (``chapters/baseline.md``) builds the phrase-based system with
-:func:`baseline_inputs` and :func:`rnnlib.smt.system.run`; a chapter that sets its
-translations beside a network's (the "Moses" row of Bahdanau et al. 2015, Table 1) calls
-:func:`baseline_system`, which asks the same pipeline with the parameters the profile gives the
-baseline chapter. The pipeline's stages are artifacts of the cache, so after the baseline
-chapter ran this is a lookup; otherwise it builds the system.
+:func:`baseline_run` (:func:`baseline_inputs`, then :func:`rnnlib.smt.system.run`) and shows it
+with :func:`bleu_table` (the "Baseline" row of Cho et al. 2014, Table 1 and the "Moses" row of
+Bahdanau et al. 2015, Table 1 beside ours), :func:`stages_table`, :func:`weights_table`,
+:func:`mert_curve` and :func:`alignment_check_text`. A chapter that sets its translations beside
+a network's calls :func:`baseline_system`, which asks the same pipeline with the parameters the
+profile gives the baseline chapter. The pipeline's stages are artifacts of the cache, so after
+the baseline chapter ran this is a lookup; otherwise it builds the system.
 
-Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.system`).
+Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.system` and
+lays out what it returns; the system's own deviations are in :mod:`rnnlib.smt`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
+from ..book import papers
 from ..config import config_subset, load_config
 from ..smt.decoder import DecoderConfig
-from ..smt.system import SMTConfig, SMTData, SMTResult, run
+from ..smt.system import (
+    SMTConfig,
+    SMTData,
+    SMTResult,
+    build_alignment,
+    link_agreement,
+    run,
+    sacrebleu_scores,
+)
+from ..specials import UNK
 
 #: parameters of the corpus block that change the text of the corpus (not the shortlists)
 CORPUS_TEXT_PARAMS = (
@@ -31,6 +48,9 @@ CORPUS_TEXT_PARAMS = (
     "lowercase",
 )
 
+#: the text of the alignment check when the chapter's ``alignment_check`` is off
+ALIGNMENT_CHECK_OFF = "(`alignment_check` is off: the two-run comparison was not computed.)"
+
 
 def _first(items, n):
     return list(items) if n is None else list(items)[:n]
@@ -40,15 +60,11 @@ def _tokens(lines):
     return [line.split() for line in lines]
 
 
-def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]:
-    """The :class:`SMTData` and :class:`SMTConfig` for the baseline chapter's ``params``.
-
-    ``corpus``: a prepared :class:`~rnnlib.corpus.dataset.Corpus`; ``params``: the baseline
-    chapter's parameters: ``max_train`` and ``max_eval`` (the data subsets) and the fields of
-    :class:`SMTConfig` and :class:`DecoderConfig`, which its parameters are named after.
-    """
-    max_train, max_eval = params["max_train"], params["max_eval"]
-    data = SMTData(
+def smt_data(corpus, max_train: int | None, max_eval: int | None) -> SMTData:
+    """The corpus as the phrase-based system reads it: tokenized sentences (lists of words), the
+    first ``max_train`` training pairs and the first ``max_eval`` dev and test sentences (None:
+    all), with every reference stream of dev and test cut to the same sentences."""
+    return SMTData(
         train_src=_first(_tokens(corpus.text("train", "src")), max_train),
         train_tgt=_first(_tokens(corpus.text("train", "tgt")), max_train),
         dev_src=_first(_tokens(corpus.text("dev", "src")), max_eval),
@@ -57,6 +73,16 @@ def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]
         dev_refs=[_first(r, max_eval) for r in corpus.references("dev", multi=True)],
         test_refs=[_first(r, max_eval) for r in corpus.references("test", multi=True)],
     )
+
+
+def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]:
+    """The :class:`SMTData` and :class:`SMTConfig` for the baseline chapter's ``params``.
+
+    ``corpus``: a prepared :class:`~rnnlib.corpus.dataset.Corpus`; ``params``: the baseline
+    chapter's parameters: ``max_train`` and ``max_eval`` (the data subsets) and the fields of
+    :class:`SMTConfig` and :class:`DecoderConfig`, which its parameters are named after.
+    """
+    data = smt_data(corpus, params["max_train"], params["max_eval"])
     decoder = load_config(
         DecoderConfig, config_subset(DecoderConfig, params), "baseline DecoderConfig"
     )
@@ -78,8 +104,8 @@ def baseline_params(
     text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so both chapters translate the
     same sentences.
     """
-    from ..book.params import run_overrides
     from ..book.execute import resolve_all
+    from ..book.params import run_overrides
 
     _, params = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
     out = dict(params["baseline"])
@@ -89,18 +115,193 @@ def baseline_params(
     return out
 
 
-def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
-    """The baseline built (or looked up in ``cache``) with the baseline chapter's ``params``;
-    its test translations are ``result.evaluation.file("test.txt")`` (detokenized, one a line,
-    the first ``params["max_eval"]`` test sentences)."""
+@dataclass
+class BaselineRun:
+    """The phrase-based system of one set of parameters: its inputs and its cache artifacts."""
+
+    data: SMTData
+    config: SMTConfig
+    result: SMTResult
+
+
+def baseline_run(corpus, params: dict[str, Any], cache) -> BaselineRun:
+    """Every stage of the baseline (alignment, phrase table, language model, MERT, decoding of dev
+    and test), built or looked up in ``cache``, with the inputs it was built from
+    (:func:`baseline_inputs`); translations are detokenized by the corpus' detokenizer."""
     data, config = baseline_inputs(corpus, params)
-    return run(
+    result = run(
         data,
         config,
         cache,
         detokenize=lambda words: corpus.detokenize(list(words)),
         log=lambda m: None,
     )
+    return BaselineRun(data, config, result)
 
 
-__all__ = ["CORPUS_TEXT_PARAMS", "baseline_inputs", "baseline_params", "baseline_system"]
+def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
+    """The baseline built (or looked up in ``cache``) with the baseline chapter's ``params``;
+    its test translations are ``result.evaluation.file("test.txt")`` (detokenized, one a line,
+    the first ``params["max_eval"]`` test sentences)."""
+    return baseline_run(corpus, params, cache).result
+
+
+def translations(result: SMTResult, split: str = "test") -> list[str]:
+    """The system's detokenized translations of ``split`` (``"dev"`` or ``"test"``), one string
+    per sentence it decoded."""
+    return result.evaluation.file(f"{split}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def no_unk_sentences(corpus, n: int) -> np.ndarray:
+    """``(n,)`` bool: which of the first ``n`` test sentences have no word outside the networks'
+    shortlists, in the source or in the reference (Bahdanau et al. 2015, Table 1, "No UNK")."""
+    src, tgt = corpus.test.src, corpus.test.tgt
+    return np.array([not (src[i] == UNK).any() and not (tgt[i] == UNK).any() for i in range(n)])
+
+
+def no_unk_bleu(hyps: list[str], refs, known: np.ndarray) -> dict:
+    """sacreBLEU (:func:`rnnlib.smt.system.sacrebleu_scores`) of the translations ``hyps``
+    against every reference stream of ``refs``, on the sentences where ``known (len(hyps),)``
+    is true."""
+    return sacrebleu_scores(
+        [h for h, k in zip(hyps, known) if k], [[r for r, k in zip(s, known) if k] for s in refs]
+    )
+
+
+def bleu_table(bleu: dict, no_unk: dict, n_references: int) -> pd.DataFrame:
+    """Our BLEU (dev, test, test No UNK, test against all references) beside the "Baseline" of
+    Cho et al. 2014, Table 1 and the "Moses" row of Bahdanau et al. 2015, Table 1.
+
+    ``bleu``: :attr:`SMTResult.bleu`; ``no_unk``: :func:`no_unk_bleu`; ``n_references``: the
+    test set's reference streams (with one, the all-references column is dropped).
+    """
+    a, b, nan = papers.A_TABLE1["Baseline"], papers.B_TABLE1["Moses"], np.nan
+    test = bleu["test"]
+    rows = [
+        {
+            "system": "phrase-based (this book)",
+            "dev": bleu["dev"]["single"]["bleu"],
+            "test": test["single"]["bleu"],
+            "test, No UNK": no_unk["single"]["bleu"],
+            "test, all references": test["multi"]["bleu"] if "multi" in test else nan,
+        },
+        _paper_row("Baseline, Cho et al. 2014 (Table 1)", a["dev"], a["test"], nan),
+        _paper_row("Moses, Bahdanau et al. 2015 (Table 1)", nan, b["all"], b["no_unk"]),
+    ]
+    table = pd.DataFrame(rows).set_index("system").round(2)
+    if n_references == 1:  # one reference (e.g. the user's files): no column for several
+        table = table.drop(columns="test, all references")
+    return table
+
+
+def _paper_row(system: str, dev: float, test: float, no_unk: float) -> dict:
+    return {
+        "system": system,
+        "dev": dev,
+        "test": test,
+        "test, No UNK": no_unk,
+        "test, all references": np.nan,
+    }
+
+
+def stages_table(result: SMTResult, config: SMTConfig) -> pd.DataFrame:
+    """The system's stages, each with the seconds it took when it was computed (from the
+    artifact's sidecar) and what it produced (links, phrase pairs, dev perplexity, MERT
+    iterations)."""
+    al, pt, lm, tuned = result.alignment, result.phrase_table, result.lm, result.tuned
+    ppl = lm.extra.get("dev_perplexity", float("nan"))
+    rows = [
+        (
+            "word alignment (eflomal, both directions, grow-diag-final-and)",
+            al,
+            f"{al.extra.get('links', 0):,} links",
+        ),
+        (
+            f"phrase extraction (up to {config.decoder.max_phrase_len} words) and scoring",
+            pt,
+            f"{pt.extra.get('pairs', 0):,} phrase pairs",
+        ),
+        (
+            f"{config.lm_order}-gram language model (modified Kneser-Ney)",
+            lm,
+            f"dev perplexity {ppl:.1f}",
+        ),
+        ("MERT on dev", tuned, f"{tuned.extra.get('iterations', 0)} iterations"),
+        ("decoding and scoring dev and test", result.evaluation, ""),
+    ]
+    stages = pd.DataFrame(
+        [{"stage": s, "seconds": art.meta["wall_time_s"], "result": r} for s, art, r in rows]
+    ).set_index("stage")
+    stages["seconds"] = stages["seconds"].round(1)
+    return stages
+
+
+def weights_table(result: SMTResult) -> pd.DataFrame:
+    """The log-linear model's weights as MERT tuned them on dev, one row per feature."""
+    w = pd.DataFrame({"weight": pd.Series(result.weights)}).round(4)
+    w.index.name = "feature"
+    return w
+
+
+def mert_curve(result: SMTResult):
+    """A figure: dev BLEU of the 1-best translations (MERT's own BLEU, tokenized) at each MERT
+    iteration, from the tuned artifact's history."""
+    import json
+
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    from matplotlib.ticker import MaxNLocator
+
+    from ..book import style
+
+    tuned = json.loads(result.tuned.file("weights.json").read_text())
+    history = pd.DataFrame(tuned.get("history", []))
+    fig, ax = plt.subplots(figsize=(style.WIDTH * 0.75, style.HEIGHT * 0.85))
+    if len(history):
+        colour = style.system_colors(["phrase-based"])["phrase-based"]
+        sns.lineplot(history, x="iteration", y="dev_bleu", marker="o", color=colour, ax=ax)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("MERT iteration (one dev decoding each)")
+    ax.set_ylabel("dev BLEU (tokenized, MERT's own)")
+    return fig
+
+
+def alignment_agreement(data: SMTData, config: SMTConfig, cache, result: SMTResult) -> dict:
+    """How far a second, independent eflomal run (``run=2`` of
+    :func:`rnnlib.smt.system.build_alignment`) agrees with the system's alignment:
+    :func:`rnnlib.smt.system.link_agreement`'s ``{"f1", "identical_pairs", "pairs", ...}``."""
+    second = build_alignment(data, config, cache, run=2)
+    return link_agreement(result.alignment.file("links.txt"), second.file("links.txt"))
+
+
+def alignment_check_text(agree: dict | None) -> str:
+    """The sentence that reports :func:`alignment_agreement` (None: the check was not run)."""
+    if agree is None:
+        return ALIGNMENT_CHECK_OFF
+    return (
+        f"A second, independent eflomal run on the same {agree['pairs']:,} training pairs "
+        f"agrees with the first on {100 * agree['f1']:.1f}% of the links (F1 of the two link "
+        f"sets) and aligns {100 * agree['identical_pairs'] / agree['pairs']:.1f}% of the sentence "
+        "pairs identically."
+    )
+
+
+__all__ = [
+    "ALIGNMENT_CHECK_OFF",
+    "CORPUS_TEXT_PARAMS",
+    "BaselineRun",
+    "alignment_agreement",
+    "alignment_check_text",
+    "baseline_inputs",
+    "baseline_params",
+    "baseline_run",
+    "baseline_system",
+    "bleu_table",
+    "mert_curve",
+    "no_unk_bleu",
+    "no_unk_sentences",
+    "smt_data",
+    "stages_table",
+    "translations",
+    "weights_table",
+]

