@@ -61,7 +61,7 @@ def test_star_model_continues_rnnsearch_50(chapter):
     assert ours.loc["RNNsearch-50⋆", "hours"] >= ours.loc["RNNsearch-50", "hours"]
 
 
-# -- the whole experiment on the user's own parallel files (-p corpus=files) -----------------------------
+# -- the whole experiment on the user's own parallel files (-p corpus=files) -----------------------
 
 
 def test_the_chapter_runs_on_the_users_files(tmp_path):

@@ -1,4 +1,5 @@
-"""Test-set translation (rnnlib.translate) and training runs as cache artifacts (rnnlib.experiments.training_runs)."""
+"""Test-set translation (rnnlib.translate) and training runs as cache artifacts
+(rnnlib.experiments.training_runs)."""
 
 from __future__ import annotations
 

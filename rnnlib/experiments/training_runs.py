@@ -71,7 +71,8 @@ def cpu_name() -> str:
 
 
 def device_label(device: str) -> str:
-    """What a run trained on, for Table 2's "GPU" column: ``"CPU, 2 threads (<model>)"`` or the GPU name."""
+    """What a run trained on, for Table 2's "GPU" column: ``"CPU, 2 threads (<model>)"`` or the
+    GPU name."""
     dev = resolve_device(device)
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
