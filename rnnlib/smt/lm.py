@@ -12,6 +12,10 @@ Chen & Goodman (1998, Sec. 3.5 and 4.1.6), in the form KenLM's ``lmplz`` estimat
   ``gamma(h) = (D1 N1(h.) + D2 N2(h.) + D3+ N3+(h.)) / sum_v a(hv)``, down to the unigrams,
   which are interpolated with the uniform distribution over the vocabulary plus ``<unk>``.
 
+:func:`estimate` runs the three phases, each a function: counting (:func:`_count`), count
+adjustment (:func:`_adjust`), discounts and interpolation (:func:`_discounts`,
+:func:`_interpolate`).
+
 The model is written as an ARPA file (``p`` of every seen n-gram already interpolated,
 ``gamma(h)`` as the back-off weight of ``h``) and queried with the ``kenlm`` module.
 Counting is done on numpy arrays: each n-gram is an integer ``id(prefix) * V + last word``.
@@ -81,6 +85,12 @@ class KneserNey:
 
 
 def _discounts(adjusted: np.ndarray) -> tuple[float, float, float]:
+    """The modified discounts ``(D1, D2, D3+)`` of one order from the count-of-counts ``n1..n4``
+    of its adjusted counts ``adjusted (M,)`` (Chen & Goodman 1998, Sec. 3.5 and 4.1.6):
+    ``Y = n1 / (n1 + 2 n2)``, ``D1 = 1 - 2Y n2/n1``, ``D2 = 2 - 3Y n3/n2``,
+    ``D3+ = 3 - 4Y n4/n3``; :data:`FALLBACK_DISCOUNTS` when a count-of-count is 0 or a discount
+    falls outside ``(0, c)`` (module docstring, Deviations).
+    """
     n = [int(np.count_nonzero(adjusted == k)) for k in (1, 2, 3, 4)]
     try:
         y = n[0] / (n[0] + 2 * n[1])
@@ -92,10 +102,31 @@ def _discounts(adjusted: np.ndarray) -> tuple[float, float, float]:
     return d
 
 
-def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
-    """Estimate an interpolated modified Kneser-Ney model of ``order`` from tokenized sentences."""
-    if order < 2:
-        raise ValueError(f"order must be >= 2 (KenLM reads bigram models and up), got {order}")
+@dataclass
+class _Counts:
+    """The n-grams of a corpus, per order ``n`` (index ``n - 1``), as counted by :func:`_count`.
+
+    ``raw[n-1]: (M_n,)`` raw count ``c(g)`` of each n-gram ``g``; ``words[n-1]: (M_n, n)`` its
+    word ids; ``prefix[n-1]: (M_n,)`` index of its first ``n - 1`` words among the
+    (n-1)-grams and ``suffix[n-1]: (M_n,)`` index of its last ``n - 1`` words (both ``None`` at
+    ``n = 1``); ``first[n-1]: (M_n,)`` its first word id. ``vocab[i]`` is the word of id ``i``.
+    """
+
+    vocab: list[str]
+    raw: list[np.ndarray]
+    words: list[np.ndarray]
+    prefix: list[np.ndarray | None]
+    suffix: list[np.ndarray | None]
+    first: list[np.ndarray]
+
+
+def _token_stream(sentences: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The corpus as one stream of word ids, each sentence as ``<s> w_1 .. w_m </s>``.
+
+    Returns ``vocab`` (``vocab[0:3] = <unk>, <s>, </s>``, then the words in order of first
+    appearance), ``tok (L,) int64`` (the ids) and ``last_pos (L,) int64`` (for each token, the
+    position of the last token of its sentence: no n-gram crosses it).
+    """
     index = {UNK: 0, BOS: 1, EOS: 2}
     toks: list[int] = []
     last: list[int] = []  # position of the last token of each token's sentence
@@ -106,13 +137,20 @@ def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
         end = len(toks) + len(ids) - 1
         toks.extend(ids)
         last.extend([end] * len(ids))
-    vocab = list(index)
-    V = len(vocab)
-    tok = np.asarray(toks, dtype=np.int64)
-    last_pos = np.asarray(last, dtype=np.int64)
-    pos = np.arange(len(tok))
+    return list(index), np.asarray(toks, dtype=np.int64), np.asarray(last, dtype=np.int64)
 
-    raw, prefix, suffix, first, words = [], [], [], [], []
+
+def _count(vocab: list[str], tok: np.ndarray, last_pos: np.ndarray, order: int) -> _Counts:
+    """Counting: the raw counts ``c(g)`` of every n-gram up to ``order`` that occurs in the stream.
+
+    Order by order, each n-gram is the integer ``id(prefix) * V + last word``, so one
+    ``np.unique`` over the positions where an n-gram fits in its sentence counts them all;
+    ``pos_id[i]`` keeps the index of the n-gram starting at position ``i`` for the next order.
+    Stops early at the first order with no n-gram (every sentence shorter).
+    """
+    V = len(vocab)
+    pos = np.arange(len(tok))
+    c = _Counts(vocab, raw=[], words=[], prefix=[], suffix=[], first=[])
     pos_id = None
     for n in range(1, order + 1):
         valid = pos + n - 1 <= last_pos
@@ -126,35 +164,60 @@ def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
             break
         new_pos_id = np.full(len(tok), -1, dtype=np.int64)
         new_pos_id[p] = inv
-        raw.append(cnt)
+        c.raw.append(cnt)
         if n == 1:
-            prefix.append(None)
-            suffix.append(None)
-            first.append(uniq)
-            words.append(uniq[:, None])
+            c.prefix.append(None)
+            c.suffix.append(None)
+            c.first.append(uniq)
+            c.words.append(uniq[:, None])
         else:
             pre = uniq // V
             suf = np.empty(len(uniq), dtype=np.int64)
             suf[inv] = pos_id[p + 1]
-            prefix.append(pre)
-            suffix.append(suf)
-            first.append(first[-1][pre])
-            words.append(np.column_stack([words[-1][pre], uniq % V]))
+            c.prefix.append(pre)
+            c.suffix.append(suf)
+            c.first.append(c.first[-1][pre])
+            c.words.append(np.column_stack([c.words[-1][pre], uniq % V]))
         pos_id = new_pos_id
-    N = len(raw)
+    return c
 
+
+def _adjust(c: _Counts) -> list[np.ndarray]:
+    """Count adjustment (Chen & Goodman 1998, Sec. 3.5 and 4.1.6): the counts ``a(g)`` that
+    the discounts and the probabilities of each order are computed from.
+
+    The highest order keeps its raw counts ``c(g)``; a lower-order n-gram ``g`` takes its
+    continuation count ``N1+(. g)``, the number of distinct words that precede it (the
+    (n+1)-grams whose suffix it is), except an n-gram starting with ``<s>``, which keeps its
+    raw count (nothing can precede it). Returns ``a[n-1]: (M_n,) int64`` per order.
+    """
+    N = len(c.raw)
     adjusted = []
     for n in range(1, N + 1):
         if n == N:
-            adjusted.append(raw[n - 1])
+            adjusted.append(c.raw[n - 1])
         else:
-            cont = np.bincount(suffix[n], minlength=len(raw[n - 1]))
-            adjusted.append(np.where(first[n - 1] == 1, raw[n - 1], cont))
+            cont = np.bincount(c.suffix[n], minlength=len(c.raw[n - 1]))
+            adjusted.append(np.where(c.first[n - 1] == 1, c.raw[n - 1], cont))
+    return adjusted
 
+
+def _interpolate(c: _Counts, adjusted: list[np.ndarray]) -> KneserNey:
+    """Interpolation (Chen & Goodman 1998, Sec. 3.5 and 4.1.6, with the modified discounts): the
+    interpolated probabilities and back-off weights, order by order from the unigrams up.
+
+    With ``D(a)`` the order's ``D1``, ``D2`` or ``D3+`` (:func:`_discounts`) for ``a = 1, 2,
+    >= 3``: ``p(w|h) = (a(hw) - D(a(hw))) / sum_v a(hv) + gamma(h) p(w|h')`` and
+    ``gamma(h) = (D1 N1(h.) + D2 N2(h.) + D3+ N3+(h.)) / sum_v a(hv)``, which becomes the
+    back-off weight of ``h`` (1, i.e. log10 0, where ``h`` is no context). The unigrams are
+    interpolated with the uniform distribution over the vocabulary plus ``<unk>``; ``<s>`` is
+    never predicted (log10 p = -99), and ``<unk>`` is added as a unigram with its share of the
+    uniform mass when the corpus has none.
+    """
+    words = list(c.words)
     logp, logbow, discounts = [], [], []
     prob_prev = None
-    gamma_prev = None
-    for n in range(1, N + 1):
+    for n in range(1, len(c.raw) + 1):
         a = adjusted[n - 1].astype(np.float64)
         if n == 1:
             a = np.where(words[0][:, 0] == 1, 0.0, a)  # <s> is never predicted
@@ -168,12 +231,12 @@ def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
             prob = (a - disc) / denom + np.where(a > 0, gamma0 / types, 0.0)
             unk_p = gamma0 / types
         else:
-            pre = prefix[n - 1]
-            m_prev = len(raw[n - 2])
+            pre = c.prefix[n - 1]
+            m_prev = len(c.raw[n - 2])
             denom = np.bincount(pre, weights=a, minlength=m_prev)
             gsum = np.bincount(pre, weights=disc, minlength=m_prev)
             gamma = np.divide(gsum, denom, out=np.zeros(m_prev), where=denom > 0)
-            prob = (a - disc) / denom[pre] + gamma[pre] * prob_prev[suffix[n - 1]]
+            prob = (a - disc) / denom[pre] + gamma[pre] * prob_prev[c.suffix[n - 1]]
             # back-off weights of the (n-1)-grams: gamma where they are contexts, else 1
             logbow[n - 2] = np.where(denom > 0, np.log10(np.where(denom > 0, gamma, 1.0)), 0.0)
         lp = np.log10(np.maximum(prob, 1e-300))
@@ -187,7 +250,21 @@ def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
         words[0] = np.vstack([[[0]], words[0]])
         logp[0] = np.r_[math.log10(unk_p), logp[0]]
         logbow[0] = np.r_[0.0, logbow[0]]
-    return KneserNey(vocab=vocab, words=words, logp=logp, logbow=logbow, discounts=discounts)
+    return KneserNey(vocab=c.vocab, words=words, logp=logp, logbow=logbow, discounts=discounts)
+
+
+def estimate(sentences: Sequence[Sequence[str]], order: int = 5) -> KneserNey:
+    """Estimate an interpolated modified Kneser-Ney model of ``order`` from tokenized sentences.
+
+    Chen & Goodman's (1998) modified Kneser-Ney in three phases: counting (:func:`_count`),
+    count adjustment (:func:`_adjust`) and interpolation with the discounts ``D1, D2, D3+`` of
+    each order (:func:`_discounts`, :func:`_interpolate`).
+    """
+    if order < 2:
+        raise ValueError(f"order must be >= 2 (KenLM reads bigram models and up), got {order}")
+    vocab, tok, last_pos = _token_stream(sentences)
+    counts = _count(vocab, tok, last_pos, order)
+    return _interpolate(counts, _adjust(counts))
 
 
 def load_kenlm(path: Path):

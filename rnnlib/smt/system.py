@@ -3,6 +3,15 @@
 align (eflomal + grow-diag-final-and) -> extract and score phrases -> 5-gram KN LM ->
 MERT on dev -> decode dev and test -> sacreBLEU (single and multi-reference).
 
+The system is paper A's log-linear model, Eq. (9): ``log p(f | e) = sum_n w_n f_n(f, e) +
+log Z(e)``, the features ``f_n`` being the phrase table's scores, the language model
+(:mod:`rnnlib.smt.lm`), the penalties and distortion (:mod:`rnnlib.smt.features`) and any
+``extra`` phrase feature (paper A's RNN score), the weights ``w_n`` tuned by MERT on dev.
+
+:func:`run` chains the stages, each a function that builds (or fetches) its artifact:
+:func:`build_alignment`, :func:`build_phrases`, :func:`build_lm`, :func:`build_tuned`,
+:func:`build_eval`.
+
 Every expensive stage is an artifact of :class:`rnnlib.cache.ArtifactCache`, keyed by its
 config, the keys of the artifacts it reads and a checksum of its data:
 
@@ -25,7 +34,8 @@ dev references for MERT, and detokenized reference streams for sacreBLEU.
 
 Default settings (``SMTConfig``, ``DecoderConfig``) are chosen for a ~25k-pair corpus on 2
 cores: stack 50, 10 options per span, distortion limit 6, 100-best lists, at most 6 dev
-decodings for MERT (2 random restarts). Paper-scale settings (Moses: stack 200, ttable-limit 20) are parameters.
+decodings for MERT (2 random restarts). Paper-scale settings (Moses: stack 200, ttable-limit
+20) are parameters.
 
 Deviations
 ----------
@@ -48,8 +58,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
-
-import numpy as np
 
 from ..cache import ArtifactCache, canonical_json
 from ..config import load_config
@@ -83,7 +91,8 @@ class SMTData:
         for a, b in pairs:
             if len(getattr(self, a)) != len(getattr(self, b)):
                 raise ValueError(
-                    f"SMTData: {a} has {len(getattr(self, a))} sentences, {b} {len(getattr(self, b))}"
+                    f"SMTData: {a} has {len(getattr(self, a))} sentences, "
+                    f"{b} {len(getattr(self, b))}"
                 )
         for name, src in (("dev_refs", self.dev_src), ("test_refs", self.test_src)):
             streams = getattr(self, name)
@@ -97,7 +106,8 @@ class SMTData:
 
     @functools.cached_property
     def train_checksum(self) -> str:
-        """Checksum of the training pairs (computed once; the alignment and phrase table key on it)."""
+        """Checksum of the training pairs (computed once; the alignment and phrase table key on
+        it)."""
         return checksum(self.train_src, self.train_tgt)
 
 
@@ -129,7 +139,8 @@ class SMTConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "SMTConfig":
-        """Build from a mapping; ``decoder`` may be a mapping too (:func:`rnnlib.config.load_config`)."""
+        """Build from a mapping; ``decoder`` may be a mapping too
+        (:func:`rnnlib.config.load_config`)."""
         return load_config(cls, d)
 
 
@@ -246,7 +257,8 @@ class SMTResult:
 
 
 def build_alignment(data: SMTData, config: SMTConfig, cache: ArtifactCache, run: int = 1):
-    """The ``smt/alignment`` artifact: eflomal both ways + grow-diag-final-and on the training pairs.
+    """The ``smt/alignment`` artifact: eflomal both ways + grow-diag-final-and on the training
+    pairs.
 
     eflomal seeds its sampler from ``/dev/urandom`` and takes no seed, so ``run=2, 3, ...`` are
     further independent alignments of the same data under their own cache keys (``run=1`` is
@@ -311,36 +323,24 @@ def link_agreement(a: Path, b: Path) -> dict:
     }
 
 
-def run(
-    data: SMTData,
-    config: SMTConfig | None = None,
-    cache: ArtifactCache | None = None,
-    extra: Sequence[FeatureTable] = (),
-    detokenize: Callable[[Sequence[str]], str] | None = None,
-    log: Callable[[str], None] = print,
-) -> SMTResult:
-    """Build (or fetch) every stage of the baseline; ``extra`` adds phrase-pair features."""
-    config = config or SMTConfig()
-    cache = cache or ArtifactCache()
-    detokenize = detokenize or french_detokenizer()
-
-    # 1. word alignment
-    al = build_alignment(data, config, cache)
-    log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
-
-    # 2. phrase table
+def build_phrases(data: SMTData, config: SMTConfig, cache: ArtifactCache, alignment):
+    """The ``smt/phrase_table`` artifact: phrase pairs up to ``config.decoder.max_phrase_len``
+    words extracted from the training pairs and the ``alignment`` artifact's links, scored
+    (:func:`rnnlib.smt.phrases.build_phrase_table`), ``config.table_limit`` targets kept per
+    source phrase."""
     max_phrase_len = config.decoder.max_phrase_len
     p_cfg = {
-        "alignment": al.key,
+        "alignment": alignment.key,
         "max_phrase_len": max_phrase_len,
         "table_limit": config.table_limit,
     }
 
     def make_table(out: Path, work: Path) -> dict:
         t = time.perf_counter()
-        lines = al.file("links.txt").read_text(encoding="utf-8").split("\n")
+        path = alignment.file("links.txt")
+        lines = path.read_text(encoding="utf-8").split("\n")
         links = [
-            parse_links(lines[n], len(s), len(u), where=f"{al.file('links.txt')}:{n + 1}")
+            parse_links(lines[n], len(s), len(u), where=f"{path}:{n + 1}")
             for n, (s, u) in enumerate(zip(data.train_src, data.train_tgt))
         ]
         pt = build_phrase_table(
@@ -353,10 +353,13 @@ def run(
             "source_phrases": int(len(pt.src_offsets) - 1),
         }
 
-    ptab = cache.build("smt/phrase_table", p_cfg, make_table, data=data.train_checksum)
-    log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
+    return cache.build("smt/phrase_table", p_cfg, make_table, data=data.train_checksum)
 
-    # 3. language model (target side of the training data)
+
+def build_lm(data: SMTData, config: SMTConfig, cache: ArtifactCache):
+    """The ``smt/lm`` artifact: the interpolated modified Kneser-Ney model of order
+    ``config.lm_order`` on the target side of the training data (:func:`rnnlib.smt.lm.train_arpa`),
+    with its n-gram counts, discounts and perplexity on the dev references."""
     l_cfg = {"order": config.lm_order, "smoothing": "interpolated modified Kneser-Ney"}
 
     def make_lm(out: Path, work: Path) -> dict:
@@ -371,26 +374,33 @@ def run(
             "dev_perplexity": ppl,
         }
 
-    lm_art = cache.build("smt/lm", l_cfg, make_lm, data=checksum(data.train_tgt, data.dev_tgt))
-    log(f"LM: dev perplexity {lm_art.extra.get('dev_perplexity', float('nan')):.1f}")
+    return cache.build("smt/lm", l_cfg, make_lm, data=checksum(data.train_tgt, data.dev_tgt))
 
-    # shared by tuning and evaluation: the table filtered to dev+test phrases, the LM
-    state: dict = {}
 
-    def decoder() -> Decoder:
-        if "decoder" not in state:
-            state["decoder"] = system_decoder(data, config, ptab, lm_art, extra)
-        return state["decoder"]
+def tuning_sentences(data: SMTData, config: SMTConfig) -> int:
+    """How many dev sentences MERT tunes on: all, or the first ``config.tune_sentences``."""
+    if config.tune_sentences is None:
+        return len(data.dev_src)
+    return min(config.tune_sentences, len(data.dev_src))
 
-    # 4. MERT
-    n_tune = (
-        len(data.dev_src)
-        if config.tune_sentences is None
-        else min(config.tune_sentences, len(data.dev_src))
-    )
+
+def build_tuned(
+    data: SMTData,
+    config: SMTConfig,
+    cache: ArtifactCache,
+    phrase_table,
+    lm,
+    extra: Sequence[FeatureTable],
+    decoder: Callable[[], Decoder],
+    log: Callable[[str], None] = print,
+):
+    """The ``smt/tuned`` artifact: the feature weights MERT finds on the first
+    :func:`tuning_sentences` dev sentences (:func:`rnnlib.smt.tune.tune`), decoding with
+    ``decoder()`` (the system's decoder on ``phrase_table``, ``lm`` and the ``extra`` features)."""
+    n_tune = tuning_sentences(data, config)
     t_cfg = {
-        "phrase_table": ptab.key,
-        "lm": lm_art.key,
+        "phrase_table": phrase_table.key,
+        "lm": lm.key,
         "decoder": dataclasses.asdict(config.decoder),
         "features": list(BASE_FEATURES),
         "fixed": {BASE_FEATURES[f]: v for f, v in FIXED_WEIGHTS.items()},
@@ -407,9 +417,8 @@ def run(
 
     def make_tuned(out: Path, work: Path) -> dict:
         t = time.perf_counter()
-        dec = decoder()
         res = tune(
-            dec,
+            decoder(),
             data.dev_src[:n_tune],
             [[r] for r in data.dev_tgt[:n_tune]],
             nbest=config.tune_nbest,
@@ -430,10 +439,54 @@ def run(
             "converged": res.converged,
         }
 
-    tuned = cache.build("smt/tuned", t_cfg, make_tuned, data=checksum(data.dev_src, data.dev_tgt))
-    weights = json.loads(tuned.file("weights.json").read_text())["weights"]
+    return cache.build("smt/tuned", t_cfg, make_tuned, data=checksum(data.dev_src, data.dev_tgt))
 
-    # 5. decode dev and test, score
+
+def _decode_split(
+    dec: Decoder,
+    split: str,
+    src: Sentences,
+    refs: Sequence[Sequence[str]],
+    config: SMTConfig,
+    detokenize: Callable[[Sequence[str]], str],
+    out: Path,
+) -> tuple[dict, dict]:
+    """Translate one split with the tuned decoder ``dec``, write ``<split>.txt`` (detokenized),
+    ``<split>.tok.txt`` and, with ``config.eval_nbest > 1``, ``<split>.nbest.json.gz``; return
+    its sacreBLEU scores against ``refs`` (:func:`sacrebleu_scores`) and its decoding speed."""
+    t = time.perf_counter()
+    lists = dec.translate_corpus(src, config.eval_nbest)
+    hyps = [lst[0].words for lst in lists]
+    seconds = time.perf_counter() - t
+    if config.eval_nbest > 1:
+        save_nbest(lists, out / f"{split}.nbest.json.gz")
+    speed = {
+        "sentences": len(src),
+        "source_words": sum(len(s) for s in src),
+        "seconds": seconds,
+        "sentences_per_s": len(src) / max(seconds, 1e-9),
+        "workers": config.decoder.workers,
+    }
+    detok = [detokenize(h) for h in hyps]
+    (out / f"{split}.txt").write_text("".join(x + "\n" for x in detok), encoding="utf-8")
+    (out / f"{split}.tok.txt").write_text(
+        "".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8"
+    )
+    return sacrebleu_scores(detok, refs), speed
+
+
+def build_eval(
+    data: SMTData,
+    config: SMTConfig,
+    cache: ArtifactCache,
+    tuned,
+    decoder: Callable[[], Decoder],
+    detokenize: Callable[[Sequence[str]], str],
+):
+    """The ``smt/eval`` artifact: dev and test decoded with the ``tuned`` weights
+    (:func:`_decode_split`), ``bleu.json`` (single- and multi-reference sacreBLEU) and
+    ``speed.json``."""
+    weights = json.loads(tuned.file("weights.json").read_text())["weights"]
     e_cfg = {"tuned": tuned.key, "decoder": dataclasses.asdict(config.decoder)}
     if config.eval_nbest != 1:  # (so the 1-best evaluations keep their keys)
         e_cfg["nbest"] = config.eval_nbest
@@ -447,25 +500,9 @@ def run(
             ("dev", data.dev_src, data.dev_refs),
             ("test", data.test_src, data.test_refs),
         ):
-            t = time.perf_counter()
-            lists = dec.translate_corpus(src, config.eval_nbest)
-            hyps = [lst[0].words for lst in lists]
-            seconds = time.perf_counter() - t
-            if config.eval_nbest > 1:
-                save_nbest(lists, out / f"{split}.nbest.json.gz")
-            speed[split] = {
-                "sentences": len(src),
-                "source_words": sum(len(s) for s in src),
-                "seconds": seconds,
-                "sentences_per_s": len(src) / max(seconds, 1e-9),
-                "workers": config.decoder.workers,
-            }
-            detok = [detokenize(h) for h in hyps]
-            (out / f"{split}.txt").write_text("".join(x + "\n" for x in detok), encoding="utf-8")
-            (out / f"{split}.tok.txt").write_text(
-                "".join(" ".join(h) + "\n" for h in hyps), encoding="utf-8"
+            files[split], speed[split] = _decode_split(
+                dec, split, src, refs, config, detokenize, out
             )
-            files[split] = sacrebleu_scores(detok, refs)
         (out / "bleu.json").write_text(json.dumps(files, indent=2), encoding="utf-8")
         (out / "speed.json").write_text(json.dumps(speed, indent=2), encoding="utf-8")
         return {
@@ -474,15 +511,45 @@ def run(
             "test_decode_s": speed["test"]["seconds"],
         }
 
-    ev = cache.build(
+    return cache.build(
         "smt/eval",
         e_cfg,
         make_eval,
         data=checksum(data.dev_src, data.test_src, *data.dev_refs, *data.test_refs),
     )
-    log(
-        f"BLEU dev {ev.extra.get('dev_bleu', float('nan')):.2f} test {ev.extra.get('test_bleu', float('nan')):.2f}"
-    )
+
+
+def run(
+    data: SMTData,
+    config: SMTConfig | None = None,
+    cache: ArtifactCache | None = None,
+    extra: Sequence[FeatureTable] = (),
+    detokenize: Callable[[Sequence[str]], str] | None = None,
+    log: Callable[[str], None] = print,
+) -> SMTResult:
+    """Build (or fetch) every stage of the baseline; ``extra`` adds phrase-pair features.
+
+    The stages, each an artifact: word alignment (:func:`build_alignment`), phrase table
+    (:func:`build_phrases`), language model (:func:`build_lm`), MERT on dev
+    (:func:`build_tuned`), decoding and scoring dev and test (:func:`build_eval`). Tuning and
+    evaluation share one decoder (:func:`system_decoder`), built only if one of them runs.
+    """
+    config = config or SMTConfig()
+    cache = cache or ArtifactCache()
+    detokenize = detokenize or french_detokenizer()
+
+    al = build_alignment(data, config, cache)
+    log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
+    ptab = build_phrases(data, config, cache, al)
+    log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
+    lm_art = build_lm(data, config, cache)
+    log(f"LM: dev perplexity {lm_art.extra.get('dev_perplexity', float('nan')):.1f}")
+
+    decoder = functools.cache(lambda: system_decoder(data, config, ptab, lm_art, extra))
+    tuned = build_tuned(data, config, cache, ptab, lm_art, extra, decoder, log)
+    ev = build_eval(data, config, cache, tuned, decoder, detokenize)
+    dev_bleu, test_bleu = (ev.extra.get(k, float("nan")) for k in ("dev_bleu", "test_bleu"))
+    log(f"BLEU dev {dev_bleu:.2f} test {test_bleu:.2f}")
     return SMTResult(al, ptab, lm_art, tuned, ev)
 
 
