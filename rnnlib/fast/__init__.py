@@ -3,7 +3,7 @@
 The model modules (:mod:`rnnlib.gru`, :mod:`rnnlib.attention`, :mod:`rnnlib.encoders`,
 :mod:`rnnlib.decoders`, :mod:`rnnlib.loss`) are the papers' equations as printed. This package
 computes the same numbers faster, from the same parameters (each trick kept for a measured
-gain, the measurements and the tricks dropped for lack of one in :mod:`rnnlib.fast.kernels`):
+gain; the measurements, and the tricks dropped for lack of one, in ``BENCHMARKS.md``):
 
 - :mod:`rnnlib.fast.kernels`: :class:`~rnnlib.fast.kernels.FastModel`, the models' fast path;
 - :mod:`rnnlib.fast.softmax`: search's log-softmax in place;

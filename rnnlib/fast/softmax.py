@@ -3,9 +3,9 @@
 A search step's ``(R, K)`` logits (``R`` live hypotheses, ``K`` the target shortlist) are used
 once: :func:`log_softmax_` overwrites them with their log-softmax while the matrix is in cache,
 instead of writing a second ``(R, K)`` matrix. Beam search at the cpu size ran 24% faster
-over the whole run (14% as the median of paired runs; see :mod:`rnnlib.fast.kernels`,
-"Measured"). Training keeps the plain :func:`rnnlib.loss.nll_sum`: a backward that turned the
-saved log-softmax into the gradient in place measured no faster there (-11% / -2%), and was dropped.
+over the whole run (14% as the median of paired runs; see ``BENCHMARKS.md``). Training keeps
+the plain :func:`rnnlib.loss.nll_sum`: a backward that turned the saved log-softmax into the
+gradient in place measured no faster there (-11% / -2%), and was dropped.
 """
 
 from __future__ import annotations
