@@ -8,6 +8,8 @@ One module, so that no chapter and no experiment carries its own copy:
 * :func:`mean_difference` -- two *unpaired* samples (seconds per update of two runs): each
   resampled on its own.
 * :func:`bootstrap_spearman` -- Spearman's rho with its bootstrap interval over the items.
+* :func:`bootstrap_rounds` -- several statistics of the same items per round, from one stream.
+* :func:`percentile_interval` -- where every interval ends: the percentiles 50 -/+ 50 level.
 * :func:`bleu_by_length` -- corpus BLEU per source-length bucket with a bootstrap band per bucket
   (Bahdanau et al. 2015, Fig. 2).
 * :func:`paired_bootstrap` -- sacreBLEU's paired bootstrap test of two systems' BLEU, with the
@@ -41,6 +43,34 @@ import pandas as pd
 from . import bleu
 
 
+def percentile_interval(samples, level: float = 0.95, axis=None, nan: bool = False) -> np.ndarray:
+    """The percentile interval of bootstrap ``samples`` at ``level``: their percentiles
+    ``50 - 50 level`` and ``50 + 50 level`` (exactly 2.5 and 97.5 at the usual 0.95), along
+    ``axis``; ``nan=True`` ignores NaN samples (a resample on which a statistic is undefined).
+    Every interval of the book ends where this function puts it."""
+    if not 0 < level < 1:
+        raise ValueError(f"percentile_interval: need 0 < level < 1, got {level}")
+    ends = [50 - 50 * level, 50 + 50 * level]
+    return (np.nanpercentile if nan else np.percentile)(samples, ends, axis=axis)
+
+
+def bootstrap_rounds(
+    n_items: int, statistic, n_boot: int, seed: int | np.random.Generator = 0, draws: int = 1
+) -> np.ndarray:
+    """``(n_boot, k)``: ``statistic(*indices)`` (``k`` numbers) of each of ``n_boot`` rounds, where
+    a round draws ``draws`` resamples of ``n_items`` indices with replacement, one after the
+    other, from one generator. For statistics of several quantities over the same items whose
+    intervals must come from one stream of draws (paper A's Fig. 3: the rank correlations over
+    one resample of the pairs, the share scored far apart over the next); read the intervals
+    with :func:`percentile_interval` (``axis=0``)."""
+    rng = np.random.default_rng(seed)
+    rounds = []
+    for _ in range(n_boot):
+        indices = [rng.integers(0, n_items, n_items) for _ in range(draws)]
+        rounds.append(statistic(*indices))
+    return np.array(rounds)
+
+
 def bootstrap_mean(
     values: np.ndarray, n_boot: int = 1000, seed: int | np.random.Generator = 0, level: float = 0.95
 ) -> tuple[float, float, float]:
@@ -60,7 +90,7 @@ def bootstrap_mean(
         )
     rng = np.random.default_rng(seed)  # a Generator passes through unchanged
     means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(means, level)
     return float(values.mean()), float(lo), float(hi)
 
 
@@ -92,7 +122,7 @@ def bootstrap_spearman(
             rhos.append(spearmanr(x[i], y[i])[0])
     if not rhos:
         return rho, float("nan"), float("nan")
-    lo, hi = np.quantile(rhos, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(rhos, level)
     return rho, float(lo), float(hi)
 
 
@@ -128,7 +158,7 @@ def mean_difference(
         raise ValueError(f"mean_difference: empty sample ({len(a)} and {len(b)} values)")
     rng = np.random.default_rng(seed)
     diffs = [rng.choice(a, len(a)).mean() - rng.choice(b, len(b)).mean() for _ in range(n_boot)]
-    low, high = np.percentile(diffs, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    low, high = percentile_interval(diffs, level)
     return float(a.mean() - b.mean()), float(low), float(high)
 
 
@@ -198,8 +228,7 @@ def bleu_by_length(
                 scores = bleu.resampled_scores(
                     scorer, part, rng.integers(0, len(members), size=(n_boot, len(members)))
                 )
-                alpha = (1 - level) / 2
-                row["band_low"], row["band_high"] = np.quantile(scores, [alpha, 1 - alpha])
+                row["band_low"], row["band_high"] = percentile_interval(scores, level)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -263,7 +292,7 @@ def paired_bootstrap(
     diffs = bleu.resampled_scores(scorer, stats_a, idxs) - bleu.resampled_scores(
         scorer, stats_b, idxs
     )
-    low, high = np.quantile(diffs, [0.025, 0.975])
+    low, high = percentile_interval(diffs, 0.95)
     score_b = results["BLEU"][0].score
     return {
         "bleu_a": result_a.score,
@@ -282,9 +311,11 @@ def paired_bootstrap(
 __all__ = [
     "bleu_by_length",
     "bootstrap_mean",
+    "bootstrap_rounds",
     "bootstrap_spearman",
     "mean_difference",
     "paired_bootstrap",
     "paired_difference",
+    "percentile_interval",
     "seeds_difference",
 ]
