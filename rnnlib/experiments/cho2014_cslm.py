@@ -13,6 +13,10 @@
 * :func:`search_seconds` -- the time of decoding sentences with a language model inside the
   search against without it (the measurement behind the rescoring deviation).
 
+What the chapter calls: :func:`cslm_rows` (the CSLM and its three rows of A Table 1),
+:func:`search_timing` (the CSLM inside the search, timed in this build), :func:`cslm_numbers`
+and :func:`rescore_how` (the prose of the section).
+
 Deviations: see :mod:`rnnlib.smt.rescore` (n-best rescoring instead of the CSLM inside the
 search) and :mod:`rnnlib.smt.cslm` (sizes, training).
 """
@@ -23,8 +27,9 @@ import dataclasses
 import json
 import time
 from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,7 +37,8 @@ import torch
 
 from ..checkpoint import load_checkpoint
 from ..device import resolve_device
-from ..smt.cslm import CSLM, CSLMConfig, ngrams, perplexity, train_cslm
+from ..book import papers
+from ..smt.cslm import CSLM, CSLMConfig, CSLMFeature, ngrams, perplexity, train_cslm
 from ..smt.decoder import Decoder, Translation
 from ..smt.features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
 from ..smt.system import (
@@ -45,8 +51,10 @@ from ..smt.system import (
     system_decoder,
 )
 from ..smt.rescore import (
+    LMScore,
     NBestLists,
     Rescorer,
+    ShortlistWords,
     SentenceFeature,
     load_nbest,
     rerank,
@@ -54,6 +62,10 @@ from ..smt.rescore import (
     tune_rescored,
 )
 from ..cache import Artifact, ArtifactCache
+from .cho2014 import Number
+
+if TYPE_CHECKING:
+    from .cho2014 import BaselineRow, RNNRow
 
 
 def cslm_run(
@@ -136,7 +148,8 @@ def cslm_run(
 
 
 def load_cslm(art: Artifact, device: torch.device | str = "cpu") -> CSLM:
-    """The network of a ``cho2014/cslm`` artifact on ``device`` (its checkpoint mapped there), in eval mode."""
+    """The network of a ``cho2014/cslm`` artifact on ``device`` (its checkpoint mapped there),
+    in eval mode."""
     model = CSLM(CSLMConfig(**art.config["model"])).to(device)
     model.load_state_dict(load_checkpoint(art.file("model.pt"), map_location=device))
     return model.eval()
@@ -255,9 +268,8 @@ class RescoredSystem:
             )
             v = np.load(art.file("values.npy"))
             if v.shape != (len(hyps), len(f.names)):
-                raise ValueError(
-                    f"{art.file('values.npy')}: shape {v.shape}, expected {(len(hyps), len(f.names))}"
-                )
+                expected = (len(hyps), len(f.names))
+                raise ValueError(f"{art.file('values.npy')}: shape {v.shape}, expected {expected}")
             cols.append(v)
         values = np.hstack(cols) if cols else np.zeros((len(hyps), 0))
         out, k = [], 0
@@ -275,8 +287,8 @@ class RescoredSystem:
         path = base.evaluation.path / f"{split}.nbest.json.gz"
         if not path.exists():
             raise ValueError(
-                f"mode 'lists' rescores the base run's n-best lists, but {base.evaluation.path} has no "
-                f"{split}.nbest.json.gz: build the base run with SMTConfig.eval_nbest > 1"
+                f"mode 'lists' rescores the base run's n-best lists, but {base.evaluation.path} "
+                f"has no {split}.nbest.json.gz: build the base run with SMTConfig.eval_nbest > 1"
             )
         return load_nbest(path)
 
@@ -290,9 +302,10 @@ class RescoredSystem:
         where the second finds nothing new and ends the loop)."""
         if mode not in MODES:
             raise ValueError(f"RescoredSystem.tune: mode must be one of {MODES}, got {mode!r}")
-        if iterations < (2 if mode == "lists" else 1):
+        least = 2 if mode == "lists" else 1
+        if iterations < least:
             raise ValueError(
-                f"RescoredSystem.tune: mode {mode!r} needs iterations >= {2 if mode == 'lists' else 1} "
+                f"RescoredSystem.tune: mode {mode!r} needs iterations >= {least} "
                 f"(MERT runs between two rankings), got {iterations}"
             )
         cfg, data = self.config, self.data
@@ -322,20 +335,21 @@ class RescoredSystem:
             dec = _Weights(self.search_names, start) if mode == "lists" else self.decoder(base)
             dec.set_weights(start)
             if mode == "lists":
-                fixed = self.rescore(
-                    self._base_lists(base, "dev"), {"eval": base.evaluation.key, "split": "dev"}
-                )
-                fixed = fixed[
-                    :n_tune
-                ]  # (the whole dev set is rescored once, for this and for the evaluation)
-                decode, rescore = (lambda w: fixed), (lambda lists: lists)
+                # the whole dev set is rescored once, for this and for the evaluation
+                dev = {"eval": base.evaluation.key, "split": "dev"}
+                fixed = self.rescore(self._base_lists(base, "dev"), dev)[:n_tune]
+
+                def decode(w):
+                    return fixed
             else:
 
                 def decode(w):
                     lists, key = self.nbest(base, src, w, cfg.tune_nbest)
                     return self.rescore(lists, {"nbest": key})
 
-                rescore = lambda lists: lists
+            def rescore(lists):  # the lists arrive rescored
+                return lists
+
             res = tune_rescored(
                 dec,
                 src,
@@ -426,7 +440,8 @@ class RescoredSystem:
         self, base: SMTResult, seed: int, mode: str = "lists", iterations: int = 2, nbest: int = 100
     ) -> SMTResult:
         """:meth:`tune` then :meth:`evaluate`: an :class:`SMTResult` whose ``tuned`` and
-        ``evaluation`` are this row's artifacts (``bleu`` and ``weights`` read as for the others)."""
+        ``evaluation`` are this row's artifacts (``bleu`` and ``weights`` read as for the
+        others)."""
         tuned = self.tune(base, seed, mode, iterations)
         return dataclasses.replace(
             base, tuned=tuned, evaluation=self.evaluate(base, tuned, mode, nbest)
@@ -466,4 +481,169 @@ def search_seconds(
     return time.perf_counter() - t
 
 
-__all__ = ["MODES", "RescoredSystem", "cslm_run", "load_cslm", "search_seconds"]
+# -- what the chapter calls ---------------------------------------------------------------------
+@dataclass
+class CSLMRows:
+    """The CSLM and its rows of A Table 1 (:func:`cslm_rows`): ``config``, ``artifact`` (the
+    ``cho2014/cslm`` run) and ``model`` (on the chapter's device, eval mode); ``systems``: row
+    name -> its :class:`RescoredSystem`; ``runs``: row name -> MERT seed -> run, in the order
+    ``+CSLM``, ``+CSLM+RNN``, ``+CSLM+RNN+WP``; ``cited``: what the CSLM's numbers cite (the
+    corpus, the system's settings, the CSLM)."""
+
+    config: CSLMConfig
+    artifact: Artifact
+    model: CSLM
+    systems: dict[str, RescoredSystem]
+    runs: dict[str, dict[int, SMTResult]]
+    cited: list
+
+
+def cslm_rows(
+    cache: ArtifactCache, base: "BaselineRow", rnn: "RNNRow", params: dict[str, Any]
+) -> CSLMRows:
+    """Paper A's neural language model (Schwenk 2007; :func:`cslm_run` at the sizes of the
+    ``cslm_*`` parameters, on the target side of the training data) and the rows that add it:
+    +CSLM (on the Baseline's runs), +CSLM+RNN and +CSLM+RNN+WP (on the +RNN row's runs, WP the
+    count of target words outside the shortlist), each :meth:`RescoredSystem.run` per MERT
+    seed in ``params["rescore_mode"]``."""
+    corpus, data, p = base.corpus, base.data, params
+    vocab = corpus.tgt_vocab
+    config = CSLMConfig(
+        vocab=len(vocab), order=p["cslm_order"], emb=p["cslm_emb"],
+        hidden=(p["cslm_hidden1"], p["cslm_hidden2"]),
+    )  # fmt: skip
+    art = cslm_run(
+        cache, config, data.train_tgt, data.dev_tgt, vocab,
+        updates=p["cslm_updates"], batch_size=p["cslm_batch"], lr=p["cslm_lr"],
+        eval_every=p["cslm_eval_every"], dev_share=p["cslm_dev_share"], seed=p["seed"],
+        data=checksum([corpus.checksum], data.train_tgt, data.dev_tgt), device=base.device,
+    )  # fmt: skip
+    model = load_cslm(art, base.device)
+    # the sentence features of the rescoring, each with what identifies its values
+    lm = (LMScore(CSLMFeature(model, vocab), name="cslm"), {"cslm": art.key})
+    wp = (ShortlistWords(vocab, name="wp"), {"shortlist": corpus.checksum, "words": len(vocab)})
+    rows = {
+        "+CSLM": ([lm], [], base.runs),
+        "+CSLM+RNN": ([lm], [rnn.scores], rnn.runs),
+        "+CSLM+RNN+WP": ([lm, wp], [rnn.scores], rnn.runs),
+    }
+    systems, runs = {}, {}
+    for name, (features, extra, base_runs) in rows.items():
+        system = systems[name] = RescoredSystem(
+            cache, data, base.config, features, extra=extra, detokenize=base.detokenize
+        )
+        runs[name] = {
+            s: system.run(
+                base_runs[s],
+                seed=s,
+                mode=p["rescore_mode"],
+                iterations=p["rescore_iterations"],
+                nbest=p["eval_nbest"],
+            )  # fmt: skip
+            for s in base.seeds
+        }
+    return CSLMRows(config, art, model, systems, runs, [corpus, base.config, art])
+
+
+@dataclass
+class SearchTiming:
+    """The CSLM inside the search against without it (:func:`search_timing`): the dev
+    ``sentences`` decoded, the seconds of each decoding, and the n-grams the CSLM scored."""
+
+    sentences: list
+    with_cslm: float
+    without_cslm: float
+    ngrams: int
+
+    @property
+    def ratio(self) -> float:
+        return self.with_cslm / max(self.without_cslm, 1e-9)
+
+
+def search_timing(base: "BaselineRow", cslm: CSLMRows, n_sentences: int) -> SearchTiming:
+    """The measurement behind the rescoring deviation: the first ``n_sentences`` dev sentences
+    decoded one by one in this process with the CSLM inside the search and without it, with
+    the +CSLM row's tuned weights of the first MERT seed (:func:`search_seconds`; wall time, so
+    it varies from build to build)."""
+    system = cslm.systems["+CSLM"]
+    tuned = cslm.runs["+CSLM"][base.seeds[0]].weights
+    weights = [tuned[n] for n in system.names]
+    sentences = base.data.dev_src[:n_sentences]
+    first = base.first_run
+    decoder = system_decoder(base.data, base.config, first.phrase_table, first.lm)
+    in_search = CSLMFeature(cslm.model, base.corpus.tgt_vocab)
+    with_cslm = search_seconds(decoder, [in_search], weights, sentences)
+    without = search_seconds(decoder, [], weights[: len(system.search_names)], sentences)
+    return SearchTiming(sentences, with_cslm, without, in_search.queries)
+
+
+def cslm_numbers(
+    base: "BaselineRow", cslm: CSLMRows, timing: SearchTiming, params: dict[str, Any]
+) -> list[Number]:
+    """The CSLM's sizes, training and perplexities (with the Kneser-Ney LM's and the paper's),
+    the search timing and what it implies for one dev decoding of MERT."""
+    p, extra, lm = params, cslm.artifact.extra, base.first_run.lm
+    tuned = base.first_run.tuned
+    history = json.loads(tuned.file("weights.json").read_text())["history"]
+    mert_decode = float(np.mean([r["decode_s"] for r in history]))  # one dev decoding of MERT
+    slower = max(timing.without_cslm, 1e-9)
+    return [
+        Number("cho-cslm-order", p["cslm_order"]),
+        Number("cho-cslm-emb", p["cslm_emb"]),
+        Number("cho-cslm-h1", p["cslm_hidden1"]),
+        Number("cho-cslm-h2", p["cslm_hidden2"]),
+        Number("cho-cslm-vocab", len(base.corpus.tgt_vocab)),
+        Number("cho-cslm-updates", p["cslm_updates"]),
+        Number("cho-cslm-ngrams", extra["train_ngrams"] + extra["dev_ngrams"], None, cslm.cited),
+        Number("cho-cslm-ppl", extra["best_dev_ppl"], 1, cslm.cited),
+        Number("cho-cslm-dev-ppl", extra["dev_set_ppl"], 1, cslm.cited),
+        Number("cho-paper-cslm-ppl", papers.A_CSLM_PERPLEXITY, 2),
+        Number("cho-kn-dev-ppl", lm.extra["dev_perplexity"], 1, [lm]),
+        Number("cho-search-n", len(timing.sentences)),
+        Number("cho-search-words", sum(len(x) for x in timing.sentences)),
+        Number("cho-search-with", timing.with_cslm, 1),
+        Number("cho-search-without", timing.without_cslm, 1),
+        Number("cho-search-ratio", timing.ratio, 1),
+        Number("cho-search-ngrams", timing.ngrams),
+        Number("cho-mert-decode", mert_decode, 0, [tuned]),
+        Number("cho-mert-decode-cslm", mert_decode * timing.with_cslm / slower / 60, 1),
+        Number("cho-eval-nbest", p["eval_nbest"]),
+    ]
+
+
+def rescore_how(mode: str, eval_nbest: int, tune_nbest: int) -> str:
+    """How the CSLM rows were made in rescoring ``mode`` (Markdown, for the chapter's prose)."""
+    if mode == "lists":
+        return (
+            f"each row starts from its base row of the same MERT seed (the Baseline for +CSLM, "
+            f"+RNN for the other two) and takes the {eval_nbest}-best lists of dev and test that "
+            "the base row's tuned decoder produced (its output is their first candidates). Every "
+            "complete candidate gets the CSLM's $\\log p(e)$ as one more feature (and, for +WP, "
+            "the number of its words outside the networks' shortlist); MERT tunes all the "
+            "weights on the dev lists of the MERT sentences, starting from the base row's "
+            "weights and 0 for the new features, and the test lists are reranked with the tuned "
+            "weights. No sentence is decoded again"
+        )
+    return (
+        f"each row runs MERT's usual loop from its base row's tuned weights (same MERT seed): "
+        f"every iteration decodes the MERT sentences to {tune_nbest}-best lists with the search "
+        "weights, adds the CSLM's $\\log p(e)$ of every candidate (and, for +WP, the number of "
+        "its words outside the networks' shortlist), pools them and tunes all the weights; dev "
+        f"and test are then decoded to {eval_nbest}-best lists with the tuned search weights, "
+        "rescored and reranked"
+    )
+
+
+__all__ = [
+    "CSLMRows",
+    "MODES",
+    "RescoredSystem",
+    "SearchTiming",
+    "cslm_numbers",
+    "cslm_rows",
+    "cslm_run",
+    "load_cslm",
+    "rescore_how",
+    "search_seconds",
+    "search_timing",
+]

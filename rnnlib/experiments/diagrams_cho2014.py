@@ -1,5 +1,6 @@
-"""Cho et al. 2014, Figures 1 and 2, drawn by code with the paper's symbols.
+"""Cho et al. 2014, Figures 1 and 2, drawn by code with the paper's symbols (plain matplotlib).
 
+:func:`figure_1` and :func:`figure_2` are the chapter's figures, each on a panel of its own.
 :func:`encoder_decoder_diagram` (Fig. 1): the encoder reads ``x_1 ... x_T`` into the summary
 ``c``; the decoder generates ``y_1 ... y_T'``, each step conditioned on ``c`` and the previous
 word. :func:`gated_unit_diagram` (Fig. 2): the hidden unit with reset gate ``r``, update gate
@@ -90,4 +91,22 @@ def gated_unit_diagram(ax) -> None:
     ax.axis("off")
 
 
-__all__ = ["encoder_decoder_diagram", "gated_unit_diagram"]
+def _panel(draw):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    draw(ax)
+    return fig
+
+
+def figure_1():
+    """A Fig. 1, the RNN Encoder-Decoder (:func:`encoder_decoder_diagram`): a new figure."""
+    return _panel(encoder_decoder_diagram)
+
+
+def figure_2():
+    """A Fig. 2, the gated hidden unit (:func:`gated_unit_diagram`): a new figure."""
+    return _panel(gated_unit_diagram)
+
+
+__all__ = ["encoder_decoder_diagram", "figure_1", "figure_2", "gated_unit_diagram"]

@@ -1,0 +1,298 @@
+"""The functions of the cho2014 chapter (rnnlib.experiments.cho2014, cho2014_cslm,
+diagrams_cho2014): what each table, figure and claim check computes, on synthetic rows, pairs and
+a tiny untrained network, with controls for which a claim must not hold."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import rnnlib.experiments.cho2014 as cho
+from rnnlib.book import claims
+from rnnlib.corpus.vocab import Vocab
+from rnnlib.experiments import cho2014_cslm, diagrams_cho2014
+from rnnlib.models import build_model
+from rnnlib.presets import preset
+
+matplotlib.use("Agg")
+
+
+def _verdict(check) -> str:
+    return claims.evaluate(check).verdict
+
+
+def _runs(dev, test) -> dict:
+    """seed -> a stand-in for SMTResult with only the BLEU a row of Table 1 reads."""
+    return {
+        s + 1: SimpleNamespace(
+            bleu={"dev": {"single": {"bleu": d}}, "test": {"single": {"bleu": t}}}
+        )
+        for s, (d, t) in enumerate(zip(dev, test))
+    }
+
+
+def _rows(gain: float, seeds: int = 3) -> dict:
+    """The five rows of Table 1 with MERT noise of ~0.1 BLEU; +RNN and the CSLM rows ``gain``
+    (and ``2 * gain``) above the Baseline."""
+    noise = np.array([0.1, -0.1, 0.0, 0.05, -0.05])[:seeds]
+    base = 20 + noise
+    return {
+        "Baseline": _runs(base, base + 1),
+        "+RNN": _runs(base + gain, base + 1 + gain),
+        "+CSLM": _runs(base + gain, base + 1 + gain),
+        "+CSLM+RNN": _runs(base + 2 * gain, base + 1 + 2 * gain),
+        "+CSLM+RNN+WP": _runs(base + 2 * gain, base + 1 + 2 * gain),
+    }
+
+
+# -- Table 1 --------------------------------------------------------------------------------------
+def test_table_1_has_the_rows_columns_and_gains_of_the_paper_table():
+    rows = _rows(0.5)
+    table = cho.table_1(rows)
+    assert list(table.index) == ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"]
+    assert table.loc["+RNN", "test − Baseline"] == pytest.approx(0.5)
+    assert table.loc["+CSLM+RNN", "dev"] == pytest.approx(21.0)
+    assert table.loc["Baseline", "dev sd"] == pytest.approx(0.1)
+    assert (table["MERT runs"] == 3).all()
+    assert np.isnan(table.loc["+CSLM", "paper test"])  # the paper has no +CSLM row
+    assert table.loc["+RNN", "paper test − Baseline"] == pytest.approx(0.57)
+    numbers = {n.name: n for n in cho.table_1_numbers(table, rows)}
+    assert numbers["cho-gain-test"].value == pytest.approx(0.5)
+    assert numbers["cho-seeds"].value == 3
+    assert numbers["cho-paper-gain-rnn-dev"].value == pytest.approx(0.56)
+
+
+def test_table_1_claims_hold_for_a_real_gain_and_not_for_identical_rows():
+    held = cho.table_1_claims(_rows(0.5))
+    assert list(held) == ["C-A-T1-1", "C-A-T1-2", "C-A-T1-3", "C-A-T1-4"]
+    assert _verdict(held["C-A-T1-1"]) == claims.HOLDS
+    assert _verdict(held["C-A-T1-2"]) == claims.HOLDS
+    assert _verdict(held["C-A-T1-4"]) == claims.HOLDS  # gains of 0.5 and 1 BLEU, under 2
+    control = cho.table_1_claims(_rows(0.0))  # every row the Baseline: no claim may hold
+    assert _verdict(control["C-A-T1-1"]) == claims.NOISE
+    assert _verdict(control["C-A-T1-2"]) == claims.NOISE
+    assert (
+        _verdict(cho.table_1_claims(_rows(1.5))["C-A-T1-4"]) == claims.FAILS
+    )  # 3 BLEU: not modest
+    one = cho.table_1_claims(_rows(0.5, seeds=1))
+    assert {_verdict(c) for c in one.values()} == {claims.UNMEASURABLE}
+
+
+def test_seeds_interval_is_the_chapters_two_standard_errors_to_the_bit():
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 5):
+        for _ in range(200):
+            a, b = rng.normal(30, 0.3, n), rng.normal(30, 0.3, n)
+            d = a.mean() - b.mean()
+            se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+            assert cho.seeds_interval("x", a, b) == ("x", d, d - 2 * se, d + 2 * se)
+
+
+def test_rnn_weights_have_one_column_per_seed():
+    runs = {
+        1: SimpleNamespace(weights={"rnn": 0.123456, "lm": 1.0}),
+        2: SimpleNamespace(weights={"rnn": 0.2, "lm": 0.5}),
+    }
+    weights = cho.rnn_weights(runs)
+    assert list(weights.columns) == ["seed 1", "seed 2"] and weights.index.name == "feature"
+    assert weights.loc["rnn", "seed 1"] == 0.1235
+
+
+# -- Figure 3 -------------------------------------------------------------------------------------
+def _pairs(n: int, coupled: bool, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    tm = rng.normal(-4, 2, n)
+    count = np.exp(tm + 6).round() + 1
+    rnn = tm.copy() if coupled else rng.normal(-30, 10, n)
+    return pd.DataFrame({"rnn": rnn, "tm": tm, "count": count})
+
+
+def test_figure_3_pairs_are_a_seeded_sample_in_the_frames_order():
+    frame = _pairs(300, coupled=False)
+    pick = cho.figure_3_pairs(frame, 100, seed=3)
+    assert len(pick) == 100 and pick.index.is_monotonic_increasing and pick.index.is_unique
+    assert pick.equals(cho.figure_3_pairs(frame, 100, seed=3))
+    assert not pick.equals(cho.figure_3_pairs(frame, 100, seed=4))
+    assert len(cho.figure_3_pairs(frame, 1000, seed=3)) == 300
+
+
+def test_figure_3_claims_tell_weakly_correlated_scores_from_identical_ones():
+    independent = cho.figure_3_claims(_pairs(400, coupled=False), seed=1, n_boot=200)
+    assert _verdict(independent["C-A-F3-1"]) == claims.HOLDS
+    assert _verdict(independent["C-A-F3-2"]) == claims.HOLDS
+    assert _verdict(independent["C-A-F3-3"]) == claims.HOLDS  # TM follows the count, RNN not
+    same = cho.figure_3_claims(_pairs(400, coupled=True), seed=1, n_boot=200)
+    assert _verdict(same["C-A-F3-1"]) == claims.FAILS  # rho = 1
+    assert _verdict(same["C-A-F3-2"]) == claims.FAILS  # no pair scored apart
+    assert cho.figure_3_claims(_pairs(400, coupled=False), seed=1, n_boot=200) == independent
+
+
+def test_figure_3_numbers_and_figure():
+    pick = _pairs(200, coupled=True)
+    numbers = {n.name: n.value for n in cho.figure_3_numbers(pick)}
+    assert numbers["cho-pearson"] == pytest.approx(1.0) and numbers[
+        "cho-spearman"
+    ] == pytest.approx(1.0)
+    assert numbers["cho-far-share"] == 0 and numbers["cho-scatter-n"] == 200
+    fig = cho.figure_3(pick)
+    assert len(fig.axes) == 3  # the scatter and its two marginal distributions
+    assert "Pearson r = 1.00" in fig.axes[1].get_title()
+
+
+# -- Tables 2 and 3 -------------------------------------------------------------------------------
+def _frame(tm_prefers_long: bool = True) -> pd.DataFrame:
+    """Four-word sources, three frequent (seen 30 times) and three rare (seen once), each with
+    four targets of 1 to 4 words; the translation model prefers the long targets and the
+    network the short ones (``tm_prefers_long``), or the other way round."""
+    rows = []
+    for k in range(6):
+        src = tuple(f"s{k}_{i}" for i in range(4))
+        seen = 30 if k < 3 else 1
+        for j in range(4):
+            tgt = (f"t{j}",) * (j + 1)
+            tm, rnn = (j, -j) if tm_prefers_long else (-j, j)
+            rows.append((src, tgt, float(tm), float(rnn), 1, seen, 4))
+    rows.append((("short",), ("x",), 0.0, 0.0, 1, 30, 1))  # below min_source_words
+    return pd.DataFrame(rows, columns=["src", "tgt", "tm", "rnn", "count", "src_count", "src_len"])
+
+
+PARAMS = {
+    "min_source_words": 4,
+    "frequent_count": 20,
+    "rare_count": 2,
+    "seed": 1,
+    "phrases_per_group": 2,
+}
+
+
+def test_long_phrases_groups_and_draws():
+    phrases = cho.long_phrases(_frame(), PARAMS)
+    assert len(phrases.groups["frequent"]) == 3 and len(phrases.groups["rare"]) == 3
+    assert all(len(s) >= 4 for g in phrases.groups.values() for s in g)
+    assert {g: len(c) for g, c in phrases.chosen.items()} == {"frequent": 2, "rare": 2}
+    assert all(set(phrases.chosen[g]) <= set(phrases.groups[g]) for g in phrases.groups)
+    assert cho.long_phrases(_frame(), PARAMS).chosen == phrases.chosen
+
+
+def test_table_2_lists_each_models_top_three():
+    phrases = cho.long_phrases(_frame(), PARAMS)
+    table = cho.table_2(phrases)
+    assert table.index.names == ["group", "source"] and len(table) == 4
+    first = table.iloc[0]
+    assert first["seen"] == 30
+    assert first["translation model"].split(" · ")[0] == "[t3 t3 t3 t3]"  # the longest first
+    assert first["RNN Encoder–Decoder"].split(" · ")[0] == "[t0]"
+    numbers = {n.name: n.value for n in cho.table_2_numbers(phrases, PARAMS)}
+    assert numbers["cho-t2-sources"] == 6 and numbers["cho-n-rare"] == 3
+
+
+def test_table_2_claims_follow_the_lengths_and_are_unmeasurable_without_sources():
+    vocab = Vocab(["t0", "t1"])  # t2, t3 outside the shortlist
+    paper = cho.long_phrases(_frame(tm_prefers_long=True), PARAMS)
+    held = cho.table_2_claims(paper, vocab, PARAMS, 200)
+    assert list(held) == ["C-A-T2-1", "C-A-T2-2", "C-A-T2-3"]
+    assert _verdict(held["C-A-T2-2"]) == claims.HOLDS  # the network's targets shorter
+    assert _verdict(held["C-A-T2-1"]) == claims.HOLDS  # and more of their words in the shortlist
+    control = cho.table_2_claims(cho.long_phrases(_frame(False), PARAMS), vocab, PARAMS, 200)
+    assert _verdict(control["C-A-T2-2"]) == claims.FAILS
+    assert _verdict(control["C-A-T2-1"]) == claims.FAILS
+    empty = cho.long_phrases(_frame(), {**PARAMS, "min_source_words": 7})
+    none = cho.table_2_claims(empty, vocab, PARAMS)
+    assert {_verdict(c) for c in none.values()} == {claims.UNMEASURABLE}
+
+
+def _tiny_network():
+    words = [f"w{i}" for i in range(8)]
+    vocab = Vocab(words)
+    torch.manual_seed(0)
+    model = build_model(preset("smoke-cho2014", src_vocab=len(vocab), tgt_vocab=len(vocab))).eval()
+    corpus = SimpleNamespace(src_vocab=vocab, tgt_vocab=vocab)
+    pairs = [
+        ((f"w{i}",) * 4, (f"w{j}",), float(-j), 0.0, 1, 30 if i < 2 else 1, 4)
+        for i in range(4)
+        for j in range(3)
+    ]
+    frame = pd.DataFrame(
+        pairs, columns=["src", "tgt", "tm", "rnn", "count", "src_count", "src_len"]
+    )
+    rnn = SimpleNamespace(model=model, scorer=SimpleNamespace(device=torch.device("cpu")))
+    return cho.long_phrases(frame, PARAMS), rnn, corpus
+
+
+def test_table_3_samples_are_reproducible_and_counted():
+    phrases, rnn, corpus = _tiny_network()
+    t3 = cho.table_3_samples(phrases, rnn, corpus, n_samples=20, seed=5)
+    assert t3.table.index.names == ["group", "source"] and len(t3.table) == 4
+    assert len(t3.top_share) == 4 and all(0.05 <= s <= 1 for s in t3.top_share)
+    assert 4 <= len(t3.in_table) <= 20  # at most five distinct samples shown per source
+    for row in t3.table["samples (top 5 by score)"]:
+        shown = row.split(" · ")
+        assert (
+            1 <= len(shown) <= 5 and sum(int(s.split("(×")[1].split(")")[0]) for s in shown) <= 20
+        )
+    again = cho.table_3_samples(phrases, rnn, corpus, n_samples=20, seed=5)
+    assert again.table.equals(t3.table) and again.top_share == t3.top_share
+    checks = cho.table_3_claims(t3, 20, seed=5, n_boot=100)
+    assert _verdict(checks["C-A-T3-1"]) in (claims.HOLDS, claims.NOISE, claims.FAILS)
+    assert claims.evaluate(checks["C-A-T3-1"]).reason.startswith("share of the 20 samples")
+
+
+def test_table_3_claims():
+    concentrated = cho.Table3(pd.DataFrame(), [True, False, False], [0.5, 0.6, 0.4, 0.55])
+    checks = cho.table_3_claims(concentrated, 50, seed=1, n_boot=200)
+    assert _verdict(checks["C-A-T3-1"]) == claims.HOLDS
+    assert _verdict(checks["C-A-T3-2"]) == claims.HOLDS  # some in the table, some not
+    spread = cho.Table3(pd.DataFrame(), [True, True], [0.02, 0.04, 0.03])
+    checks = cho.table_3_claims(spread, 50, seed=1, n_boot=200)
+    assert _verdict(checks["C-A-T3-1"]) == claims.FAILS
+    assert _verdict(checks["C-A-T3-2"]) == claims.FAILS  # all of them in the table
+    one = cho.table_3_claims(cho.Table3(pd.DataFrame(), [False], [0.5]), 50, seed=1)
+    assert one["C-A-T3-1"].evidence["low"] is None  # no interval from one source
+    empty = cho.table_3_claims(cho.Table3(pd.DataFrame(), [], []), 50, seed=1)
+    assert {_verdict(c) for c in empty.values()} == {claims.UNMEASURABLE}
+
+
+# -- the rest -------------------------------------------------------------------------------------
+def _art(seconds):
+    return SimpleNamespace(meta={"wall_time_s": seconds})
+
+
+def test_stages_table_lists_every_stage_and_run():
+    run = SimpleNamespace(
+        alignment=_art(1), phrase_table=_art(2), lm=_art(3), tuned=_art(4), evaluation=_art(5)
+    )
+    base = SimpleNamespace(first_run=run, runs={1: run, 2: run})
+    rnn = SimpleNamespace(
+        scorer=SimpleNamespace(artifact=_art(6)), feature=_art(7), runs={1: run, 2: run}
+    )
+    cslm = SimpleNamespace(artifact=_art(8), runs={"+CSLM": {1: run, 2: run}})
+    timing = cho2014_cslm.SearchTiming([["a"]], 1.26, 0.04, 10)
+    table = cho.stages_table(base, rnn, cslm, timing, eval_nbest=5)
+    assert table.index.name == "stage" and list(table.columns) == ["seconds"]
+    assert len(table) == 8 + 2 * 2 * 2 + 2 * 2
+    assert table.loc["CSLM inside the search: 1 dev sentence (this build)", "seconds"] == 1.3
+    assert table.loc["+RNN: decoding dev and test (5-best), seed 2", "seconds"] == 5
+    assert timing.ratio == pytest.approx(31.5)
+
+
+def test_rescore_how_names_the_mode_and_list_sizes():
+    lists = cho2014_cslm.rescore_how("lists", 7, 100)
+    assert (
+        "7-best lists" in lists
+        and "No sentence is decoded again" in lists
+        and "\\log p(e)" in lists
+    )
+    search = cho2014_cslm.rescore_how("search", 7, 100)
+    assert "100-best lists" in search and "7-best lists" in search
+
+
+def test_the_diagrams_are_figures_of_one_panel():
+    for make in (diagrams_cho2014.figure_1, diagrams_cho2014.figure_2):
+        fig = make()
+        assert len(fig.axes) == 1 and not fig.axes[0].axison
+        assert len(fig.axes[0].patches) >= 4  # the nodes
