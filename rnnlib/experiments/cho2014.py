@@ -68,10 +68,9 @@ from ..presets import preset
 from ..ragged import ParallelArrays
 from ..search import sample
 from ..smt.features import Pair
-from ..smt.phrases import PhraseTable
+from ..smt.phrases import PhraseTable, source_phrases
 from ..smt.rnn_scorer import (
     ScoredTable,
-    _phrases,
     decoder_pairs,
     encode_pairs,
     rnn_feature,
@@ -511,7 +510,7 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> 
     scorer = phrase_scorer(cache, base.corpus, params)
     model = scorer.model()
     sentences = list(base.data.dev_src) + list(base.data.test_src)
-    phrases = _phrases(sentences, params["max_phrase_len"])
+    phrases = source_phrases(sentences, params["max_phrase_len"])
     lookup = scorer.table.lookup(sources=phrases)
     usable = decoder_pairs(lookup, sentences, params["max_phrase_len"])
     vocabs = (base.corpus.src_vocab, base.corpus.tgt_vocab)

@@ -287,6 +287,17 @@ class PhraseTable:
         return cls(**kw)
 
 
+def source_phrases(sentences, max_len: int) -> set:
+    """Every contiguous span of at most ``max_len`` words of each sentence (token lists), as word
+    tuples: the source phrases a decoder can look up for these sentences."""
+    return {
+        tuple(s[i:j])
+        for s in sentences
+        for i in range(len(s))
+        for j in range(i + 1, min(len(s), i + max_len) + 1)
+    }
+
+
 def build_phrase_table(
     src: Sequence[Sequence[str]],
     tgt: Sequence[Sequence[str]],
@@ -401,6 +412,7 @@ def build_phrase_table(
 
 
 __all__ = [
+    "source_phrases",
     "FEATURES",
     "PhraseTable",
     "build_phrase_table",

@@ -51,7 +51,7 @@ from ..batch import source_batch
 from ..ragged import ParallelArrays, Ragged
 from ..search import score
 from .features import FeatureTable, Pair
-from .phrases import PhraseTable
+from .phrases import PhraseTable, source_phrases
 
 
 def table_pairs(
@@ -104,15 +104,6 @@ def score_pairs(model: torch.nn.Module, pairs: ParallelArrays, batch_size: int =
     return out
 
 
-def _phrases(sentences: Sequence[Sequence[str]], max_len: int) -> set:
-    return {
-        tuple(s[i:j])
-        for s in sentences
-        for i in range(len(s))
-        for j in range(i + 1, min(len(s), i + max_len) + 1)
-    }
-
-
 def decoder_pairs(
     lookup: dict, sentences: Sequence[Sequence[str]], max_phrase_len: int
 ) -> list[Pair]:
@@ -122,7 +113,7 @@ def decoder_pairs(
     each source word that ``lookup`` lacks (what :class:`rnnlib.smt.decoder.Decoder` builds
     for an unknown word). Each pair once, in a fixed order."""
     out: list[Pair] = []
-    for s in sorted(_phrases(sentences, max_phrase_len)):
+    for s in sorted(source_phrases(sentences, max_phrase_len)):
         entries = lookup.get(s)
         if entries:
             out.extend((s, tuple(t)) for t, _ in entries)

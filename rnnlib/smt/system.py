@@ -65,7 +65,7 @@ from .align import align, format_links, parse_links
 from .decoder import Decoder, DecoderConfig
 from .features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
 from .lm import NgramLM, train_arpa
-from .phrases import PhraseTable, build_phrase_table
+from .phrases import PhraseTable, build_phrase_table, source_phrases
 from .rescore import save_nbest
 from .tune import tune
 
@@ -186,15 +186,6 @@ def sacrebleu_scores(hyps: Sequence[str], streams: Sequence[Sequence[str]]) -> d
     return out
 
 
-def _phrases_of(sentences: Sentences, max_len: int) -> set:
-    return {
-        tuple(s[i:j])
-        for s in sentences
-        for i in range(len(s))
-        for j in range(i + 1, min(len(s), i + max_len) + 1)
-    }
-
-
 def _load_lm(path: Path):
     from .lm import load_kenlm
 
@@ -205,7 +196,7 @@ def decoding_pairs(phrase_table: Path, sentences: Sentences, max_phrase_len: int
     """The ``(source words, target words)`` pairs the decoder can use to translate ``sentences``
     -- the pairs an extra feature (paper A's RNN score) must cover: those of the stored table,
     then the pass-through copy ``(w,) -> (w,)`` of every source word the table lacks."""
-    table = PhraseTable.load(phrase_table).lookup(sources=_phrases_of(sentences, max_phrase_len))
+    table = PhraseTable.load(phrase_table).lookup(sources=source_phrases(sentences, max_phrase_len))
     pairs = [(s, t) for s, opts in table.items() for t, _ in opts]
     copies = sorted({(w,) for s in sentences for w in s} - set(table))
     return pairs + [(c, c) for c in copies]
@@ -223,7 +214,7 @@ def system_decoder(
     restricted to the phrases of the dev and test sentences, the ``smt/lm`` artifact's model,
     ``config.decoder``, the ``extra`` phrase features and further language models ``lms``."""
     pt = PhraseTable.load(phrase_table.file("phrase_table.npz"))
-    wanted = _phrases_of(list(data.dev_src) + list(data.test_src), config.decoder.max_phrase_len)
+    wanted = source_phrases(list(data.dev_src) + list(data.test_src), config.decoder.max_phrase_len)
     return Decoder(
         pt.lookup(sources=wanted),
         _load_lm(lm.file("lm.arpa")),
