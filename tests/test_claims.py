@@ -125,3 +125,28 @@ def test_a_chapter_marked_execute_last_runs_after_the_others(tmp_path):
     )
     with pytest.raises(ValueError, match="summary.md"):
         book_chapters(tmp_path)
+
+
+def test_record_all_records_each_check_in_turn_and_glues_the_verdicts_asked_for(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("RNNLIB_RESULTS", raising=False)
+    texts = []
+    ch = SimpleNamespace(
+        name="rnnsearch",
+        profile="smoke",
+        config_hash="0",
+        figures_dir=tmp_path / "figures",
+        text=lambda k, v: texts.append((k, v)),
+    )
+    checks = [
+        claims.ClaimCheck(
+            "C-B-T1-1", claims.intervals_above([("a − b", 1.0, 0.5, 1.5)]), "g1", "x: "
+        ),
+        claims.ClaimCheck("C-B-T1-2", claims.not_measurable("no data")),
+    ]
+    claims.record_all(ch, checks)
+    assert [k for k, _ in texts] == ["claim-C-B-T1-1", "g1", "claim-C-B-T1-2"]
+    assert texts[1][1] == "x: " + texts[0][1]
+    saved = json.loads((tmp_path / "results" / "claims" / "rnnsearch.json").read_text())
+    assert [e["claim"] for e in saved] == ["C-B-T1-1", "C-B-T1-2"]

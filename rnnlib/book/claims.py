@@ -420,6 +420,25 @@ def record(ch, claim: str, check: Check) -> Verdict:
     return verdict
 
 
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One claim's check as an experiment returns it for its chapter to record (:func:`record_all`):
+    the verdict's Markdown, after ``before``, is also glued as ``glue`` (``None``: not glued)."""
+
+    claim: str
+    check: Check
+    glue: str | None = None
+    before: str = ""
+
+
+def record_all(ch, checks: Iterable[ClaimCheck]) -> None:
+    """:func:`record` each check in turn, and glue its verdict as the check's ``glue``."""
+    for c in checks:
+        verdict = markdown(record(ch, c.claim, c.check))
+        if c.glue:
+            ch.text(c.glue, c.before + verdict)
+
+
 def load_checks(folder: Path) -> list[Recorded]:
     """Every check recorded under ``folder/claims/`` (one file per chapter), in file order."""
     out = []
@@ -486,6 +505,8 @@ def ledger(folder: Path) -> list[dict]:
 
 
 __all__ = [
+    "ClaimCheck",
+    "record_all",
     "CLAIMS",
     "Check",
     "FAILS",

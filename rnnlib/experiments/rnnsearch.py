@@ -52,6 +52,7 @@ from .. import stats
 from ..batch import BATCH_FORMAT
 from ..bleu import CorpusBleu, corpus_bleu, length_edges, no_unk_mask, sentence_bleu
 from ..book import claims, papers
+from ..book.claims import ClaimCheck
 from ..book.corpus_params import corpus_config
 from ..book.plotting import attention_plot
 from ..book.style import HEIGHT, WIDTH, system_colors
@@ -96,17 +97,6 @@ def shown(name: str) -> str:
 def glue_key(name: str) -> str:
     """A system's name in a glue name: ``RNNsearch-50*`` -> ``rnnsearch-50star``."""
     return name.lower().replace("*", "star")
-
-
-@dataclass
-class ClaimCheck:
-    """One claim's check for the chapter to record: ``claims.record(ch, claim, check)``; the
-    verdict's Markdown, after ``before``, is glued as ``glue`` (``None``: not glued)."""
-
-    claim: str
-    check: claims.Check
-    glue: str | None = None
-    before: str = ""
 
 
 # -- the experiment's setting ----------------------------------------------------------------------
