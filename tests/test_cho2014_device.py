@@ -113,8 +113,8 @@ class _SMTConfig:
 
 
 def _phrase_scorer(monkeypatch, params):
-    """:func:`rnnlib.experiments.cho2014.phrase_scorer` with its SMT run, phrase table and training stubbed:
-    the TrainConfig it trains with, and the PhraseScorer it returns."""
+    """:func:`rnnlib.experiments.cho2014.phrase_scorer` with its SMT run, phrase table and
+    training stubbed: the TrainConfig it trains with, and the PhraseScorer it returns."""
     vocab = Vocab([f"w{i}" for i in range(12)])
     corpus = SimpleNamespace(src_vocab=vocab, tgt_vocab=vocab, checksum="toy", detokenize=" ".join)
     pairs = [((f"w{i}",), (f"w{(i + 1) % 12}",)) for i in range(12)]

@@ -1,4 +1,5 @@
-"""N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts (rnnlib.experiments.cho2014_cslm)."""
+"""N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts
+(rnnlib.experiments.cho2014_cslm)."""
 
 import json
 from collections import Counter
@@ -222,7 +223,8 @@ def test_rescored_rows_from_the_base_lists_decode_nothing_and_share_feature_valu
     )
     assert set(both.weights) == set(base.weights) | {"wp", "marked"}
     rescoring = [e for e in cache.events if e["kind"] == "cho2014/rescoring"]
-    # (tuning reads the dev values, the evaluation dev and test): only the new feature's dev and test are computed
+    # (tuning reads the dev values, the evaluation dev and test): only the new feature's dev
+    # and test are computed
     assert len(rescoring) == 6 and sum(not e["hit"] for e in rescoring) == 2
     cache.events.clear()
     again = RescoredSystem(cache, data, cfg, [wp], detokenize=" ".join).run(

@@ -1,5 +1,5 @@
-"""Training (issue 4, items 7 and 8): config, presets, pools, random minibatches, logs, early stopping,
-determinism, kill/resume, resume with changed limits."""
+"""Training (issue 4, items 7 and 8): config, presets, pools, random minibatches, logs, early
+stopping, determinism, kill/resume, resume with changed limits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,8 @@ REPO = HERE.parent
 
 
 def smoke_model(arch: str = "rnnsearch", vocab: int = 16, **overrides) -> nn.Module:
-    """The ``smoke-<arch>`` preset (``rnnlib.presets``) with a ``vocab``-word vocabulary on both sides."""
+    """The ``smoke-<arch>`` preset (``rnnlib.presets``) with a ``vocab``-word vocabulary on both
+    sides."""
     from rnnlib.presets import build_model, preset
 
     return build_model(preset(f"smoke-{arch}", src_vocab=vocab, tgt_vocab=vocab, **overrides))
@@ -39,7 +39,8 @@ def smoke_model(arch: str = "rnnsearch", vocab: int = 16, **overrides) -> nn.Mod
 def reverse_pairs(
     n: int, vocab: int = 16, seed: int = 0, lo: int = 2, hi: int = 9
 ) -> ParallelArrays:
-    """A reversal task: target = source reversed; ids from 4 (after the specials) to ``vocab - 1``."""
+    """A reversal task: target = source reversed; ids from 4 (after the specials) to
+    ``vocab - 1``."""
     rng = np.random.default_rng(seed)
     srcs = [rng.integers(4, vocab, size=rng.integers(lo, hi + 1)) for _ in range(n)]
     return ParallelArrays(Ragged.from_lists(srcs), Ragged.from_lists([s[::-1] for s in srcs]))
@@ -201,7 +202,8 @@ def test_training_learns_logs_and_returns_the_best_on_dev(tmp_path, one_thread):
     model = smoke_model(emb=16, hidden=32)
     tr, dev = reverse_pairs(400, seed=1), reverse_pairs(40, seed=2)
     before = evaluate_nll(model, dev)["nll_sentence"]
-    # Adam so that 60 updates move the loss a lot (Adadelta from the papers' tiny initial weights is slow)
+    # Adam so that 60 updates move the loss a lot (Adadelta from the papers' tiny initial weights
+    # is slow)
     cfg = TrainConfig(
         batch_size=20,
         pool=5,
@@ -286,7 +288,8 @@ def test_same_seed_same_parameters_and_changed_config_refuses_to_resume(tmp_path
 
 
 def noisy_run(work: Path, **overrides):
-    """A run whose dev NLL goes up and down (Adam, lr 0.2), with patience 2: ``(result, parameters)``."""
+    """A run whose dev NLL goes up and down (Adam, lr 0.2), with patience 2:
+    ``(result, parameters)``."""
     model, tr, dev, cfg = tiny_setup(
         optimizer="adam", lr=0.2, max_updates=40, eval_every=4, checkpoint_every=None, patience=2
     )
