@@ -1,4 +1,4 @@
-"""Figures shared by the chapters: alignment matrices and learning curves.
+"""Figures shared by the chapters: alignment matrices.
 
 Alignment matrices follow Bahdanau et al. 2015, Fig. 3: source words on the x-axis, generated
 words on the y-axis, each pixel the weight ``alpha_ij`` of Eq. (6) in grayscale from 0 (black)
@@ -47,15 +47,3 @@ def attention_plot(
     ax.xaxis.tick_top()
     if title:
         ax.set_title(title, pad=40)
-
-
-def learning_curve(
-    ax, updates: Sequence[int], values: Sequence[float], label: str, smooth: int = 1, **kwargs
-) -> None:
-    """Plot ``values`` against ``updates``, optionally as a running mean over ``smooth`` points."""
-    y = np.asarray(values, dtype=float)
-    if smooth > 1 and len(y) >= smooth:
-        y = np.convolve(y, np.ones(smooth) / smooth, mode="valid")
-        updates = np.asarray(updates)[smooth - 1 :]
-    ax.plot(updates, y, label=label, **kwargs)
-    ax.set_xlabel("update")

