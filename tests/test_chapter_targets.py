@@ -16,7 +16,16 @@ ROOT = Path(__file__).resolve().parents[1]
 CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 TAGS = re.compile(r"^:tags:\s*\[(.*)\]\s*$")
 GLUED_ITEM = re.compile(r"ch\.(?:table|figure)\(\s*\"([^\"]+)\"")
-CHAPTERS = ["baseline", "results", "ledger", "rnnsearch", "cho2014", "copy_task", "data"]
+CHAPTERS = [
+    "baseline",
+    "results",
+    "ledger",
+    "rnnsearch",
+    "cho2014",
+    "copy_task",
+    "data",
+    "representations",
+]
 
 
 def code_cells(chapter: str) -> list[tuple[list[str], list[str]]]:

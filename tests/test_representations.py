@@ -1,4 +1,5 @@
-"""rnnlib.experiments.representations: categories, purity, cached t-SNE, codes and gates (A §2.3, §4.4)."""
+"""The representations chapter's modules: categories, purity, cached t-SNE maps, codes and
+gates, the gating ablation (A §2.3, §4.4)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import pytest
 import torch
 
 from rnnlib import stats
-from rnnlib.experiments import representations as R
+from rnnlib.experiments import category_rules as cats
+from rnnlib.experiments import encoder_probes as probes
+from rnnlib.experiments import gating_ablation, tsne_maps
+from rnnlib.experiments import neighbour_purity as purity
 from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import build_model, preset
@@ -28,33 +32,36 @@ SENTENCES = [
 
 
 def test_proper_names_tell_people_from_places_by_the_words_before_them():
-    names = R.proper_names(SENTENCES, min_count=2)
+    names = cats.proper_names(SENTENCES, min_count=2)
     assert names["Egypt"] == "place" and names["Canaan"] == "place"
     assert (
         names["Abraham"] == "person" and names["Moses"] == "person" and names["Sarah"] == "person"
     )
     assert "In" not in names and "Then" not in names  # sentence-initial capitals are no names
-    assert R.word_category("seven", names) == "number" and R.word_category("days", names) == "time"
-    assert R.phrase_class("after seven days .".split(), names) == "time"
-    assert R.phrase_class("went to Egypt with".split(), names) == "place"
-    assert R.phrase_pattern("in the land of".split(), names) == "PREP DET"
+    assert (
+        cats.word_category("seven", names) == "number"
+        and cats.word_category("days", names) == "time"
+    )
+    assert cats.phrase_class("after seven days .".split(), names) == "time"
+    assert cats.phrase_class("went to Egypt with".split(), names) == "place"
+    assert cats.phrase_pattern("in the land of".split(), names) == "PREP DET"
 
 
 def test_purity_of_a_random_embedding_is_at_chance_and_rises_when_the_classes_are_separated():
     rng = np.random.default_rng(0)
     labels = [["number", "time", "place", "person"][i % 4] for i in range(800)] + [None] * 50
-    chance = R.chance_purity(labels)
+    chance = purity.chance_purity(labels)
     assert chance == pytest.approx(0.25, abs=0.01)
     random = rng.normal(size=(len(labels), 32))
-    assert R.knn_purity(random, labels, k=10) == pytest.approx(chance, abs=0.04)
+    assert purity.knn_purity(random, labels, k=10) == pytest.approx(chance, abs=0.04)
     centres = {c: rng.normal(size=32) * 3 for c in ("number", "time", "place", "person")}
     separated = np.array([centres[lab] if lab else np.zeros(32) for lab in labels]) + rng.normal(
         size=(len(labels), 32)
     )
-    assert R.knn_purity(separated, labels, k=10) > 0.9
+    assert purity.knn_purity(separated, labels, k=10) > 0.9
     # half separated: in between
     half = np.where(rng.random((len(labels), 1)) < 0.5, separated, random)
-    assert chance + 0.1 < R.knn_purity(half, labels, k=10) < 0.9
+    assert chance + 0.1 < purity.knn_purity(half, labels, k=10) < 0.9
 
 
 def test_bag_of_words_purity_sees_shared_words():
@@ -62,29 +69,29 @@ def test_bag_of_words_purity_sees_shared_words():
         ["seven", "days", "and", f"v{i}"] for i in range(30)
     ]
     labels = ["place"] * 30 + ["time"] * 30
-    assert R.knn_purity(R.bag_of_words(phrases), labels, k=5) == 1.0
+    assert purity.knn_purity(purity.bag_of_words(phrases), labels, k=5) == 1.0
 
 
 def test_tsne_is_computed_once_and_a_new_region_only_redraws(tmp_path):
     cache = ArtifactCache(root=tmp_path / "cache")
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(40, 8)), rng.normal(size=(40, 8)) + 6])
-    art = R.tsne_artifact(
+    art = tsne_maps.tsne_artifact(
         cache, "test/tsne", X, perplexity=10, iterations=250, seed=0, config={"what": "toy"}
     )
     assert not art.from_cache
-    coords = R.tsne_coords(art)
+    coords = tsne_maps.tsne_coords(art)
     assert coords.shape == (80, 2)
     members = np.arange(80) >= 40
     boxes = []
     for size in (10, 20):  # a plotting parameter changes: the same artifact, another box
-        again = R.tsne_artifact(
+        again = tsne_maps.tsne_artifact(
             cache, "test/tsne", X, perplexity=10, iterations=250, seed=0, config={"what": "toy"}
         )
         assert again.from_cache and again.key == art.key
-        np.testing.assert_array_equal(R.tsne_coords(again), coords)
-        boxes.append(R.dense_region(R.tsne_coords(again), members, size=size))
-        fig = R.map_figure(
+        np.testing.assert_array_equal(tsne_maps.tsne_coords(again), coords)
+        boxes.append(tsne_maps.dense_region(tsne_maps.tsne_coords(again), members, size=size))
+        fig = tsne_maps.map_figure(
             coords,
             [str(i) for i in range(80)],
             ["b" if m else "a" for m in members],
@@ -98,7 +105,7 @@ def test_tsne_is_computed_once_and_a_new_region_only_redraws(tmp_path):
         (coords[:, 0] >= x0) & (coords[:, 0] <= x1) & (coords[:, 1] >= y0) & (coords[:, 1] <= y1)
     )
     assert members[inside].mean() > 0.9  # the densest group of the category
-    other = R.tsne_artifact(
+    other = tsne_maps.tsne_artifact(
         cache, "test/tsne", X, perplexity=12, iterations=250, seed=0, config={"what": "toy"}
     )
     assert not other.from_cache  # a t-SNE parameter recomputes
@@ -114,13 +121,15 @@ def _smoke_model():
 def test_encoder_gates_reproduce_the_encoders_states_and_codes():
     model, vocab = _smoke_model()
     phrases = [["w1", "w2", "w3", "w4"], ["w5", "w6"], ["w7", "w8", "w9", "w10", "w11"]]
-    ((_, src, mask),) = list(R.phrase_batches(vocab, phrases))
-    r, z, h = R.encoder_gates(model.encoder, src, mask)
+    ((_, src, mask),) = list(probes.phrase_batches(vocab, phrases))
+    r, z, h = probes.encoder_gates(model.encoder, src, mask)
     states, c = model.encoder(src, mask)
     torch.testing.assert_close(h, states)
     assert r.shape == z.shape == h.shape == (3, 6, 16)
     assert bool(((r > 0) & (r < 1))[mask].all()) and bool((r[~mask] == 0).all())
-    np.testing.assert_allclose(R.phrase_codes(model, vocab, phrases), c.detach().numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        probes.phrase_codes(model, vocab, phrases), c.detach().numpy(), atol=1e-6
+    )
 
 
 def test_a_unit_that_always_resets_has_no_memory_and_a_unit_that_keeps_its_state_has_some():
@@ -132,10 +141,10 @@ def test_a_unit_that_always_resets_has_no_memory_and_a_unit_that_keeps_its_state
         cell.W_z.bias[1] = 2.0  # unit 1: keeps most of its state
     rng = np.random.default_rng(0)
     phrases = [[f"w{i}" for i in rng.integers(0, 36, size=5)] for _ in range(200)]
-    act = R.gate_activity(model, vocab, phrases)
+    act = probes.gate_activity(model, vocab, phrases)
     assert act["reset_active"][0] == 1.0 and act["update_active"][0] == 0.0
     assert act["update_active"][1] > 0.9
-    memory = R.perturbation_memory(model, vocab, phrases, lag=3)
+    memory = probes.perturbation_memory(model, vocab, phrases, lag=3)
     assert memory.shape == (16,)
     assert memory[0] < 1e-6 < 0.3 < memory[1]
 
@@ -150,16 +159,16 @@ def _four_classes(n=400, dim=32, seed=0):
     return labels, separated, rng.normal(size=(len(labels), dim))
 
 
-def test_purity_interval_lies_above_0_when_the_classes_are_separated_and_includes_0_for_random_vectors():
+def test_purity_interval_is_above_0_for_separated_classes_and_holds_0_for_random_vectors():
     from rnnlib.book import claims
 
     labels, separated, random = _four_classes()
-    chance = R.chance_same(labels)
-    assert len(chance) == 400 and chance.mean() == pytest.approx(R.chance_purity(labels))
+    chance = purity.chance_same(labels)
+    assert len(chance) == 400 and chance.mean() == pytest.approx(purity.chance_purity(labels))
     verdicts = {}
     for name, X in (("separated", separated), ("random", random)):
-        per_point = R.knn_same(X, labels, k=10)
-        assert per_point.mean() == pytest.approx(R.knn_purity(X, labels, k=10))
+        per_point = purity.knn_same(X, labels, k=10)
+        assert per_point.mean() == pytest.approx(purity.knn_purity(X, labels, k=10))
         diff, low, high = stats.bootstrap_mean(per_point - chance, n_boot=1000, seed=0)
         assert low <= diff <= high
         verdicts[name] = (diff, low, high)
@@ -189,7 +198,8 @@ def test_spearman_interval_over_units_separates_a_relation_from_none():
 
 
 def _tiny_scorer(tmp_path):
-    """A PhraseScorer as rnnlib.experiments.cho2014.phrase_scorer makes it, on toy pairs (no SMT run)."""
+    """A PhraseScorer as rnnlib.experiments.cho2014.phrase_scorer makes it, on toy pairs (no SMT
+    run)."""
     from types import SimpleNamespace
     from rnnlib.experiments.cho2014 import PhraseScorer, scorer_run
     from rnnlib.smt.rnn_scorer import encode_pairs
@@ -271,7 +281,8 @@ def test_the_tanh_ablation_is_the_scorers_network_with_tanh_units_keyed_apart(tm
     assert (
         list(logs["tanh"]["update"]) == list(logs["gru"]["update"]) == [3, 6]
     )  # evaluated at the same points
-    # the GRU stopped earlier is the scorer's run up to there: same minibatches, same dev NLL at update 3
+    # the GRU stopped earlier is the scorer's run up to there: same minibatches, same dev NLL at
+    # update 3
     early = scorer_variant(cache, corpus, base, updates=3)
     assert early.artifact.key not in (base.artifact.key, tanh.artifact.key)
     early_log = pd.read_csv(early.artifact.file("eval_log.csv"))
@@ -285,51 +296,57 @@ def test_the_tanh_ablation_is_the_scorers_network_with_tanh_units_keyed_apart(tm
 
 def test_most_frequent_sample_counts_the_draws():
     model, vocab = _smoke_model()
-    words, count = R.most_frequent_sample(
+    words, count = gating_ablation.most_frequent_sample(
         model, vocab, vocab, ["w1", "w2", "w3"], n=30, generator=torch.Generator().manual_seed(0)
     )
     assert 1 <= count <= 30 and all(w in vocab.stoi for w in words)
-    again = R.most_frequent_sample(
+    again = gating_ablation.most_frequent_sample(
         model, vocab, vocab, ["w1", "w2", "w3"], n=30, generator=torch.Generator().manual_seed(0)
     )
     assert again == (words, count)
 
 
-# -- a corpus the category rules hardly read: measures degrade, they do not raise ----------------------
+# -- a corpus the category rules hardly read: measures degrade, they do not raise ----------------
 
 
 def test_lowercased_or_foreign_text_has_no_names_and_almost_no_categories():
     lowered = [[w.lower() for w in s] for s in SENTENCES]
-    assert R.proper_names(lowered, min_count=2) == {}
+    assert cats.proper_names(lowered, min_count=2) == {}
     french = "le chat dort dans la maison depuis sept jours".split()
-    assert [R.word_category(w, {}) for w in french] == [None] * len(french)
-    assert {R.phrase_pattern(french[i : i + 4], {}) for i in range(5)} == {"WORD WORD"}
+    assert [cats.word_category(w, {}) for w in french] == [None] * len(french)
+    assert {cats.phrase_pattern(french[i : i + 4], {}) for i in range(5)} == {"WORD WORD"}
 
 
 def test_a_category_with_too_few_members_is_left_out_and_named():
     labels, separated, random = _four_classes(n=200)
     labels = labels + ["pronoun"]  # one lone member: no neighbour of its own category possible
     X = np.concatenate([separated, np.zeros((1, separated.shape[1]))])
-    m = R.purity_measure(
-        labels, {"trained network": X}, k=10, min_members=2, expected=R.WORD_CATEGORIES
+    m = purity.purity_measure(
+        labels, {"trained network": X}, k=10, min_members=2, expected=cats.WORD_CATEGORIES
     )
     assert m.measured and m.reason is None
     assert m.left_out == {"pronoun": 1, "preposition": 0, "determiner": 0}
     assert m.members["number"] == 50 and m.points == 200
     assert list(m.same) == ["trained network", "chance"]
     kept = labels[:-1] + [None]  # the same as measuring without the lone member's label
-    np.testing.assert_array_equal(m.same["trained network"], R.knn_same(X, kept, k=10))
-    np.testing.assert_array_equal(m.same["chance"], R.chance_same(kept))
+    np.testing.assert_array_equal(m.same["trained network"], purity.knn_same(X, kept, k=10))
+    np.testing.assert_array_equal(m.same["chance"], purity.chance_same(kept))
 
 
 def test_with_every_category_large_enough_the_measure_is_knn_same_as_before():
     labels, separated, random = _four_classes(n=120)
-    m = R.purity_measure(labels, {"trained network": separated, "random vectors": random}, k=10)
+    m = purity.purity_measure(
+        labels, {"trained network": separated, "random vectors": random}, k=10
+    )
     assert m.left_out == {} and m.measured
-    np.testing.assert_array_equal(m.same["trained network"], R.knn_same(separated, labels, k=10))
-    np.testing.assert_array_equal(m.same["random vectors"], R.knn_same(random, labels, k=10))
-    np.testing.assert_array_equal(m.same["chance"], R.chance_same(labels))
-    assert m.purity()["trained network"] == pytest.approx(R.knn_purity(separated, labels, k=10))
+    np.testing.assert_array_equal(
+        m.same["trained network"], purity.knn_same(separated, labels, k=10)
+    )
+    np.testing.assert_array_equal(m.same["random vectors"], purity.knn_same(random, labels, k=10))
+    np.testing.assert_array_equal(m.same["chance"], purity.chance_same(labels))
+    assert m.purity()["trained network"] == pytest.approx(
+        purity.knn_purity(separated, labels, k=10)
+    )
 
 
 @pytest.mark.parametrize(
@@ -345,9 +362,9 @@ def test_nearly_empty_categories_give_a_not_measurable_verdict_instead_of_raisin
     from rnnlib.book import claims
 
     X = np.random.default_rng(0).normal(size=(len(labels), 8))
-    m = R.purity_measure(
+    m = purity.purity_measure(
         labels,
-        {"trained network": X, "bag of words": R.bag_of_words([["w"]] * len(labels))},
+        {"trained network": X, "bag of words": purity.bag_of_words([["w"]] * len(labels))},
         k=10,
         min_members=2,
         expected=("time", "place"),
@@ -365,25 +382,25 @@ def test_nearly_empty_categories_give_a_not_measurable_verdict_instead_of_raisin
         with pytest.raises(
             ValueError, match="need more than k"
         ):  # what the chapter called before raised
-            R.knn_same(X, labels, k=10)
+            purity.knn_same(X, labels, k=10)
 
 
 def test_patterns_keep_lone_members_when_min_members_is_1():
     labels = ["WORD WORD"] * 15 + ["NUM WORD"] * 5 + ["DET NUM"]
     X = np.random.default_rng(0).normal(size=(len(labels), 8))
-    m = R.purity_measure(labels, {"trained network": X}, k=10, min_members=1)
+    m = purity.purity_measure(labels, {"trained network": X}, k=10, min_members=1)
     assert m.measured and m.left_out == {} and m.points == 21
-    np.testing.assert_array_equal(m.same["trained network"], R.knn_same(X, labels, k=10))
-    lone = R.purity_measure(
+    np.testing.assert_array_equal(m.same["trained network"], purity.knn_same(X, labels, k=10))
+    lone = purity.purity_measure(
         ["A", "B", "C"] + [None] * 18, {"trained network": X}, k=1, min_members=1
     )
     assert not lone.measured and "no category has two points" in lone.reason
 
 
 def test_few_points_lower_the_perplexity_or_stand_a_note_in_for_the_map():
-    assert R.map_perplexity(30, 5000) == 30.0 and R.map_perplexity(10, 300) == 10.0
-    assert R.map_perplexity(30, 16) == 5.0
-    fig = R.note_figure("Not drawn: 3 source words; a t-SNE map needs at least 5.")
+    assert tsne_maps.map_perplexity(30, 5000) == 30.0 and tsne_maps.map_perplexity(10, 300) == 10.0
+    assert tsne_maps.map_perplexity(30, 16) == 5.0
+    fig = tsne_maps.note_figure("Not drawn: 3 source words; a t-SNE map needs at least 5.")
     assert "Not drawn" in fig.axes[0].texts[0].get_text()
     model, vocab = _smoke_model()
-    assert R.phrase_codes(model, vocab, []).shape == (0, 0)
+    assert probes.phrase_codes(model, vocab, []).shape == (0, 0)

