@@ -11,6 +11,8 @@ Layout under the cache root::
     <kind>/<key>/meta.json           the sidecar (config, data checksum, versions, commit, time)
     .tmp/<kind>.<key>.<pid>.<n>/     an artifact being written
     work/<kind>/<key>/               resumable state of an unfinished artifact (checkpoints)
+    .locks/<kind>.<key>.lock         the lock of a key being built (``/`` in kinds written ``~``)
+    .quarantine/<kind>.<key>.<time>/ an entry that failed verification, moved out of the way
 
 A ``make`` that fails leaves no trace but what it wrote into its work folder: the temporary
 folder goes, and so do the work folder and the folders above it when they are empty.
@@ -18,8 +20,21 @@ folder goes, and so do the work folder and the folders above it when they are em
 Writes are atomic: ``make`` fills a temporary folder, the sidecar is written last, and one
 ``rename`` publishes the folder. A process killed at any moment leaves either nothing or a
 temporary folder that no reader ever trusts (it is removed the next time the cache opens).
-A finished artifact is trusted only if its sidecar parses and every file it lists has the
-recorded size.
+
+Concurrent builds: each key has a lock (``.locks/<kind>.<key>.lock``, :mod:`filelock`). A build
+that misses takes it before computing, then looks again: of two processes building one key, the
+first computes it and the second waits, then reuses the first's artifact. ``make`` runs under the
+lock, so a work folder is used by one process at a time. A lock file exists only while its key
+is being built (it is never taken for an artifact: nothing under a name starting with ``.`` is).
+
+Integrity: the sidecar records every file's size, sha256 and modification time. A read checks
+sizes and times (a ``stat`` per file); a file whose time changed is hashed again, and trusted if
+its sha256 still matches (its new time is then recorded). :meth:`ArtifactCache.verify` (``rnnlib
+cache verify``, and the check at the start of a build) hashes every file. An entry that fails
+is never trusted: a :class:`CacheIntegrityWarning` names it, it is moved to ``.quarantine/`` with
+a ``quarantine.json`` saying why, and so is every entry built from it (see
+:meth:`ArtifactCache.dependents`), so the next lookup recomputes them all. Sidecars written
+before times were recorded are checked by size on read, and get their times from ``verify``.
 """
 
 from __future__ import annotations
@@ -28,17 +43,27 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
+import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+from filelock import FileLock, Timeout
 
 # Bump when the meaning of stored artifacts changes in a way configs do not capture.
 CACHE_FORMAT = 1
 SIDECAR = "meta.json"
+LOCKS = ".locks"
+QUARANTINE = ".quarantine"
+QUARANTINE_NOTE = "quarantine.json"
+_KEY = re.compile(r"[0-9a-f]{16}")
+_KEY_TOKEN = re.compile(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])")
 
 
 def canonical_json(obj: Any) -> str:
@@ -73,6 +98,65 @@ def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
         while block := f.read(chunk):
             h.update(block)
     return h.hexdigest()
+
+
+def content_checksum(meta: dict) -> str:
+    """The hash of an artifact's recorded file checksums: what downstream artifacts take as
+    ``data=`` when they are computed from its files (the corpus's ``checksum``)."""
+    return config_hash({name: f["sha256"] for name, f in meta["files"].items()}, 16)
+
+
+class CacheIntegrityWarning(UserWarning):
+    """A cache entry failed verification: it was moved to ``.quarantine`` and will be rebuilt."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """Why an entry is not trusted: ``file`` (None for the entry as a whole) and what was
+    expected against what was found."""
+
+    kind: str
+    key: str
+    file: str | None
+    problem: str
+    expected: Any = None
+    found: Any = None
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.key}: {self.detail()}"
+
+    def detail(self) -> str:
+        """The damage without the entry's name: file, problem, expected and found."""
+        what = (f"{self.file}: " if self.file else "") + self.problem
+        if self.expected is None and self.found is None:
+            return what
+        return f"{what} (expected {self.expected}, found {self.found})"
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "file": self.file,
+            "problem": self.problem,
+            "expected": self.expected,
+            "found": self.found,
+        }
+
+
+@dataclass
+class Verification:
+    """What :meth:`ArtifactCache.verify` found: entries checked (and their bytes), the damage of
+    each entry that failed, and the entries built from a failed one (key -> the failed key)."""
+
+    entries: int = 0
+    bytes: int = 0
+    damaged: dict[tuple[str, str], list[Damage]] = field(default_factory=dict)
+    dependents: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    quarantined: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.damaged and not self.dependents
 
 
 def find_book_root(start: Path | None = None) -> Path | None:
@@ -203,10 +287,11 @@ class ArtifactCache:
         return self.root / "work" / kind / self.key(kind, config, data)
 
     def get(self, kind: str, config: dict, data: str | None = None) -> Artifact | None:
-        """The finished artifact for this config and data, or ``None`` if absent or untrusted."""
+        """The finished artifact for this config and data, or ``None`` if absent or untrusted
+        (an untrusted entry is quarantined with what depends on it, and a warning says why)."""
         key = self.key(kind, config, data)
         path = self.final_path(kind, key)
-        meta = _read_trusted(path)
+        meta = self._lookup(kind, key)
         if meta is None:
             return None
         return Artifact(kind, key, path, meta, from_cache=True)
@@ -223,7 +308,8 @@ class ArtifactCache:
         ``make`` writes its files into ``out_dir`` (a fresh temporary folder) and may keep
         resumable state in ``work_dir``; it may return a small JSON-able dict stored in the
         sidecar as ``extra``. Nothing becomes visible to readers until ``make`` returned and
-        the sidecar is written.
+        the sidecar is written. ``make`` runs under the key's lock: another process building
+        the same key meanwhile waits, then reuses this artifact.
         """
         start = time.perf_counter()
         found = self.get(kind, config, data)
@@ -231,11 +317,20 @@ class ArtifactCache:
             self._log(kind, found.key, hit=True, seconds=time.perf_counter() - start)
             return found
         key = self.key(kind, config, data)
+        with self._hold(kind, key, waiting=True):
+            found = self.get(kind, config, data)  # built by another process while we waited
+            if found is not None:
+                self._log(kind, key, hit=True, seconds=time.perf_counter() - start)
+                return found
+            return self._make(kind, key, config, data, make, start)
+
+    def _make(self, kind, key, config, data, make, start) -> Artifact:
+        """Compute and publish the artifact (the caller holds the key's lock)."""
         final = self.final_path(kind, key)
-        if final.exists():  # present but untrusted: a leftover from an older, broken write
+        if final.exists():  # untrusted and not movable (get() quarantines what it can)
             shutil.rmtree(final, ignore_errors=True)
         tmp_root = self.root / ".tmp"
-        tmp = tmp_root / f"{kind.replace('/', '~')}.{key}.{os.getpid()}.{time.monotonic_ns()}"
+        tmp = tmp_root / f"{_flat(kind)}.{key}.{os.getpid()}.{time.monotonic_ns()}"
         tmp.mkdir(parents=True)
         work = self.work_dir(kind, config, data)
         work.mkdir(parents=True, exist_ok=True)
@@ -245,9 +340,11 @@ class ArtifactCache:
             files = {}
             for p in sorted(tmp.rglob("*")):
                 if p.is_file():
+                    st = p.stat()
                     files[p.relative_to(tmp).as_posix()] = {
-                        "bytes": p.stat().st_size,
+                        "bytes": st.st_size,
                         "sha256": file_sha256(p),
+                        "mtime_ns": st.st_mtime_ns,
                     }
             meta = {
                 "kind": kind,
@@ -269,8 +366,9 @@ class ArtifactCache:
             final.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.rename(tmp, final)
-            except OSError:  # another process published the same artifact first
-                if _read_trusted(final) is None:
+            except OSError:  # published meanwhile by a process that does not take the lock
+                there, damage, _ = _inspect(final, kind, key)
+                if there is None or damage:
                     raise
                 shutil.rmtree(tmp, ignore_errors=True)
             _fsync_dir(final.parent)
@@ -281,7 +379,193 @@ class ArtifactCache:
             raise
         shutil.rmtree(work, ignore_errors=True)
         self._log(kind, key, hit=False, seconds=time.perf_counter() - start)
-        return Artifact(kind, key, final, _read_trusted(final) or meta, from_cache=False)
+        meta = _inspect(final, kind, key)[0] or meta
+        return Artifact(kind, key, final, meta, from_cache=False)
+
+    # -- locks -----------------------------------------------------------------------------
+    def lock_path(self, kind: str, key: str) -> Path:
+        _check_kind(kind)
+        return self.root / LOCKS / f"{_flat(kind)}.{key}.lock"
+
+    def _hold(self, kind: str, key: str, waiting: bool = False) -> _Held:
+        """The key's lock, acquired (use as a context manager). Reentrant within a thread; with
+        ``waiting``, says on stderr when another process holds it."""
+        lock = _key_lock(self.lock_path(kind, key))
+        if not _acquire(lock, timeout=0):
+            if waiting:
+                print(
+                    f"rnnlib cache: waiting for another process to finish {kind}/{key} "
+                    f"(lock {lock.lock_file})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            _acquire(lock)
+        return _Held(lock)
+
+    # -- integrity -------------------------------------------------------------------------
+    def _lookup(self, kind: str, key: str) -> dict | None:
+        """The trusted sidecar of ``kind/key`` (size and time check), or ``None``; a damaged
+        entry is quarantined, with its dependents, and named in a warning."""
+        path = self.final_path(kind, key)
+        meta, damage, retimed = _inspect(path, kind, key)
+        if damage:
+            self._reject({(kind, key): damage})
+            return None
+        if retimed:
+            _record_times(path, meta, retimed)
+        return meta
+
+    def entries(self) -> Iterator[tuple[str, str, Path]]:
+        """Every finished (or damaged) entry under the root as ``(kind, key, folder)``; the
+        ``work`` folder and names starting with ``.`` (temporaries, locks, quarantine) are not
+        entries."""
+        for top in sorted(self.root.iterdir()):
+            if top.name.startswith(".") or top.name == "work" or not top.is_dir():
+                continue
+            for folder, subdirs, _ in os.walk(top):
+                here = Path(folder)
+                keep = []
+                for d in sorted(subdirs):
+                    if d.startswith("."):
+                        continue
+                    if _KEY.fullmatch(d):
+                        yield here.relative_to(self.root).as_posix(), d, here / d
+                    else:
+                        keep.append(d)
+                subdirs[:] = keep
+
+    def dependents(
+        self, failed: set[tuple[str, str]], metas: dict[tuple[str, str], dict] | None = None
+    ) -> dict[tuple[str, str], tuple[str, str]]:
+        """Entries built from a failed one, transitively: ``{(kind, key): (kind, key) of the
+        entry it was built from}``.
+
+        An entry depends on another when its config or its ``data`` names the other's key or
+        :func:`content_checksum` (a 16-hex-digit token). Chapter code passes upstream artifacts
+        that way (``{"run": run.key}``, ``data=corpus.checksum``). Dependencies recorded only as
+        a hash of content read from the upstream files (``data=checksum(sentences)``) are not
+        seen, and need not be: rebuilt inputs with other content give other keys.
+        """
+        if metas is None:
+            metas = {}
+            for kind, key, path in self.entries():
+                meta = _read_sidecar(path)
+                if meta is not None:
+                    metas[(kind, key)] = meta
+        aliases: dict[str, set[tuple[str, str]]] = {}  # a key or content checksum -> entries
+        for ident in set(metas) | set(failed):
+            aliases.setdefault(ident[1], set()).add(ident)
+        for ident, meta in metas.items():
+            try:
+                aliases.setdefault(content_checksum(meta), set()).add(ident)
+            except (KeyError, TypeError, AttributeError):
+                pass
+        users: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        for ident, meta in metas.items():
+            text = canonical_json([meta.get("config"), meta.get("data_checksum")])
+            for token in set(_KEY_TOKEN.findall(text)):
+                for source in aliases.get(token, ()):
+                    if source != ident:
+                        users.setdefault(source, set()).add(ident)
+        out: dict[tuple[str, str], tuple[str, str]] = {}
+        todo = sorted(failed)
+        while todo:
+            source = todo.pop()
+            for user in sorted(users.get(source, ())):
+                if user not in failed and user not in out:
+                    out[user] = source
+                    todo.append(user)
+        return out
+
+    def verify(self, full: bool = True, repair: bool = True) -> Verification:
+        """Check every entry against its sidecar: by sha256 (``full``) or by size and time.
+
+        With ``repair``, each entry that fails and every entry built from it (transitively,
+        :meth:`dependents`) is quarantined; without, they are only reported. Sidecars without
+        recorded times (written by older code) get them once their files hashed correctly.
+        """
+        report = Verification()
+        metas = {}
+        for kind, key, path in self.entries():
+            report.entries += 1
+            meta, damage, retimed = _inspect(path, kind, key, full=full)
+            if meta is not None:
+                metas[(kind, key)] = meta
+                report.bytes += sum(int(f.get("bytes", 0)) for f in meta["files"].values())
+            if damage:
+                report.damaged[(kind, key)] = damage
+            elif retimed and repair:
+                _record_times(path, meta, retimed)
+        report.dependents = self.dependents(set(report.damaged), metas)
+        if repair and report.damaged:
+            report.quarantined = self._reject(report.damaged, report.dependents)
+        return report
+
+    def _reject(
+        self,
+        damaged: dict[tuple[str, str], list[Damage]],
+        dependents: dict[tuple[str, str], tuple[str, str]] | None = None,
+    ) -> list[Path]:
+        """Warn about and quarantine damaged entries and the entries built from them."""
+        if dependents is None:
+            dependents = self.dependents(set(damaged))
+        moved = []
+        for (kind, key), damage in damaged.items():
+            users = sum(1 for source in dependents.values() if source == (kind, key))
+            also = f", with {users} entries built from it" if users else ""
+            _warn(
+                f"cache entry {kind}/{key} is not trusted and will be rebuilt{also}: "
+                + "; ".join(d.detail() for d in damage)
+            )
+            where = self._quarantine(kind, key, {"damage": [d.to_dict() for d in damage]})
+            if where is not None:
+                moved.append(where)
+        for (kind, key), (skind, skey) in dependents.items():
+            reason = {"built_from": f"{skind}/{skey}", "damage": []}
+            where = self._quarantine(kind, key, reason)
+            if where is not None:
+                _warn(
+                    f"cache entry {kind}/{key} was built from {skind}/{skey}, which is not "
+                    f"trusted: it will be rebuilt too"
+                )
+                moved.append(where)
+        return moved
+
+    def _quarantine(self, kind: str, key: str, reason: dict) -> Path | None:
+        """Move ``kind/key`` into ``.quarantine`` (under its lock); the new place, or ``None``
+        if it was gone or replaced meanwhile."""
+        path = self.final_path(kind, key)
+        try:
+            ident = _identity(path)
+        except OSError:
+            return None
+        lock = _key_lock(self.lock_path(kind, key))
+        while not _acquire(lock, timeout=1):
+            if not _same(path, ident):  # a holder moved it (and may be rebuilding it)
+                return None
+        try:
+            if not _same(path, ident):
+                return None
+            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+            target = (
+                self.root
+                / QUARANTINE
+                / (f"{_flat(kind)}.{key}.{stamp}.{os.getpid()}.{time.monotonic_ns()}")
+            )
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(path, target)
+            except OSError:  # cannot be moved aside: it goes, as it must not be read again
+                shutil.rmtree(path, ignore_errors=True)
+                return None
+            note = {"kind": kind, "key": key, "moved": stamp, **reason}
+            try:
+                _write_atomic(target / QUARANTINE_NOTE, json.dumps(note, indent=2, default=str))
+            except OSError:
+                pass
+            return target
+        finally:
+            _release(lock)
 
     # -- housekeeping ----------------------------------------------------------------------
     def _sweep_temporaries(self) -> None:
@@ -328,16 +612,144 @@ def _check_kind(kind: str) -> None:
         )
 
 
-def _read_trusted(path: Path) -> dict | None:
-    """The sidecar of a finished artifact folder, or ``None`` if anything is off."""
+def _warn(message: str) -> None:
+    """A :class:`CacheIntegrityWarning` attributed to the first caller outside this module."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, CacheIntegrityWarning, stacklevel=level)
+
+
+def _flat(kind: str) -> str:
+    return kind.replace("/", "~")
+
+
+def _key_lock(path: Path) -> FileLock:
+    return FileLock(str(path), is_singleton=True)
+
+
+def _acquire(lock: FileLock, timeout: float = -1) -> bool:
+    """Acquire ``lock`` (``timeout`` < 0: wait as long as it takes); False on timeout."""
+    while True:
+        try:
+            lock.acquire(timeout=timeout)
+            return True
+        except Timeout:
+            return False
+        except FileNotFoundError:  # .locks was removed between its creation and our open
+            continue
+
+
+def _release(lock: FileLock) -> None:
+    """Release ``lock``; the outermost release first removes the lock file (and ``.locks`` if
+    it is empty), so that a finished or failed build leaves no trace.
+
+    Removing a held lock file is safe with the pinned filelock: a process that was waiting on
+    the removed file finds, once it gets it, that the file has no name any more
+    (``st_nlink == 0``) and starts over on a new file. One arriving after the removal takes a
+    new file while we still hold the old one; that overlap is harmless because we remove the
+    file only once our work under the lock is done (the artifact published, or the failed
+    attempt cleaned up), so whoever comes next finds it, or starts afresh.
+    """
+    if lock.lock_counter == 1:
+        path = Path(lock.lock_file)
+        try:
+            path.unlink()
+            path.parent.rmdir()
+        except OSError:
+            pass
+    lock.release()
+
+
+class _Held:
+    """An acquired key lock, released when the ``with`` block ends."""
+
+    def __init__(self, lock: FileLock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> FileLock:
+        return self.lock
+
+    def __exit__(self, *exc) -> None:
+        _release(self.lock)
+
+
+def _read_sidecar(path: Path) -> dict | None:
     try:
         meta = json.loads((path / SIDECAR).read_text(encoding="utf-8"))
-        for name, info in meta["files"].items():
-            if (path / name).stat().st_size != info["bytes"]:
-                return None
-        return meta
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict):
+        return None
+    return meta
+
+
+def _inspect(
+    path: Path, kind: str, key: str, full: bool = False
+) -> tuple[dict | None, list[Damage], dict[str, int]]:
+    """Check the entry folder ``path`` against its sidecar: ``(meta, damage, retimed)``.
+
+    ``meta`` is the sidecar if it parses (also when damaged), ``damage`` empty if the entry can
+    be trusted (or is absent), ``retimed`` the files whose content matched their sha256 but
+    whose modification time is not the recorded one (to record). Without ``full``, a file is
+    hashed only when its time differs from a recorded one; with ``full``, every file is.
+    """
+    if not path.is_dir():
+        return None, [], {}
+    meta = _read_sidecar(path)
+    if meta is None:
+        return None, [Damage(kind, key, SIDECAR, "sidecar missing or unreadable")], {}
+    damage: list[Damage] = []
+    retimed: dict[str, int] = {}
+    if meta.get("key", key) != key:
+        damage.append(Damage(kind, key, SIDECAR, "sidecar of another key", key, meta["key"]))
+    for name, info in meta["files"].items():
+        try:
+            size, sha = int(info["bytes"]), str(info["sha256"])
+        except (KeyError, TypeError, ValueError):
+            damage.append(Damage(kind, key, name, "sidecar entry unreadable"))
+            continue
+        recorded = info.get("mtime_ns")
+        try:
+            st = (path / name).stat()
+            if st.st_size != size:
+                damage.append(Damage(kind, key, name, "size changed", size, st.st_size))
+                continue
+            if full or (recorded is not None and st.st_mtime_ns != recorded):
+                found = file_sha256(path / name)
+                if found != sha:
+                    damage.append(Damage(kind, key, name, "sha256 changed", sha, found))
+                    continue
+                if st.st_mtime_ns != recorded:
+                    retimed[name] = st.st_mtime_ns
+        except FileNotFoundError:
+            damage.append(Damage(kind, key, name, "file missing", f"{size} bytes", "no file"))
+        except OSError as e:
+            damage.append(Damage(kind, key, name, "file unreadable", f"{size} bytes", str(e)))
+    return meta, damage, retimed
+
+
+def _record_times(path: Path, meta: dict, retimed: dict[str, int]) -> None:
+    """Record the modification times of files whose content was checked (best effort: a
+    read-only cache keeps its sidecars, and its changed files are hashed on each read)."""
+    for name, mtime in retimed.items():
+        meta["files"][name]["mtime_ns"] = mtime
+    try:
+        _write_atomic(path / SIDECAR, json.dumps(meta, indent=2, sort_keys=True, default=_jsonable))
+    except OSError:
+        pass
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _same(path: Path, ident: tuple[int, int]) -> bool:
+    try:
+        return _identity(path) == ident
+    except OSError:
+        return False
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -381,8 +793,12 @@ def _pid_alive(pid: int) -> bool:
 __all__ = [
     "Artifact",
     "ArtifactCache",
+    "CacheIntegrityWarning",
+    "Damage",
+    "Verification",
     "canonical_json",
     "config_hash",
+    "content_checksum",
     "default_cache_root",
     "file_sha256",
     "find_book_root",

@@ -23,6 +23,10 @@ COMMANDS = {
         "rnnlib.bench.smt",
         "decoding speed of the phrase-based baseline on its cached artifacts",
     ),
+    "cache": (
+        "rnnlib.cache_commands",
+        "check the artifact cache (verify: hash every entry, quarantine what fails)",
+    ),
 }
 
 # commands whose module's ``main(argv)`` parses its own arguments

@@ -2,10 +2,13 @@
 
 import json
 import os
+import time
 
 import pytest
 
-from rnnlib.cache import ArtifactCache
+from rnnlib.cache import ArtifactCache, CacheIntegrityWarning, content_checksum
+from rnnlib.cache_commands import verify_before_build
+from rnnlib.cli import main as cli_main
 from rnnlib.checkpoint import load_checkpoint, save_atomic
 
 
@@ -49,7 +52,7 @@ def test_failed_make_leaves_nothing_behind(tmp_path):
     with pytest.raises(RuntimeError):
         cache.build("demo/x", {"n": 1}, boom)
     assert cache.get("demo/x", {"n": 1}) is None
-    assert list(tmp_path.rglob("*")) == []  # no temporary folder, no empty work folder
+    assert list(tmp_path.rglob("*")) == []  # no temporary folder, no empty work folder, no lock
 
 
 @pytest.mark.parametrize("damage", ["no sidecar", "truncated file", "bad json"])
@@ -62,7 +65,8 @@ def test_a_damaged_artifact_is_not_trusted_and_is_recomputed(tmp_path, damage):
         (art.path / "result.txt").write_text("he")
     else:
         (art.path / "meta.json").write_text("{not json")
-    assert cache.get("demo/x", {"n": 1}) is None
+    with pytest.warns(CacheIntegrityWarning, match=f"demo/x/{art.key} is not trusted"):
+        assert cache.get("demo/x", {"n": 1}) is None
     again = cache.build("demo/x", {"n": 1}, write("hello"))
     assert not again.from_cache and again.file("result.txt").read_text() == "hello"
 
@@ -87,3 +91,180 @@ def test_checkpoints_round_trip_with_weights_only(tmp_path):
     back = load_checkpoint(path)
     assert back["step"] == 3 and torch.equal(back["w"], torch.ones(2))
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".part")]
+
+
+# -- integrity: a file that no longer matches its sidecar ------------------------------------
+
+
+def flip_a_byte(path, keep_time=True):
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[0] ^= 0xFF
+    path.write_bytes(bytes(data))
+    if keep_time:  # as a disk's silent corruption would: same size, same time
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def damage_entry(art, how):
+    f = art.path / "result.txt"
+    if how == "same size, time kept":
+        flip_a_byte(f)
+    elif how == "other size":
+        f.write_text("longer than before")
+    else:
+        f.unlink()
+
+
+def test_the_key_of_a_config_is_unchanged():  # cache keys must not change
+    assert ArtifactCache.key("demo/x", {"n": 1}, None) == "d095fd6b5329ae26"
+
+
+@pytest.mark.parametrize("how", ["same size, time kept", "other size", "removed file"])
+def test_verify_finds_a_changed_entry_and_the_next_build_recomputes_it(tmp_path, how):
+    cache = ArtifactCache(tmp_path)
+    bad = cache.build("demo/x", {"n": 1}, write("hello"))
+    good = cache.build("demo/x", {"n": 2}, write("other"))
+    good_ino = good.path.stat().st_ino
+    damage_entry(bad, how)
+    with pytest.warns(CacheIntegrityWarning, match=rf"demo/x/{bad.key}.*result\.txt"):
+        report = cache.verify()
+    assert list(report.damaged) == [("demo/x", bad.key)]
+    (d,) = report.damaged[("demo/x", bad.key)]
+    assert (d.kind, d.key, d.file) == ("demo/x", bad.key, "result.txt")
+    assert d.expected is not None and d.found is not None and d.expected != d.found
+    assert not bad.path.exists()  # moved out of the way, with a note saying why
+    (moved,) = (tmp_path / ".quarantine").iterdir()
+    note = json.loads((moved / "quarantine.json").read_text())
+    assert note["key"] == bad.key and note["damage"][0]["file"] == "result.txt"
+    assert cache.get("demo/x", {"n": 1}) is None  # not reused
+    calls = []
+
+    def again(out, work):
+        calls.append(1)
+        (out / "result.txt").write_text("hello")
+
+    rebuilt = cache.build("demo/x", {"n": 1}, again)
+    assert calls == [1] and not rebuilt.from_cache and rebuilt.key == bad.key
+    assert rebuilt.file("result.txt").read_text() == "hello"
+    # the good entry is untouched: same folder, still a hit, and verify finds all intact
+    assert good.path.stat().st_ino == good_ino
+    assert cache.build("demo/x", {"n": 2}, write("SHOULD NOT RUN")).from_cache
+    assert cache.verify().ok
+
+
+def test_entries_built_from_a_failed_one_are_rebuilt_too(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    base = cache.build("demo/base", {"n": 1}, write("base"))
+    other = cache.build("demo/base", {"n": 2}, write("other"))
+    # a dependent names the key in its config, another the content checksum as data (as the
+    # corpus's checksum is passed), a third depends on the first (transitively)
+    child = cache.build("demo/child", {"run": base.key, "beam": 5}, write("child"))
+    by_data = cache.build(
+        "demo/child", {"beam": 5}, write("by data"), data=content_checksum(base.meta)
+    )
+    grandchild = cache.build("demo/grand", {"up": {"model": child.key}}, write("g"))
+    unrelated = cache.build("demo/child", {"run": other.key, "beam": 5}, write("x"))
+    flip_a_byte(base.path / "result.txt")
+    with pytest.warns(CacheIntegrityWarning) as caught:
+        report = cache.verify()
+    assert set(report.damaged) == {("demo/base", base.key)}
+    assert report.dependents == {
+        ("demo/child", child.key): ("demo/base", base.key),
+        ("demo/child", by_data.key): ("demo/base", base.key),
+        ("demo/grand", grandchild.key): ("demo/child", child.key),
+    }
+    text = "\n".join(str(w.message) for w in caught)
+    assert f"demo/grand/{grandchild.key} was built from demo/child/{child.key}" in text
+    for art in (base, child, by_data, grandchild):
+        assert not art.path.exists()
+    assert len(list((tmp_path / ".quarantine").iterdir())) == 4
+    for art in (other, unrelated):
+        assert art.path.exists()
+    assert cache.get("demo/child", {"run": base.key, "beam": 5}) is None
+    assert cache.get("demo/child", {"run": other.key, "beam": 5}).from_cache
+
+
+def test_a_changed_file_is_caught_on_read_by_its_time(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    art = cache.build("demo/x", {"n": 1}, write("hello"))
+    child = cache.build("demo/y", {"from": art.key}, write("child"))
+    assert "mtime_ns" in art.meta["files"]["result.txt"]
+    time.sleep(0.01)
+    flip_a_byte(art.path / "result.txt", keep_time=False)  # same size, new time
+    with pytest.warns(CacheIntegrityWarning) as caught:
+        assert cache.get("demo/x", {"n": 1}) is None
+    first, second = (str(w.message) for w in caught)
+    assert f"demo/x/{art.key} is not trusted" in first and "sha256 changed" in first
+    assert f"demo/y/{child.key} was built from demo/x/{art.key}" in second
+    assert not child.path.exists()  # what was built from it goes too
+    assert not cache.build("demo/x", {"n": 1}, write("hello")).from_cache
+
+
+def test_a_touched_file_with_its_content_intact_stays_trusted(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    art = cache.build("demo/x", {"n": 1}, write("hello"))
+    f = art.path / "result.txt"
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 10**9))  # e.g. a copy
+    found = cache.get("demo/x", {"n": 1})
+    assert found is not None and found.path == art.path
+    meta = json.loads((art.path / "meta.json").read_text())
+    assert meta["files"]["result.txt"]["mtime_ns"] == f.stat().st_mtime_ns  # recorded
+
+
+def test_sidecars_without_times_still_read_and_verify_adds_them(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    art = cache.build("demo/x", {"n": 1}, write("hello"))
+    side = art.path / "meta.json"
+    meta = json.loads(side.read_text())
+    for info in meta["files"].values():  # as the code before times were recorded wrote it
+        del info["mtime_ns"]
+    side.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    assert cache.build("demo/x", {"n": 1}, write("SHOULD NOT RUN")).from_cache
+    assert cache.verify().ok
+    assert "mtime_ns" in json.loads(side.read_text())["files"]["result.txt"]
+
+
+def test_temporaries_locks_and_quarantine_are_no_entries(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    art = cache.build("demo/x", {"n": 1}, write("hello"))
+    cache.build("demo/x", {"n": 2}, write("bye"))
+    flip_a_byte(art.path / "result.txt")
+    with pytest.warns(CacheIntegrityWarning):
+        cache.verify()
+    assert (tmp_path / ".quarantine").is_dir()
+    assert [(k, key) for k, key, _ in cache.entries()] == [
+        ("demo/x", cache.key("demo/x", {"n": 2}, None))
+    ]
+    assert cache.verify().ok
+
+
+def test_the_verify_command(tmp_path, capsys):
+    cache = ArtifactCache(tmp_path)
+    art = cache.build("demo/x", {"n": 1}, write("hello"))
+    assert cli_main(["cache", "verify", "--cache", str(tmp_path)]) == 0
+    assert "1 entries" in capsys.readouterr().out
+    flip_a_byte(art.path / "result.txt")
+    assert cli_main(["cache", "verify", "--cache", str(tmp_path), "--fast"]) == 0  # time kept
+    assert cli_main(["cache", "verify", "--cache", str(tmp_path), "--dry-run"]) == 1
+    assert art.path.exists()
+    capsys.readouterr()
+    assert cli_main(["cache", "verify", "--cache", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    sha = art.meta["files"]["result.txt"]["sha256"]
+    assert f"FAILED  demo/x/{art.key}: result.txt: sha256 changed (expected {sha}, found" in err
+    assert not art.path.exists()
+    assert cli_main(["cache", "verify", "--cache", str(tmp_path)]) == 0
+    assert cli_main(["cache", "verify", "--cache", str(tmp_path / "none")]) == 2
+
+
+def test_the_check_at_the_start_of_a_build(tmp_path, monkeypatch, capsys):
+    cache = ArtifactCache(tmp_path)
+    art = cache.build("demo/x", {"n": 1}, write("hello"))
+    flip_a_byte(art.path / "result.txt")
+    monkeypatch.setenv("RNNLIB_CACHE_VERIFY", "off")
+    assert verify_before_build(tmp_path) is None and art.path.exists()
+    assert verify_before_build(tmp_path, "fast").ok  # size and time kept: only hashing sees it
+    monkeypatch.delenv("RNNLIB_CACHE_VERIFY")
+    report = verify_before_build(tmp_path)  # full by default
+    assert not report.ok and not art.path.exists()
+    assert f"demo/x/{art.key}" in capsys.readouterr().err

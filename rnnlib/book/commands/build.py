@@ -15,6 +15,7 @@ from ..execute import (
     stage_book,
     summary_table,
 )
+from ...cache_commands import verify_before_build
 from ._common import add_profile_arguments, book_root, folders
 
 
@@ -31,6 +32,7 @@ def main(args) -> int:
         print(f"rnnlib build: {e}", file=sys.stderr)
         return 2
     out, cache = folders(args, root)
+    verify_before_build(cache)  # RNNLIB_CACHE_VERIFY=full (default) | fast | off
     (out / "build-log.jsonl").unlink(missing_ok=True)
     start = time.perf_counter()
     stage_book(root, out)
