@@ -208,3 +208,82 @@ def test_a_chapter_cites_the_paper_its_part_of_the_book_names():
     assert chapter_papers(ROOT, "cho2014") == "A"
     assert chapter_papers(ROOT, "rnnsearch") == "B"
     assert chapter_papers(ROOT, "copy_task") == "AB"  # foundations: both
+
+
+# -- references.bib, parsed by pybtex -------------------------------------------------------------
+
+
+def test_the_papers_entries_are_references_bib_as_written():
+    from rnnlib.book.citing import PAPERS, bib_entries, paper_bibtex
+
+    text = (ROOT / "references.bib").read_text(encoding="utf-8")
+    entries = bib_entries(ROOT)
+    assert sorted(entries) == sorted(PAPERS.values())
+    for entry in entries.values():
+        assert entry in text  # byte for byte, the file's own layout
+    assert paper_bibtex(ROOT, "BA") == [entries["bahdanau2015"], entries["cho2014"]]
+
+
+def write_bib(root, bib: str, caption: str):
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "references.bib").write_text(bib, encoding="utf-8")
+    toc = f'parts:\n  - caption: "{caption}"\n    chapters:\n      - file: chapters/one\n'
+    (root / "_toc.yml").write_text(toc, encoding="utf-8")
+    return root
+
+
+BIB = r"""
+% a comment line, then BibTeX as people write it
+@String{emnlp = "Proceedings of {EMNLP}"}
+@comment{a note for the editors}
+@InProceedings{cho2014,
+  Author = "van Merri{\"e}nboer, Bart and Cho, Kyunghyun",
+  title = {Learning {RNN} {Encoder--Decoder} {and} more},
+  booktitle = emnlp # " 2014",
+  year = 2014}
+@article{bahdanau2015, author = {{Bahdanau and Sons, Ltd.} and Bengio, Yoshua},
+  year = {2015}, title = {NMT}}
+"""
+
+
+def test_references_bib_written_otherwise_is_read_by_its_bibtex_meaning(tmp_path):
+    from rnnlib.book.citing import bib_entries
+
+    entries = bib_entries(write_bib(tmp_path, BIB, "Part"))
+    assert sorted(entries) == ["bahdanau2015", "cho2014"]  # @comment and @string are no entries
+    assert entries["cho2014"] == (
+        "@InProceedings{cho2014,\n"
+        '  Author    = {van Merri{\\"e}nboer, Bart and Cho, Kyunghyun},\n'
+        "  title     = {Learning {RNN} {Encoder--Decoder} {and} more},\n"
+        "  booktitle = {Proceedings of {EMNLP} 2014},\n"
+        "  year      = {2014}\n"
+        "}"
+    )
+    assert entries["bahdanau2015"].startswith(
+        "@article{bahdanau2015,\n  author = {{Bahdanau and Sons, Ltd.} and Bengio, Yoshua},\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "caption, papers",
+    [
+        ("Paper A: van Merriënboer et al. 2014", "A"),  # the von part, the accent decoded
+        ("Merriënboer et al. 2014", "AB"),  # the surname alone is not how it is cited
+        ("Paper B: Bahdanau and Sons, Ltd. (2015)", "B"),  # a braced name is one author
+        ("Paper B: Bahdanau et al. 2015", "AB"),
+        ("van Merriënboer et al. 20145", "AB"),  # whole words only, for the year too
+    ],
+)
+def test_a_part_names_a_paper_by_its_first_authors_surname_and_year(tmp_path, caption, papers):
+    assert chapter_papers(write_bib(tmp_path, BIB, caption), "one") == papers
+
+
+def test_a_broken_references_bib_is_an_error_naming_the_file(tmp_path):
+    from rnnlib.book.citing import bib_entries
+
+    root = write_bib(tmp_path / "unbalanced", "@misc{a, title = {x}\n@misc{b, title={y}}\n", "P")
+    with pytest.raises(ValueError, match=r"references\.bib: syntax error in line 2"):
+        bib_entries(root)
+    root = write_bib(tmp_path / "twice", "@misc{a, title={x}}\n@misc{a, title={y}}\n", "P")
+    with pytest.raises(ValueError, match=r"references\.bib: repeated bibliography entry: a"):
+        chapter_papers(root, "one")

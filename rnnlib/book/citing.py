@@ -1,7 +1,7 @@
 """How to cite a figure or table of the book: a BibTeX entry for it, and the paper it reproduces.
 
 The book's title, version, authors and year come from ``CITATION.cff``; the papers' BibTeX
-entries from ``references.bib`` (both at the book root). A figure or table gets
+entries from ``references.bib`` (both at the book root), parsed by pybtex. A figure or table gets
 
 * an ``@misc`` entry keyed by its stable name (:meth:`rnnlib.book.chapter.Chapter.stable_name`),
   giving the book's title and version, the rnnlib commit and, in ``howpublished``, the figure or
@@ -17,10 +17,14 @@ any other part (the foundations, the library) cites both (:func:`chapter_papers`
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import yaml
+from pybtex.bibtex.utils import split_name_list
+from pybtex.database import Person
+from pybtex.database.input.bibtex import Parser
+from pybtex.exceptions import PybtexError
+from pybtex.richtext import Text
 
 # The papers the book replicates: letter -> key in references.bib.
 PAPERS = {"A": "cho2014", "B": "bahdanau2015"}
@@ -52,39 +56,54 @@ def book_metadata(root: Path) -> dict:
     }
 
 
-def bib_entries(root: Path) -> dict[str, str]:
-    """The entries of ``references.bib`` by key, each as its text (``{}`` without the file)."""
+def _bibliography(root: Path) -> dict:
+    """The entries of ``references.bib`` parsed by pybtex, by key (``{}`` without the file); a
+    syntax error or a repeated key is a :class:`ValueError` naming the file. Names stay as
+    written (``person_fields=()``: ``author`` is a field like the others, in its place)."""
+    path = Path(root) / "references.bib"
     try:
-        text = (Path(root) / "references.bib").read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError:
         return {}
-    out = {}
-    for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
-        if m.group(1).lower() in ("comment", "string", "preamble"):
-            continue
-        depth, i = 0, text.index("{", m.start())
-        for j in range(i, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            if depth == 0:
-                out[m.group(2)] = text[m.start() : j + 1]
-                break
-        else:
-            raise ValueError(
-                f"{Path(root) / 'references.bib'}: entry {m.group(2)!r} has unbalanced braces"
-            )
-    return out
+    try:
+        return dict(Parser(person_fields=()).parse_string(text).entries)
+    except PybtexError as e:
+        raise ValueError(f"{path}: {e}") from None
 
 
-def _field(entry: str, name: str) -> str:
-    m = re.search(
-        rf"\b{name}\s*=\s*\{{([^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)*)\}}", entry, re.IGNORECASE
-    )
-    return m.group(1) if m else ""
+def _entry_text(key: str, entry) -> str:
+    """One entry as BibTeX, as ``references.bib`` writes them: ``@type{key,``, then a field a
+    line, indented by two spaces, names padded to the longest, values in braces."""
+    width = max((len(name) for name in entry.fields), default=0)
+    fields = [f"  {name:<{width}} = {{{value}}}" for name, value in entry.fields.items()]
+    return f"@{entry.original_type}{{{key},\n" + ",\n".join(fields) + "\n}"
 
 
-def _first_author(entry: str) -> str:
-    first = _field(entry, "author").split(" and ")[0].strip()
-    return (first.split(",")[0] if "," in first else first.split(" ")[-1]).strip()
+def bib_entries(root: Path) -> dict[str, str]:
+    """The entries of ``references.bib`` by key, each as BibTeX text (``{}`` without the file),
+    parsed by pybtex (``@string`` macros expanded, ``@comment`` and ``@preamble`` left out)."""
+    return {key: _entry_text(key, entry) for key, entry in _bibliography(root).items()}
+
+
+def _plain(latex: str) -> str:
+    """LaTeX text as plain text (``Merri{\\"e}nboer`` -> ``Merriënboer``)."""
+    return Text.from_latex(latex).render_as("text")
+
+
+def _first_author(entry) -> str:
+    """The surname (with its "von" part) of the entry's first author, as plain text."""
+    names = entry.fields.get("author", "") if entry is not None else ""
+    if not names.strip():
+        return ""
+    first = Person(split_name_list(names)[0])
+    return _plain(" ".join(first.prelast_names + first.last_names)).strip()
+
+
+def _words(text: str) -> str:
+    """``text`` as its words (letters and digits) between single spaces, with one space at
+    both ends, so that ``f" {w} " in _words(text)`` matches whole words only."""
+    kept = "".join(c if c.isalnum() else " " for c in text)
+    return " " + " ".join(kept.split()) + " "
 
 
 def chapter_papers(root: Path, chapter: str) -> str:
@@ -103,12 +122,14 @@ def chapter_papers(root: Path, chapter: str) -> str:
         ),
         "",
     )
-    entries = bib_entries(root)
+    entries = _bibliography(root)
+    words = _words(caption)
     named = ""
     for letter, key in PAPERS.items():
-        entry = entries.get(key, "")
-        author, year = _first_author(entry), _field(entry, "year")
-        if author and year and re.search(rf"\b{re.escape(author)}\b", caption) and year in caption:
+        entry = entries.get(key)
+        author = _first_author(entry)
+        year = _plain(entry.fields.get("year", "")).strip() if entry is not None else ""
+        if author and year and _words(author) in words and _words(year) in words:
             named += letter
     return named or "".join(PAPERS)
 
@@ -134,8 +155,12 @@ def check_paper(paper: str, where: str) -> str:
     return "".join(dict.fromkeys(paper))
 
 
+_LATEX_SPECIALS = str.maketrans({c: "\\" + c for c in "_&%#$"})
+
+
 def _latex(text: str) -> str:
-    return re.sub(r"([_&%#$])", r"\\\1", text)
+    """``text`` with LaTeX's special characters ``_ & % # $`` escaped."""
+    return text.translate(_LATEX_SPECIALS)
 
 
 def item_bibtex(
