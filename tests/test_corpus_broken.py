@@ -157,6 +157,31 @@ def test_byte_offsets_count_from_one_like_line_numbers(tmp_path):
         prep(folder, tmp_path / "cache")
 
 
+def test_binary_bytes_deep_in_a_file_are_refused_and_leave_no_entry(tmp_path):
+    folder = write_corpus(tmp_path / "c", n_train=400)
+    cache = tmp_path / "cache"
+    good = prep(folder, cache)  # an entry of the same config, built before the file broke
+    before = leftovers(cache)
+    entry = [str(good.path.relative_to(cache))] + sorted(
+        str(p.relative_to(cache)) for p in good.path.rglob("*")
+    )
+    clean = (folder / "train.fr").read_bytes()
+    lines = clean.split(b"\n")
+    lines[349] = b"data\x00\x00\x00*\x00\x10" + lines[349]  # valid UTF-8, not text
+    (folder / "train.fr").write_bytes(b"\n".join(lines))
+    with pytest.raises(CorpusFileError) as e:
+        prep(folder, cache)  # dev and test were read and written: the train split stops it
+    assert str(e.value).startswith(
+        f"{folder / 'train.fr'}:350: bytes that are not text: the control character "
+        "U+0000 NUL at byte 5 of the line (and 4 more on the line)"
+    )
+    after = leftovers(cache)  # no new entry, no work folder; the old entry untouched
+    assert set(after) <= set(before) and [p for p in after if p.startswith(entry[0])] == entry
+    (folder / "train.fr").write_bytes(clean)
+    again = prep(folder, cache)
+    assert again.path == good.path and len(again.train) == len(good.train)
+
+
 # -- skipped, counted and listed ------------------------------------------------------------------
 
 

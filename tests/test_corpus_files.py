@@ -93,6 +93,46 @@ def test_bytes_that_are_not_utf8(tmp_path):
         prep(tmp_path, tmp_path)
 
 
+@pytest.mark.parametrize(
+    "line, found",
+    [
+        (b"la maison\x00\x00\x07 est petite .", r"U\+0000 NUL at byte 10 .* \(and 2 more"),
+        (b"la \xc3\xa9cole\x0cest petite .", r"U\+000C form feed at byte 10 of the line \("),
+        (b"la maison\rest petite .", r"U\+000D carriage return .* CR only"),
+        (b"caf\xc3\xa9 \xc2\x85 bar", r"U\+0085 next line at byte 7 "),  # C1, as UTF-8
+        (b"x\x1b[31mred\x1b[0m", r"U\+001B escape at byte 2 .* binary content"),
+    ],
+)
+def test_bytes_that_are_not_text_inside_a_line_are_refused(tmp_path, line, found):
+    write_pairs(tmp_path)
+    lines = (tmp_path / "train.fr").read_bytes().split(b"\n")
+    lines[6] = line
+    (tmp_path / "train.fr").write_bytes(b"\n".join(lines))
+    with pytest.raises(CorpusFileError, match=r"train\.fr:7: bytes that are not text: the "):
+        prep(tmp_path, tmp_path)
+    with pytest.raises(CorpusFileError, match=found):
+        prep(tmp_path, tmp_path)
+
+
+def test_tabs_and_line_endings_are_text(tmp_path):
+    write_pairs(tmp_path)
+    text = (tmp_path / "train.en").read_text(encoding="utf-8").replace("\n", "\r\n")
+    (tmp_path / "train.en").write_text("\ufeff" + text.replace("small", "small\t"), newline="")
+    (tmp_path / "dev.en").write_bytes((tmp_path / "dev.en").read_bytes().rstrip(b"\n"))
+    c = prep(tmp_path, tmp_path)
+    assert len(c.train) == 15 and c.src_vocab.decode(c.train.src[0]) == [
+        "the", "house", "is", "small", "."
+    ]  # fmt: skip
+
+
+def test_a_utf16_file_is_refused_for_its_nul_bytes(tmp_path):
+    write_pairs(tmp_path)
+    text = (tmp_path / "test.en").read_text(encoding="utf-8")
+    (tmp_path / "test.en").write_bytes(text.encode("utf-16-le"))  # no byte-order mark
+    with pytest.raises(CorpusFileError, match=r"test\.en:1: .*U\+0000 NUL at byte 2 .*UTF-16"):
+        prep(tmp_path, tmp_path)
+
+
 def test_tsv_line_without_a_tab(tmp_path):
     for split in ("train", "dev", "test"):
         bad = "c d" if split == "train" else "c\td"

@@ -11,16 +11,22 @@ Two layouts, per split (``train``, ``dev``, ``test``):
 Files are streamed, never held whole in memory. Bad input stops with a
 :class:`CorpusFileError` naming the file and the line (byte offsets count from 1, like line
 numbers): a missing file, an empty file, a compressed file (recognised by its magic bytes
-whatever its name), bytes that are not UTF-8, files whose line counts differ, a TSV line
-without exactly one tab. A pair where either side is empty (after stripping spaces) is passed
-on with that side ``""``: the prepared corpus skips it and lists it by file and line.
+whatever its name), bytes that are not UTF-8, bytes that are not text inside a line (a control
+character other than the tab: NUL and the rest of C0, DEL, C1; typically binary content or a
+carriage return of old line endings), files whose line counts differ, a TSV line without
+exactly one tab. The lines are read while the prepared corpus is built: such an error stops
+the build, and the cache keeps nothing of it. A pair where either side is empty (after
+stripping spaces) is passed on with that side ``""``: the prepared corpus skips it and lists
+it by file and line.
 
-Deviations: none (the papers' WMT'14 files can be read as they are; no cleaning rule is
-applied to user files, only the stripping of spaces at both ends of a line).
+Deviations: none (the papers' WMT'14 files are in this format; no cleaning rule is applied to
+user files, only the stripping of spaces at both ends of a line, so a control character in
+one of them is refused rather than cleaned).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
@@ -98,8 +104,43 @@ def checksum(specs: list[FileSpec]) -> str:
     )
 
 
+#: the control characters (Unicode category Cc) that may not appear inside a line: all but the tab
+#: (the newline ends the line; a carriage return before it is part of the line ending)
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_CONTROL_NAMES = {
+    0x00: "NUL",
+    0x0B: "vertical tab",
+    0x0C: "form feed",
+    0x0D: "carriage return",
+    0x1B: "escape",
+    0x7F: "DEL",
+    0x85: "next line",
+}
+
+
+def _not_text(path: Path, number: int, text: str, at: int) -> CorpusFileError:
+    """The error for the control character ``text[at]`` on line ``number``."""
+    code = ord(text[at])
+    name = f"U+{code:04X}" + (f" {_CONTROL_NAMES[code]}" if code in _CONTROL_NAMES else "")
+    byte = len(text[:at].encode("utf-8")) + 1
+    more = len(CONTROL.findall(text)) - 1
+    if code == 0x0D:
+        hint = "does the file end its lines with CR only (old Mac)? Convert them to LF"
+    elif code == 0x00:
+        hint = "is the file UTF-16, or binary? Give UTF-8 text"
+    else:
+        hint = "is it binary content? Remove or replace such characters"
+    return CorpusFileError(
+        f"{path}:{number}: bytes that are not text: the control character {name} at byte "
+        f"{byte} of the line" + (f" (and {more} more on the line)" if more else "") + " "
+        f"({text[max(0, at - 10) : at + 10]!r}); {hint} (the tab is the only control "
+        "character allowed inside a line)"
+    )
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text without the newline)``, decoding each line strictly as UTF-8."""
+    """``(line number, text without the newline)``, decoding each line strictly as UTF-8 and
+    refusing a line with a control character other than the tab (:data:`CONTROL`)."""
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             try:
@@ -109,9 +150,13 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                     f"{path}:{number}: bytes that are not UTF-8 at byte {e.start + 1} "
                     f"of the line ({raw[max(0, e.start - 10) : e.start + 10]!r})"
                 ) from None
+            text = text.rstrip("\r\n")
+            bad = CONTROL.search(text)
+            if bad:
+                raise _not_text(path, number, text, bad.start())
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]  # a UTF-8 byte-order mark
-            yield number, text.rstrip("\r\n")
+            yield number, text
 
 
 def read_pairs(spec: FileSpec) -> Iterator[tuple[int, str | None, str | None]]:
