@@ -19,9 +19,16 @@ rule reads. The rule, not the chapter, decides the verdict, and the verdict is o
 * ``not measurable at this scale`` -- the evidence needed does not exist here (a reason says why).
 
 :func:`record` glues the verdict as ``claim-<ID>`` (Markdown, for the chapter's prose) and appends
-the check to ``<results>/claims/<chapter>.json`` (beside the build's ``figures/``). The results
-chapter reads every chapter's file with :func:`load_checks` and evaluates each rule again with
-:func:`evaluate` at build time: edit a number of the evidence and the verdict changes.
+the check to ``<results>/claims/<chapter>.json`` (beside the build's ``figures/``), naming the
+build it comes from (:func:`current_build`: its id, start time and commit, which
+:mod:`rnnlib.book.execute` gives the chapter's kernel). The results chapter reads every chapter's
+file with :func:`load_checks` and evaluates each rule again with :func:`evaluate` at build time:
+edit a number of the evidence and the verdict changes.
+
+Stale records: before a chapter executes, :func:`reconcile` deletes its own file (a rerun that
+records fewer claims, or none, leaves nothing of the run before) and the files of chapters the
+book no longer has. ``rnnlib run`` of one chapter so keeps the other chapters' records (each
+naming its build); ``rnnlib build`` runs every chapter, so each record it leaves is its own.
 
 Rules (each a function returning a :class:`Check`):
 
@@ -34,7 +41,8 @@ Rules (each a function returning a :class:`Check`):
   (for example "largely monotonic": at least 70% of rows), with an optional interval: the
   verdict is inside the noise when the interval straddles the threshold;
 * :func:`all_true` -- a set of named yes/no observations (for example "No UNK > All for every
-  system"), each with an optional interval of its difference;
+  system"): holds when every one is yes, does not hold when one is no; with no observation, or
+  a NaN in place of one (and no "no"), not measurable;
 * :func:`not_measurable` -- with the reason.
 """
 
@@ -46,6 +54,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+import numpy as np
 
 from ..stats import seeds_difference
 
@@ -220,6 +230,7 @@ class Recorded:
     config_hash: str
     check: Check
     verdict: Verdict = field(default=None)  # as evaluated when the chapter ran
+    build: dict | None = None  # the build that ran the chapter (current_build); None: outside one
 
 
 # -- rules -----------------------------------------------------------------------------------------
@@ -288,12 +299,21 @@ def at_most(
 
 
 def all_true(observations: Iterable[tuple[str, bool]], note: str = "") -> Check:
-    """Named yes/no observations the claim needs all of (deterministic measures, no noise model)."""
-    return Check("all_true", {"observations": [[str(l), bool(v)] for l, v in observations]}, note)
+    """Named yes/no observations the claim needs all of (deterministic measures, no noise model).
+    A NaN in place of a yes/no (a measure that has no value) is kept as ``None``: not observed."""
+    return Check(
+        "all_true",
+        {"observations": [[str(l), None if _is_nan(v) else bool(v)] for l, v in observations]},
+        note,
+    )
 
 
 def not_measurable(reason: str) -> Check:
     return Check("not_measurable", {"reason": reason})
+
+
+def _is_nan(x) -> bool:
+    return isinstance(x, (float, np.floating)) and math.isnan(x)
 
 
 def _opt(x):
@@ -351,9 +371,12 @@ def _all_true(ev: dict) -> Verdict:
     obs = ev["observations"]
     if not obs:
         return Verdict(UNMEASURABLE, "nothing was observed")
-    failed = [label for label, ok in obs if not ok]
+    failed = [label for label, ok in obs if ok is not None and not ok]
     if failed:
         return Verdict(FAILS, "not for " + ", ".join(failed))
+    unknown = [label for label, ok in obs if ok is None]
+    if unknown:  # a measure without a value is no evidence for the claim
+        return Verdict(UNMEASURABLE, "no value for " + ", ".join(unknown))
     return Verdict(HOLDS, "for all of " + ", ".join(label for label, _ in obs))
 
 
@@ -385,6 +408,46 @@ def results_dir(ch) -> Path:
     return Path(os.environ.get("RNNLIB_RESULTS") or Path(ch.figures_dir).parent / "results")
 
 
+#: the environment variable through which :mod:`rnnlib.book.execute` names the build to a kernel
+BUILD_ENV = "RNNLIB_BUILD"
+
+
+def current_build() -> dict | None:
+    """The build running this chapter, ``{"id", "started", "commit"}`` as ``$RNNLIB_BUILD``
+    gives it (JSON), or ``None`` outside a build (a notebook run by hand)."""
+    raw = os.environ.get(BUILD_ENV)
+    if not raw:
+        return None
+    try:
+        build = json.loads(raw)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"${BUILD_ENV} is not JSON ({err}): {raw!r}") from None
+    if not isinstance(build, dict) or not isinstance(build.get("id"), str):
+        raise ValueError(f"${BUILD_ENV} must be a JSON object with an 'id', got {raw!r}")
+    return build
+
+
+def build_label(build: dict | None) -> str:
+    """A record's build in words: ``build <id> (<commit>)``, or that it ran outside a build."""
+    if not build:
+        return "outside a build"
+    head, plus, dirty = str(build.get("commit") or "unknown commit").partition("+")
+    return f"build {build['id']} ({head[:12] if plus or len(head) == 40 else head}{plus}{dirty})"
+
+
+def reconcile(folder: Path, book: Iterable[str], running: Iterable[str]) -> list[Path]:
+    """Delete the claims records under ``folder/claims/`` that a run of the chapters ``running``
+    would leave stale: those of ``running`` (each rewrites its own as it records) and those of
+    chapters not in ``book`` (the book's chapter stems). Returns the deleted files."""
+    keep = set(book) - set(running)
+    gone = []
+    for path in sorted((Path(folder) / "claims").glob("*.json")):
+        if path.stem not in keep:
+            path.unlink(missing_ok=True)
+            gone.append(path)
+    return gone
+
+
 def markdown(verdict: Verdict) -> str:
     return f"**{verdict.verdict}** ({verdict.reason})"
 
@@ -412,6 +475,7 @@ def record(ch, claim: str, check: Check) -> Verdict:
             "config_hash": ch.config_hash,
             "check": asdict(check),
             "verdict": asdict(verdict),
+            "build": current_build(),
         }
     )
     tmp = path.with_suffix(".json.tmp")
@@ -440,7 +504,8 @@ def record_all(ch, checks: Iterable[ClaimCheck]) -> None:
 
 
 def load_checks(folder: Path) -> list[Recorded]:
-    """Every check recorded under ``folder/claims/`` (one file per chapter), in file order."""
+    """Every check recorded under ``folder/claims/`` (one file per chapter), in file order; each
+    with the build that recorded it (``None`` for a record older than builds in records)."""
     out = []
     for path in sorted((Path(folder) / "claims").glob("*.json")):
         try:
@@ -458,6 +523,7 @@ def load_checks(folder: Path) -> list[Recorded]:
                     e["config_hash"],
                     Check(**e["check"]),
                     Verdict(**e["verdict"]) if e.get("verdict") else None,
+                    e.get("build"),
                 )
             )
     return out
@@ -465,7 +531,8 @@ def load_checks(folder: Path) -> list[Recorded]:
 
 def ledger(folder: Path) -> list[dict]:
     """One row per claim of :data:`CLAIMS`: its verdict evaluated now from the recorded evidence
-    (a claim no chapter recorded is not measurable, saying so)."""
+    (a claim no chapter recorded is not measurable, saying so), the chapter and profile that
+    recorded it and its ``build`` (:func:`build_label`)."""
     by_claim: dict[str, list[Recorded]] = {}
     for rec in load_checks(folder):
         by_claim.setdefault(rec.claim, []).append(rec)
@@ -483,6 +550,7 @@ def ledger(folder: Path) -> list[dict]:
                     "evidence": "no chapter of this build measures it",
                     "chapter": None,
                     "profile": None,
+                    "build": None,
                 }
             )
             continue
@@ -499,6 +567,7 @@ def ledger(folder: Path) -> list[dict]:
                 "evidence": evidence,
                 "chapter": rec.chapter,
                 "profile": rec.profile,
+                "build": build_label(rec.build),
             }
         )
     return rows
@@ -507,6 +576,7 @@ def ledger(folder: Path) -> list[dict]:
 __all__ = [
     "ClaimCheck",
     "record_all",
+    "BUILD_ENV",
     "CLAIMS",
     "Check",
     "FAILS",
@@ -519,12 +589,15 @@ __all__ = [
     "all_true",
     "at_least",
     "at_most",
+    "build_label",
+    "current_build",
     "evaluate",
     "intervals_above",
     "ledger",
     "load_checks",
     "markdown",
     "not_measurable",
+    "reconcile",
     "record",
     "results_dir",
     "seeds_above",

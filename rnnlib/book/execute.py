@@ -7,11 +7,19 @@ execute it with papermill into a staging copy of the book, then run
 execution off: the notebooks already carry their outputs). A failing chapter stops the build
 with the chapter, the cell and the error, and its executed notebook is kept for reading.
 
+Each process that executes chapters is one *build* (:func:`this_build`: an id, its start time and
+the git commit); a chapter's kernel learns it from ``$RNNLIB_BUILD`` and every claim it records
+names it. Before a chapter executes, the claims records it would leave stale are deleted
+(:func:`rnnlib.book.claims.reconcile`: its own, and those of chapters no longer in the book), so
+``rnnlib run`` of one chapter keeps the other chapters' records and ``rnnlib build`` leaves only
+its own.
+
 Output folder layout (``--out``, default ``_build``)::
 
     src/                  the staging book: executed chapters (.ipynb) and the other pages
     figures/              every figure (PNG, PDF) and table (CSV) under its stable name
     results/              each chapter's record of its glued results (rnnlib.book.results)
+      claims/             each chapter's claims checks (rnnlib.book.claims), naming the build
     build-log.jsonl       one line per artifact looked up (hit or computed), per chapter
     _build/html/          the HTML book (index.html), self-contained (:func:`publish_html`):
       figures/            the figures and tables the chapters of this build made
@@ -27,7 +35,9 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
@@ -51,6 +61,40 @@ class ChapterResult:
     notebook: Path | None = None
     error: str | None = None
     artifacts: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Build:
+    """One build: every chapter a process executes (``rnnlib build``, ``rnnlib run``) shares it."""
+
+    id: str  # <UTC start, to the second>-<6 random hex digits>
+    started: str  # ISO 8601, UTC
+    commit: str  # the book's git commit (+dirty), or "unknown"
+
+    def as_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+_BUILD: Build | None = None
+
+
+def new_build(root: Path) -> Build:
+    """A fresh :class:`Build` of the book at ``root``, which :func:`this_build` returns from now."""
+    from ..cache import git_commit
+
+    global _BUILD
+    now = datetime.now(timezone.utc)
+    _BUILD = Build(
+        f"{now:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}",
+        now.isoformat(timespec="seconds"),
+        git_commit(Path(root)) or "unknown",
+    )
+    return _BUILD
+
+
+def this_build(root: Path) -> Build:
+    """This process's build (made by the first call, or by :func:`new_build`)."""
+    return _BUILD or new_build(root)
 
 
 def toc_files(root: Path) -> list[str]:
@@ -110,7 +154,11 @@ def executes_last(path: Path) -> bool:
     return options.get("execute") == "last"
 
 
-def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
+def kernel_env(
+    root: Path, out: Path, cache: Path, stem: str, build: Build | None = None
+) -> dict[str, str]:
+    from .claims import BUILD_ENV
+
     env = {
         "RNNLIB_BOOK_ROOT": str(root),
         "RNNLIB_CACHE": str(cache),
@@ -121,6 +169,8 @@ def kernel_env(root: Path, out: Path, cache: Path, stem: str) -> dict[str, str]:
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     }
+    if build is not None:
+        env[BUILD_ENV] = build.as_json()
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     return env
@@ -144,9 +194,18 @@ def kernel_config():
 
 
 def execute_chapter(
-    root: Path, stem: str, path: Path, params: dict, out: Path, cache: Path, progress: bool = True
+    root: Path,
+    stem: str,
+    path: Path,
+    params: dict,
+    out: Path,
+    cache: Path,
+    progress: bool = True,
+    build: Build | None = None,
 ) -> ChapterResult:
-    """Execute one chapter into ``out/src/<rel>.ipynb``; raise :class:`ChapterFailed` on error."""
+    """Execute one chapter into ``out/src/<rel>.ipynb`` as part of ``build`` (default:
+    :func:`this_build`), first deleting the claims records it would leave stale
+    (:func:`rnnlib.book.claims.reconcile`); raise :class:`ChapterFailed` on error."""
     import jupytext
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -160,8 +219,12 @@ def execute_chapter(
     # papermill cannot parse annotations such as `int | None` and would warn that such
     # parameters are unknown; they were validated above, so its warnings add only noise.
     logging.getLogger("papermill").setLevel(logging.ERROR)
+    from .claims import reconcile
+
+    build = build or this_build(root)
+    reconcile(out / "results", book_chapters(root), [stem])
     saved = dict(os.environ)
-    os.environ.update(kernel_env(root, out, cache, stem))
+    os.environ.update(kernel_env(root, out, cache, stem, build))
     start = time.perf_counter()
     log = out / "build-log.jsonl"
     before = _count_lines(log)

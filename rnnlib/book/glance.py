@@ -342,15 +342,19 @@ def deviation_sections(chapters: Path) -> set[str]:
 
 def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
     """Every claim of both papers (``ledger``: :func:`rnnlib.book.claims.ledger`) as a MyST
-    Markdown table: the statement, the verdict, its evidence, the chapter that measured it and
-    the deviations the verdict rests on (the chapter's own section, if it is in
-    ``deviations``, and the results page's "data and scale")."""
+    Markdown table: the statement, the verdict, its evidence, the chapter that measured it (with
+    the build its record comes from, where ``ledger`` has a ``build`` column) and the deviations
+    the verdict rests on (the chapter's own section, if it is in ``deviations``, and the results
+    page's "data and scale")."""
     rows = [
         "| claim | the paper says | verdict | evidence | chapter | deviations it rests on |",
         "|---|---|---|---|---|---|",
     ]
     for r in ledger.itertuples():
         where = f"{{doc}}`{r.chapter}`" if isinstance(r.chapter, str) else "—"
+        build = getattr(r, "build", None)
+        if isinstance(r.chapter, str) and isinstance(build, str):
+            where += f" ({_cell(build)})"
         own = f"{{ref}}`{r.chapter} <{r.chapter}-deviations>`, " if r.chapter in deviations else ""
         rows.append(
             f"| `{r.claim}` ({r.paper}, {r.item}) | {_cell(r.statement)} | **{r.verdict}** | "

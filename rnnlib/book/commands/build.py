@@ -16,6 +16,7 @@ from ..execute import (
     summary_table,
 )
 from ...cache_commands import verify_before_build
+from ..claims import reconcile
 from ._common import add_profile_arguments, book_root, folders
 
 
@@ -36,6 +37,9 @@ def main(args) -> int:
     (out / "build-log.jsonl").unlink(missing_ok=True)
     start = time.perf_counter()
     stage_book(root, out)
+    # a build replaces every chapter's claims: none survives from an earlier build, even if this
+    # one stops partway
+    reconcile(out / "results", chapters, chapters)
     results = []
     for stem, path in chapters.items():
         print(f"== chapter {stem} (profile {args.profile})", flush=True)
