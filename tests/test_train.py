@@ -260,6 +260,67 @@ def test_gradient_norm_is_clipped_to_one(tmp_path):
     assert float(step) == pytest.approx(1.0, rel=1e-4)
 
 
+def _hand_gradient(model: nn.Module, pairs: ParallelArrays, loss_norm: str) -> dict:
+    """The gradient of the papers' objective on all of ``pairs`` as one minibatch, by hand: each
+    sentence's summed cross-entropy (its words and EOS) from the plain model, one sentence at a
+    time, averaged over the sentences or over the target tokens."""
+    from rnnlib.batch import make_batch
+
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(len(pairs.src)):
+        b = make_batch(pairs, [i])
+        logits = model(b.src, b.src_mask, b.tgt_in)[0]  # (T, V), one sentence: no padding
+        total = total + nn.functional.cross_entropy(logits, b.tgt_out[0], reduction="sum")
+    tokens = sum(len(pairs.tgt[i]) + 1 for i in range(len(pairs.src)))
+    (total / (len(pairs.src) if loss_norm == "sentence" else tokens)).backward()
+    return {n: p.grad.detach().clone() for n, p in model.named_parameters()}
+
+
+def _step_gradient(tmp_path, pairs, loss_norm: str, rank: int = 0, size: int = 1) -> dict:
+    """The gradient one training step leaves on the parameters (no clipping, SGD with lr 0) as
+    process ``rank`` of ``size`` (``size`` > 1: a simulated torchrun process, whose gradient DDP
+    would average with the others')."""
+    from rnnlib import distributed
+    from rnnlib.train import Trainer
+
+    torch.manual_seed(0)
+    cfg = TrainConfig(batch_size=len(pairs.src), pool=1, max_updates=1, checkpoint_every=None,
+                      eval_every=None, seed=5, optimizer="sgd", lr=0.0, clip_norm=None,
+                      loss_norm=loss_norm)  # fmt: skip
+    trainer = Trainer(smoke_model(), pairs, None, cfg, tmp_path / f"{loss_norm}-{rank}-{size}",
+                      progress=False)  # fmt: skip
+    trainer.world = distributed.World(rank=rank, size=size)
+    seen = []
+    local_batch = trainer._local_batch
+    trainer._local_batch = lambda idx: (seen.append(sorted(idx.tolist())), local_batch(idx))[1]
+    trainer.step()
+    assert seen == [list(range(len(pairs.src)))]  # the minibatch is every pair
+    return {n: p.grad.detach().clone() for n, p in trainer.model.named_parameters()}
+
+
+@pytest.mark.parametrize("loss_norm", ["sentence", "token"])
+def test_the_gradient_is_the_mean_over_sentences_or_tokens_and_ddp_averages_to_it(
+    tmp_path, loss_norm, monkeypatch
+):
+    from rnnlib import distributed
+
+    pairs = reverse_pairs(6, seed=3)  # 6 sentences of 2 to 9 words (their lengths differ)
+    torch.manual_seed(0)
+    hand = _hand_gradient(smoke_model(), pairs, loss_norm)
+    one = _step_gradient(tmp_path, pairs, loss_norm)
+    assert set(one) == set(hand)
+    for n in hand:
+        torch.testing.assert_close(one[n], hand[n], rtol=1e-4, atol=1e-6)
+    # two processes, each with every other pair: DDP's average of their gradients is the
+    # gradient of the whole minibatch (each scales its loss by the world size over the global
+    # count); the sum over processes of the logged numbers is the identity here
+    monkeypatch.setattr(distributed, "all_sum", lambda values, world, device: list(values))
+    shares = [_step_gradient(tmp_path, pairs, loss_norm, rank=r, size=2) for r in (0, 1)]
+    for n in hand:
+        torch.testing.assert_close((shares[0][n] + shares[1][n]) / 2, hand[n], rtol=1e-4, atol=1e-6)
+
+
 def test_early_stopping_after_patience_evaluations_without_improvement(tmp_path):
     # lr 0: the dev NLL never improves after the first evaluation
     model, tr, dev, cfg = tiny_setup(
