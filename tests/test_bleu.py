@@ -75,18 +75,41 @@ def test_paired_bootstrap_interval_brackets_the_difference_and_separates_a_clear
     assert same["diff"] == 0 and same["low"] == 0 and same["high"] == 0
 
 
-def test_paired_bootstrap_p_value_is_sacrebleus():
+def test_paired_bootstrap_resamples_are_the_draws_of_sacrebleus_own_paired_test(monkeypatch):
+    """Every BLEU interval rests on paired_bootstrap's resamples: each system's bootstrap mean and
+    95% half-width from them are the ones sacreBLEU's paired bootstrap (``PairedTest``, ``bs``)
+    reports (``Result.mean``, ``Result.ci``) on the same systems: the baseline b's (its own
+    resampling) and a's (the paired test's), so the resamples are sacreBLEU's draws."""
     from sacrebleu.metrics import BLEU
     from sacrebleu.significance import PairedTest
 
     refs, good, bad = corpus(3)
     mixed = [g if i % 2 else b for i, (g, b) in enumerate(zip(good, bad))]
+    resampled = []  # the scores of each resample, system a's then system b's
+
+    def spy(scorer, sentence_stats, idxs):
+        resampled.append(real(scorer, sentence_stats, idxs))
+        return resampled[-1]
+
+    real = B.resampled_scores
+    monkeypatch.setattr(B, "resampled_scores", spy)
     res = stats.paired_bootstrap(good, mixed, refs, n_samples=200, seed=11)
-    with stats._sacrebleu_seed(11):
-        _, out = PairedTest(
-            [("b", mixed), ("a", good)], {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=200
-        )()
-    assert res["p_value"] == out["BLEU"][1].p_value
+    assert len(resampled) == 2 and all(r.shape == (200,) for r in resampled)
+    monkeypatch.setenv("SACREBLEU_SEED", "11")
+    _, out = PairedTest(
+        [("mixed", mixed), ("good", good)], {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=200
+    )()
+    sacre_b, sacre_a = out["BLEU"]
+    for ours, theirs in ((resampled[0], sacre_a), (resampled[1], sacre_b)):
+        low, high = np.sort(ours)[[200 // 40, 200 - 200 // 40 - 1]]  # sacreBLEU's estimate_ci
+        assert ours.mean() == pytest.approx(theirs.mean, abs=1e-6)  # sacreBLEU: float32 stats
+        assert (high - low) / 2 == pytest.approx(theirs.ci, abs=1e-6)
+    assert res["bleu_a"] == sacre_a.score and res["bleu_b"] == sacre_b.score
+    assert res["p_value"] == sacre_a.p_value
+    # the interval of the difference is read off the same resamples
+    diffs = resampled[0] - resampled[1]
+    assert diffs.min() <= res["low"] <= res["diff"] <= res["high"] <= diffs.max()
+    assert np.mean((diffs >= res["low"]) & (diffs <= res["high"])) >= 0.95
 
 
 def test_sentence_bleu_and_signature():

@@ -83,6 +83,59 @@ def test_table_1_claims_hold_for_a_real_gain_and_not_for_identical_rows():
     assert {_verdict(c) for c in one.values()} == {claims.UNMEASURABLE}
 
 
+def test_table_1_verdicts_on_hand_made_rows_of_two_and_three_mert_seeds():
+    """Each verdict worked out by hand: a difference of two rows' means against twice its
+    standard error, sqrt(var_a / n + var_b / n) with the sample variances of the seeds."""
+    # two seeds per row; a row [x, x + 0.2] has variance 0.02, so two such rows' difference has
+    # a standard error of 0.1414 (twice: 0.283)
+    two = {
+        "Baseline": _runs([20.0, 20.2], [21.0, 21.2]),
+        "+RNN": _runs([21.0, 21.2], [22.0, 22.2]),  # +1.0 on dev and test: beyond 0.283
+        "+CSLM": _runs([20.5, 20.6], [21.5, 21.6]),
+        # dev 1.0 below +RNN (beyond the noise), test 0.5 above it
+        "+CSLM+RNN": _runs([20.0, 20.2], [22.5, 22.7]),
+        # test [22.4, 23.0]: variance 0.18; 0.1 above +CSLM+RNN, standard error sqrt(0.1) = 0.316
+        "+CSLM+RNN+WP": _runs([20.0, 20.2], [22.4, 23.0]),
+    }
+    got = {c: _verdict(check) for c, check in cho.table_1_claims(two).items()}
+    assert got == {
+        "C-A-T1-1": claims.HOLDS,  # +RNN above the Baseline on dev and on test
+        "C-A-T1-2": claims.FAILS,  # CSLM+RNN below +RNN on dev: the test gain does not save it
+        "C-A-T1-3": claims.NOISE,  # the word penalty's -0.1 on test is within 2 x 0.316
+        # the largest test gain is the WP row's 1.6 (not CSLM+RNN's 1.5): 2 - 1.6 = 0.4 with a
+        # standard error of sqrt(0.09 + 0.01) = 0.316, so "under 2 BLEU" is inside the noise
+        "C-A-T1-4": claims.NOISE,
+    }
+    # three seeds per row, each x + [0.1, 0, -0.1]: variance 0.01, twice the difference's
+    # standard error 2 sqrt(0.01 / 3 + 0.01 / 3) = 0.163
+    n = np.array([0.1, 0.0, -0.1])
+
+    def three(rnn_dev: float, wp_test: float) -> dict:
+        return {
+            "Baseline": _runs(20 + n, 21 + n),
+            "+RNN": _runs(rnn_dev + n, 22 + n),  # +1 on test
+            "+CSLM": _runs(20 + n, 21 + n),
+            "+CSLM+RNN": _runs(rnn_dev + 0.5 + n, 22.5 + n),  # +0.5 over +RNN on dev and test
+            "+CSLM+RNN+WP": _runs(20 + n, wp_test + n),
+        }
+
+    got = {c: _verdict(check) for c, check in cho.table_1_claims(three(19.5, 22)).items()}
+    assert got == {
+        "C-A-T1-1": claims.FAILS,  # -0.5 on dev, beyond 0.163: the test gain does not save it
+        "C-A-T1-2": claims.HOLDS,
+        "C-A-T1-3": claims.HOLDS,  # the word penalty lowers test BLEU by 0.5
+        # test: Baseline < RNN < CSLM+RNN, and the largest gain (1.5) is 0.5 under 2 BLEU
+        "C-A-T1-4": claims.HOLDS,
+    }
+    got = {c: _verdict(check) for c, check in cho.table_1_claims(three(21, 23.5)).items()}
+    assert got == {
+        "C-A-T1-1": claims.HOLDS,
+        "C-A-T1-2": claims.HOLDS,
+        "C-A-T1-3": claims.FAILS,  # the word penalty raises test BLEU by 1
+        "C-A-T1-4": claims.FAILS,  # the WP row's gain of 2.5 is not under 2 BLEU
+    }
+
+
 def test_seeds_interval_is_the_chapters_two_standard_errors_to_the_bit():
     rng = np.random.default_rng(0)
     for n in (2, 3, 5):
