@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from rnnlib.smt.decoder import Decoder, DecoderConfig
+from rnnlib.smt.decoder import Decoder, DecoderConfig, LanguageModelFeature, _Hyp, _Search
 from rnnlib.smt.features import (
     BASE_FEATURES,
     EXTRA,
@@ -37,6 +37,49 @@ def toy(tmp_path):
     return table, lm
 
 
+# -- Moses' distortion limit, transcribed from its source ---------------------------------------
+#
+# Read in github.com/moses-smt/mosesdecoder at commit 34452895 (master, 2025).
+#
+# moses/InputType.cpp, InputType::ComputeDistortionDistance(prev, current): the distance of a jump
+# from range ``prev`` to range ``current`` (inclusive word ranges) is ``current.start`` when
+# ``prev`` covers no word (the empty hypothesis), else ``|prev.end - current.start + 1|``.
+# DistortionScoreProducer::CalculateDistortionScore (moses/FF/DistortionScoreProducer.cpp) scores
+# minus that distance (without the early distortion cost, Moses' default).
+#
+# moses/SearchNormal.cpp, SearchNormal::ProcessOneHypothesis (with a distortion limit): start
+# positions run from the hypothesis' first gap (``Bitmap::GetFirstGapPos``) to the end; a covered
+# start is skipped; a start whose jump ``ComputeDistortionDistance(prevRange, [start, start])``
+# exceeds the limit is skipped; a range overlapping the coverage is skipped; a range starting at
+# the first gap may have any length ("isLeftMostEdge"); any other range is kept only if
+# ``ComputeDistortionDistance(range, [firstGap, firstGap])`` (the jump from its end back to the
+# first gap) is within the limit. SearchCubePruning::CheckDistortion applies the same test.
+
+
+def moses_distortion_distance(prev, start):
+    """``InputType::ComputeDistortionDistance(prev, [start, start])``; ``prev`` is an inclusive
+    ``(start, end)`` range, or ``None`` for the empty hypothesis' range."""
+    if prev is None:
+        return start
+    return abs(prev[1] - start + 1)
+
+
+def moses_allows(covered, prev, start, end, n, dl):
+    """``SearchNormal::ProcessOneHypothesis``: may a hypothesis covering the positions ``covered``
+    whose last range is ``prev`` be extended by the inclusive range ``start .. end`` of an
+    ``n``-word sentence, with distortion limit ``dl``?"""
+    first_gap = min(set(range(n)) - set(covered))
+    if start < first_gap or start in covered:
+        return False
+    if moses_distortion_distance(prev, start) > dl:
+        return False
+    if any(p in covered for p in range(start, end + 1)):
+        return False
+    if start == first_gap:  # isLeftMostEdge: any length
+        return True
+    return moses_distortion_distance((start, end), first_gap) <= dl
+
+
 def derivations(table, lm, src, dl, extra=()):
     """``(words, features)`` of every segmentation, order and option (distortion limit ``dl``)."""
     n = len(src)
@@ -51,16 +94,14 @@ def derivations(table, lm, src, dl, extra=()):
             covered = sorted(p for i, j in combo for p in range(i, j))
             if covered != list(range(n)):
                 continue
-            end, dist, ok, done = 0, 0, True, set()
-            for i, j in combo:
-                if abs(i - end) > dl:
+            done, prev, dist, ok = set(), None, 0, True
+            for i, j in combo:  # Moses' ranges are inclusive: words i .. j - 1
+                if not moses_allows(done, prev, i, j - 1, n, dl):
                     ok = False
+                    break
+                dist += moses_distortion_distance(prev, i)
                 done.update(range(i, j))
-                gap = min(set(range(n + 1)) - done)
-                if gap < i and j - gap > dl:  # Moses: must be able to jump back to the first gap
-                    ok = False
-                dist += abs(i - end)
-                end = j
+                prev = (i, j - 1)
             if not ok:
                 continue
             choices = [table.get(tuple(src[i:j]), [((src[i],), None)]) for i, j in combo]
@@ -98,6 +139,98 @@ def brute_force_nbest(table, lm, src, weights, dl, extra=()):
         if tuple(words) not in best or s > best[tuple(words)][0]:
             best[tuple(words)] = (s, f)
     return sorted(((list(w), s, f) for w, (s, f) in best.items()), key=lambda x: -x[1])
+
+
+class FlatLM(LanguageModelFeature):
+    """A language model that scores every word 0 (so every expansion reaches the stacks)."""
+
+    def begin(self):
+        return ()
+
+    def null(self):
+        return ()
+
+    def extend(self, state, words):
+        return 0.0, ()
+
+    def end(self, state):
+        return 0.0
+
+
+def decoder_expansions(n, dl, covered, prev):
+    """``{(start, end): jump}`` (inclusive ranges) of the spans the decoder's search extends a
+    hypothesis of an ``n``-word sentence by, when it covers ``covered`` and its last range was
+    ``prev`` (``None``: the empty hypothesis); every span has a translation option."""
+    src = [f"s{k}" for k in range(n)]
+    table = {
+        tuple(src[i:j]): [(("t",), P(0.5, 0.5, 0.5, 0.5))]
+        for i in range(n)
+        for j in range(i + 1, n + 1)
+    }
+    cfg = DecoderConfig(distortion_limit=dl, max_phrase_len=n, stack_size=10**6, workers=1)
+    search = _Search(Decoder(table, FlatLM(), config=cfg), src, keep_arcs=False)
+    got = {}
+
+    def record(h, o, cov, t, end, state, score, total, lp, dist):
+        span = cov & ~h.cov
+        got[((span & -span).bit_length() - 1, end - 1)] = dist
+
+    search.add = record
+    root = search.stacks[0][None]
+    cov = sum(1 << p for p in covered)
+    end = 0 if prev is None else prev[1] + 1
+    search.expand(_Hyp(0.0, 0.0, cov, end, root.state, None, None, root.lm, 0, 0))
+    return got
+
+
+# Worked out by hand from SearchNormal::ProcessOneHypothesis (see moses_allows): sentence length,
+# distortion limit, covered positions, last range (inclusive; None: nothing translated yet), and
+# every allowed extension (inclusive range) with its jump (ComputeDistortionDistance).
+MOSES_EXPANSIONS = [
+    # empty hypothesis: the jump to start s is s, so s <= 2; start 0 is the first gap (any
+    # length); start 1 must end where the way back to the gap, |end + 1 - 0|, is <= 2: end 1;
+    # start 2 could only end at 2, and |2 + 1 - 0| = 3 > 2
+    (5, 2, set(), None, {(0, 0): 0, (0, 1): 0, (0, 2): 0, (0, 3): 0, (0, 4): 0, (1, 1): 1}),
+    # 0-1 done, gap 2: starts 2, 3, 4 are within the jump limit |1 + 1 - s| <= 2; 2 is the gap
+    # (any length), 3 must end at 3 (|3 + 1 - 2| = 2), 4 cannot end early enough
+    (6, 2, {0, 1}, (0, 1), {(2, 2): 0, (2, 3): 0, (2, 4): 0, (2, 5): 0, (3, 3): 1}),
+    # 1-2 done first, gap 0: the jump back to 0 is |2 + 1 - 0| = 3, allowed; 0-1 overlaps; to the
+    # right every range ends at >= 3, and |3 + 1 - 0| = 4 > 3: a dead end but for word 0
+    (6, 3, {1, 2}, (1, 2), {(0, 0): 3}),
+    # 1 done, gap 0, limit 4: back to 0 (jump 2); on the right, ranges ending at <= 3
+    # (|3 + 1 - 0| = 4), i.e. 2-2, 2-3 and 3-3
+    (7, 4, {1}, (1, 1), {(0, 0): 2, (2, 2): 0, (2, 3): 0, (3, 3): 1}),
+    # 0-4 done, the last range was 2-2 (after 0-1 and 3-4), gap 5, limit 3: starts within
+    # |2 + 1 - s| <= 3 are 5 and 6; 5 is the gap (any length), 6 must end by 7 (|7 + 1 - 5| = 3);
+    # 7-7 would come back to the gap in 3 but the jump to it is |2 + 1 - 7| = 4
+    (
+        9,
+        3,
+        {0, 1, 2, 3, 4},
+        (2, 2),
+        {(5, 5): 2, (5, 6): 2, (5, 7): 2, (5, 8): 2, (6, 6): 3, (6, 7): 3},
+    ),
+    # monotone (limit 0): only ranges starting at the gap
+    (4, 0, {0}, (0, 0), {(1, 1): 0, (1, 2): 0, (1, 3): 0}),
+]
+
+
+@pytest.mark.parametrize("n, dl, covered, prev, expected", MOSES_EXPANSIONS)
+def test_distortion_limit_allows_what_moses_allows(n, dl, covered, prev, expected):
+    """The expansions of a hypothesis under the distortion limit are those of Moses, read in
+    mosesdecoder (commit 34452895): ``SearchNormal::ProcessOneHypothesis`` in
+    moses/SearchNormal.cpp (the jump to a start and, for a range not at the first gap, the jump
+    from its end back to the first gap, both by ``InputType::ComputeDistortionDistance`` in
+    moses/InputType.cpp, may not exceed the limit) and the distance
+    ``DistortionScoreProducer::CalculateDistortionScore`` scores. Expected values by hand."""
+    # the transcription of Moses' rule (used by the brute force below) agrees with the hand table
+    assert {
+        (i, j): moses_distortion_distance(prev, i)
+        for i in range(n)
+        for j in range(i, n)
+        if moses_allows(covered, prev, i, j, n, dl)
+    } == expected
+    assert decoder_expansions(n, dl, covered, prev) == expected
 
 
 def test_decoder_finds_the_best_translation(toy):

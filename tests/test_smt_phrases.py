@@ -81,6 +81,76 @@ def test_scores_and_pruning(tmp_path):
     assert again.lookup(limit=1)[("is",)][0][0] == ("ist",)
 
 
+# A corpus whose word translation probabilities differ, with unaligned words on both sides, a
+# target word linked to two source words and one ("u") both aligned and unaligned. Link counts
+# (NULL: unaligned):
+#   (a,x) 2, (a,y) 1, (b,x) 1, (b,y) 2, (c,y) 1, (f,u) 1,
+#   (NULL,w) 1, (NULL,v) 1, (NULL,u) 1, (e,NULL) 1, (d,NULL) 1
+# so w(t|s) = c(s,t) / c(s): w(x|a) = 2/3, w(y|a) = 1/3, w(x|b) = 1/3, w(y|b) = 2/3, w(y|c) = 1,
+#    w(u|f) = 1, w(w|NULL) = w(v|NULL) = w(u|NULL) = 1/3;
+# and w(s|t) = c(s,t) / c(t): w(a|x) = 2/3, w(b|x) = 1/3, w(b|y) = 1/2, w(a|y) = w(c|y) = 1/4,
+#    w(f|u) = 1/2 (c(u) counts its unaligned occurrence), w(e|NULL) = w(d|NULL) = 1/2.
+LEX_CORPUS = [
+    ("a b", "x y w", [(0, 0), (1, 0), (1, 1)]),  # x <- a and b; w unaligned
+    ("a c e", "x y", [(0, 0), (1, 1)]),  # e unaligned
+    ("a d", "y", [(0, 0)]),  # d unaligned
+    ("b", "y v", [(0, 0)]),  # v unaligned
+    ("f", "u u", [(0, 0)]),  # the second u unaligned
+]
+
+
+def test_lexical_weights_by_hand_with_null_and_several_links():
+    """lex(t|s, a) = prod_j 1/|{i: (i,j) in a}| sum_{(i,j) in a} w(t_j|s_i), an unaligned t_j
+    scoring w(t_j|NULL) (Koehn et al. 2003, Sec. 3.3; Moses' computeLexicalTranslation in
+    phrase-extract/score-main.cpp, with w from phrase-extract/extract-lex-main.cpp); lex(s|t)
+    symmetrically. Values worked out by hand from the counts above."""
+    src = [s.split() for s, _, _ in LEX_CORPUS]
+    tgt = [t.split() for _, t, _ in LEX_CORPUS]
+    pt = build_phrase_table(src, tgt, [a for _, _, a in LEX_CORPUS], max_len=7, k=None)
+    rows = {(" ".join(s), " ".join(t)): sc for s, t, sc in pt.pairs()}
+    expected = {  # (lex(t|s), lex(s|t))
+        # x: (w(x|a) + w(x|b)) / 2 = 1/2, y: w(y|b) = 2/3, w: w(w|NULL) = 1/3;
+        # a: w(a|x) = 2/3, b: (w(b|x) + w(b|y)) / 2 = 5/12
+        ("a b", "x y w"): (1 / 2 * 2 / 3 * 1 / 3, 2 / 3 * 5 / 12),
+        ("a b", "x y"): (1 / 2 * 2 / 3, 2 / 3 * 5 / 12),
+        # x: w(x|a) = 2/3, y: w(y|c) = 1; a: w(a|x) = 2/3, c: w(c|y) = 1/4, e: w(e|NULL) = 1/2
+        ("a c e", "x y"): (2 / 3 * 1, 2 / 3 * 1 / 4 * 1 / 2),
+        ("a c", "x y"): (2 / 3 * 1, 2 / 3 * 1 / 4),
+        ("c e", "y"): (1.0, 1 / 4 * 1 / 2),
+        ("c", "y"): (1.0, 1 / 4),
+        ("a", "x"): (2 / 3, 2 / 3),
+        # y: w(y|a) = 1/3; a: w(a|y) = 1/4, d: w(d|NULL) = 1/2
+        ("a d", "y"): (1 / 3, 1 / 4 * 1 / 2),
+        ("a", "y"): (1 / 3, 1 / 4),
+        # y: w(y|b) = 2/3, v: w(v|NULL) = 1/3; b: w(b|y) = 1/2
+        ("b", "y v"): (2 / 3 * 1 / 3, 1 / 2),
+        ("b", "y"): (2 / 3, 1 / 2),
+        # u: w(u|f) = 1, the second u: w(u|NULL) = 1/3; f: w(f|u) = 1/2
+        ("f", "u u"): (1 * 1 / 3, 1 / 2),
+        ("f", "u"): (1.0, 1 / 2),
+    }
+    assert set(rows) == set(expected)  # (the consistent pairs, as a check of the corpus)
+    got = {pair: (sc[2], sc[3]) for pair, sc in rows.items()}
+    for pair, (lex_t, lex_s) in expected.items():
+        assert got[pair] == (pytest.approx(lex_t), pytest.approx(lex_s)), pair
+    # (phrase probabilities: "b" is extracted twice, "y" is the target of five pairs)
+    assert rows[("b", "y v")][0] == pytest.approx(1 / 2)
+    assert rows[("a", "y")][1] == pytest.approx(1 / 5)
+
+
+def test_lexical_weight_of_a_pair_seen_with_two_alignments_is_the_higher_one():
+    """Koehn et al. (2003, after Eq. 7): a pair extracted with different internal alignments keeps
+    the highest lexical weight. "a b" / "x y" is seen aligned 0-0 1-1 once and 0-0 0-1 1-1
+    twice (first and last): w(x|a) = 3/5, w(y|a) = 2/5, w(y|b) = 1; w(a|x) = 1, w(a|y) = 2/5,
+    w(b|y) = 3/5. Diagonal: lex(t|s) = 3/5 * 1, lex(s|t) = 1 * 3/5; with the extra link:
+    lex(t|s) = 3/5 * (2/5 + 1) / 2 = 21/50 and lex(s|t) = (1 + 2/5) / 2 * 3/5 = 21/50."""
+    extra = [(0, 0), (0, 1), (1, 1)]
+    links = [extra, [(0, 0), (1, 1)], extra]
+    pt = build_phrase_table([["a", "b"]] * 3, [["x", "y"]] * 3, links, max_len=7, k=None)
+    rows = {(" ".join(s), " ".join(t)): sc for s, t, sc in pt.pairs()}
+    assert rows[("a b", "x y")].tolist() == pytest.approx([1.0, 1.0, 3 / 5, 3 / 5])
+
+
 def test_grow_diag_final_and():
     # the neighbour (1,2) of an intersection point is added; (2,2) then neighbours (1,2)
     assert grow_diag_final_and([(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1), (2, 2)], 3, 3) == [

@@ -1,6 +1,8 @@
 """N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts
 (rnnlib.experiments.cho2014_cslm)."""
 
+import dataclasses
+import functools
 import json
 from collections import Counter
 
@@ -13,7 +15,7 @@ from rnnlib.experiments.cho2014_cslm import RescoredSystem, cslm_run, load_cslm
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.smt.cslm import CSLM, CSLMConfig, CSLMFeature
 from rnnlib.smt.decoder import DecoderConfig, Translation
-from rnnlib.smt.system import SMTConfig, SMTData, run
+from rnnlib.smt.system import SMTConfig, SMTData, build_tuned, run, system_decoder
 from rnnlib.smt.rescore import (
     LMScore,
     Rescorer,
@@ -253,3 +255,60 @@ def test_rescored_rows_with_decoding_share_their_first_decoding(toy_system):
     assert [e for e in cache.events if e["kind"] == "cho2014/nbest"][0][
         "hit"
     ]  # both start from the base weights
+
+
+def without_timings(weights_json: dict) -> dict:
+    """A ``weights.json`` without the seconds its history records."""
+    history = [
+        {k: v for k, v in r.items() if not k.endswith("_s")} for r in weights_json["history"]
+    ]
+    return {**weights_json, "history": history}
+
+
+def noisy(sentences, rng):
+    """References that no weights reproduce exactly: each word dropped (1 in 5) or swapped with
+    its successor (1 in 5)."""
+    out = []
+    for s in sentences:
+        s = [w for w in s if rng.random() > 0.2]
+        for i in range(len(s) - 1):
+            if rng.random() < 0.2:
+                s[i], s[i + 1] = s[i + 1], s[i]
+        out.append(s)
+    return out
+
+
+def test_mert_from_scratch_in_two_fresh_caches_gives_the_same_weights(toy_system, tmp_path):
+    """The base system's MERT (``smt/tuned``) and the rescored rows' MERT
+    (``cho2014/rescored_tuned``), each computed in two empty caches with one seed, give the same
+    weights and iteration history. The dev references are noisy, so MERT has work to do and its
+    seed matters (another seed gives other weights). The inputs are the toy system's phrase
+    table, LM and n-best lists (eflomal takes no seed, so a rebuilt alignment could differ)."""
+    data, cfg, cache, base, vocab = toy_system
+    data = dataclasses.replace(data, dev_tgt=noisy(data.dev_tgt, np.random.default_rng(1)))
+    cfg = dataclasses.replace(cfg, mert_iterations=3, mert_restarts=2)
+    wp = (ShortlistWords(vocab), {"shortlist": len(vocab)})
+
+    def from_scratch(name, config):
+        fresh = ArtifactCache(tmp_path / name)
+        # (a new decoder too: tuning leaves its weights at the tuned values)
+        decoder = functools.cache(
+            lambda: system_decoder(data, config, base.phrase_table, base.lm, ())
+        )
+        art = build_tuned(
+            data, config, fresh, base.phrase_table, base.lm, (), decoder, log=lambda msg: None
+        )
+        resc = RescoredSystem(fresh, data, config, [wp], detokenize=" ".join).tune(
+            base, seed=config.seed
+        )
+        assert not art.from_cache and not resc.from_cache
+        return [
+            without_timings(json.loads(a.file("weights.json").read_text())) for a in (art, resc)
+        ]
+
+    one, two = from_scratch("one", cfg), from_scratch("two", cfg)
+    assert one == two
+    # (another seed takes MERT elsewhere: in some iteration of each stage, other weights)
+    other = from_scratch("three", dataclasses.replace(cfg, seed=1))
+    assert other[0]["history"] != one[0]["history"] and other[1]["history"] != one[1]["history"]
+    assert len(one[0]["history"]) >= 2 and one[0]["best_dev_bleu"] < 90

@@ -1,0 +1,145 @@
+"""MERT (rnnlib.smt.tune): reproducible from scratch, the same with one or two decoding processes,
+and returning the weights of the best dev decoding (Moses' --return-best-dev)."""
+
+import numpy as np
+import pytest
+
+from rnnlib.smt.decoder import Decoder, DecoderConfig, Translation
+from rnnlib.smt.lm import NgramLM, train_arpa
+from rnnlib.smt.tune import bleu_from_stats, bleu_stats, tune
+
+P = lambda *xs: np.array(xs, dtype=float)  # noqa: E731  phrase scores p(t|s), p(s|t), lex, lex
+
+
+@pytest.fixture(scope="module")
+def dev_task(tmp_path_factory):
+    """Eight source words s_i, each with three one-word options (x_i, y_i, z_i) of random scores,
+    and six two-word phrases, one with a reordered option; the references are mostly x_i (with
+    some y_i and z_i), and the LM is trained on them; the starting LM weight is 0. MERT's random
+    restarts and directions matter here (different seeds end at different weights).
+    Returns ``(table, lm, src, refs, w0)``."""
+    rng = np.random.default_rng(0)
+    words = [f"s{i}" for i in range(8)]
+    table = {
+        (w,): [((f"{c}{i}",), rng.uniform(0.1, 0.9, 4)) for c in "xyz"] for i, w in enumerate(words)
+    }
+    for _ in range(6):
+        a, b = rng.choice(8, 2, replace=False)
+        table[(f"s{a}", f"s{b}")] = [
+            ((f"x{b}", f"x{a}"), rng.uniform(0.1, 0.9, 4)),
+            ((f"y{a}",), rng.uniform(0.1, 0.9, 4)),
+        ]
+    src = [list(rng.choice(words, size=6)) for _ in range(30)]
+    refs = [[[w.replace("s", rng.choice(list("xxxyz"))) for w in s]] for s in src]
+    path = tmp_path_factory.mktemp("tune") / "lm.arpa"
+    train_arpa([r[0] for r in refs] * 2, path, 3)
+    lm = NgramLM(path).model
+    w0 = np.array([0.2, 0.2, 0.2, 0.2, 0.0, 0.0, 0.1, 0.0, 1.0])
+    return table, lm, src, refs, w0
+
+
+def fresh_tune(dev_task, workers=1, seed=0):
+    """MERT from the starting weights with a new decoder (no option cache, no earlier pool);
+    the result and its history without the timings."""
+    table, lm, src, refs, w0 = dev_task
+    cfg = DecoderConfig(stack_size=20, distortion_limit=2, workers=workers)
+    dec = Decoder(table, lm, weights=w0, config=cfg)
+    res = tune(dec, src, refs, nbest=20, max_iterations=3, seed=seed, restarts=2)
+    history = [{k: v for k, v in r.items() if not k.endswith("_s")} for r in res.history]
+    return res, history
+
+
+def test_mert_from_scratch_twice_with_one_seed_gives_the_same_weights(dev_task):
+    first, first_history = fresh_tune(dev_task)
+    second, second_history = fresh_tune(dev_task)
+    assert first.weights.tolist() == second.weights.tolist()
+    assert first_history == second_history  # every iteration's weights, pool and dev BLEU
+    assert first.best_dev_bleu == second.best_dev_bleu > first_history[0]["dev_bleu"] + 20
+    # (the weights of the best dev decoding are returned)
+    best = max(first_history, key=lambda r: r["dev_bleu"])
+    assert first.weights.tolist() == best["weights"] and first.best_dev_bleu == best["dev_bleu"]
+    # the seed matters on this task, so equal results are not a matter of course
+    other, _ = fresh_tune(dev_task, seed=1)
+    assert other.weights.tolist() != first.weights.tolist()
+
+
+def test_two_workers_give_the_same_nbest_lists_scores_and_features(dev_task):
+    table, lm, src, refs, w0 = dev_task
+    w = w0 + np.r_[0.1, -0.05, 0.0, 0.05, -0.3, -0.2, 0.2, 0.4, 0.0]
+    lists = {}
+    for workers in (1, 2):
+        cfg = DecoderConfig(stack_size=20, distortion_limit=2, workers=workers)
+        lists[workers] = Decoder(table, lm, weights=w, config=cfg).translate_corpus(src, 15)
+    one, two = lists[1], lists[2]
+    assert len(one) == len(two) == len(src)
+    assert sum(len(x) for x in one) > 5 * len(src)  # whole lists, not just 1-best
+    for a, b in zip(one, two):
+        assert [t.words for t in a] == [t.words for t in b]
+        assert [t.score for t in a] == [t.score for t in b]
+        assert np.array_equal(np.array([t.features for t in a]), np.array([t.features for t in b]))
+
+
+def test_mert_with_two_workers_gives_the_weights_of_one(dev_task):
+    one, one_history = fresh_tune(dev_task, workers=1)
+    two, two_history = fresh_tune(dev_task, workers=2)
+    assert one.weights.tolist() == two.weights.tolist()
+    assert one_history == two_history
+
+
+def words(*ws):
+    return list(ws)
+
+
+class SearchErrors:
+    """A stand-in decoder over fixed candidates (one feature pair per candidate), returned best
+    first under the weights: at the starting weights ``w0`` the ``trap`` candidate is missed (a
+    search error), so MERT tunes on a pool without it; at any other weights it ties with
+    ``good`` and is returned first, so the second decoding is worse than the first."""
+
+    feature_names = ["f", "g"]
+    fixed = np.zeros(2, dtype=bool)
+
+    def __init__(self, w0):
+        self.w0 = np.asarray(w0, dtype=np.float64) / np.abs(w0).sum()
+        self.weights = self.w0.copy()
+        self.calls = []
+
+    def set_weights(self, w):
+        self.weights = np.asarray(w, dtype=np.float64)
+
+    def translate_corpus(self, src, nbest):
+        self.calls.append(self.weights.copy())
+        out = []
+        for (tag,) in src:
+            cands = [
+                Translation(words("the", "cat", "sat", "on", "a", tag), np.array([0.0, 1.0]), 0.0),
+                Translation(words("the", "cat", "sat", "on", "the", tag), np.array([1.0, 0.0]), 0),
+            ]
+            if not np.allclose(self.weights, self.w0):
+                cands.insert(0, Translation(words("dog", "dog", tag), np.array([1.0, 0.0]), 0.0))
+            for c in cands:
+                c.score = float(c.features @ self.weights)
+            out.append(sorted(cands, key=lambda c: -c.score)[:nbest])  # stable: trap first
+        return out
+
+
+def test_mert_keeps_the_best_dev_weights_when_a_later_iteration_scores_worse():
+    src = [[f"n{i}"] for i in range(4)]
+    refs = [[words("the", "cat", "sat", "on", "the", f"n{i}")] for i in range(4)]
+    dec = SearchErrors([0.0, 1.0])  # "... on a ..." wins at the start
+    res = tune(dec, src, refs, nbest=5, max_iterations=2, seed=0)
+    first, second = res.history
+    # MERT moved the weights towards "... on the ...", but the decoder then found the trap
+    assert first["pool_bleu"] == pytest.approx(100.0)
+    assert second["weights"] != first["weights"] and not np.allclose(dec.calls[1], dec.w0)
+    again = SearchErrors([0.0, 1.0])
+    again.set_weights(second["weights"])
+    assert [lst[0].words[0] for lst in again.translate_corpus(src, 1)] == ["dog"] * 4
+    assert second["dev_bleu"] < first["dev_bleu"]
+    expected = bleu_from_stats(
+        sum(bleu_stats(words("the", "cat", "sat", "on", "a", s[0]), r) for s, r in zip(src, refs))
+    )
+    assert res.best_dev_bleu == pytest.approx(expected) == first["dev_bleu"]
+    # the first (best-dev) weights are returned and left in the decoder, not the last ones
+    assert res.weights.tolist() == first["weights"] == dec.w0.tolist()
+    assert dec.weights.tolist() == dec.w0.tolist()
