@@ -18,12 +18,15 @@ matplotlib.use("Agg")
 
 
 # -- Table 2's claims: one generator, in the chapter's order ---------------------------------------
-def _runs(seconds: dict[str, np.ndarray]) -> SimpleNamespace:
+def _runs(seconds: dict[str, np.ndarray], star_best: int = 6) -> SimpleNamespace:
+    """Runs whose RNNsearch-50 has its best dev NLL at update 3, RNNsearch-50⋆ at ``star_best``."""
     extra = {"updates": 3, "epochs": 1.0, "seconds": 1.0, "device": "CPU", "dev_nll": 1.0}
     logs = {
         n: {"train": pd.DataFrame({"seconds": np.cumsum(seconds[n.rstrip("*")])})} for n in R.NAMES
     }
-    return SimpleNamespace(runs={n: SimpleNamespace(extra=dict(extra)) for n in R.NAMES}, logs=logs)
+    runs = {n: SimpleNamespace(extra=dict(extra, best={"update": 3})) for n in R.NAMES}
+    runs["RNNsearch-50*"].extra.update(updates=8, best={"update": star_best})
+    return SimpleNamespace(runs=runs, logs=logs)
 
 
 def _ex(n_boot=50, seed=3, **p) -> SimpleNamespace:
@@ -95,7 +98,7 @@ def test_table_1_claims_in_the_chapters_order_and_phrase_based_not_measurable_wi
     scores = {
         (n, s): SimpleNamespace(score=10.0 + (s == "no_unk")) for n in systems for s in R.SUBSETS
     }
-    tr = SimpleNamespace(base=None, systems=systems)
+    tr = SimpleNamespace(base=None, systems=systems, star_same=False)
     checks = R.table_1_claims(_ex(), tr, _tests(2.0), scores)
     assert [c.claim for c in checks] == [
         "C-B-T1-1",
@@ -117,6 +120,29 @@ def test_table_1_claims_in_the_chapters_order_and_phrase_based_not_measurable_wi
     assert checks[5].check.rule == "not_measurable"
     inside = R.table_1_claims(_ex(), tr, _tests(0.5), scores)  # intervals include 0
     assert claims.evaluate(inside[0].check).verdict != "holds"
+
+
+def test_a_model_compared_with_itself_is_no_evidence():
+    """RNNsearch-50⋆ delivering RNNsearch-50's parameters: C-B-T1-5 and C-B-T2-2 are not judged,
+    Table 1 marks the row."""
+    seconds = {n: np.full(4, 0.1) for n in ("RNNencdec-30", "RNNencdec-50")}
+    seconds |= {n: np.full(4, 0.2) for n in ("RNNsearch-30", "RNNsearch-50")}
+    same, other = _runs(seconds, star_best=3), _runs(seconds, star_best=6)
+    assert R.star_is_search50(same) and not R.star_is_search50(other)
+    nll = {n: np.random.default_rng(1).normal(50, 5, size=40) for n in R.NAMES}
+    t2 = {c.claim: c.check for c in R.table_2_claims(_ex(), same, nll)}
+    assert t2["C-B-T2-2"].rule == "not_measurable" and "itself" in t2["C-B-T2-2"].evidence["reason"]
+    assert R.table_2_claims(_ex(), other, nll)[1].check.rule == "intervals_above"
+
+    systems = list(R.NAMES)
+    scores = {(n, s): SimpleNamespace(score=10.0) for n in systems for s in R.SUBSETS}
+    tr = SimpleNamespace(base=None, systems=systems, star_same=True)
+    t1 = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(2.0), scores)}
+    assert t1["C-B-T1-5"].rule == "not_measurable"
+    assert t1["C-B-T1-1"].rule == "intervals_above"  # the other claims are judged as before
+    table = R.table_1(tr, scores)
+    assert table.loc["RNNsearch-50⋆", "note"].startswith("= RNNsearch-50")
+    assert (table.drop(index="RNNsearch-50⋆")["note"] == "").all()
 
 
 # -- Fig. 2 ----------------------------------------------------------------------------------------

@@ -218,6 +218,22 @@ class Runs:
         return load_model(self.runs[name], ex.model_config(self.arch[name])).to(ex.device)
 
 
+def star_is_search50(runs: Runs) -> bool:
+    """Whether RNNsearch-50⋆ delivers the parameters of RNNsearch-50: the continued run's lowest
+    dev NLL is still the one at RNNsearch-50's best update, and both deliver the parameters of
+    their lowest dev NLL. Then a comparison of the two compares a model with itself: no evidence
+    for or against a claim (issue 23: no self-comparison)."""
+    best = {n: runs.runs[n].extra["best"]["update"] for n in ("RNNsearch-50", "RNNsearch-50*")}
+    return best["RNNsearch-50"] == best["RNNsearch-50*"]
+
+
+#: the verdict of a claim that would compare RNNsearch-50⋆ with itself
+SELF_COMPARISON = (
+    "RNNsearch-50⋆ delivered the same parameters as RNNsearch-50 (its continuation found no "
+    "lower dev NLL), so the claim would compare a model with itself"
+)
+
+
 def run_specs(ex: RNNsearchExperiment) -> dict[str, tuple[str, int, int]]:
     """``name -> (arch, max_len, updates)`` of the four models trained from scratch."""
     p = ex.p
@@ -367,11 +383,13 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
         )
     else:
         text = "reached its update limit (`updates_star`) before early stopping ended it"
-    if best == runs.runs["RNNsearch-50"].extra["best"]["update"]:
+    if star_is_search50(runs):
+        more = star["updates"] - runs.runs["RNNsearch-50"].extra["updates"]
         return text + (
             f". Its lowest dev NLL is still the one at update {best}, so **RNNsearch-50⋆ "
-            "delivers the same parameters as RNNsearch-50**: at this corpus size, longer "
-            "training only overfits"
+            "delivers the same parameters as RNNsearch-50**: in its "
+            f"{more:,} further updates at a constant learning rate the dev NLL did not go "
+            "lower, and the claims that compare the two are not judged"
         )
     return text + f"; its lowest dev NLL was at update {best}"
 
@@ -399,8 +417,9 @@ def table_2_claims(ex: RNNsearchExperiment, runs: Runs, nll: dict[str, np.ndarra
     RNNencdec's) and C-B-T2-2 (below again after longer training), paired bootstraps over the
     dev sentences (:func:`rnnlib.stats.paired_difference`); C-B-T2-3 (an RNNsearch update
     costs more), a bootstrap over each run's updates (:func:`rnnlib.stats.mean_difference`);
-    C-B-T2-4 (every run logged Table 2's columns). The three bootstraps share one generator
-    seeded with ``seed``, drawn in that order."""
+    C-B-T2-4 (every run logged Table 2's columns). The bootstraps share one generator seeded
+    with ``seed``, drawn in that order; C-B-T2-2 is not judged, and draws nothing, when
+    RNNsearch-50⋆ is RNNsearch-50 (:func:`star_is_search50`)."""
     p, n_boot = ex.p, ex.p["n_boot"]
     rng = np.random.default_rng(p["seed"])
     one_seed = (
@@ -413,7 +432,9 @@ def table_2_claims(ex: RNNsearchExperiment, runs: Runs, nll: dict[str, np.ndarra
         (f"{SHOWN[e]} − {SHOWN[s]} dev NLL", *stats.paired_difference(nll[e], nll[s], n_boot, rng))
         for s, e in pairs
     ]
-    longer = stats.paired_difference(nll["RNNsearch-50"], nll["RNNsearch-50*"], n_boot, rng)
+    same = star_is_search50(runs)
+    if not same:
+        longer = stats.paired_difference(nll["RNNsearch-50"], nll["RNNsearch-50*"], n_boot, rng)
     # wall seconds of every update: the log's training clock is cumulative
     spu = {
         n: np.diff(runs.logs[n]["train"]["seconds"].to_numpy(), prepend=0.0) for n in run_specs(ex)
@@ -431,7 +452,9 @@ def table_2_claims(ex: RNNsearchExperiment, runs: Runs, nll: dict[str, np.ndarra
         ClaimCheck("C-B-T2-1", claims.intervals_above(lower, note=one_seed), "rns-t2-claim1"),
         ClaimCheck(
             "C-B-T2-2",
-            claims.intervals_above(
+            claims.not_measurable(SELF_COMPARISON)
+            if same
+            else claims.intervals_above(
                 [("RNNsearch-50 − RNNsearch-50⋆ dev NLL", *longer)],
                 note="the same run, continued; " + one_seed,
             ),
@@ -578,6 +601,7 @@ class Translations:
     base: list[str] | None = None
     base_evaluation: Artifact | None = None
     systems: list[str] = field(default_factory=list)
+    star_same: bool = False  # RNNsearch-50⋆ is RNNsearch-50 (:func:`star_is_search50`)
 
     def of(self, name: str, subset: str = "all") -> list[str]:
         """The translations of system ``name`` on ``subset`` (``all`` or ``no_unk``)."""
@@ -631,6 +655,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
         {"all": refs, "no_unk": [r for r, k in zip(refs, known) if k]},
         known,
         systems=list(NAMES),
+        star_same=star_is_search50(runs),
     )
     if p["baseline"]:
         result = baseline_system(corpus, baseline_params(ex.root, p["profile"], p), ex.cache)
@@ -657,6 +682,7 @@ def table_1(tr: Translations, scores: dict) -> pd.DataFrame:
     for name in tr.systems:
         paper = _paper_row(name)
         model = "phrase-based (the paper: Moses)" if name == "phrase-based" else SHOWN[name]
+        same = name == "RNNsearch-50*" and tr.star_same
         rows.append(
             {
                 "model": model,
@@ -664,6 +690,7 @@ def table_1(tr: Translations, scores: dict) -> pd.DataFrame:
                 "No UNK": scores[(name, "no_unk")].score,
                 "paper: All": paper["all"],
                 "paper: No UNK": paper["no_unk"],
+                "note": "= RNNsearch-50 (the same parameters)" if same else "",
             }
         )
     return pd.DataFrame(rows).set_index("model").round(2)
@@ -731,6 +758,19 @@ def paired_tests(ex: RNNsearchExperiment, tr: Translations) -> tuple[pd.DataFram
     tests, rows = {}, []
     for claim, a, b in comparisons(tr):
         for subset, label in SUBSETS.items():
+            if tr.star_same and {a, b} == {"RNNsearch-50*", "RNNsearch-50"}:
+                rows.append(  # identical outputs: no difference to test, no p-value to show
+                    {
+                        "claim": claim,
+                        "comparison": f"{shown(a)} − {shown(b)}",
+                        "column": label,
+                        "difference": np.nan,
+                        "95% interval": "= RNNsearch-50",
+                        "p (sacreBLEU)": np.nan,
+                        "paper": _paper_row(a)[subset] - _paper_row(b)[subset],
+                    }
+                )
+                continue
             res = stats.paired_bootstrap(
                 tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
             )
@@ -783,7 +823,11 @@ def table_1_claims(ex: RNNsearchExperiment, tr: Translations, tests: dict, score
     glue = {"C-B-T1-1": "rns-c1", "C-B-T1-2": "rns-c2", "C-B-T1-3": "rns-c3", "C-B-T1-5": "rns-c5"}
     out = [
         ClaimCheck(
-            claim, _intervals(ex, tests, [(a, b, s) for a, b in pairs for s in both]), glue[claim]
+            claim,
+            claims.not_measurable(SELF_COMPARISON)
+            if claim == "C-B-T1-5" and tr.star_same
+            else _intervals(ex, tests, [(a, b, s) for a, b in pairs for s in both]),
+            glue[claim],
         )
         for claim, pairs in differences.items()
     ]
@@ -1413,6 +1457,7 @@ __all__ = [
     "optimiser_figure",
     "paired_tests",
     "recipe",
+    "star_is_search50",
     "star_stopped",
     "table_1",
     "table_1_claims",
