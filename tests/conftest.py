@@ -14,14 +14,25 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/minibook.py
 
 
 @pytest.fixture(scope="session")
-def smoke_book(tmp_path_factory):
-    """Build the whole book with the smoke profile into a temporary folder (from an empty cache).
+def session_cache(tmp_path_factory) -> Path:
+    """One artifact cache for the whole session, shared by the smoke book and the chapters run on
+    the user's files (``run_on_files``): artifact keys hash the files' contents, so what two runs
+    compute on identical files (the corpus, the phrase-based system) is computed once, whichever
+    test comes first; no test relies on another having run. ``RNNLIB_TEST_CACHE`` may name a
+    folder to reuse between sessions (for example the corpus download); by default it starts
+    empty."""
+    return Path(os.environ.get("RNNLIB_TEST_CACHE") or tmp_path_factory.mktemp("session-cache"))
 
-    Returns ``(out_dir, completed_process)``. ``RNNLIB_TEST_CACHE`` may name a cache folder to
-    reuse between sessions (for example the corpus download); by default the cache is empty.
+
+@pytest.fixture(scope="session")
+def smoke_book(tmp_path_factory, session_cache):
+    """Build the whole book with the smoke profile into a temporary folder, with
+    :func:`session_cache`.
+
+    Returns ``(out_dir, completed_process)``.
     """
     out = tmp_path_factory.mktemp("smoke-book")
-    cache = Path(os.environ.get("RNNLIB_TEST_CACHE") or out / "cache")
+    cache = session_cache
     env = {k: v for k, v in os.environ.items() if not k.startswith("RNNLIB_")}
     proc = subprocess.run(
         [

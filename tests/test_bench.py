@@ -52,6 +52,40 @@ def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsy
             assert m[side]["train_tok_s"] > 0 and m[side]["beam_sent_s"] > 0
         assert m["flops_per_token"] > 0 and m["bf16_nll"]["bf16_last"] > 0
         assert len(m["shape_flop_s"]) == 2 and all(r > 0 for r in m["shape_flop_s"].values())
+        check_figures_agree(m, out)
+
+
+def check_figures_agree(m: dict, out: str) -> None:
+    """What the figures of one model must be whatever the machine's speed: the preset's sizes,
+    FLOPs per target token between those of the shortest and the longest pair of the run
+    (lengths 3-8, ``forward_flops`` times 3 for the backward pass; checked by hand above), the
+    same FLOPs per token in the FLOP rate of each side, and the printed table's figures."""
+    from rnnlib.presets import preset
+
+    cfg = preset(m["preset"])
+    want = dict(m=cfg.emb, n=cfg.hidden, l=cfg.maxout, V=cfg.tgt_vocab, Vs=cfg.src_vocab)
+    want["a"] = cfg.align if m["kind"] == "rnnsearch" else 0
+    assert {k: m["dims"][k] for k in want} == want
+    d = Dims(**m["dims"])
+    per_token = [
+        3 * forward_flops(d, s + 1, t + 1) / (t + 1) for s in range(3, 9) for t in range(3, 9)
+    ]
+    low, high = min(per_token), max(per_token)
+    assert low <= m["flops_per_token"] <= high, (low, m["flops_per_token"], high)
+    for side in ("rnnlib", "reference"):
+        ratio = m[side]["train_flop_s"] / m[side]["train_tok_s"]
+        assert low <= ratio <= high, (side, low, ratio, high)
+    block = out.split(m["preset"], 1)[1].split("\n\n", 1)[0]
+    row = re.search(r"train target tokens/s\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)x", block)
+    ours, ref, shown = (float(g.replace(",", "")) for g in row.groups())
+    assert ours == round(m["rnnlib"]["train_tok_s"]) and ref == round(m["reference"]["train_tok_s"])
+    assert shown == pytest.approx(
+        m["rnnlib"]["train_tok_s"] / m["reference"]["train_tok_s"], abs=0.006
+    )
+    mfu = re.search(r"train MFU vs fp32 mm\s+([\d.]+)%", block)
+    assert float(mfu.group(1)) == pytest.approx(
+        100 * m["rnnlib"]["train_flop_s"] / m["mm_flop_s"], abs=0.051
+    )
 
 
 def test_model_shapes_are_the_decoder_step_and_output_products():
@@ -108,9 +142,16 @@ def test_bench_against_another_checkout_interleaves_both_in_one_process(
         for w in ("train", "beam")
         for a in ("this", "against")
     }
+    by = {(r["model"], r["measure"], r["arm"]): r for r in rows}
     for r in rows:
         assert r["rate"] > 0 and r["calls"] >= 4
+        assert r["calls"] % 2 == 0  # ABBA rounds: each arm runs twice per round
         if r["arm"] == "against":
+            this = by[(r["model"], r["measure"], "this")]
+            assert r["calls"] == this["calls"]  # alternated call by call
+            # the same work per call on both arms (the same checkout): the ratio of the whole
+            # run's times is the ratio of the rates
+            assert r["this_over_arm"] == pytest.approx(this["rate"] / r["rate"], rel=1e-9)
             assert r["this_over_arm"] > 0 and r["this_over_arm_median_pair"] > 0
             assert re.search(
                 rf"{r['measure']}\s+against\s+[\d.]+ \S+\s+\(\d+ calls\)\s+"

@@ -51,7 +51,19 @@ def test_round_trip_tokens_and_bleu(lang, texts):
     detok = [tok.detokenize(tok.tokenize(t)) for t in texts]
     assert [tok.tokenize(d) for d in detok] == [tok.tokenize(t) for t in texts]
     assert sacrebleu.corpus_bleu(detok, [texts]).score > 99
-    assert tok.detokenize(tok.tokenize(texts[0])) == texts[0] if lang == "en" else True
+    assert detok == DETOKENIZED[lang]
+
+
+#: what detokenization gives back: English exactly the text; French with Moses' French
+#: typography, a space before ":", ";", "!" and "?" (sacreBLEU retokenizes, so BLEU is unchanged)
+DETOKENIZED = {
+    "en": EN,
+    "fr": [
+        "L'Éternel dit à Moïse : Va vers Pharaon, et tu lui diras : Ainsi parle l'Éternel !",
+        "Qu'il y ait des luminaires dans l'étendue des cieux ; n'est-ce pas « bien » ?",
+        "Aujourd'hui, 3 000 hommes s'en allèrent au-dessus des eaux...",
+    ],
+}
 
 
 def test_vocab_shortlist_ids_and_unk():

@@ -152,11 +152,28 @@ def test_blocked_attention_map_in_search_equals_the_plain_equations(rows, monkey
 
 
 def test_keys_are_U_a_h_j_on_both_paths():
+    """B A.1.2's ``U_a h_j`` (plus the bias of U_a), worked out one sentence, position and unit
+    at a time from the parameters in float64: not through the ``U_a`` module that
+    ``precompute`` calls."""
     model = _model("rnnsearch")
+    att = model.decoder.attention
+    with torch.no_grad():
+        att.U_a.bias.copy_(torch.linspace(-1, 1, att.U_a.bias.numel()))  # zero at init: not here
     b = _batch()
     with torch.no_grad():
         plain, fast = model.encode(b.src, b.src_mask), FastModel(model).encode(b.src, b.src_mask)
-    torch.testing.assert_close(plain.keys, model.decoder.attention.U_a(plain.annotations))
+    U = att.U_a.weight.double().tolist()  # (n', 2n)
+    bias = att.U_a.bias.double().tolist()
+    H = plain.annotations.double().tolist()  # (B, S, 2n)
+    by_hand = torch.tensor(
+        [
+            [[sum(u * h for u, h in zip(row, h_j)) + c for row, c in zip(U, bias)] for h_j in sent]
+            for sent in H
+        ],
+        dtype=torch.float64,
+    )
+    assert plain.keys.shape == (len(SRC), max(map(len, SRC)) + 1, len(bias))  # + EOS
+    torch.testing.assert_close(plain.keys.double(), by_hand, atol=1e-6, rtol=0)
     torch.testing.assert_close(fast.keys, plain.keys, atol=1e-6, rtol=0)
 
 

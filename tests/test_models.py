@@ -2,7 +2,6 @@
 the tanh-unit ablation (ModelConfig.unit) and its cache-key compatibility."""
 
 import dataclasses
-import time
 
 import pytest
 import torch
@@ -242,7 +241,6 @@ def test_paper_preset_trains_one_step(name):
     """Instantiate the full paper-size model and take one Adadelta step (rho 0.95, eps 1e-6,
     clip 1)."""
     torch.manual_seed(0)
-    start = time.time()
     model = build_model(preset(name))
     assert isinstance(model, RNNSearch if preset(name).arch == "rnnsearch" else RNNEncDec)
     src, mask = pad_sources([[5, 6, 7, 8, 9], [9, 10, 11]])
@@ -266,7 +264,6 @@ def test_paper_preset_trains_one_step(name):
     opt.step()
     with torch.no_grad():
         assert float(nll()) < float(loss)
-    assert time.time() - start < 60
 
 
 # -- the tanh unit (A §2.3's gating ablation, ModelConfig.unit) ------------------------------------

@@ -13,6 +13,8 @@ import pytest
 
 from minibook import make_minibook
 
+from rnnlib.cache import ArtifactCache
+
 RNNLIB = [sys.executable, "-m", "rnnlib.cli"]
 
 
@@ -97,10 +99,15 @@ def test_build_killed_mid_write_is_neither_trusted_nor_fatal(book):
     assert partial and partial[0].read_text() == "["  # half written
     os.killpg(proc.pid, signal.SIGKILL)  # the build and its kernel
     proc.wait(timeout=30)
-    assert not list((cache / "demo").rglob("meta.json")) if (cache / "demo").exists() else True
+    # nothing published: the entry's folder (its key: n 5, seed 3 of the smoke profile) is absent
+    final = (
+        cache / "demo" / "numbers" / ArtifactCache.key("demo/numbers", {"n": 5, "seed": 3}, None)
+    )
+    assert not final.exists() and not list(cache.glob("demo/**/meta.json"))
     res = rnnlib(book, "build", "--profile", "smoke", "--no-progress")
     assert res.returncode == 0, res.stderr
     assert [e["hit"] for e in events(book)] == [False]  # recomputed, not trusted
-    numbers = next((cache / "demo" / "numbers").iterdir()) / "numbers.json"
+    assert [e["key"] for e in events(book)] == [final.name]  # the key checked above
+    numbers = final / "numbers.json"
     assert json.loads(numbers.read_text()) == [0, 3, 6, 9, 12]
     assert not list((cache / ".tmp").iterdir())  # the dead writer's folder was swept

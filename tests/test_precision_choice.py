@@ -1,6 +1,9 @@
 """bf16=None picks bf16 autocast only where the hardware runs it (else emulated bf16 is slower
 than fp32)."""
 
+import io
+
+import pytest
 import torch
 
 from rnnlib.fast import precision
@@ -17,5 +20,46 @@ def test_bf16_none_follows_the_cpu_instructions(monkeypatch):
     assert precision.resolve_bf16(False, cpu) is False
 
 
-def test_cpu_bf16_instructions_reads_only_known_flags():
-    assert set(precision.cpu_bf16_instructions()) <= {"avx512_bf16", "amx_bf16"}
+CPUINFO = """processor\t: 0
+vendor_id\t: GenuineIntel
+flags\t\t: fpu sse2 avx2 avx512f {flags}
+bugs\t\t: spectre_v1
+
+processor\t: 1
+flags\t\t: fpu sse2 avx512_bf16 amx_bf16
+"""
+
+
+@pytest.mark.parametrize(
+    "cpuinfo,expected",
+    [
+        (CPUINFO.format(flags="avx512_bf16 amx_tile amx_bf16"), ("avx512_bf16", "amx_bf16")),
+        (CPUINFO.format(flags="amx_bf16"), ("amx_bf16",)),
+        # only the first processor's flags are read; a flag is a whole word, not a part of one
+        (CPUINFO.format(flags="avx512_bf16x amx_bf16_int8"), ()),
+        ("processor\t: 0\nFeatures\t: fp asimd bf16\n", ()),  # no "flags" line (arm64)
+    ],
+)
+def test_cpu_bf16_instructions_reads_the_flags_of_proc_cpuinfo(monkeypatch, cpuinfo, expected):
+    def fake_open(path, *args, **kwargs):
+        assert path == "/proc/cpuinfo"
+        return io.StringIO(cpuinfo)
+
+    monkeypatch.setattr(precision, "open", fake_open, raising=False)
+    precision.cpu_bf16_instructions.cache_clear()
+    try:
+        assert precision.cpu_bf16_instructions() == expected
+    finally:
+        precision.cpu_bf16_instructions.cache_clear()
+
+
+def test_cpu_bf16_instructions_without_proc_cpuinfo_is_empty(monkeypatch):
+    def no_file(path, *args, **kwargs):
+        raise FileNotFoundError(path)
+
+    monkeypatch.setattr(precision, "open", no_file, raising=False)
+    precision.cpu_bf16_instructions.cache_clear()
+    try:
+        assert precision.cpu_bf16_instructions() == ()
+    finally:
+        precision.cpu_bf16_instructions.cache_clear()

@@ -15,6 +15,7 @@ from rnnlib.experiments import neighbour_purity as purity
 from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import build_model, preset
+from rnnlib.specials import EOS
 
 SENTENCES = [
     s.split()
@@ -295,15 +296,56 @@ def test_the_tanh_ablation_is_the_scorers_network_with_tanh_units_keyed_apart(tm
 
 
 def test_most_frequent_sample_counts_the_draws():
+    """On the model's own draws: the sample drawn most often, as counted here, and its count."""
+    from collections import Counter
+
+    from rnnlib import search
+    from rnnlib.batch import source_batch
+
     model, vocab = _smoke_model()
+    with torch.no_grad():  # mostly "w5" then EOS: some samples are drawn several times
+        model.decoder.output.W_o.bias[vocab.stoi["w5"]] += 3.0
+        model.decoder.output.W_o.bias[EOS] += 3.0
+    src = ["w1", "w2", "w3"]
     words, count = gating_ablation.most_frequent_sample(
-        model, vocab, vocab, ["w1", "w2", "w3"], n=30, generator=torch.Generator().manual_seed(0)
+        model, vocab, vocab, src, n=30, generator=torch.Generator().manual_seed(0)
     )
-    assert 1 <= count <= 30 and all(w in vocab.stoi for w in words)
+    draws = search.sample(
+        model,
+        source_batch([vocab.encode(src)]),
+        n=30,
+        generator=torch.Generator().manual_seed(0),
+    )[0]
+    counted = Counter(tuple(vocab.decode(h.tokens)) for h in draws)
+    assert count == max(counted.values()) > 1 and counted[words] == count
+    assert len(counted) > 1  # more than one sample: the mode was chosen among several
     again = gating_ablation.most_frequent_sample(
-        model, vocab, vocab, ["w1", "w2", "w3"], n=30, generator=torch.Generator().manual_seed(0)
+        model, vocab, vocab, src, n=30, generator=torch.Generator().manual_seed(0)
     )
     assert again == (words, count)
+
+
+@pytest.mark.parametrize(
+    "draws,expected",
+    [
+        # (words, score) in the order drawn; the rarest sample comes first
+        ([("c", -9.0), ("a", -5.0), ("b", -1.0), ("a", -5.0), ("b", -1.0), ("a", -5.0)], ("a", 3)),
+        # a tie in count goes to the sample the model scores higher, wherever it was drawn
+        ([("a", -5.0), ("b", -1.0), ("a", -5.0), ("b", -1.0), ("c", -0.5)], ("b", 2)),
+        # a tie in count and score goes to the first drawn
+        ([("c", -2.0), ("a", -2.0), ("a", -2.0), ("c", -2.0)], ("c", 2)),
+    ],
+)
+def test_most_frequent_sample_takes_the_mode_then_the_score_then_the_first(
+    monkeypatch, draws, expected
+):
+    from rnnlib import search
+
+    vocab = Vocab(["a", "b", "c"])
+    hyps = [search.Hypothesis(list(vocab.encode([w])), score) for w, score in draws]
+    monkeypatch.setattr(search, "sample", lambda model, batch, n, generator=None: [hyps])
+    words, count = gating_ablation.most_frequent_sample(None, vocab, vocab, ["a"], n=len(hyps))
+    assert (words, count) == ((expected[0],), expected[1])
 
 
 # -- a corpus the category rules hardly read: measures degrade, they do not raise ----------------

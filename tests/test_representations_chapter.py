@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -28,6 +29,28 @@ def _one(out: Path, item: str, ext: str) -> Path:
     return found[0]
 
 
+def coloured_marks(png: Path) -> dict[int, int]:
+    """The hues of a figure's saturated pixels and how many pixels each covers: the points, lines
+    and bars drawn in a palette's colours (axes, text and grey unlabelled points are not
+    saturated; antialiased edges keep their colour's hue). Hues are binned in 24 sectors."""
+    import matplotlib.colors as mcolors
+    import matplotlib.image as mimage
+
+    rgb = mimage.imread(png)[..., :3].reshape(-1, 3).astype(float)
+    if rgb.max() > 1:
+        rgb = rgb / 255
+    hsv = mcolors.rgb_to_hsv(rgb)
+    strong = hsv[(hsv[:, 1] > 0.35) & (hsv[:, 2] > 0.25)]
+    bins, counts = np.unique((strong[:, 0] * 24).astype(int) % 24, return_counts=True)
+    return {int(b): int(c) for b, c in zip(bins, counts)}
+
+
+def drawn_colours(png: Path, min_pixels: int = 40) -> int:
+    """How many distinct palette hues :func:`coloured_marks` finds on at least ``min_pixels``
+    pixels each."""
+    return sum(c >= min_pixels for c in coloured_marks(png).values())
+
+
 def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     out, values = chapter
     events = [json.loads(line) for line in (out / "build-log.jsonl").read_text().splitlines()]
@@ -46,10 +69,23 @@ def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     assert not any(e["kind"] == "representations/scorer" for e in events)
 
 
+#: the palette colours each map must show at least: Figs. 4-7 colour the points by category or
+#: class (the seaborn hue); grey (unlabelled), axes and text do not count
+FIGURE_COLOURS = {"rep-fig4": 3, "rep-fig5": 2, "rep-fig6": 2, "rep-fig7": 2}
+
+
 def test_every_figure_of_the_paper_is_drawn(chapter):
+    """Each map shows points in the palette's colours, not only axes, text and grey: a map whose
+    points were not drawn, or drawn without their category's hue, fails. The gates figure (black
+    points) is an image of its 10 x 4 inch canvas."""
+    import matplotlib.image as mimage
+
     out, values = chapter
-    for item in ("rep-fig4", "rep-fig5", "rep-fig6", "rep-fig7", "rep-gates"):
-        assert _one(out, item, "png").stat().st_size > 10_000
+    for item, colours in FIGURE_COLOURS.items():
+        png = _one(out, item, "png")
+        assert drawn_colours(png) >= colours, (item, coloured_marks(png))
+    height, width = mimage.imread(_one(out, "rep-gates", "png")).shape[:2]
+    assert width / height == pytest.approx(10 / 4, rel=0.15)
 
 
 def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(chapter):
@@ -63,7 +99,14 @@ def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(c
         "chance",
     ]
     assert ((table >= 0) & (table <= 1)).all().all()
-    assert (table.loc["chance"] < 1).all()
+    # chance, worked out from the word categories table: a random other labelled word shares a
+    # word's category with probability (n_c - 1) / (N - 1); a category with fewer than
+    # min_members (2) words is left out of the measure
+    words = pd.read_csv(_one(out, "rep-word-categories", "csv")).set_index("category")["words"]
+    n_c = words[words >= 2].to_numpy(dtype=float)
+    chance = float((n_c * (n_c - 1)).sum() / (n_c.sum() * (n_c.sum() - 1)))
+    assert table.loc["chance", "words: category"] == pytest.approx(chance, abs=6e-4)
+    assert float(values["rep-word-chance"]) == pytest.approx(chance, abs=6e-4)
     assert float(values["rep-word-trained"]) == table.loc["trained network", "words: category"]
     for key in ("rep-verdict-words", "rep-verdict-sem", "rep-verdict-pat"):
         assert values[key].startswith(("**holds**", "**does not hold**", "**inside the noise**"))
@@ -119,14 +162,30 @@ def test_the_tanh_ablation_is_compared_at_the_same_updates(chapter):
     assert int(values["rep-abl-updates"]) <= int(values["rep-updates"])
 
 
-def test_gate_statistics_are_shares_and_correlations(chapter):
+def test_gate_statistics_are_the_evidence_of_the_gates_claim(chapter):
+    """The glued correlations and intervals are those the claim C-A-GRU-2 was judged on: minus
+    the reset correlation (its interval flipped) and the update correlation, one point per hidden
+    unit of the scorer; the phrases read are the profile's ``gate_phrases``."""
+    from rnnlib.book import claims
+
     out, values = chapter
-    assert (
-        0 <= float(values["rep-reset-active-mean"]) <= 1
-        and 0 <= float(values["rep-update-active-mean"]) <= 1
-    )
-    assert -1 <= float(values["rep-rho-reset"]) <= 1 and -1 <= float(values["rep-rho-update"]) <= 1
-    assert int(values["rep-gate-phrases"]) > 0
+    assert 0 < float(values["rep-reset-active-mean"]) < 1
+    assert 0 < float(values["rep-update-active-mean"]) < 1
+    (record,) = [
+        r
+        for r in claims.load_checks(out / "results")
+        if r.chapter == "representations" and r.claim == "C-A-GRU-2"
+    ]
+    assert record.check.rule == "intervals_above", record.check
+    (reset_name, *reset), (update_name, *update) = record.check.evidence["tests"]
+    assert reset_name.startswith("−Spearman(reset") and update_name.startswith("Spearman(update")
+    glued_reset = [-float(values[f"rep-rho-reset{s}"]) for s in ("", "-high", "-low")]
+    glued_update = [float(values[f"rep-rho-update{s}"]) for s in ("", "-low", "-high")]
+    np.testing.assert_allclose(reset, glued_reset, atol=0.005 + 1e-12)
+    np.testing.assert_allclose(update, glued_update, atol=0.005 + 1e-12)
+    assert reset[1] <= reset[2] and update[1] <= update[2]  # low <= high
+    assert "one point per hidden unit (16)" in record.check.note  # smoke-cho2014: 16 units
+    assert int(values["rep-gate-phrases"]) == 200  # profiles/smoke.yml: gate_phrases
 
 
 # -- the chapter on the user's files, in a language the category rules do not read ---------------
@@ -157,9 +216,11 @@ def write_unlabelled_corpus(folder: Path) -> Path:
     return folder
 
 
-def run_on_files(chapter: str, tmp_path: Path):
-    """Run ``chapters/<chapter>.md`` (smoke) on :func:`write_unlabelled_corpus`'s files; check that
-    no cell failed and that every name its Markdown shows is glued. Returns the output folder."""
+def run_on_files(chapter: str, tmp_path: Path, cache: Path):
+    """Run ``chapters/<chapter>.md`` (smoke) on :func:`write_unlabelled_corpus`'s files with the
+    artifact cache ``cache`` (the session's, fixture ``session_cache``: a corpus or system another
+    test computed on the same files is reused, whichever ran first); check that no cell failed and
+    that every name its Markdown shows is glued. Returns the output folder."""
     import os
     import subprocess
     import sys
@@ -183,7 +244,7 @@ def run_on_files(chapter: str, tmp_path: Path):
         "--out",
         str(out),
         "--cache",
-        str(tmp_path / "cache"),
+        str(cache),
         "-p",
         "corpus=files",
         "-p",
@@ -204,11 +265,11 @@ def run_on_files(chapter: str, tmp_path: Path):
 
 
 def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_nothing_raises(
-    tmp_path,
+    tmp_path, session_cache
 ):
     from rnnlib.book import claims
 
-    out = run_on_files("representations", tmp_path)
+    out = run_on_files("representations", tmp_path, session_cache)
     values = results.load(out / "results").values("representations")
     assert "your own files" in values["rep-corpus"] and "Bible" not in values["rep-corpus"]
     assert values["rep-names"].startswith("no word of the training text is a name")
@@ -228,10 +289,15 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
     assert "number (1)" in values["rep-result-words"] and "place (0)" in values["rep-result-words"]
     assert "no point has a category" in claims.evaluate(recorded["C-A-F4-1"].check).reason
     # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of
-    # its own
-    assert claims.evaluate(recorded["C-A-F5-2"].check).verdict in claims.VERDICTS
+    # its own: measured, in the table, and the verdict the prose shows
+    patterns = claims.evaluate(recorded["C-A-F5-2"].check)
+    assert patterns.verdict in claims.VERDICTS and patterns.verdict != claims.UNMEASURABLE, patterns
+    assert values["rep-verdict-pat"] == claims.markdown(patterns) == values["claim-C-A-F5-2"]
+    assert not values["rep-result-pat"].startswith("Not measured")
     table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")
     assert table["words: category"].isna().all() and table["phrases: semantic class"].isna().all()
+    assert table["phrases: pattern"].notna().all()
+    assert float(values["rep-pat-trained"]) == table.loc["trained network", "phrases: pattern"]
     for item in ("rep-fig4", "rep-fig5", "rep-fig6", "rep-fig7", "rep-gates"):
         assert _one(out, item, "png").stat().st_size > 1000
     assert (

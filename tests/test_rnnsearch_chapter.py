@@ -41,7 +41,22 @@ def test_length_buckets_of_figure_2_add_up_to_the_evaluated_test_set(chapter):
     n_test = int(values["rns-test-sentences"])
     buckets = _table(out, "rns-length-buckets")
     assert buckets["sentences"].sum() == n_test == int(values["rns-bucket-total"])
-    assert (buckets["sentences"] >= 0).all()
+    # the chapter's buckets of 10 source tokens up to a last one of 60 or more, in order, empty
+    # ones kept (the counts per bucket are checked against the files' own lengths below)
+    assert list(buckets["bucket"]) == BUCKETS
+
+
+#: the length buckets of Fig. 2 with the chapter's bucket_width 10 and bucket_last 60
+BUCKETS = ["0-9", "10-19", "20-29", "30-39", "40-49", "50-59", ">=60"]
+
+
+def bucket_counts(lengths) -> list[int]:
+    """How many of ``lengths`` fall in each of :data:`BUCKETS`, counted from the labels."""
+    out = []
+    for label in BUCKETS:
+        low, high = (int(label[2:]), None) if label.startswith(">=") else map(int, label.split("-"))
+        out.append(sum(low <= n and (high is None or n <= high) for n in lengths))
+    return out
 
 
 def test_table1_has_every_model_and_the_papers_numbers_beside(chapter):
@@ -64,14 +79,21 @@ def test_star_model_continues_rnnsearch_50(chapter):
 # -- the whole experiment on the user's own parallel files (-p corpus=files) -----------------------
 
 
-def test_the_chapter_runs_on_the_users_files(tmp_path):
+def test_the_chapter_runs_on_the_users_files(tmp_path, session_cache):
     from test_representations_chapter import run_on_files
 
     from rnnlib.book import claims
 
-    out = run_on_files("rnnsearch", tmp_path)
+    out = run_on_files("rnnsearch", tmp_path, session_cache)
     values = results.load(out / "results").values("rnnsearch")
     assert int(values["rns-test-sentences"]) == 30  # the files' test split, not the Bible's
+    # Fig. 2's buckets hold the test sentences by their source length (whitespace tokens of
+    # test.en), each in the one bucket its length falls in
+    lengths = [len(line.split()) for line in (tmp_path / "my corpus" / "test.en").open()]
+    assert len(lengths) == 30 and 10 in lengths  # a sentence on a bucket's edge
+    buckets = _table(out, "rns-length-buckets")
+    assert list(buckets["bucket"]) == BUCKETS
+    assert list(buckets["sentences"]) == bucket_counts(lengths)
     table = _table(out, "rns-table1").set_index("model")
     assert "RNNsearch-50" in table.index and table["All"].notna().all()
     recorded = {r.claim for r in claims.load_checks(out / "results") if r.chapter == "rnnsearch"}

@@ -2,18 +2,23 @@
 
 import json
 
+import pytest
+
 from rnnlib.cli import main
 from rnnlib.smt.lm import train_arpa
 from rnnlib.smt.phrases import build_phrase_table
 
 
 def test_bench_cli_reports_speed(tmp_path, capsys):
+    """The figures are those of the decoding run: sentences and source words of the file (with
+    ``--limit``), the translations' words (here more than the source's: "cat" -> "kleine
+    katze"), rates that are the counts over the run's seconds, and the settings given."""
     src = [["the", "house"], ["the", "cat"], ["a", "house"]]
-    tgt = [["das", "haus"], ["die", "katze"], ["ein", "haus"]]
-    links = [[(0, 0), (1, 1)]] * 3
+    tgt = [["das", "haus"], ["die", "kleine", "katze"], ["ein", "haus"]]
+    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1)]]
     build_phrase_table(src, tgt, links).save(tmp_path / "pt.npz")
     train_arpa(tgt, tmp_path / "lm.arpa", 2)
-    (tmp_path / "test.txt").write_text("the house\na cat\nthe dog\n")
+    (tmp_path / "test.txt").write_text("the house\na cat\nthe dog\nthe house is old\n")
     weights = {
         "weights": {
             "log p(t|s)": 1.0,
@@ -41,10 +46,27 @@ def test_bench_cli_reports_speed(tmp_path, capsys):
                 str(tmp_path / "test.txt"),
                 "--workers",
                 "1",
+                "--stack-size",
+                "7",
+                "--ttable-limit",
+                "4",
+                "--distortion-limit",
+                "3",
+                "--limit",
+                "3",
             ]
         )
         == 0
     )
     out = json.loads(capsys.readouterr().out)
-    assert out["sentences"] == 3 and out["source_words"] == 6
-    assert out["sentences_per_s"] > 0 and out["output_words"] == 6
+    assert out["sentences"] == 3 and out["source_words"] == 6  # the first 3 lines (--limit)
+    # "das haus", "ein kleine katze", "das dog" (the unknown word passed through)
+    assert out["output_words"] == 7
+    assert out["sentences_per_s"] == pytest.approx(3 / out["seconds"], rel=1e-9)
+    assert out["words_per_s"] == pytest.approx(6 / out["seconds"], rel=1e-9)
+    assert (out["workers"], out["stack_size"], out["ttable_limit"], out["distortion_limit"]) == (
+        1,
+        7,
+        4,
+        3,
+    )
