@@ -23,6 +23,7 @@ COMMANDS = {
         "rnnlib.bench.smt",
         "decoding speed of the phrase-based baseline on its cached artifacts",
     ),
+    "compare": ("rnnlib.book.compare", "compare two builds: changed verdicts, moved numbers"),
     "cache": (
         "rnnlib.cache_commands",
         "check the artifact cache (verify: hash every entry, quarantine what fails)",
