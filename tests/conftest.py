@@ -56,3 +56,11 @@ def smoke_book(tmp_path_factory, session_cache):
     )
     (out / "build-output.txt").write_text(proc.stdout + "\n" + proc.stderr)
     return out / "build", proc
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the figures a test left open (pyplot keeps every figure until closed)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
