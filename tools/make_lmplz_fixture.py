@@ -16,17 +16,18 @@ files) do not change the output; rerunning the script rewrites the same bytes. O
 the test allows: ``<s>``, never predicted, has the unigram log10 p 0 in lmplz's file and -99 in
 rnnlib's (a placeholder in both; its back-off weights agree).
 
-``lmplz`` was built once, outside the repository, from the kenlm 0.3.0 sources on PyPI::
+``lmplz`` was built once, outside the repository (``SRC`` a scratch folder, for example
+``SRC=$(mktemp -d)``), from the kenlm 0.3.0 sources on PyPI::
 
     apt-get install cmake libboost-program-options-dev libboost-system-dev \\
         libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev
-    pip download --no-deps --no-build-isolation --no-binary kenlm kenlm==0.3.0 -d /tmp/kenlm-src
-    cd /tmp/kenlm-src && tar xzf kenlm-0.3.0.tar.gz && cd kenlm-0.3.0
+    pip download --no-deps --no-build-isolation --no-binary kenlm kenlm==0.3.0 -d "$SRC"
+    cd "$SRC" && tar xzf kenlm-0.3.0.tar.gz && cd kenlm-0.3.0
     mkdir build && cd build && cmake .. -DCMAKE_BUILD_TYPE=Release && make -j2 lmplz
 
 (``--no-binary :all:`` would also build pip's build dependencies, cmake included, from source.)
 
-Usage: ``python tools/make_lmplz_fixture.py /tmp/kenlm-src/kenlm-0.3.0/build/bin/lmplz``
+Usage: ``python tools/make_lmplz_fixture.py "$SRC"/kenlm-0.3.0/build/bin/lmplz``
 """
 
 from __future__ import annotations
