@@ -15,7 +15,13 @@ One module, so that no chapter and no experiment carries its own copy:
 * :func:`paired_bootstrap` -- sacreBLEU's paired bootstrap test of two systems' BLEU, with the
   interval of the difference over the very resamples sacreBLEU draws.
 * :func:`seeds_difference` -- the difference of two groups of runs (MERT seeds) with its
-  standard error; the claims' rule ``seeds_above`` judges it.
+  standard error; :func:`t_quantile` the Student t quantile for it (Welch's degrees of freedom);
+  the claims' rule ``seeds_above`` judges it.
+* :func:`seeds_and_sentences` -- two MERT-tuned systems, several optimiser seeds each, on the
+  same test sentences: the difference of their mean BLEU with an interval that combines the
+  seeds' spread and the test set's resampling (Clark et al. 2011).
+* :func:`subset_difference` -- BLEU of a subset (No UNK, one length bucket) against BLEU of the
+  whole it lies in, on the same resamples of the whole (paired).
 
 Why our own and not ``scipy.stats.bootstrap`` or sacreBLEU alone: the book's intervals are
 percentile intervals over a fixed number of resamples drawn from a seeded
@@ -174,6 +180,140 @@ def seeds_difference(a: Sequence[float], b: Sequence[float]) -> tuple[float, flo
     return ma - mb, math.sqrt(va / len(a) + vb / len(b))
 
 
+def t_quantile(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> float:
+    """The two-sided Student t quantile at ``level`` for the difference of the means of ``a`` and
+    ``b`` (runs of two systems), with Welch--Satterthwaite's degrees of freedom; where both
+    groups have no spread, those of a pooled test (``len(a) + len(b) - 2``)."""
+    from scipy.stats import t
+
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        raise ValueError(f"t_quantile: need two runs per group, got {na} and {nb}")
+    va, vb = np.var(a, ddof=1) / na, np.var(b, ddof=1) / nb
+    if va + vb > 0:
+        df = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
+    else:
+        df = na + nb - 2
+    return float(t.ppf(0.5 + level / 2, df))
+
+
+def seeds_and_sentences(
+    hyps_a: Sequence[Sequence[str]],
+    hyps_b: Sequence[Sequence[str]],
+    refs: Sequence[str],
+    n_samples: int = 1000,
+    seed=bleu.SACREBLEU_SEED,
+    level: float = 0.95,
+) -> dict:
+    """Two MERT-tuned systems, each tuned with several optimiser seeds (``hyps_a[i]`` the test
+    output of system a's ``i``-th seed), scored on the same test sentences ``refs``.
+
+    The difference is ``mean_i BLEU(a_i) - mean_j BLEU(b_j)``. Its noise has two sources (Clark
+    et al. 2011, "Better hypothesis testing for statistical machine translation"): the
+    optimiser's seeds, whose variance is ``var_seeds = s_a^2/n_a + s_b^2/n_b`` (sample variances
+    of the seeds' BLEU), and the test set, whose variance ``var_test`` is that of the difference
+    over ``n_samples`` paired resamples of the sentences (every seed of both systems scored on
+    the same resample). The interval is ``diff -/+ q sqrt(var_seeds + var_test)`` with ``q`` the
+    t quantile of Welch's degrees of freedom for the seeds' part, the test part counted as known
+    (Satterthwaite: its degrees of freedom are those of the resamples, effectively infinite).
+    With one seed per system only the test set's part is known and ``q`` is the normal quantile.
+
+    Returns ``{"diff", "low", "high", "se_seeds", "se_test", "df", "q", "bleu_a", "bleu_b"}``
+    (``bleu_a``/``bleu_b``: each seed's corpus BLEU)."""
+    from scipy.stats import norm, t
+
+    if not hyps_a or not hyps_b:
+        raise ValueError("seeds_and_sentences: each system needs at least one seed's output")
+    for k, hyps in enumerate([*hyps_a, *hyps_b]):
+        bleu.check_pairs(hyps, refs, f"seeds_and_sentences (output {k})")
+    if not refs:
+        raise ValueError("seeds_and_sentences: no sentences")
+    stats_a, stats_b = [], []
+    scorer = None
+    for hyps in hyps_a:
+        scorer, st = bleu.sufficient_stats(hyps, refs)
+        stats_a.append(st)
+    for hyps in hyps_b:
+        _, st = bleu.sufficient_stats(hyps, refs)
+        stats_b.append(st)
+    whole = np.arange(len(refs))[None, :]
+    ba = np.array([bleu.resampled_scores(scorer, st, whole)[0] for st in stats_a])
+    bb = np.array([bleu.resampled_scores(scorer, st, whole)[0] for st in stats_b])
+    diff = float(ba.mean() - bb.mean())
+    idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)))
+    ra = np.mean([bleu.resampled_scores(scorer, st, idxs) for st in stats_a], axis=0)
+    rb = np.mean([bleu.resampled_scores(scorer, st, idxs) for st in stats_b], axis=0)
+    var_test = float(np.var(ra - rb, ddof=1)) if n_samples > 1 else 0.0
+    na, nb = len(ba), len(bb)
+    va = float(np.var(ba, ddof=1)) / na if na > 1 else 0.0
+    vb = float(np.var(bb, ddof=1)) / nb if nb > 1 else 0.0
+    var_seeds = va + vb
+    if na > 1 and nb > 1 and var_seeds > 0:
+        terms = (va**2 / (na - 1)) + (vb**2 / (nb - 1))
+        df = (var_seeds + var_test) ** 2 / terms  # the test part's own df taken as infinite
+        q = float(t.ppf(0.5 + level / 2, df))
+    else:
+        df = math.inf
+        q = float(norm.ppf(0.5 + level / 2))
+    half = q * math.sqrt(var_seeds + var_test)
+    return {
+        "diff": diff,
+        "low": diff - half,
+        "high": diff + half,
+        "se_seeds": math.sqrt(var_seeds),
+        "se_test": math.sqrt(var_test),
+        "df": float(df),
+        "q": q,
+        "bleu_a": ba.tolist(),
+        "bleu_b": bb.tolist(),
+    }
+
+
+def subset_difference(
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    subset: Sequence[bool],
+    n_samples: int = 1000,
+    seed=bleu.SACREBLEU_SEED,
+    level: float = 0.95,
+) -> dict:
+    """``BLEU(subset) - BLEU(all)`` for one system, where ``subset`` (``(n,) bool``) marks the
+    sentences of a part of the test set (No UNK within All; one length bucket within the whole).
+    The two are not independent, so they are resampled together: each of the ``n_samples``
+    rounds draws ``n`` sentences of the whole with replacement and scores the whole draw and the
+    part of it that lies in the subset. Returns ``{"diff", "low", "high", "bleu_subset",
+    "bleu_all", "n_subset"}``; the interval is the percentile interval at ``level``."""
+    bleu.check_pairs(hyps, refs, "subset_difference")
+    mask = np.asarray(subset, dtype=bool)
+    if mask.shape != (len(refs),):
+        raise ValueError(
+            f"subset_difference: the subset marks {mask.shape[0]} sentences, the test set has "
+            f"{len(refs)}"
+        )
+    if not mask.any():
+        raise ValueError("subset_difference: the subset is empty")
+    scorer, st = bleu.sufficient_stats(hyps, refs)
+    b_all = float(scorer._compute_score_from_stats(st.sum(0)).score)
+    b_sub = float(scorer._compute_score_from_stats(st[mask].sum(0)).score)
+    idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)))
+    diffs = np.empty(n_samples)
+    for r, ix in enumerate(idxs):
+        whole = st[ix]
+        part = whole[mask[ix]]
+        s_all = scorer._compute_score_from_stats(whole.sum(0)).score
+        s_sub = scorer._compute_score_from_stats(part.sum(0)).score if len(part) else np.nan
+        diffs[r] = s_sub - s_all
+    low, high = percentile_interval(diffs, level, nan=True)
+    return {
+        "diff": b_sub - b_all,
+        "low": float(low),
+        "high": float(high),
+        "bleu_subset": b_sub,
+        "bleu_all": b_all,
+        "n_subset": int(mask.sum()),
+    }
+
+
 def bleu_by_length(
     hyps: Sequence[str],
     refs: Sequence[str],
@@ -317,5 +457,8 @@ __all__ = [
     "paired_bootstrap",
     "paired_difference",
     "percentile_interval",
+    "seeds_and_sentences",
     "seeds_difference",
+    "subset_difference",
+    "t_quantile",
 ]

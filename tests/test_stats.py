@@ -77,3 +77,87 @@ def test_bootstrap_rounds_draw_their_resamples_in_turn_from_one_generator():
     for i, j in seen:  # round by round: the first resample, then the second
         assert (i == rng.integers(0, 5, 5)).all() and (j == rng.integers(0, 5, 5)).all()
     assert (out == [(i.sum(), j.sum()) for i, j in seen]).all()
+
+
+# -- MERT seeds with test-set resampling; a subset against its whole ------------------------------
+def _outputs(rng, refs, keep):
+    """Each reference with each word kept with probability ``keep`` (a noisy system)."""
+    return [" ".join(w for w in r.split() if rng.random() < keep) or "x" for r in refs]
+
+
+def _refs(n=60):
+    rng = np.random.default_rng(0)
+    words = [f"w{k}" for k in range(40)]
+    return [" ".join(rng.choice(words, size=8)) for _ in range(n)]
+
+
+def test_seeds_and_sentences_adds_the_seeds_variance_to_the_test_sets():
+    from scipy.stats import t
+
+    from rnnlib import bleu
+
+    refs = _refs()
+    rng = np.random.default_rng(1)
+    a = [_outputs(rng, refs, 0.9) for _ in range(3)]
+    b = [_outputs(rng, refs, 0.6) for _ in range(3)]
+    r = stats.seeds_and_sentences(a, b, refs, n_samples=200, seed=3)
+    ba = [bleu.corpus_bleu(h, refs).score for h in a]
+    bb = [bleu.corpus_bleu(h, refs).score for h in b]
+    assert r["bleu_a"] == pytest.approx(ba) and r["bleu_b"] == pytest.approx(bb)
+    assert r["diff"] == pytest.approx(np.mean(ba) - np.mean(bb))
+    var_seeds = np.var(ba, ddof=1) / 3 + np.var(bb, ddof=1) / 3
+    assert r["se_seeds"] == pytest.approx(np.sqrt(var_seeds))
+    assert r["se_test"] > 0
+    half = r["q"] * np.sqrt(r["se_seeds"] ** 2 + r["se_test"] ** 2)
+    assert r["low"] == pytest.approx(r["diff"] - half) and r["high"] == pytest.approx(
+        r["diff"] + half
+    )
+    assert r["q"] == pytest.approx(t.ppf(0.975, r["df"])) and r["q"] > 1.96
+    # wider than the test set's noise alone and than the seeds' alone
+    assert half > 1.96 * r["se_test"] and half > 1.96 * r["se_seeds"]
+    # a system against the very same outputs: difference 0, the test set's noise 0, the seeds'
+    # spread (counted for each side, as for two systems tuned apart) remains
+    same = stats.seeds_and_sentences(a, a, refs, n_samples=50, seed=3)
+    assert same["diff"] == 0 and same["se_test"] == 0 and same["low"] < 0 < same["high"]
+    # one seed each: the test set's noise only, with the normal quantile
+    one = stats.seeds_and_sentences(a[:1], b[:1], refs, n_samples=200, seed=3)
+    assert one["se_seeds"] == 0 and one["q"] == pytest.approx(1.959964, abs=1e-5)
+    with pytest.raises(ValueError, match="output 1"):
+        stats.seeds_and_sentences([a[0], a[1][:-1]], b, refs)
+
+
+def test_subset_difference_resamples_the_whole_and_scores_its_part_on_each_draw():
+    from rnnlib import bleu
+
+    refs = _refs(80)
+    rng = np.random.default_rng(2)
+    hyps = _outputs(rng, refs, 0.8)
+    mask = np.arange(80) % 2 == 0
+    hyps = [h if m else _outputs(rng, [r], 0.3)[0] for h, r, m in zip(hyps, refs, mask)]
+    r = stats.subset_difference(hyps, refs, mask, n_samples=300, seed=4)
+    sub = bleu.corpus_bleu(
+        [h for h, m in zip(hyps, mask) if m], [x for x, m in zip(refs, mask) if m]
+    )
+    assert r["bleu_subset"] == pytest.approx(sub.score)
+    assert r["bleu_all"] == pytest.approx(bleu.corpus_bleu(hyps, refs).score)
+    assert r["diff"] > 0 and r["low"] > 0 and r["low"] < r["diff"] < r["high"]
+    assert r["n_subset"] == 40
+    # the subset that is the whole: the difference is 0 on every resample
+    whole = stats.subset_difference(hyps, refs, np.ones(80, bool), n_samples=50, seed=4)
+    assert whole["diff"] == 0 and whole["low"] == 0 and whole["high"] == 0
+    with pytest.raises(ValueError, match="marks 79"):
+        stats.subset_difference(hyps, refs, mask[:-1])
+    with pytest.raises(ValueError, match="empty"):
+        stats.subset_difference(hyps, refs, np.zeros(80, bool))
+
+
+def test_t_quantile_uses_welchs_degrees_of_freedom():
+    from scipy.stats import t
+
+    assert stats.t_quantile([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]) == pytest.approx(t.ppf(0.975, 4))
+    # no spread in either group: the pooled degrees of freedom
+    assert stats.t_quantile([1.0, 1.0], [0.0, 0.0, 0.0]) == pytest.approx(t.ppf(0.975, 3))
+    # all the spread in a group of two: one degree of freedom
+    assert stats.t_quantile([1.0, 3.0], [0.0, 0.0, 0.0]) == pytest.approx(t.ppf(0.975, 1))
+    with pytest.raises(ValueError, match="two runs"):
+        stats.t_quantile([1.0], [1.0, 2.0])

@@ -16,7 +16,20 @@ rule reads. The rule, not the chapter, decides the verdict, and the verdict is o
   misses the claim's threshold;
 * ``inside the noise`` -- the difference is within its bootstrap interval or the spread of the
   seeds: never reported as holding;
-* ``not measurable at this scale`` -- the evidence needed does not exist here (a reason says why).
+* ``not measurable at this scale`` -- the evidence needed does not exist here (a reason says why),
+  the measured system is below the claim's floor, or the rule also holds on the claim's control;
+* ``recorded (bookkeeping)`` -- a record the paper keeps (Table 2's learning statistics), not a
+  finding.
+
+**Controls and floors.** Every check a chapter records carries a *control* (:func:`controlled`):
+the same rule applied to evidence from a system for which the claim must not hold (the untrained
+network, shuffled alignment rows, two identical systems, a bag of words). When the control's
+verdict is "holds", the rule cannot tell the claim from its absence, and the claim is "not
+measurable", naming the control. A claim about a model's behaviour may carry a *floor*
+(:func:`floored`): below it (say under 3 BLEU in a bucket the claim reads) the verdict is "not
+measurable at this scale", with the floor and the measured values. :func:`record` refuses a
+check without a control (only :func:`not_measurable` and :func:`bookkeeping` judge nothing and
+need none). A NaN is never evidence: every rule turns it into "not measurable".
 
 :func:`record` glues the verdict as ``claim-<ID>`` (Markdown, for the chapter's prose) and appends
 the check to ``<results>/claims/<chapter>.json`` (beside the build's ``figures/``), naming the
@@ -35,14 +48,18 @@ Rules (each a function returning a :class:`Check`):
 * :func:`intervals_above` -- differences with 95% intervals (paired bootstrap): holds when every
   interval lies above 0, does not hold when one lies below 0, else inside the noise;
 * :func:`seeds_above` -- two groups of runs (MERT seeds): holds when the difference of the means
-  exceeds twice its standard error, does not hold below minus twice, else inside the noise; with
+  exceeds its standard error times the t quantile of Welch's degrees of freedom (95%, two-sided:
+  about 2.8 for 3 runs against 3), does not hold below minus that, else inside the noise; with
   fewer than two runs per group the noise is unknown and the claim is not measurable;
+* :func:`within_margin` -- a null claim ("does not improve") as equivalence: holds when the
+  interval lies inside a stated margin around 0;
 * :func:`at_least` / :func:`at_most` -- a measured value against a threshold the claim implies
   (for example "largely monotonic": at least 70% of rows), with an optional interval: the
   verdict is inside the noise when the interval straddles the threshold;
 * :func:`all_true` -- a set of named yes/no observations (for example "No UNK > All for every
   system"): holds when every one is yes, does not hold when one is no; with no observation, or
   a NaN in place of one (and no "no"), not measurable;
+* :func:`bookkeeping` -- named records that must exist;
 * :func:`not_measurable` -- with the reason.
 """
 
@@ -51,19 +68,20 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..stats import seeds_difference
+from ..stats import seeds_difference, t_quantile
 
 HOLDS = "holds"
 FAILS = "does not hold"
 NOISE = "inside the noise"
 UNMEASURABLE = "not measurable at this scale"
-VERDICTS = (HOLDS, FAILS, NOISE, UNMEASURABLE)
+RECORDED = "recorded (bookkeeping)"
+VERDICTS = (HOLDS, FAILS, NOISE, UNMEASURABLE, RECORDED)
 
 # ID -> (paper, item, statement). Statements paraphrase the papers (inventory of the claims:
 # Reading the papers); the checks that operationalise them are in the chapters named in CHAPTER.
@@ -207,17 +225,59 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
 
 @dataclass
 class Check:
-    """A rule and the evidence it reads; :func:`evaluate` turns it into a :class:`Verdict`."""
+    """A rule and the evidence it reads; :func:`evaluate` turns it into a :class:`Verdict`.
+
+    ``control`` is the same rule on evidence for which the claim must *not* hold (see
+    :func:`controlled`); ``floor`` the level the measured system must reach for the claim to be
+    measurable at all (see :func:`floored`)."""
 
     rule: str
     evidence: dict[str, Any]
     note: str = ""  # what the evidence is, in words (shown beside the verdict)
+    control: Control | None = None
+    floor: Floor | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Check:
+        """The inverse of :func:`dataclasses.asdict` (a record read back from JSON)."""
+        control = d.get("control")
+        floor = d.get("floor")
+        return cls(
+            d["rule"],
+            d.get("evidence") or {},
+            d.get("note", ""),
+            Control(control["what"], Check.from_dict(control["check"])) if control else None,
+            Floor(**floor) if floor else None,
+        )
+
+
+@dataclass
+class Control:
+    """What the claim's rule says on a system for which the claim must not hold: ``what`` names
+    that system (the untrained network, shuffled alignment rows, two identical systems, ...),
+    ``check`` is the same rule on its evidence."""
+
+    what: str
+    check: Check
+
+
+@dataclass
+class Floor:
+    """The claim is about a model's behaviour, measurable only where the model is above ``floor``
+    (in ``unit``) in every ``(label, value)`` of ``values``: what it reads (``what``)."""
+
+    values: list
+    floor: float
+    unit: str
+    what: str = ""
 
 
 @dataclass
 class Verdict:
     verdict: str
     reason: str  # the numbers that decided it, in words
+    control: str | None = None  # the control's verdict (None: the check has no control)
+    control_reason: str = ""
 
 
 @dataclass
@@ -231,6 +291,32 @@ class Recorded:
     check: Check
     verdict: Verdict = field(default=None)  # as evaluated when the chapter ran
     build: dict | None = None  # the build that ran the chapter (current_build); None: outside one
+
+
+#: rules that judge nothing, and so need no control
+NO_CONTROL_RULES = ("not_measurable", "bookkeeping")
+
+
+def controlled(check: Check, what: str, control: Check) -> Check:
+    """``check`` with its control: ``control`` is the same rule on evidence from ``what``, a
+    system for which the claim must not hold. When the control's verdict is "holds", the rule
+    cannot tell the claim from its absence and :func:`evaluate` makes the claim's verdict "not
+    measurable", naming the control."""
+    if control.rule != check.rule:
+        raise ValueError(
+            f"a control applies the claim's own rule: {control.rule!r} is not {check.rule!r}"
+        )
+    return replace(check, control=Control(str(what), control))
+
+
+def floored(
+    check: Check, values: Iterable[tuple[str, float]], floor: float, unit: str, what: str = ""
+) -> Check:
+    """``check``, measurable only where every ``(label, value)`` of ``values`` reaches ``floor``
+    (for example at least 3 BLEU in every bucket the claim reads); below it (or with no value)
+    :func:`evaluate` says "not measurable at this scale" with the floor and the measured value."""
+    vals = [[str(l), None if _is_nan(v) or v is None else float(v)] for l, v in values]
+    return replace(check, floor=Floor(vals, float(floor), str(unit), str(what)))
 
 
 # -- rules -----------------------------------------------------------------------------------------
@@ -308,6 +394,33 @@ def all_true(observations: Iterable[tuple[str, bool]], note: str = "") -> Check:
     )
 
 
+def within_margin(
+    tests: Iterable[tuple[str, float, float, float]], margin: float, side: str = "both", note=""
+) -> Check:
+    """A null claim as equivalence: ``tests`` are ``(label, difference, low, high)`` with a 95%
+    interval, ``margin`` the size of a difference that would count. ``side="both"``: holds when
+    every interval lies inside ``[-margin, margin]``, does not hold when one lies wholly outside
+    it; ``side="above"`` ("does not improve"): holds when every upper end is at most ``margin``,
+    does not hold when a lower end exceeds it. Else inside the noise."""
+    if side not in ("both", "above"):
+        raise ValueError(f"within_margin: side is 'both' or 'above', not {side!r}")
+    return Check(
+        "within_margin",
+        {
+            "tests": [[str(l), float(d), float(lo), float(hi)] for l, d, lo, hi in tests],
+            "margin": float(margin),
+            "side": side,
+        },
+        note,
+    )
+
+
+def bookkeeping(items: Iterable[tuple[str, bool]], note: str = "") -> Check:
+    """A record the paper keeps (not a finding): ``items`` are ``(what, present)``; the verdict
+    is "recorded" when every item is present, "does not hold" when one is missing."""
+    return Check("bookkeeping", {"items": [[str(l), bool(v)] for l, v in items]}, note)
+
+
 def not_measurable(reason: str) -> Check:
     return Check("not_measurable", {"reason": reason})
 
@@ -324,10 +437,17 @@ def _fmt(x: float) -> str:
     return f"{x:+.2f}"
 
 
+def _nan_tests(tests) -> list[str]:
+    return [t[0] for t in tests if any(not math.isfinite(x) for x in t[1:])]
+
+
 def _intervals_above(ev: dict) -> Verdict:
     tests = ev["tests"]
     if not tests:
         return Verdict(UNMEASURABLE, "no comparison was made")
+    missing = _nan_tests(tests)
+    if missing:  # a NaN is never evidence, on either side
+        return Verdict(UNMEASURABLE, "no value (NaN) for " + ", ".join(missing))
     parts = [f"{label}: {_fmt(d)} [{lo:.2f}, {hi:.2f}]" for label, d, lo, hi in tests]
     if any(hi < 0 for _, _, _, hi in tests):
         return Verdict(FAILS, "; ".join(parts))
@@ -342,13 +462,19 @@ def _seeds_above(ev: dict) -> Verdict:
         return Verdict(
             UNMEASURABLE, f"{label}: fewer than two runs per system, so no noise estimate"
         )
+    if not all(math.isfinite(x) for x in [*a, *b]):
+        return Verdict(UNMEASURABLE, f"{label}: a run has no value (NaN)")
     diff, se = seeds_difference(a, b)
-    text = f"{label}: {_fmt(diff)} (mean of {len(a)} and {len(b)} runs; standard error {se:.2f})"
-    if diff > 2 * se:
+    q = t_quantile(a, b)
+    text = (
+        f"{label}: {_fmt(diff)} (mean of {len(a)} and {len(b)} runs; standard error {se:.2f}, "
+        f"t quantile {q:.2f})"
+    )
+    if diff > q * se:
         return Verdict(HOLDS, text)
-    if diff < -2 * se:
+    if diff < -q * se:
         return Verdict(FAILS, text)
-    return Verdict(NOISE, text + ": within twice the standard error")
+    return Verdict(NOISE, text + ": within the 95% t interval")
 
 
 def _threshold(ev: dict, above: bool) -> Verdict:
@@ -361,6 +487,8 @@ def _threshold(ev: dict, above: bool) -> Verdict:
     )
     if not math.isfinite(v):
         return Verdict(UNMEASURABLE, f"{label}: no value")
+    if (lo is None) != (hi is None):
+        return Verdict(UNMEASURABLE, f"{label}: one end of its interval has no value")
     ok = v >= t if above else v <= t
     if lo is not None and hi is not None and lo <= t <= hi:
         return Verdict(NOISE, text + " (the interval includes the threshold)")
@@ -380,7 +508,40 @@ def _all_true(ev: dict) -> Verdict:
     return Verdict(HOLDS, "for all of " + ", ".join(label for label, _ in obs))
 
 
+def _within_margin(ev: dict) -> Verdict:
+    tests, m, side = ev["tests"], ev["margin"], ev["side"]
+    if not tests:
+        return Verdict(UNMEASURABLE, "no comparison was made")
+    missing = _nan_tests(tests)
+    if missing:
+        return Verdict(UNMEASURABLE, "no value (NaN) for " + ", ".join(missing))
+    text = "; ".join(f"{label}: {_fmt(d)} [{lo:.2f}, {hi:.2f}]" for label, d, lo, hi in tests)
+    if side == "above":
+        text += f" against a margin of +{m:.2f}"
+        if all(hi <= m for *_, hi in tests):
+            return Verdict(HOLDS, text)
+        if any(lo > m for _, _, lo, _ in tests):
+            return Verdict(FAILS, text)
+        return Verdict(NOISE, text + " (an interval reaches past the margin)")
+    text += f" against a margin of ±{m:.2f}"
+    if all(-m <= lo and hi <= m for _, _, lo, hi in tests):
+        return Verdict(HOLDS, text)
+    if any(lo > m or hi < -m for _, _, lo, hi in tests):
+        return Verdict(FAILS, text)
+    return Verdict(NOISE, text + " (an interval reaches past the margin)")
+
+
+def _bookkeeping(ev: dict) -> Verdict:
+    items = ev["items"]
+    missing = [label for label, ok in items if not ok]
+    if not items or missing:
+        return Verdict(FAILS, "not recorded: " + (", ".join(missing) or "anything"))
+    return Verdict(RECORDED, "recorded: " + ", ".join(label for label, _ in items))
+
+
 RULES = {
+    "within_margin": _within_margin,
+    "bookkeeping": _bookkeeping,
     "intervals_above": _intervals_above,
     "seeds_above": _seeds_above,
     "at_least": lambda ev: _threshold(ev, True),
@@ -390,8 +551,7 @@ RULES = {
 }
 
 
-def evaluate(check: Check) -> Verdict:
-    """The verdict of ``check``'s rule on its evidence."""
+def _rule(check: Check) -> Verdict:
     try:
         rule = RULES[check.rule]
     except KeyError:
@@ -399,6 +559,48 @@ def evaluate(check: Check) -> Verdict:
             f"unknown claim rule {check.rule!r}; the rules are {', '.join(RULES)}"
         ) from None
     return rule(check.evidence)
+
+
+def _below_floor(floor: Floor) -> str:
+    """The floor's failures in words ("" when every value reaches it)."""
+    low = [
+        f"{label} {'no value' if v is None else f'{v:.3g}'}"
+        for label, v in floor.values
+        if v is None or not math.isfinite(v) or v < floor.floor
+    ]
+    if not floor.values:
+        low = ["no value"]
+    if not low:
+        return ""
+    what = f" in {floor.what}" if floor.what else ""
+    return f"below the floor of {floor.floor:g} {floor.unit}{what}: " + "; ".join(low)
+
+
+def evaluate(check: Check) -> Verdict:
+    """The verdict of ``check``'s rule on its evidence, after its floor and against its control.
+
+    * Below the floor (:func:`floored`): "not measurable at this scale", with the floor and the
+      values under it.
+    * The control (:func:`controlled`) is evaluated by the same rule; when it holds, the rule
+      cannot tell the claim from its absence: "not measurable at this scale", naming the
+      control, with what the rule said on the evidence.
+    * Otherwise the rule's verdict. The control's verdict and reason are returned beside it."""
+    ctrl = _rule(check.control.check) if check.control else None
+    extra = {} if ctrl is None else {"control": ctrl.verdict, "control_reason": ctrl.reason}
+    main = _rule(check)
+    if check.floor is not None and check.rule not in NO_CONTROL_RULES:
+        low = _below_floor(check.floor)
+        if low:
+            return Verdict(UNMEASURABLE, f"{low} (the rule would say {main.verdict})", **extra)
+    if ctrl is not None and ctrl.verdict == HOLDS and main.verdict in (HOLDS, FAILS, NOISE):
+        return Verdict(
+            UNMEASURABLE,
+            f"the rule also holds on the control ({check.control.what}: {ctrl.reason}), so it "
+            f"cannot tell the claim from its absence; on the evidence it says "
+            f"{main.verdict} ({main.reason})",
+            **extra,
+        )
+    return Verdict(main.verdict, main.reason, **extra)
 
 
 # -- recording and loading -------------------------------------------------------------------------
@@ -452,6 +654,14 @@ def markdown(verdict: Verdict) -> str:
     return f"**{verdict.verdict}** ({verdict.reason})"
 
 
+def _require_control(chapter: str, claim: str, check: Check) -> None:
+    if check.control is None and check.rule not in NO_CONTROL_RULES:
+        raise ValueError(
+            f"chapter {chapter}: claim {claim}'s check has no control (claims.controlled): "
+            f"the same rule on a system for which the claim must not hold"
+        )
+
+
 def record(ch, claim: str, check: Check) -> Verdict:
     """Evaluate ``check`` for ``claim``, glue its verdict as ``claim-<claim>`` and append it to the
     chapter's ``claims/<chapter>.json`` (rewritten whole, atomically). Returns the verdict."""
@@ -459,6 +669,7 @@ def record(ch, claim: str, check: Check) -> Verdict:
         raise ValueError(
             f"chapter {ch.name}: {claim!r} is no claim ID; the IDs are {', '.join(CLAIMS)}"
         )
+    _require_control(ch.name, claim, check)
     verdict = evaluate(check)
     ch.text(f"claim-{claim}", markdown(verdict))
     folder = results_dir(ch) / "claims"
@@ -521,7 +732,7 @@ def load_checks(folder: Path) -> list[Recorded]:
                     e["chapter"],
                     e["profile"],
                     e["config_hash"],
-                    Check(**e["check"]),
+                    Check.from_dict(e["check"]),
                     Verdict(**e["verdict"]) if e.get("verdict") else None,
                     e.get("build"),
                 )
@@ -551,6 +762,9 @@ def ledger(folder: Path) -> list[dict]:
                     "chapter": None,
                     "profile": None,
                     "build": None,
+                    "control": "",
+                    "control_verdict": None,
+                    "floor": "",
                 }
             )
             continue
@@ -568,13 +782,40 @@ def ledger(folder: Path) -> list[dict]:
                 "chapter": rec.chapter,
                 "profile": rec.profile,
                 "build": build_label(rec.build),
+                "control": _control_text(rec.check, v),
+                "control_verdict": v.control,
+                "floor": _floor_text(rec.check.floor),
             }
         )
     return rows
 
 
+def _control_text(check: Check, v: Verdict) -> str:
+    if check.control is None:
+        return "none: " + (
+            "nothing is judged" if check.rule in NO_CONTROL_RULES else "the check has no control"
+        )
+    return f"{check.control.what}: **{v.control}** ({v.control_reason})"
+
+
+def _floor_text(floor: Floor | None) -> str:
+    if floor is None:
+        return ""
+    vals = ", ".join(f"{label} {'—' if v is None else f'{v:.3g}'}" for label, v in floor.values)
+    what = f" in {floor.what}" if floor.what else ""
+    return f"≥ {floor.floor:g} {floor.unit}{what} ({vals})"
+
+
 __all__ = [
     "ClaimCheck",
+    "Control",
+    "Floor",
+    "NO_CONTROL_RULES",
+    "RECORDED",
+    "bookkeeping",
+    "controlled",
+    "floored",
+    "within_margin",
     "record_all",
     "BUILD_ENV",
     "CLAIMS",

@@ -250,7 +250,7 @@ def _record_verdict(rec: dict) -> tuple[str | None, str]:
         return v["verdict"], v.get("reason", "")
     check = rec["check"]
     if check.get("rule") in RULES:
-        verdict = evaluate(Check(check["rule"], check.get("evidence") or {}, check.get("note", "")))
+        verdict = evaluate(Check.from_dict(check))
         return verdict.verdict, verdict.reason
     return None, f"no verdict recorded, and rule {check.get('rule')!r} is unknown here"
 

@@ -320,6 +320,7 @@ VERDICT_KEYS = {
     "fails": claims.FAILS,
     "noise": claims.NOISE,
     "unmeasurable": claims.UNMEASURABLE,
+    "recorded": claims.RECORDED,
 }
 
 
@@ -347,8 +348,9 @@ def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
     the verdict rests on (the chapter's own section, if it is in ``deviations``, and the results
     page's "data and scale")."""
     rows = [
-        "| claim | the paper says | verdict | evidence | chapter | deviations it rests on |",
-        "|---|---|---|---|---|---|",
+        "| claim | the paper says | verdict | evidence | control: the same rule where the claim "
+        "must not hold | chapter | deviations it rests on |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in ledger.itertuples():
         where = f"{{doc}}`{r.chapter}`" if isinstance(r.chapter, str) else "—"
@@ -356,9 +358,13 @@ def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
         if isinstance(r.chapter, str) and isinstance(build, str):
             where += f" ({_cell(build)})"
         own = f"{{ref}}`{r.chapter} <{r.chapter}-deviations>`, " if r.chapter in deviations else ""
+        floor = getattr(r, "floor", "") or ""
+        evidence = _cell(r.evidence) + (f" Floor: {_cell(floor)}." if floor else "")
+        control = _cell(getattr(r, "control", "") or "—")
         rows.append(
             f"| `{r.claim}` ({r.paper}, {r.item}) | {_cell(r.statement)} | **{r.verdict}** | "
-            f"{_cell(r.evidence)} | {where} | {own}{{ref}}`data and scale <results-deviations>` |"
+            f"{evidence} | {control} | {where} | "
+            f"{own}{{ref}}`data and scale <results-deviations>` |"
         )
     return "\n".join(rows)
 
