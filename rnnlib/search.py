@@ -19,7 +19,10 @@ its fast path (:mod:`rnnlib.fast`: the same numbers up to float rounding, tested
 at the next step. By default it is ``3 L - 1`` for a source of ``L`` tokens counting its
 ``EOS`` (``L = S_words + 1``): at most ``3 L`` decoder steps, the limit of the papers'
 implementation (GroundHog's beam search runs ``3 * len(source)`` steps over the source with its
-end-of-sentence token). A callable ``max_len`` receives these ``L`` too.
+end-of-sentence token). A callable ``max_len`` receives these ``L`` too. ``min_len`` (default
+``None``: no minimum; an int or such a callable) forbids ``EOS`` before that many tokens;
+:func:`groundhog_min_len` is the papers' implementation's ``L // 2``. Where the two conflict,
+``max_len`` wins.
 
 Beam search follows the procedure of the papers' implementation (GroundHog): at every step
 each sentence keeps the best ``K - f`` live expansions, where ``f`` of its ``K`` slots are
@@ -44,8 +47,10 @@ Deviations
   B states none. There, a hypothesis still unfinished after the last step is dropped (and the
   search is rerun with a doubled beam when none finished); here the last step may only emit
   ``EOS``, so every sentence gets a translation from one search.
-- The papers' implementation also forbids ``EOS`` during the first ``len(source) // 2`` steps (a
-  minimum length the papers do not mention); we do not: the model alone decides when to stop.
+- The papers' implementation also forbids ``EOS`` during the first ``len(source) // 2`` steps
+  (GroundHog's ``sample.py`` passes ``minlen=len(seq) / 2``, ``seq`` ending in its
+  end-of-sentence token), a minimum length the papers do not mention. It is an option here,
+  ``min_len=groundhog_min_len``; by default the model alone decides when to stop.
 - Length normalisation is not mentioned in B; ``length_norm=True`` divides the final score by
   the length (EOS included), a float ``alpha`` by ``length ** alpha``, only to rank finished
   hypotheses (``Hypothesis.score`` stays the raw log-probability). Default: off.
@@ -130,6 +135,24 @@ def _sources(model, batch_or_src, src_mask) -> tuple[torch.Tensor, torch.Tensor]
     return batch_or_src.to(device), src_mask.to(device)
 
 
+def groundhog_min_len(src_lengths: torch.Tensor) -> torch.Tensor:
+    """The papers' implementation's minimum length: ``EOS`` is forbidden while fewer than
+    ``L // 2`` tokens are out, ``L`` the source's length with its ``EOS`` (GroundHog's
+    ``minlen=len(seq) / 2``, Python 2's integer division): ``(B,) -> (B,)``."""
+    return src_lengths // 2
+
+
+def _min_lens(min_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor | None:
+    if min_len is None:
+        return None
+    lengths = src_mask.sum(1)
+    if callable(min_len):
+        return torch.as_tensor(min_len(lengths), device=lengths.device).long()
+    if int(min_len) < 0:
+        raise ValueError(f"search: min_len={min_len} must be >= 0")
+    return torch.full_like(lengths, int(min_len)).long()
+
+
 def _max_lens(max_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor:
     lengths = src_mask.sum(1)
     if max_len is None:
@@ -144,10 +167,14 @@ def _max_lens(max_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor:
 
 
 def _log_probs(
-    logits: torch.Tensor, forbid_unk: bool, force_eos: torch.Tensor, fast: bool = True
+    logits: torch.Tensor,
+    forbid_unk: bool,
+    force_eos: torch.Tensor,
+    fast: bool = True,
+    no_eos: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``(R, K)`` log-probabilities with [PAD], [BOS] (and [UNK]) masked; rows in
-    ``force_eos (R,)`` may only end.
+    ``force_eos (R,)`` may only end; rows in ``no_eos (R,)`` (and not in ``force_eos``) may not.
 
     ``fast``: the log-softmax overwrites fp32 ``logits`` (a step's own output, not used again;
     :func:`rnnlib.fast.softmax.log_softmax_`).
@@ -155,6 +182,8 @@ def _log_probs(
     lp = log_softmax_(logits) if fast else torch.log_softmax(logits, -1, dtype=torch.float32)
     banned = [PAD, BOS] + ([UNK] if forbid_unk else [])
     lp[:, banned] = float("-inf")
+    if no_eos is not None:
+        lp[:, EOS] = lp[:, EOS].masked_fill(no_eos & ~force_eos, float("-inf"))
     if bool(force_eos.any()):
         not_eos = torch.ones(lp.shape[1], dtype=torch.bool, device=lp.device)
         not_eos[EOS] = False
@@ -163,7 +192,7 @@ def _log_probs(
 
 
 def _run_rows(
-    model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool, fast: bool
+    model, enc, max_lens: torch.Tensor, choose, forbid_unk: bool, fast: bool, min_lens=None
 ) -> list[Hypothesis]:
     """Decode every row of ``enc`` once, picking words with ``choose(lp) -> (rows,)``.
 
@@ -178,7 +207,8 @@ def _run_rows(
     hist = []  # per step: (act, word, alpha)
     for t in range(int(max_lens.max()) + 1):
         logits, state, alpha = model.step(prev, state, enc)
-        lp = _log_probs(logits, forbid_unk, t >= max_lens[act], fast)
+        no_eos = None if min_lens is None else t < min_lens[act]
+        lp = _log_probs(logits, forbid_unk, t >= max_lens[act], fast, no_eos)
         word = choose(lp)
         scores.index_add_(0, act, lp.gather(1, word.unsqueeze(1)).squeeze(1).double())
         hist.append((act, word, alpha))
@@ -213,13 +243,20 @@ def greedy(
     max_len: MaxLen = None,
     forbid_unk: bool = False,
     fast: bool = True,
+    min_len: MaxLen = None,
 ) -> list[Hypothesis]:
     """The most probable word at each step, for every sentence of the batch: one Hypothesis each."""
     with _inference(model, fast=fast) as model:
         src, src_mask = _sources(model, batch_or_src, src_mask)
         enc = model.encode(src, src_mask)
         return _run_rows(
-            model, enc, _max_lens(max_len, src_mask), lambda lp: lp.argmax(-1), forbid_unk, fast
+            model,
+            enc,
+            _max_lens(max_len, src_mask),
+            lambda lp: lp.argmax(-1),
+            forbid_unk,
+            fast,
+            _min_lens(min_len, src_mask),
         )
 
 
@@ -232,6 +269,7 @@ def sample(
     generator: torch.Generator | None = None,
     forbid_unk: bool = False,
     fast: bool = True,
+    min_len: MaxLen = None,
 ) -> list[list[Hypothesis]]:
     """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``:
     ``[sentence][sample]``."""
@@ -241,8 +279,10 @@ def sample(
         src, src_mask = _sources(model, batch_or_src, src_mask)
         enc = model.encode(src, src_mask).repeat_interleave(n)
         lens = _max_lens(max_len, src_mask).repeat_interleave(n)
+        mins = _min_lens(min_len, src_mask)
+        mins = None if mins is None else mins.repeat_interleave(n)
         draw = lambda lp: torch.multinomial(lp.exp(), 1, generator=generator).squeeze(1)  # noqa: E731
-        flat = _run_rows(model, enc, lens, draw, forbid_unk, fast)
+        flat = _run_rows(model, enc, lens, draw, forbid_unk, fast, mins)
     return [flat[b * n : (b + 1) * n] for b in range(src.shape[0])]
 
 
@@ -266,6 +306,7 @@ def beam_search(
     n_best: int = 1,
     bf16: bool = False,
     fast: bool = True,
+    min_len: MaxLen = None,
 ) -> list[list[Hypothesis]]:
     """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best
     first.
@@ -286,6 +327,7 @@ def beam_search(
         src, src_mask = _sources(model, batch_or_src, src_mask)
         B, dev = src.shape[0], src.device
         max_lens = _max_lens(max_len, src_mask)
+        min_lens = _min_lens(min_len, src_mask)
         enc = model.encode(src, src_mask).repeat_interleave(K)
         state = model.init_state(enc)
         prev = torch.full((B * K,), BOS, dtype=torch.long, device=dev)
@@ -299,7 +341,13 @@ def beam_search(
         for t in range(int(max_lens.max()) + 1):
             A = act.shape[0]
             logits, state, alpha = model.step(prev, state, enc)
-            lp = _log_probs(logits, forbid_unk, (t >= max_lens[act]).repeat_interleave(K), fast)
+            lp = _log_probs(
+                logits,
+                forbid_unk,
+                (t >= max_lens[act]).repeat_interleave(K),
+                fast,
+                None if min_lens is None else (t < min_lens[act]).repeat_interleave(K),
+            )
             # the K best expansions of a sentence are among the K best words of each live parent
             word_lp, word_id = lp.topk(min(K, lp.shape[1]), dim=1)  # (A*K, K')
             Kw = word_lp.shape[1]

@@ -43,6 +43,7 @@ def translate(
     bf16: bool = False,
     attention: bool = False,
     progress: Callable[[int], None] | None = None,
+    min_len: MaxLen = None,
 ) -> list[Hypothesis]:
     """The best hypothesis for every sentence of ``sources`` (in their order).
 
@@ -71,6 +72,7 @@ def translate(
             length_norm=length_norm,
             forbid_unk=forbid_unk,
             bf16=bf16,
+            min_len=min_len,
         )
         for i, hyps in zip(index, nbest):
             best = hyps[0] if hyps else Hypothesis([], float("-inf"), None)

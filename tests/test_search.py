@@ -318,3 +318,41 @@ def test_search_restores_training_mode(reverser):
     search.greedy(reverser, *pad_sources([[4, 5]]))
     assert reverser.training
     reverser.eval()
+
+
+def test_min_len_forbids_the_end_before_it_as_the_papers_code_did(encdec):
+    """GroundHog's sampler forbids EOS for the first len(source) // 2 steps, the source counted
+    with its EOS: a model that wants to stop at once then stops exactly there."""
+    src, mask = pad_sources([[5, 6, 7, 8, 9, 10, 11], [9]])  # L = 8 and 2
+    with torch.no_grad():
+        encdec.decoder.output.W_o.bias[EOS] += 50.0  # the model always chooses to stop
+    try:
+        plain = [len(h[0].tokens) for h in search.beam_search(encdec, src, mask, beam_size=3)]
+        gh = search.groundhog_min_len
+        beam = [
+            [len(h.tokens) for h in hyps]
+            for hyps in search.beam_search(encdec, src, mask, beam_size=3, n_best=3, min_len=gh)
+        ]
+        greedy = [len(h.tokens) for h in search.greedy(encdec, src, mask, min_len=gh)]
+        gen = torch.Generator().manual_seed(0)
+        samples = search.sample(encdec, src, mask, n=4, min_len=gh, generator=gen)
+        fixed = [len(h.tokens) for h in search.greedy(encdec, src, mask, min_len=3)]
+        # max_len wins where the two conflict
+        capped = [len(h.tokens) for h in search.greedy(encdec, src, mask, min_len=6, max_len=2)]
+    finally:
+        with torch.no_grad():
+            encdec.decoder.output.W_o.bias[EOS] -= 50.0
+    assert plain == [0, 0]
+    assert beam == [[4] * 3, [1] * 3] and greedy == [4, 1]
+    assert [[len(h.tokens) for h in s] for s in samples] == [[4] * 4, [1] * 4]
+    assert fixed == [3, 3] and capped == [2, 2]
+
+
+def test_min_len_changes_nothing_where_the_model_ends_later_anyway(reverser):
+    src, mask = pad_sources([p[0] for p in TEST[:8]])
+    plain = search.beam_search(reverser, src, mask, beam_size=3, n_best=3)
+    for min_len in (0, search.groundhog_min_len):
+        got = search.beam_search(reverser, src, mask, beam_size=3, n_best=3, min_len=min_len)
+        assert [[h.tokens for h in s] for s in got] == [[h.tokens for h in s] for s in plain]
+    with pytest.raises(ValueError, match="min_len=-1"):
+        search.greedy(reverser, src, mask, min_len=-1)
