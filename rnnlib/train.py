@@ -114,7 +114,10 @@ class TrainConfig:
     updates / passes over the data (``None``: no limit; at least one limit or ``patience`` is
     required). ``eval_every`` and ``checkpoint_every`` count updates (``None``: only at the
     end). ``patience``: stop after that many scheduled evaluations in a row without a lower
-    dev NLL (``None``: never; needs ``eval_every``). ``fast``: compute through
+    dev NLL (``None``: never; needs ``eval_every``). ``lr_decay``: multiply the learning rate
+    by this factor (in ``(0, 1)``) after every ``lr_patience`` scheduled evaluations in a row
+    without a lower dev NLL (``None``: a constant rate, the papers'; needs ``eval_every``; not
+    in the papers, for data far smaller than theirs). ``fast``: compute through
     :mod:`rnnlib.fast` (the default; the same numbers as the plain modules up to float
     rounding, faster) or, ``False``, through the plain modules. ``bf16``: bf16 autocast
     (:mod:`rnnlib.fast.precision`; not in the papers).
@@ -136,6 +139,8 @@ class TrainConfig:
     eval_batch_size: int | None = None
     checkpoint_every: int | None = 1000
     patience: int | None = None
+    lr_decay: float | None = None
+    lr_patience: int = 1
     seed: int = 1
     bf16: bool = False
     fast: bool = True
@@ -160,6 +165,7 @@ class TrainConfig:
             "eval_batch_size",
             "checkpoint_every",
             "patience",
+            "lr_patience",
         ):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -178,6 +184,23 @@ class TrainConfig:
             raise ValueError(
                 "TrainConfig.patience counts evaluations every eval_every updates: give eval_every"
             )
+        if self.lr_decay is not None:
+            if not 0 < self.lr_decay < 1:
+                raise ValueError(f"TrainConfig.lr_decay must be in (0, 1), got {self.lr_decay!r}")
+            if self.eval_every is None:
+                raise ValueError(
+                    "TrainConfig.lr_decay follows evaluations every eval_every updates: "
+                    "give eval_every"
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field by name, as cache keys use it: without the learning-rate schedule's
+        fields while the rate is constant (``lr_decay`` None), so the keys of runs made before
+        the schedule existed stay as they were."""
+        d = asdict(self)
+        if d["lr_decay"] is None:
+            del d["lr_decay"], d["lr_patience"]
+        return d
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
@@ -407,7 +430,15 @@ LOG_COLUMNS = [
     "tokens",
     "seconds",
 ]
-EVAL_COLUMNS = ["update", "epoch", "dev_nll_sentence", "dev_nll_token", "scheduled", "seconds"]
+EVAL_COLUMNS = [
+    "update",
+    "epoch",
+    "dev_nll_sentence",
+    "dev_nll_token",
+    "scheduled",
+    "seconds",
+    "lr",
+]
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
@@ -672,6 +703,7 @@ class Trainer:
             "dev_nll_token": ev["nll_token"],
             "scheduled": scheduled,
             "seconds": self.elapsed(),
+            "lr": self.optimizer.param_groups[0]["lr"],  # the rate the updates so far ended at
         }
         st.evals.append(row)
         self._dirty = True
@@ -679,6 +711,10 @@ class Trainer:
             st.best, st.best_state, st.bad_evals = dict(row), self._snapshot(), 0
         elif scheduled:
             st.bad_evals += 1
+            decay, every = self.cfg.lr_decay, self.cfg.lr_patience
+            if decay is not None and st.bad_evals % every == 0:
+                for group in self.optimizer.param_groups:  # saved with the optimiser's state
+                    group["lr"] *= decay
         return row
 
     def _final_eval_is_best(self) -> bool:

@@ -539,3 +539,60 @@ def test_run_file_train_section_may_start_from_a_named_preset():
     assert run_train_config({"train": {"max_updates": 3}}) == TrainConfig(max_updates=3)
     with pytest.raises(ValueError, match="'paper-z'"):
         run_train_config({"train": {"preset": "paper-z", "max_updates": 3}})
+
+
+# -- the learning-rate schedule --------------------------------------------------------------------
+def _scripted_dev(monkeypatch, nlls):
+    """Make every evaluation return the next dev NLL of ``nlls`` (per sentence and per token)."""
+    import rnnlib.train as train_module
+
+    seq = iter(nlls)
+
+    def fake(*args, **kwargs):
+        x = next(seq)
+        return {"nll_sentence": x, "nll_token": x / 4}
+
+    monkeypatch.setattr(train_module, "evaluate_nll", fake)
+
+
+NLLS = [5.0, 6.0, 6.0, 4.0, 7.0, 7.0, 7.0, 7.0]
+# the rate each evaluation reports (the one its updates used): halved after every second
+# evaluation in a row without a lower dev NLL, the count starting again at a new best
+LRS = [0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.025, 0.025]
+
+
+def test_the_rate_is_multiplied_after_lr_patience_evaluations_without_improvement(
+    tmp_path, monkeypatch
+):
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd", lr=0.1, max_updates=8, eval_every=1, lr_decay=0.5, lr_patience=2
+    )
+    res = train(model, tr, dev, cfg, tmp_path, progress=False)
+    assert [e["lr"] for e in res.evals] == pytest.approx(LRS)
+    assert res.best["update"] == 4
+    # the rate is part of the optimiser's state: a resumed run goes on from the decayed rate
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd", lr=0.1, max_updates=5, eval_every=1, lr_decay=0.5, lr_patience=2
+    )
+    train(model, tr, dev, cfg, tmp_path / "resumed", progress=False)
+    _scripted_dev(monkeypatch, NLLS[5:])
+    resumed = train(model, tr, dev, cfg.override(max_updates=8), tmp_path / "resumed", False)
+    assert resumed.resumed_from == 5
+    assert [e["lr"] for e in resumed.evals] == pytest.approx(LRS)
+
+
+def test_a_constant_rate_keeps_the_keys_of_runs_made_before_the_schedule():
+    from dataclasses import asdict
+
+    cfg = TrainConfig(max_updates=10)
+    d = cfg.to_dict()
+    assert "lr_decay" not in d and "lr_patience" not in d
+    assert d == {k: v for k, v in asdict(cfg).items() if k not in ("lr_decay", "lr_patience")}
+    scheduled = cfg.override(lr_decay=0.5, eval_every=2).to_dict()
+    assert scheduled["lr_decay"] == 0.5 and scheduled["lr_patience"] == 1
+    with pytest.raises(ValueError, match="lr_decay must be in"):
+        TrainConfig(max_updates=10, eval_every=1, lr_decay=1.5)
+    with pytest.raises(ValueError, match="give eval_every"):
+        TrainConfig(max_updates=10, lr_decay=0.5)

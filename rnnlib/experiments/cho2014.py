@@ -49,7 +49,7 @@ import dataclasses
 import shutil
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
@@ -94,7 +94,7 @@ def train_key(train_config: TrainConfig) -> dict[str, Any]:
     before the chapter had a ``device`` parameter, with TrainConfig's default ``"auto"`` on the
     CPU, and a CPU run keeps that key (as :meth:`rnnlib.config.ModelConfig.to_dict` leaves out
     ``unit`` while it is ``"gru"``). ``"auto"`` itself is written as what it resolves to here."""
-    d = asdict(train_config)
+    d = train_config.to_dict()
     kind = resolve_device("auto").type if d["device"] == "auto" else torch.device(d["device"]).type
     d["device"] = "auto" if kind == "cpu" else kind
     return d

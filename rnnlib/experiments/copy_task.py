@@ -26,7 +26,6 @@ small size, see :mod:`rnnlib.models`).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -142,7 +141,7 @@ def model_key(task: CopyTask) -> dict[str, Any]:
     return {
         "data": task.data_config,
         "model": task.model_config.to_dict(),
-        "train": dataclasses.asdict(task.train_config),
+        "train": task.train_config.to_dict(),
         "batch_format": BATCH_FORMAT,
     }
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 import platform
 import shutil
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -120,7 +119,7 @@ def train_run(
     full = {
         **config,
         "model": model_config.to_dict(),
-        "train": asdict(train_config),
+        "train": train_config.to_dict(),
         "parent": parent.key if parent is not None else None,
     }
 
