@@ -29,7 +29,7 @@ A number has a noise only where a build states one for that very number:
 
 * a glued number ``X`` with glued siblings ``X-low`` and ``X-high`` (its interval);
 * a number of a claim's evidence, with the interval of that evidence (for a group of seeds, the
-  ±2 standard errors the rule :func:`rnnlib.book.claims.seeds_above` uses);
+  t interval the rule :func:`rnnlib.book.claims.seeds_above` uses);
 * a noise passed to :func:`compare` as ``noise=`` (see :class:`Noise`).
 
 The interval of OLD is used (is the new value inside it?); where only NEW states one, the
@@ -500,7 +500,7 @@ def evidence_numbers(check: dict | None) -> dict[str, tuple[Any, tuple[float, fl
     ev, rule = check.get("evidence") or {}, check.get("rule")
     out: dict[str, tuple[Any, tuple[float, float, str] | None]] = {}
     try:
-        if rule == "intervals_above":
+        if rule in ("intervals_above", "within_margin"):
             for label, d, lo, hi in ev.get("tests", []):
                 out[str(label)] = (d, (lo, hi, "95% interval"))
         elif rule in ("at_least", "at_most"):
@@ -508,16 +508,17 @@ def evidence_numbers(check: dict | None) -> dict[str, tuple[Any, tuple[float, fl
             bounds = (lo, hi, "interval") if _is_num(lo) and _is_num(hi) else None
             out[str(ev.get("label"))] = (ev.get("value"), bounds)
         elif rule == "seeds_above":
-            from ..stats import seeds_difference
+            from ..stats import seeds_difference, t_quantile
 
             a, b = ev.get("a") or [], ev.get("b") or []
             if a and b:
                 diff, se = seeds_difference(a, b) if len(a) > 1 and len(b) > 1 else (None, None)
                 if diff is None:
                     diff = sum(a) / len(a) - sum(b) / len(b)
-                bounds = (
-                    (diff - 2 * se, diff + 2 * se, "±2 standard errors") if se is not None else None
-                )
+                bounds = None
+                if se is not None:
+                    q = t_quantile(a, b)
+                    bounds = (diff - q * se, diff + q * se, "95% t interval of the seeds")
                 out[str(ev.get("label"))] = (diff, bounds)
         elif rule == "all_true":
             for label, ok in ev.get("observations", []):
