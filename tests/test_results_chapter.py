@@ -83,6 +83,12 @@ def _edited(check, holds: bool) -> dict:
         ev["observations"] = [
             [label, holds or i > 0] for i, (label, _) in enumerate(ev["observations"])
         ]
+    elif rule == "within_margin":
+        m = ev["margin"]
+        inside, outside = (0.0, -m / 2, m / 2), (m + 2.0, m + 1.0, m + 3.0)
+        ev["tests"] = [[t[0], *(inside if holds else outside)] for t in ev["tests"]]
+    elif rule == "bookkeeping":
+        ev["items"] = [[label, holds or i > 0] for i, (label, _) in enumerate(ev["items"])]
     return ev
 
 
@@ -97,14 +103,35 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
         for i, entry in enumerate(entries):
             if entry["check"]["rule"] == "not_measurable":
                 continue
-            for holds, expected in ((True, claims.HOLDS), (False, claims.FAILS)):
+            yes = claims.RECORDED if entry["check"]["rule"] == "bookkeeping" else claims.HOLDS
+            for holds, expected in ((True, yes), (False, claims.FAILS)):
                 folder = tmp_path / f"{path.stem}-{i}-{holds}" / "results"
                 (folder / "claims").mkdir(parents=True)
                 edited = json.loads(json.dumps(entries))
                 edited[i]["check"]["evidence"] = _edited(entry["check"], holds)
+                edited[i]["check"]["floor"] = None  # the rule, not the smoke models' floor
                 edited = edited[: i + 1]  # the edited check is the last of its claim
                 (folder / "claims" / path.name).write_text(json.dumps(edited), encoding="utf-8")
                 row = {r["claim"]: r for r in claims.ledger(folder)}[entry["claim"]]
                 assert row["verdict"] == expected, (entry["claim"], entry["check"]["rule"], row)
             flipped += 1
     assert flipped >= 20, f"only {flipped} claims were measured on the smoke build"
+
+
+def test_every_claim_has_a_control_and_no_control_holds(smoke_book):
+    """Each of the 36 claims is recorded with a control (the same rule on a system for which the
+    claim must not hold), and on the book's own corpus no control holds: a control that held
+    would mean the rule cannot tell the claim from its absence, a broken rule."""
+    out, _ = smoke_book
+    recs = {rec.claim: rec for rec in claims.load_checks(out / "results")}
+    assert set(recs) == set(claims.CLAIMS)
+    rows = {r["claim"]: r for r in claims.ledger(out / "results")}
+    for claim, rec in recs.items():
+        if rec.check.rule in claims.NO_CONTROL_RULES:
+            assert rec.check.control is None or rows[claim]["control_verdict"] != claims.HOLDS
+            continue
+        assert rec.check.control is not None, f"{claim} has no control"
+        assert rec.check.control.what, f"{claim}'s control does not say what it is"
+        assert rows[claim]["control_verdict"] != claims.HOLDS, (claim, rows[claim]["control"])
+    measured = [c for c, r in recs.items() if r.check.rule not in claims.NO_CONTROL_RULES]
+    assert len(measured) >= 20, f"only {len(measured)} claims carry a control"
