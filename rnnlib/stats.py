@@ -276,13 +276,17 @@ def subset_difference(
     n_samples: int = 1000,
     seed=bleu.SACREBLEU_SEED,
     level: float = 0.95,
+    subset_hyps: Sequence[str] | None = None,
 ) -> dict:
     """``BLEU(subset) - BLEU(all)`` for one system, where ``subset`` (``(n,) bool``) marks the
     sentences of a part of the test set (No UNK within All; one length bucket within the whole).
     The two are not independent, so they are resampled together: each of the ``n_samples``
     rounds draws ``n`` sentences of the whole with replacement and scores the whole draw and the
-    part of it that lies in the subset. Returns ``{"diff", "low", "high", "bleu_subset",
-    "bleu_all", "n_subset"}``; the interval is the percentile interval at ``level``."""
+    part of it that lies in the subset. ``subset_hyps`` (one per marked sentence, in order): the
+    subset's own translations where they come from another search than ``hyps`` (B Table 1's
+    No UNK column forbids [UNK] while searching); by default the subset's sentences of ``hyps``.
+    Returns ``{"diff", "low", "high", "bleu_subset", "bleu_all", "n_subset"}``; the interval is
+    the percentile interval at ``level``."""
     bleu.check_pairs(hyps, refs, "subset_difference")
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),):
@@ -293,13 +297,19 @@ def subset_difference(
     if not mask.any():
         raise ValueError("subset_difference: the subset is empty")
     scorer, st = bleu.sufficient_stats(hyps, refs)
+    st_sub = st
+    if subset_hyps is not None:
+        picked = [r for r, m in zip(refs, mask) if m]
+        bleu.check_pairs(subset_hyps, picked, "subset_difference (the subset's translations)")
+        st_sub = st.copy()
+        st_sub[mask] = bleu.sufficient_stats(subset_hyps, picked)[1]
     b_all = float(scorer._compute_score_from_stats(st.sum(0)).score)
-    b_sub = float(scorer._compute_score_from_stats(st[mask].sum(0)).score)
+    b_sub = float(scorer._compute_score_from_stats(st_sub[mask].sum(0)).score)
     idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)))
     diffs = np.empty(n_samples)
     for r, ix in enumerate(idxs):
         whole = st[ix]
-        part = whole[mask[ix]]
+        part = st_sub[ix][mask[ix]]
         s_all = scorer._compute_score_from_stats(whole.sum(0)).score
         s_sub = scorer._compute_score_from_stats(part.sum(0)).score if len(part) else np.nan
         diffs[r] = s_sub - s_all

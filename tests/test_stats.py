@@ -147,6 +147,13 @@ def test_subset_difference_resamples_the_whole_and_scores_its_part_on_each_draw(
     assert whole["diff"] == 0 and whole["low"] == 0 and whole["high"] == 0
     with pytest.raises(ValueError, match="marks 79"):
         stats.subset_difference(hyps, refs, mask[:-1])
+    # the subset's own translations (another search): scored in place of the whole's
+    own = [r for r, m in zip(refs, mask) if m]  # perfect translations of the subset
+    r2 = stats.subset_difference(hyps, refs, mask, n_samples=300, seed=4, subset_hyps=own)
+    assert r2["bleu_subset"] == pytest.approx(100.0) and r2["bleu_all"] == r["bleu_all"]
+    assert r2["low"] > r["high"]
+    with pytest.raises(ValueError, match="the subset's translations"):
+        stats.subset_difference(hyps, refs, mask, subset_hyps=own[:-1])
     with pytest.raises(ValueError, match="empty"):
         stats.subset_difference(hyps, refs, np.zeros(80, bool))
 

@@ -1,0 +1,236 @@
+"""The claims of chapter ``rnnsearch`` (issue 23): each rule with evidence where the claim holds,
+evidence where it fails, and its control, whose verdict must not be "holds"."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from rnnlib.book import claims
+from rnnlib.experiments import rnnsearch as R
+
+
+def _verdict(check):
+    return claims.evaluate(check)
+
+
+def _runs(star_best: int = 3) -> SimpleNamespace:
+    extra = {"updates": 3, "epochs": 1.0, "seconds": 60.0, "device": "CPU", "dev_nll": 1.0}
+    runs = {n: SimpleNamespace(extra=dict(extra, best={"update": 3})) for n in R.NAMES}
+    runs["RNNsearch-50*"].extra.update(updates=8, best={"update": star_best})
+    logs = {n: {"train": pd.DataFrame({"seconds": [1.0, 2.0]})} for n in R.NAMES}
+    arch = {n: "rnnsearch" if "search" in n else "rnnencdec" for n in R.NAMES}
+    return SimpleNamespace(runs=runs, logs=logs, arch=arch)
+
+
+def _ex(**p) -> SimpleNamespace:
+    params = {
+        "n_boot": 100,
+        "seed": 3,
+        "len_short": 30,
+        "len_long": 50,
+        "updates_encdec": 10,
+        "updates_search": 10,
+        **p,
+    }
+    return SimpleNamespace(p=params, dev=list(range(60)))
+
+
+def _times(search: float, encdec: float, n: int = 40) -> R.UpdateTimes:
+    rng = np.random.default_rng(0)
+    return R.UpdateTimes(rng.normal(search, 0.01, n), rng.normal(encdec, 0.01, n), 3, 8)
+
+
+# -- Table 2 ---------------------------------------------------------------------------------------
+def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
+    rng = np.random.default_rng(1)
+    search = rng.normal(50, 5, 60)
+    nll = {n: search + (0 if "search" in n else 3) for n in R.NAMES}
+    init = search + 40  # the untrained network: far worse
+    checks = {
+        c.claim: c.check for c in R.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1))
+    }
+    assert _verdict(checks["C-B-T2-1"]).verdict == claims.HOLDS
+    assert _verdict(checks["C-B-T2-1"]).control == claims.FAILS
+    assert "not equal-time" in checks["C-B-T2-1"].note
+    assert checks["C-B-T2-2"].rule == "not_measurable"  # ⋆ is RNNsearch-50: no self-comparison
+    assert _verdict(checks["C-B-T2-3"]).verdict == claims.HOLDS
+    assert _verdict(checks["C-B-T2-3"]).control != claims.HOLDS
+    assert _verdict(checks["C-B-T2-4"]).verdict == claims.RECORDED
+    # the other way round: RNNsearch worse, and slower RNNencdec updates
+    worse = {n: search + (3 if "search" in n else 0) for n in R.NAMES}
+    fail = {
+        c.claim: c.check for c in R.table_2_claims(_ex(), _runs(), worse, init, _times(0.1, 0.2))
+    }
+    assert _verdict(fail["C-B-T2-1"]).verdict == claims.FAILS
+    assert _verdict(fail["C-B-T2-3"]).verdict == claims.FAILS
+
+
+def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
+    rng = np.random.default_rng(2)
+    nll = {n: rng.normal(50, 5, 60) for n in R.NAMES}
+    a = rng.normal(50, 5, 30)
+    star = {"RNNsearch-50": a, "RNNsearch-50*": a - 2}
+    checks = R.table_2_claims(
+        _ex(), _runs(star_best=6), nll, nll["RNNsearch-50"] + 40, _times(0.2, 0.1), star
+    )
+    v = _verdict(checks[1].check)
+    assert v.verdict == claims.HOLDS and v.control == claims.NOISE
+    assert "test NLL" in checks[1].check.evidence["tests"][0][0]
+
+
+# -- Table 1 ---------------------------------------------------------------------------------------
+def _translations(good: float, n: int = 60) -> SimpleNamespace:
+    """RNNsearch models translate (a share ``good`` of the words right), RNNencdec ones not."""
+    rng = np.random.default_rng(5)
+    refs = [" ".join(f"w{rng.integers(0, 50)}" for _ in range(12)) for _ in range(n)]
+
+    def system(share, seed):
+        r = np.random.default_rng(seed)
+        return [" ".join(w if r.random() < share else "zz" for w in ref.split()) for ref in refs]
+
+    known = np.arange(n) % 3 != 0
+    hyps = {}
+    for k, name in enumerate(R.NAMES):
+        share = good if "search" in name else 0.6
+        lines = system(share, k if name != "RNNsearch-50*" else 3)
+        hyps[(name, "all")] = lines
+        hyps[(name, "no_unk")] = [h for h, m in zip(lines, known) if m]
+    tr = R.Translations(
+        [],
+        {},
+        hyps,
+        {"all": refs, "no_unk": [r for r, m in zip(refs, known) if m]},
+        known,
+        systems=list(R.NAMES),
+        star_same=True,
+    )
+    return tr
+
+
+def _tests(tr) -> dict:
+    from rnnlib import stats
+
+    return {
+        (a, b, s): stats.paired_bootstrap(tr.of(a, s), tr.of(b, s), tr.refs[s], n_samples=100)
+        for _, a, b in R.comparisons(tr)
+        for s in R.SUBSETS
+    }
+
+
+def test_table_1_claims_hold_above_the_floor_and_their_controls_do_not():
+    tr = _translations(0.9)
+    checks = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(tr), {})}
+    v = _verdict(checks["C-B-T1-1"])
+    assert v.verdict == claims.HOLDS and v.control == claims.NOISE  # identical systems: [0, 0]
+    assert checks["C-B-T1-5"].rule == "not_measurable"  # ⋆ is RNNsearch-50
+    assert checks["C-B-T1-6"].rule == "not_measurable"  # no phrase-based row
+    assert _verdict(checks["C-B-T1-4"]).control != claims.HOLDS  # a random subset
+    for check in checks.values():
+        assert _verdict(check).control != claims.HOLDS
+
+
+def test_table_1_claims_are_not_measurable_below_the_floor():
+    tr = _translations(0.9)
+    for key in list(tr.hyps):  # every RNNencdec output empty: 0 BLEU
+        if "encdec" in key[0]:
+            tr.hyps[key] = ["" for _ in tr.hyps[key]]
+    checks = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(tr), {})}
+    v = _verdict(checks["C-B-T1-1"])
+    assert v.verdict == claims.UNMEASURABLE and "below the floor" in v.reason
+    assert "holds" in v.reason  # the rule alone would have said it holds
+
+
+def test_no_unk_claim_fails_when_no_unk_scores_lower():
+    tr = _translations(0.9)
+    good = claims.evaluate(replace_floor(R.no_unk_claim(_ex(), tr)))
+    for name in R.NAMES:  # the No UNK column (its own search) translated badly by every system
+        tr.hyps[(name, "no_unk")] = [
+            " ".join("zz" if i % 2 else w for i, w in enumerate(h.split()))
+            for h in tr.hyps[(name, "no_unk")]
+        ]
+    check = R.no_unk_claim(_ex(), tr)
+    assert check.rule == "intervals_above"
+    assert claims.evaluate(replace_floor(check)).verdict == claims.FAILS
+    # the column's own translations decide, not the All column's on the same sentences
+    assert good.verdict != claims.FAILS
+
+
+def replace_floor(check):
+    from dataclasses import replace
+
+    return replace(check, floor=None)
+
+
+# -- Fig. 2: the no-deterioration rule and its control ---------------------------------------------
+def test_no_drop_rule_holds_on_a_flat_system_and_not_on_its_cut_control():
+    flat = {"diff": -0.2, "low": -0.8, "high": 0.5}
+    assert _verdict(R._no_drop_rule(flat, 2.0, "x")).verdict == claims.HOLDS
+    dropped = {"diff": -8.0, "low": -10.0, "high": -6.0}
+    assert _verdict(R._no_drop_rule(dropped, 2.0, "x")).verdict == claims.FAILS
+    cut = R.cut_translations(["a b c d", "e f g h"], np.array([1]))
+    assert cut == ["a b c d", "e f"]
+
+
+# -- Fig. 3 ----------------------------------------------------------------------------------------
+def _diagonal(n: int, inversion: bool = False) -> np.ndarray:
+    """A confident, monotone alignment of n words (and the end) over n source words (and
+    <end>), with an inversion of words 2 and 3, and a row spread over two neighbours."""
+    w = np.full((n + 1, n + 1), 0.02 / n)
+    order = list(range(n))
+    if inversion:
+        order[2], order[3] = order[3], order[2]
+    for i, j in enumerate(order):
+        w[i, j] = 0.98
+    w[-1, -1] = 0.98
+    w[1] = 0.02 / n
+    w[1, 1], w[1, 2] = 0.5, 0.48  # spread over two neighbouring words
+    return w / w.sum(1, keepdims=True)
+
+
+def _uniform(n: int) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    w = rng.uniform(0.9, 1.1, (n + 1, n + 1))
+    return w / w.sum(1, keepdims=True)
+
+
+def _sample(trained, untrained, bleu=20.0):
+    return R.AlignmentSample(trained, untrained, bleu, 1, 200)
+
+
+def test_alignment_claims_hold_on_monotone_weights_not_on_the_untrained_control():
+    trained = [_diagonal(8, inversion=k % 4 == 0) for k in range(40)]
+    untrained = [_uniform(8 + k % 3) for k in range(40)]
+    checks = {c.claim: c.check for c in R.alignment_claims(_sample(trained, untrained))}
+    assert list(checks) == ["C-B-F3-1", "C-B-F3-4", "C-B-F3-2", "C-B-F3-3"]
+    for claim, check in checks.items():
+        v = _verdict(check)
+        assert v.verdict == claims.HOLDS, (claim, v)
+        assert v.control != claims.HOLDS, (claim, v)
+
+
+def test_alignment_claims_fail_on_uniform_or_stuck_weights():
+    stuck = []
+    for k in range(30):  # every word on the first source word: ties are no monotone steps
+        w = np.full((9, 9), 0.01)
+        w[:, 0] = 0.92
+        stuck.append(w / w.sum(1, keepdims=True))
+    a = R.alignment_stats(stuck)
+    assert (a.rho == 0).all()
+    checks = {c.claim: c.check for c in R.alignment_claims(_sample(stuck, stuck))}
+    assert _verdict(checks["C-B-F3-1"]).verdict == claims.FAILS
+    assert _verdict(checks["C-B-F3-2"]).verdict == claims.FAILS
+    assert _verdict(checks["C-B-F3-4"]).verdict == claims.FAILS
+    uniform = [_uniform(10) for _ in range(30)]
+    spread = {c.claim: c.check for c in R.alignment_claims(_sample(uniform, uniform))}
+    assert _verdict(spread["C-B-F3-3"]).verdict == claims.FAILS  # spread everywhere, not locally
+
+
+def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
+    trained = [_diagonal(8) for _ in range(10)]
+    low = {c.claim: c.check for c in R.alignment_claims(_sample(trained, trained, bleu=1.0))}
+    assert all(_verdict(c).verdict == claims.UNMEASURABLE for c in low.values())
+    empty = R.alignment_claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
+    assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
