@@ -8,7 +8,7 @@ changing one parameter recomputes exactly the artifacts whose config contains it
 Layout under the cache root::
 
     <kind>/<key>/                    a finished artifact: its files and meta.json
-    <kind>/<key>/meta.json           the sidecar (config, data checksum, versions, commit, time)
+    <kind>/<key>/meta.json           the sidecar (config, data, versions, machine, commit, time)
     .tmp/<kind>.<key>.<pid>.<n>/     an artifact being written
     work/<kind>/<key>/               resumable state of an unfinished artifact (checkpoints)
     .locks/<kind>.<key>.lock         the lock of a key being built (``/`` in kinds written ``~``)
@@ -55,6 +55,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from filelock import FileLock, Timeout
+
+from . import machine
 
 # Bump when the meaning of stored artifacts changes in a way configs do not capture.
 CACHE_FORMAT = 1
@@ -354,6 +356,7 @@ class ArtifactCache:
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "wall_time_s": round(seconds, 3),
                 "versions": library_versions(),
+                "machine": machine.describe(),
                 "git_commit": git_commit(),
                 "cache_format": CACHE_FORMAT,
                 "files": files,

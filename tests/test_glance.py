@@ -74,7 +74,8 @@ def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp
     ledger = pd.DataFrame(
         [
             dict(claim="C-1", paper="A", item="A-T1", statement="x | y", verdict=claims.HOLDS,
-                 evidence="d=1\nci", chapter="cho2014"),
+                 evidence="d=1\nci", chapter="cho2014", floor="≥ 3 BLEU (a 9)",
+                 control="two identical systems: **inside the noise** (a − a)"),
             dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=claims.NOISE,
                  evidence="e", chapter="rnnsearch"),
             dict(claim="C-3", paper="B", item="B-T1", statement="t", verdict=claims.UNMEASURABLE,
@@ -82,7 +83,7 @@ def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp
         ]
     )  # fmt: skip
     counts = glance.verdict_counts(ledger)
-    assert counts == {"holds": 1, "fails": 0, "noise": 1, "unmeasurable": 1}
+    assert counts == {"holds": 1, "fails": 0, "noise": 1, "unmeasurable": 1, "recorded": 0}
     (tmp_path / "cho2014.md").write_text("text\n(cho2014-deviations)=\n## Departures\n")
     (tmp_path / "rnnsearch.md").write_text("no section of its own\n")
     sections = glance.deviation_sections(tmp_path)
@@ -90,10 +91,11 @@ def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp
     rows = glance.claims_table(ledger, sections).split("\n")
     assert len(rows) == 5
     assert rows[2] == (
-        "| `C-1` (A, A-T1) | x \\| y | **holds** | d=1 ci | {doc}`cho2014` | "
+        "| `C-1` (A, A-T1) | x \\| y | **holds** | d=1 ci Floor: ≥ 3 BLEU (a 9). | "
+        "two identical systems: **inside the noise** (a − a) | {doc}`cho2014` | "
         "{ref}`cho2014 <cho2014-deviations>`, {ref}`data and scale <results-deviations>` |"
     )
-    assert "| {doc}`rnnsearch` | {ref}`data and scale <results-deviations>` |" in rows[3]
+    assert "| e | — | {doc}`rnnsearch` | {ref}`data and scale <results-deviations>` |" in rows[3]
     assert "| — | {ref}`data and scale" in rows[4]
 
 
@@ -118,9 +120,11 @@ def test_recipe_and_data_tables_read_the_records_or_say_they_are_missing():
 
 def test_cost_table_sums_each_chapters_artifacts_once(tmp_path):
     cache = tmp_path / "cache"
-    for kind, key, seconds in (("a/x", "k1", 120.0), ("b/y", "k2", 30.0)):
+    box = {"processor": "Box", "instructions": ["avx2"], "cpus": 2, "torch_threads": 2}
+    for kind, key, seconds, machine in (("a/x", "k1", 120.0, box), ("b/y", "k2", 30.0, None)):
         (cache / kind / key).mkdir(parents=True)
-        (cache / kind / key / SIDECAR).write_text(json.dumps({"wall_time_s": seconds}))
+        sidecar = {"wall_time_s": seconds} | ({"machine": machine} if machine else {})
+        (cache / kind / key / SIDECAR).write_text(json.dumps(sidecar))
     log = tmp_path / "build-log.jsonl"
     events = [
         {"chapter": "one", "kind": "a/x", "key": "k1", "hit": False},
@@ -132,8 +136,18 @@ def test_cost_table_sums_each_chapters_artifacts_once(tmp_path):
     minutes, cost = glance.cost_table(log, cache)
     assert minutes == pytest.approx(2.5)
     assert cost.to_dict("index") == {
-        "one": {"artifacts": 1, "computed now": 1, "minutes from empty": 2.0},
-        "two": {"artifacts": 1, "computed now": 0, "minutes from empty": 0.5},
+        "one": {
+            "artifacts": 1,
+            "computed now": 1,
+            "minutes from empty": 2.0,
+            "computed on": "Box (avx2; 2 CPUs, 2 torch threads)",
+        },
+        "two": {
+            "artifacts": 1,
+            "computed now": 0,
+            "minutes from empty": 0.5,
+            "computed on": "not recorded",  # an artifact made before machines were recorded
+        },
     }
     minutes, note = glance.cost_table(None, cache)  # the page run by hand
     assert math.isnan(minutes) and list(note.columns) == ["note"]

@@ -6,6 +6,7 @@ import io
 import pytest
 import torch
 
+from rnnlib import machine
 from rnnlib.fast import precision
 
 
@@ -22,6 +23,7 @@ def test_bf16_none_follows_the_cpu_instructions(monkeypatch):
 
 CPUINFO = """processor\t: 0
 vendor_id\t: GenuineIntel
+model name\t: Test CPU @ 2.0GHz
 flags\t\t: fpu sse2 avx2 avx512f {flags}
 bugs\t\t: spectre_v1
 
@@ -45,21 +47,45 @@ def test_cpu_bf16_instructions_reads_the_flags_of_proc_cpuinfo(monkeypatch, cpui
         assert path == "/proc/cpuinfo"
         return io.StringIO(cpuinfo)
 
-    monkeypatch.setattr(precision, "open", fake_open, raising=False)
-    precision.cpu_bf16_instructions.cache_clear()
+    monkeypatch.setattr(machine, "open", fake_open, raising=False)
+    _clear()
     try:
         assert precision.cpu_bf16_instructions() == expected
     finally:
-        precision.cpu_bf16_instructions.cache_clear()
+        _clear()
+
+
+def _clear():
+    precision.cpu_bf16_instructions.cache_clear()
+    machine._cpuinfo.cache_clear()
 
 
 def test_cpu_bf16_instructions_without_proc_cpuinfo_is_empty(monkeypatch):
     def no_file(path, *args, **kwargs):
         raise FileNotFoundError(path)
 
-    monkeypatch.setattr(precision, "open", no_file, raising=False)
-    precision.cpu_bf16_instructions.cache_clear()
+    monkeypatch.setattr(machine, "open", no_file, raising=False)
+    _clear()
     try:
         assert precision.cpu_bf16_instructions() == ()
+        assert machine.describe()["instructions"] == [] and machine.cpu_name()
     finally:
-        precision.cpu_bf16_instructions.cache_clear()
+        _clear()
+
+
+def test_every_artifact_records_the_machine_that_computed_it(tmp_path, monkeypatch):
+    from rnnlib.cache import ArtifactCache
+
+    fake = lambda *a, **k: io.StringIO(CPUINFO.format(flags=""))  # noqa: E731
+    monkeypatch.setattr(machine, "open", fake, raising=False)
+    _clear()
+    try:
+        art = ArtifactCache(tmp_path).build("demo/x", {"a": 1}, lambda out, work: None)
+        m = art.meta["machine"]
+        assert m["processor"] == "Test CPU @ 2.0GHz"
+        assert m["instructions"] == ["avx2", "avx512f"]  # the first processor's flags only
+        assert m["torch_threads"] == torch.get_num_threads() and m["cpus"] >= 1
+        assert machine.label(m).startswith("Test CPU @ 2.0GHz (avx2, avx512f; ")
+        assert machine.label(None) == "not recorded"
+    finally:
+        _clear()

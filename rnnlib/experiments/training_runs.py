@@ -33,7 +33,6 @@ Deviations
 
 from __future__ import annotations
 
-import platform
 import shutil
 import time
 from pathlib import Path
@@ -44,6 +43,7 @@ import pandas as pd
 import torch
 
 from ..checkpoint import load_checkpoint
+from ..machine import cpu_name
 from ..config import ModelConfig
 from ..device import resolve_device
 from ..models import build_model
@@ -54,19 +54,6 @@ from ..translate import translate
 from ..cache import Artifact, ArtifactCache
 
 BLEU_COLUMNS = ["update", "epoch", "seconds", "dev_bleu", "bleu_seconds"]
-
-
-def cpu_name() -> str:
-    """The processor's model name (``/proc/cpuinfo``), or what :mod:`platform` knows."""
-    try:
-        for line in (
-            Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace").splitlines()
-        ):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def device_label(device: str) -> str:

@@ -21,21 +21,17 @@ import functools
 import numpy as np
 import torch
 
+from .. import machine
+
 
 @functools.lru_cache(maxsize=1)
 def cpu_bf16_instructions() -> tuple[str, ...]:
     """The bf16 matrix instructions this CPU advertises in ``/proc/cpuinfo`` (Linux; empty
-    elsewhere), read once.
+    elsewhere), read once (:func:`rnnlib.machine.cpu_flags`).
 
     Without ``avx512_bf16`` or ``amx_bf16`` torch emulates bf16 products, far slower than fp32.
     """
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next(
-                (line.split(":", 1)[1].split() for line in f if line.startswith("flags")), []
-            )
-    except OSError:
-        return ()
+    flags = machine.cpu_flags()
     return tuple(x for x in ("avx512_bf16", "amx_bf16") if x in flags)
 
 
