@@ -48,9 +48,10 @@ def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
     words = [f"w{i}" for i in range(n)]
     phrases = [[f"w{i}", f"v{i % 7}"] for i in range(n)]
     pat = [("PREP DET", "WORD WORD")[i % 2] for i in range(n)]
+    second = noise.copy()  # the second initialisation: here the same draw (the control's 0)
     return rep.LabelledPoints(
         [words], {}, words, cats, vectors, noise, [tuple(p) for p in phrases], phrases, cats, pat,
-        vectors, noise,
+        vectors, noise, second, second,
     )  # fmt: skip
 
 
@@ -81,38 +82,44 @@ def _measures(points: rep.LabelledPoints, rng) -> dict[str, purity.Purity]:
     return rep.purity_measures(points, PARAMS, rng)
 
 
-def test_purity_claims_judge_against_the_strongest_baseline_with_the_bootstrap_of_stats():
+def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_control():
     points = _points()
     measures = _measures(points, np.random.default_rng(3))
     assert list(measures) == list(rep.PURITY_CLAIMS)
     table = rep.purity_table(measures)
     assert table.index.name == "representation"
-    assert list(table.index) == [
-        "trained network",
-        "untrained network",
-        "bag of words",
-        "random vectors",
-        "chance",
-    ]
+    assert list(table.index) == [*rep.ROWS, "chance", rep.LEAKY]
     word = measures["words: category"]
     assert table.loc["trained network", "words: category"] > 0.9
     found = rep.purity_claims(measures, PARAMS)
     assert [c.claim for c in found] == ["C-A-F4-1", "C-A-F5-1", "C-A-F5-2"]
     first = found[0]
-    strongest = max(rep.BASELINES, key=word.purity().__getitem__)
-    assert first.best == strongest
-    diff, low, high = stats.bootstrap_mean(
-        word.same["trained network"] - word.same[strongest], PARAMS["n_boot"], PARAMS["seed"]
-    )
-    assert first.check.evidence["tests"] == [[f"words: category, trained − {strongest}",
-                                              diff, low, high]]  # fmt: skip
+    same, n_boot, seed = word.same, PARAMS["n_boot"], PARAMS["seed"]
+    T, U = "trained network", "untrained network"
+    expected = [
+        ["words: category, trained network − chance",
+         *stats.bootstrap_mean(same[T] - same["chance"], n_boot, seed)],
+        ["words: category, trained network − untrained network",
+         *stats.bootstrap_mean(same[T] - same[U], n_boot, seed)],
+    ]  # fmt: skip
+    assert first.check.evidence["tests"] == expected
+    control = first.check.control.check.evidence["tests"]
+    assert control[1][0] == "words: category, untrained network − second initialisation"
     verdict = claims.evaluate(first.check)
-    assert verdict.verdict == claims.HOLDS
-    trained = round(word.purity()["trained network"], 3)
-    assert f"share its category {trained} of the time" in first.result(verdict)
+    assert verdict.verdict == claims.HOLDS and verdict.control != claims.HOLDS
+    bow = claims.evaluate(first.bow_check)
+    assert [t[0] for t in first.bow_check.evidence["tests"]] == [
+        "words: category, trained network − bag of words",
+        "words: category, trained network − chance",
+    ]
+    trained = round(word.purity()[T], 3)
+    text = first.result(verdict, bow)
+    assert f"share its category {trained} of the time" in text
+    assert "On its control the same rule says **" in text and "The second verdict" in text
     numbers = {n.name: n for n in rep.purity_numbers(measures, PARAMS)}
-    assert numbers["rep-word-trained"].value == word.purity()["trained network"]
+    assert numbers["rep-word-trained"].value == word.purity()[T]
     assert numbers["rep-word-trained"].digits == 3 and numbers["rep-n-boot"].value == 200
+    assert numbers["rep-word-alone"].value == 0
 
 
 def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_what_was_left_out():
@@ -120,11 +127,11 @@ def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_wh
     points.sem = ["time"] * 79 + ["place"]  # one class left: every neighbour shares it
     measures = _measures(points, np.random.default_rng(3))
     sem = rep.purity_claims(measures, PARAMS)[1]
-    assert sem.best == "none (not measured)" and sem.check.rule == "not_measurable"
+    assert sem.check.rule == "not_measurable" and sem.bow_check.rule == "not_measurable"
     verdict = claims.evaluate(sem.check)
     assert verdict.verdict == claims.UNMEASURABLE
     assert "left out for fewer than 2 points: place (1)" in verdict.reason
-    assert sem.result(verdict).startswith("Not measured on this corpus")
+    assert sem.result(verdict, verdict).startswith("Not measured on this corpus")
     assert rep.purity_table(measures)["phrases: semantic class"].isna().all()
 
 
@@ -181,7 +188,7 @@ def test_enlarged_regions_name_the_categories_with_no_point():
     assert [name for name, _ in boxes] == ["pattern A B"] and note == ""
 
 
-def _gates(memory, reset, update) -> rep.GateMemory:
+def _gates(memory, reset, update, control=None) -> rep.GateMemory:
     rho, p, interval = {}, {}, {}
     from scipy.stats import spearmanr
 
@@ -189,18 +196,27 @@ def _gates(memory, reset, update) -> rep.GateMemory:
         rho[gate], p[gate] = spearmanr(x, memory)
         interval[gate] = stats.bootstrap_spearman(x, memory, 300, 0)[1:]
     activity = {"reset_active": reset, "update_active": update}
-    return rep.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval)
+    return rep.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval, control)
+
+
+def _no_relation(seed=5, n=64) -> rep.GateMemory:
+    """Gates of an untrained network: activity unrelated to memory."""
+    rng = np.random.default_rng(seed)
+    return _gates(rng.random(n), rng.random(n), rng.random(n))
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # the flat memory
 def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
     rng = np.random.default_rng(0)
     memory = rng.random(64)
-    gates = _gates(memory, 1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05)
+    gates = _gates(
+        memory, 1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05, _no_relation()
+    )
     found = rep.gates_check(gates)
     assert (found.claim, found.glue) == ("C-A-GRU-2", "rep-verdict-gates")
-    assert claims.evaluate(found.check).verdict == claims.HOLDS
-    wrong = rep.gates_check(_gates(memory, memory, 1 - memory))
+    verdict = claims.evaluate(found.check)
+    assert verdict.verdict == claims.HOLDS and verdict.control != claims.HOLDS
+    wrong = rep.gates_check(_gates(memory, memory, 1 - memory, _no_relation()))
     assert claims.evaluate(wrong.check).verdict == claims.FAILS
     flat = rep.gates_check(_gates(np.ones(64), memory, memory))
     assert flat.check.rule == "not_measurable"
@@ -247,8 +263,11 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     numbers = {n.name: n.value for n in gating_ablation.ablation_numbers(abl)}
     assert numbers["rep-abl-updates"] == 3
     assert numbers["rep-abl-share-worse"] == 100 * float(np.mean(abl.gap > 0))
-    found = gating_ablation.ablation_check(abl)
+    found = gating_ablation.ablation_check(abl, 200, 1)
     assert (found.claim, found.glue) == ("C-A-GRU-1", "rep-verdict-ablation")
+    assert found.check.control.check.evidence["tests"][0][1:] == [0.0, 0.0, 0.0]
+    assert found.check.floor.values == [["GRU", abl.floor_value]]
+    assert len(abl.nll_unigram) == len(abl.nll_gru)
     assert found.check.evidence["tests"][0][1:] == list(abl.interval)
     fig = gating_ablation.ablation_curves(abl)
     curves = [list(line.get_xdata()) for line in fig.axes[0].get_lines()]

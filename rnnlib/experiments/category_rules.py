@@ -11,7 +11,12 @@ lists:
 * :func:`word_tag` -- a part-of-speech-like tag (``NUM``, ``NAME``, ``PRON``, ``PREP``, ``DET``,
   ``CONJ``, ``PUNCT``, ``WORD``);
 * :func:`phrase_class` -- a phrase's semantic class (time, place, person, number) and
-  :func:`phrase_pattern` -- its syntactic pattern (the tags of its first two words).
+  :func:`phrase_pattern` -- its syntactic pattern (the tags of its first two words);
+* :func:`class_words`, :func:`pattern_words`, :func:`word_key` -- the words that *define* a
+  phrase's class, its pattern, a word's category: the purity measure does not count a neighbour
+  that shares one of them (it would be a hit for any representation that sees the word);
+* :data:`CUE_WORDS` -- the words that tell places from people (the context-count baseline leaves
+  them out).
 
 Deviations
 ----------
@@ -62,6 +67,8 @@ PLACE_OF_CUES = frozenset(
     "land lands king kings city cities out wilderness garden river border borders towns "
     "mountains mountain plains plain region country sea".split()
 )
+#: every word the place rule of :func:`proper_names` reads before a name
+CUE_WORDS = PLACE_CUES | PLACE_OF_CUES | {"of"}
 #: the categories of :func:`word_category`, in the order figures and tables list them
 WORD_CATEGORIES = ("number", "time", "person", "place", "pronoun", "preposition", "determiner")
 
@@ -167,3 +174,25 @@ def phrase_pattern(phrase: Sequence[str], names: dict[str, str], length: int = 2
     """The syntactic pattern of a phrase: the :func:`word_tag` of its first ``length`` words
     (``"PREP DET"`` for *in the land of*)."""
     return " ".join(word_tag(w, names) for w in phrase[:length])
+
+
+def word_key(word: str) -> frozenset[str]:
+    """The word defining a word's category: the word itself, lowercased (*Day* and *day*)."""
+    return frozenset([word.lower()])
+
+
+def class_words(phrase: Sequence[str], names: dict[str, str]) -> frozenset[str]:
+    """The words of ``phrase`` that set its :func:`phrase_class` (its time words for *time*, its
+    place names for *place*, ...; lowercased, names as written); empty for an unlabelled
+    phrase."""
+    cls = phrase_class(phrase, names)
+    if cls is None:
+        return frozenset()
+    return frozenset(
+        w if w in names else w.lower() for w in phrase if word_category(w, names) == cls
+    )
+
+
+def pattern_words(phrase: Sequence[str], length: int = 2) -> frozenset[str]:
+    """The words whose tags make the :func:`phrase_pattern`: the first ``length``, lowercased."""
+    return frozenset(w.lower() for w in phrase[:length])

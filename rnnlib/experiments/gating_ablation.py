@@ -6,7 +6,9 @@
   same pairs, with the dev NLL of each held-out pair, the NLL at update 0 and the tanh - GRU
   difference with its bootstrap interval (:func:`rnnlib.stats.bootstrap_mean`);
 * :func:`ablation_numbers` and :func:`ablation_check` -- the numbers the chapter's prose shows
-  and the claim's evidence (C-A-GRU-1, :mod:`rnnlib.book.claims`);
+  and the claim's evidence (C-A-GRU-1, :mod:`rnnlib.book.claims`), with its control (the GRU
+  against itself) and its floor (:data:`LEARNED_FLOOR`: the GRU beats the unigram model of the
+  targets, :func:`unigram_nll`);
 * :func:`ablation_curves` -- dev NLL against updates for both networks (seaborn);
 * :func:`samples_table` -- held-out source phrases with the most frequent of ``n`` samples
   from each network (:func:`most_frequent_sample`, as A's Table 3 reads samples).
@@ -43,9 +45,11 @@ class Ablation:
     same); ``tanh_model``, ``gru_model``: their trained networks; ``nll_tanh``, ``nll_gru``:
     ``(held-out pairs,) float64`` dev NLL of each pair (nats); ``start_nll``: the mean dev NLL of
     each network before training (``"gru"``, ``"tanh"``); ``gap``: ``nll_tanh - nll_gru`` per
-    pair, a diverged network's NaN counted as ``inf``; ``interval``: its mean with the 95%
-    bootstrap interval over the pairs, ``(mean, low, high)``; ``artifacts``: what the ablation
-    was computed from (the corpus, the scorer, the tanh and GRU runs)."""
+    pair (a diverged network's NaN stays NaN: it is no evidence, and the claim is then not
+    measurable); ``interval``: its mean with the 95% bootstrap interval over the pairs, ``(mean,
+    low, high)``; ``artifacts``: what the ablation was computed from (the corpus, the scorer, the
+    tanh and GRU runs); ``nll_unigram``: each pair's NLL under the unigram model of the training
+    targets (:func:`unigram_nll`), the floor of what the GRU learned."""
 
     scorer: PhraseScorer
     tanh: PhraseScorer
@@ -58,6 +62,15 @@ class Ablation:
     gap: np.ndarray
     interval: tuple[float, float, float]
     artifacts: list
+    nll_unigram: np.ndarray | None = None
+
+    @property
+    def floor_value(self) -> float:
+        """How far the GRU's mean dev NLL lies below the unigram model's (nats per pair): the
+        value :data:`LEARNED_FLOOR` applies to (NaN without the unigram model's NLL)."""
+        if self.nll_unigram is None:
+            return float("nan")
+        return float(self.nll_unigram.mean() - self.nll_gru.mean())
 
     @property
     def updates(self) -> int:
@@ -91,13 +104,39 @@ def gating_ablation(
         "gru": -score_pairs(untrained, held).mean(),
         "tanh": -score_pairs(tanh_start, held).mean(),
     }
-    gap = np.nan_to_num(nll_tanh - nll_gru, nan=np.inf)  # a diverged network: infinitely worse
+    gap = nll_tanh - nll_gru  # a NaN (a diverged network) stays NaN: never evidence
     interval = stats.bootstrap_mean(gap, n_boot, seed)
     artifacts = [corpus, scorer.artifact, tanh.artifact, gru.artifact]
+    unigram = unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab)
     return Ablation(
         scorer, tanh, gru, tanh_model, gru_model, nll_tanh, nll_gru, start_nll, gap, interval,
-        artifacts,
+        artifacts, unigram,
     )  # fmt: skip
+
+
+#: the floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its
+#: mean dev NLL per held-out pair must lie at least this many nats below the unigram model's
+#: (:func:`unigram_nll`). A network that does no better than the targets' word frequencies has
+#: learned nothing of the source or of the phrases' structure, and what its representations or
+#: its gates show is not what training made of them.
+LEARNED_FLOOR = 0.0
+#: the floor's unit, as the ledger shows it
+FLOOR_UNIT = "nats per held-out pair under the unigram model's dev NLL"
+
+
+def unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
+    """``(len(held),) float64``: each held-out pair's target NLL (nats, ``EOS`` included, as
+    :func:`rnnlib.smt.rnn_scorer.score_pairs` scores it) under the unigram model of the training
+    pairs' targets (the shortlist's ids, one ``EOS`` per target, add-one smoothing over the
+    target vocabulary): the network's floor."""
+    from ..specials import EOS
+
+    counts = np.ones(len(tgt_vocab), dtype=np.float64)
+    for _, tgt in train_pairs:
+        np.add.at(counts, tgt_vocab.encode(tgt), 1)
+    counts[EOS] += len(train_pairs)
+    logp = np.log(counts / counts.sum())
+    return np.array([-(logp[tgt_vocab.encode(t)].sum() + logp[EOS]) for _, t in held])
 
 
 def ablation_numbers(abl: Ablation) -> list[Number]:
@@ -117,20 +156,31 @@ def ablation_numbers(abl: Ablation) -> list[Number]:
         Number("rep-abl-gap-low", gap_low, 2),
         Number("rep-abl-gap-high", gap_high, 2),
         Number("rep-abl-share-worse", 100 * float(np.mean(abl.gap > 0)), 1),
+        Number("rep-abl-diverged", int(np.isnan(abl.gap).sum())),
+        Number("rep-abl-unigram-nll", float(np.mean(abl.nll_unigram)), 2),
         Number("rep-abl-gru-spu", extra["gru"]["seconds"] / extra["gru"]["updates"], 3),
         Number("rep-abl-tanh-spu", extra["tanh"]["seconds"] / extra["tanh"]["updates"], 3),
         Number("rep-abl-seconds", seconds, 0),
     ]
 
 
-def ablation_check(abl: Ablation) -> claims.ClaimCheck:
+def ablation_check(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:
     """C-A-GRU-1: the tanh network's dev NLL per held-out pair is above the GRU's (the interval
-    of the difference lies above 0); its verdict is glued as ``rep-verdict-ablation``."""
-    check = claims.intervals_above(
-        [("tanh − GRU, dev NLL per pair", *abl.interval)],
-        note=f"the same network with tanh units, {abl.updates} updates each; "
-        f"{len(abl.gap)} held-out phrase pairs; 95% bootstrap interval over the pairs",
+    of the difference lies above 0; a NaN, a diverged network, is not measurable, never
+    support). Control: the same rule on the GRU against itself (two identical systems: the
+    difference is 0 on every pair, so the rule must not hold). Floor: the GRU's dev NLL at least
+    :data:`LEARNED_FLOOR` nats per pair below the unigram model's. Its verdict is glued as
+    ``rep-verdict-ablation``."""
+    note = (
+        f"the same network with tanh units, {abl.updates} updates each; {len(abl.gap)} held-out "
+        "phrase pairs; 95% bootstrap interval over the pairs: covers the sampling of the pairs, "
+        "not the training seed (one run of each network)"
     )
+    check = claims.intervals_above([("tanh − GRU, dev NLL per pair", *abl.interval)], note=note)
+    same = stats.bootstrap_mean(abl.nll_gru - abl.nll_gru, n_boot, seed)
+    control = claims.intervals_above([("GRU − GRU, dev NLL per pair", *same)])
+    check = claims.controlled(check, "the GRU against itself (two identical systems)", control)
+    check = claims.floored(check, [("GRU", abl.floor_value)], LEARNED_FLOOR, FLOOR_UNIT)
     return claims.ClaimCheck("C-A-GRU-1", check, glue="rep-verdict-ablation")
 
 
@@ -233,6 +283,9 @@ def samples_table(abl: Ablation, corpus, params: dict[str, Any]) -> pd.DataFrame
 
 
 __all__ = [
+    "FLOOR_UNIT",
+    "LEARNED_FLOOR",
+    "unigram_nll",
     "Ablation",
     "ablation_check",
     "ablation_curves",
