@@ -1,0 +1,192 @@
+"""The rules of paper A's claims (rnnlib.experiments.cho2014, issue 23): for each, evidence where
+the claim holds, evidence where it fails, and its control (whose verdict must not be "holds"),
+on synthetic outputs, scores, phrase lists and samples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rnnlib.experiments.cho2014 as cho
+from rnnlib.book import claims
+
+N = 80  # test sentences of the synthetic Table 1
+_rng = np.random.default_rng(0)
+REFS = [" ".join(f"w{x}" for x in _rng.integers(0, 60, 8)) for _ in range(N)]
+
+
+def _verdict(check) -> str:
+    return claims.evaluate(check).verdict
+
+
+def _control(check) -> str:
+    return claims.evaluate(check).control
+
+
+def _row(k: int, seeds: int = 3) -> dict[str, list[list[str]]]:
+    """A row whose MERT seed ``s`` translates the first ``k + s`` sentences exactly and the
+    others with one wrong word in eight."""
+
+    def out(s):
+        return [r if i < k + s else " ".join(r.split()[:-1] + ["zz"]) for i, r in enumerate(REFS)]
+
+    both = [out(s) for s in range(seeds)]
+    return {"dev": both, "test": both}
+
+
+def _rows(base=20, rnn=40, cslm=40, cr=60, wp=50, seeds=3) -> dict:
+    names = ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"]
+    return {n: _row(k, seeds) for n, k in zip(names, (base, rnn, cslm, cr, wp))}
+
+
+REFS2 = {"dev": REFS, "test": REFS}
+ORACLE = [list(REFS)] * 3  # every sentence exact: a system BLEU must prefer
+
+
+@pytest.fixture(autouse=True)
+def _few_resamples(monkeypatch):
+    monkeypatch.setattr(cho, "N_BOOT", 100)
+
+
+# -- Table 1 --------------------------------------------------------------------------------------
+def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
+    got = cho.table_1_claims(_rows(), REFS2, ORACLE)
+    assert _verdict(got["C-A-T1-1"]) == claims.HOLDS
+    assert _verdict(got["C-A-T1-2"]) == claims.HOLDS  # above +RNN on both, and every row on test
+    assert _verdict(got["C-A-T1-3"]) == claims.HOLDS  # the penalty lowers BLEU: no gain
+    for c in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-4"):  # a row against itself
+        assert _control(got[c]) == claims.NOISE
+    assert _control(got["C-A-T1-3"]) == claims.FAILS  # the oracle improves: the rule sees it
+    assert got["C-A-T1-1"].floor.values[0][1] > cho.BLEU_FLOOR
+
+
+def test_t1_claims_fail_where_the_rows_say_otherwise():
+    worse = cho.table_1_claims(_rows(base=40, rnn=20), REFS2, ORACLE)
+    assert _verdict(worse["C-A-T1-1"]) == claims.FAILS
+    not_best = cho.table_1_claims(_rows(cslm=70), REFS2, ORACLE)  # +CSLM beats +CSLM+RNN
+    assert _verdict(not_best["C-A-T1-2"]) == claims.FAILS
+    assert _verdict(cho.table_1_claims(_rows(wp=60), REFS2, ORACLE)["C-A-T1-2"]) == claims.NOISE
+    gains = cho.table_1_claims(_rows(wp=75), REFS2, ORACLE)
+    assert _verdict(gains["C-A-T1-3"]) == claims.FAILS  # the penalty improves BLEU
+    assert _verdict(gains["C-A-T1-4"]) == claims.FAILS  # gains far over 2 BLEU
+
+
+def test_t1_claims_need_two_mert_runs_and_the_floor():
+    one = cho.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
+    assert {_verdict(c) for c in one.values()} == {claims.UNMEASURABLE}
+    zero = [["zz"] * N] * 3
+    low = {n: {"dev": zero, "test": zero} for n in _rows()}
+    low["+RNN"] = _row(40)
+    got = cho.table_1_claims(low, REFS2, ORACLE)
+    assert _verdict(got["C-A-T1-1"]) == claims.UNMEASURABLE  # the Baseline under 3 BLEU
+    assert cho.table_1_claims(_rows(), REFS2, None)["C-A-T1-3"].rule == "not_measurable"
+
+
+# -- Figure 3 -------------------------------------------------------------------------------------
+def _pairs(n: int, coupling: float, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    tm = rng.normal(0, 1, n)
+    rnn = coupling * tm + np.sqrt(1 - coupling**2) * rng.normal(0, 1, n)
+    tgt = [("w",) * (1 + k % 3) for k in range(n)]
+    # the length dominates both scores, as a sum of log-probabilities over the words
+    lens = np.array([len(t) for t in tgt])
+    return pd.DataFrame({"tgt": tgt, "rnn": rnn - 5 * lens, "tm": tm - 5 * lens, "count": 1})
+
+
+CTL = cho.Controls(model=None, gain=2.0, gain_untrained=-4.0)
+
+
+def test_f3_claims_hold_for_weak_positive_agreement_and_not_for_the_untrained_network():
+    weak, untrained = _pairs(3000, 0.3), _pairs(3000, 0.0, seed=1)
+    got = cho.figure_3_claims(weak, 1, untrained, CTL, n_boot=200)
+    assert _verdict(got["C-A-F3-1"]) == claims.HOLDS
+    assert _verdict(got["C-A-F3-2"]) == claims.HOLDS
+    # the untrained network agrees with the TM only through the length, which the rule removes
+    assert _control(got["C-A-F3-1"]) != claims.HOLDS
+    assert _control(got["C-A-F3-2"]) != claims.HOLDS
+    assert _verdict(got["C-A-F3-3"]) == claims.UNMEASURABLE
+
+
+def test_f3_claims_fail_for_identical_scores_and_stop_at_the_floor():
+    same = cho.figure_3_claims(_pairs(500, 1.0), 1, _pairs(500, 0.0, 1), CTL, n_boot=100)
+    assert _verdict(same["C-A-F3-1"]) == claims.FAILS  # ρ = 1
+    assert _verdict(same["C-A-F3-2"]) == claims.FAILS  # no pair scored apart
+    low = cho.Controls(model=None, gain=0.5, gain_untrained=-4.0)
+    weak = cho.figure_3_claims(_pairs(500, 0.3), 1, _pairs(500, 0.0, 1), low, n_boot=100)
+    assert _verdict(weak["C-A-F3-1"]) == claims.UNMEASURABLE
+    assert "below the floor" in claims.evaluate(weak["C-A-F3-1"]).reason
+
+
+# -- Table 2 --------------------------------------------------------------------------------------
+PARAMS = {"min_source_words": 4, "frequent_count": 20, "rare_count": 2, "seed": 1,
+          "phrases_per_group": 2}  # fmt: skip
+
+
+def _frame(rnn_literal: bool = True, candidates: int = 6, seed: int = 0) -> pd.DataFrame:
+    """Six frequent and six rare four-word sources with ``candidates`` targets each; the TM
+    ranks the frequent sources' targets by their lexical weight and the rare ones' against it;
+    the network (``rnn_literal``) ranks every source's by the lexical weight, else at random."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(12):
+        src = tuple(f"s{k}_{i}" for i in range(4))
+        seen = 30 if k < 6 else 1
+        for j in range(candidates):
+            tgt = (f"t{k}_{j}",) * (1 + j % 3)
+            lex = -float(j) * len(tgt)  # per word: -j
+            tm = -j if k < 6 else j
+            rnn = -j if rnn_literal else rng.normal()
+            rows.append((src, tgt, float(tm), float(rnn), lex, 1, seen, 4))
+    columns = ["src", "tgt", "tm", "rnn", "lex", "count", "src_count", "src_len"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_t2_claims_hold_for_a_literal_network_and_not_for_a_random_one():
+    phrases = cho.long_phrases(_frame(), PARAMS)
+    random = cho.long_phrases(_frame(rnn_literal=False), PARAMS)
+    got = cho.table_2_claims(phrases, random, PARAMS, CTL, 200)
+    assert _verdict(got["C-A-T2-1"]) == claims.HOLDS
+    assert _verdict(got["C-A-T2-3"]) == claims.HOLDS  # the lists agree on frequent sources only
+    assert _control(got["C-A-T2-1"]) != claims.HOLDS
+    assert _control(got["C-A-T2-3"]) != claims.HOLDS
+    assert _verdict(got["C-A-T2-2"]) == claims.UNMEASURABLE
+    assert "untrained network's top-3 targets are" in claims.evaluate(got["C-A-T2-2"]).reason
+
+
+def test_t2_claims_fail_the_other_way_round_and_skip_short_candidate_lists():
+    flipped = _frame()
+    flipped["tm"], flipped["rnn"] = flipped["rnn"], flipped["tm"]
+    phrases = cho.long_phrases(flipped, PARAMS)
+    got = cho.table_2_claims(phrases, phrases, PARAMS, CTL, 200)
+    assert _verdict(got["C-A-T2-1"]) == claims.FAILS  # the TM's targets the more literal
+    few = cho.long_phrases(_frame(candidates=3), PARAMS)  # overlap 1 by construction
+    got = cho.table_2_claims(few, few, PARAMS, CTL, 200)
+    assert _verdict(got["C-A-T2-3"]) == claims.UNMEASURABLE
+    assert _verdict(got["C-A-T2-1"]) == claims.UNMEASURABLE
+
+
+# -- Table 3 --------------------------------------------------------------------------------------
+def _t3(shares, top_in, in_table) -> cho.Table3:
+    return cho.Table3(pd.DataFrame(), list(in_table), list(shares), list(top_in))
+
+
+def test_t3_claims_hold_for_concentrated_samples_and_not_for_the_untrained_network():
+    trained = _t3([0.5, 0.6, 0.4, 0.55, 0.5, 0.45], [True] * 6, [True, False, False])
+    untrained = _t3([0.02, 0.04, 0.02, 0.02, 0.02, 0.02], [False] * 6, [False] * 20)
+    got = cho.table_3_claims(trained, 50, 1, untrained, CTL, 200)
+    assert _verdict(got["C-A-T3-1"]) == claims.HOLDS
+    assert _verdict(got["C-A-T3-2"]) == claims.HOLDS
+    assert _control(got["C-A-T3-1"]) == claims.FAILS
+    assert _control(got["C-A-T3-2"]) == claims.FAILS  # none of its samples in the table
+
+
+def test_t3_claims_fail_for_spread_or_wrong_samples():
+    spread = _t3([0.02, 0.04, 0.03], [False, False, True], [True, True])
+    got = cho.table_3_claims(spread, 50, 1, spread, CTL, 200)
+    assert _verdict(got["C-A-T3-1"]) == claims.FAILS
+    assert _verdict(got["C-A-T3-2"]) == claims.FAILS  # all shown samples in the table
+    wrong = _t3([0.5, 0.6, 0.5], [False, False, False], [False, True])
+    assert _verdict(cho.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"]) == claims.FAILS
+    empty = cho.table_3_claims(_t3([], [], []), 50, 1, spread)
+    assert {_verdict(c) for c in empty.values()} == {claims.UNMEASURABLE}
