@@ -69,12 +69,15 @@ def check_pairs(hyps: Sequence[str], refs: Sequence[str], where: str) -> None:
 @dataclass
 class CorpusBleu:
     """``score`` (0-100), ``signature`` (sacreBLEU's), ``sentences``, ``text`` (sacreBLEU's
-    summary)."""
+    summary), ``bp`` the brevity penalty (1 when the output is at least as long as the
+    reference), ``ratio`` the hypothesis length over the reference length (sacreBLEU's tokens)."""
 
     score: float
     signature: str
     sentences: int
     text: str
+    bp: float = float("nan")
+    ratio: float = float("nan")
 
 
 def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> CorpusBleu:
@@ -82,7 +85,10 @@ def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> CorpusBleu:
     check_pairs(hyps, refs, "corpus_bleu")
     bleu = _bleu()
     score = bleu.corpus_score(list(hyps), [list(refs)])
-    return CorpusBleu(score.score, str(bleu.get_signature()), len(hyps), str(score))
+    ratio = score.sys_len / score.ref_len if score.ref_len else float("nan")
+    return CorpusBleu(
+        score.score, str(bleu.get_signature()), len(hyps), str(score), score.bp, ratio
+    )
 
 
 def signature() -> str:

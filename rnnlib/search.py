@@ -20,8 +20,9 @@ at the next step. By default it is ``3 L - 1`` for a source of ``L`` tokens coun
 ``EOS`` (``L = S_words + 1``): at most ``3 L`` decoder steps, the limit of the papers'
 implementation (GroundHog's beam search runs ``3 * len(source)`` steps over the source with its
 end-of-sentence token). A callable ``max_len`` receives these ``L`` too. ``min_len`` (default
-``None``: no minimum; an int or such a callable) forbids ``EOS`` before that many tokens;
-:func:`groundhog_min_len` is the papers' implementation's ``L // 2``. Where the two conflict,
+``None``: no minimum; an int, such a callable, or the name of one in :data:`MIN_LENS`) forbids
+``EOS`` before that many tokens; :func:`groundhog_min_len` (``"groundhog"``) is the papers'
+implementation's ``L // 2``. Where the two conflict,
 ``max_len`` wins.
 
 Beam search follows the procedure of the papers' implementation (GroundHog): at every step
@@ -50,7 +51,8 @@ Deviations
 - The papers' implementation also forbids ``EOS`` during the first ``len(source) // 2`` steps
   (GroundHog's ``sample.py`` passes ``minlen=len(seq) / 2``, ``seq`` ending in its
   end-of-sentence token), a minimum length the papers do not mention. It is an option here,
-  ``min_len=groundhog_min_len``; by default the model alone decides when to stop.
+  ``min_len="groundhog"``; by default the model alone decides when to stop (the rnnsearch
+  chapter turns it on, as the papers' code).
 - Length normalisation is not mentioned in B; ``length_norm=True`` divides the final score by
   the length (EOS included), a float ``alpha`` by ``length ** alpha``, only to rank finished
   hypotheses (``Hypothesis.score`` stays the raw log-probability). Default: off.
@@ -142,10 +144,18 @@ def groundhog_min_len(src_lengths: torch.Tensor) -> torch.Tensor:
     return src_lengths // 2
 
 
-def _min_lens(min_len: MaxLen, src_mask: torch.Tensor) -> torch.Tensor | None:
+#: minimum-length rules by name (a name keys a cached decode where a function could not)
+MIN_LENS = {"groundhog": groundhog_min_len}
+
+
+def _min_lens(min_len: MaxLen | str, src_mask: torch.Tensor) -> torch.Tensor | None:
     if min_len is None:
         return None
     lengths = src_mask.sum(1)
+    if isinstance(min_len, str):
+        if min_len not in MIN_LENS:
+            raise ValueError(f"search: min_len={min_len!r} is not one of {sorted(MIN_LENS)}")
+        min_len = MIN_LENS[min_len]
     if callable(min_len):
         return torch.as_tensor(min_len(lengths), device=lengths.device).long()
     if int(min_len) < 0:
@@ -243,7 +253,7 @@ def greedy(
     max_len: MaxLen = None,
     forbid_unk: bool = False,
     fast: bool = True,
-    min_len: MaxLen = None,
+    min_len: MaxLen | str = None,
 ) -> list[Hypothesis]:
     """The most probable word at each step, for every sentence of the batch: one Hypothesis each."""
     with _inference(model, fast=fast) as model:
@@ -269,7 +279,7 @@ def sample(
     generator: torch.Generator | None = None,
     forbid_unk: bool = False,
     fast: bool = True,
-    min_len: MaxLen = None,
+    min_len: MaxLen | str = None,
 ) -> list[list[Hypothesis]]:
     """``n`` ancestral samples per sentence (A Table 3), drawn with ``generator``:
     ``[sentence][sample]``."""
@@ -306,7 +316,7 @@ def beam_search(
     n_best: int = 1,
     bf16: bool = False,
     fast: bool = True,
-    min_len: MaxLen = None,
+    min_len: MaxLen | str = None,
 ) -> list[list[Hypothesis]]:
     """Batched beam search: ``[sentence][rank]``, at most ``n_best`` Hypotheses per sentence, best
     first.

@@ -43,7 +43,7 @@ def translate(
     bf16: bool = False,
     attention: bool = False,
     progress: Callable[[int], None] | None = None,
-    min_len: MaxLen = None,
+    min_len: MaxLen | str = None,
 ) -> list[Hypothesis]:
     """The best hypothesis for every sentence of ``sources`` (in their order).
 

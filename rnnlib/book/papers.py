@@ -35,6 +35,21 @@ B_TABLE1 = {
 }
 
 # B, Table 2 (Appendix B): learning statistics; NLL per sentence.
+#: B Table 3 (Appendix C), its first example: a test sentence of 30 words or more, as printed
+B_TABLE3_EXAMPLE = {
+    "source": "An admitting privilege is the right of a doctor to admit a patient to a hospital or "
+    "a medical centre to carry out a diagnosis or a procedure, based on his status as a health "
+    "care worker at a hospital.",
+    "reference": "Le privilège d'admission est le droit d'un médecin, en vertu de son statut de "
+    "membre soignant d'un hôpital, d'admettre un patient dans un hôpital ou un centre médical "
+    "afin d'y délivrer un diagnostic ou un traitement.",
+    "RNNenc-50": "Un privilège d'admission est le droit d'un médecin de reconnaître un patient à "
+    "l'hôpital ou un centre médical d'un diagnostic ou de prendre un diagnostic en fonction de "
+    "son état de santé.",
+    "RNNsearch-50": "Un privilège d'admission est le droit d'un médecin d'admettre un patient à un "
+    "hôpital ou un centre médical pour effectuer un diagnostic ou une procédure, selon son "
+    "statut de travailleur des soins de santé à l'hôpital.",
+}
 B_TABLE2 = {
     "RNNenc-30": {
         "updates": 8.46e5,

@@ -77,6 +77,12 @@ from ..specials import BOS, UNK
 from ..train import TrainConfig
 from ..translate import translate
 from .baseline import baseline_params, baseline_system
+from .rnnsearch_design import (
+    equal_time_updates,
+    parse_recipe_runs,
+    recipe_label,
+    recipe_runs_table,
+)
 from .training_runs import decode_run, length_filter, load_model, read_lines, run_logs, train_run
 
 #: the five models, in the order of the paper's Table 1
@@ -165,7 +171,10 @@ class RNNsearchExperiment:
         dev = corpus.dev
         if p["max_dev"] is not None:
             dev = dev.select(np.arange(min(p["max_dev"], len(dev))))
-        dev_index = np.arange(min(p["dev_bleu_sentences"], len(dev)))
+        # the dev BLEU curve's sentences: drawn with the seed (the first ones are all from one book)
+        n_bleu = min(p["dev_bleu_sentences"], len(dev))
+        rng = np.random.default_rng(p["seed"])
+        dev_index = np.sort(rng.choice(len(dev), size=n_bleu, replace=False))
         return cls(p, corpus, ch.cache, ch.config, ch.root, device, bf16, n_test, dev, dev_index)
 
     # the evaluated test sentences: the first n_test
@@ -193,14 +202,32 @@ class RNNsearchExperiment:
         return no_unk_mask([test.src[i] for i in self.test], [test.tgt[i] for i in self.test])
 
     @property
+    def min_len(self) -> str | None:
+        """The search's minimum length (:data:`rnnlib.search.MIN_LENS`), ``None`` for none."""
+        return None if self.p["min_len"] == "none" else self.p["min_len"]
+
+    def search_options(self) -> dict:
+        """Keyword arguments of every search of the chapter beyond the beam: the minimum length
+        when there is one (absent otherwise, so that the keys of searches without it stay)."""
+        return {} if self.min_len is None else {"min_len": self.min_len}
+
+    @property
     def dev_bleu_config(self) -> dict | None:
         """How the dev BLEU curve is measured (part of a run's key); ``None``: no curve."""
-        return {"sentences": len(self.dev_index), "beam_size": 1} if len(self.dev_index) else None
+        if not len(self.dev_index):
+            return None
+        return {
+            "sentences": len(self.dev_index),
+            "drawn": config_hash([int(i) for i in self.dev_index]),
+            "beam_size": 1,
+            **self.search_options(),
+        }
 
-    def model_config(self, arch: str) -> ModelConfig:
-        """The model config of ``arch`` (``rnnsearch`` or ``rnnencdec``) from the parameters."""
+    def model_config(self, arch: str, **overrides) -> ModelConfig:
+        """The model config of ``arch`` (``rnnsearch`` or ``rnnencdec``) from the parameters,
+        ``overrides`` by field name on top."""
         vocab = {"src_vocab": len(self.corpus.src_vocab), "tgt_vocab": len(self.corpus.tgt_vocab)}
-        return self.config(ModelConfig, arch=arch, **vocab)
+        return self.config(ModelConfig, arch=arch, **vocab, **overrides)
 
     def train_config(self, updates: int, **overrides) -> TrainConfig:
         """The training config of a run of ``updates`` updates (the resolved device: "auto"
@@ -224,7 +251,9 @@ class RNNsearchExperiment:
         """Dev BLEU of ``model`` (greedy search on the fixed dev subset ``dev_index``)."""
         sources = [self.dev.src[i] for i in self.dev_index]
         refs = self.corpus.references("dev")[0]
-        hyps = translate(model, sources, beam_size=1, batch_size=self.p["decode_batch"])
+        hyps = translate(
+            model, sources, beam_size=1, batch_size=self.p["decode_batch"], **self.search_options()
+        )
         out = [self.corpus.detokenize(self.to_words(h.tokens)) for h in hyps]
         return corpus_bleu(out, [refs[i] for i in self.dev_index]).score
 
@@ -239,6 +268,9 @@ class Runs:
     logs: dict[str, dict[str, pd.DataFrame]]
     arch: dict[str, str]
     adadelta: Artifact | None = None
+    #: ``(dropout, lr_decay) -> RNNsearch-30 run`` of every recipe candidate (the chapter's own
+    #: recipe is the RNNsearch-30 run itself), :func:`rnnlib.experiments.rnnsearch_design`
+    recipe: dict[tuple[float, float | None], Artifact] = field(default_factory=dict)
 
     def model(self, ex: RNNsearchExperiment, name: str) -> torch.nn.Module:
         """The delivered parameters of model ``name``, on the experiment's device."""
@@ -262,18 +294,50 @@ SELF_COMPARISON = (
 
 
 def run_specs(ex: RNNsearchExperiment) -> dict[str, tuple[str, int, int]]:
-    """``name -> (arch, max_len, updates)`` of the four models trained from scratch."""
+    """``name -> (arch, max_len, updates)`` of the four models trained from scratch: RNNsearch
+    ``updates_search`` updates, RNNencdec as many as the paper's equal time gives
+    (:func:`rnnlib.experiments.rnnsearch_design.equal_time_updates`)."""
     p = ex.p
+    search = p["updates_search"]
     return {
-        "RNNencdec-30": ("rnnencdec", p["len_short"], p["updates_encdec"]),
-        "RNNsearch-30": ("rnnsearch", p["len_short"], p["updates_search"]),
-        "RNNencdec-50": ("rnnencdec", p["len_long"], p["updates_encdec"]),
-        "RNNsearch-50": ("rnnsearch", p["len_long"], p["updates_search"]),
+        "RNNencdec-30": (
+            "rnnencdec",
+            p["len_short"],
+            equal_time_updates(search, p["updates_encdec"], "short"),
+        ),
+        "RNNsearch-30": ("rnnsearch", p["len_short"], search),
+        "RNNencdec-50": (
+            "rnnencdec",
+            p["len_long"],
+            equal_time_updates(search, p["updates_encdec"], "long"),
+        ),
+        "RNNsearch-50": ("rnnsearch", p["len_long"], search),
     }
 
 
-def _run(ex: RNNsearchExperiment, name: str, train: TrainConfig | None = None, **kw) -> Artifact:
-    """One training run (``rnnsearch/run``) of model ``name`` on its length-filtered pairs."""
+def updates_text(ex: RNNsearchExperiment) -> str:
+    """How the runs' update counts were set: equal time (the paper's ratio of update rates) or
+    fixed counts, with each model's updates."""
+    specs = run_specs(ex)
+    counts = ", ".join(f"{SHOWN[n]} {u:,}" for n, (_, _, u) in specs.items())
+    if ex.p["updates_encdec"] is None:
+        return (
+            "The runs trained for the paper's equal time, as update counts: RNNencdec made as "
+            "many more updates than RNNsearch as in B Table 2, where every model trained "
+            f"about 110 hours ({counts} updates)"
+        )
+    return f"The runs trained for fixed update counts, not equal time ({counts} updates)"
+
+
+def _run(
+    ex: RNNsearchExperiment,
+    name: str,
+    train: TrainConfig | None = None,
+    model_overrides: dict | None = None,
+    **kw,
+) -> Artifact:
+    """One training run (``rnnsearch/run``) of model ``name`` on its length-filtered pairs
+    (``model_overrides``: model config fields that differ from the parameters')."""
     arch, max_len, updates = run_specs(ex)[name]
     p, corpus = ex.p, ex.corpus
     train_all = corpus.train
@@ -289,7 +353,7 @@ def _run(ex: RNNsearchExperiment, name: str, train: TrainConfig | None = None, *
     }
     dev_bleu = ex.dev_bleu if ex.dev_bleu_config else None
     train = train or ex.train_config(updates)
-    model = ex.model_config(arch)
+    model = ex.model_config(arch, **(model_overrides or {}))
     return train_run(
         ex.cache,
         "rnnsearch/run",
@@ -316,11 +380,43 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     runs["RNNsearch-50*"] = _run(ex, "RNNsearch-50", star, parent=runs["RNNsearch-50"])
     adadelta = None
     if p["adadelta_updates"] and p["optimizer"] != "adadelta":
-        ada = ex.train_config(p["adadelta_updates"], optimizer="adadelta", lr=1.0)
+        ada = ex.train_config(p["adadelta_updates"], optimizer="adadelta", lr=1.0, lr_decay=None)
         adadelta = _run(ex, "RNNsearch-50", ada)
+    recipe = {(p["dropout"], p["lr_decay"]): runs["RNNsearch-30"]}
+    for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
+        if (dropout, decay) not in recipe:
+            other = ex.train_config(p["updates_search"], lr_decay=decay)
+            recipe[(dropout, decay)] = _run(ex, "RNNsearch-30", other, {"dropout": dropout})
     logs = {name: run_logs(art) for name, art in runs.items()}
     arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
-    return Runs(runs, logs, arch, adadelta)
+    return Runs(runs, logs, arch, adadelta, recipe)
+
+
+def recipe_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, str]:
+    """The recipe runs (:attr:`Runs.recipe`: RNNsearch-30 with each candidate recipe, the same
+    pairs, updates and seed) as a table, and a sentence on which the dev rule picks and whether
+    it is the chapter's recipe."""
+    chosen = (ex.p["dropout"], ex.p["lr_decay"])
+    table, winner = recipe_runs_table({k: (a, run_logs(a)) for k, a in runs.recipe.items()}, chosen)
+    col = "dev NLL per token (best)"
+    if len(table) < 2:
+        return table, (
+            "only the chapter's own recipe was trained (`recipe_runs` is empty): nothing was "
+            "chosen on dev here"
+        )
+    own = table.loc[recipe_label(*chosen), col]
+    others = table.drop(index=recipe_label(*chosen))[col]
+    if winner == chosen:
+        return table, (
+            f"the chapter's recipe ({recipe_label(*chosen)}) reaches the lowest dev NLL, "
+            f"{own:.3f} nats a token against {others.min():.3f} for the best other candidate: "
+            "the rule picks it"
+        )
+    return table, (
+        f"**the rule does not pick the chapter's recipe**: {recipe_label(*winner)} reaches "
+        f"{table[col].min():.3f} nats a token against the chapter's {own:.3f}; the profile's "
+        "`dropout` and `lr_decay` should follow it"
+    )
 
 
 # -- Table 2 ---------------------------------------------------------------------------------------
@@ -347,6 +443,9 @@ def table_2(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
                 "hours": art.extra["seconds"] / 3600,
                 "seconds per update": seconds_per_update(art),
                 "device": art.extra["device"],
+                "last rate": runs.logs[name]["eval"]["lr"].iloc[-1]
+                if "lr" in runs.logs[name]["eval"]
+                else np.nan,
                 "train NLL": train_nll,
                 "dev NLL": art.extra["dev_nll"],
             }
@@ -360,6 +459,7 @@ def table_2(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
                 "hours": paper["hours"],
                 "seconds per update": paper["hours"] * 3600 / paper["updates"],
                 "device": paper["gpu"],
+                "last rate": np.nan,
                 "train NLL": paper["train_nll"],
                 "dev NLL": paper["dev_nll"],
             }
@@ -412,11 +512,16 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
         text = "reached its update limit (`updates_star`) before early stopping ended it"
     if star_is_search50(runs):
         more = star["updates"] - runs.runs["RNNsearch-50"].extra["updates"]
+        rate = (
+            "at a constant learning rate"
+            if ex.p["lr_decay"] is None
+            else f"(the rate multiplied by {ex.p['lr_decay']:g} after every stall)"
+        )
         return text + (
             f". Its lowest dev NLL is still the one at update {best}, so **RNNsearch-50⋆ "
-            "delivers the same parameters as RNNsearch-50**: in its "
-            f"{more:,} further updates at a constant learning rate the dev NLL did not go "
-            "lower, and the claims that compare the two are not judged"
+            f"delivers the same parameters as RNNsearch-50**: in its {more:,} further updates "
+            f"{rate} the dev NLL did not go lower, and the claims that compare the two are not "
+            "judged"
         )
     return text + f"; its lowest dev NLL was at update {best}"
 
@@ -565,9 +670,8 @@ def table_2_claims(
     one_seed = (
         f"per-sentence dev NLL, paired bootstrap over the {len(ex.dev)} dev sentences "
         f"({n_boot} resamples); one training run per model, so the spread over training seeds "
-        "is not measured. The runs were not equal-time: they trained for fixed update counts "
-        f"({p['updates_encdec']:,} RNNencdec, {p['updates_search']:,} RNNsearch updates; "
-        f"{minutes['rnnencdec']:.1f} and {minutes['rnnsearch']:.1f} minutes per model on average)"
+        f"is not measured. {updates_text(ex)}: {minutes['rnnencdec']:.1f} and "
+        f"{minutes['rnnsearch']:.1f} minutes per model on average"
     )
     pairs = (("RNNsearch-30", "RNNencdec-30"), ("RNNsearch-50", "RNNencdec-50"))
     lower = [
@@ -784,7 +888,8 @@ class Translations:
         translations, the untrained network's and the phrase-based system's evaluation."""
         base = [self.base_evaluation] if self.base is not None else []
         init = [self.untrained_decoded] if self.untrained_decoded is not None else []
-        return self.trained + list(self.decoded.values()) + base + init
+        every = self.trained + list(self.decoded.values()) + base + init
+        return list({(a.kind, a.key): a for a in every}.values())  # ⋆'s may be RNNsearch-50's
 
 
 def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
@@ -795,8 +900,12 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
     ``baseline`` is on and it translated at least ``n_test`` sentences)."""
     p, corpus, known = ex.p, ex.corpus, ex.known
     decoded = {}
+    same = star_is_search50(runs)
     for name in NAMES:
         for subset in SUBSETS:
+            if name == "RNNsearch-50*" and same:  # the same parameters: the same translations
+                decoded[(name, subset)] = decoded[("RNNsearch-50", subset)]
+                continue
             art = runs.runs[name]
             index = ex.test if subset == "all" else ex.test[known]
             which = {
@@ -816,6 +925,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
                 beam_size=p["beam_size"],
                 batch_size=p["decode_batch"],
                 forbid_unk=subset == "no_unk",
+                **ex.search_options(),
             )
     hyps = {key: read_lines(art.file("text.txt")) for key, art in decoded.items()}
     init = decode_run(
@@ -829,6 +939,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
         data=corpus.checksum,
         beam_size=1,
         batch_size=p["decode_batch"],
+        **ex.search_options(),
     )
     refs = ex.test_refs
     out = Translations(
@@ -838,7 +949,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
         {"all": refs, "no_unk": [r for r, k in zip(refs, known) if k]},
         known,
         systems=list(NAMES),
-        star_same=star_is_search50(runs),
+        star_same=same,
         untrained=read_lines(init.file("text.txt")),
         untrained_decoded=init,
     )
@@ -875,10 +986,16 @@ def table_1(tr: Translations, scores: dict) -> pd.DataFrame:
                 "No UNK": scores[(name, "no_unk")].score,
                 "paper: All": paper["all"],
                 "paper: No UNK": paper["no_unk"],
+                "BP (All)": scores[(name, "all")].bp,
+                "length ratio (All)": scores[(name, "all")].ratio,
+                "BP (No UNK)": scores[(name, "no_unk")].bp,
+                "length ratio (No UNK)": scores[(name, "no_unk")].ratio,
                 "note": "= RNNsearch-50 (the same parameters)" if same else "",
             }
         )
-    return pd.DataFrame(rows).set_index("model").round(2)
+    table = pd.DataFrame(rows).set_index("model").round(2)
+    lengths = [c for c in table.columns if c.startswith(("BP", "length ratio"))]
+    return table.round({c: 3 for c in lengths})
 
 
 def table_1_numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> dict:
@@ -899,7 +1016,10 @@ def table_1_numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> 
         "rns-no-unk-generated-unk": (generated["no_unk"], None),
         "rns-all-generated-unk": (generated["all"], None),
         "rns-beam": (ex.p["beam_size"], None),
-        "rns-decode-minutes": (sum(a.extra["seconds"] for a in tr.decoded.values()) / 60, 1),
+        "rns-decode-minutes": (
+            sum(a.extra["seconds"] for a in {x.key: x for x in tr.decoded.values()}.values()) / 60,
+            1,
+        ),
     }
     for name in tr.systems:
         numbers[f"rns-bleu-{glue_key(name)}"] = (scores[(name, "all")].score, 2)
@@ -1269,6 +1389,86 @@ def length_buckets(by_length: dict, gaps: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def length_slopes(ex: RNNsearchExperiment, tr: Translations) -> dict:
+    """Fig. 2 read as the paper reads it: RNNsearch-50's and RNNencdec-50's BLEU in each bucket of
+    at least :data:`MIN_BUCKET` sentences relative to their own shortest such bucket, the slope of
+    each over length and their difference with a joint paired bootstrap over the test sentences
+    (:func:`rnnlib.stats.relative_length_slopes`; its keys, ``a`` RNNsearch-50)."""
+    p = ex.p
+    edges = length_edges(min(p["bucket_width"], p["bucket_last"]), p["bucket_last"])
+    rng = np.random.default_rng([p["seed"], 24])
+    return stats.relative_length_slopes(
+        tr.of("RNNsearch-50"),
+        tr.of("RNNencdec-50"),
+        tr.refs["all"],
+        ex.src_len,
+        edges,
+        MIN_BUCKET,
+        n_boot=p["n_boot"],
+        seed=rng,
+    )
+
+
+def relative_by_length(by_length: dict) -> pd.DataFrame:
+    """Every curve of Fig. 2 relative to its own BLEU in the shortest bucket of at least
+    :data:`MIN_BUCKET` sentences: long form (``system``, ``bucket``, ``mid``, ``relative``)."""
+    rows = []
+    for name, t in by_length.items():
+        kept = t[t["sentences"] >= MIN_BUCKET]
+        if not len(kept):
+            continue
+        first = float(kept["bleu"].iloc[0])
+        rel = kept["bleu"] / first if first > 0 else np.nan
+        rows.append(kept[["bucket", "mid"]].assign(system=shown(name), relative=rel))
+    return pd.concat(rows, ignore_index=True)
+
+
+def relative_length_figure(by_length: dict):
+    """Fig. 2's relative view: each system's BLEU per bucket over its own shortest bucket's
+    (buckets of at least :data:`MIN_BUCKET` sentences), a dashed line at 1. Returns the figure."""
+    colours = system_colors(by_length)
+    data = relative_by_length(by_length)
+    fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT))
+    sns.lineplot(
+        data=data,
+        x="mid",
+        y="relative",
+        hue="system",
+        style="system",
+        palette={shown(n): c for n, c in colours.items()},
+        markers=True,
+        estimator=None,
+        errorbar=None,
+        ax=ax,
+    )
+    ax.axhline(1.0, color="0.5", lw=0.8, ls="--")
+    ticks = data.drop_duplicates("mid").sort_values("mid")
+    ax.set_xticks(ticks["mid"], ticks["bucket"], fontsize=8)
+    ax.set(
+        xlabel="sentence length (source tokens)",
+        ylabel="BLEU / BLEU of the shortest bucket",
+    )
+    ax.legend(title=None)
+    fig.tight_layout()
+    return fig
+
+
+def slope_numbers(slopes: dict) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 1)``: the relative slopes in % of the shortest bucket's BLEU per 10
+    tokens, and their difference with its interval."""
+    per10 = {k: 1000 * slopes[k] for k in ("slope_a", "slope_b", "diff", "low", "high")}
+    return {
+        "rns-slope-search50": (per10["slope_a"], 1),
+        "rns-slope-encdec50": (per10["slope_b"], 1),
+        "rns-slope-diff": (per10["diff"], 1),
+        "rns-slope-diff-low": (per10["low"], 1),
+        "rns-slope-diff-high": (per10["high"], 1),
+        "rns-slope-first-encdec50": (float(slopes["buckets"]["bleu_b"].iloc[0]), 2)
+        if len(slopes["buckets"])
+        else (np.nan, 2),
+    }
+
+
 def _band(by_length: dict, name: str, bucket) -> tuple[float, float, float]:
     row = by_length[name].set_index("bucket").loc[bucket]
     return float(row["bleu"]), float(row["band_low"]), float(row["band_high"])
@@ -1462,10 +1662,13 @@ def eligible_sentences(ex: RNNsearchExperiment) -> np.ndarray:
     return np.flatnonzero(ex.known & (src_len >= 10) & (src_len <= 20))
 
 
-def _panel_sources(ex: RNNsearchExperiment) -> list[tuple[str, list[str], np.ndarray]]:
+def _panel_sources(
+    ex: RNNsearchExperiment, reordered: np.ndarray | None = None
+) -> list[tuple[str, list[str], np.ndarray]]:
     """``(label, source words, source ids)`` of each panel: (a) the chosen sentence
-    (``align_text``, or test sentence ``align_sentence``, or the first eligible one), (b-d)
-    three eligible sentences drawn with ``seed``."""
+    (``align_text``, or test sentence ``align_sentence``, or else the first eligible sentence
+    among ``reordered``, those whose alignment shows a local reordering, or the first eligible
+    one when none does), (b-d) three eligible sentences drawn with ``seed``."""
     p, corpus, eligible = ex.p, ex.corpus, eligible_sentences(ex)
     words_of = corpus.text("test", "src")
     if p["align_text"]:
@@ -1483,7 +1686,8 @@ def _panel_sources(ex: RNNsearchExperiment) -> list[tuple[str, list[str], np.nda
                 f"sentences (0 to {len(corpus.test) - 1})"
             )
         if pick is None:
-            pick = int(eligible[0]) if len(eligible) else 0
+            chosen = eligible if reordered is None else np.intersect1d(eligible, reordered)
+            pick = int(chosen[0]) if len(chosen) else int(eligible[0]) if len(eligible) else 0
         label = f"(a) {corpus.label('test', pick)}"
         panels, exclude = [(label, words_of[pick].split(), corpus.test.src[pick])], pick
     pool = np.array([i for i in eligible if i != exclude])
@@ -1499,18 +1703,36 @@ def _panel_sources(ex: RNNsearchExperiment) -> list[tuple[str, list[str], np.nda
     return panels
 
 
-def alignment_panels(ex: RNNsearchExperiment, runs: Runs) -> tuple[Artifact, list[dict]]:
+def reordered_sentences(ex: RNNsearchExperiment, tr: Translations, sample) -> np.ndarray:
+    """Test positions of the No UNK sentences whose RNNsearch-50 alignment (``sample``, an
+    :class:`AlignmentSample`) shows a local reordering by C-B-F3-2's rule: two consecutive
+    generated words, each with a largest weight of at least :data:`CONFIDENT`, whose source
+    positions step back by 1 to 3 words (an adjective-noun inversion steps back by 1)."""
+    return ex.test[tr.known][alignment_stats(sample.trained).reorder]
+
+
+def alignment_panels(
+    ex: RNNsearchExperiment, runs: Runs, reordered: np.ndarray | None = None
+) -> tuple[Artifact, list[dict]]:
     """B Fig. 3: the alignments RNNsearch-50 finds for each panel's sentence (beam search,
-    ``[UNK]`` forbidden), an artifact (``rnnsearch/alignments``). Returns it and its items:
+    ``[UNK]`` forbidden), an artifact (``rnnsearch/alignments``); panel (a) by default the first
+    eligible sentence of ``reordered`` (:func:`reordered_sentences`). Returns it and its items:
     ``{"label", "source", "output", "weights"}``, ``weights (len(output) + 1,
     len(source) + 1)`` (the weights alpha_ij of Eq. 6; last row and column: the end)."""
-    panels = _panel_sources(ex)
+    panels = _panel_sources(ex, reordered)
     beam = ex.p["beam_size"]
 
     def make(out: Path, work: Path) -> None:
         model = runs.model(ex, "RNNsearch-50")
         sources = [np.asarray(p[2]) for p in panels]
-        hyps = translate(model, sources, beam_size=beam, forbid_unk=True, attention=True)
+        hyps = translate(
+            model,
+            sources,
+            beam_size=beam,
+            forbid_unk=True,
+            attention=True,
+            **ex.search_options(),
+        )
         items = [
             {
                 "label": p[0],
@@ -1527,6 +1749,7 @@ def alignment_panels(ex: RNNsearchExperiment, runs: Runs) -> tuple[Artifact, lis
     config = {
         "run": runs.runs["RNNsearch-50"].key,
         "beam_size": beam,
+        **ex.search_options(),
         "panels": [[p[0], p[1], [int(x) for x in p[2]]] for p in panels],
     }
     art = ex.cache.build("rnnsearch/alignments", config, make, data=ex.corpus.checksum)
@@ -1850,8 +2073,29 @@ def alignment_numbers(ex: RNNsearchExperiment, s: AlignmentSample) -> dict:
 
 # -- Table 3 ---------------------------------------------------------------------------------------
 def longest_sentences(ex: RNNsearchExperiment) -> np.ndarray:
-    """``(n_long,)``: the longest evaluated test sentences, longest first (stable)."""
-    return ex.test[np.argsort(-ex.src_len, kind="stable")[: ex.p["n_long"]]]
+    """``(n_long,)``: B Table 3's sentences, the longest evaluated test sentences (longest first,
+    stable) among those the "-50" models could have trained on and the "-30" models could not:
+    source of at least ``len_short`` and both sides of at most ``len_long`` tokens (the paper:
+    "30 words or more", its models trained on at most 50). When no sentence is in that range,
+    the longest of all."""
+    p = ex.p
+    tgt_len = ex.corpus.test.tgt.lengths[: ex.n_test]
+    inside = (ex.src_len >= p["len_short"]) & (ex.src_len <= p["len_long"])
+    inside &= tgt_len <= p["len_long"]
+    pool = np.flatnonzero(inside) if inside.any() else np.arange(ex.n_test)
+    order = pool[np.argsort(-ex.src_len[pool], kind="stable")]
+    return ex.test[order[: p["n_long"]]]
+
+
+def paper_table_3() -> pd.DataFrame:
+    """The paper's first example of B Table 3 (its source, reference and the two models'
+    translations), as printed; index ``("the paper's example 1", row)``."""
+    ex1 = papers.B_TABLE3_EXAMPLE
+    rows = [
+        {"sentence": "the paper's example 1", "": row, "text": ex1[row]}
+        for row in ("source", "reference", "RNNenc-50", "RNNsearch-50")
+    ]
+    return pd.DataFrame(rows).set_index(["sentence", ""])
 
 
 def table_3(ex: RNNsearchExperiment, tr: Translations) -> pd.DataFrame:
@@ -1977,14 +2221,29 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "hidden, align",
         ),
         ("embedding m, maxout l", "620, 500", f"{p['emb']}, {p['maxout']}", "emb, maxout"),
-        ("dropout", "none", f"{p['dropout']:g}" if p["dropout"] else "none", "dropout"),
+        (
+            "dropout",
+            "none",
+            (f"{p['dropout']:g} on the maxout units" if p["dropout"] else "none")
+            + " (chosen on dev: the recipe runs)",
+            "dropout, recipe_runs",
+        ),
+        (
+            "learning-rate schedule",
+            "none (Adadelta's own step sizes)",
+            "constant"
+            if p["lr_decay"] is None
+            else f"× {p['lr_decay']:g} after every {p['lr_patience']} dev evaluation(s) in a "
+            "row without a lower dev NLL (chosen on dev: the recipe runs)",
+            "lr_decay, lr_patience, recipe_runs",
+        ),
         ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr"),
         ("gradient clipping", "L2 norm 1", clip, "clip_norm"),
         ("minibatch", "80 pairs", f"{p['batch_size']} pairs", "batch_size"),
         (
             "training length",
             "about 5 days each (2.9–8.5 × 10⁵ updates)",
-            f"{p['updates_encdec']:,} (RNNencdec), {p['updates_search']:,} (RNNsearch) updates",
+            updates_text(ex).replace("The runs", "runs"),
             "updates_encdec, updates_search",
         ),
         (
@@ -1997,9 +2256,18 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
         ("precision", "float32 (GPU)", _precision(ex), "bf16"),
         ("beam width", "not stated", f"{p['beam_size']}", "beam_size"),
         (
+            "minimum length of a translation",
+            "not stated (the papers' code: len(source)/2, GroundHog's sampler)",
+            "none"
+            if ex.min_len is None
+            else "len(source)/2 tokens before the end may be generated, every search",
+            "min_len",
+        ),
+        (
             "dev set",
             "news-test-2012 + 2013",
-            f"{len(ex.dev):,} sentences (dev BLEU curve: the first {len(ex.dev_index):,})",
+            f"{len(ex.dev):,} sentences (dev BLEU curve: {len(ex.dev_index):,} of them, drawn with "
+            "the seed)",
             "max_dev, dev_bleu_sentences",
         ),
         ("test set", "news-test-2014 (3,003 sentences)", f"{ex.n_test:,} sentences", "max_test"),
@@ -2064,6 +2332,14 @@ __all__ = [
     "table_2",
     "table_2_claims",
     "train_runs",
+    "updates_text",
+    "recipe_evidence",
+    "length_slopes",
+    "relative_by_length",
+    "relative_length_figure",
+    "slope_numbers",
+    "reordered_sentences",
+    "paper_table_3",
     "training_numbers",
     "translations",
 ]

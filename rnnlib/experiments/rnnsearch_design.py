@@ -1,0 +1,131 @@
+"""How the rnnsearch chapter's experiment is designed at a small scale (issue 24): equal training
+time, the recipe chosen on dev, and the evidence for both.
+
+* :func:`equal_time_updates` -- RNNencdec's updates from RNNsearch's, at the paper's ratio of
+  update rates (B Table 2: every model trained about five days, so an RNNencdec, cheaper per
+  update, made about twice the updates);
+* :func:`parse_recipe_runs` -- the chapter's ``recipe_runs`` parameter: the alternatives to the
+  chosen recipe (dropout, learning-rate schedule) trained as RNNsearch-30 on the same data;
+* :func:`recipe_runs_table` -- the candidates side by side, with the rule that picks one (the
+  lowest dev NLL, never a test number).
+
+Deviations
+----------
+- B trains with Adadelta and no regularisation on 348M words. On the book's corpus (about 16
+  thousand pairs of at most 30 tokens) the networks overfit within minutes; dropout on the maxout
+  units and halving the learning rate when the dev NLL stops improving are parameters
+  (``dropout``, ``lr_decay``, ``lr_patience``) chosen by the runs this module tabulates.
+- B gives each model the same time; a run here is keyed by its update count, so that the cache
+  key does not depend on the machine's speed: the paper's ratio of update rates stands in for
+  "the same time", and Table 2 shows the minutes each run took.
+"""
+
+from __future__ import annotations
+
+import math
+import pandas as pd
+
+from ..book import papers
+from ..cache import Artifact
+
+#: the pairs of B Table 2 trained on the same sentences: (RNNencdec row, RNNsearch row)
+PAIRS = {"short": ("RNNenc-30", "RNNsearch-30"), "long": ("RNNenc-50", "RNNsearch-50")}
+
+
+def paper_rate_ratio(pair: str) -> float:
+    """RNNencdec's updates per hour over RNNsearch's in B Table 2, for the ``"short"`` (-30) or
+    ``"long"`` (-50) pair: 1.86 and 2.14. Both models of a pair trained about 110 hours, so
+    this is the ratio of their updates at equal time."""
+    enc, search = (papers.B_TABLE2[name] for name in PAIRS[pair])
+    return (enc["updates"] / enc["hours"]) / (search["updates"] / search["hours"])
+
+
+def equal_time_updates(updates_search: int, updates_encdec: int | None, pair: str) -> int:
+    """RNNencdec's updates in the ``pair`` (``"short"``/``"long"``): ``updates_encdec`` when it
+    is set, else ``updates_search`` times :func:`paper_rate_ratio` (rounded), which gives the
+    two models the paper's equal time as far as their speeds relate as the paper's did."""
+    if updates_encdec is not None:
+        return int(updates_encdec)
+    return int(round(updates_search * paper_rate_ratio(pair)))
+
+
+def parse_recipe_runs(text: str | None) -> list[tuple[float, float | None]]:
+    """The ``recipe_runs`` parameter, ``"dropout/lr_decay, ..."`` (``lr_decay`` ``none`` for a
+    constant rate; ``""`` or ``None``: no alternatives) -> ``[(dropout, lr_decay)]``. A bad
+    entry is an error naming the parameter and the entry."""
+    out: list[tuple[float, float | None]] = []
+    for entry in (text or "").split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        parts = entry.split("/")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            dropout = float(parts[0])
+            decay = None if parts[1].strip().lower() == "none" else float(parts[1])
+        except ValueError:
+            raise ValueError(
+                f"parameter 'recipe_runs': entry {entry!r} is not 'dropout/lr_decay' "
+                "(for example '0.3/0.5' or '0/none')"
+            ) from None
+        if not 0 <= dropout < 1 or (decay is not None and not 0 < decay < 1):
+            raise ValueError(
+                f"parameter 'recipe_runs': entry {entry!r} needs dropout in [0, 1) and "
+                "lr_decay in (0, 1) or none"
+            )
+        out.append((dropout, decay))
+    return out
+
+
+def recipe_label(dropout: float, decay: float | None) -> str:
+    """How a recipe reads in the table: ``"dropout 0.3, rate × 0.5 on a stall"``."""
+    drop = f"dropout {dropout:g}" if dropout else "no dropout"
+    rate = "constant rate" if decay is None else f"rate × {decay:g} when dev stalls"
+    return f"{drop}, {rate}"
+
+
+def _dev_bleu_at(bleu: pd.DataFrame, update: int) -> float:
+    rows = bleu[bleu["update"] <= update]
+    return float(rows["dev_bleu"].iloc[-1]) if len(rows) else math.nan
+
+
+def recipe_runs_table(
+    candidates: dict[tuple[float, float | None], tuple[Artifact, dict[str, pd.DataFrame]]],
+    chosen: tuple[float, float | None],
+) -> tuple[pd.DataFrame, tuple[float, float | None]]:
+    """The recipe candidates (``(dropout, lr_decay) -> (run, its logs)``, every one RNNsearch-30
+    on the same pairs and updates) as a table, and the winner: the lowest dev NLL per token of
+    the delivered parameters (dev only; its dev BLEU is shown, greedy, on the curve's dev
+    subset). ``chosen`` is the chapter's own recipe, marked."""
+    rows = []
+    for (dropout, decay), (art, logs) in candidates.items():
+        best = art.extra["best"]
+        ev = logs["eval"]
+        rows.append(
+            {
+                "recipe": recipe_label(dropout, decay),
+                "dropout": dropout,
+                "lr_decay": "none" if decay is None else f"{decay:g}",
+                "best update": int(best["update"]),
+                "dev NLL per token (best)": float(best["dev_nll_token"]),
+                "dev NLL per token (last)": float(ev["dev_nll_token"].iloc[-1]),
+                "dev BLEU (greedy, at best)": _dev_bleu_at(logs["bleu"], int(best["update"])),
+                "the chapter's": "yes" if (dropout, decay) == chosen else "",
+            }
+        )
+    table = pd.DataFrame(rows).set_index("recipe")
+    winner_label = table["dev NLL per token (best)"].idxmin()
+    winner = next(k for k in candidates if recipe_label(*k) == winner_label)
+    table["lowest dev NLL"] = ["←" if label == winner_label else "" for label in table.index]
+    return table.round(3), winner
+
+
+__all__ = [
+    "PAIRS",
+    "equal_time_updates",
+    "paper_rate_ratio",
+    "parse_recipe_runs",
+    "recipe_label",
+    "recipe_runs_table",
+]

@@ -1,0 +1,181 @@
+"""Issue 24's design of paper B's experiment: equal training time from the paper's Table 2, the
+recipe runs and their rule, the minimum length of the papers' code, the brevity penalty in
+Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made inputs."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+import torch
+
+from rnnlib import search, stats
+from rnnlib.bleu import corpus_bleu
+from rnnlib.book import papers
+from rnnlib.experiments import rnnsearch as R
+from rnnlib.experiments import rnnsearch_design as D
+
+
+# -- equal time ------------------------------------------------------------------------------------
+def test_the_equal_time_ratio_is_the_papers_ratio_of_updates_per_hour():
+    t2 = papers.B_TABLE2
+    rate = {n: t2[n]["updates"] / t2[n]["hours"] for n in t2}
+    assert D.paper_rate_ratio("short") == pytest.approx(rate["RNNenc-30"] / rate["RNNsearch-30"])
+    assert D.paper_rate_ratio("long") == pytest.approx(rate["RNNenc-50"] / rate["RNNsearch-50"])
+    # RNNencdec made about twice the updates in the same time
+    assert 1.5 < D.paper_rate_ratio("short") < D.paper_rate_ratio("long") < 2.5
+
+
+def test_encdec_updates_follow_the_ratio_unless_set():
+    ratio = D.paper_rate_ratio("long")
+    assert D.equal_time_updates(1000, None, "long") == round(1000 * ratio)
+    assert D.equal_time_updates(1000, 777, "long") == 777
+    ex = SimpleNamespace(
+        p={"updates_search": 100, "updates_encdec": None, "len_short": 30, "len_long": 50}
+    )
+    specs = R.run_specs(ex)
+    assert specs["RNNsearch-30"][2] == specs["RNNsearch-50"][2] == 100
+    assert specs["RNNencdec-30"][2] == round(100 * D.paper_rate_ratio("short"))
+    assert specs["RNNencdec-50"][2] == round(100 * D.paper_rate_ratio("long"))
+    assert "equal time" in R.updates_text(ex)
+    ex.p["updates_encdec"] = 100
+    assert R.run_specs(ex)["RNNencdec-50"][2] == 100
+    assert "not equal time" in R.updates_text(ex)
+
+
+# -- the recipe runs -------------------------------------------------------------------------------
+def test_recipe_runs_parse_and_reject_bad_entries_by_name():
+    assert D.parse_recipe_runs("0/none, 0.3/0.5") == [(0.0, None), (0.3, 0.5)]
+    assert D.parse_recipe_runs("") == [] and D.parse_recipe_runs(None) == []
+    for bad in ("0.3", "x/none", "0.3/2", "1.0/none", "0/0.5/1"):
+        with pytest.raises(ValueError, match="recipe_runs"):
+            D.parse_recipe_runs(bad)
+
+
+def _candidate(best_nll: float, best_update: int):
+    art = SimpleNamespace(extra={"best": {"update": best_update, "dev_nll_token": best_nll}})
+    logs = {
+        "eval": pd.DataFrame({"update": [100, 200], "dev_nll_token": [best_nll + 1, best_nll]}),
+        "bleu": pd.DataFrame({"update": [100, 200], "dev_bleu": [1.0, 2.0]}),
+    }
+    return art, logs
+
+
+def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_chapters(
+    monkeypatch,
+):
+    cands = {(0.3, 0.5): _candidate(3.6, 200), (0.0, None): _candidate(3.5, 100)}
+    table, winner = D.recipe_runs_table(cands, chosen=(0.3, 0.5))
+    assert winner == (0.0, None)
+    assert table.loc[D.recipe_label(0.0, None), "lowest dev NLL"] == "←"
+    assert table.loc[D.recipe_label(0.3, 0.5), "the chapter's"] == "yes"
+    assert table.loc[D.recipe_label(0.0, None), "dev BLEU (greedy, at best)"] == 1.0
+    ex = SimpleNamespace(p={"dropout": 0.3, "lr_decay": 0.5})
+    runs = SimpleNamespace(recipe={k: v[0] for k, v in cands.items()})
+    logs = {id(v[0]): v[1] for v in cands.values()}
+    monkeypatch.setattr(R, "run_logs", lambda art: logs[id(art)])
+    _, text = R.recipe_evidence(ex, runs)
+    assert "does not pick the chapter's recipe" in text
+
+
+# -- decoding as the papers' code ------------------------------------------------------------------
+def test_min_len_by_name_is_groundhogs_half_source():
+    mask = torch.tensor([[True] * 7 + [False] * 3, [True] * 10])
+    by_name = search._min_lens("groundhog", mask)
+    assert by_name.tolist() == search.groundhog_min_len(mask.sum(1)).tolist() == [3, 5]
+    with pytest.raises(ValueError, match="min_len='half'"):
+        search._min_lens("half", mask)
+
+
+def test_table_1_brevity_penalty_and_length_ratio_are_sacrebleus():
+    refs = ["the cat sat on the mat today", "a dog ran in the park all day"]
+    hyps = ["the cat sat", "a dog ran in the park"]
+    ours = corpus_bleu(hyps, refs)
+    theirs = sacrebleu.corpus_bleu(hyps, [refs])
+    assert ours.bp == pytest.approx(theirs.bp) and ours.bp < 1
+    assert ours.ratio == pytest.approx(theirs.sys_len / theirs.ref_len) and ours.ratio < 1
+
+
+# -- Fig. 2, relative ------------------------------------------------------------------------------
+def _length_data():
+    """Sentences in three buckets of 10 tokens; system a right everywhere, system b right on the
+    short ones and wrong more and more often on longer ones."""
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(40)]
+    refs, a, b, lengths = [], [], [], []
+    for bucket, wrong_share in ((0, 0.0), (1, 0.4), (2, 0.8)):
+        for _ in range(30):
+            ref = " ".join(rng.choice(words, size=8))
+            refs.append(ref)
+            a.append(ref)
+            b.append(ref if rng.random() >= wrong_share else " ".join(rng.choice(words, size=8)))
+            lengths.append(10 * bucket + 5)
+    return a, b, refs, np.array(lengths)
+
+
+def test_relative_slopes_see_a_decline_of_one_system_and_not_of_the_other():
+    a, b, refs, lengths = _length_data()
+    res = stats.relative_length_slopes(a, b, refs, lengths, [0, 10, 20], 20, n_boot=200, seed=1)
+    table = res["buckets"]
+    assert list(table["sentences"]) == [30, 30, 30]
+    assert table["relative_a"].tolist() == pytest.approx([1.0, 1.0, 1.0])
+    assert table["relative_b"].iloc[0] == 1.0 and table["relative_b"].iloc[-1] < 0.5
+    assert res["slope_a"] == pytest.approx(0.0, abs=1e-12) and res["slope_b"] < 0
+    assert res["diff"] == pytest.approx(res["slope_a"] - res["slope_b"]) and res["low"] > 0
+
+
+def test_relative_slopes_of_a_system_against_itself_are_zero_and_small_buckets_give_nan():
+    a, b, refs, lengths = _length_data()
+    same = stats.relative_length_slopes(b, b, refs, lengths, [0, 10, 20], 20, n_boot=50, seed=1)
+    assert same["diff"] == 0 and same["low"] == 0 and same["high"] == 0
+    few = stats.relative_length_slopes(a, b, refs, lengths, [0, 10, 20], 31, n_boot=50, seed=1)
+    assert np.isnan(few["diff"]) and np.isnan(few["low"]) and len(few["buckets"]) == 0
+
+
+def test_relative_view_divides_each_curve_by_its_own_shortest_kept_bucket():
+    t = pd.DataFrame(
+        {
+            "bucket": ["0-9", "10-19", ">=20"],
+            "mid": [4.5, 14.5, 25.0],
+            "sentences": [5, 30, 30],
+            "bleu": [50.0, 20.0, 10.0],
+        }
+    )
+    rel = R.relative_by_length({"RNNsearch-50": t})
+    assert rel["bucket"].tolist() == ["10-19", ">=20"]  # the 5-sentence bucket is too small
+    assert rel["relative"].tolist() == pytest.approx([1.0, 0.5])
+
+
+# -- Table 3 and Fig. 3 chosen by code -------------------------------------------------------------
+def test_table_3_takes_the_longest_sentences_inside_the_50_token_filter():
+    src_len = np.array([60, 45, 31, 29, 50, 48])
+    tgt_len = np.array([70, 44, 30, 30, 51, 47])
+    ex = SimpleNamespace(
+        p={"len_short": 30, "len_long": 50, "n_long": 2},
+        src_len=src_len,
+        n_test=6,
+        test=np.arange(6),
+        corpus=SimpleNamespace(test=SimpleNamespace(tgt=SimpleNamespace(lengths=tgt_len))),
+    )
+    # 60 is beyond the filter, 50 has a 51-token target, 29 is a "-30" sentence
+    assert R.longest_sentences(ex).tolist() == [5, 1]
+    ex.p["n_long"] = 5
+    assert R.longest_sentences(ex).tolist() == [5, 1, 2]
+    assert list(R.paper_table_3().index.get_level_values(1)) == [
+        "source",
+        "reference",
+        "RNNenc-50",
+        "RNNsearch-50",
+    ]
+
+
+def test_reordered_sentences_follow_the_reordering_rule_of_c_b_f3_2():
+    eye = np.eye(4)
+    swapped = eye[[0, 2, 1, 3]]  # words 2 and 3 aligned to source 3 and 2: a local inversion
+    ex = SimpleNamespace(test=np.arange(3))
+    tr = SimpleNamespace(known=np.array([True, False, True]))
+    sample = SimpleNamespace(trained=[eye, swapped])
+    assert R.reordered_sentences(ex, tr, sample).tolist() == [2]
