@@ -1302,6 +1302,22 @@ def _table_2_checks(src: pd.DataFrame, boot, n_boot: int, note: str = ""):
     return c1, c3
 
 
+def _judged(
+    check: claims.Check | None,
+    control: claims.Check | None,
+    why: str,
+    what: str,
+    ctl: Controls | None,
+) -> claims.Check:
+    """One claim of Tables 2-3: not measurable (``why``) when the check or its control could not
+    be computed, else the check against its control (``what``: the control's system), floored
+    by ``ctl`` when given."""
+    if check is None or control is None:
+        return claims.not_measurable(why)
+    out = claims.controlled(check, what, control)
+    return out if ctl is None else ctl.floor(out)
+
+
 def table_2_claims(
     phrases: LongPhrases,
     untrained: LongPhrases,
@@ -1325,19 +1341,22 @@ def table_2_claims(
     c1, c3 = _table_2_checks(src, boot, n_boot, note)
     u1, u3 = _table_2_checks(usrc, boot, n_boot)
     what = "the untrained network (initialisation, the run's seed) on the same sources"
-    out = {}
-    for claim, c, u, why in (
-        ("C-A-T2-1", c1, u1, "fewer than two long sources, or two rare ones, with more than 3 "
-         "candidates"),
-        ("C-A-T2-3", c3, u3, "fewer than two frequent or two rare long sources with more "
-         "than 3 candidates"),
-    ):  # fmt: skip
-        if c is None or u is None:
-            out[claim] = claims.not_measurable(why)
-        else:
-            out[claim] = claims.controlled(c, what, u)
-            if ctl is not None:
-                out[claim] = ctl.floor(out[claim])
+    out = {
+        "C-A-T2-1": _judged(
+            c1,
+            u1,
+            "fewer than two long sources, or two rare ones, with more than 3 candidates",
+            what,
+            ctl,
+        ),
+        "C-A-T2-3": _judged(
+            c3,
+            u3,
+            "fewer than two frequent or two rare long sources with more than 3 candidates",
+            what,
+            ctl,
+        ),
+    }
     gap, ugap = _mean_or_nan(src["len_gap"]), _mean_or_nan(usrc["len_gap"])
     out["C-A-T2-2"] = claims.not_measurable(
         "a sum of log-probabilities prefers shorter targets before any training: the untrained "
@@ -1481,18 +1500,10 @@ def table_3_claims(
     c1, c2 = _table_3_checks(t3, n_samples, boot, n_boot, note)
     u1, u2 = _table_3_checks(control, n_samples, boot, n_boot)
     what = "the untrained network's samples (initialisation, the run's seed), the same sources"
-    out = {}
-    for claim, c, u, why in (
-        ("C-A-T3-1", c1, u1, "fewer than two sources were drawn"),
-        ("C-A-T3-2", c2, u2, "no samples were drawn"),
-    ):
-        if c is None or u is None:
-            out[claim] = claims.not_measurable(why)
-        else:
-            out[claim] = claims.controlled(c, what, u)
-            if ctl is not None:
-                out[claim] = ctl.floor(out[claim])
-    return out
+    return {
+        "C-A-T3-1": _judged(c1, u1, "fewer than two sources were drawn", what, ctl),
+        "C-A-T3-2": _judged(c2, u2, "no samples were drawn", what, ctl),
+    }
 
 
 # -- where the time goes, and the set-up -------------------------------------------------------
