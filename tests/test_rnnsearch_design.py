@@ -14,7 +14,7 @@ import torch
 
 from rnnlib import search, stats
 from rnnlib.bleu import corpus_bleu
-from rnnlib.book import papers
+from rnnlib.book import claims, papers
 from rnnlib.experiments import rnnsearch as R
 from rnnlib.experiments import rnnsearch_design as D
 
@@ -179,3 +179,32 @@ def test_reordered_sentences_follow_the_reordering_rule_of_c_b_f3_2():
     tr = SimpleNamespace(known=np.array([True, False, True]))
     sample = SimpleNamespace(trained=[eye, swapped])
     assert R.reordered_sentences(ex, tr, sample).tolist() == [2]
+
+
+def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
+    a, b, refs, lengths = _length_data()
+    systems = {"RNNsearch-50": a, "RNNencdec-50": b}
+    tr = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": systems[n])
+    ex = SimpleNamespace(
+        p={"seed": 1, "bucket_width": 10, "bucket_last": 20, "n_boot": 200},
+        src_len=lengths,
+        n_test=len(refs),
+    )
+    edges = [0, 10, 20]
+    by_length = {
+        n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in systems.items()
+    }
+    gaps = R.length_gaps(ex, tr, by_length)
+    slopes = R.length_slopes(ex, tr)
+    assert slopes["diff"] > 0 and slopes["low"] > 0
+    _, checks = R.figure_2_claims(ex, tr, by_length, gaps, slopes)
+    check = next(c.check for c in checks if c.claim == "C-B-F2-2")
+    verdict = claims.evaluate(check)
+    assert verdict.verdict == claims.HOLDS and verdict.control != claims.HOLDS
+    # the same systems swapped: RNNsearch now degrades more, the claim fails
+    swapped = {"RNNsearch-50": b, "RNNencdec-50": a}
+    tr2 = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": swapped[n])
+    by2 = {n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in swapped.items()}
+    _, checks2 = R.figure_2_claims(ex, tr2, by2, R.length_gaps(ex, tr2, by2))
+    check2 = next(c.check for c in checks2 if c.claim == "C-B-F2-2")
+    assert claims.evaluate(check2).verdict == claims.FAILS

@@ -194,7 +194,8 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
     "C-B-F2-2": (
         "B",
         "Figure 2",
-        "RNNsearch degrades much less: the gap to RNNencdec widens with length.",
+        "RNNsearch degrades much less than RNNencdec as the sentences get longer (each "
+        "relative to its own BLEU on the shortest sentences).",
     ),
     "C-B-F2-3": ("B", "Figure 2", "RNNsearch-50 shows no deterioration on the longest sentences."),
     "C-B-F2-4": ("B", "Figure 2", "RNNsearch is ahead of RNNencdec at every length."),
