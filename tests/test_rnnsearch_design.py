@@ -208,3 +208,39 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     _, checks2 = R.figure_2_claims(ex, tr2, by2, R.length_gaps(ex, tr2, by2))
     check2 = next(c.check for c in checks2 if c.claim == "C-B-F2-2")
     assert claims.evaluate(check2).verdict == claims.FAILS
+
+
+# -- the rebuild spread (issue 28) -----------------------------------------------------------------
+def _seed_runs(n_seeds: int):
+    refs = ["the cat sat on the mat", "a dog ran in the park", "we went home late at night"]
+    good = list(refs)
+    bad = ["the dog", "a cat sat", "we at home"]
+    hyps = {}
+    for subset in R.SUBSETS:
+        hyps[("RNNsearch-50", subset)] = [good] * n_seeds
+        hyps[("RNNencdec-50", subset)] = [bad] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
+    tr = SimpleNamespace(refs={"all": refs, "no_unk": refs})
+    return R.SeedRuns(list(range(1, n_seeds + 1)), hyps, []), tr
+
+
+def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
+    sr, tr = _seed_runs(3)
+    table = R.seed_spread(sr, tr)
+    assert list(table.index) == ["1", "2", "3", "mean", "sd"]
+    per_seed = table.loc[["1", "2", "3"], "RNNencdec-50, All"].astype(float)
+    assert table.loc["mean", "RNNencdec-50, All"] == pytest.approx(per_seed.mean(), abs=0.01)
+    assert table.loc["sd", "RNNencdec-50, All"] > 0 and table.loc["sd", "RNNsearch-50, All"] == 0
+    one, tr1 = _seed_runs(1)
+    assert list(R.seed_spread(one, tr1).index) == ["1"] and R.seed_tests(None, one, tr1) == {}
+
+
+def test_seed_tests_widen_the_interval_by_the_seeds_spread():
+    sr, tr = _seed_runs(3)
+    ex = SimpleNamespace(p={"n_boot": 200})
+    tests = R.seed_tests(ex, sr, tr)
+    res = tests[("RNNsearch-50", "RNNencdec-50", "all")]
+    assert res["seeds"] == 3 and res["se_seeds"] > 0
+    direct = stats.seeds_and_sentences(
+        sr.hyps[("RNNsearch-50", "all")], sr.hyps[("RNNencdec-50", "all")], tr.refs["all"], 200
+    )
+    assert (res["low"], res["high"]) == pytest.approx((direct["low"], direct["high"]))

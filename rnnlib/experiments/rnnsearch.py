@@ -892,6 +892,33 @@ class Translations:
         return list({(a.kind, a.key): a for a in every}.values())  # ⋆'s may be RNNsearch-50's
 
 
+def _decode(
+    ex: RNNsearchExperiment, art: Artifact, model: torch.nn.Module, subset: str
+) -> Artifact:
+    """The beam-search translations (``rnnsearch/translations``) by the model of run ``art`` of
+    the evaluated test sentences, All or No UNK (``subset``; ``[UNK]`` forbidden there)."""
+    index = ex.test if subset == "all" else ex.test[ex.known]
+    which = {
+        "run": art.key,
+        "sentences": len(index),
+        "test_index": config_hash([int(i) for i in index]),
+    }
+    return decode_run(
+        ex.cache,
+        "rnnsearch/translations",
+        which,
+        model,
+        [ex.corpus.test.src[i] for i in index],
+        ex.to_words,
+        ex.corpus.detokenize,
+        data=ex.corpus.checksum,
+        beam_size=ex.p["beam_size"],
+        batch_size=ex.p["decode_batch"],
+        forbid_unk=subset == "no_unk",
+        **ex.search_options(),
+    )
+
+
 def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
     """The beam-search translations of the evaluated test sentences by the five models
     (``rnnsearch/translations``), on All and on the No UNK subset with ``[UNK]`` forbidden,
@@ -906,27 +933,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
             if name == "RNNsearch-50*" and same:  # the same parameters: the same translations
                 decoded[(name, subset)] = decoded[("RNNsearch-50", subset)]
                 continue
-            art = runs.runs[name]
-            index = ex.test if subset == "all" else ex.test[known]
-            which = {
-                "run": art.key,
-                "sentences": len(index),
-                "test_index": config_hash([int(i) for i in index]),
-            }
-            decoded[(name, subset)] = decode_run(
-                ex.cache,
-                "rnnsearch/translations",
-                which,
-                runs.model(ex, name),
-                [corpus.test.src[i] for i in index],
-                ex.to_words,
-                corpus.detokenize,
-                data=corpus.checksum,
-                beam_size=p["beam_size"],
-                batch_size=p["decode_batch"],
-                forbid_unk=subset == "no_unk",
-                **ex.search_options(),
-            )
+            decoded[(name, subset)] = _decode(ex, runs.runs[name], runs.model(ex, name), subset)
     hyps = {key: read_lines(art.file("text.txt")) for key, art in decoded.items()}
     init = decode_run(
         ex.cache,
@@ -960,6 +967,85 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
         if len(base_text) >= ex.n_test:
             out.base = base_text[: ex.n_test]
             out.systems.append("phrase-based")
+    return out
+
+
+# -- the rebuild spread (issue 28) ----------------------------------------------------------------
+#: the pair of B Table 1's headline difference, trained with further seeds for its rebuild spread
+SEED_PAIR = ("RNNsearch-50", "RNNencdec-50")
+
+
+@dataclass
+class SeedRuns:
+    """The "-50" pair trained with ``seed_runs`` seeds, the chapter's own first: ``seeds``,
+    ``hyps[(name, subset)]`` its translations per seed (the chapter's translations first), and
+    the runs and translations of the further seeds (``artifacts``)."""
+
+    seeds: list[int]
+    hyps: dict[tuple[str, str], list[list[str]]]
+    artifacts: list[Artifact]
+
+    @property
+    def several(self) -> bool:
+        return len(self.seeds) > 1
+
+
+def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns:
+    """RNNsearch-50 and RNNencdec-50 trained again with seeds ``seed + 1``, ...,
+    ``seed + seed_runs - 1`` (the same recipe, data and updates; the seed sets the
+    initialisation, the minibatch order and dropout), each decoded on All and No UNK as the
+    chapter's models are (cached artifacts)."""
+    p = ex.p
+    seeds = [p["seed"] + k for k in range(p["seed_runs"])]
+    hyps = {(n, s): [tr.of(n, s)] for n in SEED_PAIR for s in SUBSETS}
+    artifacts: list[Artifact] = []
+    specs = run_specs(ex)
+    for seed in seeds[1:]:
+        for name in SEED_PAIR:
+            arch, _, updates = specs[name]
+            art = _run(ex, name, ex.train_config(updates, seed=seed))
+            model = load_model(art, ex.model_config(arch)).to(ex.device)
+            artifacts.append(art)
+            for subset in SUBSETS:
+                dec = _decode(ex, art, model, subset)
+                artifacts.append(dec)
+                hyps[(name, subset)].append(read_lines(dec.file("text.txt")))
+    return SeedRuns(seeds, hyps, artifacts)
+
+
+def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
+    """Test BLEU of the "-50" pair per training seed (index ``seed``; rows ``mean`` and ``sd``
+    below when there are several): each model on All and No UNK, and their difference."""
+    rows = []
+    for k, seed in enumerate(sr.seeds):
+        row: dict[str, Any] = {"seed": str(seed)}
+        for subset, label in SUBSETS.items():
+            b = {n: corpus_bleu(sr.hyps[(n, subset)][k], tr.refs[subset]).score for n in SEED_PAIR}
+            for n in SEED_PAIR:
+                row[f"{n}, {label}"] = b[n]
+            row[f"difference, {label}"] = b[SEED_PAIR[0]] - b[SEED_PAIR[1]]
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("seed")
+    if sr.several:
+        values = table.copy()
+        table.loc["mean"] = values.mean()
+        table.loc["sd"] = values.std(ddof=1)
+    return table.round(2)
+
+
+def seed_tests(ex: RNNsearchExperiment, sr: SeedRuns, tr: Translations) -> dict:
+    """``(a, b, subset) -> result`` of the "-50" pair's difference with the training seeds as a
+    random factor beside test resampling (:func:`rnnlib.stats.seeds_and_sentences`, Clark et
+    al. 2011), for both orders of the pair; empty with one seed."""
+    if not sr.several:
+        return {}
+    out = {}
+    a, b = SEED_PAIR
+    for subset in SUBSETS:
+        res = stats.seeds_and_sentences(
+            sr.hyps[(a, subset)], sr.hyps[(b, subset)], tr.refs[subset], n_samples=ex.p["n_boot"]
+        )
+        out[(a, b, subset)] = {**res, "p_value": np.nan, "seeds": len(sr.seeds)}
     return out
 
 
@@ -1055,11 +1141,16 @@ def comparisons(tr: Translations) -> list[tuple[str, str, str]]:
     return out + ([("C-B-T1-6", "phrase-based", "RNNsearch-50*")] if tr.base is not None else [])
 
 
-def paired_tests(ex: RNNsearchExperiment, tr: Translations) -> tuple[pd.DataFrame, dict]:
+def paired_tests(
+    ex: RNNsearchExperiment, tr: Translations, seeds: dict | None = None
+) -> tuple[pd.DataFrame, dict]:
     """The paired bootstrap of every comparison of :func:`comparisons` on All and No UNK
-    (:func:`rnnlib.stats.paired_bootstrap`, ``n_boot`` resamples). Returns the table
-    (index ``(claim, comparison, column)``: difference, 95% interval, sacreBLEU's p, the
-    paper's difference) and ``(a, b, subset) -> result``."""
+    (:func:`rnnlib.stats.paired_bootstrap`, ``n_boot`` resamples), or, for a comparison in
+    ``seeds`` (:func:`seed_tests`), its interval over training seeds and test resampling.
+    Returns the table (index ``(claim, comparison, column)``: difference, 95% interval,
+    sacreBLEU's p, the noise the interval covers, the paper's difference) and
+    ``(a, b, subset) -> result``."""
+    seeds = seeds or {}
     tests, rows = {}, []
     for claim, a, b in comparisons(tr):
         for subset, label in SUBSETS.items():
@@ -1072,14 +1163,20 @@ def paired_tests(ex: RNNsearchExperiment, tr: Translations) -> tuple[pd.DataFram
                         "difference": np.nan,
                         "95% interval": "= RNNsearch-50",
                         "p (sacreBLEU)": np.nan,
+                        "noise": "",
                         "paper": _paper_row(a)[subset] - _paper_row(b)[subset],
                     }
                 )
                 continue
-            res = stats.paired_bootstrap(
+            res = seeds.get((a, b, subset)) or stats.paired_bootstrap(
                 tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
             )
             tests[(a, b, subset)] = res
+            noise = (
+                "test sentences"
+                if "seeds" not in res
+                else (f"{res['seeds']} training seeds and test sentences (mean over the seeds)")
+            )
             rows.append(
                 {
                     "claim": claim,
@@ -1088,6 +1185,7 @@ def paired_tests(ex: RNNsearchExperiment, tr: Translations) -> tuple[pd.DataFram
                     "difference": res["diff"],
                     "95% interval": f"[{res['low']:.2f}, {res['high']:.2f}]",
                     "p (sacreBLEU)": res["p_value"],
+                    "noise": noise,
                     "paper": _paper_row(a)[subset] - _paper_row(b)[subset],
                 }
             )
@@ -1115,9 +1213,19 @@ def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, ca
     """Every difference a - b of ``which`` above 0 (paired bootstrap intervals), controlled by
     two identical systems (each ``b`` against itself), floored at :data:`BLEU_FLOOR` for every
     system and column read."""
+    seeded = sorted(
+        {f"{shown(a)} − {shown(b)}" for a, b, s in which if "seeds" in tests[(a, b, s)]}
+    )
+    n_seeds = max(tests[(a, b, s)].get("seeds", 1) for a, b, s in which)
+    runs = (
+        f"{', '.join(seeded)}: the mean over {n_seeds} training seeds, its interval over the seeds "
+        "and the sentences (Clark et al. 2011); the other models one training run"
+        if seeded
+        else "one training run per model, so the spread over training seeds is not measured"
+    )
     note = (
         f"test BLEU, paired bootstrap ({ex.p['n_boot']} resamples, 95%) over the test sentences; "
-        "one training run per model, so the spread over training seeds is not measured"
+        + runs
     )
     check = claims.intervals_above(
         [(f"{shown(a)} − {shown(b)}, {SUBSETS[s]}", *_dlh(tests[(a, b, s)])) for a, b, s in which],
