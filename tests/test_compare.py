@@ -364,3 +364,31 @@ def test_bad_input_exits_2_naming_the_path(tmp_path, builds, capsys):
         assert err.startswith("rnnlib compare: ") and named in err, err
     with pytest.raises(C.BadInput, match="no such file"):
         C.load_build(tmp_path / "missing")
+
+
+def test_a_glued_rebuild_spread_is_the_numbers_noise(tmp_path):
+    """``X-spread`` and ``X-spread-n`` (issue 28): two rebuilds differ by sd sqrt(2), within the
+    t quantile of n - 1 degrees of freedom; it takes precedence over ``X-low``/``X-high``."""
+    from scipy.stats import t
+
+    def build(root, value, spread):
+        entries = [
+            number("rns", "bleu", value),
+            number("rns", "bleu-low", value - 0.1),
+            number("rns", "bleu-high", value + 0.1),
+        ]
+        if spread is not None:
+            entries += [number("rns", "bleu-spread", spread), number("rns", "bleu-spread-n", 3)]
+        return write_build(root, entries, None)
+
+    half = t.ppf(0.975, 2) * 2**0.5 * 0.5
+    old = build(tmp_path / "old", 10.0, 0.5)
+    near = build(tmp_path / "near", 10.0 + 0.9 * half, None)
+    far = build(tmp_path / "far", 10.0 + 1.1 * half, None)
+    item = by_id(C.compare(old, near).items)["bleu"]
+    assert item.status == C.WITHIN and "rebuild spread" in item.noise.source
+    assert item.noise.high == pytest.approx(10.0 + half)
+    assert by_id(C.compare(old, far).items)["bleu"].status == C.BEYOND
+    # without a spread, the interval the build states is the noise
+    plain = build(tmp_path / "plain", 10.0, None)
+    assert by_id(C.compare(plain, near).items)["bleu"].status == C.BEYOND

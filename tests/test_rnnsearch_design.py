@@ -244,3 +244,12 @@ def test_seed_tests_widen_the_interval_by_the_seeds_spread():
         sr.hyps[("RNNsearch-50", "all")], sr.hyps[("RNNencdec-50", "all")], tr.refs["all"], 200
     )
     assert (res["low"], res["high"]) == pytest.approx((direct["low"], direct["high"]))
+
+
+def test_spread_numbers_are_the_seeds_sd_beside_table_1s_numbers():
+    sr, tr = _seed_runs(3)
+    numbers = R.spread_numbers(sr, tr)
+    scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-50", "all")]]
+    assert numbers["rns-bleu-rnnencdec-50-spread"][0] == pytest.approx(np.std(scores, ddof=1))
+    assert numbers["rns-bleu-rnnencdec-50-spread-n"] == (3, None)
+    assert R.spread_numbers(*_seed_runs(1)) == {}

@@ -27,6 +27,8 @@ table, row and column) is *unchanged* (equal to 9 significant digits: float roun
 change), *moved within its noise*, *moved beyond its noise*, or *moved (noise unknown)*.
 A number has a noise only where a build states one for that very number:
 
+* a glued number ``X`` with glued siblings ``X-spread`` and ``X-spread-n``: its rebuild spread
+  (the standard deviation over that many rebuilds, issue #28), which takes precedence;
 * a glued number ``X`` with glued siblings ``X-low`` and ``X-high`` (its interval);
 * a number of a claim's evidence, with the interval of that evidence (for a group of seeds, the
   t interval the rule :func:`rnnlib.book.claims.seeds_above` uses);
@@ -39,10 +41,11 @@ stable name and config hash only; the images are not compared) are reported by n
 changed; items present in one build only are listed; per chapter, a different profile, config
 hash or parameter is stated at the top (a chapter rerun with new parameters).
 
-**Rebuild spread (issue #28).** A per-number noise measured from rebuilds belongs in the
-``noise=`` argument of :func:`compare`: ``{item id: Noise}``, for example
-``Noise.around(old_value, spread, "rebuild spread, 5 replicates")``. It takes precedence over the
-intervals the builds state. No spread is measured yet, so the command passes none.
+**Rebuild spread (issue #28).** A chapter that measures a number's rebuild spread glues it as
+``X-spread`` and ``X-spread-n`` (chapter ``rnnsearch`` does for its "-50" pair when
+``seed_runs`` > 1). A spread measured elsewhere can be passed as the ``noise=`` argument of
+:func:`compare`: ``{item id: Noise}``, for example ``Noise.around(old_value, spread, "rebuild
+spread, 5 replicates")``; it takes precedence over what the builds state.
 
 **Exit status**: 0 when no claim's verdict changed, 1 when one did (a claim present in one build
 only counts as changed), 2 for an input that is not a build (the message names the path).
@@ -364,8 +367,34 @@ def _interval(build: Build, chapter: str, name: str, side: str) -> Noise | None:
     return None
 
 
+def _spread(build: Build, chapter: str, name: str, side: str) -> Noise | None:
+    """The rebuild spread a build states for number ``name``: glued siblings ``name-spread``
+    (the standard deviation over ``name-spread-n`` rebuilds, n >= 2). Two rebuilds differ by
+    a draw of sd times sqrt(2); the noise is the other value within the t quantile (n - 1
+    degrees of freedom, 95%) of that, around this build's value."""
+    from scipy.stats import t
+
+    value = build.entries.get((chapter, name), {}).get("value")
+    sd = build.entries.get((chapter, name + "-spread"), {}).get("value")
+    n = build.entries.get((chapter, name + "-spread-n"), {}).get("value")
+    if not (_is_num(value) and _is_num(sd) and _is_num(n)) or n < 2 or math.isnan(sd):
+        return None
+    half = float(t.ppf(0.975, n - 1)) * math.sqrt(2) * sd
+    return Noise(
+        value - half,
+        value + half,
+        f"the {side} build's rebuild spread {name}-spread: sd {sd:.3g} over {n:g} rebuilds",
+        side,
+    )
+
+
 def _number_noise(old: Build, new: Build, chapter: str, name: str) -> Noise | None:
-    return _interval(old, chapter, name, "old") or _interval(new, chapter, name, "new")
+    return (
+        _spread(old, chapter, name, "old")
+        or _spread(new, chapter, name, "new")
+        or _interval(old, chapter, name, "old")
+        or _interval(new, chapter, name, "new")
+    )
 
 
 def _note(old: Any, new: Any) -> str:

@@ -1033,6 +1033,21 @@ def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
     return table.round(2)
 
 
+def spread_numbers(sr: SeedRuns, tr: Translations) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``: the rebuild spread of the "-50" pair's BLEU on All (the
+    standard deviation over the seeds, and their number), as siblings ``-spread`` and
+    ``-spread-n`` of Table 1's numbers, which ``rnnlib compare`` reads as their noise; empty with
+    one seed."""
+    if not sr.several:
+        return {}
+    out: dict[str, tuple[float, int | None]] = {}
+    for name in SEED_PAIR:
+        scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[(name, "all")]]
+        out[f"rns-bleu-{glue_key(name)}-spread"] = (float(np.std(scores, ddof=1)), 3)
+        out[f"rns-bleu-{glue_key(name)}-spread-n"] = (len(scores), None)
+    return out
+
+
 def seed_tests(ex: RNNsearchExperiment, sr: SeedRuns, tr: Translations) -> dict:
     """``(a, b, subset) -> result`` of the "-50" pair's difference with the training seeds as a
     random factor beside test resampling (:func:`rnnlib.stats.seeds_and_sentences`, Clark et
@@ -2458,6 +2473,12 @@ __all__ = [
     "slope_numbers",
     "reordered_sentences",
     "paper_table_3",
+    "SEED_PAIR",
+    "SeedRuns",
+    "seed_runs",
+    "seed_spread",
+    "seed_tests",
+    "spread_numbers",
     "training_numbers",
     "translations",
 ]
