@@ -188,3 +188,22 @@ def test_baseline_run_builds_the_system_of_baseline_inputs(monkeypatch):
     assert baseline.baseline_system(Corpus(), params, "the cache") == "the result"
     # the private helpers other modules used stay available
     assert baseline._first([1, 2, 3], 2) == [1, 2] and baseline._tokens(["a b"]) == [["a", "b"]]
+
+
+def test_alignment_replicates_table_and_spread():
+    """Issue 28: the system on several eflomal alignments, its BLEU per alignment and spread."""
+    from types import SimpleNamespace as _NS
+
+    def result(dev, test, pairs):
+        bleu = {"dev": {"single": {"bleu": dev}}, "test": {"single": {"bleu": test}}}
+        return _NS(bleu=bleu, phrase_table=_NS(extra={"pairs": pairs}))
+
+    results = [result(30.0, 25.0, 100), result(31.0, 24.0, 110), result(29.0, 26.0, 90)]
+    table = baseline.replicates_table(results)
+    assert list(table.index) == ["1", "2", "3", "mean", "sd"]
+    assert table.loc["sd", "test"] == pytest.approx(1.0)
+    numbers = baseline.spread_numbers(results)
+    assert numbers["smt-test-bleu-spread"] == (pytest.approx(1.0), 3)
+    assert numbers["smt-dev-bleu-spread-n"] == (3, None)
+    assert baseline.spread_numbers(results[:1]) == {}
+    assert list(baseline.replicates_table(results[:1]).index) == ["1"]

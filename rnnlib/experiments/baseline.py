@@ -124,10 +124,11 @@ class BaselineRun:
     result: SMTResult
 
 
-def baseline_run(corpus, params: dict[str, Any], cache) -> BaselineRun:
+def baseline_run(corpus, params: dict[str, Any], cache, alignment_run: int = 1) -> BaselineRun:
     """Every stage of the baseline (alignment, phrase table, language model, MERT, decoding of dev
     and test), built or looked up in ``cache``, with the inputs it was built from
-    (:func:`baseline_inputs`); translations are detokenized by the corpus' detokenizer."""
+    (:func:`baseline_inputs`); translations are detokenized by the corpus' detokenizer.
+    ``alignment_run``: the independent eflomal alignment it is built on (1: the book's)."""
     data, config = baseline_inputs(corpus, params)
     result = run(
         data,
@@ -135,8 +136,53 @@ def baseline_run(corpus, params: dict[str, Any], cache) -> BaselineRun:
         cache,
         detokenize=lambda words: corpus.detokenize(list(words)),
         log=lambda m: None,
+        alignment_run=alignment_run,
     )
     return BaselineRun(data, config, result)
+
+
+def alignment_replicates(corpus, params: dict[str, Any], cache, first: BaselineRun) -> list:
+    """The whole system built again on eflomal's alignments 2, ..., ``alignment_replicates``
+    (cached; the same data, settings and MERT seed): ``[SMTResult]``, ``first``'s result first.
+    The spread of their BLEU is the rebuild spread that eflomal's unseeded sampler causes."""
+    out = [first.result]
+    for r in range(2, params["alignment_replicates"] + 1):
+        out.append(baseline_run(corpus, params, cache, alignment_run=r).result)
+    return out
+
+
+def replicates_table(results: list) -> pd.DataFrame:
+    """BLEU on dev and test of the system built on each eflomal alignment (index ``alignment``:
+    1, 2, ...), with ``mean`` and ``sd`` rows when there are several."""
+    rows = [
+        {
+            "alignment": str(k + 1),
+            "dev": r.bleu["dev"]["single"]["bleu"],
+            "test": r.bleu["test"]["single"]["bleu"],
+            "phrase pairs": r.phrase_table.extra.get("pairs", np.nan),
+        }
+        for k, r in enumerate(results)
+    ]
+    table = pd.DataFrame(rows).set_index("alignment")
+    if len(results) > 1:
+        values = table.copy()
+        table.loc["mean"] = values.mean()
+        table.loc["sd"] = values.std(ddof=1)
+    return table.round({"dev": 2, "test": 2, "phrase pairs": 0})
+
+
+def spread_numbers(results: list) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``: the standard deviation of dev and test BLEU over the
+    alignments and their number, as siblings ``-spread``/``-spread-n`` of ``smt-dev-bleu`` and
+    ``smt-test-bleu`` (read by ``rnnlib compare`` as their noise); empty with one alignment."""
+    if len(results) < 2:
+        return {}
+    out: dict[str, tuple[float, int | None]] = {}
+    for split in ("dev", "test"):
+        scores = [r.bleu[split]["single"]["bleu"] for r in results]
+        out[f"smt-{split}-bleu-spread"] = (float(np.std(scores, ddof=1)), 3)
+        out[f"smt-{split}-bleu-spread-n"] = (len(scores), None)
+    return out
 
 
 def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
@@ -291,6 +337,9 @@ __all__ = [
     "CORPUS_TEXT_PARAMS",
     "BaselineRun",
     "alignment_agreement",
+    "alignment_replicates",
+    "replicates_table",
+    "spread_numbers",
     "alignment_check_text",
     "baseline_inputs",
     "baseline_params",

@@ -517,8 +517,11 @@ def run(
     extra: Sequence[FeatureTable] = (),
     detokenize: Callable[[Sequence[str]], str] | None = None,
     log: Callable[[str], None] = print,
+    alignment_run: int = 1,
 ) -> SMTResult:
-    """Build (or fetch) every stage of the baseline; ``extra`` adds phrase-pair features.
+    """Build (or fetch) every stage of the baseline; ``extra`` adds phrase-pair features;
+    ``alignment_run``: which independent eflomal alignment it is built on
+    (:func:`build_alignment`'s ``run``; every later stage is keyed by it).
 
     The stages, each an artifact: word alignment (:func:`build_alignment`), phrase table
     (:func:`build_phrases`), language model (:func:`build_lm`), MERT on dev
@@ -529,7 +532,7 @@ def run(
     cache = cache or ArtifactCache()
     detokenize = detokenize or french_detokenizer()
 
-    al = build_alignment(data, config, cache)
+    al = build_alignment(data, config, cache, run=alignment_run)
     log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
     ptab = build_phrases(data, config, cache, al)
     log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
