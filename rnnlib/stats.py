@@ -413,10 +413,13 @@ def relative_length_slopes(
     slope of -0.01: a tenth of the short sentences' BLEU lost every 10 tokens). The difference
     ``a - b`` of the slopes gets a percentile interval from ``n_boot`` paired resamples: each draws
     the sentences of every kept bucket with replacement (a bucket keeps its size), the same
-    sentences for both systems. Returns ``{"buckets": DataFrame (bucket, mid, sentences,
-    bleu_a, bleu_b, relative_a, relative_b), "slope_a", "slope_b", "diff", "low", "high",
-    "n_boot"}``; NaN slopes (and interval) when fewer than 2 buckets are kept or a system scores
-    0 on its first kept bucket."""
+    sentences for both systems (a resample on which a slope is undefined is left out and counted,
+    ``nan_resamples``; above a twentieth of them the interval is NaN). The fit weighs the
+    buckets alike; the open last bucket sits at its lower edge plus half a bucket. Returns
+    ``{"buckets": DataFrame (bucket, mid, sentences, bleu_a, bleu_b, relative_a, relative_b),
+    "slope_a", "slope_b", "diff", "low", "high", "n_boot", "nan_resamples"}``; NaN slopes (and
+    interval) when fewer than 2 buckets are kept or a system scores 0 on its first kept
+    bucket."""
     bleu.check_pairs(hyps_a, refs, "relative_length_slopes")
     bleu.check_pairs(hyps_b, refs, "relative_length_slopes")
     lengths = np.asarray(lengths)
@@ -442,7 +445,7 @@ def relative_length_slopes(
     out = {"buckets": table, "n_boot": n_boot}
     nan = {"slope_a": math.nan, "slope_b": math.nan, "diff": math.nan}
     if len(kept) < 2:
-        return {**out, **nan, "low": math.nan, "high": math.nan}
+        return {**out, **nan, "low": math.nan, "high": math.nan, "nan_resamples": 0}
     slope_a, slope_b = _relative_slope(a, mids), _relative_slope(b, mids)
     out.update(slope_a=slope_a, slope_b=slope_b, diff=slope_a - slope_b)
     rng = np.random.default_rng(seed)
@@ -452,8 +455,12 @@ def relative_length_slopes(
         diffs[r] = _relative_slope(bucket_scores(stats_a, picks), mids) - _relative_slope(
             bucket_scores(stats_b, picks), mids
         )
-    if n_boot and np.isfinite(out["diff"]) and np.isfinite(diffs).all():
-        out["low"], out["high"] = (float(x) for x in percentile_interval(diffs, level))
+    finite = np.isfinite(diffs)
+    out["nan_resamples"] = int((~finite).sum())
+    # a resample whose shortest bucket scores 0 has no relative slope: it is left out, and
+    # counted; with more than a twentieth of them left out, no interval is claimed
+    if n_boot and np.isfinite(out["diff"]) and finite.sum() >= 0.95 * n_boot:
+        out["low"], out["high"] = (float(x) for x in percentile_interval(diffs[finite], level))
     else:
         out["low"] = out["high"] = math.nan
     return out

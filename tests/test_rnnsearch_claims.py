@@ -57,7 +57,7 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     assert "not equal time" in checks["C-B-T2-1"].note  # updates_encdec set: fixed counts
     equal = R.table_2_claims(_ex(updates_encdec=None), _runs(), nll, init, _times(0.2, 0.1))
     note = next(c.check.note for c in equal if c.claim == "C-B-T2-1")
-    assert "the paper's equal time" in note and "not equal time" not in note
+    assert "the paper's ratio of updates at equal time" in note and "not equal time" not in note
     assert checks["C-B-T2-2"].rule == "not_measurable"  # ⋆ is RNNsearch-50: no self-comparison
     assert _verdict(checks["C-B-T2-3"]).verdict == claims.HOLDS
     assert _verdict(checks["C-B-T2-3"]).control != claims.HOLDS

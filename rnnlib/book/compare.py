@@ -28,7 +28,8 @@ change), *moved within its noise*, *moved beyond its noise*, or *moved (noise un
 A number has a noise only where a build states one for that very number:
 
 * a glued number ``X`` with glued siblings ``X-spread`` and ``X-spread-n``: its rebuild spread
-  (the standard deviation over that many rebuilds, issue #28), which takes precedence;
+  (the standard deviation over that many rebuilds, issue #28), which takes precedence (with
+  two rebuilds the t quantile is 12.7: three or more make it a usable noise);
 * a glued number ``X`` with glued siblings ``X-low`` and ``X-high`` (its interval);
 * a number of a claim's evidence, with the interval of that evidence (for a group of seeds, the
   t interval the rule :func:`rnnlib.book.claims.seeds_above` uses);
@@ -377,8 +378,8 @@ def _spread(build: Build, chapter: str, name: str, side: str) -> Noise | None:
     value = build.entries.get((chapter, name), {}).get("value")
     sd = build.entries.get((chapter, name + "-spread"), {}).get("value")
     n = build.entries.get((chapter, name + "-spread-n"), {}).get("value")
-    if not (_is_num(value) and _is_num(sd) and _is_num(n)) or n < 2 or math.isnan(sd):
-        return None
+    if not (_is_num(value) and _is_num(sd) and _is_num(n)) or n < 2 or not sd > 0:
+        return None  # no spread measured (sd 0 from a few rebuilds is no evidence of none)
     half = float(t.ppf(0.975, n - 1)) * math.sqrt(2) * sd
     return Noise(
         value - half,

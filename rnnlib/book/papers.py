@@ -34,7 +34,6 @@ B_TABLE1 = {
     "Moses": {"all": 33.30, "no_unk": 35.63},
 }
 
-# B, Table 2 (Appendix B): learning statistics; NLL per sentence.
 #: B Table 3 (Appendix C), its first example: a test sentence of 30 words or more, as printed
 B_TABLE3_EXAMPLE = {
     "source": "An admitting privilege is the right of a doctor to admit a patient to a hospital or "
@@ -50,6 +49,7 @@ B_TABLE3_EXAMPLE = {
     "hôpital ou un centre médical pour effectuer un diagnostic ou une procédure, selon son "
     "statut de travailleur des soins de santé à l'hôpital.",
 }
+# B, Table 2 (Appendix B): learning statistics; NLL per sentence.
 B_TABLE2 = {
     "RNNenc-30": {
         "updates": 8.46e5,

@@ -79,6 +79,7 @@ from ..translate import translate
 from .baseline import baseline_params, baseline_system
 from .rnnsearch_design import (
     equal_time_updates,
+    paper_hours,
     parse_recipe_runs,
     recipe_label,
     recipe_runs_table,
@@ -322,9 +323,9 @@ def updates_text(ex: RNNsearchExperiment) -> str:
     counts = ", ".join(f"{SHOWN[n]} {u:,}" for n, (_, _, u) in specs.items())
     if ex.p["updates_encdec"] is None:
         return (
-            "The runs trained for the paper's equal time, as update counts: RNNencdec made as "
+            "The runs were given the paper's ratio of updates at equal time: RNNencdec made as "
             "many more updates than RNNsearch as in B Table 2, where every model trained "
-            f"about 110 hours ({counts} updates)"
+            f"about {paper_hours():.0f} hours ({counts} updates)"
         )
     return f"The runs trained for fixed update counts, not equal time ({counts} updates)"
 
@@ -515,7 +516,8 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
         rate = (
             "at a constant learning rate"
             if ex.p["lr_decay"] is None
-            else f"(the rate multiplied by {ex.p['lr_decay']:g} after every stall)"
+            else f"(the rate multiplied by {ex.p['lr_decay']:g} after every "
+            f"{ex.p['lr_patience']} dev evaluation(s) in a row without a lower dev NLL)"
         )
         return text + (
             f". Its lowest dev NLL is still the one at update {best}, so **RNNsearch-50⋆ "
@@ -755,6 +757,21 @@ def epochs_texts(runs: Runs) -> dict[str, str]:
         "rns-epochs-range": f"{min(ours):.1f}–{max(ours):.1f}",
         "rns-paper-epochs-range": f"{min(paper):.1f}–{max(paper):.1f}",
     }
+
+
+def time_ratio_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 2)``: each RNNencdec run's training minutes over those of the
+    RNNsearch run on the same pairs (1: equal time, what the update counts aim at)."""
+    sec = {n: runs.runs[n].extra["seconds"] for n in run_specs_names()}
+    return {
+        "rns-time-ratio-30": (sec["RNNencdec-30"] / sec["RNNsearch-30"], 2),
+        "rns-time-ratio-50": (sec["RNNencdec-50"] / sec["RNNsearch-50"], 2),
+    }
+
+
+def run_specs_names() -> list[str]:
+    """The four models trained from scratch (:func:`run_specs`' names)."""
+    return [n for n in NAMES if not n.endswith("*")]
 
 
 def dev_nll_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
@@ -1051,7 +1068,8 @@ def spread_numbers(sr: SeedRuns, tr: Translations) -> dict[str, tuple[float, int
 def seed_tests(ex: RNNsearchExperiment, sr: SeedRuns, tr: Translations) -> dict:
     """``(a, b, subset) -> result`` of the "-50" pair's difference with the training seeds as a
     random factor beside test resampling (:func:`rnnlib.stats.seeds_and_sentences`, Clark et
-    al. 2011), for both orders of the pair; empty with one seed."""
+    al. 2011), RNNsearch-50 − RNNencdec-50 (C-B-T1-1's "-50" comparison) on All and No UNK;
+    empty with one seed. The other comparisons stay single-run paired bootstraps."""
     if not sr.several:
         return {}
     out = {}
@@ -1094,9 +1112,9 @@ def table_1(tr: Translations, scores: dict) -> pd.DataFrame:
                 "note": "= RNNsearch-50 (the same parameters)" if same else "",
             }
         )
-    table = pd.DataFrame(rows).set_index("model").round(2)
+    table = pd.DataFrame(rows).set_index("model")
     lengths = [c for c in table.columns if c.startswith(("BP", "length ratio"))]
-    return table.round({c: 3 for c in lengths})
+    return table.round({c: 3 if c in lengths else 2 for c in table.columns})
 
 
 def table_1_numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> dict:
@@ -1538,7 +1556,7 @@ def length_slopes(
 def relative_by_length(by_length: dict) -> pd.DataFrame:
     """Every curve of Fig. 2 relative to its own BLEU in the shortest bucket of at least
     :data:`MIN_BUCKET` sentences: long form (``system``, ``bucket``, ``mid``, ``relative``)."""
-    rows = []
+    rows = [pd.DataFrame(columns=["bucket", "mid", "system", "relative"])]
     for name, t in by_length.items():
         kept = t[t["sentences"] >= MIN_BUCKET]
         if not len(kept):
@@ -1842,6 +1860,23 @@ def reordered_sentences(ex: RNNsearchExperiment, tr: Translations, sample) -> np
     generated words, each with a largest weight of at least :data:`CONFIDENT`, whose source
     positions step back by 1 to 3 words (an adjective-noun inversion steps back by 1)."""
     return ex.test[tr.known][alignment_stats(sample.trained).reorder]
+
+
+def panel_rule(ex: RNNsearchExperiment, reordered: np.ndarray) -> str:
+    """Which rule chose Fig. 3's panel (a) (:func:`_panel_sources`), in words."""
+    if ex.p["align_text"]:
+        return "the sentence of `align_text`"
+    if ex.p["align_sentence"] is not None:
+        return "the test sentence `align_sentence` names"
+    if len(np.intersect1d(eligible_sentences(ex), reordered)):
+        return (
+            "the first test sentence of 10 to 20 words without unknown words that has a local "
+            "reordering by that rule"
+        )
+    return (
+        "the first test sentence of 10 to 20 words without unknown words: none of them has a "
+        "local reordering by that rule"
+    )
 
 
 def alignment_panels(
@@ -2213,8 +2248,8 @@ def longest_sentences(ex: RNNsearchExperiment) -> np.ndarray:
     the longest of all."""
     p = ex.p
     tgt_len = ex.corpus.test.tgt.lengths[: ex.n_test]
-    inside = (ex.src_len >= p["len_short"]) & (ex.src_len <= p["len_long"])
-    inside &= tgt_len <= p["len_long"]
+    beyond_short = (ex.src_len > p["len_short"]) | (tgt_len > p["len_short"])
+    inside = beyond_short & (ex.src_len <= p["len_long"]) & (tgt_len <= p["len_long"])
     pool = np.flatnonzero(inside) if inside.any() else np.arange(ex.n_test)
     order = pool[np.argsort(-ex.src_len[pool], kind="stable")]
     return ex.test[order[: p["n_long"]]]
@@ -2319,6 +2354,14 @@ def _precision(ex: RNNsearchExperiment) -> str:
     return text + f" (bf16=None: chosen for this {ex.device.type})"
 
 
+def _chosen(ex: RNNsearchExperiment) -> str:
+    """How a recipe row was chosen: compared on dev with ``recipe_runs`` (see the recipe
+    section for whether the rule picked it), or not compared here."""
+    if parse_recipe_runs(ex.p["recipe_runs"]):
+        return " (compared on dev with the recipe runs)"
+    return " (not compared on dev in this run: `recipe_runs` is empty)"
+
+
 def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
     """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
     chapter parameters that set it."""
@@ -2357,8 +2400,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
         (
             "dropout",
             "none",
-            (f"{p['dropout']:g} on the maxout units" if p["dropout"] else "none")
-            + " (chosen on dev: the recipe runs)",
+            (f"{p['dropout']:g} on the maxout units" if p["dropout"] else "none") + _chosen(ex),
             "dropout, recipe_runs",
         ),
         (
@@ -2367,7 +2409,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "constant"
             if p["lr_decay"] is None
             else f"× {p['lr_decay']:g} after every {p['lr_patience']} dev evaluation(s) in a "
-            "row without a lower dev NLL (chosen on dev: the recipe runs)",
+            "row without a lower dev NLL" + _chosen(ex),
             "lr_decay, lr_patience, recipe_runs",
         ),
         ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr"),
@@ -2472,6 +2514,7 @@ __all__ = [
     "relative_length_figure",
     "slope_numbers",
     "reordered_sentences",
+    "panel_rule",
     "paper_table_3",
     "SEED_PAIR",
     "SeedRuns",

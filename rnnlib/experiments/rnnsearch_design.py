@@ -34,10 +34,16 @@ PAIRS = {"short": ("RNNenc-30", "RNNsearch-30"), "long": ("RNNenc-50", "RNNsearc
 
 def paper_rate_ratio(pair: str) -> float:
     """RNNencdec's updates per hour over RNNsearch's in B Table 2, for the ``"short"`` (-30) or
-    ``"long"`` (-50) pair: 1.86 and 2.14. Both models of a pair trained about 110 hours, so
-    this is the ratio of their updates at equal time."""
+    ``"long"`` (-50) pair (about 1.9 and 2.1). Both models of a pair trained about the same
+    hours (:func:`paper_hours`), so this is the ratio of their updates at equal time."""
     enc, search = (papers.B_TABLE2[name] for name in PAIRS[pair])
     return (enc["updates"] / enc["hours"]) / (search["updates"] / search["hours"])
+
+
+def paper_hours() -> float:
+    """The mean training hours of B Table 2's four models trained from scratch."""
+    rows = [papers.B_TABLE2[n] for pair in PAIRS.values() for n in pair]
+    return sum(r["hours"] for r in rows) / len(rows)
 
 
 def equal_time_updates(updates_search: int, updates_encdec: int | None, pair: str) -> int:
@@ -79,7 +85,8 @@ def parse_recipe_runs(text: str | None) -> list[tuple[float, float | None]]:
 
 
 def recipe_label(dropout: float, decay: float | None) -> str:
-    """How a recipe reads in the table: ``"dropout 0.3, rate × 0.5 on a stall"``."""
+    """How a recipe reads in the table: ``"dropout 0.3, rate × 0.5 when dev stalls"`` (a stall:
+    ``lr_patience`` dev evaluations in a row without a lower dev NLL)."""
     drop = f"dropout {dropout:g}" if dropout else "no dropout"
     rate = "constant rate" if decay is None else f"rate × {decay:g} when dev stalls"
     return f"{drop}, {rate}"
@@ -123,6 +130,7 @@ def recipe_runs_table(
 
 __all__ = [
     "PAIRS",
+    "paper_hours",
     "equal_time_updates",
     "paper_rate_ratio",
     "parse_recipe_runs",
