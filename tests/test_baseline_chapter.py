@@ -164,8 +164,8 @@ def test_alignment_check_reports_a_second_independent_eflomal_run(tmp_path):
 def test_baseline_run_builds_the_system_of_baseline_inputs(monkeypatch):
     calls = []
 
-    def fake_run(data, config, cache, detokenize, log):
-        calls.append((data, config, cache, detokenize(["a", "b"])))
+    def fake_run(data, config, cache, detokenize, log, alignment_run):
+        calls.append((data, config, cache, detokenize(["a", "b"]), alignment_run))
         return "the result"
 
     class Corpus:
@@ -183,7 +183,9 @@ def test_baseline_run_builds_the_system_of_baseline_inputs(monkeypatch):
     system = baseline.baseline_run(Corpus(), params, "the cache")
     data, config = baseline.baseline_inputs(Corpus(), params)
     assert (system.data, system.config, system.result) == (data, config, "the result")
-    assert calls == [(data, config, "the cache", "a+b")]  # the corpus' detokenizer
+    assert calls == [(data, config, "the cache", "a+b", 1)]  # the corpus' detokenizer, run 1
+    baseline.baseline_run(Corpus(), params, "the cache", alignment_run=3)
+    assert calls[-1][-1] == 3  # a further eflomal alignment: its own run of every stage
     assert len(data.train_src) == 4 and len(data.test_src) == 6  # max_eval None: all
     assert baseline.baseline_system(Corpus(), params, "the cache") == "the result"
     # the private helpers other modules used stay available
