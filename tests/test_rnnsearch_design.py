@@ -253,3 +253,15 @@ def test_spread_numbers_are_the_seeds_sd_beside_table_1s_numbers():
     assert numbers["rns-bleu-rnnencdec-50-spread"][0] == pytest.approx(np.std(scores, ddof=1))
     assert numbers["rns-bleu-rnnencdec-50-spread-n"] == (3, None)
     assert R.spread_numbers(*_seed_runs(1)) == {}
+
+
+def test_schedule_text_counts_the_cuts_of_each_run():
+    evals = {
+        n: pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 3e-3, 3e-3]}) for n in R.NAMES
+    }
+    evals["RNNencdec-50"] = pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 1.5e-3, 7.5e-4]})
+    runs = SimpleNamespace(logs={n: {"eval": e} for n, e in evals.items()})
+    text = R.schedule_text(SimpleNamespace(p={"lr_decay": 0.5}), runs)
+    assert "RNNencdec-50 2 time(s), first by update 400, to 0.00075" in text
+    assert "RNNsearch-50 never (rate 0.003)" in text
+    assert "constant" in R.schedule_text(SimpleNamespace(p={"lr_decay": None}), runs)

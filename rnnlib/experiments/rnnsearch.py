@@ -759,6 +759,26 @@ def epochs_texts(runs: Runs) -> dict[str, str]:
     }
 
 
+def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
+    """How the learning-rate schedule acted on each run (from its evaluation log): how many
+    times the rate was cut, at which update it was first cut, and the rate it ended with."""
+    if ex.p["lr_decay"] is None:
+        return "the rate stayed constant in every run (`lr_decay` is None)"
+    parts = []
+    for name in NAMES:
+        ev = runs.logs[name]["eval"]
+        if "lr" not in ev or not len(ev):
+            continue
+        rates = ev["lr"].to_numpy()
+        cuts = int((rates[1:] < rates[:-1]).sum())
+        if cuts == 0:
+            parts.append(f"{shown(name)} never (rate {rates[-1]:.3g})")
+            continue
+        first = int(ev["update"].to_numpy()[1:][rates[1:] < rates[:-1]][0])
+        parts.append(f"{shown(name)} {cuts} time(s), first by update {first:,}, to {rates[-1]:.3g}")
+    return "; ".join(parts)
+
+
 def time_ratio_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
     """``glue name -> (value, 2)``: each RNNencdec run's training minutes over those of the
     RNNsearch run on the same pairs (1: equal time, what the update counts aim at)."""
@@ -2508,6 +2528,7 @@ __all__ = [
     "table_2_claims",
     "train_runs",
     "updates_text",
+    "schedule_text",
     "recipe_evidence",
     "length_slopes",
     "relative_by_length",
