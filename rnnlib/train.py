@@ -68,6 +68,10 @@ Deviations
   (evaluations in a row without a lower dev NLL).
 - ``loss_norm="token"`` (average over target tokens) is offered besides the papers'
   per-sentence average; it changes the scale of the gradient and so the effect of clipping.
+- ``lr_decay``/``lr_patience``, a learning-rate schedule the papers do not have (their Adadelta
+  sets its own step sizes): the rate is multiplied by ``lr_decay`` after every ``lr_patience``
+  scheduled evaluations in a row without a lower dev NLL. Off by default (``None``); the
+  ``rnnsearch`` chapter's ``cpu`` profile turns it on, compared on dev with its recipe runs.
 """
 
 from __future__ import annotations

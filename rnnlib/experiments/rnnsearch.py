@@ -782,16 +782,11 @@ def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
 def time_ratio_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
     """``glue name -> (value, 2)``: each RNNencdec run's training minutes over those of the
     RNNsearch run on the same pairs (1: equal time, what the update counts aim at)."""
-    sec = {n: runs.runs[n].extra["seconds"] for n in run_specs_names()}
+    sec = {n: art.extra["seconds"] for n, art in runs.runs.items()}
     return {
         "rns-time-ratio-30": (sec["RNNencdec-30"] / sec["RNNsearch-30"], 2),
         "rns-time-ratio-50": (sec["RNNencdec-50"] / sec["RNNsearch-50"], 2),
     }
-
-
-def run_specs_names() -> list[str]:
-    """The four models trained from scratch (:func:`run_specs`' names)."""
-    return [n for n in NAMES if not n.endswith("*")]
 
 
 def dev_nll_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
@@ -1459,6 +1454,29 @@ def bleu_by_length(ex: RNNsearchExperiment, tr: Translations) -> dict[str, pd.Da
     return out
 
 
+def _system_lines(ax, data: pd.DataFrame, y: str, systems) -> None:
+    """Fig. 2's lines on ``ax``: ``y`` against ``mid`` for each ``system`` of ``data`` (long
+    form), in the book's colour of each of ``systems``; "-30" models dashed, the phrase-based
+    system dotted, a marker at each bucket."""
+    colours = system_colors(systems)
+    sns.lineplot(
+        data=data,
+        x="mid",
+        y=y,
+        hue="system",
+        style="system",
+        palette={shown(n): c for n, c in colours.items()},
+        dashes={
+            shown(n): (4, 2) if n.endswith("-30") else (1, 2) if n == "phrase-based" else ""
+            for n in systems
+        },
+        markers=True,
+        estimator=None,
+        errorbar=None,
+        ax=ax,
+    )
+
+
 def bleu_by_length_figure(by_length: dict[str, pd.DataFrame]):
     """B Fig. 2 drawn with seaborn: BLEU per bucket of every system with its bootstrap band
     (95%), the phrase-based system dotted, and the bucket sizes below. Returns the figure."""
@@ -1467,22 +1485,7 @@ def bleu_by_length_figure(by_length: dict[str, pd.DataFrame]):
     fig, (ax, axn) = plt.subplots(
         2, 1, figsize=(WIDTH, 1.5 * HEIGHT), sharex=True, gridspec_kw={"height_ratios": [3, 1]}
     )
-    sns.lineplot(
-        data=data,
-        x="mid",
-        y="bleu",
-        hue="system",
-        style="system",
-        palette={shown(n): c for n, c in colours.items()},
-        dashes={
-            shown(n): (4, 2) if n.endswith("-30") else (1, 2) if n == "phrase-based" else ""
-            for n in by_length
-        },
-        markers=True,
-        estimator=None,
-        errorbar=None,
-        ax=ax,
-    )
+    _system_lines(ax, data, "bleu", by_length)
     for name, t in by_length.items():
         if name != "phrase-based":
             ax.fill_between(
@@ -1512,14 +1515,12 @@ def length_gaps(
     by_length: dict,
     a: str = "RNNsearch-50",
     b: str = "RNNencdec-50",
-    src_len: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """``a`` − ``b`` (RNNsearch-50 − RNNencdec-50) within each bucket of Fig. 2, by the paired
-    bootstrap (:func:`rnnlib.stats.paired_bootstrap`): index ``bucket``, columns ``diff``,
-    ``low``, ``high`` (NaN below two sentences) and ``n`` (sentences). ``src_len``: the
-    sentences' lengths (default: their source lengths; a control passes them shuffled)."""
-    refs = tr.refs["all"]
-    src_len = ex.src_len if src_len is None else src_len
+    """``a`` − ``b`` (RNNsearch-50 − RNNencdec-50) within each bucket of Fig. 2 (by the
+    sentences' source lengths), by the paired bootstrap (:func:`rnnlib.stats.paired_bootstrap`):
+    index ``bucket``, columns ``diff``, ``low``, ``high`` (NaN below two sentences) and ``n``
+    (sentences)."""
+    refs, src_len = tr.refs["all"], ex.src_len
     hyps_a, hyps_b = tr.of(a), tr.of(b)
     gaps = []
     for row in by_length["RNNsearch-50"].itertuples():
@@ -1590,21 +1591,9 @@ def relative_by_length(by_length: dict) -> pd.DataFrame:
 def relative_length_figure(by_length: dict):
     """Fig. 2's relative view: each system's BLEU per bucket over its own shortest bucket's
     (buckets of at least :data:`MIN_BUCKET` sentences), a dashed line at 1. Returns the figure."""
-    colours = system_colors(by_length)
     data = relative_by_length(by_length)
     fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT))
-    sns.lineplot(
-        data=data,
-        x="mid",
-        y="relative",
-        hue="system",
-        style="system",
-        palette={shown(n): c for n, c in colours.items()},
-        markers=True,
-        estimator=None,
-        errorbar=None,
-        ax=ax,
-    )
+    _system_lines(ax, data, "relative", by_length)
     ax.axhline(1.0, color="0.5", lw=0.8, ls="--")
     ticks = data.drop_duplicates("mid").sort_values("mid")
     ax.set_xticks(ticks["mid"], ticks["bucket"], fontsize=8)
