@@ -51,6 +51,7 @@ Deviations: none here (see :mod:`rnnlib.smt.rnn_scorer` and the chapter).
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import time
 import warnings
@@ -148,6 +149,9 @@ SCORER_PARAMS = (
     "rnn_dev_pairs",
     "rnn_updates",
     "rnn_eval_every",
+    "rnn_optimizer",
+    "rnn_lr",
+    "rnn_clip",
     "seed",
     "device",
 )
@@ -188,6 +192,31 @@ class PhraseScorer:
         return load_scorer(self.artifact, self.model_config, self.device)
 
 
+def scorer_optimiser(params: dict[str, Any]) -> dict[str, Any]:
+    """The scorer's optimiser from the chapter's ``rnn_optimizer``, ``rnn_lr`` and ``rnn_clip``
+    (missing: paper A's, Adadelta at rate 1 without clipping), as overrides of
+    ``train_preset("paper-a")``: empty when they are the paper's, so the keys of runs made with
+    the paper's optimiser stay as they were. A bad value is an error naming the parameter."""
+    name = params.get("rnn_optimizer", "adadelta")
+    lr = params.get("rnn_lr", 1.0)
+    clip = params.get("rnn_clip")
+    if name not in ("adadelta", "adam"):
+        raise ValueError(f"parameter 'rnn_optimizer': {name!r}; expected 'adadelta' or 'adam'")
+    if not (isinstance(lr, (int, float)) and lr > 0):
+        raise ValueError(f"parameter 'rnn_lr': {lr!r}; expected a positive number")
+    if clip is not None and not (isinstance(clip, (int, float)) and clip > 0):
+        raise ValueError(f"parameter 'rnn_clip': {clip!r}; expected a positive number or None")
+    paper = TRAIN_PRESETS["paper-a"]
+    out: dict[str, Any] = {}
+    if name != paper["optimizer"]:
+        out["optimizer"] = name
+    if float(lr) != paper["lr"]:
+        out["lr"] = float(lr)
+    if clip != paper["clip_norm"]:
+        out["clip_norm"] = float(clip)
+    return out
+
+
 def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> PhraseScorer:
     """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``params``.
 
@@ -196,7 +225,8 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
     :func:`rnnlib.smt.system.run`), holds out ``min(rnn_dev_pairs, pairs // 10)`` of the
     phrase table's unique pairs (seed ``seed + 1``), samples ``rnn_sample`` of the others (seed
     ``seed``) and trains paper A's model (``model_preset`` at the corpus' shortlists) with A's
-    set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``) on the
+    set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``; the
+    optimiser of :func:`scorer_optimiser`) on the
     ``device`` parameter's device (``auto`` when ``params`` has none): :func:`scorer_run`.
     ``corpus``: the prepared corpus of the same parameters
     (:func:`rnnlib.book.corpus_params.corpus_config`).
@@ -231,6 +261,7 @@ def phrase_scorer(cache: ArtifactCache, corpus, params: dict[str, Any]) -> Phras
         seed=seed,
         checkpoint_every=params["rnn_eval_every"],
         device=str(device),
+        **scorer_optimiser(params),
     )
     run_config = {
         "phrase_table": smt.phrase_table.key,
@@ -269,10 +300,13 @@ def scorer_variant(
     scorer: PhraseScorer,
     unit: str = "gru",
     updates: int | None = None,
+    paper_optimiser: bool = False,
 ) -> PhraseScorer:
     """``scorer``'s network trained again on the same pairs, with the same set-up, seed and
     evaluation points, but with the recurrent unit ``unit`` and for ``updates`` updates
-    (``None``: as many as ``scorer``): the gating ablation of A §2.3.
+    (``None``: as many as ``scorer``): the gating ablation of A §2.3. ``paper_optimiser``:
+    trained with paper A's optimiser (``train_preset("paper-a")``'s Adadelta, no clipping)
+    instead of the chapter's, the run that checks the chapter's choice on held-out pairs.
 
     ``unit="tanh"``: every recurrent layer a plain tanh unit of the same size
     (``ModelConfig.unit``); it has no reset gate, so the decoder's reset options go
@@ -295,6 +329,11 @@ def scorer_variant(
     train_config = scorer.train_config
     if updates is not None:
         train_config = dataclasses.replace(train_config, max_updates=updates)
+    if paper_optimiser:
+        paper = TRAIN_PRESETS["paper-a"]
+        train_config = dataclasses.replace(
+            train_config, **{k: paper[k] for k in ("optimizer", "lr", "rho", "eps", "clip_norm")}
+        )
     t0 = time.perf_counter()
     art = scorer_run(
         cache,
@@ -452,14 +491,21 @@ class BaselineRow:
 
 
 def mert_runs(
-    cache: ArtifactCache, base: BaselineRow, extra: Sequence[ScoredTable] = ()
+    cache: ArtifactCache,
+    base: BaselineRow,
+    extra: Sequence[ScoredTable] = (),
+    start: dict[int, dict[str, float]] | None = None,
 ) -> dict[int, SMTResult]:
     """One row of A Table 1: ``seed -> SMTResult``, the phrase-based system of ``base.config``
-    with the phrase features ``extra`` (A Eq. 9), tuned by MERT with each of ``base.seeds``."""
+    with the phrase features ``extra`` (A Eq. 9), tuned by MERT with each of ``base.seeds``,
+    starting from ``start[seed]`` (:func:`baseline_start`) or, ``None``, from the decoder's
+    defaults (Moses' weights, a new feature at 0.1)."""
     return {
         s: run(
             base.data,
-            dataclasses.replace(base.config, seed=s),
+            dataclasses.replace(
+                base.config, seed=s, start_weights=None if start is None else start[s]
+            ),
             cache,
             extra=extra,
             detokenize=base.detokenize,
@@ -467,6 +513,36 @@ def mert_runs(
         )
         for s in base.seeds
     }
+
+
+def baseline_start(base: BaselineRow, extra: Sequence[ScoredTable]) -> dict[int, dict[str, float]]:
+    """MERT's starting point of a row that adds the features ``extra`` to the Baseline, as a
+    careful Moses user tunes it: each seed starts from the Baseline's weights tuned with the same
+    seed and every new feature at 0, so the search begins where the Baseline ended."""
+    new = {name: 0.0 for t in extra for name in t.names}
+    return {s: {**base.runs[s].weights, **new} for s in base.seeds}
+
+
+#: the chapter's ``mert_start`` values: where MERT starts the rows that add a feature
+MERT_STARTS = ("baseline", "defaults")
+
+
+def row_start(base: BaselineRow, extra: Sequence[ScoredTable], params: dict[str, Any]):
+    """:func:`baseline_start` (``mert_start="baseline"``, the default) or ``None`` (the decoder's
+    defaults); another value is an error naming the parameter."""
+    how = params.get("mert_start", "baseline")
+    if how not in MERT_STARTS:
+        raise ValueError(f"parameter 'mert_start': {how!r}; expected one of {MERT_STARTS}")
+    return baseline_start(base, extra) if how == "baseline" else None
+
+
+def per_word(scores: ScoredTable, name: str = "rnn_per_word") -> ScoredTable:
+    """The other reading of the RNN feature: each pair's ``log p(t|s)`` divided by its target
+    tokens, the words and ``<end>`` (``len(t) + 1``), so that the feature no longer grows with
+    the target phrase's length."""
+    return ScoredTable(
+        [name], {(s, t): (float(v[0]) / (len(t) + 1),) for (s, t), v in scores.table.items()}
+    )
 
 
 def baseline_row(cache: ArtifactCache, params: dict[str, Any]) -> BaselineRow:
@@ -506,6 +582,10 @@ class RNNRow:
     scores: ScoredTable
     runs: dict[int, SMTResult]
     cited: list
+    #: the feature read per target token (:func:`per_word`) and its row, seed -> run (empty
+    #: when the chapter's ``per_word_row`` is off)
+    per_word: ScoredTable | None = None
+    runs_per_word: dict[int, SMTResult] = dataclasses.field(default_factory=dict)
 
 
 def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> RNNRow:
@@ -522,9 +602,16 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> 
     vocabs = (base.corpus.src_vocab, base.corpus.tgt_vocab)
     feature = scored_pairs(cache, scorer.artifact, model, usable, *vocabs, data=checksum(sentences))
     scores = load_scored(feature)
-    runs = mert_runs(cache, base, extra=[scores])
+    runs = mert_runs(cache, base, extra=[scores], start=row_start(base, [scores], params))
     cited = [base.corpus, base.config, scorer.artifact]
-    return RNNRow(scorer, model, phrases, lookup, usable, feature, scores, runs, cited)
+    row = RNNRow(scorer, model, phrases, lookup, usable, feature, scores, runs, cited)
+    if params.get("per_word_row", True):
+        row.per_word = per_word(scores)
+        extra = [row.per_word]
+        row.runs_per_word = mert_runs(
+            cache, base, extra=extra, start=row_start(base, extra, params)
+        )
+    return row
 
 
 def dev_nll_curve(scorer: Artifact):
@@ -561,6 +648,7 @@ def scorer_numbers(rnn: RNNRow) -> list[Number]:
 PAPER_ROWS = {
     "Baseline": "Baseline",
     "+RNN": "RNN",
+    "+RNN per word": None,
     "+CSLM": None,
     "+CSLM+RNN": "CSLM + RNN",
     "+CSLM+RNN+WP": "CSLM + RNN + WP",
@@ -576,32 +664,172 @@ def _sd(x: np.ndarray) -> float:
     return x.std(ddof=1) if len(x) > 1 else np.nan
 
 
-def table_1(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
+def dev_parts(
+    rows: dict[str, dict[int, SMTResult]], refs: Sequence[str], n_tune: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """name -> ``(tuning (seeds,), held out (seeds,))``: each MERT run's BLEU on the dev
+    sentences MERT tuned on (the first ``n_tune``) and on the other dev sentences it decoded
+    (``nan`` when there are none), from the outputs its evaluation kept."""
+    from ..bleu import corpus_bleu
+
+    out = {}
+    for name, outputs in row_outputs(rows).items():
+        tune, held = [], []
+        for lines in outputs["dev"]:
+            tune.append(corpus_bleu(lines[:n_tune], refs[:n_tune]).score)
+            rest = lines[n_tune:]
+            held.append(corpus_bleu(rest, refs[n_tune : len(lines)]).score if rest else np.nan)
+        out[name] = (np.array(tune), np.array(held))
+    return out
+
+
+def table_1(
+    rows: dict[str, dict[int, SMTResult]],
+    parts: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> pd.DataFrame:
     """A Table 1: for each row of ``rows`` (name -> seed -> run; the names of
     :data:`PAPER_ROWS`), the mean and standard deviation over the MERT runs of dev and test
-    BLEU, the test gain over the Baseline, and the paper's numbers; rounded to 2 digits."""
+    BLEU, the dev and test gains over the Baseline, and the paper's numbers; rounded to 2 digits.
+    With ``parts`` (:func:`dev_parts`) the dev BLEU is split into the tuning set's ("tuning",
+    the paper's dev: it tuned on newstest2012+2013 and reported them) and the held-out dev
+    sentences' ("dev held out")."""
     base_test = bleu_of(rows["Baseline"], "test").mean()
-    paper_base = papers.A_TABLE1["Baseline"]["test"]
+    base_dev = bleu_of(rows["Baseline"], "dev").mean()
+    paper_base = papers.A_TABLE1["Baseline"]
     out = []
     for name, runs in rows.items():
         dev, test = bleu_of(runs, "dev"), bleu_of(runs, "test")
-        paper = papers.A_TABLE1[PAPER_ROWS[name]] if PAPER_ROWS[name] else None
+        paper = papers.A_TABLE1[PAPER_ROWS.get(name)] if PAPER_ROWS.get(name) else None
         p_dev, p_test = (paper["dev"], paper["test"]) if paper else (np.nan, np.nan)
-        out.append(
+        row = {"system": name, "dev": dev.mean(), "dev sd": _sd(dev)}
+        if parts is not None:
+            tune, held = parts[name]
+            row.update(
+                {
+                    "tuning": tune.mean(),
+                    "tuning sd": _sd(tune),
+                    "dev held out": held.mean(),
+                    "dev held out sd": _sd(held),
+                }
+            )
+        row.update(
             {
-                "system": name,
-                "dev": dev.mean(),
-                "dev sd": _sd(dev),
                 "test": test.mean(),
                 "test sd": _sd(test),
+                "dev − Baseline": dev.mean() - base_dev,
                 "test − Baseline": test.mean() - base_test,
                 "MERT runs": len(runs),
                 "paper dev": p_dev,
                 "paper test": p_test,
-                "paper test − Baseline": p_test - paper_base,
+                "paper dev − Baseline": p_dev - paper_base["dev"],
+                "paper test − Baseline": p_test - paper_base["test"],
             }
         )
+        out.append(row)
     return pd.DataFrame(out).set_index("system").round(2)
+
+
+def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
+    """Each MERT run's best BLEU on the tuning set as MERT measured it (tokenised, its own
+    BLEU), rows by seed and columns by Table 1's row: a row whose tuning BLEU is below the
+    Baseline's although it started from the Baseline's weights failed in the search; one above
+    it that loses on held-out sentences overfits the tuning set."""
+    out = {}
+    for name, runs in rows.items():
+        col = {}
+        for s, r in runs.items():
+            saved = json.loads(r.tuned.file("weights.json").read_text())
+            if saved.get("best_dev_bleu") is not None:
+                col[f"seed {s}"] = saved["best_dev_bleu"]
+        if col:
+            out[name] = col
+    table = pd.DataFrame(out).round(2)
+    table.index.name = "MERT seed"
+    return table
+
+
+def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
+    """The scorer's optimiser checked on held-out pairs: for each run (label -> scorer, the same
+    pairs, updates and seed), its optimiser, the update of its lowest held-out NLL and that NLL
+    per pair and per target token (the rule: the lowest per-token NLL; never BLEU)."""
+    rows = []
+    for label, sc in runs.items():
+        evals = pd.read_csv(sc.artifact.file("eval_log.csv"))
+        best = evals.loc[evals["dev_nll_sentence"].idxmin()]
+        rows.append(
+            {
+                "run": label,
+                "optimiser": optimiser_text(sc),
+                "updates": int(sc.artifact.extra["updates"]),
+                "best update": int(best["update"]),
+                "held-out NLL per pair": float(best["dev_nll_sentence"]),
+                "held-out NLL per token": float(best["dev_nll_token"]),
+                "minutes": sc.artifact.extra["seconds"] / 60,
+            }
+        )
+    table = pd.DataFrame(rows).set_index("run")
+    table["chosen by the rule"] = (
+        table["held-out NLL per token"] == table["held-out NLL per token"].min()
+    )
+    return table.round(3)
+
+
+def tuning_sentences(base: BaselineRow) -> int:
+    """How many dev sentences MERT tuned on (the first ones;
+    :func:`rnnlib.smt.system.tuning_sentences`)."""
+    from ..smt.system import tuning_sentences as n
+
+    return n(base.data, base.config)
+
+
+def start_text(params: dict[str, Any], n_tune: int) -> str:
+    """How MERT started the rows that add the RNN score, and how hard it searched (Markdown)."""
+    how = (
+        "from the Baseline's weights tuned with the same seed and the new weight at 0, as a "
+        "careful Moses user would: the search begins where the Baseline's ended"
+        if params.get("mert_start", "baseline") == "baseline"
+        else "from the decoder's defaults (Moses' weights, the new weight at 0.1)"
+    )
+    return (
+        f"MERT started the rows that add the RNN score {how}; each optimisation adds "
+        f"{params.get('mert_restarts', 2)} random starting points, on the first {n_tune:,} dev "
+        f"sentences, for at most {params['mert_iterations']} decodings."
+    )
+
+
+def per_word_text(rows: dict[str, dict[int, SMTResult]], base: BaselineRow) -> str:
+    """The per-word reading of the feature against the Baseline and against the paper's reading,
+    with :func:`clark`'s interval (Markdown); what the chapter says when the row is off."""
+    if "+RNN per word" not in rows:
+        return "not computed in this run (`per_word_row` is off)"
+    refs = list(base.data.test_refs[0])
+    out = row_outputs({k: rows[k] for k in ("Baseline", "+RNN", "+RNN per word")})
+    parts = []
+    for a, b in (("+RNN per word", "Baseline"), ("+RNN per word", "+RNN")):
+        label, diff, low, high = clark(f"{a} − {b}", out[a]["test"], out[b]["test"], refs)
+        parts.append(f"{label} on test {diff:+.2f} BLEU [{low:+.2f}, {high:+.2f}]")
+    return "; ".join(parts) + " (95% intervals over the MERT seeds and test sentences)"
+
+
+def optimiser_text(scorer: PhraseScorer) -> str:
+    """The scorer's optimiser as the chapter's prose names it (Markdown)."""
+    t = scorer.train_config
+    clip = (
+        "no clipping" if t.clip_norm is None else f"the gradient's norm clipped at {t.clip_norm:g}"
+    )
+    name = {"adadelta": "Adadelta", "adam": "Adam"}.get(t.optimizer, t.optimizer)
+    return f"{name} at rate {t.lr:g}, {clip}"
+
+
+def heldout_numbers(heldout: pd.DataFrame, scorer: PhraseScorer) -> list[Number]:
+    """The held-out table's figures for the prose (:func:`heldout_table`)."""
+    col = heldout["NLL per target token"]
+    return [
+        Number("cho-heldout-net", col.iloc[0], 2),
+        Number("cho-heldout-unigram", col.iloc[2], 2),
+        Number("cho-heldout-table", col.iloc[3], 2),
+        Number("cho-heldout-ratio", heldout["× unigram"].iloc[0], 2),
+    ]
 
 
 def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]]) -> list[Number]:
@@ -805,6 +1033,7 @@ def table_1_checks(
     import json
 
     refs = {"dev": list(base.data.dev_refs[0]), "test": list(base.data.test_refs[0])}
+    rows = {k: v for k, v in rows.items() if k != "+RNN per word"}  # the paper's rows only
     runs = rows["+RNN"]
     config = {
         "rows": {name: [r.evaluation.key for r in runs_.values()] for name, runs_ in rows.items()},
@@ -954,24 +1183,68 @@ def rescored(frame: pd.DataFrame, model: torch.nn.Module, corpus, batch_size: in
     return out
 
 
-def unigram_gain(scorer: PhraseScorer, model: torch.nn.Module, corpus) -> float:
-    """Nats per target word (``<end>`` included) by which ``model`` beats the target unigram
-    model (add-one counts of the training pairs' target words and ends, the shortlist's ids) on
-    the held-out pairs: :data:`SCORER_FLOOR`'s measure."""
-    from ..smt.rnn_scorer import score_pairs
-
+def unigram_nll(scorer: PhraseScorer, corpus) -> tuple[np.ndarray, np.ndarray]:
+    """``(nll (pairs,), tokens (pairs,))`` of the held-out pairs under the target unigram model
+    (add-one counts of the training pairs' target words and ends, the shortlist's ids): each
+    pair's NLL in nats and its target tokens, ``<end>`` included."""
     V = len(corpus.tgt_vocab)
     train = encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab).tgt
     counts = np.bincount(np.asarray(train.ids, dtype=np.int64), minlength=V + 1) + 1.0
     counts[V] += len(train.offsets) - 1  # the last: <end>, once a pair
     logp = np.log(counts / counts.sum())
-    held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab)
-    ids = np.asarray(held.tgt.ids, dtype=np.int64)
-    pairs = len(held.tgt.offsets) - 1
-    words = len(ids) + pairs
-    uni = -(logp[ids].sum() + pairs * logp[V])
-    net = -score_pairs(model, held).sum()
-    return float((uni - net) / words)
+    held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab).tgt
+    ids = np.asarray(held.ids, dtype=np.int64)
+    offsets = np.asarray(held.offsets, dtype=np.int64)
+    per_word = np.concatenate([[0.0], np.cumsum(logp[ids])])
+    nll = -(per_word[offsets[1:]] - per_word[offsets[:-1]] + logp[V])
+    return nll, np.diff(offsets) + 1
+
+
+def network_nll(scorer: PhraseScorer, model: torch.nn.Module, corpus) -> np.ndarray:
+    """``(pairs,)``: each held-out pair's NLL in nats under ``model``."""
+    from ..smt.rnn_scorer import score_pairs
+
+    return -score_pairs(model, encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab))
+
+
+def table_nll(scorer: PhraseScorer) -> np.ndarray:
+    """``(pairs,)``: each held-out pair's ``-log p(t|s)`` by the phrase table's own relative
+    frequency (its first score). The table was counted from every extracted pair, the held-out
+    ones included: a model that has seen them, the ceiling the network is set against."""
+    rows = {pair: r for r, (s, t, _) in enumerate(scorer.table.pairs()) for pair in [(s, t)]}
+    index = np.array([rows[tuple(p)] for p in scorer.held], dtype=np.int64)
+    return -np.log(scorer.table.scores[index, 0])
+
+
+def unigram_gain(scorer: PhraseScorer, model: torch.nn.Module, corpus) -> float:
+    """Nats per target word (``<end>`` included) by which ``model`` beats the target unigram
+    model (:func:`unigram_nll`) on the held-out pairs: :data:`SCORER_FLOOR`'s measure."""
+    uni, tokens = unigram_nll(scorer, corpus)
+    net = network_nll(scorer, model, corpus)
+    return float((uni.sum() - net.sum()) / tokens.sum())
+
+
+def heldout_table(scorer: PhraseScorer, model, untrained, corpus) -> pd.DataFrame:
+    """The held-out unique pairs under four models of ``p(t|s)``: the trained network, the same
+    network untrained, the target unigram model (:func:`unigram_nll`) and the phrase table's
+    relative frequency (:func:`table_nll`): the NLL per pair and per target token (``<end>``
+    included; sums over sums) and each as a multiple of the unigram model's per token."""
+    uni, tokens = unigram_nll(scorer, corpus)
+    rows = {
+        "RNN Encoder–Decoder (trained)": network_nll(scorer, model, corpus),
+        "RNN Encoder–Decoder (untrained)": network_nll(scorer, untrained, corpus),
+        "target unigram model (shortlist, add-one)": uni,
+        "phrase table p(t|s) (counted with these pairs)": table_nll(scorer),
+    }
+    per_token = {k: v.sum() / tokens.sum() for k, v in rows.items()}
+    base = per_token["target unigram model (shortlist, add-one)"]
+    return pd.DataFrame(
+        {
+            "NLL per pair": {k: v.mean() for k, v in rows.items()},
+            "NLL per target token": per_token,
+            "× unigram": {k: v / base for k, v in per_token.items()},
+        }
+    ).rename_axis("model of p(t|s) on the held-out pairs")
 
 
 @dataclass
@@ -1581,7 +1854,13 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
         ("hidden units, embedding rank, maxout units", f"{pm.hidden}, {pm.emb}, {pm.maxout}",
          f"{mc.hidden}, {mc.emb}, {mc.maxout}", "model_preset"),
         ("optimiser, minibatch", _set_up(pt) + " (clipping: none stated)", _set_up(tc),
-         "(paper A's set-up)"),
+         "rnn_optimizer, rnn_lr, rnn_clip (checked on held-out pairs: rnn_check_optimiser)"),
+        ("model selection", "not stated",
+         "the parameters of the lowest held-out NLL among the evaluations", "rnn_eval_every"),
+        ("the feature", "the network's score of each pair (Eq. 9; normalisation not stated)",
+         "log p(t|s) summed over the target words and <end>"
+         + (" and, in its own row, divided by them" if rnn.runs_per_word else ""),
+         "per_word_row"),
         ("training length", "about three days",
          f"{int(art.extra['updates']):,} updates ({art.extra['epochs']:.2f} passes)",
          "rnn_updates"),
@@ -1600,7 +1879,12 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
          "lm_order, stack_size, ttable_limit, distortion_limit"),
         ("MERT", "newstest2012+2013, one run a row",
          f"the first {tune:,} dev sentences, {seeds} seed{'s' * (seeds != 1)} a row, at most "
-         f"{p['mert_iterations']} iterations", "tune_sentences, mert_seeds, mert_iterations"),
+         f"{p['mert_iterations']} iterations, {p.get('mert_restarts', 2)} random restarts",
+         "tune_sentences, mert_seeds, mert_iterations, mert_restarts"),
+        ("MERT's start for the +RNN rows", "not stated (Moses: its default weights)",
+         "the Baseline's tuned weights, the new weight at 0"
+         if p.get("mert_start", "baseline") == "baseline"
+         else "the decoder's defaults, the new weight at 0.1", "mert_start"),
         ("dev and test sets", "newstest2012+2013; newstest2014 (3,003 sentences)",
          f"{len(data.dev_src):,} dev and {len(data.test_src):,} test sentences", "max_eval"),
     ]  # fmt: skip

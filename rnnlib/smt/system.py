@@ -132,6 +132,9 @@ class SMTConfig:
     tune_sentences: int | None = None  # first N dev sentences for MERT (None: all)
     eval_nbest: int = 1  # >1: the evaluation also stores dev and test n-best lists of this size
     seed: int = 0
+    # MERT's starting weights by feature name (for example a tuned system's weights and a new
+    # feature at 0); features not named keep the decoder's defaults. None: the defaults
+    start_weights: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         if self.eval_nbest < 1:
@@ -368,6 +371,24 @@ def build_lm(data: SMTData, config: SMTConfig, cache: ArtifactCache):
     return cache.build("smt/lm", l_cfg, make_lm, data=checksum(data.train_tgt, data.dev_tgt))
 
 
+def start_weights(names: Sequence[str], defaults, start: dict[str, float]):
+    """``(len(names),)`` float64: ``defaults`` (one weight per feature of ``names``) with the
+    weights ``start`` names; a name the decoder does not have is an error naming it."""
+    unknown = sorted(set(start) - set(names))
+    if unknown:
+        raise ValueError(
+            f"SMTConfig.start_weights: no feature named {', '.join(map(repr, unknown))} "
+            f"(the decoder's features: {', '.join(names)})"
+        )
+    import numpy as np
+
+    w = np.array(defaults, dtype=np.float64).copy()
+    for k, name in enumerate(names):
+        if name in start:
+            w[k] = float(start[name])
+    return w
+
+
 def tuning_sentences(data: SMTData, config: SMTConfig) -> int:
     """How many dev sentences MERT tunes on: all, or the first ``config.tune_sentences``."""
     if config.tune_sentences is None:
@@ -405,11 +426,16 @@ def build_tuned(
         "extra": [t.names for t in extra],
         "extra_checksum": feature_checksum(extra) if extra else None,
     }
+    if config.start_weights is not None:  # absent otherwise: the keys of earlier runs stay
+        t_cfg["start"] = {k: float(v) for k, v in sorted(config.start_weights.items())}
 
     def make_tuned(out: Path, work: Path) -> dict:
         t = time.perf_counter()
+        dec = decoder()
+        if config.start_weights is not None:
+            dec.set_weights(start_weights(dec.feature_names, dec.weights, config.start_weights))
         res = tune(
-            decoder(),
+            dec,
             data.dev_src[:n_tune],
             [[r] for r in data.dev_tgt[:n_tune]],
             nbest=config.tune_nbest,

@@ -1,0 +1,184 @@
+"""Issue 25's design of paper A's experiment (rnnlib.experiments.cho2014, rnnlib.smt.system):
+the scorer's optimiser by parameter, the held-out figures beside a unigram model and the phrase
+table, the feature read per target word, MERT started from the Baseline's weights, the dev BLEU
+split into the tuning set and held-out sentences."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import rnnlib.experiments.cho2014 as cho
+from rnnlib.corpus.vocab import Vocab
+from rnnlib.models import build_model
+from rnnlib.presets import preset
+from rnnlib.smt.rnn_scorer import ScoredTable
+from rnnlib.smt.system import start_weights
+from rnnlib.train import TRAIN_PRESETS, train_preset
+
+
+# -- the scorer's optimiser ----------------------------------------------------------------------
+def test_scorer_optimiser_is_empty_for_the_papers_and_overrides_otherwise():
+    assert cho.scorer_optimiser({}) == {}
+    assert cho.scorer_optimiser({"rnn_optimizer": "adadelta", "rnn_lr": 1.0}) == {}
+    adam = cho.scorer_optimiser({"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1})
+    assert adam == {"optimizer": "adam", "lr": 0.003, "clip_norm": 1.0}
+    config = train_preset("paper-a", max_updates=5, **adam)
+    assert (config.optimizer, config.lr, config.clip_norm) == ("adam", 0.003, 1.0)
+    assert TRAIN_PRESETS["paper-a"]["optimizer"] == "adadelta"  # the preset is left alone
+
+
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"rnn_optimizer": "sgd"}, "rnn_optimizer"),
+        ({"rnn_lr": 0}, "rnn_lr"),
+        ({"rnn_clip": -1.0}, "rnn_clip"),
+    ],
+)
+def test_scorer_optimiser_names_a_bad_parameter(params, name):
+    with pytest.raises(ValueError, match=name):
+        cho.scorer_optimiser(params)
+
+
+# -- the held-out figures --------------------------------------------------------------------------
+def _scorer():
+    words = [f"w{i}" for i in range(6)]
+    vocab = Vocab(words)
+    corpus = SimpleNamespace(src_vocab=vocab, tgt_vocab=vocab)
+    train = [((f"w{i}",), (f"w{j}", f"w{(j + 1) % 6}")) for i in range(6) for j in range(6)]
+    held = [(("w0", "w1"), ("w2",)), (("w3",), ("w4", "w5", "w0"))]
+    table = SimpleNamespace(
+        pairs=lambda: iter([(s, t, None) for s, t in held + train[:3]]),
+        scores=np.array([[0.5, 0, 0, 0], [0.25, 0, 0, 0]] + [[1.0, 0, 0, 0]] * 3),
+    )
+    return SimpleNamespace(train_pairs=train, held=held, table=table), corpus
+
+
+def test_unigram_nll_counts_every_target_word_and_end_add_one():
+    scorer, corpus = _scorer()
+    nll, tokens = cho.unigram_nll(scorer, corpus)
+    assert list(tokens) == [2, 4]  # words and <end>
+    V = len(corpus.tgt_vocab)
+    counts = np.ones(V + 1)
+    for _, t in scorer.train_pairs:
+        for w in t:
+            counts[corpus.tgt_vocab.stoi[w]] += 1
+    counts[V] += len(scorer.train_pairs)
+    p = counts / counts.sum()
+    ids = [corpus.tgt_vocab.stoi[w] for w in ("w4", "w5", "w0")]
+    assert nll[1] == pytest.approx(-(np.log(p[ids]).sum() + np.log(p[V])))
+
+
+def test_table_nll_reads_the_tables_p_t_given_s_of_each_held_out_pair():
+    scorer, _ = _scorer()
+    assert cho.table_nll(scorer) == pytest.approx([np.log(2), np.log(4)])
+
+
+def test_heldout_table_sets_the_network_against_the_unigram_model():
+    scorer, corpus = _scorer()
+    torch.manual_seed(0)
+    cfg = preset("smoke-cho2014", src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab))
+    model = build_model(cfg).eval()
+    table = cho.heldout_table(scorer, model, model, corpus)
+    uni = "target unigram model (shortlist, add-one)"
+    assert table.loc[uni, "× unigram"] == pytest.approx(1.0)
+    _, tokens = cho.unigram_nll(scorer, corpus)
+    net = cho.network_nll(scorer, model, corpus)
+    row = table.iloc[0]
+    assert row["NLL per target token"] == pytest.approx(net.sum() / tokens.sum())
+    assert row["× unigram"] == pytest.approx(
+        row["NLL per target token"] / table.loc[uni, "NLL per target token"]
+    )
+    # an untrained network over 10 words is near uniform: worse than the unigram model
+    assert row["× unigram"] > 1
+    # the gain over the unigram model is the same comparison per token, in nats
+    gain = cho.unigram_gain(scorer, model, corpus)
+    assert gain == pytest.approx(
+        table.loc[uni, "NLL per target token"] - row["NLL per target token"]
+    )
+
+
+def test_optimiser_table_picks_the_lowest_held_out_nll_per_token(tmp_path):
+    runs = {}
+    for label, nll in (("a", [3.0, 2.5]), ("b", [2.8, 2.9])):
+        d = tmp_path / label
+        d.mkdir()
+        pd.DataFrame(
+            {
+                "update": [10, 20],
+                "dev_nll_sentence": [5 * x for x in nll],
+                "dev_nll_token": nll,
+            }
+        ).to_csv(d / "eval_log.csv", index=False)
+        art = SimpleNamespace(file=lambda name, d=d: d / name, extra={"updates": 20, "seconds": 60})
+        train = train_preset("paper-a", max_updates=20)
+        runs[label] = SimpleNamespace(artifact=art, train_config=train)
+    table = cho.optimiser_table(runs)
+    assert table.loc["a", "best update"] == 20 and table.loc["b", "best update"] == 10
+    assert list(table["chosen by the rule"]) == [True, False]
+    assert table.loc["a", "optimiser"] == "Adadelta at rate 1, no clipping"
+
+
+# -- the feature read per target word ----------------------------------------------------------
+def test_per_word_divides_each_score_by_the_target_words_and_end():
+    scores = ScoredTable(["rnn"], {(("a",), ("x", "y")): (-6.0,), (("b",), ("z",)): (-4.0,)})
+    per = cho.per_word(scores)
+    assert per.names == ["rnn_per_word"]
+    assert per.lookup(("a",), ("x", "y")) == (-2.0,)
+    assert per.lookup(("b",), ("z",)) == (-2.0,)
+    with pytest.raises(KeyError):
+        per.lookup(("c",), ("z",))
+
+
+# -- MERT's start --------------------------------------------------------------------------------
+def test_start_weights_sets_the_named_features_and_names_an_unknown_one():
+    w = start_weights(["lm", "tm", "rnn"], np.array([0.5, 0.2, 0.1]), {"tm": 0.3, "rnn": 0.0})
+    assert list(w) == [0.5, 0.3, 0.0]
+    with pytest.raises(ValueError, match="'cslm'"):
+        start_weights(["lm", "tm"], np.zeros(2), {"cslm": 1.0})
+
+
+def test_baseline_start_takes_each_seeds_tuned_weights_and_the_new_feature_at_zero():
+    base = SimpleNamespace(
+        seeds=[1, 2],
+        runs={1: SimpleNamespace(weights={"lm": 0.4}), 2: SimpleNamespace(weights={"lm": 0.6})},
+    )
+    extra = [ScoredTable(["rnn"], {})]
+    assert cho.baseline_start(base, extra) == {
+        1: {"lm": 0.4, "rnn": 0.0},
+        2: {"lm": 0.6, "rnn": 0.0},
+    }
+    assert cho.row_start(base, extra, {"mert_start": "defaults"}) is None
+    assert cho.row_start(base, extra, {}) == cho.baseline_start(base, extra)
+    with pytest.raises(ValueError, match="mert_start"):
+        cho.row_start(base, extra, {"mert_start": "zero"})
+
+
+# -- dev: the tuning set and the held-out sentences ------------------------------------------------
+def test_dev_parts_split_each_seeds_output_at_the_tuning_set(tmp_path, monkeypatch):
+    refs = [f"the cat sat on mat number {i} today" for i in range(6)]
+    good = list(refs)
+    bad = refs[:3] + ["nothing alike here at all"] * 3
+    outputs = {"A": {"dev": [good, bad], "test": [[], []]}}
+    monkeypatch.setattr(cho, "row_outputs", lambda rows: outputs)
+    parts = cho.dev_parts({"A": {}}, refs, 3)
+    tune, held = parts["A"]
+    assert tune == pytest.approx([100.0, 100.0])
+    assert held[0] == pytest.approx(100.0) and held[1] < 5
+    table = cho.table_1(
+        {
+            "Baseline": {
+                1: SimpleNamespace(
+                    bleu={"dev": {"single": {"bleu": 10}}, "test": {"single": {"bleu": 9}}}
+                )
+            }
+        },
+        {"Baseline": (np.array([12.0]), np.array([7.0]))},
+    )
+    assert table.loc["Baseline", "tuning"] == 12 and table.loc["Baseline", "dev held out"] == 7
+    assert table.loc["Baseline", "paper dev − Baseline"] == 0
