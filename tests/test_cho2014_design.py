@@ -182,3 +182,22 @@ def test_dev_parts_split_each_seeds_output_at_the_tuning_set(tmp_path, monkeypat
     )
     assert table.loc["Baseline", "tuning"] == 12 and table.loc["Baseline", "dev held out"] == 7
     assert table.loc["Baseline", "paper dev − Baseline"] == 0
+
+
+# -- the CSLM against the n-gram model on the same shortlist ---------------------------------------
+def test_on_shortlist_writes_words_outside_the_vocabulary_as_unk():
+    from rnnlib.experiments.cho2014_cslm import on_shortlist
+
+    vocab = Vocab(["le", "chat"])
+    assert on_shortlist([["le", "chien", "chat"]], vocab) == [["le", "[UNK]", "chat"]]
+
+
+def test_cslm_against_kn_says_which_is_better_and_whether_training_had_levelled_off():
+    from rnnlib.experiments.cho2014_cslm import cslm_against_kn
+
+    falling = pd.DataFrame({"update": [500, 1000], "dev_ppl": [200.0, 150.0]})
+    flat = pd.DataFrame({"update": [500, 1000], "dev_ppl": [151.0, 150.0]})
+    worse = cslm_against_kn(120.0, 80.0, falling)
+    assert "weaker" in worse and "still falling" in worse
+    better = cslm_against_kn(60.0, 80.0, flat)
+    assert "better" in better and "levelled off" in better

@@ -92,3 +92,80 @@ B_TABLE2 = {
         "dev_nll": 35.2,
     },
 }
+
+# A, Table 2: for source phrases of 4 or more words, drawn at random among frequent (a) and rare
+# (b) ones, the top target phrases by the translation model's p(f|e) and by the RNN
+# Encoder-Decoder. Cells the paper prints garbled (its caption warns of partial characters) are
+# given as read, with "?" where a character is lost.
+A_TABLE2 = {
+    "frequent": [
+        ("at the end of the",
+         ["a la fin de la", "?r la fin des années", "être supprimés à la fin de la"],
+         ["à la fin du", "à la fin des", "à la fin de la"]),
+        ("for the first time",
+         ["? pour la premi?ère fois", "été donnés pour la première fois",
+          "été commémorée pour la première fois"],
+         ["pour la première fois", "pour la première fois ,", "pour la première fois que"]),
+        ("in the United States and",
+         ["? aux ?tats-Unis et", "été ouvertes aux États-Unis et",
+          "été constatées aux États-Unis et"],
+         ["aux Etats-Unis et", "des Etats-Unis et", "des États-Unis et"]),
+        (", as well as",
+         ["?s , qu'", "?s , ainsi que", "?re aussi bien que"],
+         [", ainsi qu'", ", ainsi que", ", ainsi que les"]),
+        ("one of the most",
+         ["?t ?l' un des plus", "?l' un des plus", "être retenue comme un de ses plus"],
+         ["l' un des", "le", "un des"]),
+    ],
+    "rare": [
+        (", Minister of Communications and Transport",
+         ["Secrétaire aux communications et aux transports :",
+          "Secrétaire aux communications et aux transports"],
+         ["Secrétaire aux communications et aux transports",
+          "Secrétaire aux communications et aux transports :"]),
+        ("did not comply with the",
+         ["vestimentaire , ne correspondaient pas à des",
+          "susmentionnée n' était pas conforme aux", "présentées n' étaient pas conformes à la"],
+         ["n' ont pas respecté les", "n' était pas conforme aux", "n' ont pas respecté la"]),
+        ("parts of the world .",
+         ["? gions du monde .", "régions du monde considérées .", "région du monde considérée ."],
+         ["parties du monde .", "les parties du monde .", "des parties du monde ."]),
+        ("the past few days .",
+         ["le petit texte .", "cours des tout derniers jours .", "les tout derniers jours ."],
+         ["ces derniers jours .", "les derniers jours .", "cours des derniers jours ."]),
+        ("on Friday and Saturday",
+         ["vendredi et samedi à la", "vendredi et samedi à", "se déroulera vendredi et samedi ,"],
+         ["le vendredi et le samedi", "le vendredi et samedi", "vendredi et samedi"]),
+    ],
+}  # fmt: skip
+
+# A, Table 3: the top target phrases among 50 samples from the RNN Encoder-Decoder for each source
+# of Table 2, in the printed order, with how often each was drawn (None: no count printed);
+# accents the text of the paper lost ("n' tait", "respect l'") restored.
+A_TABLE3 = {
+    "frequent": [
+        ("at the end of the", [("à la fin de la", 11)]),
+        ("for the first time", [("pour la première fois", 24), ("pour la première fois que", 2)]),
+        ("in the United States and", [("aux États-Unis et", 6), ("dans les États-Unis et", 4)]),
+        (", as well as", [(", ainsi que", None), (",", None), ("ainsi que", None),
+                          (", ainsi qu'", None), ("et UNK", None)]),
+        ("one of the most",
+         [("l' un des plus", 9), ("l' un des", 5), ("l' une des plus", 2)]),
+    ],
+    "rare": [
+        (", Minister of Communications and Transport",
+         [(", ministre des communications et le transport", 13)]),
+        ("did not comply with the",
+         [("n' était pas conforme aux", None), ("n' a pas respecté l'", 2),
+          ("n' a pas respecté la", 3)]),
+        ("parts of the world .", [("arts du monde .", 11), ("des arts du monde .", 7)]),
+        ("the past few days .",
+         [("quelques jours .", 5), ("les derniers jours .", 5), ("ces derniers jours .", 2)]),
+        ("on Friday and Saturday",
+         [("vendredi et samedi", 5), ("le vendredi et samedi", 7),
+          ("le vendredi et le samedi", 4)]),
+    ],
+}  # fmt: skip
+
+# A, Sec. 4.3 / Table 3: the samples drawn per source phrase.
+A_TABLE3_SAMPLES = 50

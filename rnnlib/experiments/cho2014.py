@@ -1470,6 +1470,52 @@ def table_2(phrases: LongPhrases) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).set_index(["group", "source"])
 
 
+def paper_table_2() -> pd.DataFrame:
+    """Paper A's own Table 2 (:data:`rnnlib.book.papers.A_TABLE2`), in the layout of
+    :func:`table_2`: one row per source phrase, its group, and the two top-3 lists."""
+    rows = [
+        {
+            "group": group,
+            "source": src,
+            "translation model": " · ".join(_bracket(t.split()) for t in tm),
+            "RNN Encoder–Decoder": " · ".join(_bracket(t.split()) for t in rnn),
+        }
+        for group, entries in papers.A_TABLE2.items()
+        for src, tm, rnn in entries
+    ]
+    return pd.DataFrame(rows).set_index(["group", "source"])
+
+
+def paper_table_3() -> pd.DataFrame:
+    """Paper A's own Table 3 (:data:`rnnlib.book.papers.A_TABLE3`): for each source, the samples
+    it shows with how often each was drawn among its
+    :data:`~rnnlib.book.papers.A_TABLE3_SAMPLES`."""
+    rows = [
+        {
+            "group": group,
+            "source": src,
+            "samples (× times drawn)": " · ".join(
+                _bracket(t.split()) + ("" if n is None else f" (×{n})") for t, n in samples
+            ),
+        }
+        for group, entries in papers.A_TABLE3.items()
+        for src, samples in entries
+    ]
+    return pd.DataFrame(rows).set_index(["group", "source"])
+
+
+def paper_top_share() -> float:
+    """Paper A's Table 3: the share of its 50 samples taken by the most drawn one shown, in %,
+    averaged over the sources with printed counts (for the prose beside ours)."""
+    tops = [
+        max(n for _, n in samples if n is not None)
+        for entries in papers.A_TABLE3.values()
+        for _, samples in entries
+        if any(n is not None for _, n in samples)
+    ]
+    return 100 * float(np.mean(tops)) / papers.A_TABLE3_SAMPLES
+
+
 def table_2_numbers(phrases: LongPhrases, params: dict[str, Any]) -> list[Number]:
     """Table 2's settings, the sizes of its groups, the mean top-3 overlap of the drawn frequent
     and rare sources and the mean length of their top-3 targets by each model."""

@@ -62,6 +62,7 @@ from ..smt.rescore import (
     tune_rescored,
 )
 from ..cache import Artifact, ArtifactCache
+from ..specials import SPECIALS, UNK
 from .cho2014 import Number
 
 if TYPE_CHECKING:
@@ -145,6 +146,70 @@ def cslm_run(
         }
 
     return cache.build("cho2014/cslm", full, make, data=data)
+
+
+def on_shortlist(sentences: Sequence[Sequence[str]], vocab) -> list[list[str]]:
+    """``sentences`` with every word outside ``vocab`` (the CSLM's shortlist) written ``[UNK]``,
+    as the CSLM reads them."""
+    return [[w if w in vocab else SPECIALS[UNK] for w in s] for s in sentences]
+
+
+def shortlist_kn(
+    cache: ArtifactCache,
+    train_sentences: Sequence[Sequence[str]],
+    dev_sentences: Sequence[Sequence[str]],
+    vocab,
+    order: int,
+    data: str,
+) -> Artifact:
+    """The CSLM's n-gram rival on equal terms: an interpolated modified Kneser-Ney model of
+    ``order`` (:func:`rnnlib.smt.lm.train_arpa`, the phrase-based system's LM) estimated on the
+    same target sentences with the same shortlist (:func:`on_shortlist`), and its perplexity on
+    the dev references read the same way; both count every word and one end of sentence, as
+    the CSLM's :func:`rnnlib.smt.cslm.perplexity` does. The ARPA file is not kept."""
+    from ..smt.lm import NgramLM, train_arpa
+
+    def make(out: Path, work: Path) -> dict:
+        t = time.perf_counter()
+        train_arpa(on_shortlist(train_sentences, vocab), work / "lm.arpa", order)
+        ppl = NgramLM(work / "lm.arpa").perplexity(on_shortlist(dev_sentences, vocab))
+        return {"dev_perplexity": ppl, "seconds": time.perf_counter() - t}
+
+    key = {"order": order, "shortlist": len(vocab), "smoothing": "interpolated modified Kneser-Ney"}
+    return cache.build("cho2014/kn_shortlist", key, make, data=data)
+
+
+def cslm_against_kn(cslm_ppl: float, kn_ppl: float, history: pd.DataFrame | None = None) -> str:
+    """Whether the CSLM beats the n-gram model on the same shortlist (Markdown, for the prose and
+    the rows that use the CSLM); with ``history`` (the CSLM's ``eval_log.csv``: ``update``,
+    ``dev_ppl``), whether its held-out perplexity was still falling when training stopped (by
+    more than 5% over the last evaluation interval)."""
+    if cslm_ppl < kn_ppl:
+        text = (
+            f"the CSLM is the better language model here: perplexity {cslm_ppl:.1f} against the "
+            f"Kneser–Ney model's {kn_ppl:.1f} on the same shortlist"
+        )
+    else:
+        text = (
+            f"**the CSLM is the weaker language model here**: perplexity {cslm_ppl:.1f} against "
+            f"the Kneser–Ney model's {kn_ppl:.1f} on the same shortlist, so its rows add a worse "
+            "model of French beside a better one, unlike the paper's, whose CSLM was trained on "
+            "712M more words of news"
+        )
+    if history is not None and len(history) >= 2:
+        (u0, p0), (u1, p1) = history[["update", "dev_ppl"]].tail(2).itertuples(index=False)
+        if p1 < 0.95 * p0:
+            text += (
+                f"; its held-out perplexity was still falling when training stopped ({p0:.1f} at "
+                f"update {int(u0):,}, {p1:.1f} at {int(u1):,}): `cslm_updates` cut it short for "
+                "the time budget"
+            )
+        else:
+            text += (
+                f"; its held-out perplexity had levelled off ({p0:.1f} at update {int(u0):,}, "
+                f"{p1:.1f} at {int(u1):,})"
+            )
+    return text
 
 
 def load_cslm(art: Artifact, device: torch.device | str = "cpu") -> CSLM:
@@ -496,6 +561,8 @@ class CSLMRows:
     systems: dict[str, RescoredSystem]
     runs: dict[str, dict[int, SMTResult]]
     cited: list
+    #: :func:`shortlist_kn`: the n-gram model on the CSLM's shortlist (``None`` when not built)
+    kn: Artifact | None = None
 
 
 def cslm_rows(
@@ -542,7 +609,11 @@ def cslm_rows(
             )  # fmt: skip
             for s in base.seeds
         }
-    return CSLMRows(config, art, model, systems, runs, [corpus, base.config, art])
+    kn = shortlist_kn(
+        cache, data.train_tgt, data.dev_tgt, vocab, base.config.lm_order,
+        data=checksum([corpus.checksum], data.train_tgt, data.dev_tgt),
+    )  # fmt: skip
+    return CSLMRows(config, art, model, systems, runs, [corpus, base.config, art], kn)
 
 
 @dataclass
@@ -599,6 +670,7 @@ def cslm_numbers(
         Number("cho-cslm-dev-ppl", extra["dev_set_ppl"], 1, cslm.cited),
         Number("cho-paper-cslm-ppl", papers.A_CSLM_PERPLEXITY, 2),
         Number("cho-kn-dev-ppl", lm.extra["dev_perplexity"], 1, [lm]),
+        Number("cho-kn-short-dev-ppl", cslm.kn.extra["dev_perplexity"], 1, [cslm.kn]),
         Number("cho-search-n", len(timing.sentences)),
         Number("cho-search-words", sum(len(x) for x in timing.sentences)),
         Number("cho-search-with", timing.with_cslm, 1),
