@@ -1826,20 +1826,29 @@ def table_3_claims(
 
 
 # -- where the time goes, and the set-up -------------------------------------------------------
-def stages_table(base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int) -> pd.DataFrame:
+def stages_table(
+    base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int, checks: Sequence = ()
+) -> pd.DataFrame:
     """Seconds of each stage (index: stage; 1 digit), as the run that computed it measured
     them: the phrase-based system's, the network's training and scoring, the CSLM's training
     (``cslm``: :class:`rnnlib.experiments.cho2014_cslm.CSLMRows`), the search with and without
     the CSLM (``timing``: :class:`rnnlib.experiments.cho2014_cslm.SearchTiming`, measured in
-    this build), and each row's MERT and evaluation per seed."""
+    this build), and each row's MERT and evaluation per seed. ``checks``: further networks
+    trained to check the chapter's choices (:func:`scorer_variant` runs), each its own row."""
     first, n = base.first_run, len(timing.sentences)
+    extra_runs = [
+        (f"training the RNN Encoder-Decoder again: {optimiser_text(sc)}", sc.artifact)
+        for sc in checks
+    ]
     rows = [
         ("word alignment (shared with the baseline chapter when cached)", first.alignment),
         ("phrase table (every extracted pair)", first.phrase_table),
         ("language model", first.lm),
         ("training the RNN Encoder-Decoder", rnn.scorer.artifact),
+        *extra_runs,
         ("scoring every usable pair", rnn.feature),
         ("training the CSLM", cslm.artifact),
+        ("the Kneser-Ney model on the CSLM's shortlist", cslm.kn),
     ]
     rows = [(stage, art.meta["wall_time_s"]) for stage, art in rows]
     rows += [
@@ -1849,7 +1858,8 @@ def stages_table(base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int) 
         ),
         ("the same without the CSLM (this build)", timing.without_cslm),
     ]
-    for name, runs in (("Baseline", base.runs), ("+RNN", rnn.runs)):
+    own = [("Baseline", base.runs), ("+RNN", rnn.runs), ("+RNN per word", rnn.runs_per_word)]
+    for name, runs in own:
         for s, r in runs.items():
             rows.append((f"{name}: MERT, seed {s}", r.tuned.meta["wall_time_s"]))
             rows.append(
