@@ -201,3 +201,50 @@ def test_cslm_against_kn_says_which_is_better_and_whether_training_had_levelled_
     assert "weaker" in worse and "still falling" in worse
     better = cslm_against_kn(60.0, 80.0, flat)
     assert "better" in better and "levelled off" in better
+
+
+# -- the tuning table, the claims' dev part, the paper's Tables 2 and 3 ----------------------------
+def test_tuning_table_shows_each_runs_first_and_best_tuning_bleu(tmp_path):
+    import json
+
+    def run(first, best, name):
+        path = tmp_path / name
+        path.mkdir()
+        saved = {"best_dev_bleu": best, "history": [{"dev_bleu": first}, {"dev_bleu": best}]}
+        (path / "weights.json").write_text(json.dumps(saved))
+        return SimpleNamespace(tuned=SimpleNamespace(file=lambda f, p=path: p / f))
+
+    rows = {"Baseline": {1: run(20.0, 21.5, "b1")}, "+RNN": {1: run(21.5, 21.5, "r1")}}
+    table = cho.tuning_table(rows)
+    assert table.loc[("Baseline", 1), "gain over the first"] == pytest.approx(1.5)
+    assert table.loc[("+RNN", 1), "gain over the first"] == 0  # a search that found nothing
+    assert table.loc[("+RNN", 1), "decodings"] == 2
+
+
+def test_the_claims_dev_half_reads_the_held_out_sentences_when_there_are_any():
+    assert cho.dev_claim_start(300, 500) == 300
+    assert cho.dev_claim_start(500, 500) == 0 and cho.dev_claim_start(None, 500) == 0
+    assert "200 held-out" in cho.dev_claim_text(300, 500)
+    assert "tuning set" in cho.dev_claim_text(500, 500)
+
+
+def test_the_papers_tables_2_and_3_have_ten_sources_in_two_groups():
+    t2, t3 = cho.paper_table_2(), cho.paper_table_3()
+    assert len(t2) == len(t3) == 10
+    assert list(t2.index.get_level_values(0).unique()) == ["frequent", "rare"]
+    assert (t2.index == t3.index).all()
+    first = t3.loc[("frequent", "for the first time"), "samples (× times drawn)"]
+    assert first.startswith("[pour la première fois] (×24)")
+    assert cho.paper_top_count() == 24 and cho.paper_samples() == 50
+    # the largest printed count of each source with counts, over 50, averaged
+    assert cho.paper_top_share() == pytest.approx(
+        100 * (11 + 24 + 6 + 9 + 13 + 3 + 11 + 5 + 7) / 9 / 50
+    )
+
+
+def test_optimiser_verdict_says_whether_the_rule_confirms_the_chapters_choice():
+    ok = pd.DataFrame({"chosen by the rule": [True, False]}, index=["the chapter's", "paper A's"])
+    assert "confirms" in cho.optimiser_verdict(ok)
+    bad = pd.DataFrame({"chosen by the rule": [False, True]}, index=["the chapter's", "paper A's"])
+    assert "does not pick" in cho.optimiser_verdict(bad)
+    assert "nothing was compared" in cho.optimiser_verdict(ok.iloc[:1])

@@ -95,15 +95,15 @@ B_TABLE2 = {
 
 # A, Table 2: for source phrases of 4 or more words, drawn at random among frequent (a) and rare
 # (b) ones, the top target phrases by the translation model's p(f|e) and by the RNN
-# Encoder-Decoder. Cells the paper prints garbled (its caption warns of partial characters) are
-# given as read, with "?" where a character is lost.
+# Encoder-Decoder. Cells the paper prints garbled (its caption warns of partial characters and a
+# Cyrillic ghe) are given as its text reads, with the "?" it prints.
 A_TABLE2 = {
     "frequent": [
         ("at the end of the",
-         ["a la fin de la", "?r la fin des années", "être supprimés à la fin de la"],
+         ["a la fin de la", "ŕ la fin des années", "être supprimés à la fin de la"],
          ["à la fin du", "à la fin des", "à la fin de la"]),
         ("for the first time",
-         ["? pour la premi?ère fois", "été donnés pour la première fois",
+         ["ґ ©? pour la premiґère fois", "été donnés pour la première fois",
           "été commémorée pour la première fois"],
          ["pour la première fois", "pour la première fois ,", "pour la première fois que"]),
         ("in the United States and",
@@ -128,7 +128,7 @@ A_TABLE2 = {
           "susmentionnée n' était pas conforme aux", "présentées n' étaient pas conformes à la"],
          ["n' ont pas respecté les", "n' était pas conforme aux", "n' ont pas respecté la"]),
         ("parts of the world .",
-         ["? gions du monde .", "régions du monde considérées .", "région du monde considérée ."],
+         ["c… gions du monde .", "régions du monde considérées .", "région du monde considérée ."],
          ["parties du monde .", "les parties du monde .", "des parties du monde ."]),
         ("the past few days .",
          ["le petit texte .", "cours des tout derniers jours .", "les tout derniers jours ."],

@@ -692,7 +692,7 @@ def table_1(
     BLEU, the dev and test gains over the Baseline, and the paper's numbers; rounded to 2 digits.
     With ``parts`` (:func:`dev_parts`) the dev BLEU is split into the tuning set's ("tuning",
     the paper's dev: it tuned on newstest2012+2013 and reported them) and the held-out dev
-    sentences' ("dev held out")."""
+    sentences' ("dev held out"), each with its gain over the Baseline."""
     base_test = bleu_of(rows["Baseline"], "test").mean()
     base_dev = bleu_of(rows["Baseline"], "dev").mean()
     paper_base = papers.A_TABLE1["Baseline"]
@@ -704,12 +704,15 @@ def table_1(
         row = {"system": name, "dev": dev.mean(), "dev sd": _sd(dev)}
         if parts is not None:
             tune, held = parts[name]
+            base_tune, base_held = parts["Baseline"]
             row.update(
                 {
                     "tuning": tune.mean(),
                     "tuning sd": _sd(tune),
                     "dev held out": held.mean(),
                     "dev held out sd": _sd(held),
+                    "tuning − Baseline": tune.mean() - base_tune.mean(),
+                    "dev held out − Baseline": held.mean() - base_held.mean(),
                 }
             )
         row.update(
@@ -730,22 +733,31 @@ def table_1(
 
 
 def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
-    """Each MERT run's best BLEU on the tuning set as MERT measured it (tokenised, its own
-    BLEU), rows by seed and columns by Table 1's row: a row whose tuning BLEU is below the
-    Baseline's although it started from the Baseline's weights failed in the search; one above
-    it that loses on held-out sentences overfits the tuning set."""
-    out = {}
+    """Each MERT run's BLEU on the tuning set as MERT measured it (tokenised, its own BLEU), at
+    its first decoding (its starting weights) and at its best, index ``(row, seed)``. A run
+    that starts from the Baseline's weights begins at the Baseline's tuning BLEU and keeps its
+    best decoding, so it cannot end below its start: a search that found nothing shows a gain
+    of 0, and a gain on the tuning set that is lost on the held-out dev sentences is
+    overfitting."""
+    out = []
     for name, runs in rows.items():
-        col = {}
         for s, r in runs.items():
             saved = json.loads(r.tuned.file("weights.json").read_text())
-            if saved.get("best_dev_bleu") is not None:
-                col[f"seed {s}"] = saved["best_dev_bleu"]
-        if col:
-            out[name] = col
-    table = pd.DataFrame(out).round(2)
-    table.index.name = "MERT seed"
-    return table
+            history = saved.get("history") or []
+            if saved.get("best_dev_bleu") is None or not history:
+                continue
+            first = history[0]["dev_bleu"]
+            out.append(
+                {
+                    "row": name,
+                    "MERT seed": s,
+                    "first decoding": first,
+                    "best": saved["best_dev_bleu"],
+                    "gain over the first": saved["best_dev_bleu"] - first,
+                    "decodings": len(history),
+                }
+            )
+    return pd.DataFrame(out).set_index(["row", "MERT seed"]).round(2)
 
 
 def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
@@ -774,6 +786,20 @@ def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
     return table.round(3)
 
 
+def optimiser_verdict(table: pd.DataFrame) -> str:
+    """Whether the held-out rule confirms the chapter's optimiser (:func:`optimiser_table`'s
+    first row), for the prose: every later section reads the chapter's network either way."""
+    if len(table) < 2:
+        return "only the chapter's optimiser was trained: nothing was compared"
+    own = table.index[0]
+    if table.loc[own, "chosen by the rule"]:
+        return "the rule confirms the chapter's optimiser, whose network every later section reads"
+    return (
+        "**the rule does not pick the chapter's optimiser**: every later section still reads "
+        "the chapter's network, the one the rule rejects, and the profile should follow the rule"
+    )
+
+
 def tuning_sentences(base: BaselineRow) -> int:
     """How many dev sentences MERT tuned on (the first ones;
     :func:`rnnlib.smt.system.tuning_sentences`)."""
@@ -791,9 +817,10 @@ def start_text(params: dict[str, Any], n_tune: int) -> str:
         else "from the decoder's defaults (Moses' weights, the new weight at 0.1)"
     )
     return (
-        f"MERT started the rows that add the RNN score {how}; each optimisation adds "
-        f"{params.get('mert_restarts', 2)} random starting points, on the first {n_tune:,} dev "
-        f"sentences, for at most {params['mert_iterations']} decodings."
+        f"MERT started the rows that add the RNN score {how}. Every row's MERT (the Baseline's "
+        f"too) tunes on the first {n_tune:,} dev sentences, for at most "
+        f"{params['mert_iterations']} decodings, and each of its optimisations adds "
+        f"{params.get('mert_restarts', 2)} random starting points."
     )
 
 
@@ -821,14 +848,14 @@ def optimiser_text(scorer: PhraseScorer) -> str:
     return f"{name} at rate {t.lr:g}, {clip}"
 
 
-def heldout_numbers(heldout: pd.DataFrame, scorer: PhraseScorer) -> list[Number]:
+def heldout_numbers(heldout: pd.DataFrame) -> list[Number]:
     """The held-out table's figures for the prose (:func:`heldout_table`)."""
     col = heldout["NLL per target token"]
     return [
-        Number("cho-heldout-net", col.iloc[0], 2),
-        Number("cho-heldout-unigram", col.iloc[2], 2),
-        Number("cho-heldout-table", col.iloc[3], 2),
-        Number("cho-heldout-ratio", heldout["× unigram"].iloc[0], 2),
+        Number("cho-heldout-net", col[HELDOUT_ROWS[0]], 2),
+        Number("cho-heldout-unigram", col[HELDOUT_ROWS[2]], 2),
+        Number("cho-heldout-table", col[HELDOUT_ROWS[3]], 2),
+        Number("cho-heldout-ratio", heldout.loc[HELDOUT_ROWS[0], "× unigram"], 2),
     ]
 
 
@@ -839,7 +866,12 @@ def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]])
     with warnings.catch_warnings():  # one MERT run: no standard deviation, NaN
         warnings.simplefilter("ignore", RuntimeWarning)
         noise = np.nanmax([table1.loc["Baseline", "test sd"], table1.loc["+RNN", "test sd"]])
-    out = [
+    out = []
+    for col, key in (("tuning − Baseline", "tuning"), ("dev held out − Baseline", "heldout")):
+        if col in table1:
+            for name, suffix in (("+RNN", ""), ("+CSLM+RNN", "-cslm-rnn")):
+                out.append(Number(f"cho-gain-{key}{suffix}", table1.loc[name, col], 2))
+    out += [
         Number("cho-gain-dev", bleu_of(rows["+RNN"], "dev").mean() - base_dev, 2),
         Number("cho-gain-test", bleu_of(rows["+RNN"], "test").mean() - base_test, 2),
         Number("cho-mert-sd", noise, 2),
@@ -1022,12 +1054,34 @@ def table_1_claims(
     return {"C-A-T1-1": c1, "C-A-T1-2": c2, "C-A-T1-3": c3, "C-A-T1-4": c4}
 
 
+def dev_claim_start(n_tune: int | None, n_dev: int) -> int:
+    """The first dev sentence the claims' dev halves read: the first one MERT did not tune on
+    (``n_tune``), so that a row's dev gain is not its own tuning objective; 0 (every dev
+    sentence) when MERT tuned on all of them or ``n_tune`` is ``None``."""
+    return n_tune if n_tune is not None and n_tune < n_dev else 0
+
+
+def dev_claim_text(n_tune: int | None, n_dev: int) -> str:
+    """Which dev sentences the claims' dev halves read (Markdown, for the prose)."""
+    first = dev_claim_start(n_tune, n_dev)
+    if first:
+        return (
+            f"the {n_dev - first:,} held-out dev sentences (MERT tuned on the other {first:,}, "
+            "where a row that starts from the Baseline's weights can hardly end below it)"
+        )
+    return f"all {n_dev:,} dev sentences, MERT's tuning set (no dev sentence was held out)"
+
+
 def table_1_checks(
-    cache: ArtifactCache, rows: dict[str, dict[int, SMTResult]], base: BaselineRow
+    cache: ArtifactCache,
+    rows: dict[str, dict[int, SMTResult]],
+    base: BaselineRow,
+    n_tune: int | None = None,
 ) -> dict[str, claims.Check]:
     """:func:`table_1_claims` on the rows' outputs (:func:`row_outputs`), the first reference
     stream of dev and test, and the n-best oracle of the +RNN row's seeds (:func:`nbest_oracle`;
-    ``None`` when its evaluation kept no n-best lists). The checks are an artifact
+    ``None`` when its evaluation kept no n-best lists); the dev halves read the dev sentences
+    from :func:`dev_claim_start` on (those MERT did not tune on). The checks are an artifact
     (``cho2014/table1_checks``: ``checks.json``, keyed by every row's evaluation): their
     intervals resample the sentences of every seed of every row, about a minute at ``cpu``."""
     import json
@@ -1035,16 +1089,22 @@ def table_1_checks(
     refs = {"dev": list(base.data.dev_refs[0]), "test": list(base.data.test_refs[0])}
     rows = {k: v for k, v in rows.items() if k != "+RNN per word"}  # the paper's rows only
     runs = rows["+RNN"]
+    n_dev = len(row_outputs({"Baseline": rows["Baseline"]})["Baseline"]["dev"][0])
+    first = dev_claim_start(n_tune, n_dev)
     config = {
         "rows": {name: [r.evaluation.key for r in runs_.values()] for name, runs_ in rows.items()},
         "n_samples": N_BOOT,
+        "dev_from": first,
         "rules": 1,  # raise when table_1_claims changes what it computes
     }
 
     def make(out: Path, work: Path) -> dict:
         has_lists = all((r.evaluation.path / "test.nbest.json.gz").exists() for r in runs.values())
         oracle = nbest_oracle(runs, refs["test"], base.detokenize) if has_lists else None
-        checks = table_1_claims(row_outputs(rows), refs, oracle)
+        outputs = row_outputs(rows)
+        for parts in outputs.values():
+            parts["dev"] = [lines[first:] for lines in parts["dev"]]
+        checks = table_1_claims(outputs, {**refs, "dev": refs["dev"][first:n_dev]}, oracle)
         text = json.dumps({c: dataclasses.asdict(k) for c, k in checks.items()}, ensure_ascii=False)
         (out / "checks.json").write_text(text, encoding="utf-8")
         return {"claims": len(checks)}
@@ -1188,10 +1248,13 @@ def unigram_nll(scorer: PhraseScorer, corpus) -> tuple[np.ndarray, np.ndarray]:
     (add-one counts of the training pairs' target words and ends, the shortlist's ids): each
     pair's NLL in nats and its target tokens, ``<end>`` included."""
     V = len(corpus.tgt_vocab)
-    train = encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab).tgt
-    counts = np.bincount(np.asarray(train.ids, dtype=np.int64), minlength=V + 1) + 1.0
-    counts[V] += len(train.offsets) - 1  # the last: <end>, once a pair
-    logp = np.log(counts / counts.sum())
+    logp = getattr(scorer, "_unigram_logp", None)
+    if logp is None or len(logp) != V + 1:  # the counts of millions of pairs: once per scorer
+        train = encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab).tgt
+        counts = np.bincount(np.asarray(train.ids, dtype=np.int64), minlength=V + 1) + 1.0
+        counts[V] += len(train.offsets) - 1  # the last: <end>, once a pair
+        logp = np.log(counts / counts.sum())
+        scorer._unigram_logp = logp
     held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab).tgt
     ids = np.asarray(held.ids, dtype=np.int64)
     offsets = np.asarray(held.offsets, dtype=np.int64)
@@ -1211,8 +1274,12 @@ def table_nll(scorer: PhraseScorer) -> np.ndarray:
     """``(pairs,)``: each held-out pair's ``-log p(t|s)`` by the phrase table's own relative
     frequency (its first score). The table was counted from every extracted pair, the held-out
     ones included: a model that has seen them, the ceiling the network is set against."""
-    rows = {pair: r for r, (s, t, _) in enumerate(scorer.table.pairs()) for pair in [(s, t)]}
-    index = np.array([rows[tuple(p)] for p in scorer.held], dtype=np.int64)
+    held = {tuple(p): k for k, p in enumerate(scorer.held)}
+    index = np.zeros(len(held), dtype=np.int64)
+    for r, (s, t, _) in enumerate(scorer.table.pairs()):  # table order, one row a unique pair
+        k = held.get((s, t))
+        if k is not None:
+            index[k] = r
     return -np.log(scorer.table.scores[index, 0])
 
 
@@ -1224,20 +1291,31 @@ def unigram_gain(scorer: PhraseScorer, model: torch.nn.Module, corpus) -> float:
     return float((uni.sum() - net.sum()) / tokens.sum())
 
 
+#: the rows of :func:`heldout_table`: the trained and untrained network, the unigram model and
+#: the phrase table
+HELDOUT_ROWS = (
+    "RNN Encoder–Decoder (trained)",
+    "RNN Encoder–Decoder (untrained)",
+    "target unigram model (shortlist, add-one)",
+    "phrase table p(t|s) (counted with these pairs)",
+)
+
+
 def heldout_table(scorer: PhraseScorer, model, untrained, corpus) -> pd.DataFrame:
     """The held-out unique pairs under four models of ``p(t|s)``: the trained network, the same
     network untrained, the target unigram model (:func:`unigram_nll`) and the phrase table's
     relative frequency (:func:`table_nll`): the NLL per pair and per target token (``<end>``
     included; sums over sums) and each as a multiple of the unigram model's per token."""
     uni, tokens = unigram_nll(scorer, corpus)
-    rows = {
-        "RNN Encoder–Decoder (trained)": network_nll(scorer, model, corpus),
-        "RNN Encoder–Decoder (untrained)": network_nll(scorer, untrained, corpus),
-        "target unigram model (shortlist, add-one)": uni,
-        "phrase table p(t|s) (counted with these pairs)": table_nll(scorer),
-    }
+    values = (
+        network_nll(scorer, model, corpus),
+        network_nll(scorer, untrained, corpus),
+        uni,
+        table_nll(scorer),
+    )
+    rows = dict(zip(HELDOUT_ROWS, values))
     per_token = {k: v.sum() / tokens.sum() for k, v in rows.items()}
-    base = per_token["target unigram model (shortlist, add-one)"]
+    base = per_token[HELDOUT_ROWS[2]]
     return pd.DataFrame(
         {
             "NLL per pair": {k: v.mean() for k, v in rows.items()},
@@ -1502,6 +1580,16 @@ def paper_table_3() -> pd.DataFrame:
         for src, samples in entries
     ]
     return pd.DataFrame(rows).set_index(["group", "source"])
+
+
+def paper_samples() -> int:
+    """Paper A's Table 3: the samples it drew per source phrase."""
+    return papers.A_TABLE3_SAMPLES
+
+
+def paper_top_count() -> int:
+    """Paper A's Table 3: the largest count it prints (of its 50 samples of one source)."""
+    return max(n for entries in papers.A_TABLE3.values() for _, sm in entries for _, n in sm if n)
 
 
 def paper_top_share() -> float:
@@ -1848,7 +1936,7 @@ def stages_table(
         *extra_runs,
         ("scoring every usable pair", rnn.feature),
         ("training the CSLM", cslm.artifact),
-        ("the Kneser-Ney model on the CSLM's shortlist", cslm.kn),
+        *([("the Kneser-Ney model on the CSLM's shortlist", cslm.kn)] if cslm.kn else []),
     ]
     rows = [(stage, art.meta["wall_time_s"]) for stage, art in rows]
     rows += [
@@ -1903,8 +1991,9 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
         ("corpus", "WMT'14 English→French (the network: the phrase table of 348M words)",
          f"{p['corpus']}: {len(data.train_src):,} training pairs", "corpus, max_train"),
         ("pairs the network trains on", "every unique pair of the phrase table",
-         f"{len(rnn.scorer.train_pairs):,} of the {len(rnn.scorer.all_pairs):,} unique pairs, "
-         "drawn with the seed", "rnn_sample, seed"),
+         f"{len(rnn.scorer.train_pairs):,} of the {len(rnn.scorer.all_pairs):,} unique pairs "
+         + ("(all but the held-out ones)" if p["rnn_sample"] is None else "(drawn with the seed)"),
+         "rnn_sample, seed"),
         ("shortlists (source / target)", f"{pm.src_vocab:,} / {pm.tgt_vocab:,}",
          f"{mc.src_vocab:,} / {mc.tgt_vocab:,}", "src_vocab, tgt_vocab"),
         ("hidden units, embedding rank, maxout units", f"{pm.hidden}, {pm.emb}, {pm.maxout}",
