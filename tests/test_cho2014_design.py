@@ -248,3 +248,18 @@ def test_optimiser_verdict_says_whether_the_rule_confirms_the_chapters_choice():
     bad = pd.DataFrame({"chosen by the rule": [False, True]}, index=["the chapter's", "paper A's"])
     assert "does not pick" in cho.optimiser_verdict(bad)
     assert "nothing was compared" in cho.optimiser_verdict(ok.iloc[:1])
+
+
+def test_shortlist_kn_scores_the_dev_text_as_the_cslm_reads_it(tmp_path):
+    from rnnlib.cache import ArtifactCache
+    from rnnlib.experiments.cho2014_cslm import on_shortlist, shortlist_kn
+    from rnnlib.smt.lm import NgramLM, train_arpa
+
+    train = [["le", "chat", "dort"], ["le", "chien", "dort"], ["un", "chat", "mange"]] * 5
+    dev = [["le", "chat", "mange"], ["un", "oiseau", "dort"]]
+    vocab = Vocab(["le", "chat", "dort", "un"])
+    art = shortlist_kn(ArtifactCache(tmp_path / "cache"), train, dev, vocab, 3, data="d")
+    train_arpa(on_shortlist(train, vocab), tmp_path / "lm.arpa", 3)
+    expected = NgramLM(tmp_path / "lm.arpa").perplexity(on_shortlist(dev, vocab))
+    assert art.extra["dev_perplexity"] == pytest.approx(expected)
+    assert not any(p.name == "lm.arpa" for p in art.path.iterdir())  # the model is not kept
