@@ -215,3 +215,20 @@ def test_the_cslms_key_names_a_device_only_off_the_cpu():
         keys[str(device)] = cache.built[0][1]
     assert keys["auto"] == keys["cpu"] == old
     assert keys["meta"] == {**old, "device": "meta"}
+
+
+def test_the_optimiser_parameters_reach_the_scorer_and_the_check_trains_the_papers(monkeypatch):
+    adam = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0}
+    train_config, scorer = _phrase_scorer(monkeypatch, adam)
+    assert (train_config.optimizer, train_config.lr, train_config.clip_norm) == ("adam", 0.003, 1.0)
+    paper, _ = _phrase_scorer(monkeypatch, {})
+    assert (paper.optimizer, paper.lr, paper.clip_norm) == ("adadelta", 1.0, None)
+    seen = {}
+    monkeypatch.setattr(
+        cho, "scorer_run", lambda *a, **k: seen.setdefault("train", a[3]) and SimpleNamespace()
+    )
+    monkeypatch.setattr(cho, "encode_pairs", lambda *a: None)
+    corpus = SimpleNamespace(src_vocab=None, tgt_vocab=None, checksum="c")
+    scorer.run_config = {"phrase_table": "t"}
+    cho.scorer_variant(None, corpus, scorer, paper_optimiser=True)
+    assert seen["train"] == paper  # the paper's optimiser, everything else the chapter's
