@@ -60,18 +60,24 @@ def _scorer():
 
 
 def test_unigram_nll_counts_every_target_word_and_end_add_one():
+    from rnnlib.experiments import gating_ablation
+    from rnnlib.specials import EOS
+
     scorer, corpus = _scorer()
     nll, tokens = cho.unigram_nll(scorer, corpus)
     assert list(tokens) == [2, 4]  # words and <end>
-    V = len(corpus.tgt_vocab)
-    counts = np.ones(V + 1)
+    counts = np.ones(len(corpus.tgt_vocab))
     for _, t in scorer.train_pairs:
         for w in t:
             counts[corpus.tgt_vocab.stoi[w]] += 1
-    counts[V] += len(scorer.train_pairs)
+    counts[EOS] += len(scorer.train_pairs)
     p = counts / counts.sum()
     ids = [corpus.tgt_vocab.stoi[w] for w in ("w4", "w5", "w0")]
-    assert nll[1] == pytest.approx(-(np.log(p[ids]).sum() + np.log(p[V])))
+    assert nll[1] == pytest.approx(-(np.log(p[ids]).sum() + np.log(p[EOS])))
+    # the gating ablation's floor is the same model
+    assert gating_ablation.unigram_nll(
+        scorer.train_pairs, scorer.held, corpus.tgt_vocab
+    ) == pytest.approx(nll)
 
 
 def test_table_nll_reads_the_tables_p_t_given_s_of_each_held_out_pair():

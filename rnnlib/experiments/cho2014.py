@@ -45,7 +45,24 @@ carries the device as :func:`train_key` writes it: a run on the CPU keeps the ke
 the chapter had the parameter (``"device": "auto"``, :class:`~rnnlib.train.TrainConfig`'s
 default, which resolved to the CPU), a run on a GPU keys ``"cuda"``.
 
-Deviations: none here (see :mod:`rnnlib.smt.rnn_scorer` and the chapter).
+Deviations
+----------
+- The scorer's optimiser is a parameter (``rnn_optimizer``, ``rnn_lr``, ``rnn_clip``; the
+  defaults are A §4.1's Adadelta at lr 1 without clipping). The ``cpu`` profile trains with
+  Adam at 3e-3 and clipping at 1, and a check run with the paper's optimiser on the same pairs,
+  updates and seed (``rnn_check_optimiser``) is judged by the lowest held-out NLL per target
+  token (:func:`optimiser_table`, :func:`optimiser_verdict`).
+- Model selection: the network kept is the one with the lowest NLL on held-out phrase pairs
+  (A gives no stopping rule); never test BLEU.
+- The feature is A's reading, log p(f | e) of the whole phrase, ``<end>`` included,
+  unnormalised; a "+RNN per word" row divides it by the target's words plus ``<end>``
+  (:func:`per_word`), which A's text does not support, so no claim reads it.
+- MERT: the rows that add a score start from the Baseline's tuned weights of the same seed with
+  the new weight at 0 (``mert_start="baseline"``, :func:`baseline_start`; ``"defaults"`` keeps
+  Moses' defaults), with ``mert_restarts`` random restarts per decoding.
+- The dev set is split: MERT tunes on its first part, and the claims' dev halves read the
+  held-out rest (:func:`dev_parts`, :func:`dev_claim_start`); A's dev column is its tuning set.
+- Other choices: see :mod:`rnnlib.smt.rnn_scorer` and the chapter's departures table.
 """
 
 from __future__ import annotations
@@ -1245,22 +1262,18 @@ def rescored(frame: pd.DataFrame, model: torch.nn.Module, corpus, batch_size: in
 
 def unigram_nll(scorer: PhraseScorer, corpus) -> tuple[np.ndarray, np.ndarray]:
     """``(nll (pairs,), tokens (pairs,))`` of the held-out pairs under the target unigram model
-    (add-one counts of the training pairs' target words and ends, the shortlist's ids): each
-    pair's NLL in nats and its target tokens, ``<end>`` included."""
+    of the training pairs (:func:`rnnlib.smt.rnn_scorer.unigram_logp`, the floor the gating
+    ablation reads too): each pair's NLL in nats and its target tokens, ``<end>`` included."""
+    from ..smt import rnn_scorer
+
     V = len(corpus.tgt_vocab)
     logp = getattr(scorer, "_unigram_logp", None)
-    if logp is None or len(logp) != V + 1:  # the counts of millions of pairs: once per scorer
+    if logp is None or len(logp) != V:  # the counts of millions of pairs: once per scorer
         train = encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab).tgt
-        counts = np.bincount(np.asarray(train.ids, dtype=np.int64), minlength=V + 1) + 1.0
-        counts[V] += len(train.offsets) - 1  # the last: <end>, once a pair
-        logp = np.log(counts / counts.sum())
-        scorer._unigram_logp = logp
-    held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab).tgt
-    ids = np.asarray(held.ids, dtype=np.int64)
-    offsets = np.asarray(held.offsets, dtype=np.int64)
-    per_word = np.concatenate([[0.0], np.cumsum(logp[ids])])
-    nll = -(per_word[offsets[1:]] - per_word[offsets[:-1]] + logp[V])
-    return nll, np.diff(offsets) + 1
+        logp = scorer._unigram_logp = rnn_scorer.unigram_logp(train, V)
+    return rnn_scorer.unigram_nll(
+        logp, encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab).tgt
+    )
 
 
 def network_nll(scorer: PhraseScorer, model: torch.nn.Module, corpus) -> np.ndarray:

@@ -32,6 +32,8 @@ import torch
 from .. import stats
 from ..book import claims
 from ..presets import build_model
+from ..ragged import Ragged
+from ..smt import rnn_scorer
 from ..smt.rnn_scorer import encode_pairs, score_pairs
 from .cho2014 import Number, PhraseScorer, scorer_variant
 
@@ -127,16 +129,14 @@ FLOOR_UNIT = "nats per held-out pair under the unigram model's dev NLL"
 def unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
     """``(len(held),) float64``: each held-out pair's target NLL (nats, ``EOS`` included, as
     :func:`rnnlib.smt.rnn_scorer.score_pairs` scores it) under the unigram model of the training
-    pairs' targets (the shortlist's ids, one ``EOS`` per target, add-one smoothing over the
-    target vocabulary): the network's floor."""
-    from ..specials import EOS
+    pairs' targets (:func:`rnnlib.smt.rnn_scorer.unigram_logp`: the shortlist's ids, one ``EOS``
+    per target, add-one smoothing over the target vocabulary): the network's floor."""
 
-    counts = np.ones(len(tgt_vocab), dtype=np.float64)
-    for _, tgt in train_pairs:
-        np.add.at(counts, tgt_vocab.encode(tgt), 1)
-    counts[EOS] += len(train_pairs)
-    logp = np.log(counts / counts.sum())
-    return np.array([-(logp[tgt_vocab.encode(t)].sum() + logp[EOS]) for _, t in held])
+    def targets(pairs):
+        return Ragged.from_lists(tgt_vocab.encode(t) for _, t in pairs)
+
+    logp = rnn_scorer.unigram_logp(targets(train_pairs), len(tgt_vocab))
+    return rnn_scorer.unigram_nll(logp, targets(held))[0]
 
 
 def ablation_numbers(abl: Ablation) -> list[Number]:

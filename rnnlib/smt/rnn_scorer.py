@@ -85,6 +85,28 @@ def encode_pairs(pairs: Sequence[Pair], src_vocab, tgt_vocab) -> ParallelArrays:
     )
 
 
+def unigram_logp(targets: Ragged, n_vocab: int) -> np.ndarray:
+    """``(n_vocab,) float64``: the log probabilities of the target unigram model of ``targets``
+    (ids of a vocabulary of ``n_vocab`` entries, no ``EOS``): add-one counts over the vocabulary,
+    ``EOS`` counted once per target, as :func:`score_pairs` scores a pair's end. A model that
+    ignores the source: the floor a phrase scorer is set against."""
+    from ..specials import EOS
+
+    counts = np.bincount(np.asarray(targets.ids, dtype=np.int64), minlength=n_vocab) + 1.0
+    counts[EOS] += len(targets.offsets) - 1
+    return np.log(counts / counts.sum())
+
+
+def unigram_nll(logp: np.ndarray, targets: Ragged) -> tuple[np.ndarray, np.ndarray]:
+    """``(nll (n,), tokens (n,))``: each target's NLL in nats under the unigram model ``logp``
+    (:func:`unigram_logp`), its end included, and its tokens (words + ``EOS``)."""
+    from ..specials import EOS
+
+    offsets = np.asarray(targets.offsets, dtype=np.int64)
+    cum = np.concatenate([[0.0], np.cumsum(logp[np.asarray(targets.ids, dtype=np.int64)])])
+    return -(cum[offsets[1:]] - cum[offsets[:-1]] + logp[EOS]), np.diff(offsets) + 1
+
+
 def score_pairs(model: torch.nn.Module, pairs: ParallelArrays, batch_size: int = 512) -> np.ndarray:
     """``log p(tgt_k | src_k)`` (natural log, ``<end>`` included) of every pair: ``(n,) float64``.
 
@@ -181,4 +203,6 @@ __all__ = [
     "rnn_feature",
     "score_pairs",
     "table_pairs",
+    "unigram_logp",
+    "unigram_nll",
 ]
