@@ -15,6 +15,7 @@ lays out what it returns; the system's own deviations are in :mod:`rnnlib.smt`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,10 @@ from ..smt.decoder import DecoderConfig
 from ..smt.system import (
     SMTConfig,
     SMTData,
+    MOSES_SEARCH,
     SMTResult,
     build_alignment,
+    build_search_check,
     link_agreement,
     run,
     sacrebleu_scores,
@@ -190,6 +193,89 @@ def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
     its test translations are ``result.evaluation.file("test.txt")`` (detokenized, one a line,
     the first ``params["max_eval"]`` test sentences)."""
     return baseline_run(corpus, params, cache).result
+
+
+def search_check(system: BaselineRun, params: dict[str, Any], cache):
+    """The ``smt/search_check`` artifact of the chapter's system
+    (:func:`rnnlib.smt.system.build_search_check`: its first ``search_check`` test sentences
+    decoded with the chapter's search settings and with Moses'), or None when the parameter is
+    0 or the chapter already searches with Moses' settings."""
+    n = params.get("search_check", 0)
+    dec = system.config.decoder
+    if not n or all(getattr(dec, k) == v for k, v in MOSES_SEARCH.items()):
+        return None
+    return build_search_check(system.data, system.config, cache, system.result, n)
+
+
+def search_table(check, config: SMTConfig, refs, detokenize) -> pd.DataFrame:
+    """One row per search (the chapter's settings, Moses'): its stack and options per span, the
+    seconds it took, the mean model score of its 1-best translations and their sacreBLEU against
+    ``refs`` (reference streams, cut to the checked sentences). ``check`` None: one row saying
+    the check was not computed."""
+    if check is None:
+        return pd.DataFrame({"search": ["not computed"]}).set_index("search")
+    runs = json.loads(check.file("check.json").read_text(encoding="utf-8"))
+    settings = {
+        "chapter": (config.decoder.stack_size, config.decoder.ttable_limit),
+        "reference": (MOSES_SEARCH["stack_size"], MOSES_SEARCH["ttable_limit"]),
+    }
+    rows = []
+    for name, label in (("chapter", "this chapter"), ("reference", "Moses' defaults")):
+        run_ = runs[name]
+        n = len(run_["words"])
+        hyps = [detokenize(w) for w in run_["words"]]
+        rows.append(
+            {
+                "search": label,
+                "stack": settings[name][0],
+                "options per span": settings[name][1],
+                "seconds": run_["seconds"],
+                "mean model score": float(np.mean(run_["model_score"])),
+                "BLEU": sacrebleu_scores(hyps, [r[:n] for r in refs])["single"]["bleu"],
+            }
+        )
+    return (
+        pd.DataFrame(rows)
+        .set_index("search")
+        .round({"seconds": 1, "mean model score": 3, "BLEU": 2})
+    )
+
+
+def search_numbers(check) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``: the checked sentences, the share (%) on which the
+    chapter's search ends with a lower model score than Moses' (a search error the larger search
+    avoids), the share with a higher one (Moses' pruning lost it), and the time ratio; empty for
+    ``check`` None."""
+    if check is None:
+        return {}
+    runs = json.loads(check.file("check.json").read_text(encoding="utf-8"))
+    ours = np.asarray(runs["chapter"]["model_score"])
+    ref = np.asarray(runs["reference"]["model_score"])
+    tol = 1e-6 * np.maximum(1.0, np.abs(ref))
+    return {
+        "smt-search-sentences": (len(ours), None),
+        "smt-search-errors": (100 * float(np.mean(ours < ref - tol)), 1),
+        "smt-search-better": (100 * float(np.mean(ours > ref + tol)), 1),
+        "smt-search-time-ratio": (
+            runs["reference"]["seconds"] / max(runs["chapter"]["seconds"], 1e-9),
+            1,
+        ),
+    }
+
+
+def search_text(check, n_param: int) -> str:
+    """What the chapter says about the check: its numbers (glued) or why it did not run."""
+    if check is None:
+        if not n_param:
+            return "(`search_check` is 0: the comparison with Moses' search was not computed.)"
+        return "The chapter searches with Moses' settings: there is nothing to compare."
+    return (
+        "On the first {glue:}`smt-search-sentences` test sentences, with the tuned weights, the "
+        "chapter's search ends with a lower model score than Moses' settings find on "
+        "{glue:}`smt-search-errors`% of them (a search error), and with a higher one on "
+        "{glue:}`smt-search-better`% (sentences where Moses' wider pruning thresholds lost the "
+        "better derivation); Moses' settings took {glue:}`smt-search-time-ratio` times as long."
+    )
 
 
 def translations(result: SMTResult, split: str = "test") -> list[str]:

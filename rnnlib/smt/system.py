@@ -536,6 +536,63 @@ def build_eval(
     )
 
 
+#: Moses' search settings (``-s 200``, ``ttable-limit 20``): the reference of
+#: :func:`build_search_check`
+MOSES_SEARCH = {"stack_size": 200, "ttable_limit": 20}
+
+
+def build_search_check(
+    data: SMTData,
+    config: SMTConfig,
+    cache: ArtifactCache,
+    result: "SMTResult",
+    sentences: int,
+    reference: dict | None = None,
+):
+    """The ``smt/search_check`` artifact: what the decoder's smaller search costs. The first
+    ``sentences`` test sentences are decoded (1-best) with ``result``'s tuned weights twice: with
+    ``config.decoder`` and with the ``reference`` settings (default :data:`MOSES_SEARCH`, Moses'
+    stack and options per span). ``check.json`` holds, per sentence, both model scores
+    ``sum_n w_n h_n`` (A Eq. 9) and both translations (tokenized), and each search's seconds.
+    A lower model score under the chapter's settings is a search error the larger search
+    avoids."""
+    reference = dict(MOSES_SEARCH if reference is None else reference)
+    n = min(sentences, len(data.test_src))
+    if n < 1:
+        raise ValueError(f"build_search_check: sentences must be >= 1, got {sentences}")
+    ref_decoder = dataclasses.replace(config.decoder, **reference)
+    c_cfg = {
+        "tuned": result.tuned.key,
+        "phrase_table": result.phrase_table.key,
+        "lm": result.lm.key,
+        "decoder": dataclasses.asdict(config.decoder),
+        "reference": dataclasses.asdict(ref_decoder),
+        "sentences": n,
+    }
+
+    def make(out: Path, work: Path) -> dict:
+        weights = result.weights
+        runs = {}
+        for name, dcfg in (("chapter", config.decoder), ("reference", ref_decoder)):
+            dec = system_decoder(
+                data, dataclasses.replace(config, decoder=dcfg), result.phrase_table, result.lm
+            )
+            dec.set_weights([weights[f] for f in dec.feature_names])
+            t = time.perf_counter()
+            best = [lst[0] for lst in dec.translate_corpus(data.test_src[:n], 1)]
+            runs[name] = {
+                "seconds": time.perf_counter() - t,
+                "model_score": [float(b.features @ dec.weights) for b in best],
+                "words": [list(b.words) for b in best],
+            }
+        (out / "check.json").write_text(json.dumps(runs), encoding="utf-8")
+        return {k: runs[k]["seconds"] for k in runs}
+
+    return cache.build(
+        "smt/search_check", c_cfg, make, data=checksum(data.test_src[:n], data.test_refs[0][:n])
+    )
+
+
 def run(
     data: SMTData,
     config: SMTConfig | None = None,
@@ -576,7 +633,9 @@ def run(
 __all__ = [
     "SMTConfig",
     "SMTData",
+    "MOSES_SEARCH",
     "SMTResult",
+    "build_search_check",
     "checksum",
     "decoding_pairs",
     "french_detokenizer",
