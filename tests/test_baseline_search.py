@@ -54,3 +54,11 @@ def test_search_check_is_skipped_when_off_or_already_moses(tmp_path):
     assert baseline.search_numbers(None) == {}
     assert "0" in baseline.search_text(None, 0)
     assert "Moses' settings" in baseline.search_text(None, 100)
+
+
+def test_search_text_states_the_measured_shares(tmp_path):
+    check = _check(tmp_path, [-10.0, -5.0, -7.0], [-9.0, -5.0, -7.5])
+    text = baseline.search_text(check, 3)
+    assert "first 3 test sentences" in text
+    assert "33.3% of them" in text
+    assert "4.0 times" in text

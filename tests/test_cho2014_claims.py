@@ -83,6 +83,79 @@ def test_t1_claims_need_two_mert_runs_and_the_floor():
     assert cho.table_1_claims(_rows(), REFS2, None)["C-A-T1-3"].rule == "not_measurable"
 
 
+def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
+    """Issue 28: with rows on several alignments C-A-T1-1 reads all their runs; a gain that one
+    alignment shows and the others reverse is inside the noise, while the other claims keep
+    reading the book's alignment."""
+    rows = _rows()
+    pooled_same = {n: _row(k, 6) for n, k in (("Baseline", 20), ("+RNN", 40))}
+    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=pooled_same, alignments=2)
+    assert _verdict(got["C-A-T1-1"]) == claims.HOLDS
+    assert "2 independent word alignments" in got["C-A-T1-1"].note
+    assert _control(got["C-A-T1-1"]) == claims.NOISE
+    # the second alignment reverses the gain: over both, the runs' spread swallows it
+    base, rnn = _row(20), _row(40)
+    flip_b, flip_r = _row(40), _row(20)
+    pooled_flip = {
+        "Baseline": {sp: base[sp] + flip_b[sp] for sp in ("dev", "test")},
+        "+RNN": {sp: rnn[sp] + flip_r[sp] for sp in ("dev", "test")},
+    }
+    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=pooled_flip, alignments=2)
+    assert _verdict(flipped["C-A-T1-1"]) == claims.NOISE
+    assert _verdict(flipped["C-A-T1-2"]) == _verdict(got["C-A-T1-2"])  # not pooled
+    # one MERT seed per row, two alignments: C-A-T1-1 has two runs a row, the others none
+    single = cho.table_1_claims(
+        _rows(seeds=1),
+        REFS2,
+        ORACLE,
+        pooled={n: _row(k, 2) for n, k in (("Baseline", 20), ("+RNN", 40))},
+        alignments=2,
+    )
+    assert _verdict(single["C-A-T1-1"]) != claims.UNMEASURABLE
+    assert _verdict(single["C-A-T1-2"]) == claims.UNMEASURABLE
+    # one alignment: the pooled outputs are not read
+    one = cho.table_1_claims(rows, REFS2, ORACLE, pooled=pooled_flip, alignments=1)
+    assert _verdict(one["C-A-T1-1"]) == claims.HOLDS
+
+
+def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it():
+    table = pd.DataFrame(
+        {
+            "alignment": ["1", "2", "3"],
+            "Baseline test": [26.0, 25.5, 26.5],
+            "+RNN test": [26.5, 25.5, 26.0],
+            "+RNN − Baseline, test": [0.5, 0.0, -0.5],
+            "+RNN − Baseline, dev held out": [0.2, 0.2, 0.2],
+            "network NLL per token": [3.1, 3.2, 3.0],
+        }
+    ).set_index("alignment")
+    values = table.copy()
+    table.loc["mean"] = values.mean()
+    table.loc["sd"] = values.std(ddof=1)
+    got = {n.name: n.value for n in cho.replicates_numbers(table)}
+    assert got["cho-replicates-n"] == 3
+    assert got["cho-gain-test-spread"] == pytest.approx(0.5)
+    assert got["cho-gain-test-spread-n"] == 3
+    assert got["cho-gain-heldout-spread"] == pytest.approx(0.0)
+    assert "3 word alignments" in cho.replicates_text(table, {})
+    one = table.loc[["1"]]
+    assert [n.name for n in cho.replicates_numbers(one)] == ["cho-replicates-n"]
+    assert "alignment_replicates=3" in cho.replicates_text(one, {})
+    assert "6 MERT runs" in cho.replicates_text(one, {"mert_seeds": 3})
+
+
+def test_pooled_rows_key_each_run_by_alignment_and_seed():
+    from types import SimpleNamespace as NS
+
+    reps = [
+        NS(alignment=a, base=NS(runs={1: f"b{a}1", 2: f"b{a}2"}), rnn=NS(runs={1: f"r{a}1"}))
+        for a in (1, 2)
+    ]
+    got = cho.pooled_rows(reps)
+    assert got["Baseline"] == {(1, 1): "b11", (1, 2): "b12", (2, 1): "b21", (2, 2): "b22"}
+    assert got["+RNN"] == {(1, 1): "r11", (2, 1): "r21"}
+
+
 # -- Figure 3 -------------------------------------------------------------------------------------
 def _pairs(n: int, coupling: float, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)

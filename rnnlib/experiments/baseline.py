@@ -269,12 +269,14 @@ def search_text(check, n_param: int) -> str:
         if not n_param:
             return "(`search_check` is 0: the comparison with Moses' search was not computed.)"
         return "The chapter searches with Moses' settings: there is nothing to compare."
+    num = {k: v for k, (v, _) in search_numbers(check).items()}
     return (
-        "On the first {glue:}`smt-search-sentences` test sentences, with the tuned weights, the "
-        "chapter's search ends with a lower model score than Moses' settings find on "
-        "{glue:}`smt-search-errors`% of them (a search error), and with a higher one on "
-        "{glue:}`smt-search-better`% (sentences where Moses' wider pruning thresholds lost the "
-        "better derivation); Moses' settings took {glue:}`smt-search-time-ratio` times as long."
+        f"On the first {num['smt-search-sentences']} test sentences, with the tuned weights, the "
+        f"chapter's search ends with a lower model score than Moses' settings find on "
+        f"{num['smt-search-errors']:.1f}% of them (a search error), and with a higher one on "
+        f"{num['smt-search-better']:.1f}% (sentences where Moses' wider pruning thresholds lost "
+        f"the better derivation); Moses' settings took {num['smt-search-time-ratio']:.1f} times "
+        "as long."
     )
 
 
