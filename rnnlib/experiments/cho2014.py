@@ -28,7 +28,10 @@ What the chapter shows, in its order (each function named for what it produces):
 * :func:`long_phrases`, :func:`table_2`, :func:`table_2_numbers`, :func:`table_2_claims`,
   :func:`table_3_samples`, :func:`table_3_claims` -- A Tables 2 and 3;
 * :func:`stages_table` and :func:`recipe_table` -- where the time goes, and the set-up beside
-  the paper's.
+  the paper's;
+* :func:`alignment_replicates`, :func:`pooled_rows`, :func:`replicates_table`,
+  :func:`replicates_numbers` -- the rebuild spread (issue 28): the Baseline and +RNN rows on
+  further eflomal alignments, which C-A-T1-1 then reads (:func:`table_1_checks`).
 
 Every interval comes from :mod:`rnnlib.stats` (Fig. 3's joint bootstrap from
 :func:`rnnlib.stats.bootstrap_rounds`; Table 1's from :func:`rnnlib.stats.seeds_and_sentences`,
