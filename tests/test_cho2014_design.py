@@ -165,6 +165,33 @@ def test_baseline_start_takes_each_seeds_tuned_weights_and_the_new_feature_at_ze
         cho.row_start(base, extra, {"mert_start": "zero"})
 
 
+def test_mert_runs_build_every_seed_on_the_rows_alignment_and_start(monkeypatch):
+    calls = []
+
+    def fake_run(data, config, cache, extra=(), detokenize=None, log=None, alignment_run=1):
+        calls.append((config.seed, config.start_weights, alignment_run, tuple(extra)))
+        return f"run {config.seed}"
+
+    monkeypatch.setattr(cho, "run", fake_run)
+    base = cho.BaselineRow(
+        corpus=SimpleNamespace(detokenize=lambda w: " ".join(w)),
+        data=None,
+        config=cho.SMTConfig(),
+        seeds=[1, 2],
+        runs={},
+        device="cpu",
+        alignment_run=3,
+    )
+    extra = [ScoredTable(["rnn"], {})]
+    got = cho.mert_runs(None, base, extra, start={1: {"rnn": 0.0}, 2: {"rnn": 0.5}})
+    assert got == {1: "run 1", 2: "run 2"}
+    assert calls == [
+        (1, {"rnn": 0.0}, 3, tuple(extra)),
+        (2, {"rnn": 0.5}, 3, tuple(extra)),
+    ]
+    assert cho.BaselineRow(None, None, cho.SMTConfig(), [1], {}, "cpu").alignment_run == 1
+
+
 # -- dev: the tuning set and the held-out sentences ------------------------------------------------
 def test_dev_parts_split_each_seeds_output_at_the_tuning_set(tmp_path, monkeypatch):
     refs = [f"the cat sat on mat number {i} today" for i in range(6)]
