@@ -272,6 +272,82 @@ def seeds_and_sentences(
     }
 
 
+def rebuilds_and_sentences(
+    groups_a: Sequence[Sequence[Sequence[str]]],
+    groups_b: Sequence[Sequence[Sequence[str]]],
+    refs: Sequence[str],
+    n_samples: int = 1000,
+    seed=bleu.SACREBLEU_SEED,
+    level: float = 0.95,
+) -> dict:
+    """Two MERT-tuned systems built again on several rebuilds (issue 28: independent word
+    alignments, each with its own phrase table and network), each rebuild tuned with several
+    optimiser seeds: ``groups_a[r][i]`` is system a's test output on rebuild ``r``, seed ``i``.
+    Both systems of a rebuild share it, so the rebuild is the independent unit (its seeds are
+    not: treating every run as independent would count a rebuild's shared alignment as several
+    observations).
+
+    The difference is the mean over rebuilds of ``g_r = mean_i BLEU(a_ri) - mean_j BLEU(b_rj)``.
+    Its noise: the spread of the ``g_r`` (their sample variance over ``R`` rebuilds, divided by
+    ``R``; it contains the seeds' noise, averaged within each rebuild), and the test set's,
+    the variance of the difference over ``n_samples`` paired resamples of the sentences (every
+    run of both systems scored on the same resample), as in :func:`seeds_and_sentences`. The
+    interval is ``diff -/+ q sqrt(var_rebuilds + var_test)`` with ``q`` the t quantile of
+    Satterthwaite's degrees of freedom (``R - 1`` for the rebuilds' part, the test part counted
+    as known). With one rebuild this is :func:`seeds_and_sentences`.
+
+    Returns ``{"diff", "low", "high", "se_rebuilds", "se_test", "df", "q", "gains"}`` (``gains``:
+    each rebuild's ``g_r``)."""
+    from scipy.stats import t
+
+    if len(groups_a) != len(groups_b) or not groups_a:
+        raise ValueError(
+            f"rebuilds_and_sentences: {len(groups_a)} rebuilds of a, {len(groups_b)} of b; "
+            "both systems need the same rebuilds, at least one"
+        )
+    if len(groups_a) == 1:
+        r = seeds_and_sentences(groups_a[0], groups_b[0], refs, n_samples, seed, level)
+        return {
+            "diff": r["diff"],
+            "low": r["low"],
+            "high": r["high"],
+            "se_rebuilds": r["se_seeds"],
+            "se_test": r["se_test"],
+            "df": r["df"],
+            "q": r["q"],
+            "gains": [r["diff"]],
+        }
+    gains = [
+        seeds_and_sentences(a, b, refs, n_samples=1, seed=seed)["diff"]
+        for a, b in zip(groups_a, groups_b)
+    ]
+    n = len(gains)
+    # the test set's part: every run of a against every run of b on the same resamples (with as
+    # many seeds in every rebuild, the mean over rebuilds of their seeds' means, as the difference)
+    pooled = seeds_and_sentences(
+        [h for g in groups_a for h in g], [h for g in groups_b for h in g], refs, n_samples, seed
+    )
+    var_test = pooled["se_test"] ** 2
+    var_rebuilds = float(np.var(gains, ddof=1)) / n
+    diff = float(np.mean(gains))
+    if var_rebuilds > 0:
+        df = (var_rebuilds + var_test) ** 2 / (var_rebuilds**2 / (n - 1))
+    else:
+        df = math.inf
+    q = float(t.ppf(0.5 + level / 2, df)) if math.isfinite(df) else 1.959963984540054
+    half = q * math.sqrt(var_rebuilds + var_test)
+    return {
+        "diff": diff,
+        "low": diff - half,
+        "high": diff + half,
+        "se_rebuilds": math.sqrt(var_rebuilds),
+        "se_test": math.sqrt(var_test),
+        "df": float(df),
+        "q": q,
+        "gains": gains,
+    }
+
+
 def subset_difference(
     hyps: Sequence[str],
     refs: Sequence[str],
@@ -551,6 +627,7 @@ __all__ = [
     "paired_difference",
     "percentile_interval",
     "relative_length_slopes",
+    "rebuilds_and_sentences",
     "seeds_and_sentences",
     "seeds_difference",
     "subset_difference",

@@ -83,39 +83,37 @@ def test_t1_claims_need_two_mert_runs_and_the_floor():
     assert cho.table_1_claims(_rows(), REFS2, None)["C-A-T1-3"].rule == "not_measurable"
 
 
+def _grouped(*alignments) -> dict:
+    """name -> split -> alignment -> seed -> output, from one ``{name: _row(...)}`` per
+    alignment."""
+    names = alignments[0].keys()
+    return {n: {sp: [a[n][sp] for a in alignments] for sp in ("dev", "test")} for n in names}
+
+
 def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
-    """Issue 28: with rows on several alignments C-A-T1-1 reads all their runs; a gain that one
-    alignment shows and the others reverse is inside the noise, while the other claims keep
-    reading the book's alignment."""
+    """Issue 28: with rows on several alignments C-A-T1-1 reads all of them, the alignment the
+    independent unit; a gain that one alignment shows and another reverses is inside the noise,
+    while the other claims keep reading the book's alignment."""
     rows = _rows()
-    pooled_same = {n: _row(k, 6) for n, k in (("Baseline", 20), ("+RNN", 40))}
-    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=pooled_same, alignments=2)
+    same = {"Baseline": _row(20), "+RNN": _row(40)}
+    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same), alignments=2)
     assert _verdict(got["C-A-T1-1"]) == claims.HOLDS
     assert "2 independent word alignments" in got["C-A-T1-1"].note
     assert _control(got["C-A-T1-1"]) == claims.NOISE
-    # the second alignment reverses the gain: over both, the runs' spread swallows it
-    base, rnn = _row(20), _row(40)
-    flip_b, flip_r = _row(40), _row(20)
-    pooled_flip = {
-        "Baseline": {sp: base[sp] + flip_b[sp] for sp in ("dev", "test")},
-        "+RNN": {sp: rnn[sp] + flip_r[sp] for sp in ("dev", "test")},
-    }
-    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=pooled_flip, alignments=2)
+    flip = {"Baseline": _row(40), "+RNN": _row(20)}
+    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip), alignments=2)
     assert _verdict(flipped["C-A-T1-1"]) == claims.NOISE
     assert _verdict(flipped["C-A-T1-2"]) == _verdict(got["C-A-T1-2"])  # not pooled
-    # one MERT seed per row, two alignments: C-A-T1-1 has two runs a row, the others none
+    # one MERT seed per row, two alignments: C-A-T1-1 is measured, the others are not
+    one = {"Baseline": _row(20, 1), "+RNN": _row(40, 1)}
     single = cho.table_1_claims(
-        _rows(seeds=1),
-        REFS2,
-        ORACLE,
-        pooled={n: _row(k, 2) for n, k in (("Baseline", 20), ("+RNN", 40))},
-        alignments=2,
+        _rows(seeds=1), REFS2, ORACLE, pooled=_grouped(one, one), alignments=2
     )
-    assert _verdict(single["C-A-T1-1"]) != claims.UNMEASURABLE
+    assert _verdict(single["C-A-T1-1"]) == claims.HOLDS
     assert _verdict(single["C-A-T1-2"]) == claims.UNMEASURABLE
     # one alignment: the pooled outputs are not read
-    one = cho.table_1_claims(rows, REFS2, ORACLE, pooled=pooled_flip, alignments=1)
-    assert _verdict(one["C-A-T1-1"]) == claims.HOLDS
+    alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip), alignments=1)
+    assert _verdict(alone["C-A-T1-1"]) == claims.HOLDS
 
 
 def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it():
@@ -144,16 +142,14 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
     assert "6 MERT runs" in cho.replicates_text(one, {"mert_seeds": 3})
 
 
-def test_pooled_rows_key_each_run_by_alignment_and_seed():
+def test_pooled_rows_group_each_rows_runs_by_alignment():
     from types import SimpleNamespace as NS
 
-    reps = [
-        NS(alignment=a, base=NS(runs={1: f"b{a}1", 2: f"b{a}2"}), rnn=NS(runs={1: f"r{a}1"}))
-        for a in (1, 2)
-    ]
-    got = cho.pooled_rows(reps)
-    assert got["Baseline"] == {(1, 1): "b11", (1, 2): "b12", (2, 1): "b21", (2, 2): "b22"}
-    assert got["+RNN"] == {(1, 1): "r11", (2, 1): "r21"}
+    reps = [NS(alignment=a, base=NS(runs={1: f"b{a}"}), rnn=NS(runs={1: f"r{a}"})) for a in (1, 2)]
+    assert cho.pooled_rows(reps) == {
+        "Baseline": [{1: "b1"}, {1: "b2"}],
+        "+RNN": [{1: "r1"}, {1: "r2"}],
+    }
 
 
 # -- Figure 3 -------------------------------------------------------------------------------------

@@ -126,6 +126,39 @@ def test_seeds_and_sentences_adds_the_seeds_variance_to_the_test_sets():
         stats.seeds_and_sentences([a[0], a[1][:-1]], b, refs)
 
 
+def test_rebuilds_and_sentences_takes_the_rebuild_as_the_independent_unit():
+    from scipy.stats import t
+
+    refs = _refs()
+    rng = np.random.default_rng(2)
+    good = [[_outputs(rng, refs, 0.9) for _ in range(3)] for _ in range(2)]
+    bad = [[_outputs(rng, refs, 0.6) for _ in range(3)] for _ in range(2)]
+    # rebuild 1: a better than b; rebuild 2: the other way round
+    a, b = [good[0], bad[1]], [bad[0], good[1]]
+    r = stats.rebuilds_and_sentences(a, b, refs, n_samples=100, seed=3)
+    gains = [stats.seeds_and_sentences(x, y, refs, n_samples=1)["diff"] for x, y in zip(a, b)]
+    assert r["gains"] == pytest.approx(gains)
+    assert gains[0] > 0 > gains[1]
+    assert r["diff"] == pytest.approx(np.mean(gains))
+    assert r["se_rebuilds"] == pytest.approx(np.std(gains, ddof=1) / np.sqrt(2))
+    half = r["q"] * np.sqrt(r["se_rebuilds"] ** 2 + r["se_test"] ** 2)
+    assert r["high"] - r["diff"] == pytest.approx(half)
+    assert r["q"] == pytest.approx(t.ppf(0.975, r["df"])) and r["df"] >= 1
+    assert r["low"] < 0 < r["high"]
+    # every run counted as independent (Welch over 6 runs a side) would be narrower: the
+    # rebuild's shared alignment would count as six observations
+    flat = stats.seeds_and_sentences(
+        [h for g in a for h in g], [h for g in b for h in g], refs, n_samples=100, seed=3
+    )
+    assert flat["high"] - flat["low"] < r["high"] - r["low"]
+    # one rebuild: the seeds' interval
+    one = stats.rebuilds_and_sentences(a[:1], b[:1], refs, n_samples=100, seed=3)
+    same = stats.seeds_and_sentences(a[0], b[0], refs, n_samples=100, seed=3)
+    assert (one["low"], one["high"]) == pytest.approx((same["low"], same["high"]))
+    with pytest.raises(ValueError, match="same rebuilds"):
+        stats.rebuilds_and_sentences(a, b[:1], refs)
+
+
 def test_subset_difference_resamples_the_whole_and_scores_its_part_on_each_draw():
     from rnnlib import bleu
 

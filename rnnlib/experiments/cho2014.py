@@ -108,6 +108,7 @@ from ..stats import (
     bootstrap_rounds,
     mean_difference,
     percentile_interval,
+    rebuilds_and_sentences,
     seeds_and_sentences,
 )
 from ..train import TRAIN_PRESETS, TrainConfig, train, train_preset
@@ -1003,10 +1004,10 @@ def table_1_claims(
     :data:`BLEU_FLOOR` on every row read. Not measurable with one MERT run per row.
 
     ``pooled`` (issue 28): the Baseline and +RNN rows' outputs over ``alignments`` independent
-    word alignments (each with its phrase table, network and MERT seeds; :func:`pooled_rows`).
-    C-A-T1-1 then reads them, so its interval covers a rebuild's new alignment too: every
-    (alignment, MERT seed) run is one run of the row, and the runs' spread enters Clark et al.'s
-    interval as the seeds' spread does."""
+    word alignments, name -> split -> alignment -> MERT seed -> output (each alignment with its
+    phrase table, network and MERT seeds; :func:`pooled_rows`). C-A-T1-1 then reads them with
+    :func:`rnnlib.stats.rebuilds_and_sentences`: the alignment is the independent unit, so its
+    interval covers a rebuild's new alignment."""
     seeds = len(outputs["Baseline"]["test"])
     one_run = claims.not_measurable(
         "one MERT run per row: the optimiser's noise, the larger part of a row's "
@@ -1045,17 +1046,35 @@ def table_1_claims(
         return floor(c, sorted({n for a, b, _ in triples for n in (a, b)}), src)
 
     if use_pooled:
-        runs = len(pooled["Baseline"]["test"])
-        c1 = compared(
-            [("+RNN", "Baseline", s) for s in ("dev", "test")],
-            src=pooled,
-            note=(
-                f"means over {runs} runs per row: {alignments} independent word alignments "
-                f"(each with its phrase table and network) × {seeds} MERT seeds; 95% interval of "
-                f"Clark et al. (2011): the runs' spread (t quantile) and {N_BOOT} paired "
-                f"resamples of the {len(refs['test'])} test sentences, so a rebuild's new "
-                "alignment is inside the noise"
+
+        def rebuilt(a, b, s):
+            r = rebuilds_and_sentences(pooled[a][s], pooled[b][s], refs[s], N_BOOT)
+            return (f"{a} − {b}, {s}", r["diff"], r["low"], r["high"])
+
+        def rebuilt_floor(name):
+            runs_ = [o for group in pooled[name]["test"] for o in group]
+            return (f"{name}, test", _mean_bleu(runs_, refs["test"]))
+
+        per = len(pooled["Baseline"]["test"][0])
+        note_r = (
+            f"means over {alignments} independent word alignments (each with its phrase table "
+            f"and network), each the mean of {per} MERT runs per row; 95% interval: the spread "
+            f"of the {alignments} alignments' gains (t quantile, {alignments - 1} degrees of "
+            f"freedom: the alignment, not the MERT run, is the independent unit) and {N_BOOT} "
+            f"paired resamples of the {len(refs['test'])} test sentences, so a rebuild's new "
+            "alignment is inside the noise"
+        )
+        triples = [("+RNN", "Baseline", s) for s in ("dev", "test")]
+        c1 = claims.floored(
+            claims.controlled(
+                claims.intervals_above([rebuilt(a, b, s) for a, b, s in triples], note_r),
+                same,
+                claims.intervals_above([rebuilt(b, b, s) for _, b, s in triples]),
             ),
+            [rebuilt_floor(n) for n in ("+RNN", "Baseline")],
+            BLEU_FLOOR,
+            "BLEU",
+            "the mean test BLEU of each row read",
         )
     else:
         c1 = compared([("+RNN", "Baseline", s) for s in ("dev", "test")])
@@ -1158,28 +1177,33 @@ def table_1_checks(
         "rows": {name: [r.evaluation.key for r in runs_.values()] for name, runs_ in rows.items()},
         "n_samples": N_BOOT,
         "dev_from": first,
-        "rules": 2,  # raise when table_1_claims changes what it computes
+        "rules": 3,  # raise when table_1_claims changes what it computes
     }
     if pooled is not None:  # absent otherwise: the keys of one-alignment builds stay
         config["pooled"] = {
-            name: [r.evaluation.key for r in runs_.values()] for name, runs_ in pooled.items()
+            name: [[r.evaluation.key for r in runs_.values()] for runs_ in groups]
+            for name, groups in pooled.items()
         }
 
     def make(out: Path, work: Path) -> dict:
         has_lists = all((r.evaluation.path / "test.nbest.json.gz").exists() for r in runs.values())
         oracle = nbest_oracle(runs, refs["test"], base.detokenize) if has_lists else None
         outputs = row_outputs(rows)
-        both = [outputs]
-        if pooled is not None:
-            both.append(row_outputs(pooled))
-        for outs in both:
-            for parts in outs.values():
-                parts["dev"] = [lines[first:] for lines in parts["dev"]]
+        for parts in outputs.values():
+            parts["dev"] = [lines[first:] for lines in parts["dev"]]
+        grouped = None
+        if pooled is not None:  # name -> split -> alignment -> seed -> output
+            grouped = {name: {"dev": [], "test": []} for name in pooled}
+            for name, groups in pooled.items():
+                for runs_ in groups:
+                    outs = row_outputs({name: runs_})[name]
+                    grouped[name]["dev"].append([lines[first:] for lines in outs["dev"]])
+                    grouped[name]["test"].append(outs["test"])
         checks = table_1_claims(
             outputs,
             {**refs, "dev": refs["dev"][first:n_dev]},
             oracle,
-            pooled=both[1] if pooled is not None else None,
+            pooled=grouped,
             alignments=len(replicates),
         )
         text = json.dumps({c: dataclasses.asdict(k) for c, k in checks.items()}, ensure_ascii=False)
@@ -1218,16 +1242,12 @@ def alignment_replicates(
     return out
 
 
-def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, dict[tuple[int, int], SMTResult]]:
-    """``{"Baseline": {(alignment, seed): run}, "+RNN": ...}`` over every replicate: each
-    (alignment, MERT seed) one run of the row."""
+def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, list[dict[int, SMTResult]]]:
+    """``{"Baseline": [seed -> run, one per alignment], "+RNN": [...]}``: the two rows' MERT runs
+    grouped by the alignment they were built on (the independent unit of a rebuild)."""
     return {
-        name: {
-            (rep.alignment, seed): result
-            for rep in replicates
-            for seed, result in (rep.base.runs if name == "Baseline" else rep.rnn.runs).items()
-        }
-        for name in ("Baseline", "+RNN")
+        "Baseline": [rep.base.runs for rep in replicates],
+        "+RNN": [rep.rnn.runs for rep in replicates],
     }
 
 
