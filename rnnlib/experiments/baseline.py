@@ -223,7 +223,7 @@ def search_table(check, config: SMTConfig, refs, detokenize) -> pd.DataFrame:
     for name, label in (("chapter", "this chapter"), ("reference", "Moses' defaults")):
         run_ = runs[name]
         n = len(run_["words"])
-        hyps = [detokenize(w) for w in run_["words"]]
+        hyps = [detokenize(list(w)) for w in run_["words"]]
         rows.append(
             {
                 "search": label,
