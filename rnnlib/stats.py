@@ -223,7 +223,6 @@ def seeds_and_sentences(
 
     Returns ``{"diff", "low", "high", "se_seeds", "se_test", "df", "q", "bleu_a", "bleu_b"}``
     (``bleu_a``/``bleu_b``: each seed's corpus BLEU)."""
-    from scipy.stats import norm, t
 
     if not hyps_a or not hyps_b:
         raise ValueError("seeds_and_sentences: each system needs at least one seed's output")
@@ -251,25 +250,38 @@ def seeds_and_sentences(
     va = float(np.var(ba, ddof=1)) / na if na > 1 else 0.0
     vb = float(np.var(bb, ddof=1)) / nb if nb > 1 else 0.0
     var_seeds = va + vb
-    if na > 1 and nb > 1 and var_seeds > 0:
-        terms = (va**2 / (na - 1)) + (vb**2 / (nb - 1))
-        df = (var_seeds + var_test) ** 2 / terms  # the test part's own df taken as infinite
-        q = float(t.ppf(0.5 + level / 2, df))
-    else:
-        df = math.inf
-        q = float(norm.ppf(0.5 + level / 2))
-    half = q * math.sqrt(var_seeds + var_test)
+    terms = (va**2 / (na - 1)) + (vb**2 / (nb - 1)) if na > 1 and nb > 1 else 0.0
+    low, high, df, q = _satterthwaite(diff, var_seeds, terms, var_test, level)
     return {
         "diff": diff,
-        "low": diff - half,
-        "high": diff + half,
+        "low": low,
+        "high": high,
         "se_seeds": math.sqrt(var_seeds),
         "se_test": math.sqrt(var_test),
-        "df": float(df),
+        "df": df,
         "q": q,
         "bleu_a": ba.tolist(),
         "bleu_b": bb.tolist(),
     }
+
+
+def _satterthwaite(
+    diff: float, var_runs: float, terms: float, var_test: float, level: float
+) -> tuple[float, float, float, float]:
+    """``(low, high, df, q)``: ``diff -/+ q sqrt(var_runs + var_test)``, ``q`` the t quantile of
+    Satterthwaite's degrees of freedom ``(var_runs + var_test)^2 / terms`` (``terms``: the sum of
+    each run variance's square over its degrees of freedom; the test part's own taken as
+    infinite), the normal quantile when the runs' part is unknown or 0."""
+    from scipy.stats import norm, t
+
+    if var_runs > 0 and terms > 0:
+        df = (var_runs + var_test) ** 2 / terms
+        q = float(t.ppf(0.5 + level / 2, df))
+    else:
+        df = math.inf
+        q = float(norm.ppf(0.5 + level / 2))
+    half = q * math.sqrt(var_runs + var_test)
+    return diff - half, diff + half, float(df), q
 
 
 def rebuilds_and_sentences(
@@ -298,7 +310,6 @@ def rebuilds_and_sentences(
 
     Returns ``{"diff", "low", "high", "se_rebuilds", "se_test", "df", "q", "gains"}`` (``gains``:
     each rebuild's ``g_r``)."""
-    from scipy.stats import t
 
     if len(groups_a) != len(groups_b) or not groups_a:
         raise ValueError(
@@ -307,16 +318,8 @@ def rebuilds_and_sentences(
         )
     if len(groups_a) == 1:
         r = seeds_and_sentences(groups_a[0], groups_b[0], refs, n_samples, seed, level)
-        return {
-            "diff": r["diff"],
-            "low": r["low"],
-            "high": r["high"],
-            "se_rebuilds": r["se_seeds"],
-            "se_test": r["se_test"],
-            "df": r["df"],
-            "q": r["q"],
-            "gains": [r["diff"]],
-        }
+        keep = ("diff", "low", "high", "se_test", "df", "q")
+        return {**{k: r[k] for k in keep}, "se_rebuilds": r["se_seeds"], "gains": [r["diff"]]}
     gains = [
         seeds_and_sentences(a, b, refs, n_samples=1, seed=seed)["diff"]
         for a, b in zip(groups_a, groups_b)
@@ -330,19 +333,16 @@ def rebuilds_and_sentences(
     var_test = pooled["se_test"] ** 2
     var_rebuilds = float(np.var(gains, ddof=1)) / n
     diff = float(np.mean(gains))
-    if var_rebuilds > 0:
-        df = (var_rebuilds + var_test) ** 2 / (var_rebuilds**2 / (n - 1))
-    else:
-        df = math.inf
-    q = float(t.ppf(0.5 + level / 2, df)) if math.isfinite(df) else 1.959963984540054
-    half = q * math.sqrt(var_rebuilds + var_test)
+    low, high, df, q = _satterthwaite(
+        diff, var_rebuilds, var_rebuilds**2 / (n - 1), var_test, level
+    )
     return {
         "diff": diff,
-        "low": diff - half,
-        "high": diff + half,
+        "low": low,
+        "high": high,
         "se_rebuilds": math.sqrt(var_rebuilds),
         "se_test": math.sqrt(var_test),
-        "df": float(df),
+        "df": df,
         "q": q,
         "gains": gains,
     }

@@ -96,23 +96,21 @@ def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
     while the other claims keep reading the book's alignment."""
     rows = _rows()
     same = {"Baseline": _row(20), "+RNN": _row(40)}
-    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same), alignments=2)
+    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same))
     assert _verdict(got["C-A-T1-1"]) == claims.HOLDS
     assert "2 independent word alignments" in got["C-A-T1-1"].note
     assert _control(got["C-A-T1-1"]) == claims.NOISE
     flip = {"Baseline": _row(40), "+RNN": _row(20)}
-    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip), alignments=2)
+    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip))
     assert _verdict(flipped["C-A-T1-1"]) == claims.NOISE
     assert _verdict(flipped["C-A-T1-2"]) == _verdict(got["C-A-T1-2"])  # not pooled
     # one MERT seed per row, two alignments: C-A-T1-1 is measured, the others are not
     one = {"Baseline": _row(20, 1), "+RNN": _row(40, 1)}
-    single = cho.table_1_claims(
-        _rows(seeds=1), REFS2, ORACLE, pooled=_grouped(one, one), alignments=2
-    )
+    single = cho.table_1_claims(_rows(seeds=1), REFS2, ORACLE, pooled=_grouped(one, one))
     assert _verdict(single["C-A-T1-1"]) == claims.HOLDS
     assert _verdict(single["C-A-T1-2"]) == claims.UNMEASURABLE
-    # one alignment: the pooled outputs are not read
-    alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip), alignments=1)
+    # one alignment: C-A-T1-1 reads the book's rows as without replicates
+    alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same))
     assert _verdict(alone["C-A-T1-1"]) == claims.HOLDS
 
 

@@ -151,6 +151,10 @@ def test_rebuilds_and_sentences_takes_the_rebuild_as_the_independent_unit():
         [h for g in a for h in g], [h for g in b for h in g], refs, n_samples=100, seed=3
     )
     assert flat["high"] - flat["low"] < r["high"] - r["low"]
+    # two identical rebuilds: no spread between them, the test set's noise at the normal
+    # quantile of the requested level
+    twice = stats.rebuilds_and_sentences([a[0], a[0]], [b[0], b[0]], refs, 100, 3, level=0.9)
+    assert twice["se_rebuilds"] == 0 and twice["q"] == pytest.approx(1.644854, abs=1e-5)
     # one rebuild: the seeds' interval
     one = stats.rebuilds_and_sentences(a[:1], b[:1], refs, n_samples=100, seed=3)
     same = stats.seeds_and_sentences(a[0], b[0], refs, n_samples=100, seed=3)

@@ -794,14 +794,19 @@ def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
     return pd.DataFrame(out).set_index(["row", "MERT seed"]).round(2)
 
 
+def _best_eval(scorer: PhraseScorer) -> pd.Series:
+    """The row of the scorer's eval log (``eval_log.csv``) with its lowest held-out NLL."""
+    evals = pd.read_csv(scorer.artifact.file("eval_log.csv"))
+    return evals.loc[evals["dev_nll_sentence"].idxmin()]
+
+
 def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
     """The scorer's optimiser checked on held-out pairs: for each run (label -> scorer, the same
     pairs, updates and seed), its optimiser, the update of its lowest held-out NLL and that NLL
     per pair and per target token (the rule: the lowest per-token NLL; never BLEU)."""
     rows = []
     for label, sc in runs.items():
-        evals = pd.read_csv(sc.artifact.file("eval_log.csv"))
-        best = evals.loc[evals["dev_nll_sentence"].idxmin()]
+        best = _best_eval(sc)
         rows.append(
             {
                 "run": label,
@@ -993,8 +998,7 @@ def table_1_claims(
     outputs: dict[str, dict[str, list[list[str]]]],
     refs: dict[str, Sequence[str]],
     oracle: list[list[str]] | None = None,
-    pooled: dict[str, dict[str, list[list[str]]]] | None = None,
-    alignments: int = 1,
+    pooled: dict[str, dict[str, list[list[list[str]]]]] | None = None,
 ) -> dict[str, claims.Check]:
     """The checks of C-A-T1-1 ... C-A-T1-4 on the rows of Table 1 (``outputs``: name -> split
     -> each MERT seed's output, :func:`row_outputs`; ``refs``: split -> the references): each
@@ -1003,7 +1007,7 @@ def table_1_claims(
     margin of :data:`WP_MARGIN`) on the n-best oracle ``oracle`` against +CSLM+RNN; floor:
     :data:`BLEU_FLOOR` on every row read. Not measurable with one MERT run per row.
 
-    ``pooled`` (issue 28): the Baseline and +RNN rows' outputs over ``alignments`` independent
+    ``pooled`` (issue 28): the Baseline and +RNN rows' outputs over independent
     word alignments, name -> split -> alignment -> MERT seed -> output (each alignment with its
     phrase table, network and MERT seeds; :func:`pooled_rows`). C-A-T1-1 then reads them with
     :func:`rnnlib.stats.rebuilds_and_sentences`: the alignment is the independent unit, so its
@@ -1013,7 +1017,8 @@ def table_1_claims(
         "one MERT run per row: the optimiser's noise, the larger part of a row's "
         "difference (Clark et al. 2011), has no estimate"
     )
-    use_pooled = pooled is not None and alignments > 1
+    alignments = len(pooled["Baseline"]["test"]) if pooled is not None else 1
+    use_pooled = alignments > 1
     if seeds < 2 and not use_pooled:
         return {f"C-A-T1-{k}": one_run for k in (1, 2, 3, 4)}
     note = (
@@ -1204,7 +1209,6 @@ def table_1_checks(
             {**refs, "dev": refs["dev"][first:n_dev]},
             oracle,
             pooled=grouped,
-            alignments=len(replicates),
         )
         text = json.dumps({c: dataclasses.asdict(k) for c, k in checks.items()}, ensure_ascii=False)
         (out / "checks.json").write_text(text, encoding="utf-8")
@@ -1251,12 +1255,6 @@ def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, list[dict[int, SMT
     }
 
 
-def _best_nll_token(scorer: PhraseScorer) -> float:
-    """The network's held-out NLL per target token at its lowest held-out NLL (its eval log)."""
-    evals = pd.read_csv(scorer.artifact.file("eval_log.csv"))
-    return float(evals.loc[evals["dev_nll_sentence"].idxmin(), "dev_nll_token"])
-
-
 def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFrame:
     """One row per word alignment: the Baseline's and +RNN's test BLEU (means over the MERT
     seeds), the gain on test and on the held-out dev sentences (:func:`dev_parts`), and the
@@ -1276,7 +1274,7 @@ def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFra
                 "+RNN − Baseline, test": rnn_test - base_test,
                 "+RNN − Baseline, dev held out": parts["+RNN"][1].mean()
                 - parts["Baseline"][1].mean(),
-                "network NLL per token": _best_nll_token(rep.rnn.scorer),
+                "network NLL per token": float(_best_eval(rep.rnn.scorer)["dev_nll_token"]),
             }
         )
     table = pd.DataFrame(rows).set_index("alignment")
@@ -1287,11 +1285,16 @@ def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFra
     return table.round(3)
 
 
+def _alignments(table: pd.DataFrame) -> int:
+    """The alignments of a :func:`replicates_table` (its rows but ``mean`` and ``sd``)."""
+    return len(table.index.difference(["mean", "sd"]))
+
+
 def replicates_numbers(table: pd.DataFrame) -> list[Number]:
     """The number of alignments and, with several, the standard deviation of the test and
     held-out dev gains over them, as siblings ``-spread`` and ``-spread-n`` of ``cho-gain-test``
     and ``cho-gain-heldout`` (read by ``rnnlib compare`` as their rebuild noise)."""
-    n = int((table.index != "mean").sum() - (table.index == "sd").sum())
+    n = _alignments(table)
     out = [Number("cho-replicates-n", n)]
     if n < 2:
         return out
@@ -1305,7 +1308,7 @@ def replicates_numbers(table: pd.DataFrame) -> list[Number]:
 
 def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
     """What the rebuild spread says (Markdown): with one alignment, how to measure it."""
-    n = int((table.index != "mean").sum() - (table.index == "sd").sum())
+    n = _alignments(table)
     if n < 2:
         runs = 2 * params.get("mert_seeds", 1)
         return (
