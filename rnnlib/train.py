@@ -72,6 +72,9 @@ Deviations
   sets its own step sizes): the rate is multiplied by ``lr_decay`` after every ``lr_patience``
   scheduled evaluations in a row without a lower dev NLL. Off by default (``None``); the
   ``rnnsearch`` chapter's ``cpu`` profile turns it on, compared on dev with its recipe runs.
+- ``lr_min``, a stopping rule the papers do not have: the run ends once the schedule has cut the
+  rate below it (the ``cpu`` profile: after five halvings), so the time a stalled run would spend
+  at a rate too small to move its dev NLL is not spent. Off by default.
 """
 
 from __future__ import annotations
@@ -121,7 +124,9 @@ class TrainConfig:
     dev NLL (``None``: never; needs ``eval_every``). ``lr_decay``: multiply the learning rate
     by this factor (in ``(0, 1)``) after every ``lr_patience`` scheduled evaluations in a row
     without a lower dev NLL (``None``: a constant rate, the papers'; needs ``eval_every``; not
-    in the papers, for data far smaller than theirs). ``fast``: compute through
+    in the papers, for data far smaller than theirs). ``lr_min``: stop once the schedule has cut
+    the rate below this (``None``: never; as fairseq's ``--stop-min-lr``: a run whose dev NLL
+    stalled through several cuts has stopped learning). ``fast``: compute through
     :mod:`rnnlib.fast` (the default; the same numbers as the plain modules up to float
     rounding, faster) or, ``False``, through the plain modules. ``bf16``: bf16 autocast
     (:mod:`rnnlib.fast.precision`; not in the papers).
@@ -145,6 +150,7 @@ class TrainConfig:
     patience: int | None = None
     lr_decay: float | None = None
     lr_patience: int = 1
+    lr_min: float | None = None
     seed: int = 1
     bf16: bool = False
     fast: bool = True
@@ -188,6 +194,8 @@ class TrainConfig:
             raise ValueError(
                 "TrainConfig.patience counts evaluations every eval_every updates: give eval_every"
             )
+        if self.lr_min is not None and not self.lr_min > 0:
+            raise ValueError(f"TrainConfig.lr_min must be positive or None, got {self.lr_min!r}")
         if self.lr_decay is not None:
             if not 0 < self.lr_decay < 1:
                 raise ValueError(f"TrainConfig.lr_decay must be in (0, 1), got {self.lr_decay!r}")
@@ -200,10 +208,12 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, as cache keys use it: without the learning-rate schedule's
         fields while the rate is constant (``lr_decay`` None), so the keys of runs made before
-        the schedule existed stay as they were."""
+        the schedule existed stay as they were; ``lr_min`` only when set and the rate can fall."""
         d = asdict(self)
         if d["lr_decay"] is None:
             del d["lr_decay"], d["lr_patience"]
+        if d["lr_min"] is None or self.lr_decay is None:
+            del d["lr_min"]
         return d
 
     @classmethod
@@ -263,6 +273,7 @@ RESUMABLE_CHANGES = {
     "max_epochs",
     "checkpoint_every",
     "patience",
+    "lr_min",
     "device",
     "eval_batch_size",
     "fast",
@@ -634,10 +645,14 @@ class Trainer:
         return self._seconds0 + (time.perf_counter() - self._started)
 
     def should_stop(self) -> str | None:
-        """Why the run stops now ("early_stopping", "max_updates", "max_epochs"), or ``None``."""
+        """Why the run stops now ("early_stopping", "lr_min", "max_updates", "max_epochs"), or
+        ``None``."""
         cfg, st = self.cfg, self.state
         if cfg.patience is not None and st.bad_evals >= cfg.patience:
             return "early_stopping"
+        lr = self.optimizer.param_groups[0]["lr"]
+        if cfg.lr_min is not None and cfg.lr_decay is not None and lr < cfg.lr_min:
+            return "lr_min"
         if cfg.max_updates is not None and st.update >= cfg.max_updates:
             return "max_updates"
         if cfg.max_epochs is not None and st.epochs >= cfg.max_epochs - EPOCH_TOLERANCE:

@@ -260,8 +260,14 @@ def test_schedule_text_counts_the_cuts_of_each_run():
         n: pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 3e-3, 3e-3]}) for n in R.NAMES
     }
     evals["RNNencdec-50"] = pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 1.5e-3, 7.5e-4]})
-    runs = SimpleNamespace(logs={n: {"eval": e} for n, e in evals.items()})
+    extra = {n: {"stopped": "max_updates", "updates": 600} for n in R.NAMES}
+    extra["RNNencdec-50"] = {"stopped": "lr_min", "updates": 600}
+    runs = SimpleNamespace(
+        logs={n: {"eval": e} for n, e in evals.items()},
+        runs={n: SimpleNamespace(extra=x) for n, x in extra.items()},
+    )
     text = R.schedule_text(SimpleNamespace(p={"lr_decay": 0.5}), runs)
-    assert "RNNencdec-50 2 time(s), first by update 400, to 0.00075" in text
-    assert "RNNsearch-50 never (rate 0.003)" in text
+    assert "RNNencdec-50 2 time(s), first by update 400, to 0.00075, then once more, below " in text
+    assert "ended it at update 600" in text
+    assert "RNNsearch-50 never (rate 0.003)" in text and text.count("lr_min") == 1
     assert "constant" in R.schedule_text(SimpleNamespace(p={"lr_decay": None}), runs)

@@ -583,15 +583,40 @@ def test_the_rate_is_multiplied_after_lr_patience_evaluations_without_improvemen
     assert [e["lr"] for e in resumed.evals] == pytest.approx(LRS)
 
 
+def test_lr_min_stops_the_run_once_the_schedule_has_cut_the_rate_below_it(tmp_path, monkeypatch):
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd",
+        lr=0.1,
+        max_updates=8,
+        eval_every=1,
+        lr_decay=0.5,
+        lr_patience=2,
+        lr_min=0.04,
+    )
+    res = train(model, tr, dev, cfg, tmp_path, progress=False)
+    # the second cut (after update 6) takes the rate to 0.025 < 0.04: the run ends there
+    assert res.stopped == "lr_min" and res.updates == 6
+    assert [e["lr"] for e in res.evals] == pytest.approx(LRS[:6])
+    assert res.best["update"] == 4
+
+
 def test_a_constant_rate_keeps_the_keys_of_runs_made_before_the_schedule():
     from dataclasses import asdict
 
     cfg = TrainConfig(max_updates=10)
     d = cfg.to_dict()
     assert "lr_decay" not in d and "lr_patience" not in d
-    assert d == {k: v for k, v in asdict(cfg).items() if k not in ("lr_decay", "lr_patience")}
+    schedule = ("lr_decay", "lr_patience", "lr_min")
+    assert d == {k: v for k, v in asdict(cfg).items() if k not in schedule}
+    # lr_min cannot act on a constant rate, so it stays out of such a run's key
+    assert cfg.override(lr_min=1e-4).to_dict() == d
     scheduled = cfg.override(lr_decay=0.5, eval_every=2).to_dict()
     assert scheduled["lr_decay"] == 0.5 and scheduled["lr_patience"] == 1
+    assert "lr_min" not in scheduled
+    assert cfg.override(lr_decay=0.5, eval_every=2, lr_min=1e-4).to_dict()["lr_min"] == 1e-4
+    with pytest.raises(ValueError, match="lr_min must be positive"):
+        TrainConfig(max_updates=10, lr_min=0.0)
     with pytest.raises(ValueError, match="lr_decay must be in"):
         TrainConfig(max_updates=10, eval_every=1, lr_decay=1.5)
     with pytest.raises(ValueError, match="give eval_every"):

@@ -756,9 +756,17 @@ class Corpus:
         return f"{self.info['files'][split][0]}:{int(self.rows(split)[i])}"
 
     def tokenizer(self, side: str = "tgt") -> Tokenizer:
+        """The side's tokenizer, built once per corpus (sacremoses' constructors are slow)."""
         _check_side(side)
-        lang = self.config.src_lang if side == "src" else self.config.tgt_lang
-        return Tokenizer(lang, self.config.tokenizer, self.config.lowercase)
+        return self._tokenizers[side]
+
+    @cached_property
+    def _tokenizers(self) -> dict[str, Tokenizer]:
+        cfg = self.config
+        return {
+            s: Tokenizer(cfg.src_lang if s == "src" else cfg.tgt_lang, cfg.tokenizer, cfg.lowercase)
+            for s in SIDES
+        }
 
     def detokenize(self, tokens: list[str], side: str = "tgt") -> str:
         """Model output tokens -> text comparable with :meth:`detok` (for sacreBLEU)."""

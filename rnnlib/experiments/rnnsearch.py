@@ -321,13 +321,19 @@ def updates_text(ex: RNNsearchExperiment) -> str:
     fixed counts, with each model's updates."""
     specs = run_specs(ex)
     counts = ", ".join(f"{SHOWN[n]} {u:,}" for n, (_, _, u) in specs.items())
+    stop = ""
+    if ex.p.get("lr_min") is not None and ex.p["lr_decay"] is not None:
+        stop = (
+            f"; these are budgets: a run stops sooner once the schedule has cut its rate below "
+            f"`lr_min` = {ex.p['lr_min']:g} (Table 2 gives the updates each run made)"
+        )
     if ex.p["updates_encdec"] is None:
         return (
             "The runs were given the paper's ratio of updates at equal time: RNNencdec made as "
             "many more updates than RNNsearch as in B Table 2, where every model trained "
-            f"about {paper_hours():.0f} hours ({counts} updates)"
+            f"about {paper_hours():.0f} hours ({counts} updates){stop}"
         )
-    return f"The runs trained for fixed update counts, not equal time ({counts} updates)"
+    return f"The runs trained for fixed update counts, not equal time ({counts} updates){stop}"
 
 
 def _run(
@@ -775,7 +781,12 @@ def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
             parts.append(f"{shown(name)} never (rate {rates[-1]:.3g})")
             continue
         first = int(ev["update"].to_numpy()[1:][rates[1:] < rates[:-1]][0])
-        parts.append(f"{shown(name)} {cuts} time(s), first by update {first:,}, to {rates[-1]:.3g}")
+        text = f"{shown(name)} {cuts} time(s), first by update {first:,}, to {rates[-1]:.3g}"
+        if runs.runs[name].extra.get("stopped") == "lr_min":
+            # the cut that ended the run comes after its last evaluation
+            done = runs.runs[name].extra["updates"]
+            text += f", then once more, below `lr_min`, which ended it at update {done:,}"
+        parts.append(text)
     return "; ".join(parts)
 
 
@@ -2428,7 +2439,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "training length",
             "about 5 days each (2.9–8.5 × 10⁵ updates)",
             updates_text(ex).replace("The runs", "runs"),
-            "updates_encdec, updates_search",
+            "updates_encdec, updates_search, lr_min",
         ),
         (
             "RNNsearch-50⋆",
