@@ -128,6 +128,12 @@ def test_optimiser_table_picks_the_lowest_held_out_nll_per_token(tmp_path):
     assert table.loc["a", "best update"] == 20 and table.loc["b", "best update"] == 10
     assert list(table["chosen by the rule"]) == [True, False]
     assert table.loc["a", "optimiser"] == "Adadelta at rate 1, no clipping"
+    # a shorter check run: both are read up to its last update, where "b" is lower
+    runs["b"].artifact.extra["updates"] = 10
+    short = cho.optimiser_table(runs)
+    assert (short["compared up to update"] == 10).all()
+    assert short.loc["a", "best update"] == 10 and short.loc["a", "updates"] == 20
+    assert list(short["chosen by the rule"]) == [False, True]
 
 
 # -- the feature read per target word ----------------------------------------------------------

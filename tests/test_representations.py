@@ -223,8 +223,8 @@ def _tiny_scorer(tmp_path):
         run_config,
         model_config,
         train_config,
-        encode_pairs(train_pairs, vocab, vocab),
-        encode_pairs(held, vocab, vocab),
+        lambda: encode_pairs(train_pairs, vocab, vocab),
+        lambda: encode_pairs(held, vocab, vocab),
         data=corpus.checksum,
     )
     return (

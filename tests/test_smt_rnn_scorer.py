@@ -156,3 +156,22 @@ def test_training_on_the_pairs_makes_them_likelier_than_mismatched_ones(table, v
     mismatched = score_pairs(model, encode_pairs(shuffled, *vocabs))
     assert after.mean() > before + 1.0
     assert after.mean() > mismatched.mean() + 1.0  # it reads the source, not only the target side
+
+
+def test_the_table_frame_reads_the_decoders_scores_equal_to_scoring_again(table, vocabs):
+    from rnnlib.experiments.cho2014 import table_frame
+    from rnnlib.smt.phrases import source_phrases
+
+    model = tiny_model(vocabs).eval()
+    sentences = [s.split() for s in SRC[:2]]
+    phrases = source_phrases(sentences, 3)
+    usable = decoder_pairs(table.lookup(sources=phrases), sentences, 3)
+    scored = rnn_feature(model, usable, *vocabs, batch_size=3)
+    again = table_frame(table, model, *vocabs, sources=phrases)
+    read = table_frame(table, model, *vocabs, sources=phrases, scored=scored)
+    assert len(read) == len(again) > 0
+    assert (read["src"] == again["src"]).all() and (read["tgt"] == again["tgt"]).all()
+    np.testing.assert_allclose(read["rnn"], again["rnn"], rtol=1e-5)
+    # a pair the feature lacks is an error, not a silent default
+    with pytest.raises(KeyError, match="was not scored"):
+        table_frame(table, model, *vocabs, sources=None, scored=scored)

@@ -52,8 +52,9 @@ Deviations
 ----------
 - The scorer's optimiser is a parameter (``rnn_optimizer``, ``rnn_lr``, ``rnn_clip``; the
   defaults are A §4.1's Adadelta at lr 1 without clipping). The ``cpu`` profile trains with
-  Adam at 3e-3 and clipping at 1, and a check run with the paper's optimiser on the same pairs,
-  updates and seed (``rnn_check_optimiser``) is judged by the lowest held-out NLL per target
+  Adam at 3e-3 and clipping at 1, and a check run with the paper's optimiser on the same pairs
+  and seed (``rnn_check_optimiser``; ``rnn_check_updates`` long, 1,000 on ``cpu``) is judged
+  against the chapter's network up to the same update by the lowest held-out NLL per target
   token (:func:`optimiser_table`, :func:`optimiser_verdict`).
 - Model selection: the network kept is the one with the lowest NLL on held-out phrase pairs
   (A gives no stopping rule); never test BLEU.
@@ -77,7 +78,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -131,18 +132,21 @@ def scorer_run(
     config: dict,
     model_config: ModelConfig,
     train_config: TrainConfig,
-    train_pairs: ParallelArrays,
-    dev_pairs: ParallelArrays,
+    train_pairs: Callable[[], ParallelArrays],
+    dev_pairs: Callable[[], ParallelArrays],
     data: str,
 ) -> Artifact:
     """The trained scorer for ``config`` (which names the table and the sample) as an artifact,
-    trained on ``train_config.device`` (keyed by :func:`train_key`)."""
+    trained on ``train_config.device`` (keyed by :func:`train_key`). ``train_pairs`` and
+    ``dev_pairs`` make the encoded pairs when the cache lacks the run (encoding the millions of
+    unique pairs is not free)."""
     full = {**config, "model": model_config.to_dict(), "train": train_key(train_config)}
 
     def make(out: Path, work: Path) -> dict:
+        train_pairs_, dev_pairs_ = train_pairs(), dev_pairs()
         torch.manual_seed(train_config.seed)
         model = build_model(model_config)
-        result = train(model, train_pairs, dev_pairs, train_config, work, progress=False)
+        result = train(model, train_pairs_, dev_pairs_, train_config, work, progress=False)
         torch.save(model.state_dict(), out / "model.pt")
         for name in ("train_log.csv", "eval_log.csv"):
             shutil.copy2(work / name, out / name)
@@ -150,8 +154,8 @@ def scorer_run(
             "updates": result.updates,
             "epochs": result.epochs,
             "seconds": result.seconds,
-            "train_pairs": len(train_pairs),
-            "dev_pairs": len(dev_pairs),
+            "train_pairs": len(train_pairs_),
+            "dev_pairs": len(dev_pairs_),
             "dev_nll": result.best["dev_nll_sentence"] if result.best else None,
             "threads": torch.get_num_threads(),
             "device": resolve_device(train_config.device).type,
@@ -300,8 +304,8 @@ def phrase_scorer(
         run_config,
         model_config,
         train_config,
-        encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
-        encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab),
+        lambda: encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
+        lambda: encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab),
         data=corpus.checksum,
     )
     return PhraseScorer(
@@ -365,8 +369,8 @@ def scorer_variant(
         scorer.run_config,
         model_config,
         train_config,
-        encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab),
-        encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab),
+        lambda: encode_pairs(scorer.train_pairs, corpus.src_vocab, corpus.tgt_vocab),
+        lambda: encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab),
         data=corpus.checksum,
     )
     return dataclasses.replace(
@@ -446,11 +450,13 @@ def table_frame(
     tgt_vocab,
     sources: set | None = None,
     batch_size: int = 512,
+    scored: ScoredTable | None = None,
 ) -> pd.DataFrame:
     """One row per pair of ``table`` (:class:`~rnnlib.smt.phrases.PhraseTable`) whose source is in
     ``sources`` (all without): ``src``, ``tgt`` (word tuples), ``tm`` = log p(t|s), ``rnn`` =
     log p(t|s) by the network, ``lex`` = log lex(t|s) (the lexical weight), ``count``,
-    ``src_count``, ``src_len``."""
+    ``src_count``, ``src_len``. ``scored``: the network's scores already computed for these pairs
+    (the decoder's feature, :func:`scored_pairs`), read instead of scoring them again."""
     from ..smt.rnn_scorer import score_pairs
 
     rows = [
@@ -458,11 +464,12 @@ def table_frame(
     ]
     index = np.array([r for r, _, _ in rows], dtype=np.int64)
     pairs = [(s, t) for _, s, t in rows]
-    rnn = (
-        score_pairs(model, encode_pairs(pairs, src_vocab, tgt_vocab), batch_size)
-        if pairs
-        else np.zeros(0)
-    )
+    if not pairs:
+        rnn = np.zeros(0)
+    elif scored is not None:
+        rnn = np.array([scored.lookup(s, t)[0] for s, t in pairs], dtype=np.float64)
+    else:
+        rnn = score_pairs(model, encode_pairs(pairs, src_vocab, tgt_vocab), batch_size)
     return pd.DataFrame(
         {
             "src": [s for s, _ in pairs],
@@ -794,24 +801,31 @@ def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
     return pd.DataFrame(out).set_index(["row", "MERT seed"]).round(2)
 
 
-def _best_eval(scorer: PhraseScorer) -> pd.Series:
-    """The row of the scorer's eval log (``eval_log.csv``) with its lowest held-out NLL."""
+def _best_eval(scorer: PhraseScorer, upto: int | None = None) -> pd.Series:
+    """The row of the scorer's eval log (``eval_log.csv``) with its lowest held-out NLL (among
+    the evaluations at update ``upto`` or before; ``None``: all)."""
     evals = pd.read_csv(scorer.artifact.file("eval_log.csv"))
+    if upto is not None:
+        evals = evals[evals["update"] <= upto]
     return evals.loc[evals["dev_nll_sentence"].idxmin()]
 
 
 def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
     """The scorer's optimiser checked on held-out pairs: for each run (label -> scorer, the same
-    pairs, updates and seed), its optimiser, the update of its lowest held-out NLL and that NLL
-    per pair and per target token (the rule: the lowest per-token NLL; never BLEU)."""
+    pairs and seed), its optimiser, the update of its lowest held-out NLL and that NLL per pair
+    and per target token (the rule: the lowest per-token NLL; never BLEU). Runs of different
+    lengths are compared at the same point: each one's evaluations up to the shortest run's
+    last update."""
+    upto = min(int(sc.artifact.extra["updates"]) for sc in runs.values())
     rows = []
     for label, sc in runs.items():
-        best = _best_eval(sc)
+        best = _best_eval(sc, upto)
         rows.append(
             {
                 "run": label,
                 "optimiser": optimiser_text(sc),
                 "updates": int(sc.artifact.extra["updates"]),
+                "compared up to update": upto,
                 "best update": int(best["update"]),
                 "held-out NLL per pair": float(best["dev_nll_sentence"]),
                 "held-out NLL per token": float(best["dev_nll_token"]),
@@ -1353,9 +1367,15 @@ N_BOOT = 1000
 
 def scored_frame(rnn: RNNRow, corpus) -> pd.DataFrame:
     """:func:`table_frame` of the pairs of the phrase table whose source phrase the decoder meets
-    on dev and test (``rnn.phrases``), scored by the network."""
+    on dev and test (``rnn.phrases``), with the network's scores the decoder read (``rnn.scores``,
+    every such pair scored once, in the ``cho2014/rnn_feature`` artifact)."""
     return table_frame(
-        rnn.scorer.table, rnn.model, corpus.src_vocab, corpus.tgt_vocab, sources=rnn.phrases
+        rnn.scorer.table,
+        rnn.model,
+        corpus.src_vocab,
+        corpus.tgt_vocab,
+        sources=rnn.phrases,
+        scored=rnn.scores,
     )
 
 

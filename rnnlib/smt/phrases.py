@@ -169,6 +169,14 @@ def _prefix(xs):
     return out
 
 
+def _phrases(vocab: list[str], ids: np.ndarray, offsets: np.ndarray) -> list[tuple[str, ...]]:
+    """Every phrase of a ragged id array as a tuple of words (the lists of Python ints first:
+    indexing numpy arrays element by element is slow over millions of phrases)."""
+    words = [vocab[w] for w in ids.tolist()]
+    bounds = offsets.tolist()
+    return [tuple(words[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 @dataclass
 class PhraseTable:
     """A scored, pruned phrase table.
@@ -210,10 +218,10 @@ class PhraseTable:
 
     def pairs(self) -> Iterator[tuple[tuple[str, ...], tuple[str, ...], np.ndarray]]:
         """``(source words, target words, scores (4,))`` for every row, in table order."""
-        src = [self.src_phrase(k) for k in range(len(self.src_offsets) - 1)]
-        tgt = [self.tgt_phrase(k) for k in range(len(self.tgt_offsets) - 1)]
-        for r in range(len(self)):
-            yield src[self.pair_src[r]], tgt[self.pair_tgt[r]], self.scores[r]
+        src = _phrases(self.src_vocab, self.src_ids, self.src_offsets)
+        tgt = _phrases(self.tgt_vocab, self.tgt_ids, self.tgt_offsets)
+        for s, t, scores in zip(self.pair_src.tolist(), self.pair_tgt.tolist(), self.scores):
+            yield src[s], tgt[t], scores
 
     def to_frame(self):
         """A pandas DataFrame: ``src``, ``tgt`` (space-joined), the four scores and counts."""
