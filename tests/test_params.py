@@ -96,6 +96,24 @@ def test_profile_then_override_order_and_unknown_names(tmp_path):
         load_profile(root, "gpu")
 
 
+def test_a_profile_extends_another_and_its_values_win(tmp_path):
+    root = make_minibook(tmp_path / "book")
+    chapters = {"demo": root / "chapters" / "demo.md"}
+    (root / "profiles" / "more.yml").write_text("extends: smoke\nchapters:\n  demo: {n: 7}\n")
+    profile = load_profile(root, "more")
+    params = resolve(chapters, profile, "more", [])["demo"]
+    # n from the extending profile, seed from the base's, the rest the chapter's defaults
+    assert params == {"profile": "more", "seed": 3, "n": 7, "fail": False, "slow": 0.0}
+    assert "extends" in profile["path"] and profile["extends"] == "smoke"
+    (root / "profiles" / "a.yml").write_text("extends: b\n")
+    (root / "profiles" / "b.yml").write_text("extends: a\n")
+    with pytest.raises(ParameterError, match="extends 'a', which extends it back"):
+        load_profile(root, "a")
+    (root / "profiles" / "c.yml").write_text("extends: nope\n")
+    with pytest.raises(ParameterError, match="unknown profile 'nope'"):
+        load_profile(root, "c")
+
+
 # -- shared blocks (# include:) ------------------------------------------------------------------
 
 
@@ -173,8 +191,14 @@ def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
     chapters = {p.stem: p for p in (root / "chapters").glob("*.md") if is_notebook(p)}
     resolved = {
         name: resolve(chapters, load_profile(root, name), name, [])
-        for name in ("smoke", "cpu", "paper")
+        for name in ("smoke", "cpu", "paper", "spread")
     }
+    # spread is cpu with the replicates (issue 28)
+    for stem, params in resolved["spread"].items():
+        differ = {k for k in params if params[k] != resolved["cpu"][stem][k]}
+        assert differ <= {"profile", "alignment_replicates", "seed_runs"}, stem
+    assert resolved["spread"]["rnnsearch"]["seed_runs"] == 3
+    assert resolved["spread"]["cho2014"]["alignment_replicates"] == 3
     paper = resolved["paper"]
     assert paper["cho2014"]["model_preset"] == "paper-cho2014"
     assert paper["cho2014"]["rnn_sample"] is None  # every unique pair (A Sec. 4.1.1)

@@ -31,6 +31,7 @@ validates a profile and command-line overrides against it before any work starts
 A profile (``profiles/<name>.yml``) is::
 
     description: one line
+    extends: cpu         # optional: another profile, which this one's values override
     defaults:            # applied to every chapter that declares the parameter
       seed: 1
     chapters:
@@ -312,21 +313,34 @@ def is_notebook(path: Path) -> bool:
 # -- profiles and overrides ---------------------------------------------------------------------
 
 
-def load_profile(book_root: Path, name: str) -> dict:
+def load_profile(book_root: Path, name: str, _seen: tuple[str, ...] = ()) -> dict:
+    """The profile ``profiles/<name>.yml``. A profile with ``extends: <base>`` is the base
+    profile with its own ``defaults`` and each chapter's parameters set on top."""
     path = Path(book_root) / "profiles" / f"{name}.yml"
     if not path.is_file():
         known = sorted(p.stem for p in (Path(book_root) / "profiles").glob("*.yml"))
         raise ParameterError(f"unknown profile {name!r}; the profiles are {', '.join(known)}")
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    unknown = set(data) - {"description", "defaults", "chapters"}
+    unknown = set(data) - {"description", "extends", "defaults", "chapters"}
     if unknown:
         raise ParameterError(
             f"{path}: unknown top-level keys {sorted(unknown)}; "
-            "a profile has description, defaults, chapters"
+            "a profile has description, extends, defaults, chapters"
         )
     data.setdefault("defaults", {})
-    data.setdefault("chapters", {})
-    data["path"] = str(path)
+    data["chapters"] = {k: dict(v or {}) for k, v in (data.get("chapters") or {}).items()}
+    base_name = data.pop("extends", None)
+    if base_name is not None:
+        if base_name in (*_seen, name):
+            raise ParameterError(f"{path}: extends {base_name!r}, which extends it back")
+        base = load_profile(book_root, base_name, (*_seen, name))
+        data["defaults"] = {**base["defaults"], **data["defaults"]}
+        chapters = {k: dict(v) for k, v in base["chapters"].items()}
+        for chapter, values in data["chapters"].items():
+            chapters[chapter] = {**chapters.get(chapter, {}), **values}
+        data["chapters"] = chapters
+        data["extends"] = base_name
+    data["path"] = str(path) if base_name is None else f"{path} (extends {base['path']})"
     return data
 
 

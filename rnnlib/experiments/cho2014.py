@@ -1327,7 +1327,8 @@ def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
         runs = 2 * params.get("mert_seeds", 1)
         return (
             "This build has one alignment, so the rebuild spread is not measured here: "
-            "`-p cho2014.alignment_replicates=3` builds the Baseline and +RNN rows on two more "
+            "`rnnlib build --profile spread` (or `-p cho2014.alignment_replicates=3`) builds the "
+            "Baseline and +RNN rows on two more alignments "
             f"(each about as much again as the alignment, the network and {runs} MERT runs: see "
             '"Where the time goes"), and C-A-T1-1 then reads all of them.'
         )
