@@ -12,7 +12,8 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         default="cpu",
-        help="profile in profiles/<name>.yml: smoke, cpu (default) or paper",
+        help="profile in profiles/<name>.yml: smoke, cpu (default), spread (cpu with the "
+        "rebuild spread) or paper",
     )
     parser.add_argument(
         "-p",
