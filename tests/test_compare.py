@@ -392,3 +392,23 @@ def test_a_glued_rebuild_spread_is_the_numbers_noise(tmp_path):
     # without a spread, the interval the build states is the noise
     plain = build(tmp_path / "plain", 10.0, None)
     assert by_id(C.compare(plain, near).items)["bleu"].status == C.BEYOND
+
+
+def test_the_report_names_each_builds_machine_and_says_when_they_differ(tmp_path):
+    def build(root, machine):
+        entries = [entry("rns", "params", "params", {"profile": "cpu"}), number("rns", "x", 1.0)]
+        if machine:
+            entries.append(entry("results", "res-machine", "text", machine, config="eeee0000"))
+        return write_build(root, entries, None)
+
+    a = build(tmp_path / "a", "AMD EPYC, 2 threads, avx512_bf16")
+    b = build(tmp_path / "b", "Intel Xeon, 2 threads, avx2")
+    c = build(tmp_path / "c", None)
+    text = C.report(C.compare(a, b))
+    assert "machine: AMD EPYC, 2 threads, avx512_bf16" in text
+    assert "machine: Intel Xeon, 2 threads, avx2" in text
+    assert "ran on different machines" in text
+    assert "ran on different machines" not in C.report(C.compare(a, a))
+    text = C.report(C.compare(a, c))
+    assert "machine: not recorded (no results page)" in text
+    assert "ran on different machines" not in text

@@ -48,6 +48,10 @@ hash or parameter is stated at the top (a chapter rerun with new parameters).
 :func:`compare`: ``{item id: Noise}``, for example ``Noise.around(old_value, spread, "rebuild
 spread, 5 replicates")``; it takes precedence over what the builds state.
 
+**Machines (issue #28).** The report names the machine each build's results page ran on (its
+glued ``res-machine``), and says so when they differ: networks trained from the same seed follow
+other float roundings on another processor.
+
 **Exit status**: 0 when no claim's verdict changed, 1 when one did (a claim present in one build
 only counts as changed), 2 for an input that is not a build (the message names the path).
 """
@@ -110,6 +114,7 @@ class Build:
     chapters: dict[str, dict]  # chapter -> {"profile", "config_hash", "params"}
     claims: dict[str, dict]  # claim -> {"chapter", "verdict", "reason", "check", "from"}
     warnings: list[str] = field(default_factory=list)
+    machine: str = ""  # the machine the results page ran on (its glued res-machine), if built
 
 
 @dataclass
@@ -284,6 +289,8 @@ def load_build(path: str | Path) -> Build:
     commit = (results.book or {}).get("commit") or (commits.most_common(1)[0][0] if commits else "")
 
     build = Build(str(path), str(source), "", commit or "unknown", entries, chapters, {})
+    machine = entries.get(("results", "res-machine"), {}).get("value")
+    build.machine = str(machine) if machine else ""
     records = _read_records(records_dir) if records_dir else {}
     from_records = []
     for chapter, recs in records.items():
@@ -691,7 +698,14 @@ def report(c: Comparison) -> str:
     for side, b in (("old", c.old), ("new", c.new)):
         lines.append(f"{side}: {b.path}  (commit {b.commit})")
         lines.append(f"     results from {b.results_from}; verdicts from {b.claims_from}")
+        lines.append(f"     machine: {b.machine or 'not recorded (no results page)'}")
         lines += [f"     warning: {w}" for w in b.warnings]
+    if c.old.machine and c.new.machine and c.old.machine != c.new.machine:
+        lines.append(
+            "The builds ran on different machines: networks trained from the same seed follow "
+            "other float roundings there, so a number may move by more than the noise one build "
+            "states for it (its rebuild spread, where glued, accounts for that)."
+        )
     lines.append("")
 
     rerun = [ch for ch in c.chapters if ch.status != UNCHANGED]
