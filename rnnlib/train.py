@@ -650,9 +650,9 @@ class Trainer:
         cfg, st = self.cfg, self.state
         if cfg.patience is not None and st.bad_evals >= cfg.patience:
             return "early_stopping"
-        lr = self.optimizer.param_groups[0]["lr"]
-        if cfg.lr_min is not None and cfg.lr_decay is not None and lr < cfg.lr_min:
-            return "lr_min"
+        if cfg.lr_min is not None and cfg.lr_decay is not None:
+            if self.optimizer.param_groups[0]["lr"] < cfg.lr_min:
+                return "lr_min"
         if cfg.max_updates is not None and st.update >= cfg.max_updates:
             return "max_updates"
         if cfg.max_epochs is not None and st.epochs >= cfg.max_epochs - EPOCH_TOLERANCE:

@@ -99,7 +99,8 @@ def test_profile_then_override_order_and_unknown_names(tmp_path):
 def test_a_profile_extends_another_and_its_values_win(tmp_path):
     root = make_minibook(tmp_path / "book")
     chapters = {"demo": root / "chapters" / "demo.md"}
-    (root / "profiles" / "more.yml").write_text("extends: smoke\nchapters:\n  demo: {n: 7}\n")
+    more = "extends: smoke\ndefaults:\nchapters:\n  demo: {n: 7}\n"  # an empty defaults section
+    (root / "profiles" / "more.yml").write_text(more)
     profile = load_profile(root, "more")
     params = resolve(chapters, profile, "more", [])["demo"]
     # n from the extending profile, seed from the base's, the rest the chapter's defaults

@@ -327,7 +327,7 @@ def load_profile(book_root: Path, name: str, _seen: tuple[str, ...] = ()) -> dic
             f"{path}: unknown top-level keys {sorted(unknown)}; "
             "a profile has description, extends, defaults, chapters"
         )
-    data.setdefault("defaults", {})
+    data["defaults"] = dict(data.get("defaults") or {})
     data["chapters"] = {k: dict(v or {}) for k, v in (data.get("chapters") or {}).items()}
     base_name = data.pop("extends", None)
     if base_name is not None:
