@@ -35,6 +35,11 @@ is never trusted: a :class:`CacheIntegrityWarning` names it, it is moved to ``.q
 a ``quarantine.json`` saying why, and so is every entry built from it (see
 :meth:`ArtifactCache.dependents`), so the next lookup recomputes them all. Sidecars written
 before times were recorded are checked by size on read, and get their times from ``verify``.
+
+Lookup only: inside ``with cache.lookup_only():`` a build returns what the cache holds and raises
+:class:`NotCached` instead of computing a missing artifact. A chapter reads that way what another
+profile's build left in the cache (the further alignments or seeds of the ``spread`` profile)
+without ever paying for it.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ import subprocess
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -106,6 +112,14 @@ def content_checksum(meta: dict) -> str:
     """The hash of an artifact's recorded file checksums: what downstream artifacts take as
     ``data=`` when they are computed from its files (the corpus's ``checksum``)."""
     return config_hash({name: f["sha256"] for name, f in meta["files"].items()}, 16)
+
+
+class NotCached(LookupError):
+    """A build inside :meth:`ArtifactCache.lookup_only` met an artifact the cache does not hold."""
+
+    def __init__(self, kind: str, key: str) -> None:
+        super().__init__(f"{kind}/{key} is not in the cache (looked up only, not computed)")
+        self.kind, self.key = kind, key
 
 
 class CacheIntegrityWarning(UserWarning):
@@ -266,6 +280,7 @@ class ArtifactCache:
 
     root: Path = field(default_factory=default_cache_root)
     events: list = field(default_factory=list)
+    _lookup_depth: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -298,6 +313,16 @@ class ArtifactCache:
             return None
         return Artifact(kind, key, path, meta, from_cache=True)
 
+    @contextmanager
+    def lookup_only(self) -> Iterator["ArtifactCache"]:
+        """Within the block, :meth:`build` raises :class:`NotCached` for a missing artifact
+        instead of computing it (nestable; what is in the cache is returned as usual)."""
+        self._lookup_depth += 1
+        try:
+            yield self
+        finally:
+            self._lookup_depth -= 1
+
     def build(
         self,
         kind: str,
@@ -311,7 +336,8 @@ class ArtifactCache:
         resumable state in ``work_dir``; it may return a small JSON-able dict stored in the
         sidecar as ``extra``. Nothing becomes visible to readers until ``make`` returned and
         the sidecar is written. ``make`` runs under the key's lock: another process building
-        the same key meanwhile waits, then reuses this artifact.
+        the same key meanwhile waits, then reuses this artifact. Inside :meth:`lookup_only` a
+        missing artifact raises :class:`NotCached` and nothing is computed.
         """
         start = time.perf_counter()
         found = self.get(kind, config, data)
@@ -319,6 +345,8 @@ class ArtifactCache:
             self._log(kind, found.key, hit=True, seconds=time.perf_counter() - start)
             return found
         key = self.key(kind, config, data)
+        if self._lookup_depth:
+            raise NotCached(kind, key)
         with self._hold(kind, key, waiting=True):
             found = self.get(kind, config, data)  # built by another process while we waited
             if found is not None:
