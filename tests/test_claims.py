@@ -2,6 +2,7 @@
 changes the verdict."""
 
 import json
+from dataclasses import asdict
 from types import SimpleNamespace
 
 import numpy as np
@@ -353,3 +354,47 @@ def test_control_and_floor_round_trip_through_the_record_and_reach_the_ledger(
     row = {r["claim"]: r for r in claims.ledger(tmp_path / "results")}["C-B-T1-1"]
     assert row["verdict"] == claims.HOLDS and row["control_verdict"] == claims.NOISE
     assert "two identical systems" in row["control"] and "3 BLEU" in row["floor"]
+
+
+def _rebuild(diff: float, control: float = 0.0, floor_value: float = 5.0) -> claims.Check:
+    """One rebuild's check: a difference with a narrow interval, its control, and a floor."""
+    check = claims.intervals_above([("gap", diff, diff - 0.5, diff + 0.5)])
+    ctrl = claims.intervals_above([("gap", control, control - 0.5, control + 0.5)])
+    check = claims.controlled(check, "untrained", ctrl)
+    return claims.floored(check, [("learned", floor_value)], 1.0, "nats")
+
+
+def test_a_verdict_that_a_rebuild_flips_is_inside_the_noise():
+    agree = claims.across_rebuilds([(f"alignment {k}", _rebuild(2.0)) for k in (1, 2, 3)])
+    verdict = claims.evaluate(agree)
+    assert verdict.verdict == claims.HOLDS and "each of 3 rebuilds" in verdict.reason
+    flipped = claims.across_rebuilds(
+        [("alignment 1", _rebuild(2.0)), ("alignment 2", _rebuild(-2.0))]
+    )
+    verdict = claims.evaluate(flipped)
+    assert verdict.verdict == claims.NOISE
+    assert "alignment 1: holds" in verdict.reason and "alignment 2: does not hold" in verdict.reason
+    # each rebuild's floor and control still apply: one below the floor makes the verdicts differ
+    floored = claims.across_rebuilds([("a1", _rebuild(2.0)), ("a2", _rebuild(2.0, floor_value=0))])
+    assert claims.evaluate(floored).verdict == claims.NOISE
+    # the controls of every rebuild holding: not measurable, by the inner and the outer control
+    lucky = claims.across_rebuilds([(k, _rebuild(2.0, control=2.0)) for k in ("a1", "a2")])
+    assert claims.evaluate(lucky).verdict == claims.UNMEASURABLE
+
+
+def test_across_rebuilds_survives_the_json_record_and_needs_every_control():
+    check = claims.across_rebuilds([("a1", _rebuild(2.0)), ("a2", _rebuild(-2.0))])
+    again = claims.Check.from_dict(json.loads(json.dumps(asdict(check))))
+    assert claims.evaluate(again) == claims.evaluate(check)
+    bare = claims.intervals_above([("gap", 2.0, 1.5, 2.5)])
+    with pytest.raises(ValueError, match="a2 has no control"):
+        claims.across_rebuilds([("a1", _rebuild(2.0)), ("a2", bare)])
+
+
+def test_compare_reads_each_rebuilds_evidence():
+    from rnnlib.book.compare import evidence_numbers
+
+    check = claims.across_rebuilds([("a1", _rebuild(2.0)), ("a2", _rebuild(-1.0))])
+    numbers = evidence_numbers(asdict(check))
+    assert numbers["a1: gap"] == (2.0, (1.5, 2.5, "95% interval"))
+    assert numbers["a2: gap"][0] == -1.0

@@ -59,6 +59,9 @@ Rules (each a function returning a :class:`Check`):
 * :func:`all_true` -- a set of named yes/no observations (for example "No UNK > All for every
   system"): holds when every one is yes, does not hold when one is no; with no observation, or
   a NaN in place of one (and no "no"), not measurable;
+* :func:`across_rebuilds` -- one claim's check on each of several rebuilds (word alignments,
+  training seeds), each with its floor and control: the common verdict when they agree, else
+  inside the noise;
 * :func:`bookkeeping` -- named records that must exist;
 * :func:`not_measurable` -- with the reason.
 """
@@ -426,6 +429,24 @@ def not_measurable(reason: str) -> Check:
     return Check("not_measurable", {"reason": reason})
 
 
+def across_rebuilds(checks: Iterable[tuple[str, Check]], note: str = "") -> Check:
+    """One claim judged on each of several rebuilds (independent word alignments, training
+    seeds): ``checks`` is ``(label, check)`` per rebuild, each with its own floor and control.
+    Its control is the same rule over the rebuilds' controls (every check needs one). The
+    verdict: each check's (:func:`evaluate`) when all agree, else "inside the noise": a verdict
+    that a rebuild flips is the rebuild's noise, not a finding (issue 28)."""
+    checks = list(checks)
+    missing = [label for label, c in checks if c.control is None and c.rule != "not_measurable"]
+    if missing:
+        raise ValueError(f"across_rebuilds: the check of {', '.join(missing)} has no control")
+
+    def rule(items: list[tuple[str, Check]]) -> Check:
+        return Check("across_rebuilds", {"checks": [[k, asdict(c)] for k, c in items]}, note)
+
+    controls = [(k, c.control.check if c.control else c) for k, c in checks]
+    return controlled(rule(checks), "the same rule on every rebuild's control", rule(controls))
+
+
 def _is_nan(x) -> bool:
     return isinstance(x, (float, np.floating)) and math.isnan(x)
 
@@ -540,7 +561,19 @@ def _bookkeeping(ev: dict) -> Verdict:
     return Verdict(RECORDED, "recorded: " + ", ".join(label for label, _ in items))
 
 
+def _across_rebuilds(ev: dict) -> Verdict:
+    judged = [(label, evaluate(Check.from_dict(c))) for label, c in ev["checks"]]
+    if not judged:
+        return Verdict(UNMEASURABLE, "no rebuild was judged")
+    listing = "; ".join(f"{label}: {v.verdict} ({v.reason})" for label, v in judged)
+    kinds = {v.verdict for _, v in judged}
+    if len(kinds) == 1:
+        return Verdict(kinds.pop(), f"the same on each of {len(judged)} rebuilds: {listing}")
+    return Verdict(NOISE, f"the verdict changes between rebuilds: {listing}")
+
+
 RULES = {
+    "across_rebuilds": _across_rebuilds,
     "within_margin": _within_margin,
     "bookkeeping": _bookkeeping,
     "intervals_above": _intervals_above,
@@ -809,6 +842,7 @@ def _floor_text(floor: Floor | None) -> str:
 
 __all__ = [
     "ClaimCheck",
+    "across_rebuilds",
     "Control",
     "Floor",
     "NO_CONTROL_RULES",

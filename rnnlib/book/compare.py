@@ -560,6 +560,10 @@ def evidence_numbers(check: dict | None) -> dict[str, tuple[Any, tuple[float, fl
         elif rule == "all_true":
             for label, ok in ev.get("observations", []):
                 out[str(label)] = (ok, None)
+        elif rule == "across_rebuilds":  # each rebuild's evidence, named by its rebuild
+            for rebuild, inner in ev.get("checks", []):
+                for label, value in evidence_numbers(inner).items():
+                    out[f"{rebuild}: {label}"] = value
     except (TypeError, ValueError):  # evidence of another shape: not compared number by number
         return {}
     return out
