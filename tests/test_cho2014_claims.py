@@ -122,6 +122,7 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
             "+RNN test": [26.5, 25.5, 26.0],
             "+RNN − Baseline, test": [0.5, 0.0, -0.5],
             "+RNN − Baseline, dev held out": [0.2, 0.2, 0.2],
+            "network NLL per pair": [20.0, 21.0, 22.0],
             "network NLL per token": [3.1, 3.2, 3.0],
         }
     ).set_index("alignment")
@@ -133,7 +134,12 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
     assert got["cho-gain-test-spread"] == pytest.approx(0.5)
     assert got["cho-gain-test-spread-n"] == 3
     assert got["cho-gain-heldout-spread"] == pytest.approx(0.0)
-    assert "3 word alignments" in cho.replicates_text(table, {})
+    assert got["cho-best-dev-nll-spread"] == pytest.approx(1.0)
+    assert "3 word alignments" in cho.replicates_text(table, {"alignment_replicates": 3})
+    assert "3 alignments, built by this build" in cho.replicates_text(
+        table, {"alignment_replicates": 3}
+    )
+    assert "2 read from the cache" in cho.replicates_text(table, {})  # cached_spread read them
     one = table.loc[["1"]]
     assert [n.name for n in cho.replicates_numbers(one)] == ["cho-replicates-n"]
     assert "alignment_replicates=3" in cho.replicates_text(one, {})

@@ -38,6 +38,7 @@ from ..smt.system import (
     sacrebleu_scores,
 )
 from ..specials import UNK
+from .spread import further_cached
 
 #: parameters of the corpus block that change the text of the corpus (not the shortlists)
 CORPUS_TEXT_PARAMS = (
@@ -147,10 +148,17 @@ def baseline_run(corpus, params: dict[str, Any], cache, alignment_run: int = 1) 
 def alignment_replicates(corpus, params: dict[str, Any], cache, first: BaselineRun) -> list:
     """The whole system built again on eflomal's alignments 2, ..., ``alignment_replicates``
     (cached; the same data, settings and MERT seed): ``[SMTResult]``, ``first``'s result first.
-    The spread of their BLEU is the rebuild spread that eflomal's unseeded sampler causes."""
+    The spread of their BLEU is the rebuild spread that eflomal's unseeded sampler causes. With
+    ``cached_spread``, the further alignments the cache holds follow, none computed
+    (:func:`rnnlib.experiments.spread.further_cached`)."""
+    n = params["alignment_replicates"]
     out = [first.result]
-    for r in range(2, params["alignment_replicates"] + 1):
+    for r in range(2, n + 1):
         out.append(baseline_run(corpus, params, cache, alignment_run=r).result)
+    if params.get("cached_spread", False):
+        out += further_cached(
+            cache, lambda r: baseline_run(corpus, params, cache, alignment_run=r).result, n + 1
+        )
     return out
 
 

@@ -113,6 +113,7 @@ from ..stats import (
     seeds_and_sentences,
 )
 from ..train import TRAIN_PRESETS, TrainConfig, train, train_preset
+from .spread import further_cached, origin_text
 
 
 def train_key(train_config: TrainConfig) -> dict[str, Any]:
@@ -1252,11 +1253,18 @@ def alignment_replicates(
     ..., ``alignment_replicates``: each further one its own alignment, phrase table, network
     (the same seed, updates and optimiser; its pairs are its table's) and MERT runs with every
     seed. eflomal's sampler takes no seed, so these are what a rebuild from an empty cache moves;
-    the "+RNN per word" row is not built again."""
-    out = [Replicate(1, base, rnn)]
-    for r in range(2, params.get("alignment_replicates", 1) + 1):
+    the "+RNN per word" row is not built again. With ``cached_spread``, the further alignments
+    whose rows the cache holds follow, none computed
+    (:func:`rnnlib.experiments.spread.further_cached`)."""
+
+    def replicate(r: int) -> Replicate:
         b = baseline_row(cache, params, alignment_run=r)
-        out.append(Replicate(r, b, rnn_row(cache, b, {**params, "per_word_row": False})))
+        return Replicate(r, b, rnn_row(cache, b, {**params, "per_word_row": False}))
+
+    n = params.get("alignment_replicates", 1)
+    out = [Replicate(1, base, rnn)] + [replicate(r) for r in range(2, n + 1)]
+    if params.get("cached_spread", False):
+        out += further_cached(cache, replicate, n + 1)
     return out
 
 
@@ -1272,8 +1280,8 @@ def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, list[dict[int, SMT
 def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFrame:
     """One row per word alignment: the Baseline's and +RNN's test BLEU (means over the MERT
     seeds), the gain on test and on the held-out dev sentences (:func:`dev_parts`), and the
-    network's best held-out NLL per target token; with ``mean`` and ``sd`` rows when there are
-    several alignments."""
+    network's best held-out NLL per pair and per target token; with ``mean`` and ``sd`` rows
+    when there are several alignments."""
     rows = []
     for rep in replicates:
         runs = {"Baseline": rep.base.runs, "+RNN": rep.rnn.runs}
@@ -1288,6 +1296,7 @@ def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFra
                 "+RNN − Baseline, test": rnn_test - base_test,
                 "+RNN − Baseline, dev held out": parts["+RNN"][1].mean()
                 - parts["Baseline"][1].mean(),
+                "network NLL per pair": float(rep.rnn.scorer.artifact.extra["dev_nll"]),
                 "network NLL per token": float(_best_eval(rep.rnn.scorer)["dev_nll_token"]),
             }
         )
@@ -1306,8 +1315,9 @@ def _alignments(table: pd.DataFrame) -> int:
 
 def replicates_numbers(table: pd.DataFrame) -> list[Number]:
     """The number of alignments and, with several, the standard deviation of the test and
-    held-out dev gains over them, as siblings ``-spread`` and ``-spread-n`` of ``cho-gain-test``
-    and ``cho-gain-heldout`` (read by ``rnnlib compare`` as their rebuild noise)."""
+    held-out dev gains and of the network's best held-out NLL per pair over them, as siblings
+    ``-spread`` and ``-spread-n`` of ``cho-gain-test``, ``cho-gain-heldout`` and
+    ``cho-best-dev-nll`` (read by ``rnnlib compare`` as their rebuild noise)."""
     n = _alignments(table)
     out = [Number("cho-replicates-n", n)]
     if n < 2:
@@ -1315,6 +1325,7 @@ def replicates_numbers(table: pd.DataFrame) -> list[Number]:
     for col, name in (
         ("+RNN − Baseline, test", "cho-gain-test"),
         ("+RNN − Baseline, dev held out", "cho-gain-heldout"),
+        ("network NLL per pair", "cho-best-dev-nll"),
     ):
         out += [Number(f"{name}-spread", table.loc["sd", col], 3), Number(f"{name}-spread-n", n)]
     return out
@@ -1330,11 +1341,14 @@ def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
             "`rnnlib build --profile spread` (or `-p cho2014.alignment_replicates=3`) builds the "
             "Baseline and +RNN rows on two more alignments "
             f"(each about as much again as the alignment, the network and {runs} MERT runs: see "
-            '"Where the time goes"), and C-A-T1-1 then reads all of them.'
+            '"Where the time goes"), and C-A-T1-1 then reads all of them; a build of this profile '
+            "on the same cache reads them too (`cached_spread`)."
         )
     sd = table.loc["sd"]
+    built = params.get("alignment_replicates", 1)
     return (
-        f"Over {n} word alignments the test gain of the RNN score moves with a standard "
+        f"{origin_text(built, n - built, 'alignment')}. "
+        f"Over these {n} word alignments the test gain of the RNN score moves with a standard "
         f"deviation of {sd['+RNN − Baseline, test']:.2f} BLEU (held-out dev "
         f"{sd['+RNN − Baseline, dev held out']:.2f}), the Baseline's test BLEU with "
         f"{sd['Baseline test']:.2f}. C-A-T1-1 reads every alignment's runs, so its verdict "

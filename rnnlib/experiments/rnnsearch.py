@@ -85,6 +85,7 @@ from .rnnsearch_design import (
     recipe_runs_table,
 )
 from .training_runs import decode_run, length_filter, load_model, read_lines, run_logs, train_run
+from .spread import MAX_CACHED, further_cached
 
 #: the five models, in the order of the paper's Table 1
 NAMES = ["RNNencdec-30", "RNNsearch-30", "RNNencdec-50", "RNNsearch-50", "RNNsearch-50*"]
@@ -1022,11 +1023,13 @@ SEED_PAIR = ("RNNsearch-50", "RNNencdec-50")
 class SeedRuns:
     """The "-50" pair trained with ``seed_runs`` seeds, the chapter's own first: ``seeds``,
     ``hyps[(name, subset)]`` its translations per seed (the chapter's translations first), and
-    the runs and translations of the further seeds (``artifacts``)."""
+    the runs and translations of the further seeds (``artifacts``); ``built``: how many of the
+    seeds the chapter's ``seed_runs`` asked for (the rest were read from the cache)."""
 
     seeds: list[int]
     hyps: dict[tuple[str, str], list[list[str]]]
     artifacts: list[Artifact]
+    built: int = 1
 
     @property
     def several(self) -> bool:
@@ -1037,23 +1040,38 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
     """RNNsearch-50 and RNNencdec-50 trained again with seeds ``seed + 1``, ...,
     ``seed + seed_runs - 1`` (the same recipe, data and updates; the seed sets the
     initialisation, the minibatch order and dropout), each decoded on All and No UNK as the
-    chapter's models are (cached artifacts)."""
+    chapter's models are (cached artifacts). With ``cached_spread``, the further seeds whose runs
+    and translations the cache holds follow, none computed
+    (:func:`rnnlib.experiments.spread.further_cached`); ``built`` counts the seeds this call
+    may compute (the chapter's own included)."""
     p = ex.p
-    seeds = [p["seed"] + k for k in range(p["seed_runs"])]
-    hyps = {(n, s): [tr.of(n, s)] for n in SEED_PAIR for s in SUBSETS}
-    artifacts: list[Artifact] = []
     specs = run_specs(ex)
-    for seed in seeds[1:]:
+
+    def one_seed(seed: int) -> tuple[int, dict, list[Artifact]]:
+        texts: dict[tuple[str, str], list[str]] = {}
+        arts: list[Artifact] = []
         for name in SEED_PAIR:
             arch, _, updates = specs[name]
             art = _run(ex, name, ex.train_config(updates, seed=seed))
             model = load_model(art, ex.model_config(arch)).to(ex.device)
-            artifacts.append(art)
+            arts.append(art)
             for subset in SUBSETS:
                 dec = _decode(ex, art, model, subset)
-                artifacts.append(dec)
-                hyps[(name, subset)].append(read_lines(dec.file("text.txt")))
-    return SeedRuns(seeds, hyps, artifacts)
+                arts.append(dec)
+                texts[(name, subset)] = read_lines(dec.file("text.txt"))
+        return seed, texts, arts
+
+    first, built = p["seed"], p["seed_runs"]
+    further = [one_seed(first + k) for k in range(1, built)]
+    if p.get("cached_spread", False):
+        further += further_cached(ex.cache, one_seed, first + built, first + MAX_CACHED + 1)
+    hyps = {(n, s): [tr.of(n, s)] for n in SEED_PAIR for s in SUBSETS}
+    artifacts: list[Artifact] = []
+    for _, texts, arts in further:
+        for key, lines in texts.items():
+            hyps[key].append(lines)
+        artifacts += arts
+    return SeedRuns([first] + [seed for seed, _, _ in further], hyps, artifacts, built)
 
 
 def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
