@@ -1,0 +1,213 @@
+"""The representations chapter measured again on every word alignment of the cho2014 chapter
+(issue 28: the rebuild spread of the purity gaps, the gates and the gating ablation).
+
+eflomal's sampler takes no seed, so a rebuild from an empty cache aligns differently, builds
+another phrase table and trains the phrase scorer on other pairs. The cho2014 chapter builds
+its rows on several alignments when ``alignment_replicates`` asks, or reads those a ``spread``
+build left in the cache (``cached_spread``); each has its own scorer. Here every measure of the
+chapter that a claim reads is taken again on the scorer of alignments 2, 3, ... exactly as on
+the first (the same parameters and random seeds), and each claim is judged on every alignment
+(:func:`rnnlib.book.claims.across_rebuilds`): a verdict that an alignment flips is inside the
+noise.
+
+* :func:`rebuilds` -- alignments 2, 3, ...: their scorer, floor, purity claims, gates check and
+  gating ablation;
+* :func:`across` -- a claim's check on the first alignment, judged on every alignment;
+* :func:`rebuilds_table`, :func:`rebuilds_numbers`, :func:`rebuilds_text` -- the spread shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..book import claims
+from .cho2014 import Number, PhraseScorer, phrase_scorer
+from .gating_ablation import Ablation, ablation_check, gating_ablation
+from .representations import (
+    PURITY_CLAIMS,
+    LearnedFloor,
+    PurityClaim,
+    gate_memory,
+    gates_check,
+    labelled_points,
+    learned_floor,
+    purity_claims,
+    purity_measures,
+    second_initialisation,
+    untrained_network,
+)
+from .spread import further_cached, origin_text
+
+
+@dataclass
+class Rebuild:
+    """The chapter's claims measured on one further alignment's phrase scorer (:func:`rebuild`):
+    ``purity`` the three clustering claims, ``gates`` C-A-GRU-2, ``ablation`` and
+    ``ablation_check`` C-A-GRU-1, ``purity_values`` each column's purity per representation."""
+
+    alignment: int
+    scorer: PhraseScorer
+    floor: LearnedFloor
+    purity: list[PurityClaim]
+    purity_values: dict[str, dict[str, float]]
+    gates: claims.ClaimCheck
+    ablation: Ablation
+    ablation_check: claims.ClaimCheck
+
+    @property
+    def artifacts(self) -> list:
+        return [self.scorer.artifact, self.ablation.tanh.artifact]
+
+
+def rebuild(cache, corpus, cho: dict[str, Any], params: dict[str, Any], alignment: int) -> Rebuild:
+    """Every claim-bearing measure of the chapter on the phrase scorer of eflomal alignment
+    ``alignment`` (:func:`rnnlib.experiments.cho2014.phrase_scorer` with the cho2014 chapter's
+    parameters ``cho``), in the chapter's order and with its seeds (``params``: the chapter's);
+    the gating ablation trains the tanh network on that scorer's pairs (a cached artifact).
+    Torch's global random state is left as it was."""
+    with torch.random.fork_rng(devices=[]):
+        scorer = phrase_scorer(cache, corpus, cho, alignment)
+        model = scorer.model()
+        untrained = untrained_network(scorer)
+        second = second_initialisation(scorer)
+        floor = learned_floor(corpus, scorer, model)
+        rng = np.random.default_rng(params["seed"])
+        points = labelled_points(corpus, scorer, model, untrained, params, rng, second)
+        measures = purity_measures(points, params, rng)
+        gates = gates_check(gate_memory(corpus, model, params, rng, untrained), floor)
+        n_boot, seed = params["n_boot"], params["seed"]
+        abl = gating_ablation(
+            cache, corpus, scorer, untrained, params["ablation_updates"], n_boot, seed
+        )
+    return Rebuild(
+        alignment,
+        scorer,
+        floor,
+        purity_claims(measures, params, floor),
+        {col: m.purity() for col, m in measures.items()},
+        gates,
+        abl,
+        ablation_check(abl, n_boot, seed),
+    )
+
+
+def rebuilds(cache, corpus, cho: dict[str, Any], params: dict[str, Any]) -> list[Rebuild]:
+    """:func:`rebuild` of alignments 2, ..., the cho2014 chapter's ``alignment_replicates``
+    (built when missing), then, with its ``cached_spread``, of the further alignments whose
+    scorer and tanh network the cache holds (none computed): empty for a build of one alignment.
+    """
+    n = cho.get("alignment_replicates", 1)
+    out = [rebuild(cache, corpus, cho, params, r) for r in range(2, n + 1)]
+    if cho.get("cached_spread", False):
+        out += further_cached(cache, lambda r: rebuild(cache, corpus, cho, params, r), n + 1)
+    return out
+
+
+def _label(alignment: int) -> str:
+    return f"alignment {alignment}"
+
+
+def across(first: claims.Check, others: Sequence[tuple[int, claims.Check]]) -> claims.Check:
+    """``first`` (the chapter's check, alignment 1) judged on every alignment with ``others``
+    (``(alignment, check)``); ``first`` itself when there is no other."""
+    if not others:
+        return first
+    items = [(_label(1), first)] + [(_label(a), c) for a, c in others]
+    return claims.across_rebuilds(items, note="one check per word alignment (issue 28)")
+
+
+def purity_across(found: list[PurityClaim], reps: Sequence[Rebuild]) -> list[PurityClaim]:
+    """The chapter's clustering claims, each (and its second verdict) judged on every
+    alignment."""
+    out = []
+    for k, c in enumerate(found):
+        check = across(c.check, [(r.alignment, r.purity[k].check) for r in reps])
+        bow = across(c.bow_check, [(r.alignment, r.purity[k].bow_check) for r in reps])
+        out.append(dataclasses.replace(c, check=check, bow_check=bow))
+    return out
+
+
+def check_across(
+    found: claims.ClaimCheck, reps: Sequence[Rebuild], which: str
+) -> claims.ClaimCheck:
+    """``found`` (``which``: ``"gates"`` or ``"ablation_check"``) judged on every alignment."""
+    others = [(r.alignment, getattr(r, which).check) for r in reps]
+    return dataclasses.replace(found, check=across(found.check, others))
+
+
+def rebuilds_table(
+    first: dict[str, dict[str, float]],
+    ablation: Ablation,
+    floor: LearnedFloor,
+    reps: Sequence[Rebuild],
+) -> pd.DataFrame:
+    """One row per alignment (the chapter's first): the scorer's held-out NLL per pair, each
+    column's trained purity and its gap to the bag of words, and the gating ablation's tanh −
+    GRU difference; with ``mean`` and ``sd`` rows when there are several."""
+
+    def row(values: dict[str, dict[str, float]], abl: Ablation, fl: LearnedFloor) -> dict:
+        out: dict[str, float] = {"scorer dev NLL per pair": fl.network_nll}
+        for col, (_, _, num) in PURITY_CLAIMS.items():
+            v = values[col]
+            out[f"{num}: trained"] = v.get("trained network", np.nan)
+            out[f"{num}: trained − bag of words"] = v.get("trained network", np.nan) - v.get(
+                "bag of words", np.nan
+            )
+        out["tanh − GRU, dev NLL per pair"] = float(abl.interval[0])
+        return out
+
+    rows = {"1": row(first, ablation, floor)}
+    for r in reps:
+        rows[str(r.alignment)] = row(r.purity_values, r.ablation, r.floor)
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "alignment"
+    if len(rows) > 1:
+        values = table.copy()
+        table.loc["mean"] = values.mean()
+        table.loc["sd"] = values.std(ddof=1)
+    return table.round(3)
+
+
+#: glue name of each spread column (read by ``rnnlib compare`` as the noise of that number)
+SPREAD_NAMES = {
+    "word: trained": "rep-word-trained",
+    "sem: trained": "rep-sem-trained",
+    "pat: trained": "rep-pat-trained",
+    "tanh − GRU, dev NLL per pair": "rep-abl-gap",
+}
+
+
+def rebuilds_numbers(table: pd.DataFrame) -> list[Number]:
+    """The alignments measured and, with several, the standard deviation over them of the
+    trained purities and of the ablation's gap, as ``-spread``/``-spread-n`` siblings."""
+    n = len(table.index.difference(["mean", "sd"]))
+    out = [Number("rep-rebuilds-n", n)]
+    if n < 2:
+        return out
+    for col, name in SPREAD_NAMES.items():
+        out += [Number(f"{name}-spread", table.loc["sd", col], 3), Number(f"{name}-spread-n", n)]
+    return out
+
+
+def rebuilds_text(reps: Sequence[Rebuild], cho: dict[str, Any]) -> str:
+    """Where the alignments come from and what the verdicts read (Markdown)."""
+    built = cho.get("alignment_replicates", 1)
+    total = 1 + len(reps)
+    if total < 2:
+        return (
+            "This build has one alignment, so the spread is not measured here: `rnnlib build "
+            "--profile spread` builds the cho2014 chapter on three, this chapter then measures "
+            "every claim on each, and a `cpu` build on the same cache reads them "
+            "(`cached_spread`)."
+        )
+    return (
+        f"{origin_text(min(built, total), total - min(built, total), 'alignment')}. Every claim "
+        "above is judged on each alignment with its own floor and control: it holds (or does not) "
+        "only when it does on every one, and a verdict an alignment flips is inside the noise."
+    )
