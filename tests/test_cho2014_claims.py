@@ -263,3 +263,18 @@ def test_t3_claims_fail_for_spread_or_wrong_samples():
     assert _verdict(cho.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"]) == claims.FAILS
     empty = cho.table_3_claims(_t3([], [], []), 50, 1, spread)
     assert {_verdict(c) for c in empty.values()} == {claims.UNMEASURABLE}
+
+
+def test_the_claims_about_the_network_are_judged_on_every_alignment():
+    def check(diff):
+        c = claims.intervals_above([("rho", diff, diff - 0.1, diff + 0.1)])
+        return claims.controlled(c, "untrained", claims.intervals_above([("rho", 0, -0.1, 0.1)]))
+
+    found = {"C-A-F3-1": check(0.3), "C-A-F3-3": claims.not_measurable("by construction")}
+    assert cho.claims_across(found, []) == found
+    further = [(2, {"C-A-F3-1": check(0.3), "C-A-F3-3": claims.not_measurable("same")})]
+    judged = cho.claims_across(found, further)
+    assert judged["C-A-F3-3"] is found["C-A-F3-3"]
+    assert claims.evaluate(judged["C-A-F3-1"]).verdict == claims.HOLDS
+    flipped = cho.claims_across(found, [(2, {**further[0][1], "C-A-F3-1": check(-0.3)})])
+    assert claims.evaluate(flipped["C-A-F3-1"]).verdict == claims.NOISE

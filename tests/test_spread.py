@@ -55,3 +55,21 @@ def test_origin_text_says_how_many_replicates_came_from_the_cache():
     text = origin_text(1, 2, "alignment")
     assert text.startswith("3 alignments: 1 built by this build and 2 read from the cache")
     assert "`spread`" in text
+
+
+def test_across_judges_the_chapters_check_on_every_replicate_and_keeps_a_lone_one():
+    from rnnlib.book import claims
+    from rnnlib.experiments.spread import across
+
+    def check(diff):
+        c = claims.intervals_above([("gap", diff, diff - 0.1, diff + 0.1)])
+        return claims.controlled(c, "none", claims.intervals_above([("gap", 0.0, -0.1, 0.1)]))
+
+    first = check(1.0)
+    assert across(first, []) is first
+    unmeasurable = claims.not_measurable("built that way")
+    assert across(unmeasurable, [(2, unmeasurable)]) is unmeasurable
+    both = across(first, [(2, check(-1.0))], unit="seed")
+    verdict = claims.evaluate(both)
+    assert verdict.verdict == claims.NOISE and "seed 2: does not hold" in verdict.reason
+    assert "seed 1: holds" in verdict.reason

@@ -113,7 +113,7 @@ from ..stats import (
     seeds_and_sentences,
 )
 from ..train import TRAIN_PRESETS, TrainConfig, train, train_preset
-from .spread import further_cached, origin_text
+from .spread import across, further_cached, origin_text
 
 
 def train_key(train_config: TrainConfig) -> dict[str, Any]:
@@ -1266,6 +1266,43 @@ def alignment_replicates(
     if params.get("cached_spread", False):
         out += further_cached(cache, replicate, n + 1)
     return out
+
+
+def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, claims.Check]:
+    """The claims about the network (Fig. 3: C-A-F3-1 ... C-A-F3-3; Table 3: C-A-T3-1, C-A-T3-2)
+    measured on ``rnn`` exactly as the chapter measures them on its own row (the same pairs
+    drawn from its frame, the same seeds, its untrained network as the control): the checks of
+    a further alignment, which :func:`rnnlib.experiments.spread.across` sets beside the
+    chapter's. Torch's global random state is left as it was."""
+    seed, n_samples = params["seed"], params["n_samples"]
+    with torch.random.fork_rng(devices=[]):
+        ctl = controls(rnn, corpus)
+        frame = scored_frame(rnn, corpus)
+        pick = figure_3_pairs(frame, params["scatter_points"], seed)
+        out = dict(figure_3_claims(pick, seed, rescored(pick, ctl.model, corpus), ctl))
+        phrases = long_phrases(frame, params)
+        samples = table_3_samples(phrases, rnn, corpus, n_samples, seed)
+        control = table_3_samples(phrases, rnn, corpus, n_samples, seed, ctl.model)
+        out.update(table_3_claims(samples, n_samples, seed, control, ctl))
+    return out
+
+
+def further_network_claims(
+    replicates: Sequence[Replicate], corpus, params: dict[str, Any]
+) -> list[tuple[int, dict[str, claims.Check]]]:
+    """``(alignment, network_claims)`` of every alignment but the chapter's first."""
+    return [(rep.alignment, network_claims(rep.rnn, corpus, params)) for rep in replicates[1:]]
+
+
+def claims_across(
+    found: dict[str, claims.Check], further: Sequence[tuple[int, dict[str, claims.Check]]]
+) -> dict[str, claims.Check]:
+    """``found`` (the chapter's checks on alignment 1), each judged on every alignment of
+    ``further`` (:func:`further_network_claims`); ``found`` itself with no further one."""
+    return {
+        claim: across(check, [(a, checks[claim]) for a, checks in further])
+        for claim, check in found.items()
+    }
 
 
 def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, list[dict[int, SMTResult]]]:

@@ -12,7 +12,8 @@ noise.
 
 * :func:`rebuilds` -- alignments 2, 3, ...: their scorer, floor, purity claims, gates check and
   gating ablation;
-* :func:`across` -- a claim's check on the first alignment, judged on every alignment;
+* :func:`purity_across`, :func:`check_across` -- a claim's check on the first alignment, judged
+  on every alignment (:func:`rnnlib.experiments.spread.across`);
 * :func:`rebuilds_table`, :func:`rebuilds_numbers`, :func:`rebuilds_text` -- the spread shown.
 """
 
@@ -42,7 +43,7 @@ from .representations import (
     second_initialisation,
     untrained_network,
 )
-from .spread import further_cached, origin_text
+from .spread import across, further_cached, origin_text
 
 
 @dataclass
@@ -107,19 +108,6 @@ def rebuilds(cache, corpus, cho: dict[str, Any], params: dict[str, Any]) -> list
     if cho.get("cached_spread", False):
         out += further_cached(cache, lambda r: rebuild(cache, corpus, cho, params, r), n + 1)
     return out
-
-
-def _label(alignment: int) -> str:
-    return f"alignment {alignment}"
-
-
-def across(first: claims.Check, others: Sequence[tuple[int, claims.Check]]) -> claims.Check:
-    """``first`` (the chapter's check, alignment 1) judged on every alignment with ``others``
-    (``(alignment, check)``); ``first`` itself when there is no other."""
-    if not others:
-        return first
-    items = [(_label(1), first)] + [(_label(a), c) for a, c in others]
-    return claims.across_rebuilds(items, note="one check per word alignment (issue 28)")
 
 
 def purity_across(found: list[PurityClaim], reps: Sequence[Rebuild]) -> list[PurityClaim]:

@@ -11,13 +11,16 @@ how to measure the spread.
 
 * :func:`further_cached` -- replicates ``start, start + 1, ...`` for as long as the cache holds
   all of each;
-* :func:`origin_text` -- how many replicates a page reads, and where they came from.
+* :func:`origin_text` -- how many replicates a page reads, and where they came from;
+* :func:`across` -- a claim's check on the chapter's own replicate, judged on every replicate
+  (:func:`rnnlib.book.claims.across_rebuilds`).
 """
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
+from ..book import claims
 from ..cache import ArtifactCache, NotCached
 
 T = TypeVar("T")
@@ -54,3 +57,15 @@ def origin_text(built: int, read: int, unit: str) -> str:
         f"{total} {plural}: {built} built by this build and {read} read from the cache, where a "
         "`spread` build left them (`cached_spread`)"
     )
+
+
+def across(
+    first: claims.Check, others: Sequence[tuple[int, claims.Check]], unit: str = "alignment"
+) -> claims.Check:
+    """``first`` (the chapter's own check, on ``unit`` 1) judged on every replicate with
+    ``others`` (``(index, check)``); ``first`` itself when there is no other, or when its rule
+    is ``not_measurable`` (a claim no replicate can measure, by how it is built)."""
+    if not others or first.rule == "not_measurable":
+        return first
+    items = [(f"{unit} 1", first)] + [(f"{unit} {k}", c) for k, c in others]
+    return claims.across_rebuilds(items, note=f"one check per {unit} (issue 28)")
