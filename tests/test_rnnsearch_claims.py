@@ -237,3 +237,20 @@ def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
     assert all(_verdict(c).verdict == claims.UNMEASURABLE for c in low.values())
     empty = R.alignment_claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
     assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
+
+
+def test_the_claims_of_figure_2_are_judged_on_every_seed():
+    from rnnlib.experiments import rnnsearch as rns
+
+    def found(diff):
+        c = claims.intervals_above([("drop", diff, diff - 0.5, diff + 0.5)])
+        c = claims.controlled(c, "shuffled", claims.intervals_above([("drop", 0, -0.5, 0.5)]))
+        return claims.ClaimCheck("C-B-F2-1", c, "rns-f2-claim1")
+
+    mine = [found(2.0)]
+    assert rns.across_seeds(mine, [], 1) == mine
+    judged = rns.across_seeds(mine, [(2, [found(2.0)]), (3, [found(-2.0)])], 1)
+    assert judged[0].glue == "rns-f2-claim1"
+    verdict = claims.evaluate(judged[0].check)
+    assert verdict.verdict == claims.NOISE
+    assert "seed 1: holds" in verdict.reason and "seed 3: does not hold" in verdict.reason

@@ -47,7 +47,7 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -85,7 +85,7 @@ from .rnnsearch_design import (
     recipe_runs_table,
 )
 from .training_runs import decode_run, length_filter, load_model, read_lines, run_logs, train_run
-from .spread import MAX_CACHED, further_cached
+from .spread import MAX_CACHED, across, further_cached
 
 #: the five models, in the order of the paper's Table 1
 NAMES = ["RNNencdec-30", "RNNsearch-30", "RNNencdec-50", "RNNsearch-50", "RNNsearch-50*"]
@@ -1072,6 +1072,42 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
             hyps[key].append(lines)
         artifacts += arts
     return SeedRuns([first] + [seed for seed, _, _ in further], hyps, artifacts, built)
+
+
+def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
+    """``tr`` with the "-50" pair's translations (All and No UNK) of ``sr``'s ``k``-th seed."""
+    hyps = dict(tr.hyps)
+    for name in SEED_PAIR:
+        for subset in SUBSETS:
+            hyps[(name, subset)] = sr.hyps[(name, subset)][k]
+    return replace(tr, hyps=hyps)
+
+
+def figure_2_by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, checks)``: the claims of Fig. 2 (:func:`figure_2_claims`, every one about the
+    "-50" pair) measured on each further seed's translations as on the chapter's own."""
+    out = []
+    for k, seed in enumerate(sr.seeds[1:], start=1):
+        t = seed_translations(tr, sr, k)
+        by_length = bleu_by_length(ex, t)
+        gaps = length_gaps(ex, t, by_length)
+        out.append((seed, figure_2_claims(ex, t, by_length, gaps, length_slopes(ex, t))[1]))
+    return out
+
+
+def across_seeds(
+    checks: list[ClaimCheck], by_seed: Sequence[tuple[int, list[ClaimCheck]]], first_seed: int
+) -> list[ClaimCheck]:
+    """Each of ``checks`` (the chapter's seed, ``first_seed``) judged on every seed of
+    ``by_seed`` (:func:`rnnlib.experiments.spread.across`): a verdict a seed flips is inside the
+    noise; ``checks`` as they are with one seed."""
+    out = []
+    for c in checks:
+        others = [(seed, next(x.check for x in cs if x.claim == c.claim)) for seed, cs in by_seed]
+        out.append(replace(c, check=across(c.check, others, "seed", first_seed)))
+    return out
 
 
 def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:

@@ -60,12 +60,15 @@ def origin_text(built: int, read: int, unit: str) -> str:
 
 
 def across(
-    first: claims.Check, others: Sequence[tuple[int, claims.Check]], unit: str = "alignment"
+    first: claims.Check,
+    others: Sequence[tuple[int, claims.Check]],
+    unit: str = "alignment",
+    first_index: int = 1,
 ) -> claims.Check:
-    """``first`` (the chapter's own check, on ``unit`` 1) judged on every replicate with
-    ``others`` (``(index, check)``); ``first`` itself when there is no other, or when its rule
-    is ``not_measurable`` (a claim no replicate can measure, by how it is built)."""
+    """``first`` (the chapter's own check, on ``unit`` ``first_index``) judged on every
+    replicate with ``others`` (``(index, check)``); ``first`` itself when there is no other, or
+    when its rule is ``not_measurable`` (a claim no replicate can measure, by how it is built)."""
     if not others or first.rule == "not_measurable":
         return first
-    items = [(f"{unit} 1", first)] + [(f"{unit} {k}", c) for k, c in others]
+    items = [(f"{unit} {first_index}", first)] + [(f"{unit} {k}", c) for k, c in others]
     return claims.across_rebuilds(items, note=f"one check per {unit} (issue 28)")
