@@ -368,6 +368,7 @@ def test_a_verdict_that_a_rebuild_flips_is_inside_the_noise():
     agree = claims.across_rebuilds([(f"alignment {k}", _rebuild(2.0)) for k in (1, 2, 3)])
     verdict = claims.evaluate(agree)
     assert verdict.verdict == claims.HOLDS and "each of 3 rebuilds" in verdict.reason
+    assert agree.rebuilds == "judged on each of 3: alignment 1, alignment 2, alignment 3"
     flipped = claims.across_rebuilds(
         [("alignment 1", _rebuild(2.0)), ("alignment 2", _rebuild(-2.0))]
     )

@@ -151,3 +151,22 @@ def test_cost_table_sums_each_chapters_artifacts_once(tmp_path):
     }
     minutes, note = glance.cost_table(None, cache)  # the page run by hand
     assert math.isnan(minutes) and list(note.columns) == ["note"]
+
+
+def test_the_claims_table_and_summary_say_which_verdicts_read_rebuilds():
+    ledger = pd.DataFrame(
+        [
+            dict(claim="C-1", paper="A", item="A-T1", statement="s", verdict=claims.HOLDS,
+                 evidence="e", chapter="cho2014", rebuilds="pooled over 3 word alignments"),
+            dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=claims.NOISE,
+                 evidence="e", chapter="rnnsearch", rebuilds=""),
+        ]
+    )  # fmt: skip
+    rows = glance.claims_table(ledger, set()).split("\n")
+    assert "e Rebuilds: pooled over 3 word alignments. |" in rows[2]
+    assert "Rebuilds" not in rows[3]
+    summary = glance.rebuild_summary(ledger)
+    assert summary.startswith("1 of the 2 verdicts read rebuilds") and "`C-1`" in summary
+    assert "`C-2`" not in summary
+    none = glance.rebuild_summary(ledger.drop(columns="rebuilds"))
+    assert none.startswith("No verdict of this build reads a rebuild")

@@ -233,13 +233,15 @@ class Check:
 
     ``control`` is the same rule on evidence for which the claim must *not* hold (see
     :func:`controlled`); ``floor`` the level the measured system must reach for the claim to be
-    measurable at all (see :func:`floored`)."""
+    measurable at all (see :func:`floored`); ``rebuilds`` which rebuilds the verdict reads, in
+    words (issue 28: word alignments, training seeds; empty: this build's only)."""
 
     rule: str
     evidence: dict[str, Any]
     note: str = ""  # what the evidence is, in words (shown beside the verdict)
     control: Control | None = None
     floor: Floor | None = None
+    rebuilds: str = ""
 
     @classmethod
     def from_dict(cls, d: dict) -> Check:
@@ -252,6 +254,7 @@ class Check:
             d.get("note", ""),
             Control(control["what"], Check.from_dict(control["check"])) if control else None,
             Floor(**floor) if floor else None,
+            d.get("rebuilds", ""),
         )
 
 
@@ -324,13 +327,17 @@ def floored(
 
 
 # -- rules -----------------------------------------------------------------------------------------
-def intervals_above(tests: Iterable[tuple[str, float, float, float]], note: str = "") -> Check:
+def intervals_above(
+    tests: Iterable[tuple[str, float, float, float]], note: str = "", rebuilds: str = ""
+) -> Check:
     """``tests``: ``(label, difference, low, high)`` with a 95% interval; the claim is that every
-    difference is above 0."""
+    difference is above 0. ``rebuilds``: which rebuilds the intervals pool, in words (empty:
+    none, this build's only)."""
     return Check(
         "intervals_above",
         {"tests": [[str(l), float(d), float(lo), float(hi)] for l, d, lo, hi in tests]},
         note,
+        rebuilds=rebuilds,
     )
 
 
@@ -441,7 +448,9 @@ def across_rebuilds(checks: Iterable[tuple[str, Check]], note: str = "") -> Chec
         raise ValueError(f"across_rebuilds: the check of {', '.join(missing)} has no control")
 
     def rule(items: list[tuple[str, Check]]) -> Check:
-        return Check("across_rebuilds", {"checks": [[k, asdict(c)] for k, c in items]}, note)
+        evidence = {"checks": [[k, asdict(c)] for k, c in items]}
+        judged = f"judged on each of {len(items)}: {', '.join(k for k, _ in items)}"
+        return Check("across_rebuilds", evidence, note, rebuilds=judged)
 
     controls = [(k, c.control.check if c.control else c) for k, c in checks]
     return controlled(rule(checks), "the same rule on every rebuild's control", rule(controls))
@@ -799,6 +808,7 @@ def ledger(folder: Path) -> list[dict]:
                     "control": "",
                     "control_verdict": None,
                     "floor": "",
+                    "rebuilds": "",
                 }
             )
             continue
@@ -819,6 +829,7 @@ def ledger(folder: Path) -> list[dict]:
                 "control": _control_text(rec.check, v),
                 "control_verdict": v.control,
                 "floor": _floor_text(rec.check.floor),
+                "rebuilds": rec.check.rebuilds,
             }
         )
     return rows

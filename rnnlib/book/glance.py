@@ -335,6 +335,26 @@ def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
     return {key: int(counts.get(verdict, 0)) for key, verdict in VERDICT_KEYS.items()}
 
 
+def rebuild_summary(ledger: pd.DataFrame) -> str:
+    """Which verdicts of ``ledger`` read more than this build (its ``rebuilds`` column, issue
+    28: further word alignments or training seeds, judged on each or pooled), in Markdown."""
+    column = ledger["rebuilds"] if "rebuilds" in ledger else pd.Series([], dtype=object)
+    read = [c for c, r in zip(ledger["claim"], column) if isinstance(r, str) and r]
+    if not read:
+        return (
+            "No verdict of this build reads a rebuild: each rests on one word alignment and one "
+            "training seed per model, and a rebuild can move a number by more than the interval "
+            "it is judged with (see each chapter's reproducibility section, and "
+            "`rnnlib build --profile spread`)."
+        )
+    listed = ", ".join(f"`{c}`" for c in read)
+    return (
+        f"{len(read)} of the {len(ledger)} verdicts read rebuilds (further word alignments or "
+        f"training seeds, pooled or judged on each; the evidence column says which): {listed}. "
+        "The others rest on this build's one alignment and one training seed per model."
+    )
+
+
 def deviation_sections(chapters: Path) -> set[str]:
     """The chapters (file stems in the folder ``chapters``) with a section of their own
     departures from the paper, labelled ``(<chapter>-deviations)=``."""
@@ -364,7 +384,13 @@ def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
         own = f"{{ref}}`{r.chapter} <{r.chapter}-deviations>`, " if r.chapter in deviations else ""
         floor, control = getattr(r, "floor", ""), getattr(r, "control", "")
         floor = floor if isinstance(floor, str) else ""  # a row without one (NaN in the frame)
-        evidence = _cell(r.evidence) + (f" Floor: {_cell(floor)}." if floor else "")
+        rebuilt = getattr(r, "rebuilds", "")
+        rebuilt = rebuilt if isinstance(rebuilt, str) else ""
+        evidence = (
+            _cell(r.evidence)
+            + (f" Floor: {_cell(floor)}." if floor else "")
+            + (f" Rebuilds: {_cell(rebuilt)}." if rebuilt else "")
+        )
         control = _cell(control) if isinstance(control, str) and control else "—"
         rows.append(
             f"| `{r.claim}` ({r.paper}, {r.item}) | {_cell(r.statement)} | **{r.verdict}** | "

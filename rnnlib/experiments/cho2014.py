@@ -1096,6 +1096,7 @@ def table_1_claims(
             "BLEU",
             "the mean test BLEU of each row read",
         )
+        c1 = dataclasses.replace(c1, rebuilds=f"pooled over {alignments} word alignments")
     else:
         c1 = compared([("+RNN", "Baseline", s) for s in ("dev", "test")])
     if seeds < 2:  # C-A-T1-1 read the alignments' runs; the other rows have one run each

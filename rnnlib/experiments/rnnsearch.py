@@ -1343,6 +1343,7 @@ def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, ca
     check = claims.intervals_above(
         [(f"{shown(a)} − {shown(b)}, {SUBSETS[s]}", *_dlh(tests[(a, b, s)])) for a, b, s in which],
         note=note,
+        rebuilds=f"{n_seeds} training seeds of {', '.join(seeded)}, pooled" if seeded else "",
     )
     control = claims.intervals_above(
         [
