@@ -4,7 +4,7 @@ The rnnsearch chapter's networks are trained again from an empty cache of their 
 smoke book's cache without its ``rnnsearch/`` artifacts, so that the phrase-based row, whose
 eflomal alignment is sampled without a seed, is the same one) and every number, text and table
 the chapter glues is set against the smoke book's: only what measures time may differ, and the
-chapter says which (``rnnsearch.TIMED_NUMBERS``, ``TIMED_COLUMNS``)."""
+chapter says which (``rnnsearch.timed``, ``timed_column``)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ from rnnlib.experiments import rnnsearch
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _timed(name: str) -> bool:
-    return name.startswith(rnnsearch.TIMED_NUMBERS)
 
 
 def test_the_networks_trained_again_from_empty_give_the_same_numbers(
@@ -47,15 +43,15 @@ def test_the_networks_trained_again_from_empty_give_the_same_numbers(
     first = results.load(out / "results")
     second = results.load(tmp_path / "out" / "results")
     names = [e["name"] for e in first.entries if e["chapter"] == "rnnsearch"]
-    assert len(names) > 100 and any(_timed(n) for n in names)
+    assert len(names) > 100 and any(rnnsearch.timed(n) for n in names)
     differ = []
     for name in names:
         a, b = first.entry(name, "rnnsearch"), second.entry(name, "rnnsearch")
         if a["kind"] == "table":
             ta, tb = first.table(name, "rnnsearch"), second.table(name, "rnnsearch")
-            keep = [c for c in ta.columns if c not in rnnsearch.TIMED_COLUMNS]
+            keep = [c for c in ta.columns if not rnnsearch.timed_column(c)]
             if not ta[keep].equals(tb[keep]):
                 differ.append(name)
-        elif a["value"] != b["value"] and not _timed(name):
+        elif a["value"] != b["value"] and not rnnsearch.timed(name):
             differ.append(name)
     assert differ == [], f"two from-empty builds on one machine differ in {differ}"

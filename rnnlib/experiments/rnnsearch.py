@@ -103,20 +103,25 @@ TABLE2_NAME = {
 CURVES = ["RNNsearch-50", "RNNsearch-30", "RNNencdec-50", "RNNencdec-30"]
 #: Fig. 2: buckets with fewer sentences are too noisy to carry a claim
 MIN_BUCKET = 20
-#: the chapter's glued items (name prefixes) and Table 2 columns that measure time, C-B-T2-3's
-#: verdict included (a live timing, whose length is a time budget): the only ones that differ
-#: between two from-empty builds on one machine (issue 28; the phrase-based row aside, whose
-#: alignment eflomal samples without a seed; ``tests/test_determinism.py``)
-TIMED_NUMBERS = (
-    "rns-spu-",
-    "rns-live-",
-    "rns-time-ratio-",
-    "rns-total-minutes",
-    "rns-decode-minutes",
-    "rns-t2-claim3",
-    "claim-C-B-T2-3",
-)
-TIMED_COLUMNS = ("hours", "seconds per update")
+#: what in the chapter's glued items measures time, C-B-T2-3's verdict included (a live timing,
+#: whose length is a time budget): names starting with one of :data:`TIMED_NUMBERS` or ending in
+#: ``-minutes``, and table columns naming a duration (:func:`timed_column`). The only items that
+#: differ between two from-empty builds on one machine (issue 28; the phrase-based row aside,
+#: whose alignment eflomal samples without a seed; ``tests/test_determinism.py``)
+TIMED_NUMBERS = ("rns-spu-", "rns-live-", "rns-time-ratio-", "rns-t2-claim3", "claim-C-B-T2-3")
+TIMED_COLUMNS = ("hours", "seconds", "minutes")
+
+
+def timed(name: str) -> bool:
+    """Whether the glued item ``name`` measures time (:data:`TIMED_NUMBERS`)."""
+    return name.startswith(TIMED_NUMBERS) or name.endswith("-minutes")
+
+
+def timed_column(column: str) -> bool:
+    """Whether a table column names a duration ("hours", "seconds per update", "minutes", ...)."""
+    return any(word in str(column).split() for word in TIMED_COLUMNS)
+
+
 #: C-B-F2-3 ("no deterioration" on the longest sentences), a null claim: a drop from the BLEU on
 #: all sentences to the longest bucket's of at most this share of the former does not count.
 #: The paper's RNNencdec-50 loses more than half its BLEU from the shortest to the longest
@@ -2610,6 +2615,8 @@ __all__ = [
     "SeedRuns",
     "TIMED_COLUMNS",
     "TIMED_NUMBERS",
+    "timed",
+    "timed_column",
     "seed_runs",
     "seed_spread",
     "seed_tests",
