@@ -31,7 +31,10 @@ What the chapter shows, in its order (each function named for what it produces):
   the paper's;
 * :func:`alignment_replicates`, :func:`pooled_rows`, :func:`replicates_table`,
   :func:`replicates_numbers` -- the rebuild spread (issue 28): the Baseline and +RNN rows on
-  further eflomal alignments, which C-A-T1-1 then reads (:func:`table_1_checks`).
+  further eflomal alignments (built, or read from the cache where a ``spread`` build left them),
+  which C-A-T1-1 then reads (:func:`table_1_checks`); :func:`network_claims`,
+  :func:`further_network_claims`, :func:`claims_across` -- the claims about the network (Fig. 3,
+  Table 3) measured on every alignment's network and judged on each.
 
 Every interval comes from :mod:`rnnlib.stats` (Fig. 3's joint bootstrap from
 :func:`rnnlib.stats.bootstrap_rounds`; Table 1's from :func:`rnnlib.stats.seeds_and_sentences`,

@@ -20,7 +20,13 @@ Everything the chapter computes, one function per item it shows:
   in greyscale); :func:`alignment_sample`, :func:`alignment_numbers`, :func:`alignment_claims`
   -- its claims measured on every No UNK test sentence, against the untrained network;
 * :func:`table_3`, :func:`long_sentence_claim` -- B Table 3 (the longest test sentences);
-* :func:`recipe` -- the paper's recipe beside this run's parameters.
+* :func:`recipe` -- the paper's recipe beside this run's parameters;
+* :func:`seed_runs`, :func:`seed_spread`, :func:`seed_tests`, :func:`figure_2_by_seed`,
+  :func:`across_seeds` -- the rebuild spread (issue 28): the "-50" pair with further seeds
+  (built, or read from the cache where a ``spread`` build left them), C-B-T1-1's interval over
+  seeds and sentences and the claims of Fig. 2 judged on every seed; :func:`timed` and
+  :func:`timed_column` -- the items that measure time, the only ones two from-empty builds on
+  one machine may differ in.
 
 Artifacts keep the kinds and configs the chapter has always used (``rnnsearch/run``,
 ``rnnsearch/dev_nll``, ``rnnsearch/translations``, ``rnnsearch/alignments``); the controls add
