@@ -38,7 +38,7 @@ from ..smt.system import (
     sacrebleu_scores,
 )
 from ..specials import UNK
-from .spread import further_cached
+from .spread import further_cached, with_mean_sd
 
 #: parameters of the corpus block that change the text of the corpus (not the shortlists)
 CORPUS_TEXT_PARAMS = (
@@ -175,11 +175,7 @@ def replicates_table(results: list) -> pd.DataFrame:
         for k, r in enumerate(results)
     ]
     table = pd.DataFrame(rows).set_index("alignment")
-    if len(results) > 1:
-        values = table.copy()
-        table.loc["mean"] = values.mean()
-        table.loc["sd"] = values.std(ddof=1)
-    return table.round({"dev": 2, "test": 2, "phrase pairs": 0})
+    return with_mean_sd(table).round({"dev": 2, "test": 2, "phrase pairs": 0})
 
 
 def spread_numbers(results: list) -> dict[str, tuple[float, int | None]]:

@@ -116,7 +116,7 @@ from ..stats import (
     seeds_and_sentences,
 )
 from ..train import TRAIN_PRESETS, TrainConfig, train, train_preset
-from .spread import across, further_cached, origin_text
+from .spread import across, further_cached, origin_text, with_mean_sd
 
 
 def train_key(train_config: TrainConfig) -> dict[str, Any]:
@@ -1346,11 +1346,7 @@ def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFra
             }
         )
     table = pd.DataFrame(rows).set_index("alignment")
-    if len(rows) > 1:
-        values = table.copy()
-        table.loc["mean"] = values.mean()
-        table.loc["sd"] = values.std(ddof=1)
-    return table.round(3)
+    return with_mean_sd(table).round(3)
 
 
 def _alignments(table: pd.DataFrame) -> int:

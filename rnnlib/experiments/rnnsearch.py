@@ -91,7 +91,7 @@ from .rnnsearch_design import (
     recipe_runs_table,
 )
 from .training_runs import decode_run, length_filter, load_model, read_lines, run_logs, train_run
-from .spread import MAX_CACHED, across, further_cached
+from .spread import MAX_CACHED, across, further_cached, with_mean_sd
 
 #: the five models, in the order of the paper's Table 1
 NAMES = ["RNNencdec-30", "RNNsearch-30", "RNNencdec-50", "RNNsearch-50", "RNNsearch-50*"]
@@ -1148,11 +1148,7 @@ def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
             row[f"difference, {label}"] = b[SEED_PAIR[0]] - b[SEED_PAIR[1]]
         rows.append(row)
     table = pd.DataFrame(rows).set_index("seed")
-    if sr.several:
-        values = table.copy()
-        table.loc["mean"] = values.mean()
-        table.loc["sd"] = values.std(ddof=1)
-    return table.round(2)
+    return with_mean_sd(table).round(2)
 
 
 def spread_numbers(sr: SeedRuns, tr: Translations) -> dict[str, tuple[float, int | None]]:

@@ -12,6 +12,7 @@ how to measure the spread.
 * :func:`further_cached` -- replicates ``start, start + 1, ...`` for as long as the cache holds
   all of each;
 * :func:`origin_text` -- how many replicates a page reads, and where they came from;
+* :func:`with_mean_sd` -- a replicates table with its ``mean`` and ``sd`` rows;
 * :func:`across` -- a claim's check on the chapter's own replicate, judged on every replicate
   (:func:`rnnlib.book.claims.across_rebuilds`).
 """
@@ -19,6 +20,8 @@ how to measure the spread.
 from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
+
+import pandas as pd
 
 from ..book import claims
 from ..cache import ArtifactCache, NotCached
@@ -72,3 +75,13 @@ def across(
         return first
     items = [(f"{unit} {first_index}", first)] + [(f"{unit} {k}", c) for k, c in others]
     return claims.across_rebuilds(items, note=f"one check per {unit} (issue 28)")
+
+
+def with_mean_sd(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (one row per replicate) with rows ``mean`` and ``sd`` (sample standard
+    deviation) below when it has several replicates; as it is with one."""
+    if len(table) > 1:
+        values = table.copy()
+        table.loc["mean"] = values.mean()
+        table.loc["sd"] = values.std(ddof=1)
+    return table
