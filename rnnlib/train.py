@@ -72,6 +72,9 @@ Deviations
   sets its own step sizes): the rate is multiplied by ``lr_decay`` after every ``lr_patience``
   scheduled evaluations in a row without a lower dev NLL. Off by default (``None``); the
   ``rnnsearch`` chapter's ``cpu`` profile turns it on, compared on dev with its recipe runs.
+  ``lr_decay_start`` holds the schedule back until that update (as Marian's
+  ``--lr-decay-start``): early in a run, a dev NLL that fails to fall between two evaluations
+  is noise more often than a stall.
 - ``lr_min``, a stopping rule the papers do not have: the run ends once the schedule has cut the
   rate below it (the ``cpu`` profile: after five halvings), so the time a stalled run would spend
   at a rate too small to move its dev NLL is not spent. Off by default.
@@ -124,7 +127,9 @@ class TrainConfig:
     dev NLL (``None``: never; needs ``eval_every``). ``lr_decay``: multiply the learning rate
     by this factor (in ``(0, 1)``) after every ``lr_patience`` scheduled evaluations in a row
     without a lower dev NLL (``None``: a constant rate, the papers'; needs ``eval_every``; not
-    in the papers, for data far smaller than theirs). ``lr_min``: stop once the schedule has cut
+    in the papers, for data far smaller than theirs). ``lr_decay_start``: the schedule cuts the
+    rate only at evaluations from this update on (``None``: from the first; a stall counted
+    before it cuts nothing). ``lr_min``: stop once the schedule has cut
     the rate below this (``None``: never; as fairseq's ``--stop-min-lr``: a run whose dev NLL
     stalled through several cuts has stopped learning). ``fast``: compute through
     :mod:`rnnlib.fast` (the default; the same numbers as the plain modules up to float
@@ -150,6 +155,7 @@ class TrainConfig:
     patience: int | None = None
     lr_decay: float | None = None
     lr_patience: int = 1
+    lr_decay_start: int | None = None
     lr_min: float | None = None
     seed: int = 1
     bf16: bool = False
@@ -176,6 +182,7 @@ class TrainConfig:
             "checkpoint_every",
             "patience",
             "lr_patience",
+            "lr_decay_start",
         ):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -208,8 +215,11 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, as cache keys use it: without the learning-rate schedule's
         fields while the rate is constant (``lr_decay`` None), so the keys of runs made before
-        the schedule existed stay as they were; ``lr_min`` only when set and the rate can fall."""
+        the schedule existed stay as they were; ``lr_min`` and ``lr_decay_start`` only when set
+        and the rate can fall."""
         d = asdict(self)
+        if d["lr_decay_start"] is None or self.lr_decay is None:
+            del d["lr_decay_start"]
         if d["lr_decay"] is None:
             del d["lr_decay"], d["lr_patience"]
         if d["lr_min"] is None or self.lr_decay is None:
@@ -731,7 +741,8 @@ class Trainer:
         elif scheduled:
             st.bad_evals += 1
             decay, every = self.cfg.lr_decay, self.cfg.lr_patience
-            if decay is not None and st.bad_evals % every == 0:
+            started = st.update >= (self.cfg.lr_decay_start or 0)
+            if decay is not None and started and st.bad_evals % every == 0:
                 for group in self.optimizer.param_groups:  # saved with the optimiser's state
                     group["lr"] *= decay
         return row

@@ -583,6 +583,29 @@ def test_the_rate_is_multiplied_after_lr_patience_evaluations_without_improvemen
     assert [e["lr"] for e in resumed.evals] == pytest.approx(LRS)
 
 
+def test_no_cut_before_lr_decay_start_and_stalls_cut_as_before_from_it_on(tmp_path, monkeypatch):
+    # NLLS stalls at evaluations 2, 3 and 5-8; with patience 1 and no start every stall cuts
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd", lr=0.1, max_updates=8, eval_every=1, lr_decay=0.5, lr_patience=1
+    )
+    every = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "a", progress=False).evals]
+    assert every == pytest.approx([0.1, 0.1, 0.05, 0.025, 0.025, 0.0125, 0.00625, 0.003125])
+    # from update 5 on: the stalls at updates 2 and 3 cut nothing, those at 5, 6, 7 do
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd",
+        lr=0.1,
+        max_updates=8,
+        eval_every=1,
+        lr_decay=0.5,
+        lr_patience=1,
+        lr_decay_start=5,
+    )
+    later = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "b", progress=False).evals]
+    assert later == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.025, 0.0125])
+
+
 def test_lr_min_stops_the_run_once_the_schedule_has_cut_the_rate_below_it(tmp_path, monkeypatch):
     _scripted_dev(monkeypatch, NLLS)
     model, tr, dev, cfg = tiny_setup(
@@ -607,13 +630,18 @@ def test_a_constant_rate_keeps_the_keys_of_runs_made_before_the_schedule():
     cfg = TrainConfig(max_updates=10)
     d = cfg.to_dict()
     assert "lr_decay" not in d and "lr_patience" not in d
-    schedule = ("lr_decay", "lr_patience", "lr_min")
+    schedule = ("lr_decay", "lr_patience", "lr_min", "lr_decay_start")
     assert d == {k: v for k, v in asdict(cfg).items() if k not in schedule}
-    # lr_min cannot act on a constant rate, so it stays out of such a run's key
-    assert cfg.override(lr_min=1e-4).to_dict() == d
+    # lr_min and lr_decay_start cannot act on a constant rate, so they stay out of its key
+    assert cfg.override(lr_min=1e-4, lr_decay_start=5).to_dict() == d
     scheduled = cfg.override(lr_decay=0.5, eval_every=2).to_dict()
     assert scheduled["lr_decay"] == 0.5 and scheduled["lr_patience"] == 1
-    assert "lr_min" not in scheduled
+    assert "lr_min" not in scheduled and "lr_decay_start" not in scheduled
+    assert (
+        cfg.override(lr_decay=0.5, eval_every=2, lr_decay_start=4).to_dict()["lr_decay_start"] == 4
+    )
+    with pytest.raises(ValueError, match="lr_decay_start must be a positive integer"):
+        TrainConfig(max_updates=10, eval_every=1, lr_decay=0.5, lr_decay_start=0)
     assert cfg.override(lr_decay=0.5, eval_every=2, lr_min=1e-4).to_dict()["lr_min"] == 1e-4
     with pytest.raises(ValueError, match="lr_min must be positive"):
         TrainConfig(max_updates=10, lr_min=0.0)

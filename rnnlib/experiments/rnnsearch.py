@@ -538,6 +538,12 @@ def training_numbers(ex: RNNsearchExperiment, runs: Runs) -> dict[str, tuple[Any
     }
 
 
+def _decay_start(ex: RNNsearchExperiment) -> str:
+    """``", from update 1,000 on"`` when ``lr_decay_start`` holds the schedule back, else ``""``."""
+    start = ex.p.get("lr_decay_start")
+    return f", from update {start:,} on" if start else ""
+
+
 def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
     """How RNNsearch-50⋆ ended (early stopping or its update limit), and whether it delivers
     the same parameters as RNNsearch-50."""
@@ -556,7 +562,8 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
             "at a constant learning rate"
             if ex.p["lr_decay"] is None
             else f"(the rate multiplied by {ex.p['lr_decay']:g} after every "
-            f"{ex.p['lr_patience']} dev evaluation(s) in a row without a lower dev NLL)"
+            f"{ex.p['lr_patience']} dev evaluation(s) in a row without a lower dev NLL"
+            f"{_decay_start(ex)})"
         )
         return text + (
             f". Its lowest dev NLL is still the one at update {best}, so **RNNsearch-50⋆ "
@@ -2512,8 +2519,8 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "constant"
             if p["lr_decay"] is None
             else f"× {p['lr_decay']:g} after every {p['lr_patience']} dev evaluation(s) in a "
-            "row without a lower dev NLL" + _chosen(ex),
-            "lr_decay, lr_patience, recipe_runs",
+            "row without a lower dev NLL" + _decay_start(ex) + _chosen(ex),
+            "lr_decay, lr_patience, lr_decay_start, recipe_runs",
         ),
         ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr"),
         ("gradient clipping", "L2 norm 1", clip, "clip_norm"),
