@@ -22,9 +22,10 @@ Everything the chapter computes, one function per item it shows:
 * :func:`table_3`, :func:`long_sentence_claim` -- B Table 3 (the longest test sentences);
 * :func:`recipe` -- the paper's recipe beside this run's parameters;
 * :func:`seed_runs`, :func:`seed_spread`, :func:`seed_tests`, :func:`figure_2_by_seed`,
-  :func:`across_seeds` -- the rebuild spread (issue 28): the "-50" pair with further seeds
-  (built, or read from the cache where a ``spread`` build left them), C-B-T1-1's interval over
-  seeds and sentences and the claims of Fig. 2 judged on every seed; :func:`timed` and
+  :func:`alignment_by_seed`, :func:`across_seeds` -- the rebuild spread (issue 28): the "-50"
+  pair with further seeds (built, or read from the cache where a ``spread`` build left them),
+  C-B-T1-1's interval over seeds and sentences and the claims of Fig. 2 and Fig. 3 judged on
+  every seed; :func:`timed` and
   :func:`timed_column` -- the items that measure time, the only ones two from-empty builds on
   one machine may differ in.
 
@@ -1069,6 +1070,9 @@ class SeedRuns:
     hyps: dict[tuple[str, str], list[list[str]]]
     artifacts: list[Artifact]
     built: int = 1
+    #: per further seed: its run of each model (``name -> artifact``) and its translations
+    #: (``(name, subset) -> artifact``)
+    further: list[dict] = field(default_factory=list)
 
     @property
     def several(self) -> bool:
@@ -1086,17 +1090,17 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
     p = ex.p
     specs = run_specs(ex)
 
-    def one_seed(seed: int) -> tuple[int, dict, list[Artifact]]:
+    def one_seed(seed: int) -> tuple[int, dict, dict]:
         texts: dict[tuple[str, str], list[str]] = {}
-        arts: list[Artifact] = []
+        arts: dict = {}
         for name in SEED_PAIR:
             arch, _, updates = specs[name]
             art = _run(ex, name, ex.train_config(updates, seed=seed))
             model = load_model(art, ex.model_config(arch)).to(ex.device)
-            arts.append(art)
+            arts[name] = art
             for subset in SUBSETS:
                 dec = _decode(ex, art, model, subset)
-                arts.append(dec)
+                arts[(name, subset)] = dec
                 texts[(name, subset)] = read_lines(dec.file("text.txt"))
         return seed, texts, arts
 
@@ -1109,8 +1113,9 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
     for _, texts, arts in further:
         for key, lines in texts.items():
             hyps[key].append(lines)
-        artifacts += arts
-    return SeedRuns([first] + [seed for seed, _, _ in further], hyps, artifacts, built)
+        artifacts += list(arts.values())
+    seeds = [first] + [seed for seed, _, _ in further]
+    return SeedRuns(seeds, hyps, artifacts, built, [arts for _, _, arts in further])
 
 
 def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
@@ -2129,6 +2134,30 @@ def alignment_sample(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> A
     )
 
 
+def alignment_by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, checks)``: the claims of Fig. 3 (:func:`alignment_claims`) measured on each
+    further seed's RNNsearch-50 as on the chapter's: its weights on its own No UNK translations,
+    against the untrained network's on the same pairs (computed now: seconds per seed)."""
+    index = ex.test[tr.known]
+    sources = [ex.corpus.test.src[int(i)] for i in index]
+    batch, name, out = ex.p["decode_batch"], SEED_PAIR[0], []
+    for k, (seed, arts) in enumerate(zip(sr.seeds[1:], sr.further), start=1):
+        lines = read_lines(arts[(name, "no_unk")].file("tokens.txt"))
+        outputs = [ex.corpus.tgt_vocab.encode(line.split()) for line in lines]
+        model = load_model(arts[name], ex.model_config("rnnsearch")).to(ex.device)
+        sample = AlignmentSample(
+            attention_matrices(model, sources, outputs, batch),
+            attention_matrices(untrained_model(ex), sources, outputs, batch),
+            corpus_bleu(sr.hyps[(name, "no_unk")][k], tr.refs["no_unk"]).score,
+            ex.p["seed"],
+            ex.p["n_boot"],
+        )
+        out.append((seed, alignment_claims(sample)))
+    return out
+
+
 @dataclass
 class AlignmentStats:
     """Per sentence: ``rho`` the rank correlation of each word's argmax position with the word's
@@ -2572,6 +2601,7 @@ __all__ = [
     "AlignmentSample",
     "AlignmentStats",
     "UpdateTimes",
+    "alignment_by_seed",
     "alignment_sample",
     "attention_matrices",
     "cut_translations",
