@@ -118,3 +118,23 @@ def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(s
     assert any(c.startswith("C-B-F3-") for c in across), sorted(records.items())
     for claim, check in across.items():
         assert [label for label, _ in check.evidence["checks"]] == ["seed 1", "seed 2"], claim
+
+
+def test_the_schedule_start_is_checked_on_every_seed_with_the_schedule_from_the_first_evaluation(
+    smoke_book,
+):
+    out, proc = smoke_book
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    values = results.load(out / "results").values("rnnsearch")
+    table = _table(out, "rns-start-runs")
+    # the smoke profile: lr_decay_start 20, two seeds, start_runs; every seed's -50 pair again
+    assert sorted(zip(table["model"], table["seed"])) == [
+        ("RNNencdec-50", 1),
+        ("RNNencdec-50", 2),
+        ("RNNsearch-50", 1),
+        ("RNNsearch-50", 2),
+    ]
+    # the chapter's runs (12 updates, evaluated at 10) are never cut before update 20
+    assert table["first cut, from update 20"].isna().all()
+    text = str(values["rns-start-text"])
+    assert text.count("the rule picks the schedule") == 2 and "mean of 2 seed(s)" in text

@@ -72,7 +72,7 @@ from ..book.claims import ClaimCheck
 from ..book.corpus_params import corpus_config
 from ..book.plotting import attention_plot
 from ..book.style import HEIGHT, WIDTH, system_colors
-from ..cache import Artifact, ArtifactCache, config_hash
+from ..cache import Artifact, ArtifactCache, NotCached, config_hash
 from ..config import ModelConfig
 from ..corpus.dataset import Corpus, prepare_corpus
 from ..device import resolve_device
@@ -1116,6 +1116,80 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
         artifacts += list(arts.values())
     seeds = [first] + [seed for seed, _, _ in further]
     return SeedRuns(seeds, hyps, artifacts, built, [arts for _, _, arts in further])
+
+
+def _first_cut(art: Artifact) -> int | None:
+    """The update of the evaluation after which a run's rate was first cut (``None``: never)."""
+    ev = run_logs(art)["eval"]
+    if "lr" not in ev or len(ev) < 2:
+        return None
+    rates, updates = ev["lr"].to_numpy(), ev["update"].to_numpy()
+    cut = np.flatnonzero(rates[1:] < rates[:-1])
+    return int(updates[cut[0]]) if len(cut) else None
+
+
+def schedule_start_evidence(
+    ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns
+) -> tuple[pd.DataFrame, str, list[Artifact]]:
+    """The evidence for ``lr_decay_start``: each model of the "-50" pair, for every seed the
+    chapter reads, trained again with the schedule acting from the first evaluation
+    (``lr_decay_start`` None), beside the chapter's run of that seed. Those runs are built when
+    ``start_runs`` is set (the ``spread`` profile) and otherwise read from the cache where such a
+    build left them, none computed. Returns the table (index ``(model, seed)``: the first cut and
+    the best dev NLL per token of each schedule), the rule's verdict in words (the lower mean
+    dev NLL over the seeds, per model: dev only) and the runs read."""
+    p = ex.p
+    start = f"from update {p['lr_decay_start']:,}" if p.get("lr_decay_start") else "as set"
+    columns = [
+        "first cut, from the first evaluation",
+        f"first cut, {start}",
+        "dev NLL per token, from the first evaluation",
+        f"dev NLL per token, {start}",
+    ]
+    empty = pd.DataFrame(columns=["model", "seed", *columns]).set_index(["model", "seed"])
+    if p["lr_decay"] is None or not p.get("lr_decay_start"):
+        return empty, "the schedule acts from the first evaluation (`lr_decay_start` is None)", []
+    specs, rows, read = run_specs(ex), [], []
+    for k, seed in enumerate(sr.seeds):
+        for name in SEED_PAIR:
+            mine = runs.runs[name] if k == 0 else sr.further[k - 1][name]
+            config = ex.train_config(specs[name][2], seed=seed, lr_decay_start=None)
+            try:
+                if p.get("start_runs"):
+                    other = _run(ex, name, config)
+                else:
+                    with ex.cache.lookup_only():
+                        other = _run(ex, name, config)
+            except NotCached:
+                continue
+            read.append(other)
+            values = (
+                _first_cut(other),
+                _first_cut(mine),
+                other.extra["best"]["dev_nll_token"],
+                mine.extra["best"]["dev_nll_token"],
+            )
+            rows.append({"model": shown(name), "seed": seed, **dict(zip(columns, values))})
+    if not rows:
+        return (
+            empty,
+            (
+                "no run with the schedule acting from the first evaluation was made or found in "
+                "the cache (`start_runs`; a `spread` build makes them)"
+            ),
+            [],
+        )
+    table = pd.DataFrame(rows).set_index(["model", "seed"])
+    late, early = columns[3], columns[2]
+    parts = []
+    for model, group in table.groupby(level="model", sort=False):
+        a, b = group[late].mean(), group[early].mean()
+        pick = f"from update {p['lr_decay_start']:,}" if a <= b else "from the first evaluation"
+        parts.append(
+            f"{model}: {a:.3f} against {b:.3f} nats a token (mean of {len(group)} seed(s)), "
+            f"the rule picks the schedule {pick}"
+        )
+    return table.round(3), "; ".join(parts), read
 
 
 def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
@@ -2602,6 +2676,7 @@ __all__ = [
     "AlignmentStats",
     "UpdateTimes",
     "alignment_by_seed",
+    "schedule_start_evidence",
     "alignment_sample",
     "attention_matrices",
     "cut_translations",
