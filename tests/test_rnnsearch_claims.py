@@ -71,6 +71,28 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     assert _verdict(fail["C-B-T2-3"]).verdict == claims.FAILS
 
 
+def test_table_2_claim_1_is_judged_on_every_seed_of_the_50_pair():
+    rng = np.random.default_rng(4)
+    search = rng.normal(50, 5, 60)
+    nll = {n: search + (0 if "search" in n else 3) for n in R.NAMES}
+    init = search + 40
+    agree = [(4, {"RNNsearch-50": search, "RNNencdec-50": search + 2})]
+    flips = [(4, {"RNNsearch-50": search + 2, "RNNencdec-50": search})]  # seed 4: worse
+    judged = {}
+    for name, seed_nll in (("agree", agree), ("flips", flips)):
+        checks = R.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1), None, seed_nll)
+        judged[name] = next(c.check for c in checks if c.claim == "C-B-T2-1")
+    assert judged["agree"].rule == "across_rebuilds"
+    labels = [label for label, _ in judged["agree"].evidence["checks"]]
+    assert labels == ["seed 3", "seed 4"]
+    assert _verdict(judged["agree"]).verdict == claims.HOLDS
+    v = _verdict(judged["flips"])
+    assert v.verdict == claims.NOISE and "seed 4: does not hold" in v.reason
+    # seed 4's check reads its own -50 pair and the chapter's -30 pair
+    seed4 = claims.Check.from_dict(judged["flips"].evidence["checks"][1][1])
+    assert "the -50 pair of seed 4" in seed4.note
+
+
 def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
     rng = np.random.default_rng(2)
     nll = {n: rng.normal(50, 5, 60) for n in R.NAMES}

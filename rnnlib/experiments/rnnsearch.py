@@ -580,17 +580,20 @@ def dev_nll(ex: RNNsearchExperiment, runs: Runs) -> dict[str, np.ndarray]:
     delivered parameters, an artifact (``rnnsearch/dev_nll``) per model, looked up in
     :data:`NAMES` order."""
 
-    def sentence_nll(name: str) -> np.ndarray:
-        def make(out: Path, work: Path) -> None:
-            model = runs.model(ex, name)
-            nll = -score_pairs(model, ex.dev, batch_size=ex.p["decode_batch"])
-            np.save(out / "nll.npy", nll)
+    return {name: _dev_nll_of(ex, runs.runs[name], runs.arch[name]) for name in NAMES}
 
-        config = {"run": runs.runs[name].key, "sentences": len(ex.dev)}
-        found = ex.cache.build("rnnsearch/dev_nll", config, make, data=ex.corpus.checksum)
-        return np.load(found.file("nll.npy"))
 
-    return {name: sentence_nll(name) for name in NAMES}
+def _dev_nll_of(ex: RNNsearchExperiment, run: Artifact, arch: str) -> np.ndarray:
+    """``(len(dev),)``: per-sentence dev NLL of the delivered parameters of ``run`` (a model of
+    ``arch``), the artifact ``rnnsearch/dev_nll``."""
+
+    def make(out: Path, work: Path) -> None:
+        model = load_model(run, ex.model_config(arch)).to(ex.device)
+        np.save(out / "nll.npy", -score_pairs(model, ex.dev, batch_size=ex.p["decode_batch"]))
+
+    config = {"run": run.key, "sentences": len(ex.dev)}
+    found = ex.cache.build("rnnsearch/dev_nll", config, make, data=ex.corpus.checksum)
+    return np.load(found.file("nll.npy"))
 
 
 def untrained_model(ex: RNNsearchExperiment, arch: str = "rnnsearch") -> torch.nn.Module:
@@ -693,12 +696,16 @@ def table_2_claims(
     init_nll: np.ndarray,
     times: UpdateTimes,
     star_nll: dict[str, np.ndarray] | None = None,
+    seed_nll: Sequence[tuple[int, dict[str, np.ndarray]]] = (),
 ) -> list:
     """The claims of B Table 2, as :class:`ClaimCheck`.
 
     * C-B-T2-1, RNNsearch's dev NLL below RNNencdec's: paired bootstraps over the dev sentences
       (:func:`rnnlib.stats.paired_difference`) from one generator seeded with ``seed``; control:
-      the untrained RNNsearch (``init_nll``) in place of the trained one.
+      the untrained RNNsearch (``init_nll``) in place of the trained one. With further seeds of
+      the "-50" pair (``seed_nll``: ``(seed, name -> dev NLL)``, :func:`seed_dev_nll`), judged
+      on each seed (:func:`rnnlib.experiments.spread.across`), its "-50" pair in place of the
+      chapter's; the "-30" pair has one run.
     * C-B-T2-2, longer training lowers the NLL: not judged when RNNsearch-50⋆ is RNNsearch-50
       (:func:`star_is_search50`); else on the test sentences (``star_nll``: name -> per-sentence
       test NLL, :func:`test_nll`), since the dev set chose RNNsearch-50⋆'s parameters among a
@@ -716,30 +723,56 @@ def table_2_claims(
         a: sum(runs.runs[n].extra["seconds"] for n in run_specs(ex) if runs.arch[n] == a) / 120
         for a in ("rnnencdec", "rnnsearch")
     }
+    runs_read = (
+        f"the chapter's runs (seed {p['seed']}); the -50 pair's other seeds are judged beside"
+        if seed_nll
+        else "one training run per model, so the spread over training seeds is not measured"
+    )
     one_seed = (
         f"per-sentence dev NLL, paired bootstrap over the {len(ex.dev)} dev sentences "
-        f"({n_boot} resamples); one training run per model, so the spread over training seeds "
-        f"is not measured. {updates_text(ex)}: {minutes['rnnencdec']:.1f} and "
+        f"({n_boot} resamples); {runs_read}. {updates_text(ex)}: {minutes['rnnencdec']:.1f} and "
         f"{minutes['rnnsearch']:.1f} minutes per model on average"
     )
     pairs = (("RNNsearch-30", "RNNencdec-30"), ("RNNsearch-50", "RNNencdec-50"))
-    lower = [
-        (f"{SHOWN[e]} − {SHOWN[s]} dev NLL", *stats.paired_difference(nll[e], nll[s], n_boot, rng))
-        for s, e in pairs
-    ]
-    lower_init = [
-        (
-            f"{SHOWN[e]} − RNNsearch at initialisation, dev NLL",
-            *stats.paired_difference(nll[e], init_nll, n_boot, control_rng),
+
+    def lower_nll(nll: dict[str, np.ndarray], note: str, rng, control_rng) -> claims.Check:
+        lower = [
+            (
+                f"{SHOWN[e]} − {SHOWN[s]} dev NLL",
+                *stats.paired_difference(nll[e], nll[s], n_boot, rng),
+            )
+            for s, e in pairs
+        ]
+        lower_init = [
+            (
+                f"{SHOWN[e]} − RNNsearch at initialisation, dev NLL",
+                *stats.paired_difference(nll[e], init_nll, n_boot, control_rng),
+            )
+            for _, e in pairs
+        ]
+        return claims.controlled(
+            claims.intervals_above(lower, note=note),
+            "the untrained RNNsearch (its parameters at initialisation, the runs' seed) in place "
+            "of the trained one",
+            claims.intervals_above(lower_init),
         )
-        for _, e in pairs
-    ]
-    t2_1 = claims.controlled(
-        claims.intervals_above(lower, note=one_seed),
-        "the untrained RNNsearch (its parameters at initialisation, the runs' seed) in place "
-        "of the trained one",
-        claims.intervals_above(lower_init),
-    )
+
+    t2_1 = lower_nll(nll, one_seed, rng, control_rng)
+    if seed_nll:
+        further = f"the -50 pair of seed {{}}, the -30 pair of seed {p['seed']} (its one run)"
+        others = [
+            (
+                k,
+                lower_nll(
+                    {**nll, **more},
+                    further.format(k),
+                    np.random.default_rng([p["seed"], k]),
+                    np.random.default_rng([p["seed"], k, 1]),
+                ),
+            )
+            for k, more in seed_nll
+        ]
+        t2_1 = across(t2_1, others, "seed", p["seed"])
     if star_is_search50(runs):
         t2_2 = claims.not_measurable(SELF_COMPARISON)
     else:
@@ -1190,6 +1223,15 @@ def schedule_start_evidence(
             f"the rule picks the schedule {pick}"
         )
     return table.round(3), "; ".join(parts), read
+
+
+def seed_dev_nll(ex: RNNsearchExperiment, sr: SeedRuns) -> list[tuple[int, dict[str, np.ndarray]]]:
+    """``(seed, name -> (len(dev),) per-sentence dev NLL)`` of each further seed's "-50" pair
+    (the artifact ``rnnsearch/dev_nll``, as :func:`dev_nll`)."""
+    return [
+        (seed, {n: _dev_nll_of(ex, arts[n], run_specs(ex)[n][0]) for n in SEED_PAIR})
+        for seed, arts in zip(sr.seeds[1:], sr.further)
+    ]
 
 
 def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
@@ -2677,6 +2719,7 @@ __all__ = [
     "UpdateTimes",
     "alignment_by_seed",
     "schedule_start_evidence",
+    "seed_dev_nll",
     "alignment_sample",
     "attention_matrices",
     "cut_translations",
