@@ -741,8 +741,12 @@ class Trainer:
         elif scheduled:
             st.bad_evals += 1
             decay, every = self.cfg.lr_decay, self.cfg.lr_patience
-            started = st.update >= (self.cfg.lr_decay_start or 0)
-            if decay is not None and started and st.bad_evals % every == 0:
+            # the stalls of the current streak (its last bad_evals scheduled evaluations) that
+            # came from lr_decay_start on: those before it count for nothing
+            start = self.cfg.lr_decay_start or 0
+            streak = [e for e in st.evals if e["scheduled"]][-st.bad_evals :]
+            counted = sum(e["update"] >= start for e in streak)
+            if decay is not None and counted and counted % every == 0:
                 for group in self.optimizer.param_groups:  # saved with the optimiser's state
                     group["lr"] *= decay
         return row

@@ -604,6 +604,20 @@ def test_no_cut_before_lr_decay_start_and_stalls_cut_as_before_from_it_on(tmp_pa
     )
     later = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "b", progress=False).evals]
     assert later == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.025, 0.0125])
+    # patience 2 from update 3 on: the stall at update 2 does not count, so the streak 2-3 cuts
+    # nothing (it would without a start); the streak 5-8 cuts after 6 and after 8
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd",
+        lr=0.1,
+        max_updates=8,
+        eval_every=1,
+        lr_decay=0.5,
+        lr_patience=2,
+        lr_decay_start=3,
+    )
+    two = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "c", progress=False).evals]
+    assert two == pytest.approx([0.1] * 6 + [0.05, 0.05])
 
 
 def test_lr_min_stops_the_run_once_the_schedule_has_cut_the_rate_below_it(tmp_path, monkeypatch):

@@ -22,10 +22,12 @@ Everything the chapter computes, one function per item it shows:
 * :func:`table_3`, :func:`long_sentence_claim` -- B Table 3 (the longest test sentences);
 * :func:`recipe` -- the paper's recipe beside this run's parameters;
 * :func:`seed_runs`, :func:`seed_spread`, :func:`seed_tests`, :func:`figure_2_by_seed`,
-  :func:`alignment_by_seed`, :func:`across_seeds` -- the rebuild spread (issue 28): the "-50"
-  pair with further seeds (built, or read from the cache where a ``spread`` build left them),
-  C-B-T1-1's interval over seeds and sentences and the claims of Fig. 2 and Fig. 3 judged on
-  every seed; :func:`timed` and
+  :func:`alignment_by_seed`, :func:`seed_dev_nll`, :func:`across_seeds` -- the rebuild spread
+  (issue 28): the "-50" pair with further seeds (built, or read from the cache where a
+  ``spread`` build left them), C-B-T1-1's interval over seeds and sentences, and the claims of
+  Fig. 2 and Fig. 3 and C-B-T2-1 judged on every seed; :func:`schedule_start_evidence` -- each
+  seed's "-50" pair with the learning-rate schedule from the first evaluation, the evidence for
+  ``lr_decay_start``; :func:`timed` and
   :func:`timed_column` -- the items that measure time, the only ones two from-empty builds on
   one machine may differ in.
 
@@ -752,8 +754,8 @@ def table_2_claims(
         ]
         return claims.controlled(
             claims.intervals_above(lower, note=note),
-            "the untrained RNNsearch (its parameters at initialisation, the runs' seed) in place "
-            "of the trained one",
+            "the untrained RNNsearch (its parameters at initialisation with the chapter's seed, "
+            f"{p['seed']}) in place of the trained one",
             claims.intervals_above(lower_init),
         )
 
@@ -1152,7 +1154,8 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
 
 
 def _first_cut(art: Artifact) -> int | None:
-    """The update of the evaluation after which a run's rate was first cut (``None``: never)."""
+    """The update of the evaluation after which a run's rate was first cut (``None``: never;
+    :func:`schedule_text` names the next evaluation, the first that reports the lower rate)."""
     ev = run_logs(art)["eval"]
     if "lr" not in ev or len(ev) < 2:
         return None
@@ -1168,19 +1171,28 @@ def schedule_start_evidence(
     chapter reads, trained again with the schedule acting from the first evaluation
     (``lr_decay_start`` None), beside the chapter's run of that seed. Those runs are built when
     ``start_runs`` is set (the ``spread`` profile) and otherwise read from the cache where such a
-    build left them, none computed. Returns the table (index ``(model, seed)``: the first cut and
-    the best dev NLL per token of each schedule), the rule's verdict in words (the lower mean
-    dev NLL over the seeds, per model: dev only) and the runs read."""
+    build left them, none computed. Returns the table (index ``(model, seed)``: the update after
+    which each schedule first cut the rate, and the best dev NLL per token of each), the rule's
+    verdict in words (per model, the lower mean dev NLL over the seeds, dev only, with the
+    per-seed differences' spread and a flag when it does not pick the chapter's setting) and
+    the runs the table reads (the chapter's included)."""
     p = ex.p
-    start = f"from update {p['lr_decay_start']:,}" if p.get("lr_decay_start") else "as set"
+    start = p.get("lr_decay_start")
+    late_label = f"from update {start:,}" if start else "as set"
     columns = [
-        "first cut, from the first evaluation",
-        f"first cut, {start}",
+        "rate first cut after update, from the first evaluation",
+        f"rate first cut after update, {late_label}",
         "dev NLL per token, from the first evaluation",
-        f"dev NLL per token, {start}",
+        f"dev NLL per token, {late_label}",
     ]
     empty = pd.DataFrame(columns=["model", "seed", *columns]).set_index(["model", "seed"])
-    if p["lr_decay"] is None or not p.get("lr_decay_start"):
+    if p["lr_decay"] is None:
+        return (
+            empty,
+            "the rate is constant (`lr_decay` is None): there is no schedule to hold back",
+            [],
+        )
+    if not start:
         return empty, "the schedule acts from the first evaluation (`lr_decay_start` is None)", []
     specs, rows, read = run_specs(ex), [], []
     for k, seed in enumerate(sr.seeds):
@@ -1195,7 +1207,7 @@ def schedule_start_evidence(
                         other = _run(ex, name, config)
             except NotCached:
                 continue
-            read.append(other)
+            read += [other, mine]
             values = (
                 _first_cut(other),
                 _first_cut(mine),
@@ -1213,15 +1225,30 @@ def schedule_start_evidence(
             [],
         )
     table = pd.DataFrame(rows).set_index(["model", "seed"])
-    late, early = columns[3], columns[2]
+    for col in columns[:2]:
+        table[col] = table[col].astype("Int64")  # an update, or none
+    early, late = columns[2], columns[3]
     parts = []
     for model, group in table.groupby(level="model", sort=False):
-        a, b = group[late].mean(), group[early].mean()
-        pick = f"from update {p['lr_decay_start']:,}" if a <= b else "from the first evaluation"
-        parts.append(
-            f"{model}: {a:.3f} against {b:.3f} nats a token (mean of {len(group)} seed(s)), "
-            f"the rule picks the schedule {pick}"
+        diff = group[late] - group[early]
+        text = (
+            f"{model}, {late_label} − from the first evaluation: {diff.mean():+.3f} nats a token "
+            f"(mean of {len(group)} seed(s)"
         )
+        if len(group) > 1:
+            spread_late = group[late].std(ddof=1)
+            text += (
+                f"; per seed from {diff.min():+.3f} to {diff.max():+.3f}, while the seeds' own "
+                f"dev NLLs {late_label} have an sd of {spread_late:.3f}"
+            )
+        if diff.mean() <= 0:
+            text += f"), so the rule picks the schedule {late_label}, the chapter's"
+        else:
+            text += (
+                "), so **the rule picks the schedule from the first evaluation, not the "
+                "chapter's `lr_decay_start`**"
+            )
+        parts.append(text)
     return table.round(3), "; ".join(parts), read
 
 
