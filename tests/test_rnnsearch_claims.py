@@ -276,3 +276,19 @@ def test_the_claims_of_figure_2_are_judged_on_every_seed():
     verdict = claims.evaluate(judged[0].check)
     assert verdict.verdict == claims.NOISE
     assert "seed 1: holds" in verdict.reason and "seed 3: does not hold" in verdict.reason
+
+
+def test_the_floor_evidence_names_the_encdec_models_that_never_reach_the_floor_on_dev():
+    def logs(*scores):
+        updates = [200 * (k + 1) for k in range(len(scores))]
+        return {"bleu": pd.DataFrame({"update": updates, "dev_bleu": list(scores)})}
+
+    runs = _runs()
+    runs.logs = {n: logs(0.5, 4.0) for n in R.NAMES}
+    runs.logs["RNNencdec-50"] = logs(0.4, 1.2, 0.9)
+    text = R.floor_evidence_text(runs)
+    assert "RNNencdec-50 1.20 (at update 400 of 3)" in text
+    assert "RNNencdec-50 never reached the floor of 3 BLEU" in text
+    assert "RNNencdec-30 never" not in text
+    runs.logs["RNNencdec-50"] = logs(3.5)
+    assert "never reached" not in R.floor_evidence_text(runs)

@@ -876,6 +876,35 @@ def time_ratio_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
     }
 
 
+def floor_evidence_text(runs: Runs) -> str:
+    """Whether the RNNencdec models reach the BLEU floor on dev during training (Markdown): the
+    highest greedy dev BLEU of each run's evaluations (the curves' dev subset), beside
+    RNNsearch-50's; the dev evidence for claims that read RNNencdec being not measurable at this
+    scale."""
+    parts = []
+    for name in ("RNNencdec-30", "RNNencdec-50", "RNNsearch-50"):
+        bleu = runs.logs[name]["bleu"]
+        if not len(bleu):
+            continue
+        top = bleu.loc[bleu["dev_bleu"].idxmax()]
+        parts.append(
+            f"{shown(name)} {top['dev_bleu']:.2f} (at update {int(top['update']):,} of "
+            f"{runs.runs[name].extra['updates']:,})"
+        )
+    if not parts:
+        return "no run measured its dev BLEU during training (`dev_bleu_sentences` is 0)"
+    encdec = [runs.logs[n]["bleu"]["dev_bleu"].max() for n in ("RNNencdec-30", "RNNencdec-50")]
+    below = [n for n, b in zip(("RNNencdec-30", "RNNencdec-50"), encdec) if b < BLEU_FLOOR]
+    text = "the highest greedy dev BLEU of any evaluation during training was " + "; ".join(parts)
+    if below:
+        text += (
+            f": {' and '.join(below)} never reached the floor of {BLEU_FLOOR:g} BLEU on dev in "
+            "the updates its equal-time budget gives, so at this scale the claims that read it "
+            "are not measurable, and more updates (a GPU, the `paper` profile) would be needed"
+        )
+    return text
+
+
 def dev_nll_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
     """``glue name -> (value, digits)``: each model's dev NLL per sentence (B Table 2)."""
     return {f"rns-devnll-{glue_key(n)}": (runs.runs[n].extra["dev_nll"], 1) for n in NAMES}
@@ -2746,6 +2775,7 @@ __all__ = [
     "UpdateTimes",
     "alignment_by_seed",
     "schedule_start_evidence",
+    "floor_evidence_text",
     "seed_dev_nll",
     "alignment_sample",
     "attention_matrices",
