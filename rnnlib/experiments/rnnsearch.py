@@ -897,10 +897,12 @@ def floor_evidence_text(runs: Runs) -> str:
     below = [n for n, b in zip(("RNNencdec-30", "RNNencdec-50"), encdec) if b < BLEU_FLOOR]
     text = "the highest greedy dev BLEU of any evaluation during training was " + "; ".join(parts)
     if below:
+        its, it = ("its", "it") if len(below) == 1 else ("their", "them")
         text += (
             f": {' and '.join(below)} never reached the floor of {BLEU_FLOOR:g} BLEU on dev in "
-            "the updates its equal-time budget gives, so at this scale the claims that read it "
-            "are not measurable, and more updates (a GPU, the `paper` profile) would be needed"
+            f"the updates {its} equal-time budget gives, so at this scale the claims that read "
+            f"{it} are not measurable, and more updates (a GPU, the `paper` profile) would be "
+            "needed"
         )
     return text
 
