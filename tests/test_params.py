@@ -194,11 +194,15 @@ def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
         name: resolve(chapters, load_profile(root, name), name, [])
         for name in ("smoke", "cpu", "paper", "spread")
     }
-    # spread is cpu with the replicates (issue 28)
+    # spread is cpu with the replicates (issue 28) and the schedule-start runs of each seed
     for stem, params in resolved["spread"].items():
         differ = {k for k in params if params[k] != resolved["cpu"][stem][k]}
-        assert differ <= {"profile", "alignment_replicates", "seed_runs"}, stem
+        assert differ <= {"profile", "alignment_replicates", "seed_runs", "start_runs"}, stem
     assert resolved["spread"]["rnnsearch"]["seed_runs"] == 3
+    assert (
+        resolved["spread"]["rnnsearch"]["start_runs"]
+        and not resolved["cpu"]["rnnsearch"]["start_runs"]
+    )
     assert resolved["spread"]["cho2014"]["alignment_replicates"] == 3
     paper = resolved["paper"]
     assert paper["cho2014"]["model_preset"] == "paper-cho2014"
