@@ -93,7 +93,7 @@ def test_the_scorers_key_on_the_cpu_is_the_one_it_had_before_the_device_paramete
     run_config = {"phrase_table": "toy", "sample": None, "dev_pairs": 3, "sample_seed": 1}
     # the key form until now: every TrainConfig field of the time (the learning-rate schedule's
     # fields came later, and a run without a schedule keys without them)
-    later = ("lr_decay", "lr_patience", "lr_min")
+    later = ("lr_decay", "lr_patience", "lr_min", "lr_decay_start")
     old_train = {k: v for k, v in asdict(before).items() if k not in later}
     old_key = ArtifactCache.key(
         "cho2014/scorer",
