@@ -583,40 +583,26 @@ def test_the_rate_is_multiplied_after_lr_patience_evaluations_without_improvemen
     assert [e["lr"] for e in resumed.evals] == pytest.approx(LRS)
 
 
+def _scheduled_rates(monkeypatch, folder, **schedule) -> list[float]:
+    """The rate each evaluation reports in an 8-update run on the scripted dev NLLs ``NLLS``,
+    evaluated at every update and halved by the schedule ``schedule``."""
+    _scripted_dev(monkeypatch, NLLS)
+    model, tr, dev, cfg = tiny_setup(
+        optimizer="sgd", lr=0.1, max_updates=8, eval_every=1, lr_decay=0.5, **schedule
+    )
+    return [e["lr"] for e in train(model, tr, dev, cfg, folder, progress=False).evals]
+
+
 def test_no_cut_before_lr_decay_start_and_stalls_cut_as_before_from_it_on(tmp_path, monkeypatch):
     # NLLS stalls at evaluations 2, 3 and 5-8; with patience 1 and no start every stall cuts
-    _scripted_dev(monkeypatch, NLLS)
-    model, tr, dev, cfg = tiny_setup(
-        optimizer="sgd", lr=0.1, max_updates=8, eval_every=1, lr_decay=0.5, lr_patience=1
-    )
-    every = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "a", progress=False).evals]
+    every = _scheduled_rates(monkeypatch, tmp_path / "a", lr_patience=1)
     assert every == pytest.approx([0.1, 0.1, 0.05, 0.025, 0.025, 0.0125, 0.00625, 0.003125])
     # from update 5 on: the stalls at updates 2 and 3 cut nothing, those at 5, 6, 7 do
-    _scripted_dev(monkeypatch, NLLS)
-    model, tr, dev, cfg = tiny_setup(
-        optimizer="sgd",
-        lr=0.1,
-        max_updates=8,
-        eval_every=1,
-        lr_decay=0.5,
-        lr_patience=1,
-        lr_decay_start=5,
-    )
-    later = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "b", progress=False).evals]
+    later = _scheduled_rates(monkeypatch, tmp_path / "b", lr_patience=1, lr_decay_start=5)
     assert later == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.025, 0.0125])
     # patience 2 from update 3 on: the stall at update 2 does not count, so the streak 2-3 cuts
     # nothing (it would without a start); the streak 5-8 cuts after 6 and after 8
-    _scripted_dev(monkeypatch, NLLS)
-    model, tr, dev, cfg = tiny_setup(
-        optimizer="sgd",
-        lr=0.1,
-        max_updates=8,
-        eval_every=1,
-        lr_decay=0.5,
-        lr_patience=2,
-        lr_decay_start=3,
-    )
-    two = [e["lr"] for e in train(model, tr, dev, cfg, tmp_path / "c", progress=False).evals]
+    two = _scheduled_rates(monkeypatch, tmp_path / "c", lr_patience=2, lr_decay_start=3)
     assert two == pytest.approx([0.1] * 6 + [0.05, 0.05])
 
 

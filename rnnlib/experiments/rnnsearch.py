@@ -2294,15 +2294,34 @@ class AlignmentSample:
 def alignment_sample(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> AlignmentSample:
     """:class:`AlignmentSample` of the No UNK test sentences (computed now: one teacher-forced
     pass of each network, seconds)."""
-    index = ex.test[tr.known]
-    sources = [ex.corpus.test.src[int(i)] for i in index]
-    lines = read_lines(tr.decoded[("RNNsearch-50", "no_unk")].file("tokens.txt"))
-    outputs = [ex.corpus.tgt_vocab.encode(line.split()) for line in lines]
-    batch = ex.p["decode_batch"]
+    return _sample_of(
+        ex,
+        tr,
+        runs.model(ex, "RNNsearch-50"),
+        tr.decoded[("RNNsearch-50", "no_unk")],
+        tr.of("RNNsearch-50", "no_unk"),
+    )
+
+
+def _sample_of(
+    ex: RNNsearchExperiment,
+    tr: Translations,
+    model: torch.nn.Module,
+    decoded: Artifact,
+    lines: list[str],
+    untrained: torch.nn.Module | None = None,
+) -> AlignmentSample:
+    """:class:`AlignmentSample` of RNNsearch ``model`` on its No UNK translations ``decoded``
+    (their detokenized ``lines`` for the BLEU floor), beside ``untrained`` (default: the
+    chapter's untrained RNNsearch) on the same pairs."""
+    sources = [ex.corpus.test.src[int(i)] for i in ex.test[tr.known]]
+    tokens = read_lines(decoded.file("tokens.txt"))
+    outputs = [ex.corpus.tgt_vocab.encode(line.split()) for line in tokens]
+    batch, untrained = ex.p["decode_batch"], untrained or untrained_model(ex)
     return AlignmentSample(
-        attention_matrices(runs.model(ex, "RNNsearch-50"), sources, outputs, batch),
-        attention_matrices(untrained_model(ex), sources, outputs, batch),
-        corpus_bleu(tr.of("RNNsearch-50", "no_unk"), tr.refs["no_unk"]).score,
+        attention_matrices(model, sources, outputs, batch),
+        attention_matrices(untrained, sources, outputs, batch),
+        corpus_bleu(lines, tr.refs["no_unk"]).score,
         ex.p["seed"],
         ex.p["n_boot"],
     )
@@ -2314,20 +2333,11 @@ def alignment_by_seed(
     """``(seed, checks)``: the claims of Fig. 3 (:func:`alignment_claims`) measured on each
     further seed's RNNsearch-50 as on the chapter's: its weights on its own No UNK translations,
     against the untrained network's on the same pairs (computed now: seconds per seed)."""
-    index = ex.test[tr.known]
-    sources = [ex.corpus.test.src[int(i)] for i in index]
-    batch, name, out = ex.p["decode_batch"], SEED_PAIR[0], []
+    name, untrained, out = SEED_PAIR[0], untrained_model(ex), []
     for k, (seed, arts) in enumerate(zip(sr.seeds[1:], sr.further), start=1):
-        lines = read_lines(arts[(name, "no_unk")].file("tokens.txt"))
-        outputs = [ex.corpus.tgt_vocab.encode(line.split()) for line in lines]
         model = load_model(arts[name], ex.model_config("rnnsearch")).to(ex.device)
-        sample = AlignmentSample(
-            attention_matrices(model, sources, outputs, batch),
-            attention_matrices(untrained_model(ex), sources, outputs, batch),
-            corpus_bleu(sr.hyps[(name, "no_unk")][k], tr.refs["no_unk"]).score,
-            ex.p["seed"],
-            ex.p["n_boot"],
-        )
+        lines = sr.hyps[(name, "no_unk")][k]
+        sample = _sample_of(ex, tr, model, arts[(name, "no_unk")], lines, untrained)
         out.append((seed, alignment_claims(sample)))
     return out
 
