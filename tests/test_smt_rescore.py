@@ -308,7 +308,14 @@ def test_mert_from_scratch_in_two_fresh_caches_gives_the_same_weights(toy_system
 
     one, two = from_scratch("one", cfg), from_scratch("two", cfg)
     assert one == two
-    # (another seed takes MERT elsewhere: in some iteration of each stage, other weights)
-    other = from_scratch("three", dataclasses.replace(cfg, seed=1))
-    assert other[0]["history"] != one[0]["history"] and other[1]["history"] != one[1]["history"]
+    # (another seed takes MERT elsewhere: in some iteration of each stage, other weights. On
+    # some toy inputs one other seed lands on the same weights in a stage — its restarts and
+    # random directions all lose to the first start's coordinate ascent — so a few are tried.)
+    moved = [False, False]
+    for seed in range(1, 9):
+        other = from_scratch(f"seed{seed}", dataclasses.replace(cfg, seed=seed))
+        moved = [m or o["history"] != h["history"] for m, o, h in zip(moved, other, one)]
+        if all(moved):
+            break
+    assert moved == [True, True], "no other seed changes MERT's path: the seed is not tested"
     assert len(one[0]["history"]) >= 2 and one[0]["best_dev_bleu"] < 90
