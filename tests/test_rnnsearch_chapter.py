@@ -120,6 +120,31 @@ def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(s
         assert [label for label, _ in check.evidence["checks"]] == ["seed 1", "seed 2"], claim
 
 
+def test_table_1_and_2_claims_on_the_50_models_are_judged_on_every_seed(smoke_book):
+    from rnnlib.book import claims
+
+    out, proc = smoke_book
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    records = {
+        r.claim: r.check
+        for r in claims.load_checks(out / "results")
+        if r.chapter == "rnnsearch" and r.claim.startswith(("C-B-T1-", "C-B-T2-"))
+    }
+    seeded = ["C-B-T1-2", "C-B-T1-3", "C-B-T1-4", "C-B-T1-5", "C-B-T1-6", "C-B-T2-1", "C-B-T2-2"]
+    for claim in seeded:  # each on both seeds, but for a self-comparison of RNNsearch-50⋆
+        check = records[claim]
+        if check.rule == "not_measurable":
+            assert claim in ("C-B-T1-5", "C-B-T2-2"), (claim, check)
+            continue
+        assert check.rule == "across_rebuilds", (claim, check)
+        assert [label for label, _ in check.evidence["checks"]] == ["seed 1", "seed 2"], claim
+    # C-B-T1-1's -50 comparison pools the seeds in one interval; T2-3 and T2-4 read no model
+    assert records["C-B-T1-1"].rule != "across_rebuilds"
+    assert records["C-B-T2-3"].rule != "across_rebuilds"
+    seeds = _table(out, "rns-seeds")
+    assert {"RNNsearch-50⋆, All", "RNNsearch-50⋆, No UNK"} <= set(seeds.columns)
+
+
 def test_the_schedule_start_is_checked_on_every_seed_with_the_schedule_from_the_first_evaluation(
     smoke_book,
 ):

@@ -104,6 +104,27 @@ def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
     v = _verdict(checks[1].check)
     assert v.verdict == claims.HOLDS and v.control == claims.NOISE
     assert "test NLL" in checks[1].check.evidence["tests"][0][0]
+    # on every seed: a seed whose RNNsearch-50⋆ is worse flips the verdict into the noise; one
+    # whose RNNsearch-50⋆ is its RNNsearch-50 (None) is not measurable on that seed
+    b = rng.normal(50, 5, 30)
+    for more, verdict, reason in (
+        ({"RNNsearch-50": b, "RNNsearch-50*": b - 2}, claims.HOLDS, "seed 4: holds"),
+        ({"RNNsearch-50": b - 2, "RNNsearch-50*": b}, claims.NOISE, "seed 4: does not hold"),
+        (None, claims.NOISE, "seed 4: not measurable"),
+    ):
+        seeded = R.table_2_claims(
+            _ex(),
+            _runs(star_best=6),
+            nll,
+            nll["RNNsearch-50"] + 40,
+            _times(0.2, 0.1),
+            star,
+            (),
+            [(4, more)],
+        )[1].check
+        assert seeded.rule == "across_rebuilds"
+        v = _verdict(seeded)
+        assert v.verdict == verdict and reason in v.reason, v.reason
 
 
 # -- Table 1 ---------------------------------------------------------------------------------------

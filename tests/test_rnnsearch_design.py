@@ -219,6 +219,7 @@ def _seed_runs(n_seeds: int):
     for subset in R.SUBSETS:
         hyps[("RNNsearch-50", subset)] = [good] * n_seeds
         hyps[("RNNencdec-50", subset)] = [bad] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
+        hyps[("RNNsearch-50*", subset)] = [good] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
     tr = SimpleNamespace(refs={"all": refs, "no_unk": refs})
     return R.SeedRuns(list(range(1, n_seeds + 1)), hyps, []), tr
 
@@ -230,6 +231,9 @@ def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
     per_seed = table.loc[["1", "2", "3"], "RNNencdec-50, All"].astype(float)
     assert table.loc["mean", "RNNencdec-50, All"] == pytest.approx(per_seed.mean(), abs=0.01)
     assert table.loc["sd", "RNNencdec-50, All"] > 0 and table.loc["sd", "RNNsearch-50, All"] == 0
+    # each seed's RNNsearch-50⋆ too: perfect with seed 1, as RNNencdec-50's others after
+    star = table.loc[["1", "2", "3"], "RNNsearch-50⋆, No UNK"].astype(float).tolist()
+    assert star[0] == 100 and star[1:] == table.loc[["2", "3"], "RNNencdec-50, No UNK"].tolist()
     one, tr1 = _seed_runs(1)
     assert list(R.seed_spread(one, tr1).index) == ["1"] and R.seed_tests(None, one, tr1) == {}
 
@@ -252,6 +256,7 @@ def test_spread_numbers_are_the_seeds_sd_beside_table_1s_numbers():
     scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-50", "all")]]
     assert numbers["rns-bleu-rnnencdec-50-spread"][0] == pytest.approx(np.std(scores, ddof=1))
     assert numbers["rns-bleu-rnnencdec-50-spread-n"] == (3, None)
+    assert numbers["rns-bleu-rnnsearch-50star-spread"][0] > 0  # RNNsearch-50⋆'s spread too
     assert R.spread_numbers(*_seed_runs(1)) == {}
 
 

@@ -21,11 +21,13 @@ Everything the chapter computes, one function per item it shows:
   -- its claims measured on every No UNK test sentence, against the untrained network;
 * :func:`table_3`, :func:`long_sentence_claim` -- B Table 3 (the longest test sentences);
 * :func:`recipe` -- the paper's recipe beside this run's parameters;
-* :func:`seed_runs`, :func:`seed_spread`, :func:`seed_tests`, :func:`figure_2_by_seed`,
-  :func:`alignment_by_seed`, :func:`seed_dev_nll`, :func:`across_seeds` -- the rebuild spread
-  (issue 28): the "-50" pair with further seeds (built, or read from the cache where a
-  ``spread`` build left them), C-B-T1-1's interval over seeds and sentences, and the claims of
-  Fig. 2 and Fig. 3 and C-B-T2-1 judged on every seed; :func:`schedule_start_evidence` -- each
+* :func:`seed_runs`, :func:`seed_spread`, :func:`seed_tests`, :func:`table_1_by_seed`,
+  :func:`figure_2_by_seed`, :func:`alignment_by_seed`, :func:`seed_dev_nll`,
+  :func:`seed_test_nll`, :func:`across_seeds` -- the rebuild spread (issue 28): the "-50" pair
+  and RNNsearch-50⋆ with further seeds (built, or read from the cache where a ``spread`` build
+  left them), C-B-T1-1's interval over seeds and sentences, and every other claim that reads a
+  "-50" model (the rest of Table 1's, C-B-T2-1, C-B-T2-2, Fig. 2's and Fig. 3's) judged on
+  every seed; :func:`schedule_start_evidence` -- each
   seed's "-50" pair with the learning-rate schedule from the first evaluation, the evidence for
   ``lr_decay_start``; :func:`timed` and
   :func:`timed_column` -- the items that measure time, the only ones two from-empty builds on
@@ -319,7 +321,12 @@ def star_is_search50(runs: Runs) -> bool:
     dev NLL is still the one at RNNsearch-50's best update, and both deliver the parameters of
     their lowest dev NLL. Then a comparison of the two compares a model with itself: no evidence
     for or against a claim (issue 23: no self-comparison)."""
-    best = {n: runs.runs[n].extra["best"]["update"] for n in ("RNNsearch-50", "RNNsearch-50*")}
+    return _same_best(runs.runs)
+
+
+def _same_best(runs: dict) -> bool:
+    """:func:`star_is_search50` on ``name -> run`` (the chapter's runs or a further seed's)."""
+    best = {n: runs[n].extra["best"]["update"] for n in ("RNNsearch-50", "RNNsearch-50*")}
     return best["RNNsearch-50"] == best["RNNsearch-50*"]
 
 
@@ -411,6 +418,18 @@ def _run(
     )
 
 
+def _star_run(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = None) -> Artifact:
+    """RNNsearch-50⋆: the run ``search50`` of RNNsearch-50 (trained with ``seed``, default the
+    chapter's, and ``keep_state``) continued to ``updates_star`` updates in all, stopping after
+    ``star_patience`` dev evaluations without a lower dev NLL."""
+    p = ex.p
+    seeded = {} if seed is None else {"seed": seed}
+    star = ex.train_config(
+        max(p["updates_star"], p["updates_search"]), patience=p["star_patience"], **seeded
+    )
+    return _run(ex, "RNNsearch-50", star, parent=search50)
+
+
 def train_runs(ex: RNNsearchExperiment) -> Runs:
     """The five models of B Table 1 (trained now where the cache lacks them): the four "-30"
     and "-50" models, then RNNsearch-50⋆, RNNsearch-50 continued to ``updates_star`` updates
@@ -419,8 +438,7 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     p = ex.p
     specs = run_specs(ex)
     runs = {name: _run(ex, name, keep_state=(name == "RNNsearch-50")) for name in specs}
-    star = ex.train_config(max(p["updates_star"], p["updates_search"]), patience=p["star_patience"])
-    runs["RNNsearch-50*"] = _run(ex, "RNNsearch-50", star, parent=runs["RNNsearch-50"])
+    runs["RNNsearch-50*"] = _star_run(ex, runs["RNNsearch-50"])
     adadelta = None
     if p["adadelta_updates"] and p["optimizer"] != "adadelta":
         ada = ex.train_config(p["adadelta_updates"], optimizer="adadelta", lr=1.0, lr_decay=None)
@@ -627,13 +645,19 @@ def untrained_dev_nll(ex: RNNsearchExperiment) -> np.ndarray:
 def test_nll(ex: RNNsearchExperiment, runs: Runs, name: str) -> np.ndarray:
     """``(n_test,)``: per-sentence NLL of model ``name`` on the evaluated test sentences
     (``rnnsearch/test_nll``): held out from the dev set that chose RNNsearch-50⋆'s parameters."""
+    return _test_nll_of(ex, runs.runs[name], runs.arch[name])
+
+
+def _test_nll_of(ex: RNNsearchExperiment, run: Artifact, arch: str) -> np.ndarray:
+    """:func:`test_nll` of the delivered parameters of ``run`` (a model of ``arch``)."""
 
     def make(out: Path, work: Path) -> None:
         pairs = ex.corpus.test.select(ex.test)
-        nll = -score_pairs(runs.model(ex, name), pairs, batch_size=ex.p["decode_batch"])
+        model = load_model(run, ex.model_config(arch)).to(ex.device)
+        nll = -score_pairs(model, pairs, batch_size=ex.p["decode_batch"])
         np.save(out / "nll.npy", nll)
 
-    config = {"run": runs.runs[name].key, "sentences": ex.n_test}
+    config = {"run": run.key, "sentences": ex.n_test}
     found = ex.cache.build("rnnsearch/test_nll", config, make, data=ex.corpus.checksum)
     return np.load(found.file("nll.npy"))
 
@@ -699,6 +723,7 @@ def table_2_claims(
     times: UpdateTimes,
     star_nll: dict[str, np.ndarray] | None = None,
     seed_nll: Sequence[tuple[int, dict[str, np.ndarray]]] = (),
+    seed_star_nll: Sequence[tuple[int, dict[str, np.ndarray] | None]] = (),
 ) -> list:
     """The claims of B Table 2, as :class:`ClaimCheck`.
 
@@ -712,7 +737,9 @@ def table_2_claims(
       (:func:`star_is_search50`); else on the test sentences (``star_nll``: name -> per-sentence
       test NLL, :func:`test_nll`), since the dev set chose RNNsearch-50⋆'s parameters among a
       superset of RNNsearch-50's, so on dev the rule could not fail; control: RNNsearch-50
-      against itself.
+      against itself. With further seeds (``seed_star_nll``: ``(seed, name -> test NLL)``, or
+      ``None`` where that seed's RNNsearch-50⋆ is its RNNsearch-50; :func:`seed_test_nll`),
+      judged on each seed's pair.
     * C-B-T2-3, an RNNsearch update costs more: the interleaved timing ``times``
       (:func:`update_times`), paired by minibatch and round; control: RNNencdec's first update of
       each ABBA round against its last.
@@ -775,11 +802,12 @@ def table_2_claims(
             for k, more in seed_nll
         ]
         t2_1 = across(t2_1, others, "seed", p["seed"])
-    if star_is_search50(runs):
-        t2_2 = claims.not_measurable(SELF_COMPARISON)
-    else:
+
+    def longer_lowers(star_nll: dict[str, np.ndarray] | None, rng) -> claims.Check:
+        if star_nll is None:
+            return claims.not_measurable(SELF_COMPARISON)
         a, b = star_nll["RNNsearch-50"], star_nll["RNNsearch-50*"]
-        t2_2 = claims.controlled(
+        return claims.controlled(
             claims.intervals_above(
                 [
                     (
@@ -796,6 +824,14 @@ def table_2_claims(
                 [("RNNsearch-50 − RNNsearch-50", *stats.paired_difference(a, a, n_boot, rng))]
             ),
         )
+
+    t2_2 = longer_lowers(None if star_is_search50(runs) else star_nll, rng)
+    if seed_star_nll:
+        others = [
+            (k, longer_lowers(more, np.random.default_rng([p["seed"], k, 2])))
+            for k, more in seed_star_nll
+        ]
+        t2_2 = across(t2_2, others, "seed", p["seed"])
     n = len(times.search) // 2 * 2
     slower = stats.paired_difference(times.search[:n], times.encdec[:n], n_boot, rng)
     itself = stats.paired_difference(times.encdec[0:n:2], times.encdec[1:n:2], n_boot, rng)
@@ -1123,14 +1159,20 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
 # -- the rebuild spread (issue 28) ----------------------------------------------------------------
 #: the pair of B Table 1's headline difference, trained with further seeds for its rebuild spread
 SEED_PAIR = ("RNNsearch-50", "RNNencdec-50")
+#: every model of a further seed: the pair, and RNNsearch-50⋆ continuing its RNNsearch-50
+SEED_MODELS = SEED_PAIR + ("RNNsearch-50*",)
+#: the Table 1 claim whose "-50" comparison pools the seeds (:func:`seed_tests`), so it is not
+#: judged seed by seed
+SEED_POOLED = "C-B-T1-1"
 
 
 @dataclass
 class SeedRuns:
-    """The "-50" pair trained with ``seed_runs`` seeds, the chapter's own first: ``seeds``,
-    ``hyps[(name, subset)]`` its translations per seed (the chapter's translations first), and
-    the runs and translations of the further seeds (``artifacts``); ``built``: how many of the
-    seeds the chapter's ``seed_runs`` asked for (the rest were read from the cache)."""
+    """The "-50" pair and RNNsearch-50⋆ (:data:`SEED_MODELS`) trained with ``seed_runs`` seeds,
+    the chapter's own first: ``seeds``, ``hyps[(name, subset)]`` their translations per seed
+    (the chapter's translations first), and the runs and translations of the further seeds
+    (``artifacts``); ``built``: how many of the seeds the chapter's ``seed_runs`` asked for (the
+    rest were read from the cache)."""
 
     seeds: list[int]
     hyps: dict[tuple[str, str], list[list[str]]]
@@ -1139,6 +1181,8 @@ class SeedRuns:
     #: per further seed: its run of each model (``name -> artifact``) and its translations
     #: (``(name, subset) -> artifact``)
     further: list[dict] = field(default_factory=list)
+    #: per seed: whether its RNNsearch-50⋆ delivered its RNNsearch-50's parameters
+    star_same: list[bool] = field(default_factory=list)
 
     @property
     def several(self) -> bool:
@@ -1148,8 +1192,10 @@ class SeedRuns:
 def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns:
     """RNNsearch-50 and RNNencdec-50 trained again with seeds ``seed + 1``, ...,
     ``seed + seed_runs - 1`` (the same recipe, data and updates; the seed sets the
-    initialisation, the minibatch order and dropout), each decoded on All and No UNK as the
-    chapter's models are (cached artifacts). With ``cached_spread``, the further seeds whose runs
+    initialisation, the minibatch order and dropout), and that RNNsearch-50 continued as
+    RNNsearch-50⋆ (:func:`_star_run`), each decoded on All and No UNK as the chapter's models are
+    (cached artifacts; a RNNsearch-50⋆ that delivers its RNNsearch-50's parameters shares its
+    translations). With ``cached_spread``, the further seeds whose runs
     and translations the cache holds follow, none computed
     (:func:`rnnlib.experiments.spread.further_cached`); ``built`` counts the seeds this call
     may compute (the chapter's own included)."""
@@ -1161,27 +1207,39 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
         arts: dict = {}
         for name in SEED_PAIR:
             arch, _, updates = specs[name]
-            art = _run(ex, name, ex.train_config(updates, seed=seed))
+            # (RNNsearch-50 keeps its training state: that seed's RNNsearch-50⋆ continues it)
+            art = _run(
+                ex, name, ex.train_config(updates, seed=seed), keep_state=name == "RNNsearch-50"
+            )
             model = load_model(art, ex.model_config(arch)).to(ex.device)
             arts[name] = art
             for subset in SUBSETS:
                 dec = _decode(ex, art, model, subset)
                 arts[(name, subset)] = dec
                 texts[(name, subset)] = read_lines(dec.file("text.txt"))
+        _state_kept(arts["RNNsearch-50"])
+        star = arts["RNNsearch-50*"] = _star_run(ex, arts["RNNsearch-50"], seed)
+        same = _same_best(arts)
+        model = None if same else load_model(star, ex.model_config("rnnsearch")).to(ex.device)
+        for subset in SUBSETS:
+            dec = arts[("RNNsearch-50", subset)] if same else _decode(ex, star, model, subset)
+            arts[("RNNsearch-50*", subset)] = dec
+            texts[("RNNsearch-50*", subset)] = read_lines(dec.file("text.txt"))
         return seed, texts, arts
 
     first, built = p["seed"], p["seed_runs"]
     further = [one_seed(first + k) for k in range(1, built)]
     if p.get("cached_spread", False):
         further += further_cached(ex.cache, one_seed, first + built, first + MAX_CACHED + 1)
-    hyps = {(n, s): [tr.of(n, s)] for n in SEED_PAIR for s in SUBSETS}
+    hyps = {(n, s): [tr.of(n, s)] for n in SEED_MODELS for s in SUBSETS}
     artifacts: list[Artifact] = []
     for _, texts, arts in further:
         for key, lines in texts.items():
             hyps[key].append(lines)
-        artifacts += list(arts.values())
+        artifacts += list({(a.kind, a.key): a for a in arts.values()}.values())
     seeds = [first] + [seed for seed, _, _ in further]
-    return SeedRuns(seeds, hyps, artifacts, built, [arts for _, _, arts in further])
+    same = [tr.star_same] + [_same_best(arts) for _, _, arts in further]
+    return SeedRuns(seeds, hyps, artifacts, built, [arts for _, _, arts in further], same)
 
 
 def _first_cut(art: Artifact) -> int | None:
@@ -1292,13 +1350,66 @@ def seed_dev_nll(ex: RNNsearchExperiment, sr: SeedRuns) -> list[tuple[int, dict[
     ]
 
 
+def _state_kept(run: Artifact) -> None:
+    """Raise :class:`NotCached` (a cached further seed is then not read) when a further seed's
+    RNNsearch-50 ``run`` kept no training state to continue as RNNsearch-50⋆: a run trained
+    before further seeds had a RNNsearch-50⋆ (its key does not say so)."""
+    if "state.pt" not in run.meta.get("files", {}):
+        err = NotCached(run.kind, run.key)
+        err.args = (
+            f"{run.kind}/{run.key} (a further seed's RNNsearch-50) kept no training state for "
+            f"its RNNsearch-50⋆ to continue: it was trained before seeds had one. Delete "
+            f"{run.path} to train it again (the same numbers, with the state)",
+        )
+        raise err
+
+
+def seed_test_nll(
+    ex: RNNsearchExperiment, sr: SeedRuns
+) -> list[tuple[int, dict[str, np.ndarray] | None]]:
+    """``(seed, name -> (n_test,) per-sentence test NLL)`` of each further seed's RNNsearch-50
+    and RNNsearch-50⋆ (:func:`test_nll`), ``None`` where that RNNsearch-50⋆ delivered its
+    RNNsearch-50's parameters (C-B-T2-2 on every seed)."""
+    return [
+        (
+            seed,
+            None
+            if same
+            else {
+                n: _test_nll_of(ex, arts[n], "rnnsearch") for n in ("RNNsearch-50", "RNNsearch-50*")
+            },
+        )
+        for seed, arts, same in zip(sr.seeds[1:], sr.further, sr.star_same[1:])
+    ]
+
+
 def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
-    """``tr`` with the "-50" pair's translations (All and No UNK) of ``sr``'s ``k``-th seed."""
-    hyps = dict(tr.hyps)
-    for name in SEED_PAIR:
+    """``tr`` with the translations (All and No UNK) of :data:`SEED_MODELS` by ``sr``'s
+    ``k``-th seed (``k`` >= 1: a further seed), the "-30" models' and the phrase-based system's
+    as they are."""
+    hyps, decoded = dict(tr.hyps), dict(tr.decoded)
+    for name in SEED_MODELS:
         for subset in SUBSETS:
             hyps[(name, subset)] = sr.hyps[(name, subset)][k]
-    return replace(tr, hyps=hyps)
+            decoded[(name, subset)] = sr.further[k - 1][(name, subset)]
+    return replace(tr, hyps=hyps, decoded=decoded, star_same=sr.star_same[k])
+
+
+def table_1_by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, checks)``: the claims of B Table 1 (:func:`table_1_claims`, but
+    :data:`SEED_POOLED`, whose interval already spans the seeds) measured with each further
+    seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, beside the one "-30" pair
+    and the phrase-based system; each comparison a paired bootstrap of that seed's
+    translations."""
+    out = []
+    for k, seed in enumerate(sr.seeds[1:], start=1):
+        t = seed_translations(tr, sr, k)
+        _, tests = paired_tests(ex, t)
+        checks = table_1_claims(ex, t, tests, bleu_scores(t))
+        out.append((seed, [c for c in checks if c.claim != SEED_POOLED]))
+    return out
 
 
 def figure_2_by_seed(
@@ -1323,14 +1434,17 @@ def across_seeds(
     noise; ``checks`` as they are with one seed."""
     out = []
     for c in checks:
-        others = [(seed, next(x.check for x in cs if x.claim == c.claim)) for seed, cs in by_seed]
+        others = [
+            (seed, x.check) for seed, cs in by_seed for x in cs if x.claim == c.claim
+        ]  # (a claim no seed measured apart stays as it is)
         out.append(replace(c, check=across(c.check, others, "seed", first_seed)))
     return out
 
 
 def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
     """Test BLEU of the "-50" pair per training seed (index ``seed``; rows ``mean`` and ``sd``
-    below when there are several): each model on All and No UNK, and their difference."""
+    below when there are several): each model on All and No UNK, their difference, and that
+    seed's RNNsearch-50⋆."""
     rows = []
     for k, seed in enumerate(sr.seeds):
         row: dict[str, Any] = {"seed": str(seed)}
@@ -1339,6 +1453,9 @@ def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
             for n in SEED_PAIR:
                 row[f"{n}, {label}"] = b[n]
             row[f"difference, {label}"] = b[SEED_PAIR[0]] - b[SEED_PAIR[1]]
+        for subset, label in SUBSETS.items():
+            star = sr.hyps[("RNNsearch-50*", subset)][k]
+            row[f"{SHOWN['RNNsearch-50*']}, {label}"] = corpus_bleu(star, tr.refs[subset]).score
         rows.append(row)
     table = pd.DataFrame(rows).set_index("seed")
     return with_mean_sd(table).round(2)
@@ -1352,7 +1469,7 @@ def spread_numbers(sr: SeedRuns, tr: Translations) -> dict[str, tuple[float, int
     if not sr.several:
         return {}
     out: dict[str, tuple[float, int | None]] = {}
-    for name in SEED_PAIR:
+    for name in SEED_MODELS:
         scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[(name, "all")]]
         out[f"rns-bleu-{glue_key(name)}-spread"] = (float(np.std(scores, ddof=1)), 3)
         out[f"rns-bleu-{glue_key(name)}-spread-n"] = (len(scores), None)
