@@ -114,6 +114,29 @@ def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
     assert _verdict(alone["C-A-T1-1"]) == claims.HOLDS
 
 
+def test_the_cslm_claims_read_every_alignment_when_their_rows_were_rebuilt_on_each():
+    """With the CSLM rows on every alignment, C-A-T1-2 ... C-A-T1-4 read them all too: a CSLM
+    gain that a second alignment reverses is inside the noise, where the book's alignment alone
+    said it holds; every difference of such a claim is pooled, and says so."""
+    rows = _rows()
+    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, rows))
+    for c in ("C-A-T1-2", "C-A-T1-3", "C-A-T1-4"):
+        assert "2 independent word alignments" in got[c].note, c
+        assert got[c].rebuilds == "pooled over 2 word alignments", c
+    assert _verdict(got["C-A-T1-2"]) == claims.HOLDS
+    assert _verdict(got["C-A-T1-3"]) == claims.HOLDS
+    assert _control(got["C-A-T1-2"]) == claims.NOISE
+    reversed_ = _rows(cr=20)  # +CSLM+RNN below +RNN and the Baseline on the second alignment
+    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, reversed_))
+    assert _verdict(flipped["C-A-T1-2"]) == claims.NOISE
+    # the Baseline and +RNN rows alone on each alignment: the CSLM claims read the book's
+    two = {"Baseline": _row(20), "+RNN": _row(40)}
+    alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(two, two))
+    assert "not covered: one word alignment" in alone["C-A-T1-2"].note
+    assert not alone["C-A-T1-2"].rebuilds
+    assert _verdict(alone["C-A-T1-2"]) == claims.HOLDS
+
+
 def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it():
     table = pd.DataFrame(
         {
@@ -149,11 +172,20 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
 def test_pooled_rows_group_each_rows_runs_by_alignment():
     from types import SimpleNamespace as NS
 
-    reps = [NS(alignment=a, base=NS(runs={1: f"b{a}"}), rnn=NS(runs={1: f"r{a}"})) for a in (1, 2)]
+    reps = [
+        NS(alignment=a, base=NS(runs={1: f"b{a}"}), rnn=NS(runs={1: f"r{a}"}), cslm=None)
+        for a in (1, 2)
+    ]
     assert cho.pooled_rows(reps) == {
         "Baseline": [{1: "b1"}, {1: "b2"}],
         "+RNN": [{1: "r1"}, {1: "r2"}],
     }
+    # the CSLM rows join only when every alignment has them
+    for r in reps:
+        r.cslm = {"+CSLM": {1: f"c{r.alignment}"}}
+    assert cho.pooled_rows(reps)["+CSLM"] == [{1: "c1"}, {1: "c2"}]
+    reps[1].cslm = None
+    assert "+CSLM" not in cho.pooled_rows(reps)
 
 
 # -- Figure 3 -------------------------------------------------------------------------------------

@@ -1025,11 +1025,13 @@ def table_1_claims(
     margin of :data:`WP_MARGIN`) on the n-best oracle ``oracle`` against +CSLM+RNN; floor:
     :data:`BLEU_FLOOR` on every row read. Not measurable with one MERT run per row.
 
-    ``pooled`` (issue 28): the Baseline and +RNN rows' outputs over independent
-    word alignments, name -> split -> alignment -> MERT seed -> output (each alignment with its
-    phrase table, network and MERT seeds; :func:`pooled_rows`). C-A-T1-1 then reads them with
-    :func:`rnnlib.stats.rebuilds_and_sentences`: the alignment is the independent unit, so its
-    interval covers a rebuild's new alignment."""
+    ``pooled`` (issue 28): the rows' outputs over independent word alignments, name -> split ->
+    alignment -> MERT seed -> output (each alignment with its phrase table, network and MERT
+    seeds; :func:`pooled_rows`): the Baseline and +RNN rows, and the CSLM rows where every
+    alignment has them. A claim whose rows are all there reads them with
+    :func:`rnnlib.stats.rebuilds_and_sentences` (C-A-T1-1 always; C-A-T1-2 ... C-A-T1-4 with the
+    CSLM rows): the alignment is the independent unit, so its interval covers a rebuild's new
+    alignment. The others read the chapter's alignment alone, all of their differences."""
     seeds = len(outputs["Baseline"]["test"])
     one_run = claims.not_measurable(
         "one MERT run per row: the optimiser's noise, the larger part of a row's "
@@ -1044,40 +1046,7 @@ def table_1_claims(
         f"spread (t quantile) and {N_BOOT} paired resamples of the {len(refs['test'])} test "
         f"sentences; not covered: one word alignment, phrase table, network and CSLM"
     )
-    same = "each compared row against itself (two identical systems)"
-    done: dict[tuple, tuple] = {}
-
-    def pair(a, b, s, src=outputs):  # each difference once (b − a's interval: a − b's, negated)
-        tag = id(src)
-        if (tag, b, a, s) in done:
-            _, d, lo, hi = done[(tag, b, a, s)]
-            return (f"{a} − {b}, {s}", -d, -hi, -lo)
-        if (tag, a, b, s) not in done:
-            done[(tag, a, b, s)] = clark(f"{a} − {b}, {s}", src[a][s], src[b][s], refs[s])
-        return done[(tag, a, b, s)]
-
-    def floor(c, names, src=outputs):
-        values = [(f"{n}, test", _mean_bleu(src[n]["test"], refs["test"])) for n in names]
-        return claims.floored(c, values, BLEU_FLOOR, "BLEU", "the mean test BLEU of each row read")
-
-    def compared(triples, extra=(), extra_control=(), src=outputs, note=note):
-        tests = [pair(a, b, s, src) for a, b, s in triples] + list(extra)
-        control = [pair(b, b, s, src) for _, b, s in triples] + list(extra_control)
-        c = claims.controlled(
-            claims.intervals_above(tests, note), same, claims.intervals_above(control)
-        )
-        return floor(c, sorted({n for a, b, _ in triples for n in (a, b)}), src)
-
     if use_pooled:
-
-        def rebuilt(a, b, s):
-            r = rebuilds_and_sentences(pooled[a][s], pooled[b][s], refs[s], N_BOOT)
-            return (f"{a} − {b}, {s}", r["diff"], r["low"], r["high"])
-
-        def rebuilt_floor(name):
-            runs_ = [o for group in pooled[name]["test"] for o in group]
-            return (f"{name}, test", _mean_bleu(runs_, refs["test"]))
-
         per = len(pooled["Baseline"]["test"][0])
         note_r = (
             f"means over {alignments} independent word alignments (each with its phrase table "
@@ -1087,21 +1056,55 @@ def table_1_claims(
             f"paired resamples of the {len(refs['test'])} test sentences, so a rebuild's new "
             "alignment is inside the noise"
         )
-        triples = [("+RNN", "Baseline", s) for s in ("dev", "test")]
-        c1 = claims.floored(
-            claims.controlled(
-                claims.intervals_above([rebuilt(a, b, s) for a, b, s in triples], note_r),
-                same,
-                claims.intervals_above([rebuilt(b, b, s) for _, b, s in triples]),
-            ),
-            [rebuilt_floor(n) for n in ("+RNN", "Baseline")],
-            BLEU_FLOOR,
-            "BLEU",
-            "the mean test BLEU of each row read",
+    same = "each compared row against itself (two identical systems)"
+    done: dict[tuple, tuple] = {}
+
+    def rebuilt_for(*names) -> bool:  # every row named was built on every alignment
+        return use_pooled and all(n in pooled for n in names)
+
+    # a claim reads every alignment when each row it reads was built on every alignment, else
+    # the chapter's alignment alone (``over``: which, for all of its differences)
+    def diff(a, b, s, over: bool):  # each difference once (b − a's: a − b's, negated)
+        if (b, a, s, over) in done:
+            _, d, lo, hi = done[(b, a, s, over)]
+            return (f"{a} − {b}, {s}", -d, -hi, -lo)
+        if (a, b, s, over) not in done:
+            label = f"{a} − {b}, {s}"
+            if over:
+                r = rebuilds_and_sentences(pooled[a][s], pooled[b][s], refs[s], N_BOOT)
+                done[(a, b, s, over)] = (label, r["diff"], r["low"], r["high"])
+            else:
+                done[(a, b, s, over)] = clark(label, outputs[a][s], outputs[b][s], refs[s])
+        return done[(a, b, s, over)]
+
+    def mean_test(name, over: bool) -> float:
+        runs_ = (
+            [o for group in pooled[name]["test"] for o in group] if over else outputs[name]["test"]
         )
-        c1 = dataclasses.replace(c1, rebuilds=f"pooled over {alignments} word alignments")
-    else:
-        c1 = compared([("+RNN", "Baseline", s) for s in ("dev", "test")])
+        return _mean_bleu(runs_, refs["test"])
+
+    def finish(c, names, over: bool):  # the floor on every row read, and the rebuilds covered
+        values = [(f"{n}, test", mean_test(n, over)) for n in names]
+        c = claims.floored(c, values, BLEU_FLOOR, "BLEU", "the mean test BLEU of each row read")
+        if over:
+            c = dataclasses.replace(c, rebuilds=f"pooled over {alignments} word alignments")
+        return c
+
+    def compared(triples, extra=()):
+        """``extra``: ``over -> [(test, its control)]`` beside the differences."""
+        names = sorted({n for a, b, _ in triples for n in (a, b)})
+        over = rebuilt_for(*names)
+        more = extra(over) if extra else []
+        tests = [diff(a, b, s, over) for a, b, s in triples] + [t for t, _ in more]
+        control = [diff(b, b, s, over) for _, b, s in triples] + [c for _, c in more]
+        c = claims.controlled(
+            claims.intervals_above(tests, note_r if over else note),
+            same,
+            claims.intervals_above(control),
+        )
+        return finish(c, names, over)
+
+    c1 = compared([("+RNN", "Baseline", s) for s in ("dev", "test")])
     if seeds < 2:  # C-A-T1-1 read the alignments' runs; the other rows have one run each
         return {"C-A-T1-1": c1, **{f"C-A-T1-{k}": one_run for k in (2, 3, 4)}}
     others = [n for n in outputs if n not in ("+CSLM+RNN", "+RNN")]
@@ -1109,11 +1112,14 @@ def table_1_claims(
         [("+CSLM+RNN", "+RNN", s) for s in ("dev", "test")]
         + [("+CSLM+RNN", n, "test") for n in others]
     )
+    wp_rows = ["+CSLM+RNN", "+CSLM+RNN+WP"]
+    wp_over = rebuilt_for(*wp_rows)
     wp = claims.within_margin(
-        [pair("+CSLM+RNN+WP", "+CSLM+RNN", "test")],
+        [diff("+CSLM+RNN+WP", "+CSLM+RNN", "test", wp_over)],
         WP_MARGIN,
         side="above",
-        note=note + f"; holds when the gain's interval stays under +{WP_MARGIN:g} BLEU",
+        note=(note_r if wp_over else note)
+        + f"; holds when the gain's interval stays under +{WP_MARGIN:g} BLEU",
     )
     if oracle is None:
         c3 = claims.not_measurable("no n-best lists, so no control for the null claim")
@@ -1130,17 +1136,16 @@ def table_1_claims(
             WP_MARGIN,
             side="above",
         )
-        c3 = floor(
+        c3 = finish(
             claims.controlled(
                 wp, "the +RNN row's test n-best lists reranked by the reference (an oracle)", ctrl
             ),
-            ["+CSLM+RNN", "+CSLM+RNN+WP"],
+            wp_rows,
+            wp_over,
         )
-    gains = {n: _mean_bleu(outputs[n]["test"], refs["test"]) for n in outputs if n != "Baseline"}
-    top = max(gains, key=gains.get)
 
-    def under_2(a):
-        _, g, lo, hi = pair(a, "Baseline", "test")
+    def under_2(a, over):
+        _, g, lo, hi = diff(a, "Baseline", "test", over)
         return (
             f"2 − ({a} − Baseline), test (the largest gain under 2 BLEU)",
             2 - g,
@@ -1148,10 +1153,13 @@ def table_1_claims(
             2 - lo,
         )
 
+    def largest_under_2(over):  # the best row's gain, and the Baseline's against itself
+        rows_ = [n for n in outputs if n != "Baseline" and (not over or rebuilt_for(n))]
+        top = max(rows_, key=lambda n: mean_test(n, over))
+        return [(under_2(top, over), under_2("Baseline", over))]
+
     c4 = compared(
-        [("+RNN", "Baseline", "test"), ("+CSLM+RNN", "+RNN", "test")],
-        extra=[under_2(top)],
-        extra_control=[under_2("Baseline")],
+        [("+RNN", "Baseline", "test"), ("+CSLM+RNN", "+RNN", "test")], extra=largest_under_2
     )
     return {"C-A-T1-1": c1, "C-A-T1-2": c2, "C-A-T1-3": c3, "C-A-T1-4": c4}
 
@@ -1247,11 +1255,14 @@ def table_1_checks(
 # -- the rebuild spread (issue 28) ----------------------------------------------------------------
 @dataclass
 class Replicate:
-    """The Baseline and +RNN rows built on one eflomal alignment (:func:`alignment_replicates`)."""
+    """The Baseline and +RNN rows built on one eflomal alignment (:func:`alignment_replicates`),
+    and its CSLM rows (name -> MERT seed -> run) where they were built
+    (:func:`rnnlib.experiments.cho2014_cslm.cslm_replicates`)."""
 
     alignment: int
     base: BaselineRow
     rnn: RNNRow
+    cslm: dict[str, dict[int, SMTResult]] | None = None
 
 
 def alignment_replicates(
@@ -1315,19 +1326,26 @@ def claims_across(
 
 def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, list[dict[int, SMTResult]]]:
     """``{"Baseline": [seed -> run, one per alignment], "+RNN": [...]}``: the two rows' MERT runs
-    grouped by the alignment they were built on (the independent unit of a rebuild)."""
-    return {
+    grouped by the alignment they were built on (the independent unit of a rebuild); the CSLM
+    rows too when every alignment has them."""
+    out = {
         "Baseline": [rep.base.runs for rep in replicates],
         "+RNN": [rep.rnn.runs for rep in replicates],
     }
+    if all(rep.cslm is not None for rep in replicates):
+        for name in replicates[0].cslm:
+            out[name] = [rep.cslm[name] for rep in replicates]
+    return out
 
 
 def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFrame:
     """One row per word alignment: the Baseline's and +RNN's test BLEU (means over the MERT
     seeds), the gain on test and on the held-out dev sentences (:func:`dev_parts`), and the
-    network's best held-out NLL per pair and per target token; with ``mean`` and ``sd`` rows
-    when there are several alignments."""
+    network's best held-out NLL per pair and per target token, and, when every alignment has
+    its CSLM rows, their test gain +CSLM+RNN − +RNN; with ``mean`` and ``sd`` rows when there
+    are several alignments."""
     rows = []
+    with_cslm = all(rep.cslm is not None for rep in replicates)
     for rep in replicates:
         runs = {"Baseline": rep.base.runs, "+RNN": rep.rnn.runs}
         parts = dev_parts(runs, rep.base.data.dev_refs[0], n_tune)
@@ -1345,6 +1363,10 @@ def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFra
                 "network NLL per token": float(_best_eval(rep.rnn.scorer)["dev_nll_token"]),
             }
         )
+        if with_cslm:
+            rows[-1]["+CSLM+RNN − +RNN, test"] = (
+                bleu_of(rep.cslm["+CSLM+RNN"], "test").mean() - rnn_test
+            )
     table = pd.DataFrame(rows).set_index("alignment")
     return with_mean_sd(table).round(3)
 
@@ -1393,7 +1415,22 @@ def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
         f"deviation of {sd['+RNN − Baseline, test']:.2f} BLEU (held-out dev "
         f"{sd['+RNN − Baseline, dev held out']:.2f}), the Baseline's test BLEU with "
         f"{sd['Baseline test']:.2f}. C-A-T1-1 reads every alignment's runs, so its verdict "
-        "accounts for a rebuild."
+        "accounts for a rebuild" + _cslm_spread(table, sd) + "."
+    )
+
+
+def _cslm_spread(table: pd.DataFrame, sd: pd.Series) -> str:
+    """The CSLM rows' part of :func:`replicates_text`: their spread, and which claims read them,
+    or that they were built on the first alignment only."""
+    col = "+CSLM+RNN − +RNN, test"
+    if col not in table.columns:
+        return (
+            "; the CSLM rows were built on the first alignment only, so C-A-T1-2 ... C-A-T1-4 "
+            "read that alignment's runs"
+        )
+    return (
+        f"; so do C-A-T1-2 ... C-A-T1-4, which read the CSLM rows built on each alignment too "
+        f"(the test gain +CSLM+RNN − +RNN moves with a standard deviation of {sd[col]:.2f})"
     )
 
 

@@ -61,12 +61,12 @@ from ..smt.rescore import (
     save_nbest,
     tune_rescored,
 )
-from ..cache import Artifact, ArtifactCache
+from ..cache import Artifact, ArtifactCache, NotCached
 from ..specials import SPECIALS, UNK
 from .cho2014 import Number
 
 if TYPE_CHECKING:
-    from .cho2014 import BaselineRow, RNNRow
+    from .cho2014 import BaselineRow, Replicate, RNNRow
 
 
 def cslm_run(
@@ -614,6 +614,33 @@ def cslm_rows(
         data=checksum([corpus.checksum], data.train_tgt, data.dev_tgt),
     )  # fmt: skip
     return CSLMRows(config, art, model, systems, runs, [corpus, base.config, art], kn)
+
+
+def cslm_replicates(
+    cache: ArtifactCache,
+    params: dict[str, Any],
+    replicates: Sequence["Replicate"],
+    cslm: CSLMRows,
+) -> list["Replicate"]:
+    """``replicates`` (:func:`rnnlib.experiments.cho2014.alignment_replicates`) with their CSLM
+    rows (issue 28): the chapter's (``cslm``) on the first alignment, and on each further one
+    its own, :func:`cslm_rows` on that alignment's Baseline and +RNN runs (the CSLM itself reads
+    no alignment: one model, one artifact). Built for the alignments ``alignment_replicates``
+    asks for; for those read from the cache (``cached_spread``) read where the cache holds them,
+    else left without (``cslm`` ``None``), computing none."""
+    n = params.get("alignment_replicates", 1)
+    out = [dataclasses.replace(replicates[0], cslm=cslm.runs)]
+    for rep in replicates[1:]:
+        if rep.alignment <= n:
+            rows = cslm_rows(cache, rep.base, rep.rnn, params).runs
+        else:
+            try:
+                with cache.lookup_only():
+                    rows = cslm_rows(cache, rep.base, rep.rnn, params).runs
+            except NotCached:
+                rows = None
+        out.append(dataclasses.replace(rep, cslm=rows))
+    return out
 
 
 @dataclass
