@@ -310,3 +310,36 @@ def test_the_claims_about_the_network_are_judged_on_every_alignment():
     assert claims.evaluate(judged["C-A-F3-1"]).verdict == claims.HOLDS
     flipped = cho.claims_across(found, [(2, {**further[0][1], "C-A-F3-1": check(-0.3)})])
     assert claims.evaluate(flipped["C-A-F3-1"]).verdict == claims.NOISE
+
+
+def test_cslm_replicates_builds_the_asked_alignments_and_reads_the_others_where_cached(
+    monkeypatch, tmp_path
+):
+    """The CSLM rows of each further alignment: built for the alignments
+    ``alignment_replicates`` asks for, looked up only for those a spread build left (none
+    computed), and left out (``None``) where the cache lacks them."""
+    from types import SimpleNamespace as NS
+
+    import rnnlib.experiments.cho2014_cslm as cc
+    from rnnlib.cache import ArtifactCache, NotCached
+
+    cache = ArtifactCache(tmp_path / "cache")
+    cached = {2}  # alignment 2's rows are in the cache, alignment 3's are not
+    calls = []
+
+    def fake_rows(cache_, base, rnn, params):
+        looked_up = cache_._lookup_depth > 0
+        calls.append((base.alignment, looked_up))
+        if looked_up and base.alignment not in cached:
+            raise NotCached("cho2014/rescored_tuned", "x")
+        return NS(runs={"+CSLM": {1: f"c{base.alignment}"}})
+
+    monkeypatch.setattr(cc, "cslm_rows", fake_rows)
+    reps = [cho.Replicate(a, NS(alignment=a), NS(runs={1: f"r{a}"})) for a in (1, 2, 3)]
+    first = NS(runs={"+CSLM": {1: "c1"}})
+    got = cc.cslm_replicates(cache, {"alignment_replicates": 1}, reps, first)
+    assert [r.cslm for r in got] == [{"+CSLM": {1: "c1"}}, {"+CSLM": {1: "c2"}}, None]
+    assert calls == [(2, True), (3, True)]  # read only: a cpu build computes none of them
+    calls.clear()
+    built = cc.cslm_replicates(cache, {"alignment_replicates": 3}, reps, first)
+    assert calls == [(2, False), (3, False)] and built[2].cslm == {"+CSLM": {1: "c3"}}
