@@ -197,7 +197,13 @@ def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
     # spread is cpu with the replicates (issue 28) and the schedule-start runs of each seed
     for stem, params in resolved["spread"].items():
         differ = {k for k in params if params[k] != resolved["cpu"][stem][k]}
-        assert differ <= {"profile", "alignment_replicates", "seed_runs", "start_runs"}, stem
+        assert differ <= {
+            "profile",
+            "alignment_replicates",
+            "seed_runs",
+            "start_runs",
+            "seed_short",
+        }, stem
     assert resolved["spread"]["rnnsearch"]["seed_runs"] == 3
     assert (
         resolved["spread"]["rnnsearch"]["start_runs"]

@@ -143,6 +143,11 @@ def test_table_1_and_2_claims_on_the_50_models_are_judged_on_every_seed(smoke_bo
     assert records["C-B-T2-3"].rule != "across_rebuilds"
     seeds = _table(out, "rns-seeds")
     assert {"RNNsearch-50⋆, All", "RNNsearch-50⋆, No UNK"} <= set(seeds.columns)
+    # the smoke profile sets seed_short: seed 2 trains its own -30 pair, which its checks read
+    values = results.load(out / "results").values("rnnsearch")
+    assert values["rns-seed-short"] == "here every further seed has its own"
+    seed2 = claims.Check.from_dict(records["C-B-T2-1"].evidence["checks"][1][1])
+    assert seed2.note == "the -50 and -30 pairs of seed 2"
 
 
 def test_the_schedule_start_is_checked_on_every_seed_with_the_schedule_from_the_first_evaluation(

@@ -54,6 +54,7 @@ Deviations
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -788,13 +789,18 @@ def table_2_claims(
 
     t2_1 = lower_nll(nll, one_seed, rng, control_rng)
     if seed_nll:
-        further = f"the -50 pair of seed {{}}, the -30 pair of seed {p['seed']} (its one run)"
+
+        def further(k: int, more: dict) -> str:
+            if all(n in more for n in SEED_SHORT):
+                return f"the -50 and -30 pairs of seed {k}"
+            return f"the -50 pair of seed {k}, the -30 pair of seed {p['seed']} (its one run)"
+
         others = [
             (
                 k,
                 lower_nll(
                     {**nll, **more},
-                    further.format(k),
+                    further(k, more),
                     np.random.default_rng([p["seed"], k]),
                     np.random.default_rng([p["seed"], k, 1]),
                 ),
@@ -1161,6 +1167,9 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
 SEED_PAIR = ("RNNsearch-50", "RNNencdec-50")
 #: every model of a further seed: the pair, and RNNsearch-50⋆ continuing its RNNsearch-50
 SEED_MODELS = SEED_PAIR + ("RNNsearch-50*",)
+#: the "-30" pair, trained with a further seed too when ``seed_short`` is set (else each seed's
+#: claims read the chapter's one "-30" pair)
+SEED_SHORT = ("RNNencdec-30", "RNNsearch-30")
 #: the Table 1 claim whose "-50" comparison pools the seeds (:func:`seed_tests`), so it is not
 #: judged seed by seed
 SEED_POOLED = "C-B-T1-1"
@@ -1183,6 +1192,8 @@ class SeedRuns:
     further: list[dict] = field(default_factory=list)
     #: per seed: whether its RNNsearch-50⋆ delivered its RNNsearch-50's parameters
     star_same: list[bool] = field(default_factory=list)
+    #: per seed: whether it has its own "-30" pair (:data:`SEED_SHORT`; the chapter's seed does)
+    short_own: list[bool] = field(default_factory=list)
 
     @property
     def several(self) -> bool:
@@ -1195,17 +1206,17 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
     initialisation, the minibatch order and dropout), and that RNNsearch-50 continued as
     RNNsearch-50⋆ (:func:`_star_run`), each decoded on All and No UNK as the chapter's models are
     (cached artifacts; a RNNsearch-50⋆ that delivers its RNNsearch-50's parameters shares its
-    translations). With ``cached_spread``, the further seeds whose runs
+    translations). With ``seed_short``, the "-30" pair too (:data:`SEED_SHORT`); without, a
+    seed's "-30" pair is read where the cache holds it, else its claims read the chapter's.
+    With ``cached_spread``, the further seeds whose runs
     and translations the cache holds follow, none computed
     (:func:`rnnlib.experiments.spread.further_cached`); ``built`` counts the seeds this call
     may compute (the chapter's own included)."""
     p = ex.p
     specs = run_specs(ex)
 
-    def one_seed(seed: int) -> tuple[int, dict, dict]:
-        texts: dict[tuple[str, str], list[str]] = {}
-        arts: dict = {}
-        for name in SEED_PAIR:
+    def models(seed: int, names: Sequence[str], texts: dict, arts: dict) -> None:
+        for name in names:
             arch, _, updates = specs[name]
             # (RNNsearch-50 keeps its training state: that seed's RNNsearch-50⋆ continues it)
             art = _run(
@@ -1217,6 +1228,22 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
                 dec = _decode(ex, art, model, subset)
                 arts[(name, subset)] = dec
                 texts[(name, subset)] = read_lines(dec.file("text.txt"))
+
+    def short_pair(seed: int, build: bool) -> tuple[dict, dict] | None:
+        """The seed's "-30" pair: trained (``build``) or looked up, ``None`` where not cached."""
+        texts: dict = {}
+        arts: dict = {}
+        try:
+            with contextlib.nullcontext() if build else ex.cache.lookup_only():
+                models(seed, SEED_SHORT, texts, arts)
+        except NotCached:
+            return None
+        return texts, arts
+
+    def one_seed(seed: int, build_short: bool = False) -> tuple[int, dict, dict]:
+        texts: dict[tuple[str, str], list[str]] = {}
+        arts: dict = {}
+        models(seed, SEED_PAIR, texts, arts)
         _state_kept(arts["RNNsearch-50"])
         star = arts["RNNsearch-50*"] = _star_run(ex, arts["RNNsearch-50"], seed)
         same = _same_best(arts)
@@ -1225,21 +1252,28 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
             dec = arts[("RNNsearch-50", subset)] if same else _decode(ex, star, model, subset)
             arts[("RNNsearch-50*", subset)] = dec
             texts[("RNNsearch-50*", subset)] = read_lines(dec.file("text.txt"))
+        short = short_pair(seed, build_short)
+        if short is not None:
+            texts.update(short[0])
+            arts.update(short[1])
         return seed, texts, arts
 
     first, built = p["seed"], p["seed_runs"]
-    further = [one_seed(first + k) for k in range(1, built)]
+    further = [one_seed(first + k, p.get("seed_short", False)) for k in range(1, built)]
     if p.get("cached_spread", False):
         further += further_cached(ex.cache, one_seed, first + built, first + MAX_CACHED + 1)
-    hyps = {(n, s): [tr.of(n, s)] for n in SEED_MODELS for s in SUBSETS}
+    names = SEED_MODELS + SEED_SHORT
+    hyps = {(n, s): [tr.of(n, s)] for n in names for s in SUBSETS}
     artifacts: list[Artifact] = []
     for _, texts, arts in further:
-        for key, lines in texts.items():
-            hyps[key].append(lines)
+        for n in names:  # a seed without its own "-30" pair: the chapter's in its place
+            for s in SUBSETS:
+                hyps[(n, s)].append(texts.get((n, s), tr.of(n, s)))
         artifacts += list({(a.kind, a.key): a for a in arts.values()}.values())
     seeds = [first] + [seed for seed, _, _ in further]
     same = [tr.star_same] + [_same_best(arts) for _, _, arts in further]
-    return SeedRuns(seeds, hyps, artifacts, built, [arts for _, _, arts in further], same)
+    own = [True] + [SEED_SHORT[0] in arts for _, _, arts in further]
+    return SeedRuns(seeds, hyps, artifacts, built, [arts for _, _, arts in further], same, own)
 
 
 def _first_cut(art: Artifact) -> int | None:
@@ -1342,10 +1376,15 @@ def schedule_start_evidence(
 
 
 def seed_dev_nll(ex: RNNsearchExperiment, sr: SeedRuns) -> list[tuple[int, dict[str, np.ndarray]]]:
-    """``(seed, name -> (len(dev),) per-sentence dev NLL)`` of each further seed's "-50" pair
-    (the artifact ``rnnsearch/dev_nll``, as :func:`dev_nll`)."""
+    """``(seed, name -> (len(dev),) per-sentence dev NLL)`` of each further seed's "-50" pair,
+    and its "-30" pair where it has its own (the artifact ``rnnsearch/dev_nll``, as
+    :func:`dev_nll`)."""
+    specs = run_specs(ex)
     return [
-        (seed, {n: _dev_nll_of(ex, arts[n], run_specs(ex)[n][0]) for n in SEED_PAIR})
+        (
+            seed,
+            {n: _dev_nll_of(ex, arts[n], specs[n][0]) for n in SEED_PAIR + SEED_SHORT if n in arts},
+        )
         for seed, arts in zip(sr.seeds[1:], sr.further)
     ]
 
@@ -1385,10 +1424,10 @@ def seed_test_nll(
 
 def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
     """``tr`` with the translations (All and No UNK) of :data:`SEED_MODELS` by ``sr``'s
-    ``k``-th seed (``k`` >= 1: a further seed), the "-30" models' and the phrase-based system's
-    as they are."""
+    ``k``-th seed (``k`` >= 1: a further seed), and of its "-30" pair where it has its own (else
+    the chapter's stay); the phrase-based system's as they are."""
     hyps, decoded = dict(tr.hyps), dict(tr.decoded)
-    for name in SEED_MODELS:
+    for name in SEED_MODELS + (SEED_SHORT if sr.short_own[k] else ()):
         for subset in SUBSETS:
             hyps[(name, subset)] = sr.hyps[(name, subset)][k]
             decoded[(name, subset)] = sr.further[k - 1][(name, subset)]
@@ -1400,9 +1439,9 @@ def table_1_by_seed(
 ) -> list[tuple[int, list[ClaimCheck]]]:
     """``(seed, checks)``: the claims of B Table 1 (:func:`table_1_claims`, but
     :data:`SEED_POOLED`, whose interval already spans the seeds) measured with each further
-    seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, beside the one "-30" pair
-    and the phrase-based system; each comparison a paired bootstrap of that seed's
-    translations."""
+    seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, and its "-30" pair where it
+    has its own (else the chapter's), beside the phrase-based system; each comparison a paired
+    bootstrap of that seed's translations."""
     out = []
     for k, seed in enumerate(sr.seeds[1:], start=1):
         t = seed_translations(tr, sr, k)
@@ -1439,6 +1478,19 @@ def across_seeds(
         ]  # (a claim no seed measured apart stays as it is)
         out.append(replace(c, check=across(c.check, others, "seed", first_seed)))
     return out
+
+
+def seed_short_text(sr: SeedRuns) -> str:
+    """Which further seeds have their own "-30" pair (Markdown, for the spread's prose)."""
+    further = list(zip(sr.seeds[1:], sr.short_own[1:]))
+    if not further:
+        return "this build has no further seed"
+    own = [str(seed) for seed, o in further if o]
+    if len(own) == len(further):
+        return "here every further seed has its own"
+    if not own:
+        return f"here every further seed reads the chapter's (seed {sr.seeds[0]})"
+    return f"here seed(s) {', '.join(own)} have their own, the others read the chapter's"
 
 
 def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
@@ -2962,12 +3014,15 @@ __all__ = [
     "panel_rule",
     "paper_table_3",
     "SEED_PAIR",
+    "SEED_MODELS",
+    "SEED_SHORT",
     "SeedRuns",
     "TIMED_COLUMNS",
     "TIMED_NUMBERS",
     "timed",
     "timed_column",
     "seed_runs",
+    "seed_short_text",
     "seed_spread",
     "seed_tests",
     "spread_numbers",

@@ -2,7 +2,7 @@
 
 The ``cpu`` profile builds the phrase-based systems on one eflomal alignment and trains paper B's
 "-50" pair with one seed: the further alignments and seeds that measure how far a rebuild moves
-the book's numbers cost about 4.5 hours more. The ``spread`` profile (``cpu`` with three of
+the book's numbers cost about 5 hours more. The ``spread`` profile (``cpu`` with three of
 each) builds them into the same cache. A chapter run with ``cached_spread`` then reads, beside
 the replicates it builds itself, every further one the cache already holds
 (:func:`further_cached`) and computes none: its page states the spread measured by that build,
