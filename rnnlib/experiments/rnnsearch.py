@@ -23,10 +23,11 @@ Everything the chapter computes, one function per item it shows:
 * :func:`recipe` -- the paper's recipe beside this run's parameters;
 * :func:`seed_runs`, :func:`seed_spread`, :func:`seed_tests`, :func:`table_1_by_seed`,
   :func:`figure_2_by_seed`, :func:`alignment_by_seed`, :func:`seed_dev_nll`,
-  :func:`seed_test_nll`, :func:`across_seeds` -- the rebuild spread (issue 28): the "-50" pair
-  and RNNsearch-50⋆ with further seeds (built, or read from the cache where a ``spread`` build
-  left them), C-B-T1-1's interval over seeds and sentences, and every other claim that reads a
-  "-50" model (the rest of Table 1's, C-B-T2-1, C-B-T2-2, Fig. 2's and Fig. 3's) judged on
+  :func:`seed_test_nll`, :func:`long_sentence_by_seed`, :func:`across_seeds` -- the rebuild
+  spread (issue 28): the "-50" pair and RNNsearch-50⋆ with further seeds (built, or read from
+  the cache where a ``spread`` build left them), C-B-T1-1's interval over seeds and sentences,
+  and every other claim that reads a "-50" model (the rest of Table 1's, C-B-T2-1, C-B-T2-2,
+  Fig. 2's, Fig. 3's and C-B-T3-1) judged on
   every seed; :func:`schedule_start_evidence` -- each
   seed's "-50" pair with the learning-rate schedule from the first evaluation, the evidence for
   ``lr_decay_start``; :func:`timed` and
@@ -1478,6 +1479,17 @@ def across_seeds(
         ]  # (a claim no seed measured apart stays as it is)
         out.append(replace(c, check=across(c.check, others, "seed", first_seed)))
     return out
+
+
+def long_sentence_by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, [check])``: C-B-T3-1 (:func:`long_sentence_claim`) on each further seed's
+    "-50" pair, as on the chapter's."""
+    return [
+        (seed, [long_sentence_claim(ex, seed_translations(tr, sr, k))[2]])
+        for k, seed in enumerate(sr.seeds[1:], start=1)
+    ]
 
 
 def seed_short_text(sr: SeedRuns) -> str:
@@ -2991,6 +3003,7 @@ __all__ = [
     "length_buckets",
     "length_gaps",
     "long_sentence_claim",
+    "long_sentence_by_seed",
     "longest_sentences",
     "optimiser_figure",
     "paired_tests",
