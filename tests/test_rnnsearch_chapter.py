@@ -100,16 +100,22 @@ def test_the_chapter_runs_on_the_users_files(tmp_path, session_cache):
     assert {c for c in claims.CLAIMS if c.startswith("C-B-")} <= recorded
 
 
-def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(smoke_book):
+def _smoke_checks(smoke_book, prefixes: tuple[str, ...]) -> dict:
+    """``claim -> check`` of the smoke book's rnnsearch claims whose ids start with one of
+    ``prefixes``."""
     from rnnlib.book import claims
 
     out, proc = smoke_book
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    records = {
+    return {
         r.claim: r.check
         for r in claims.load_checks(out / "results")
-        if r.chapter == "rnnsearch" and r.claim.startswith(("C-B-F2-", "C-B-F3-"))
+        if r.chapter == "rnnsearch" and r.claim.startswith(prefixes)
     }
+
+
+def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(smoke_book):
+    records = _smoke_checks(smoke_book, ("C-B-F2-", "C-B-F3-"))
     assert len(records) == 8
     across = {c: check for c, check in records.items() if check.rule == "across_rebuilds"}
     # the smoke profile trains the -50 pair with two seeds: each claim reads both, but for one
@@ -123,15 +129,10 @@ def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(s
 def test_table_1_2_and_3_claims_on_the_50_models_are_judged_on_every_seed(smoke_book):
     from rnnlib.book import claims
 
-    out, proc = smoke_book
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    records = {
-        r.claim: r.check
-        for r in claims.load_checks(out / "results")
-        if r.chapter == "rnnsearch" and r.claim.startswith(("C-B-T1-", "C-B-T2-", "C-B-T3-"))
-    }
-    seeded = ["C-B-T1-2", "C-B-T1-3", "C-B-T1-4", "C-B-T1-5", "C-B-T1-6", "C-B-T2-1", "C-B-T2-2"]
-    seeded.append("C-B-T3-1")
+    out, _ = smoke_book
+    records = _smoke_checks(smoke_book, ("C-B-T1-", "C-B-T2-", "C-B-T3-"))
+    seeded = ["C-B-T1-2", "C-B-T1-3", "C-B-T1-4", "C-B-T1-5", "C-B-T1-6"]
+    seeded += ["C-B-T2-1", "C-B-T2-2", "C-B-T3-1"]
     for claim in seeded:  # each on both seeds, but for a self-comparison of RNNsearch-50⋆
         check = records[claim]
         if check.rule == "not_measurable":

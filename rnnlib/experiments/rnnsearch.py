@@ -1436,18 +1436,21 @@ def seed_translations(tr: Translations, sr: SeedRuns, k: int) -> Translations:
 
 
 def table_1_by_seed(
-    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, tests: dict | None = None
 ) -> list[tuple[int, list[ClaimCheck]]]:
     """``(seed, checks)``: the claims of B Table 1 (:func:`table_1_claims`, but
     :data:`SEED_POOLED`, whose interval already spans the seeds) measured with each further
     seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, and its "-30" pair where it
     has its own (else the chapter's), beside the phrase-based system; each comparison a paired
-    bootstrap of that seed's translations."""
+    bootstrap of that seed's translations. ``tests``: the chapter's (:func:`paired_tests`),
+    reused for the comparisons whose two systems' translations the seed leaves as they are."""
     out = []
     for k, seed in enumerate(sr.seeds[1:], start=1):
         t = seed_translations(tr, sr, k)
-        _, tests = paired_tests(ex, t)
-        checks = table_1_claims(ex, t, tests, bleu_scores(t))
+        changed = set(SEED_MODELS) | (set(SEED_SHORT) if sr.short_own[k] else set())
+        same = {key: res for key, res in (tests or {}).items() if not changed & set(key[:2])}
+        _, seed_tests_ = paired_tests(ex, t, same)
+        checks = table_1_claims(ex, t, seed_tests_, bleu_scores(t))
         out.append((seed, [c for c in checks if c.claim != SEED_POOLED]))
     return out
 
@@ -1650,15 +1653,16 @@ def comparisons(tr: Translations) -> list[tuple[str, str, str]]:
 
 
 def paired_tests(
-    ex: RNNsearchExperiment, tr: Translations, seeds: dict | None = None
+    ex: RNNsearchExperiment, tr: Translations, known: dict | None = None
 ) -> tuple[pd.DataFrame, dict]:
     """The paired bootstrap of every comparison of :func:`comparisons` on All and No UNK
     (:func:`rnnlib.stats.paired_bootstrap`, ``n_boot`` resamples), or, for a comparison in
-    ``seeds`` (:func:`seed_tests`), its interval over training seeds and test resampling.
+    ``known``, the result given there: its interval over training seeds and test resampling
+    (:func:`seed_tests`), or a bootstrap already made on the same translations.
     Returns the table (index ``(claim, comparison, column)``: difference, 95% interval,
     sacreBLEU's p, the noise the interval covers, the paper's difference) and
     ``(a, b, subset) -> result``."""
-    seeds = seeds or {}
+    known = known or {}
     tests, rows = {}, []
     for claim, a, b in comparisons(tr):
         for subset, label in SUBSETS.items():
@@ -1676,7 +1680,7 @@ def paired_tests(
                     }
                 )
                 continue
-            res = seeds.get((a, b, subset)) or stats.paired_bootstrap(
+            res = known.get((a, b, subset)) or stats.paired_bootstrap(
                 tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
             )
             tests[(a, b, subset)] = res
