@@ -211,7 +211,9 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
 
 
 # -- the rebuild spread (issue 28) -----------------------------------------------------------------
-def _seed_runs(n_seeds: int):
+def _seed_runs(n_seeds: int, short_own: list[bool] | None = None):
+    """Seeds whose RNNsearch (both lengths) is perfect and whose RNNencdec gets one sentence
+    right from seed 2 on; ``short_own``: which seeds have their own "-30" pair."""
     refs = ["the cat sat on the mat", "a dog ran in the park", "we went home late at night"]
     good = list(refs)
     bad = ["the dog", "a cat sat", "we at home"]
@@ -220,8 +222,12 @@ def _seed_runs(n_seeds: int):
         hyps[("RNNsearch-50", subset)] = [good] * n_seeds
         hyps[("RNNencdec-50", subset)] = [bad] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
         hyps[("RNNsearch-50*", subset)] = [good] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
+        hyps[("RNNsearch-30", subset)] = [good] * n_seeds
+        hyps[("RNNencdec-30", subset)] = [bad] + [[*bad[:2], refs[2]]] * (n_seeds - 1)
     tr = SimpleNamespace(refs={"all": refs, "no_unk": refs})
-    return R.SeedRuns(list(range(1, n_seeds + 1)), hyps, []), tr
+    seeds = list(range(1, n_seeds + 1))
+    own = short_own if short_own is not None else [True] + [False] * (n_seeds - 1)
+    return R.SeedRuns(seeds, hyps, [], short_own=own), tr
 
 
 def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
@@ -276,3 +282,47 @@ def test_schedule_text_counts_the_cuts_of_each_run():
     assert "ended it at update 600" in text
     assert "RNNsearch-50 never (rate 0.003)" in text and text.count("lr_min") == 1
     assert "constant" in R.schedule_text(SimpleNamespace(p={"lr_decay": None}), runs)
+
+
+def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
+    # seeds 2 and 3 read the chapter's "-30" pair: no "-30" spread, C-B-T1-1's "-30" half unpooled
+    sr, tr = _seed_runs(3)
+    ex = SimpleNamespace(p={"n_boot": 200})
+    assert not sr.short_spread and sr.pairs == [R.SEED_PAIR]
+    assert "RNNsearch-30, All" not in R.seed_spread(sr, tr).columns
+    assert ("RNNsearch-30", "RNNencdec-30", "all") not in R.seed_tests(ex, sr, tr)
+    assert "rns-bleu-rnnsearch-30-spread" not in R.spread_numbers(sr, tr)
+    # every seed with its own pair: per-seed columns, its sd, and the pooled interval
+    sr, tr = _seed_runs(3, [True, True, True])
+    table = R.seed_spread(sr, tr)
+    per_seed = table.loc[["1", "2", "3"], "RNNsearch-30 − RNNencdec-30, All"].astype(float)
+    enc = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-30", "all")]]
+    assert per_seed.tolist() == pytest.approx([100 - e for e in enc], abs=0.01)
+    assert table.loc["sd", "RNNencdec-30, All"] > 0 and table.loc["sd", "RNNsearch-30, All"] == 0
+    tests = R.seed_tests(ex, sr, tr)
+    res = tests[("RNNsearch-30", "RNNencdec-30", "no_unk")]
+    direct = stats.seeds_and_sentences(
+        sr.hyps[("RNNsearch-30", "no_unk")],
+        sr.hyps[("RNNencdec-30", "no_unk")],
+        tr.refs["no_unk"],
+        200,
+    )
+    assert res["seeds"] == 3 and (res["low"], res["high"]) == pytest.approx(
+        (direct["low"], direct["high"])
+    )
+    numbers = R.spread_numbers(sr, tr)
+    assert numbers["rns-bleu-rnnencdec-30-spread"][0] == pytest.approx(np.std(enc, ddof=1))
+    assert numbers["rns-bleu-rnnsearch-30-spread-n"] == (3, None)
+    # the paired table says the "-30" comparison's noise covers the seeds
+    paired, _ = R.paired_tests(
+        SimpleNamespace(p={"n_boot": 50}),
+        SimpleNamespace(
+            refs=tr.refs,
+            base=None,
+            star_same=False,
+            of=lambda n, s: sr.hyps[(n, s)][0],
+        ),
+        tests,
+    )
+    noise = paired.loc[("C-B-T1-1", "RNNsearch-30 − RNNencdec-30", "All"), "noise"]
+    assert noise.startswith("3 training seeds")

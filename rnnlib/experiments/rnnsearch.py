@@ -1171,8 +1171,8 @@ SEED_MODELS = SEED_PAIR + ("RNNsearch-50*",)
 #: the "-30" pair, trained with a further seed too when ``seed_short`` is set (else each seed's
 #: claims read the chapter's one "-30" pair)
 SEED_SHORT = ("RNNencdec-30", "RNNsearch-30")
-#: the Table 1 claim whose "-50" comparison pools the seeds (:func:`seed_tests`), so it is not
-#: judged seed by seed
+#: the Table 1 claim whose "-50" comparison (and "-30" one, when every seed has its own "-30"
+#: pair) pools the seeds (:func:`seed_tests`), so it is not judged seed by seed
 SEED_POOLED = "C-B-T1-1"
 
 
@@ -1199,6 +1199,18 @@ class SeedRuns:
     @property
     def several(self) -> bool:
         return len(self.seeds) > 1
+
+    @property
+    def short_spread(self) -> bool:
+        """Several seeds, each with its own "-30" pair (``seed_short``): the "-30" pair's spread
+        is measured too."""
+        return self.several and len(self.short_own) == len(self.seeds) and all(self.short_own)
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The pairs (RNNsearch, RNNencdec) whose spread over the seeds is measured: the "-50"
+        pair, and the "-30" pair when every seed has its own (:attr:`short_spread`)."""
+        return [SEED_PAIR] + ([SEED_SHORT[::-1]] if self.short_spread else [])
 
 
 def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns:
@@ -1511,7 +1523,8 @@ def seed_short_text(sr: SeedRuns) -> str:
 def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
     """Test BLEU of the "-50" pair per training seed (index ``seed``; rows ``mean`` and ``sd``
     below when there are several): each model on All and No UNK, their difference, and that
-    seed's RNNsearch-50⋆."""
+    seed's RNNsearch-50⋆; then the "-30" pair and its difference in the same form when every
+    seed has its own (:attr:`SeedRuns.short_spread`)."""
     rows = []
     for k, seed in enumerate(sr.seeds):
         row: dict[str, Any] = {"seed": str(seed)}
@@ -1523,20 +1536,28 @@ def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
         for subset, label in SUBSETS.items():
             star = sr.hyps[("RNNsearch-50*", subset)][k]
             row[f"{SHOWN['RNNsearch-50*']}, {label}"] = corpus_bleu(star, tr.refs[subset]).score
+        if sr.short_spread:
+            a, b_ = SEED_SHORT[::-1]
+            for subset, label in SUBSETS.items():
+                b = {
+                    n: corpus_bleu(sr.hyps[(n, subset)][k], tr.refs[subset]).score for n in (a, b_)
+                }
+                row[f"{a}, {label}"], row[f"{b_}, {label}"] = b[a], b[b_]
+                row[f"{a} − {b_}, {label}"] = b[a] - b[b_]
         rows.append(row)
     table = pd.DataFrame(rows).set_index("seed")
     return with_mean_sd(table).round(2)
 
 
 def spread_numbers(sr: SeedRuns, tr: Translations) -> dict[str, tuple[float, int | None]]:
-    """``glue name -> (value, digits)``: the rebuild spread of the "-50" pair's BLEU on All (the
-    standard deviation over the seeds, and their number), as siblings ``-spread`` and
-    ``-spread-n`` of Table 1's numbers, which ``rnnlib compare`` reads as their noise; empty with
-    one seed."""
+    """``glue name -> (value, digits)``: the rebuild spread of the "-50" pair's and RNNsearch-50⋆'s
+    BLEU on All (the standard deviation over the seeds, and their number), and the "-30"
+    pair's when every seed has its own, as siblings ``-spread`` and ``-spread-n`` of Table 1's
+    numbers, which ``rnnlib compare`` reads as their noise; empty with one seed."""
     if not sr.several:
         return {}
     out: dict[str, tuple[float, int | None]] = {}
-    for name in SEED_MODELS:
+    for name in SEED_MODELS + (SEED_SHORT if sr.short_spread else ()):
         scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[(name, "all")]]
         out[f"rns-bleu-{glue_key(name)}-spread"] = (float(np.std(scores, ddof=1)), 3)
         out[f"rns-bleu-{glue_key(name)}-spread-n"] = (len(scores), None)
@@ -1544,19 +1565,23 @@ def spread_numbers(sr: SeedRuns, tr: Translations) -> dict[str, tuple[float, int
 
 
 def seed_tests(ex: RNNsearchExperiment, sr: SeedRuns, tr: Translations) -> dict:
-    """``(a, b, subset) -> result`` of the "-50" pair's difference with the training seeds as a
+    """``(a, b, subset) -> result`` of each pair's difference with the training seeds as a
     random factor beside test resampling (:func:`rnnlib.stats.seeds_and_sentences`, Clark et
-    al. 2011), RNNsearch-50 − RNNencdec-50 (C-B-T1-1's "-50" comparison) on All and No UNK;
+    al. 2011) on All and No UNK: RNNsearch-50 − RNNencdec-50, and RNNsearch-30 − RNNencdec-30
+    when every seed has its own "-30" pair (:attr:`SeedRuns.pairs`; C-B-T1-1's comparisons);
     empty with one seed. The other comparisons stay single-run paired bootstraps."""
     if not sr.several:
         return {}
     out = {}
-    a, b = SEED_PAIR
-    for subset in SUBSETS:
-        res = stats.seeds_and_sentences(
-            sr.hyps[(a, subset)], sr.hyps[(b, subset)], tr.refs[subset], n_samples=ex.p["n_boot"]
-        )
-        out[(a, b, subset)] = {**res, "p_value": np.nan, "seeds": len(sr.seeds)}
+    for a, b in sr.pairs:
+        for subset in SUBSETS:
+            res = stats.seeds_and_sentences(
+                sr.hyps[(a, subset)],
+                sr.hyps[(b, subset)],
+                tr.refs[subset],
+                n_samples=ex.p["n_boot"],
+            )
+            out[(a, b, subset)] = {**res, "p_value": np.nan, "seeds": len(sr.seeds)}
     return out
 
 
