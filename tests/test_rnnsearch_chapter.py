@@ -148,6 +148,9 @@ def test_table_1_2_and_3_claims_on_the_50_models_are_judged_on_every_seed(smoke_
     # the smoke profile sets seed_short: seed 2 trains its own -30 pair, which its checks read
     values = results.load(out / "results").values("rnnsearch")
     assert values["rns-seed-short"] == "here every further seed has its own"
+    # so the -30 pair joins the spread: per-seed columns, and its sd beside Table 1's numbers
+    assert {"RNNsearch-30, All", "RNNsearch-30 − RNNencdec-30, No UNK"} <= set(seeds.columns)
+    assert float(values["rns-bleu-rnnencdec-30-spread-n"]) == 2
     seed2 = claims.Check.from_dict(records["C-B-T2-1"].evidence["checks"][1][1])
     assert seed2.note == "the -50 and -30 pairs of seed 2"
 
