@@ -1171,6 +1171,8 @@ SEED_MODELS = SEED_PAIR + ("RNNsearch-50*",)
 #: the "-30" pair, trained with a further seed too when ``seed_short`` is set (else each seed's
 #: claims read the chapter's one "-30" pair)
 SEED_SHORT = ("RNNencdec-30", "RNNsearch-30")
+#: the "-30" pair as (RNNsearch, RNNencdec), the order of :data:`SEED_PAIR`'s difference
+SHORT_PAIR = SEED_SHORT[::-1]
 #: the Table 1 claim whose "-50" comparison (and "-30" one, when every seed has its own "-30"
 #: pair) pools the seeds (:func:`seed_tests`), so it is not judged seed by seed
 SEED_POOLED = "C-B-T1-1"
@@ -1210,7 +1212,7 @@ class SeedRuns:
     def pairs(self) -> list[tuple[str, str]]:
         """The pairs (RNNsearch, RNNencdec) whose spread over the seeds is measured: the "-50"
         pair, and the "-30" pair when every seed has its own (:attr:`short_spread`)."""
-        return [SEED_PAIR] + ([SEED_SHORT[::-1]] if self.short_spread else [])
+        return [SEED_PAIR] + ([SHORT_PAIR] if self.short_spread else [])
 
 
 def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns:
@@ -1520,30 +1522,34 @@ def seed_short_text(sr: SeedRuns) -> str:
     return f"here seed(s) {', '.join(own)} have their own, the others read the chapter's"
 
 
+def _pair_bleu(
+    sr: SeedRuns, k: int, tr: Translations, pair: tuple[str, str], difference: str
+) -> dict[str, float]:
+    """Seed ``sr.seeds[k]``'s test BLEU of ``pair`` (RNNsearch, RNNencdec) on All and No UNK
+    and their difference, as columns ``"<model>, <subset>"`` and ``"<difference>, <subset>"``."""
+    a, b = pair
+    row = {}
+    for subset, label in SUBSETS.items():
+        bleu = {n: corpus_bleu(sr.hyps[(n, subset)][k], tr.refs[subset]).score for n in pair}
+        row[f"{a}, {label}"], row[f"{b}, {label}"] = bleu[a], bleu[b]
+        row[f"{difference}, {label}"] = bleu[a] - bleu[b]
+    return row
+
+
 def seed_spread(sr: SeedRuns, tr: Translations) -> pd.DataFrame:
     """Test BLEU of the "-50" pair per training seed (index ``seed``; rows ``mean`` and ``sd``
     below when there are several): each model on All and No UNK, their difference, and that
-    seed's RNNsearch-50⋆; then the "-30" pair and its difference in the same form when every
-    seed has its own (:attr:`SeedRuns.short_spread`)."""
+    seed's RNNsearch-50⋆; then the "-30" pair and its difference (``"RNNsearch-30 −
+    RNNencdec-30"``) in the same form when every seed has its own (:attr:`SeedRuns.pairs`)."""
     rows = []
+    first, *others = sr.pairs
     for k, seed in enumerate(sr.seeds):
-        row: dict[str, Any] = {"seed": str(seed)}
-        for subset, label in SUBSETS.items():
-            b = {n: corpus_bleu(sr.hyps[(n, subset)][k], tr.refs[subset]).score for n in SEED_PAIR}
-            for n in SEED_PAIR:
-                row[f"{n}, {label}"] = b[n]
-            row[f"difference, {label}"] = b[SEED_PAIR[0]] - b[SEED_PAIR[1]]
+        row: dict[str, Any] = {"seed": str(seed), **_pair_bleu(sr, k, tr, first, "difference")}
         for subset, label in SUBSETS.items():
             star = sr.hyps[("RNNsearch-50*", subset)][k]
             row[f"{SHOWN['RNNsearch-50*']}, {label}"] = corpus_bleu(star, tr.refs[subset]).score
-        if sr.short_spread:
-            a, b_ = SEED_SHORT[::-1]
-            for subset, label in SUBSETS.items():
-                b = {
-                    n: corpus_bleu(sr.hyps[(n, subset)][k], tr.refs[subset]).score for n in (a, b_)
-                }
-                row[f"{a}, {label}"], row[f"{b_}, {label}"] = b[a], b[b_]
-                row[f"{a} − {b_}, {label}"] = b[a] - b[b_]
+        for pair in others:
+            row.update(_pair_bleu(sr, k, tr, pair, " − ".join(pair)))
         rows.append(row)
     table = pd.DataFrame(rows).set_index("seed")
     return with_mean_sd(table).round(2)
