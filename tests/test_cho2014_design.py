@@ -198,6 +198,66 @@ def test_mert_runs_build_every_seed_on_the_rows_alignment_and_start(monkeypatch)
     assert cho.BaselineRow(None, None, cho.SMTConfig(), [1], {}, "cpu").alignment_run == 1
 
 
+def test_the_rnn_row_tuned_from_the_defaults_takes_its_own_seeds_and_no_start(monkeypatch):
+    calls = []
+
+    def fake_mert_runs(cache, base, extra=(), start=None, seeds=None):
+        calls.append((start, list(seeds), tuple(extra)))
+        return {s: f"run {s}" for s in seeds}
+
+    monkeypatch.setattr(cho, "mert_runs", fake_mert_runs)
+    scores = ScoredTable(["rnn"], {})
+    got = cho.defaults_runs(None, "base", scores, {"mert_default_seeds": 2})
+    assert got == {1: "run 1", 2: "run 2"} and calls == [(None, [1, 2], (scores,))]
+    # none asked for, or the +RNN row already starts from the defaults: nothing is tuned
+    assert cho.defaults_runs(None, "base", scores, {"mert_default_seeds": 0}) == {}
+    started = {"mert_default_seeds": 2, "mert_start": "defaults"}
+    assert cho.defaults_runs(None, "base", scores, started) == {} and len(calls) == 1
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="mert_default_seeds"):
+            cho.defaults_runs(None, "base", scores, {"mert_default_seeds": bad})
+
+
+def test_no_claim_reads_the_rows_that_extend_the_papers_table():
+    assert cho.DEFAULTS_ROW in cho.EXTENSION_ROWS and "+RNN per word" in cho.EXTENSION_ROWS
+    assert not set(cho.EXTENSION_ROWS) & set(cho.PAPER_ROWS.values())
+
+
+def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_start(
+    tmp_path, monkeypatch
+):
+    import json
+
+    refs = [f"the cat sat on mat number {i} today" for i in range(8)]
+    worse = refs[:2] + ["the cat sat on a mat today"] * 6
+    outputs = {
+        "Baseline": {"dev": [worse, worse], "test": [worse, worse]},
+        "+RNN": {"dev": [refs, refs], "test": [refs, refs]},
+        cho.DEFAULTS_ROW: {"dev": [refs, worse], "test": [refs, worse]},
+    }
+    monkeypatch.setattr(cho, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
+
+    def run(best, name):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "weights.json").write_text(json.dumps({"best_dev_bleu": best}))
+        return SimpleNamespace(tuned=SimpleNamespace(file=lambda f, p=path: p / f))
+
+    rows = {
+        "Baseline": {1: run(20.0, "b1"), 2: run(21.0, "b2")},
+        "+RNN": {1: run(22.0, "r1"), 2: run(23.0, "r2")},
+        cho.DEFAULTS_ROW: {1: run(24.0, "d1"), 2: run(25.0, "d2")},
+    }
+    base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
+    text = cho.defaults_text(rows, base, n_tune=2)
+    cold, warm = text.split("; ")[:2]
+    assert cold.startswith(f"{cho.DEFAULTS_ROW} − Baseline: +") and "on held-out dev" in cold
+    assert warm.startswith(f"+RNN − {cho.DEFAULTS_ROW}: +") and "on test" in warm
+    assert "2 MERT runs from the defaults" in text
+    assert "Baseline 20.50, +RNN 22.50, +RNN from defaults 24.50" in text
+    assert "not built" in cho.defaults_text({"Baseline": {}, "+RNN": {}}, base, n_tune=2)
+
+
 # -- dev: the tuning set and the held-out sentences ------------------------------------------------
 def test_dev_parts_split_each_seeds_output_at_the_tuning_set(tmp_path, monkeypatch):
     refs = [f"the cat sat on mat number {i} today" for i in range(6)]

@@ -209,6 +209,7 @@ def test_stages_table_lists_every_stage_and_run():
         feature=_art(7),
         runs={1: run, 2: run},
         runs_per_word={1: run, 2: run},
+        runs_defaults={1: run},
     )
     cslm = SimpleNamespace(artifact=_art(8), runs={"+CSLM": {1: run, 2: run}}, kn=_art(9))
     timing = cho2014_cslm.SearchTiming([["a"]], 1.26, 0.04, 10)
@@ -217,12 +218,13 @@ def test_stages_table_lists_every_stage_and_run():
     )
     table = cho.stages_table(base, rnn, cslm, timing, eval_nbest=5, checks=[check])
     assert table.index.name == "stage" and list(table.columns) == ["seconds"]
-    assert len(table) == 10 + 3 * 2 * 2 + 2 * 2
+    assert len(table) == 10 + 3 * 2 * 2 + 2 + 2 * 2
     assert (
         table.loc["training the RNN Encoder-Decoder again: Adadelta at rate 1, no clipping"].item()
         == 10
     )
     assert table.loc["+RNN per word: MERT, seed 1", "seconds"] == 4
+    assert table.loc["+RNN from defaults: MERT, seed 1", "seconds"] == 4
     assert table.loc["CSLM inside the search: 1 dev sentence (this build)", "seconds"] == 1.3
     assert table.loc["+RNN: decoding dev and test (5-best), seed 2", "seconds"] == 5
     assert timing.ratio == pytest.approx(31.5)

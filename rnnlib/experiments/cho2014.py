@@ -66,7 +66,9 @@ Deviations
   (:func:`per_word`), which A's text does not support, so no claim reads it.
 - MERT: the rows that add a score start from the Baseline's tuned weights of the same seed with
   the new weight at 0 (``mert_start="baseline"``, :func:`baseline_start`; ``"defaults"`` keeps
-  Moses' defaults), with ``mert_restarts`` random restarts per decoding.
+  Moses' defaults), with ``mert_restarts`` random restarts per decoding; the +RNN system is
+  tuned from Moses' defaults too, with ``mert_default_seeds`` further MERT runs in a row of its
+  own (:func:`defaults_runs`, :func:`defaults_text`), which no claim reads.
 - The dev set is split: MERT tunes on its first part, and the claims' dev halves read the
   held-out rest (:func:`dev_parts`, :func:`dev_claim_start`); A's dev column is its tuning set.
 - Other choices: see :mod:`rnnlib.smt.rnn_scorer` and the chapter's departures table.
@@ -535,11 +537,12 @@ def mert_runs(
     base: BaselineRow,
     extra: Sequence[ScoredTable] = (),
     start: dict[int, dict[str, float]] | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> dict[int, SMTResult]:
     """One row of A Table 1: ``seed -> SMTResult``, the phrase-based system of ``base.config``
-    with the phrase features ``extra`` (A Eq. 9), tuned by MERT with each of ``base.seeds``,
-    starting from ``start[seed]`` (:func:`baseline_start`) or, ``None``, from the decoder's
-    defaults (Moses' weights, a new feature at 0.1)."""
+    with the phrase features ``extra`` (A Eq. 9), tuned by MERT with each of ``seeds`` (``None``:
+    ``base.seeds``), starting from ``start[seed]`` (:func:`baseline_start`) or, ``None``, from
+    the decoder's defaults (Moses' weights, a new feature at 0.1)."""
     return {
         s: run(
             base.data,
@@ -552,7 +555,7 @@ def mert_runs(
             log=lambda m: None,
             alignment_run=base.alignment_run,
         )
-        for s in base.seeds
+        for s in (base.seeds if seeds is None else seeds)
     }
 
 
@@ -575,6 +578,31 @@ def row_start(base: BaselineRow, extra: Sequence[ScoredTable], params: dict[str,
     if how not in MERT_STARTS:
         raise ValueError(f"parameter 'mert_start': {how!r}; expected one of {MERT_STARTS}")
     return baseline_start(base, extra) if how == "baseline" else None
+
+
+#: the +RNN row tuned by MERT from the decoder's defaults (Moses' weights, the new weight at
+#: 0.1), as the Baseline was, beside the +RNN row that starts from the Baseline's weights
+#: (``mert_default_seeds``; :func:`defaults_runs`)
+DEFAULTS_ROW = "+RNN from defaults"
+#: Table 1's rows that no claim reads: the feature per target word (a reading the paper's text
+#: does not support) and the +RNN row's MERT from the defaults (a check of the warm start)
+EXTENSION_ROWS = ("+RNN per word", DEFAULTS_ROW)
+
+
+def defaults_runs(
+    cache: ArtifactCache, base: BaselineRow, scores: ScoredTable, params: dict[str, Any]
+) -> dict[int, SMTResult]:
+    """The +RNN system tuned by MERT from the decoder's defaults with seeds
+    ``1..mert_default_seeds`` (seed -> run; the Baseline's MERT starts there too): the further
+    seeds of issue 25 that tell whether the +RNN row's gain needs its warm start from the
+    Baseline's weights (:func:`baseline_start`). Empty when ``mert_default_seeds`` is 0, or
+    when ``mert_start`` is ``"defaults"`` (the +RNN row already starts there)."""
+    n = params.get("mert_default_seeds", 0)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"parameter 'mert_default_seeds': {n!r}; expected an integer >= 0")
+    if n == 0 or params.get("mert_start", "baseline") == "defaults":
+        return {}
+    return mert_runs(cache, base, extra=[scores], start=None, seeds=range(1, n + 1))
 
 
 def per_word(scores: ScoredTable, name: str = "rnn_per_word") -> ScoredTable:
@@ -631,6 +659,9 @@ class RNNRow:
     #: when the chapter's ``per_word_row`` is off)
     per_word: ScoredTable | None = None
     runs_per_word: dict[int, SMTResult] = dataclasses.field(default_factory=dict)
+    #: the +RNN system tuned from the decoder's defaults, seed -> run (:func:`defaults_runs`;
+    #: empty without ``mert_default_seeds``)
+    runs_defaults: dict[int, SMTResult] = dataclasses.field(default_factory=dict)
 
 
 def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> RNNRow:
@@ -656,6 +687,7 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> 
         row.runs_per_word = mert_runs(
             cache, base, extra=extra, start=row_start(base, extra, params)
         )
+    row.runs_defaults = defaults_runs(cache, base, scores, params)
     return row
 
 
@@ -893,6 +925,57 @@ def per_word_text(rows: dict[str, dict[int, SMTResult]], base: BaselineRow) -> s
         label, diff, low, high = clark(f"{a} − {b}", out[a]["test"], out[b]["test"], refs)
         parts.append(f"{label} on test {diff:+.2f} BLEU [{low:+.2f}, {high:+.2f}]")
     return "; ".join(parts) + " (95% intervals over the MERT seeds and test sentences)"
+
+
+def best_tuning(runs: dict[int, SMTResult]) -> np.ndarray:
+    """``(seeds,)``: each MERT run's best BLEU on the tuning set as MERT measured it (tokenised;
+    :func:`tuning_table`'s "best")."""
+    return np.array(
+        [
+            json.loads(r.tuned.file("weights.json").read_text())["best_dev_bleu"]
+            for r in runs.values()
+        ]
+    )
+
+
+def defaults_text(rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int) -> str:
+    """The +RNN row tuned from the decoder's defaults (:data:`DEFAULTS_ROW`) against the Baseline,
+    which MERT starts from the same defaults, and against the +RNN row, which starts from the
+    Baseline's weights: each difference on the held-out dev sentences and on test with
+    :func:`clark`'s interval, and each row's best tuning BLEU (Markdown); what the chapter says
+    when the row is not built."""
+    if DEFAULTS_ROW not in rows:
+        return (
+            "not built in this run (`mert_default_seeds` is 0, or `mert_start` is `defaults`, "
+            "where the +RNN row itself starts from the defaults)"
+        )
+    names = ("Baseline", "+RNN", DEFAULTS_ROW)
+    out = row_outputs({k: rows[k] for k in names})
+    n_dev = len(out["Baseline"]["dev"][0])
+    refs = {
+        "held-out dev": list(base.data.dev_refs[0])[n_tune:n_dev],
+        "test": list(base.data.test_refs[0]),
+    }
+
+    def hyps(name: str, split: str) -> list[list[str]]:
+        if split == "test":
+            return out[name]["test"]
+        return [lines[n_tune:] for lines in out[name]["dev"]]
+
+    parts = []
+    for a, b in ((DEFAULTS_ROW, "Baseline"), ("+RNN", DEFAULTS_ROW)):
+        found = []
+        for split, ref in refs.items():
+            if ref:
+                _, diff, low, high = clark("", hyps(a, split), hyps(b, split), ref)
+                found.append(f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] on {split}")
+        parts.append(f"{a} − {b}: " + ", ".join(found))
+    tuning = ", ".join(f"{k} {best_tuning(rows[k]).mean():.2f}" for k in names)
+    return (
+        f"{'; '.join(parts)} (BLEU, 95% intervals over the MERT seeds and sentences; "
+        f"{len(rows[DEFAULTS_ROW])} MERT run{'s' * (len(rows[DEFAULTS_ROW]) != 1)} from the "
+        f"defaults). MERT's best BLEU on the tuning set, mean over the seeds: {tuning}"
+    )
 
 
 def optimiser_text(scorer: PhraseScorer) -> str:
@@ -1200,7 +1283,7 @@ def table_1_checks(
     import json
 
     refs = {"dev": list(base.data.dev_refs[0]), "test": list(base.data.test_refs[0])}
-    rows = {k: v for k, v in rows.items() if k != "+RNN per word"}  # the paper's rows only
+    rows = {k: v for k, v in rows.items() if k not in EXTENSION_ROWS}  # the paper's rows only
     runs = rows["+RNN"]
     n_dev = len(row_outputs({"Baseline": rows["Baseline"]})["Baseline"]["dev"][0])
     first = dev_claim_start(n_tune, n_dev)
@@ -2266,7 +2349,12 @@ def stages_table(
         ),
         ("the same without the CSLM (this build)", timing.without_cslm),
     ]
-    own = [("Baseline", base.runs), ("+RNN", rnn.runs), ("+RNN per word", rnn.runs_per_word)]
+    own = [
+        ("Baseline", base.runs),
+        ("+RNN", rnn.runs),
+        ("+RNN per word", rnn.runs_per_word),
+        (DEFAULTS_ROW, rnn.runs_defaults),
+    ]
     for name, runs in own:
         for s, r in runs.items():
             rows.append((f"{name}: MERT, seed {s}", r.tuned.meta["wall_time_s"]))
@@ -2348,8 +2436,10 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
          "tune_sentences, mert_seeds, mert_iterations, mert_restarts"),
         ("MERT's start for the +RNN rows", "not stated (Moses: its default weights)",
          "the Baseline's tuned weights, the new weight at 0"
+         + (f"; in a row of its own, the decoder's defaults (the new weight at 0.1), seeds 1 to "
+            f"{len(rnn.runs_defaults)}" if rnn.runs_defaults else "")
          if p.get("mert_start", "baseline") == "baseline"
-         else "the decoder's defaults, the new weight at 0.1", "mert_start"),
+         else "the decoder's defaults, the new weight at 0.1", "mert_start, mert_default_seeds"),
         ("dev and test sets", "newstest2012+2013; newstest2014 (3,003 sentences)",
          f"{len(data.dev_src):,} dev and {len(data.test_src):,} test sentences", "max_eval"),
     ]  # fmt: skip
@@ -2363,6 +2453,10 @@ __all__ = [
     "N_BOOT",
     "Number",
     "PAPER_ROWS",
+    "DEFAULTS_ROW",
+    "EXTENSION_ROWS",
+    "defaults_runs",
+    "defaults_text",
     "PhraseScorer",
     "RNNRow",
     "SCORER_MERT_SEED",
