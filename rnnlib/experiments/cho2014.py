@@ -1355,13 +1355,14 @@ def alignment_replicates(
     ..., ``alignment_replicates``: each further one its own alignment, phrase table, network
     (the same seed, updates and optimiser; its pairs are its table's) and MERT runs with every
     seed. eflomal's sampler takes no seed, so these are what a rebuild from an empty cache moves;
-    the "+RNN per word" row is not built again. With ``cached_spread``, the further alignments
-    whose rows the cache holds follow, none computed
+    the rows no claim reads (:data:`EXTENSION_ROWS`) are not built again. With
+    ``cached_spread``, the further alignments whose rows the cache holds follow, none computed
     (:func:`rnnlib.experiments.spread.further_cached`)."""
 
     def replicate(r: int) -> Replicate:
         b = baseline_row(cache, params, alignment_run=r)
-        return Replicate(r, b, rnn_row(cache, b, {**params, "per_word_row": False}))
+        only = {**params, "per_word_row": False, "mert_default_seeds": 0}  # the rows claims read
+        return Replicate(r, b, rnn_row(cache, b, only))
 
     n = params.get("alignment_replicates", 1)
     out = [Replicate(1, base, rnn)] + [replicate(r) for r in range(2, n + 1)]
