@@ -223,6 +223,15 @@ def test_no_claim_reads_the_rows_that_extend_the_papers_table():
     assert not set(cho.EXTENSION_ROWS) & set(cho.PAPER_ROWS.values())
 
 
+def test_table_1_rows_keep_the_chapters_order_and_leave_out_rows_not_built():
+    base = SimpleNamespace(runs={1: "b"})
+    rnn = SimpleNamespace(runs={1: "r"}, runs_per_word={}, runs_defaults={1: "d"})
+    rows = cho.table_1_rows(base, rnn, {"+CSLM": {1: "c"}})
+    assert list(rows) == ["Baseline", "+RNN", cho.DEFAULTS_ROW, "+CSLM"]
+    rnn.runs_per_word = {1: "w"}
+    assert list(cho.table_1_rows(base, rnn, {}))[2:] == ["+RNN per word", cho.DEFAULTS_ROW]
+
+
 def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_start(
     tmp_path, monkeypatch
 ):

@@ -760,6 +760,19 @@ def dev_parts(
     return out
 
 
+def table_1_rows(
+    base: BaselineRow, rnn: RNNRow, cslm: dict[str, dict[int, SMTResult]]
+) -> dict[str, dict[int, SMTResult]]:
+    """The rows of A Table 1 in the chapter's order, name -> MERT seed -> run: Baseline, +RNN,
+    the rows no claim reads where they were built (+RNN per word, :data:`DEFAULTS_ROW`), then
+    the CSLM rows ``cslm`` (:func:`rnnlib.experiments.cho2014_cslm.cslm_rows`' runs)."""
+    rows = {"Baseline": base.runs, "+RNN": rnn.runs}
+    for name, runs in (("+RNN per word", rnn.runs_per_word), (DEFAULTS_ROW, rnn.runs_defaults)):
+        if runs:
+            rows[name] = runs
+    return {**rows, **cslm}
+
+
 def table_1(
     rows: dict[str, dict[int, SMTResult]],
     parts: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
@@ -2515,6 +2528,7 @@ __all__ = [
     "table_1",
     "table_1_claims",
     "table_1_numbers",
+    "table_1_rows",
     "table_2",
     "table_2_claims",
     "table_2_numbers",
