@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from rnnlib.corpus.vocab import Vocab
-from rnnlib.smt import decoder as decoder_module
+from rnnlib.smt import stack_search
 from rnnlib.smt.cslm import CSLM, CSLMConfig, CSLMFeature, ngrams, perplexity, train_cslm
 from rnnlib.smt.decoder import Decoder, DecoderConfig
 from rnnlib.smt.lm import NgramLM, train_arpa
@@ -108,14 +108,13 @@ def test_recombination_never_merges_hypotheses_with_different_cslm_histories(
     lm = NgramLM(tmp_path / "lm2.arpa").model
     model, vocab = tiny(seed=2)
     dec, _ = _decoder((table, lm), model, vocab, stack=100)
+    dec.search = stack_search  # the plain search, whose method this test wraps
     seen = {}
     merged_kenlm_only = 0
-    original = decoder_module._Search.add
+    original = stack_search.Search.add
 
     def history(prev, o):
-        words = [w for h in reversed(decoder_module._chain(prev)) for w in h.opt.words] + list(
-            o.words
-        )
+        words = [w for h in reversed(stack_search.chain(prev)) for w in h.opt.words] + list(o.words)
         return tuple(([BOS] * 3 + [vocab[w] for w in words])[-3:])
 
     def add(self, prev, o, cov, t, end, state, *rest):
@@ -130,7 +129,7 @@ def test_recombination_never_merges_hypotheses_with_different_cslm_histories(
         seen[key] = hist
         return original(self, prev, o, cov, t, end, state, *rest)
 
-    monkeypatch.setattr(decoder_module._Search, "add", add)
+    monkeypatch.setattr(stack_search.Search, "add", add)
     for src in (["b", "a", "c"], ["a", "b", "c", "a"], ["c", "a", "b"]):
         dec.translate(src, nbest=5)
     assert merged_kenlm_only > 0  # cases where the n-gram state alone would have merged them

@@ -6,7 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from rnnlib.smt.decoder import Decoder, DecoderConfig, LanguageModelFeature, _Hyp, _Search
+from rnnlib.smt.decoder import Decoder, DecoderConfig, LanguageModelFeature
+from rnnlib.smt.stack_search import Hyp as _Hyp
+from rnnlib.smt.stack_search import Search as _Search
 from rnnlib.smt.features import (
     BASE_FEATURES,
     EXTRA,

@@ -12,7 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from rnnlib.smt.decoder import Decoder, DecoderConfig, LanguageModelFeature, _Search
+from rnnlib.smt.decoder import Decoder, DecoderConfig, LanguageModelFeature
+from rnnlib.smt.stack_search import Search as _Search
 from rnnlib.smt.features import UNKNOWN_WORD_PENALTY, Feature
 from test_smt_decoder import moses_allows, moses_distortion_distance
 

@@ -9,7 +9,10 @@ or from the shell, on the artifacts of :mod:`rnnlib.smt.system`::
     rnnlib smt-bench --phrase-table .../phrase_table.npz --lm .../lm.arpa \
         --weights .../weights.json --source test.tok.en [--workers 2] [--stack-size 50]
 
-``test.tok.en`` holds one tokenized sentence per line.
+``test.tok.en`` holds one tokenized sentence per line. With ``--against-python`` it decodes the
+sentences with the compiled search (:mod:`rnnlib.smt.compiled`, the default) and with the plain
+Python one, alternately in one process (ABBA rounds, one worker), and prints both and their
+ratio, after checking that their n-best lists are identical.
 """
 
 from __future__ import annotations
@@ -46,6 +49,54 @@ def measure(decoder: Decoder, sentences: Sequence[Sequence[str]]) -> dict:
         "children_cpu_s": (cpu1.children_user - cpu0.children_user)
         + (cpu1.children_system - cpu0.children_system),
         "output_words": sum(len(o[0].words) for o in out),
+        "load_average_1min": os.getloadavg()[0],
+    }
+
+
+def against_python(
+    decoder: Decoder, sentences: Sequence[Sequence[str]], rounds: int = 2, nbest: int = 1
+) -> dict:
+    """Seconds to decode ``sentences`` (``nbest``-best, one worker) with the compiled search and
+    with :mod:`rnnlib.smt.stack_search`, in ``rounds`` ABBA rounds in this process; both
+    implementations' totals, the ratio of the totals and the median of the rounds' ratios (the
+    plain one's time over the compiled one's). Raises if their n-best lists differ."""
+    from ..smt import stack_search
+    from ..smt.compiled import search_module
+
+    compiled = search_module()
+    if compiled is stack_search:
+        raise RuntimeError("the compiled search is not available here (see the warning above)")
+    decoder.config.workers = 1
+    seconds = {"compiled": [], "python": []}
+    outputs = {}
+    for r in range(rounds):
+        order = ("compiled", "python") if r % 2 == 0 else ("python", "compiled")
+        for name in order:
+            decoder.use_search(compiled if name == "compiled" else stack_search)
+            start = time.perf_counter()
+            out = decoder.translate_corpus(sentences, nbest)
+            seconds[name].append(time.perf_counter() - start)
+            outputs.setdefault(name, out)
+    decoder.use_search(compiled)
+    same = [
+        [(t.words, t.features.tolist(), t.score) for t in lst] for lst in outputs["compiled"]
+    ] == [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in outputs["python"]]
+    if not same:
+        raise RuntimeError("the compiled and the plain search gave different n-best lists")
+    ratios = sorted(p / c for p, c in zip(seconds["python"], seconds["compiled"]))
+    return {
+        "sentences": len(sentences),
+        "nbest": nbest,
+        "rounds": rounds,
+        "identical_output": same,
+        "compiled_s": seconds["compiled"],
+        "python_s": seconds["python"],
+        "compiled_sentences_per_s": len(sentences) * rounds / sum(seconds["compiled"]),
+        "python_sentences_per_s": len(sentences) * rounds / sum(seconds["python"]),
+        "speedup_total": sum(seconds["python"]) / sum(seconds["compiled"]),
+        "speedup_median_round": ratios[len(ratios) // 2]
+        if len(ratios) % 2
+        else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2,
         "load_average_1min": os.getloadavg()[0],
     }
 
@@ -92,7 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ttable-limit", type=int, default=DecoderConfig.ttable_limit)
     p.add_argument("--distortion-limit", type=int, default=DecoderConfig.distortion_limit)
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    p.add_argument(
+        "--against-python",
+        action="store_true",
+        help="compare the compiled search with the plain Python one (ABBA rounds, one worker)",
+    )
+    p.add_argument("--rounds", type=int, default=4, help="with --against-python: ABBA rounds")
+    p.add_argument("--nbest", type=int, default=1, help="with --against-python: n-best size")
     args = p.parse_args(argv)
+    if args.rounds < 1 or args.nbest < 1:
+        p.error("--rounds and --nbest must be >= 1")
     sents = [line.split() for line in args.source.read_text(encoding="utf-8").splitlines()][
         : args.limit
     ]
@@ -103,7 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
     )
     dec = build_decoder(args.phrase_table, args.lm, args.weights, sents, cfg)
-    print(json.dumps(measure(dec, sents), indent=2))
+    if args.against_python:
+        print(json.dumps(against_python(dec, sents, args.rounds, args.nbest), indent=2))
+    else:
+        print(json.dumps(measure(dec, sents), indent=2))
     return 0
 
 

@@ -342,6 +342,24 @@ def _paper_row(system: str, dev: float, test: float, no_unk: float) -> dict:
     }
 
 
+def implementation_text(speed: dict) -> str:
+    """Which implementation of the phrase search decoded (``speed.json`` of the ``smt/eval``
+    artifact): the compiled one (:mod:`rnnlib.smt.compiled`) or the plain Python module; both give
+    the same output, the compiled one faster (BENCHMARKS.md)."""
+    kind = speed.get("search")
+    if kind == "compiled":
+        return (
+            "with the compiled search (`rnnlib.smt.compiled`; the plain Python module gives the "
+            "same output more slowly)"
+        )
+    if kind == "python":
+        return (
+            "with the plain Python search (`rnnlib.smt.stack_search`; the compiled one gives the "
+            "same output faster)"
+        )
+    return "with the plain Python search (this evaluation was cached before the compiled one)"
+
+
 def stages_table(result: SMTResult, config: SMTConfig) -> pd.DataFrame:
     """The system's stages, each with the seconds it took when it was computed (from the
     artifact's sidecar) and what it produced (links, phrase pairs, dev perplexity, MERT
@@ -438,6 +456,7 @@ __all__ = [
     "baseline_run",
     "baseline_system",
     "bleu_table",
+    "implementation_text",
     "mert_curve",
     "no_unk_bleu",
     "no_unk_sentences",

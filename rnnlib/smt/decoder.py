@@ -20,22 +20,23 @@ phrase-alone estimate, and is weighted on its own. A model that is cheaper queri
 batches (``batched = True``) gets, before a hypothesis is expanded, one
 :meth:`~LanguageModelFeature.prefetch` call with every option that may still enter a stack.
 
-Search (Koehn 2010, Sec. 6.2-6.3): hypotheses covering ``m`` source words live in stack
-``m``; a hypothesis is expanded by every untranslated span of at most ``max_phrase_len``
-words that respects the distortion limit (the jump to it, and, as in Moses, the jump from its
-end back to the first untranslated word) and by the ``ttable_limit`` best options of that
-span. Hypotheses with equal coverage, end position and LM states are recombined (the loser
-is kept as an arc for n-best lists). Stacks are pruned to ``stack_size`` and to
-``beam_threshold`` (log) below their best, on ``score + future cost``; the future cost of
-the uncovered spans is precomputed for every span by dynamic programming over the best
+Search (Koehn 2010, Sec. 6.2-6.3; :mod:`rnnlib.smt.stack_search`, which
+:mod:`rnnlib.smt.compiled` also compiles with Cython as the fast path): hypotheses covering
+``m`` source words live in stack ``m``; a hypothesis is expanded by every untranslated span of
+at most ``max_phrase_len`` words that respects the distortion limit (the jump to it, and, as in
+Moses, the jump from its end back to the first untranslated word) and by the ``ttable_limit``
+best options of that span. Hypotheses with equal coverage, end position and LM states are
+recombined (the loser is kept as an arc for n-best lists). Stacks are pruned to ``stack_size``
+and to ``beam_threshold`` (log) below their best, on ``score + future cost``; the future cost
+of the uncovered spans is precomputed for every span by dynamic programming over the best
 options' scores (phrase features + each LM of the phrase alone). What an option's estimate
 needs besides the weights (its phrase features and phrase-alone LM scores) is computed once per
 source phrase and kept for every later sentence and weight vector; the ``ttable_limit`` best
-options of a phrase are kept until the weights change. Options are tried best-first
-and the loop stops at the first one that cannot enter the target stack (early discarding).
-N-best lists follow the recombination arcs (Moses' trellis-path method), distinct strings
-only, popping at most ``20 * nbest`` derivations (Moses' ``n-best-factor``); arcs that yield
-the same string as their winner are not kept.
+options of a phrase are kept until the weights change. Options are tried best-first and the
+loop stops at the first one that cannot enter the target stack (early discarding). N-best lists
+follow the recombination arcs (Moses' trellis-path method), distinct strings only, popping at
+most ``20 * nbest`` derivations (Moses' ``n-best-factor``); arcs that yield the same string as
+their winner are not kept.
 
 Unknown source words (a single word the table lacks) are copied to the output by an option
 whose phrase-table scores are 0 and whose unknown-word feature is -100, as in Moses
@@ -53,6 +54,7 @@ Deviations
 
 from __future__ import annotations
 
+import functools
 import gc
 import heapq
 import math
@@ -71,8 +73,8 @@ from .features import (
     UNKNOWN_WORD_PENALTY,
     Feature,
 )
-
-LN10 = math.log(10.0)
+from .compiled import search_module
+from .stack_search import LN10, chain
 
 
 def default_weights(extra: int = 0) -> np.ndarray:
@@ -126,68 +128,6 @@ class Translation:
     score: float
 
 
-class _Option:
-    """A translation option of one source span: target ``words``; ``feats``, the values of
-    ``PHRASE_FEATURES`` then of the extra features; ``static``, their weighted sum;
-    ``lm_est``, ``ln p(words)`` with no context, one per LM; ``est = static + sum_k w_k lm_est_k``,
-    the estimate used for the future cost and for early discarding."""
-
-    __slots__ = ("words", "feats", "static", "est", "lm_est")
-
-    def __init__(self, words, feats, static, lm_est, est):
-        self.words, self.feats, self.static, self.lm_est, self.est = (
-            words,
-            feats,
-            static,
-            lm_est,
-            est,
-        )
-
-
-class _Hyp:
-    """A partial translation: ``prev`` extended by option ``opt``. ``score``: model score so far;
-    ``total = score + future cost``; ``cov``: bitmask of the covered source words; ``end``: end
-    (exclusive) of the last translated span; ``state``: the tuple of LM states; ``lm``: this
-    step's log-probability (natural log) under each LM, a tuple; ``dist``: its jump length;
-    ``sig``: hash of the output words (n-best only); ``arcs``: recombined rivals, kept for n-best
-    lists (or ``None``)."""
-
-    __slots__ = (
-        "score",
-        "total",
-        "cov",
-        "end",
-        "state",
-        "prev",
-        "opt",
-        "lm",
-        "dist",
-        "arcs",
-        "sig",
-    )
-
-    def __init__(self, score, total, cov, end, state, prev, opt, lm, dist, sig):
-        self.score, self.total, self.cov, self.end, self.state = score, total, cov, end, state
-        self.prev, self.opt, self.lm, self.dist, self.sig = prev, opt, lm, dist, sig
-        self.arcs = None
-
-
-def _lm_extend(lm, state, words, cache: dict) -> tuple:
-    """``(ln p(words | state), state after words)`` under the KenLM model ``lm``. ``cache``
-    remembers ``(state, word) -> (log10 p(word | state), next state)``: options of different
-    spans often start with the same words."""
-    lp = 0.0
-    for word in words:
-        key = (state, word)
-        hit = cache.get(key)
-        if hit is None:
-            nxt = type(state)()  # a kenlm.State
-            hit = cache[key] = (lm.BaseScore(state, word, nxt), nxt)
-        lp += hit[0]
-        state = hit[1]
-    return lp * LN10, state
-
-
 class LanguageModelFeature:
     """A language model as a stateful feature of the decoder: ``log p(e)`` of the output,
     ``<s>`` and ``</s>`` included, summed step by step. States must be hashable; two
@@ -232,9 +172,17 @@ class KenLMFeature(LanguageModelFeature):
         self.model, self.name = model, name
         self.words: dict = {}
         self.eos: dict = {}
+        # extend(state, words): one call of the search module's lm_extend (compiled where it can
+        # be, rnnlib.smt.compiled) with this model and cache; the search makes ~1e4 a sentence
+        self.use_search(search_module())
+
+    def use_search(self, module) -> None:
+        """Take ``lm_extend`` from ``module`` (:meth:`Decoder.use_search`)."""
+        self.extend = functools.partial(module.lm_extend, self.model, self.words)
 
     def reset(self) -> None:
-        self.words, self.eos = {}, {}
+        self.words.clear()
+        self.eos.clear()
 
     def begin(self):
         import kenlm
@@ -250,9 +198,6 @@ class KenLMFeature(LanguageModelFeature):
         self.model.NullContextWrite(state)
         return state
 
-    def extend(self, state, words) -> tuple:
-        return _lm_extend(self.model, state, words, self.words)
-
     def end(self, state) -> float:
         e = self.eos.get(state)
         if e is None:
@@ -260,29 +205,6 @@ class KenLMFeature(LanguageModelFeature):
 
             e = self.eos[state] = self.model.BaseScore(state, "</s>", kenlm.State()) * LN10
         return e
-
-
-def _output_sig(sig: int, words) -> int:
-    """Extend the hash ``sig`` of an output prefix by ``words``, word by word, so that equal
-    strings reached by different segmentations get equal signatures."""
-    for word in words:
-        sig = hash((sig, word))
-    return sig
-
-
-def _chain(h: _Hyp) -> list:
-    """The hypotheses from ``h`` back to the root (excluded), last step first."""
-    out = []
-    while h.prev is not None:
-        out.append(h)
-        h = h.prev
-    return out
-
-
-def _new_arcs(h: _Hyp) -> list:
-    """Give ``h`` an empty list of arcs and return it."""
-    h.arcs = []
-    return h.arcs
 
 
 class Decoder:
@@ -332,9 +254,27 @@ class Decoder:
         # does not depend on the weights, computed once per phrase (sentences and MERT iterations
         # share it)
         self._entries: dict = {}
+        # the beam search (rnnlib.smt.stack_search), compiled where it can be
+        # (rnnlib.smt.compiled): its Search runs each sentence, its Option holds each option
+        self.search = search_module()
         self.set_weights(
             default_weights(len(self.feature_names) - EXTRA) if weights is None else weights
         )
+
+    def use_search(self, module) -> None:
+        """Search with ``module`` from now on: :mod:`rnnlib.smt.stack_search` or its compiled
+        build (:func:`rnnlib.smt.compiled.search_module`, the default). Both give the same
+        output; ``rnnlib smt-bench --against-python`` compares their speed."""
+        self.search = module
+        self._option_cache = {}  # (options are instances of the module's Option)
+        for m in self.lms:
+            if isinstance(m, KenLMFeature):
+                m.use_search(module)
+
+    @property
+    def distortion_weight(self) -> float:
+        """The weight of the distortion feature (the search prices each jump with it)."""
+        return float(self.weights[Feature.DISTORTION])
 
     def set_weights(self, weights: Sequence[float]) -> None:
         w = np.asarray(weights, dtype=np.float64)
@@ -416,21 +356,18 @@ class Decoder:
                 self._option(targets[k], feats[k], w_phrase, w_lms, tuple(lm_est[k].tolist()))
                 for k in keep
             ]
-            opts.sort(key=lambda o: -o.est)  # (the same order, each est as _Option computes it)
+            opts.sort(key=lambda o: -o.est)  # (the same order, each est as _option computes it)
             self._option_cache[s] = opts
         return opts
 
-    @staticmethod
-    def _option(
-        tgt: tuple, feats: np.ndarray, w_phrase: np.ndarray, w_lms, lm_est: tuple
-    ) -> _Option:
+    def _option(self, tgt: tuple, feats: np.ndarray, w_phrase: np.ndarray, w_lms, lm_est: tuple):
         """The option ``-> tgt`` with phrase features ``feats``, weighted by ``w_phrase``;
         ``lm_est``: ``ln p(tgt)`` with no context under each LM, weighted by ``w_lms``."""
         static = float(np.dot(w_phrase, feats))
         est = static
         for w, e in zip(w_lms, lm_est):
             est = est + w * e
-        return _Option(tgt, tuple(feats.tolist()), static, lm_est, est)
+        return self.search.Option(tgt, tuple(feats.tolist()), static, lm_est, est)
 
     @staticmethod
     def _future_cost_table(opts: dict, n: int) -> list:
@@ -466,7 +403,7 @@ class Decoder:
         n = len(src)
         if n == 0:
             return [Translation([], np.zeros(len(self.weights)), 0.0)]
-        finals = _Search(self, src, keep_arcs=nbest > 1).run()
+        finals = self.search.Search(self, src, keep_arcs=nbest > 1).run()
         if not finals:
             raise RuntimeError(
                 f"no complete translation for a {n}-word sentence (distortion limit too small?)"
@@ -489,7 +426,7 @@ class Decoder:
         """Best-first enumeration of derivations: a derivation is a final hypothesis whose
         chain may be switched, at one hypothesis, to one of its recombined arcs (and so on
         further back); each switch costs ``h.score - arc.score``."""
-        # heap entries: (-score, tie, parent path list, k, head): path = parent[:k] + _chain(head)
+        # heap entries: (-score, tie, parent path list, k, head): path = parent[:k] + chain(head)
         heap = [(-h.score, t, None, 0, h) for t, h in enumerate(finals[:nbest])]
         heapq.heapify(heap)
         tie = len(heap)
@@ -499,7 +436,7 @@ class Decoder:
         while heap and len(out) < nbest and pops < 20 * nbest:
             neg, _, parent, k0, head = heapq.heappop(heap)
             pops += 1
-            path = (parent[:k0] if parent else []) + _chain(head)
+            path = (parent[:k0] if parent else []) + chain(head)
             words = tuple(wd for h in reversed(path) for wd in h.opt.words)
             if words not in seen:
                 seen.add(words)
@@ -536,236 +473,6 @@ class Decoder:
                 )
         finally:
             _WORKER_DECODER = None
-
-
-class _Search:
-    """The beam search over one sentence (Koehn 2010, Sec. 6.2-6.3).
-
-    ``stacks[m]`` maps a recombination key ``(coverage, end, LM states)`` to the best hypothesis
-    covering ``m`` source words; ``thresholds[m]``: the lowest ``total`` still admitted (raised
-    when the stack is pruned full); ``bests[m]``: the best ``total`` seen (for the beam threshold).
-    The LMs enter through the start states, :meth:`extend`, :meth:`finish`, :meth:`prefetch`
-    and ``_Hyp.lm`` only.
-    """
-
-    def __init__(self, dec: Decoder, src: Sequence[str], keep_arcs: bool):
-        cfg, w = dec.config, dec.weights
-        self.n = n = len(src)
-        self.lms = dec.lms
-        for m in self.lms:
-            m.reset()
-        self.batched = [k for k, m in enumerate(self.lms) if m.batched]
-        if len(self.lms) == 1:  # the baseline: skip the loops over LMs (same arithmetic)
-            self.extend, self.finish = self._extend_one, self._finish_one
-        self.keep_arcs = keep_arcs  # keep recombined rivals (n-best lists)
-        self.stack_size = cfg.stack_size
-        self.dl = cfg.distortion_limit
-        self.beam = math.log(cfg.beam_threshold)
-        self.w_dist, self.w_lms = w[Feature.DISTORTION], w[dec.lm_index]
-        opts = dec._options(src)
-        self.fc = dec._future_cost_table(opts, n)
-        # per start i: (end j, coverage mask of i:j, options or None), by increasing j
-        self.span_opts = [
-            [
-                (j, ((1 << j) - 1) ^ ((1 << i) - 1), opts.get((i, j)))
-                for j in range(i + 1, min(n, i + cfg.max_phrase_len) + 1)
-            ]
-            for i in range(n)
-        ]
-        self.full = (1 << n) - 1
-        self.fc_cache: dict = {}
-        self.lm_cache: dict = {}  # LM states -> {option: extend(states, option's words)}
-        self.stacks = [dict() for _ in range(n + 1)]
-        self.thresholds = [-math.inf] * (n + 1)
-        self.bests = [-math.inf] * (n + 1)
-        start = tuple(m.begin() for m in self.lms)
-        self.stacks[0][None] = _Hyp(
-            0.0, self.future(0), 0, 0, start, None, None, (0.0,) * len(self.lms), 0, 0
-        )
-
-    def run(self) -> list:
-        """Expand the pruned stacks ``0 .. n-1`` in turn; the complete hypotheses, best first."""
-        for m in range(self.n):
-            if self.stacks[m]:
-                for h in self.prune(m):
-                    self.expand(h)
-        return sorted(self.stacks[self.n].values(), key=lambda h: -h.total)
-
-    def future(self, cov: int) -> float:
-        """Future cost of coverage ``cov``: the sum of ``fc`` over its maximal uncovered spans."""
-        v = self.fc_cache.get(cov)
-        if v is None:
-            n, fc = self.n, self.fc
-            v = 0.0
-            i = 0
-            while i < n:
-                if cov >> i & 1:
-                    i += 1
-                    continue
-                j = i
-                while j < n and not cov >> j & 1:
-                    j += 1
-                v += fc[i][j]
-                i = j
-            self.fc_cache[cov] = v
-        return v
-
-    def prune(self, m: int) -> list:
-        """Cut stack ``m`` to its ``stack_size`` best and to ``beam`` below its best, on ``total``;
-        raise its admission threshold if it is full. Returns the survivors, best first."""
-        hyps = sorted(self.stacks[m].values(), key=lambda h: -h.total)
-        cut = hyps[0].total + self.beam
-        hyps = [h for h in hyps[: self.stack_size] if h.total >= cut]
-        self.stacks[m] = {(h.cov, h.end, h.state): h for h in hyps}
-        if len(hyps) >= self.stack_size:
-            self.thresholds[m] = max(self.thresholds[m], hyps[-1].total)
-        return hyps
-
-    def extend(self, states: tuple, words) -> tuple:
-        """``(weighted LM score, per-LM ln p(words | state), next states)``."""
-        lps, nxt = [], []
-        for m, st in zip(self.lms, states):
-            lp, new = m.extend(st, words)
-            lps.append(lp)
-            nxt.append(new)
-        return self._weighted(lps), tuple(lps), tuple(nxt)
-
-    def finish(self, lps: tuple, states: tuple) -> tuple:
-        """``(weighted LM score, per-LM scores)`` of a step that completes the sentence: each
-        LM's ``lps`` plus its ``ln p(</s> | state)``."""
-        lps = [lp + m.end(st) for m, lp, st in zip(self.lms, lps, states)]
-        return self._weighted(lps), tuple(lps)
-
-    def _extend_one(self, states: tuple, words) -> tuple:
-        lp, new = self.lms[0].extend(states[0], words)
-        return self.w_lms[0] * lp, (lp,), (new,)
-
-    def _finish_one(self, lps: tuple, states: tuple) -> tuple:
-        lp = lps[0] + self.lms[0].end(states[0])
-        return self.w_lms[0] * lp, (lp,)
-
-    def _weighted(self, lps) -> float:
-        w = self.w_lms
-        v = w[0] * lps[0]
-        for k in range(1, len(lps)):
-            v = v + w[k] * lps[k]
-        return v
-
-    def prefetch(self, h: _Hyp, lm_cache: dict) -> None:
-        """Give each batched LM, in one call, the words of every option of ``h`` that could
-        enter a stack now (thresholds only rise, so the search asks for no other) and whose
-        score is not cached."""
-        cov, end, score = h.cov, h.end, h.score
-        n, dl, w_dist = self.n, self.dl, self.w_dist
-        gap = ((cov + 1) & ~cov).bit_length() - 1
-        words = []
-        for i in range(max(gap, end - dl), min(n - 1, end + dl) + 1):
-            if cov >> i & 1:
-                continue
-            base = score - w_dist * abs(i - end)
-            for j, mask, olist in self.span_opts[i]:
-                if cov & mask:
-                    break
-                if olist is None:
-                    continue
-                if gap < i and j - gap > dl:
-                    break
-                new_cov = cov | mask
-                fut, floor = self.future(new_cov), self.thresholds[new_cov.bit_count()]
-                for o in olist:
-                    if base + o.est + fut < floor:
-                        break
-                    if o not in lm_cache:
-                        words.append(o.words)
-        if words:
-            for k in self.batched:
-                self.lms[k].prefetch([(h.state[k], ws) for ws in words])
-
-    def expand(self, h: _Hyp) -> None:
-        """Try every option that may follow ``h``: untranslated spans within the distortion
-        limit (from which the first gap stays reachable), options best first until one cannot
-        enter its stack (early discarding); the survivors go to :meth:`add`."""
-        cov, end, state, score = h.cov, h.end, h.state, h.score
-        n, dl, full, beam = self.n, self.dl, self.full, self.beam
-        w_dist = self.w_dist
-        thresholds, bests = self.thresholds, self.bests
-        future, add = self.future, self.add
-        lm_cache = self.lm_cache.get(
-            state
-        )  # hypotheses of other coverages often end in these states
-        if lm_cache is None:
-            lm_cache = self.lm_cache[state] = {}
-        if self.batched:
-            self.prefetch(h, lm_cache)
-        gap = ((cov + 1) & ~cov).bit_length() - 1  # first uncovered position
-        for i in range(max(gap, end - dl), min(n - 1, end + dl) + 1):
-            if cov >> i & 1:
-                continue
-            dist = abs(i - end)
-            base = score - w_dist * dist
-            for j, mask, olist in self.span_opts[i]:
-                if cov & mask:
-                    break
-                if olist is None:
-                    continue
-                if gap < i and j - gap > dl:
-                    break  # could not jump back to the first gap any more
-                new_cov = cov | mask
-                fut = future(new_cov)
-                t = new_cov.bit_count()
-                for o in olist:
-                    if base + o.est + fut < thresholds[t]:
-                        break
-                    hit = lm_cache.get(o)
-                    if hit is None:
-                        hit = lm_cache[o] = self.extend(state, o.words)
-                    wlp, lp, new_state = hit
-                    if new_cov == full:
-                        wlp, lp = self.finish(lp, new_state)
-                    new_score = base + o.static + wlp
-                    total = new_score + fut
-                    if total < thresholds[t] or total < bests[t] + beam:
-                        continue
-                    add(h, o, new_cov, t, j, new_state, new_score, total, lp, dist)
-
-    def add(
-        self,
-        prev: _Hyp,
-        o: _Option,
-        cov: int,
-        t: int,
-        end: int,
-        state,
-        score: float,
-        total: float,
-        lp: float,
-        dist: int,
-    ) -> None:
-        """Put ``prev`` extended by ``o`` into stack ``t``, recombining it with the hypothesis of
-        equal ``(cov, end, state)``: the better one stays, the other becomes one of its arcs
-        (n-best only, and only if it outputs a different string). A stack grown past twice its
-        size is pruned."""
-        stack = self.stacks[t]
-        key = (cov, end, state)
-        old = stack.get(key)
-        keep_arcs = self.keep_arcs
-        sig = _output_sig(prev.sig, o.words) if keep_arcs else 0
-        if old is not None and old.total >= total:
-            if keep_arcs and sig != old.sig:
-                hyp = _Hyp(score, total, cov, end, state, prev, o, lp, dist, sig)
-                (old.arcs if old.arcs is not None else _new_arcs(old)).append(hyp)
-            return
-        hyp = _Hyp(score, total, cov, end, state, prev, o, lp, dist, sig)
-        if old is not None and keep_arcs:
-            hyp.arcs = old.arcs or []
-            old.arcs = None  # its alternatives now hang on the winner only
-            if sig != old.sig:
-                hyp.arcs.append(old)
-        stack[key] = hyp
-        if total > self.bests[t]:
-            self.bests[t] = total
-        if len(stack) > 2 * self.stack_size:
-            self.prune(t)
 
 
 def _sources(src: Sequence[str], max_len: int, table: dict):

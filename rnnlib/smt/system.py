@@ -62,6 +62,7 @@ from typing import Callable, Sequence
 from ..cache import ArtifactCache, canonical_json
 from ..config import load_config
 from .align import align, format_links, parse_links
+from .compiled import search_kind
 from .decoder import Decoder, DecoderConfig
 from .features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
 from .lm import NgramLM, train_arpa
@@ -483,6 +484,7 @@ def _decode_split(
         "seconds": seconds,
         "sentences_per_s": len(src) / max(seconds, 1e-9),
         "workers": config.decoder.workers,
+        "search": search_kind(dec.search),
     }
     detok = [detokenize(h) for h in hyps]
     (out / f"{split}.txt").write_text("".join(x + "\n" for x in detok), encoding="utf-8")

@@ -1,0 +1,186 @@
+"""The phrase decoder's fast path (rnnlib.smt.compiled): rnnlib.smt.stack_search compiled by Cython
+gives exactly the plain module's n-best lists, is built once per source version, and a failed
+build falls back to the plain module with a warning that names the reason."""
+
+import random
+import sysconfig
+import warnings
+
+import numpy as np
+import pytest
+
+from rnnlib.smt import compiled, stack_search
+from rnnlib.smt.decoder import Decoder, DecoderConfig, KenLMFeature, LanguageModelFeature
+from rnnlib.smt.features import EXTRA, FeatureTable
+from rnnlib.smt.lm import NgramLM, train_arpa
+
+
+class BatchedBigram(LanguageModelFeature):
+    """A second LM that asks to be prefetched (the CSLM's path through the search): a bigram table
+    of random log-probabilities (-4 for a word outside it, such as a copied unknown word); it
+    counts the prefetched requests."""
+
+    batched = True
+
+    def __init__(self, vocab, seed):
+        rng = random.Random(seed)
+        self.name = "lm2"
+        self.bi = {(a, b): -rng.uniform(0.1, 3.0) for a in vocab + ["<s>"] for b in vocab}
+        self.requests = 0
+
+    def begin(self):
+        return "<s>"
+
+    def null(self):
+        return None
+
+    def extend(self, state, words):
+        lp = 0.0
+        for w in words:
+            lp += -1.5 if state is None else self.bi.get((state, w), -4.0)
+            state = w
+        return lp, state
+
+    def end(self, state):
+        return -0.5 if state is None else -0.1 * len(state)
+
+    def prefetch(self, requests):
+        self.requests += len(requests)
+
+
+@pytest.fixture(scope="module")
+def system(tmp_path_factory):
+    """A random phrase table over 8 source words (1- to 3-word phrases, up to 4 targets each), a
+    trigram KenLM model of random target text, and sentences of 1 to 14 words plus one of 70 (more
+    source words than a 64-bit coverage holds)."""
+    rng = random.Random(7)
+    src_vocab = [f"s{i}" for i in range(8)]
+    tgt_vocab = [f"t{i}" for i in range(12)]
+
+    def options(n):
+        return [
+            (
+                tuple(rng.choices(tgt_vocab, k=rng.randint(1, n + 1))),
+                np.array([rng.uniform(0.01, 1.0) for _ in range(4)]),
+            )
+            for _ in range(rng.randint(1, 4))
+        ]
+
+    table = {(w,): options(1) for w in src_vocab}
+    for _ in range(20):
+        n = rng.choice((2, 3))
+        table.setdefault(tuple(rng.choices(src_vocab, k=n)), []).extend(options(n))
+    folder = tmp_path_factory.mktemp("compiled")
+    text = [rng.choices(tgt_vocab, k=rng.randint(2, 9)) for _ in range(200)]
+    train_arpa(text, folder / "lm.arpa", 3)
+    sentences = [rng.choices(src_vocab + ["oov"], k=rng.randint(1, 14)) for _ in range(25)]
+    sentences.append(rng.choices(src_vocab, k=70))
+    return table, NgramLM(folder / "lm.arpa").model, sentences, tgt_vocab
+
+
+def _lists(out):
+    return [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in out]
+
+
+def test_the_decoder_searches_with_the_compiled_module_here():
+    """On a machine with the README's prerequisites (a C compiler) the default is the build."""
+    module = compiled.search_module()
+    assert module is not stack_search
+    assert module.__file__.endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+    assert module.__name__ == compiled.module_name()
+
+
+@pytest.mark.parametrize("nbest", [1, 20])
+@pytest.mark.parametrize("lms", ["kenlm", "kenlm+batched", "kenlm+extra"])
+def test_compiled_and_plain_search_give_identical_nbest_lists(system, nbest, lms):
+    table, lm, sentences, tgt_vocab = system
+    extra, more = [], []
+    if "batched" in lms:
+        more = [BatchedBigram(tgt_vocab, seed=3)]
+    if "extra" in lms:
+        pairs = {
+            (s, t): [float(len(t)) - len(s), 0.1 * len(s)] for s, o in table.items() for t, _ in o
+        }
+        extra = [FeatureTable(["f1", "f2"], pairs, default=[0.0, -1.0])]
+    cfg = DecoderConfig(stack_size=10, ttable_limit=3, distortion_limit=4, workers=1)
+    dec = Decoder(table, lm, config=cfg, extra=extra, lms=more)
+    w = dec.weights.copy()
+    w[EXTRA:] = 0.3
+    dec.set_weights(w)
+    got = {}
+    for name, module in (("compiled", compiled.search_module()), ("python", stack_search)):
+        dec.use_search(module)
+        got[name] = _lists(dec.translate_corpus(sentences, nbest))
+    assert got["compiled"] == got["python"]
+    assert len(got["python"][-1][0][0]) >= 70  # the 70-word sentence was translated
+    if nbest > 1:
+        assert max(len(x) for x in got["python"]) > 1
+    if more:
+        assert more[0].requests > 0  # the batched LM's path was taken
+
+
+def test_use_search_switches_the_language_models_too(system):
+    table, lm, _, _ = system
+    dec = Decoder(table, lm, config=DecoderConfig(workers=1))
+    dec.use_search(stack_search)
+    kenlm_feature = dec.lms[0]
+    assert isinstance(kenlm_feature, KenLMFeature)
+    assert kenlm_feature.extend.func is stack_search.lm_extend
+    dec._warm([("s0",)])
+    assert all(isinstance(o, stack_search.Option) for o in dec._span_options(("s0",)))
+    dec.use_search(compiled.search_module())
+    assert kenlm_feature.extend.func is compiled.search_module().lm_extend
+
+
+def test_the_module_name_follows_the_sources(tmp_path, monkeypatch):
+    py, pxd = tmp_path / "stack_search.py", tmp_path / "stack_search.pxd"
+    py.write_text("x = 1\n")
+    pxd.write_text("cdef long x\n")
+    monkeypatch.setattr(compiled, "_sources", lambda: (py, pxd))
+    first = compiled.module_name()
+    assert first == compiled.module_name()
+    pxd.write_text("cdef int x\n")
+    assert compiled.module_name() != first
+
+
+def test_a_build_is_made_once_in_its_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(compiled.BUILD_DIR_ENV, str(tmp_path))
+    module = compiled.load_compiled()
+    built = list(tmp_path.glob("_stack_search_*" + sysconfig.get_config_var("EXT_SUFFIX")))
+    assert [p.name for p in built] == [module.__file__.rsplit("/", 1)[-1]]
+    stamp = built[0].stat().st_mtime_ns
+    calls = []
+    monkeypatch.setattr(compiled, "_build", lambda *a: calls.append(a))
+    compiled.load_compiled()
+    assert calls == [] and built[0].stat().st_mtime_ns == stamp
+    assert not list(tmp_path.glob("tmp*"))  # the build's temporary folder is gone
+
+
+def test_a_failed_build_warns_with_its_reason_and_falls_back(monkeypatch):
+    def fail():
+        raise RuntimeError("building _stack_search_x failed: cc: not found")
+
+    monkeypatch.setattr(compiled, "load_compiled", fail)
+    monkeypatch.delenv(compiled.ENV, raising=False)
+    with pytest.warns(RuntimeWarning, match="cc: not found"):
+        assert compiled._choose() is stack_search
+
+
+def test_the_book_names_the_search_that_decoded():
+    from rnnlib.experiments.baseline import implementation_text
+
+    assert compiled.search_kind(stack_search) == "python"
+    assert compiled.search_kind(compiled.search_module()) == "compiled"
+    assert implementation_text({"search": "compiled"}).startswith("with the compiled search")
+    assert implementation_text({"search": "python"}).startswith("with the plain Python search")
+    assert "cached before" in implementation_text({"workers": 2})
+
+
+def test_the_environment_chooses_the_plain_search_or_names_a_bad_value(monkeypatch):
+    monkeypatch.setenv(compiled.ENV, "python")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compiled._choose() is stack_search
+    monkeypatch.setenv(compiled.ENV, "fast")
+    with pytest.raises(ValueError, match="RNNLIB_SMT_SEARCH"):
+        compiled._choose()
