@@ -455,7 +455,21 @@ class Decoder:
     def translate_corpus(
         self, sentences: Sequence[Sequence[str]], nbest: int | None = None
     ) -> list[list[Translation]]:
-        """Translate every sentence (``config.workers`` processes); one n-best list each."""
+        """Translate every sentence (``config.workers`` processes); one n-best list each.
+
+        The garbage collector is off meanwhile, here and in the workers (forked with it off):
+        the search makes no reference cycles, and each collection of the oldest generation would
+        walk the phrase table and option caches (about a million objects) again; with it on,
+        collections took about a third of a decoding's time."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._translate_corpus(sentences, nbest)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _translate_corpus(self, sentences, nbest):
         workers = min(self.config.workers, max(1, len(sentences)))
         if workers == 1:
             return [self.translate(s, nbest) for s in sentences]
