@@ -2,6 +2,7 @@
 gives exactly the plain module's n-best lists, is built once per source version, and a failed
 build falls back to the plain module with a warning that names the reason."""
 
+import collections
 import random
 import sysconfig
 import warnings
@@ -10,39 +11,27 @@ import numpy as np
 import pytest
 
 from rnnlib.smt import compiled, stack_search
-from rnnlib.smt.decoder import Decoder, DecoderConfig, KenLMFeature, LanguageModelFeature
+from rnnlib.smt.decoder import Decoder, DecoderConfig, KenLMFeature
 from rnnlib.smt.features import EXTRA, FeatureTable
 from rnnlib.smt.lm import NgramLM, train_arpa
+from test_smt_search import BigramLM
 
 
-class BatchedBigram(LanguageModelFeature):
-    """A second LM that asks to be prefetched (the CSLM's path through the search): a bigram table
-    of random log-probabilities (-4 for a word outside it, such as a copied unknown word); it
-    counts the prefetched requests."""
+class BatchedBigram(BigramLM):
+    """A second LM that asks to be prefetched (the CSLM's path through the search): random bigram
+    and end-of-sentence log-probabilities over ``vocab`` (a word outside it, such as a copied
+    unknown word, scores -6 after any word); it counts the prefetched requests."""
 
     batched = True
 
     def __init__(self, vocab, seed):
         rng = random.Random(seed)
+        bi = {(a, b): -rng.uniform(0.1, 3.0) for a in vocab + ["<s>"] for b in vocab}
+        uni = collections.defaultdict(lambda: -4.0, {w: -1.5 for w in vocab})
+        eos = {w: -rng.uniform(0.0, 2.0) for w in vocab}
+        super().__init__(uni, bi, eos=eos, drop=2.0)
         self.name = "lm2"
-        self.bi = {(a, b): -rng.uniform(0.1, 3.0) for a in vocab + ["<s>"] for b in vocab}
         self.requests = 0
-
-    def begin(self):
-        return "<s>"
-
-    def null(self):
-        return None
-
-    def extend(self, state, words):
-        lp = 0.0
-        for w in words:
-            lp += -1.5 if state is None else self.bi.get((state, w), -4.0)
-            state = w
-        return lp, state
-
-    def end(self, state):
-        return -0.5 if state is None else -0.1 * len(state)
 
     def prefetch(self, requests):
         self.requests += len(requests)
@@ -111,12 +100,38 @@ def test_compiled_and_plain_search_give_identical_nbest_lists(system, nbest, lms
     for name, module in (("compiled", compiled.search_module()), ("python", stack_search)):
         dec.use_search(module)
         got[name] = _lists(dec.translate_corpus(sentences, nbest))
+        assert dec.search is module and compiled.search_kind(module) == name
+        assert all(type(o) is module.Option for o in dec._span_options(("s0",)))
     assert got["compiled"] == got["python"]
-    assert len(got["python"][-1][0][0]) >= 70  # the 70-word sentence was translated
+    assert len(got["python"]) == len(sentences) and got["python"][-1][0][0]  # (the 70 words)
     if nbest > 1:
         assert max(len(x) for x in got["python"]) > 1
     if more:
         assert more[0].requests > 0  # the batched LM's path was taken
+
+
+@pytest.mark.parametrize("kind", ["compiled", "python"])
+def test_a_decoded_corpus_leaves_no_search_behind_for_the_collector(system, kind):
+    """translate_corpus keeps the garbage collector off: each sentence's search must be freed by
+    reference counting alone, so it must make no reference cycle."""
+    import gc
+
+    table, lm, sentences, tgt_vocab = system
+    module = compiled.search_module() if kind == "compiled" else stack_search
+    dec = Decoder(
+        table, lm, config=DecoderConfig(workers=1), lms=[BatchedBigram(tgt_vocab, seed=3)]
+    )
+    dec.use_search(module)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds unreachable stays in gc.garbage
+    try:
+        dec.translate_corpus(sentences[:8], 5)
+        gc.collect()
+        left = [x for x in gc.garbage if type(x) in (module.Search, module.Hyp, module.Option)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
 
 
 def test_use_search_switches_the_language_models_too(system):
@@ -156,6 +171,16 @@ def test_a_build_is_made_once_in_its_folder(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("tmp*"))  # the build's temporary folder is gone
 
 
+def test_a_build_without_a_compiler_fails_cleanly_and_the_decoder_falls_back(tmp_path, monkeypatch):
+    monkeypatch.setenv(compiled.BUILD_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("CC", "false")  # (a compiler that always fails; CC enters the name)
+    monkeypatch.delenv(compiled.ENV, raising=False)
+    with pytest.warns(RuntimeWarning, match="could not be built.*failed"):
+        assert compiled._choose() is stack_search
+    assert not list(tmp_path.glob("*" + sysconfig.get_config_var("EXT_SUFFIX")))
+    assert not [p for p in tmp_path.iterdir() if p.is_dir()]  # no build folder left behind
+
+
 def test_a_failed_build_warns_with_its_reason_and_falls_back(monkeypatch):
     def fail():
         raise RuntimeError("building _stack_search_x failed: cc: not found")
@@ -171,6 +196,8 @@ def test_the_book_names_the_search_that_decoded():
 
     assert compiled.search_kind(stack_search) == "python"
     assert compiled.search_kind(compiled.search_module()) == "compiled"
+    with pytest.raises(ValueError, match="neither"):
+        compiled.search_kind(random)
     assert implementation_text({"search": "compiled"}).startswith("with the compiled search")
     assert implementation_text({"search": "python"}).startswith("with the plain Python search")
     assert "cached before" in implementation_text({"workers": 2})

@@ -108,7 +108,7 @@ def test_recombination_never_merges_hypotheses_with_different_cslm_histories(
     lm = NgramLM(tmp_path / "lm2.arpa").model
     model, vocab = tiny(seed=2)
     dec, _ = _decoder((table, lm), model, vocab, stack=100)
-    dec.search = stack_search  # the plain search, whose method this test wraps
+    dec.use_search(stack_search)  # the plain search, whose method this test wraps
     seen = {}
     merged_kenlm_only = 0
     original = stack_search.Search.add

@@ -38,8 +38,13 @@ BUILD_DIR_ENV = "RNNLIB_BUILD_DIR"
 #: Cython's settings: the module's own annotations are documentation, not C types (the types are
 #: the .pxd's)
 DIRECTIVES = {"language_level": 3, "annotation_typing": False}
-#: no fused multiply-add: every sum and product rounds as Python's floats do
-CFLAGS = ["-O2", "-ffp-contract=off"]
+#: no fused multiply-add and no fast-math (even if the environment's CFLAGS ask for them, these
+#: come last): every sum and product rounds as Python's floats do
+CFLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"]
+#: environment variables that change what the compiler makes (part of the module's name)
+COMPILER_ENV = ("CC", "CFLAGS", "CPPFLAGS", "LDSHARED", "LDFLAGS")
+#: seconds to wait for another process's build, and for a build
+LOCK_TIMEOUT, BUILD_TIMEOUT = 900, 600
 
 _MODULE: ModuleType | None = None
 
@@ -53,8 +58,15 @@ def search_module() -> ModuleType:
 
 
 def search_kind(module: ModuleType) -> str:
-    """``"python"`` for the plain :mod:`rnnlib.smt.stack_search`, ``"compiled"`` for its build."""
-    return "python" if module is stack_search else "compiled"
+    """``"python"`` for the plain :mod:`rnnlib.smt.stack_search`, ``"compiled"`` for a build of
+    it (an extension module named ``_stack_search_<hash>``)."""
+    if module is stack_search:
+        return "python"
+    if module.__name__.startswith("_stack_search_") and module.__file__.endswith(
+        sysconfig.get_config_var("EXT_SUFFIX")
+    ):
+        return "compiled"
+    raise ValueError(f"{module.__name__} is neither rnnlib.smt.stack_search nor a build of it")
 
 
 def _choose() -> ModuleType:
@@ -82,13 +94,16 @@ def _sources() -> tuple[Path, Path]:
 
 
 def module_name() -> str:
-    """``_stack_search_<hash>``: the hash of the sources, Cython's and Python's versions."""
+    """``_stack_search_<hash>``: the hash of the sources, Cython's and Python's versions, the
+    settings and the compiler's environment variables."""
     import Cython
 
     digest = hashlib.sha256()
     for part in _sources():
         digest.update(part.read_bytes())
+    compiler = [os.environ.get(k, "") for k in COMPILER_ENV]
     tags = (Cython.__version__, sys.version, sysconfig.get_platform(), repr((DIRECTIVES, CFLAGS)))
+    tags += tuple(compiler)
     digest.update("\0".join(tags).encode())
     return f"_stack_search_{digest.hexdigest()[:16]}"
 
@@ -110,18 +125,24 @@ def load_compiled() -> ModuleType:
     target = folder / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
     if not target.is_file():
         folder.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(folder / f"{name}.lock")):
+        with FileLock(str(folder / f"{name}.lock"), timeout=LOCK_TIMEOUT):
             if not target.is_file():
                 _build(name, target)
     spec = importlib.util.spec_from_file_location(name, target)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    sys.modules[name] = module  # (so that its classes pickle by name, as the plain module's do)
     return module
 
 
 def _build(name: str, target: Path) -> None:
     """Compile the sources as module ``name`` into ``target`` (in a subprocess, whose compiler
-    output is shown only if it fails)."""
+    output is shown only if it fails; it imports this very rnnlib, whatever the working folder)."""
+    package_root = str(Path(stack_search.__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]),
+    }
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         for src in _sources():
             shutil.copyfile(src, Path(tmp) / f"{name}{src.suffix}")
@@ -129,6 +150,9 @@ def _build(name: str, target: Path) -> None:
             [sys.executable, "-m", "rnnlib.smt.compiled", tmp, name],
             capture_output=True,
             text=True,
+            cwd=tmp,
+            env=env,
+            timeout=BUILD_TIMEOUT,
         )
         built = list(Path(tmp).glob(f"{name}*{sysconfig.get_config_var('EXT_SUFFIX')}"))
         if proc.returncode != 0 or not built:

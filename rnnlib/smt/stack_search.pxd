@@ -28,13 +28,16 @@ cpdef object output_sig(object sig, object words)
 cdef class Search:
     cdef public long n, stack_size, dl
     cdef public double beam, w_dist
+    cdef public bint one
     cdef public object lms, batched, keep_arcs, w_lms, fc, span_opts, full, fc_cache, lm_cache
-    cdef public object stacks, thresholds, bests, _extend, _finish
+    cdef public object stacks, thresholds, bests
 
     @cython.locals(i=cython.long, j=cython.long, n=cython.long)
     cpdef future(self, object cov)
 
     cpdef tuple _extend_one(self, tuple states, object words)
+
+    cpdef tuple _finish_one(self, tuple lps, tuple states)
 
     @cython.locals(
         end=cython.long, score=cython.double, n=cython.long, dl=cython.long,

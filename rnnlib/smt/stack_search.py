@@ -120,11 +120,9 @@ class Search:
         for m in self.lms:
             m.reset()
         self.batched = [k for k, m in enumerate(self.lms) if m.batched]
-        # the LM step and end of every hypothesis; with one LM (the baseline) the same arithmetic
-        # without the loops over LMs
-        one = len(self.lms) == 1
-        self._extend = self._extend_one if one else self.extend
-        self._finish = self._finish_one if one else self.finish
+        # one LM (the baseline): the same arithmetic without the loops over LMs (a flag, not
+        # bound methods kept on self, which would make every search a reference cycle)
+        self.one = len(self.lms) == 1
         self.keep_arcs = keep_arcs  # keep recombined rivals (n-best lists)
         self.stack_size = cfg.stack_size
         self.dl = cfg.distortion_limit
@@ -285,10 +283,18 @@ class Search:
                         break
                     hit = lm_cache.get(o)
                     if hit is None:
-                        hit = lm_cache[o] = self._extend(state, o.words)
+                        hit = lm_cache[o] = (
+                            self._extend_one(state, o.words)
+                            if self.one
+                            else self.extend(state, o.words)
+                        )
                     wlp, lp, new_state = hit
                     if new_cov == full:
-                        wlp, lp = self._finish(lp, new_state)
+                        wlp, lp = (
+                            self._finish_one(lp, new_state)
+                            if self.one
+                            else self.finish(lp, new_state)
+                        )
                     new_score = base + o.static + wlp
                     total = new_score + fut
                     if total < thresholds[t] or total < bests[t] + beam:
