@@ -2,7 +2,7 @@
 
 :func:`search_module` returns the module the decoder searches with. By default that is
 ``stack_search.py`` compiled, unchanged, with the C types of ``stack_search.pxd`` (the search
-about 1.8 times as fast, whole MERT runs about 1.5 times: BENCHMARKS.md;
+about 1.8 times as fast: BENCHMARKS.md;
 ``rnnlib smt-bench --against-python`` measures it); ``RNNLIB_SMT_SEARCH=python`` (see
 :data:`ENV`) selects the plain module. Both give identical translations, features and scores
 (``tests/test_smt_compiled.py``), so no artifact's key depends on which one ran.
