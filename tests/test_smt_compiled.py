@@ -211,3 +211,14 @@ def test_the_environment_chooses_the_plain_search_or_names_a_bad_value(monkeypat
     monkeypatch.setenv(compiled.ENV, "fast")
     with pytest.raises(ValueError, match="RNNLIB_SMT_SEARCH"):
         compiled._choose()
+
+
+def test_the_benchmark_times_both_searches_and_leaves_the_decoder_as_it_was(system):
+    from rnnlib.bench.smt import against_python
+
+    table, lm, sentences, _ = system
+    dec = Decoder(table, lm, config=DecoderConfig(workers=2))
+    out = against_python(dec, sentences[:5], rounds=2, nbest=3)
+    assert out["identical_output"] and len(out["compiled_s"]) == len(out["python_s"]) == 2
+    assert out["speedup_total"] == pytest.approx(sum(out["python_s"]) / sum(out["compiled_s"]))
+    assert dec.config.workers == 2 and dec.search is compiled.search_module()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 from pathlib import Path
 from typing import Sequence
@@ -66,24 +67,27 @@ def against_python(
     compiled = search_module()
     if compiled is stack_search:
         raise RuntimeError("the compiled search is not available here (see the warning above)")
-    decoder.config.workers = 1
+    modules = {"compiled": compiled, "python": stack_search}
+    workers, decoder.config.workers = decoder.config.workers, 1
     seconds = {"compiled": [], "python": []}
     outputs = {}
-    for r in range(rounds):
-        order = ("compiled", "python") if r % 2 == 0 else ("python", "compiled")
-        for name in order:
-            decoder.use_search(compiled if name == "compiled" else stack_search)
-            start = time.perf_counter()
-            out = decoder.translate_corpus(sentences, nbest)
-            seconds[name].append(time.perf_counter() - start)
-            outputs.setdefault(name, out)
-    decoder.use_search(compiled)
-    same = [
-        [(t.words, t.features.tolist(), t.score) for t in lst] for lst in outputs["compiled"]
-    ] == [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in outputs["python"]]
+    try:
+        for r in range(rounds):
+            for name in list(modules) if r % 2 == 0 else list(modules)[::-1]:
+                decoder.use_search(modules[name])
+                start = time.perf_counter()
+                out = decoder.translate_corpus(sentences, nbest)
+                seconds[name].append(time.perf_counter() - start)
+                outputs.setdefault(
+                    name, [[(t.words, t.features.tolist(), t.score) for t in lst] for lst in out]
+                )
+    finally:
+        decoder.use_search(compiled)
+        decoder.config.workers = workers
+    same = outputs["compiled"] == outputs["python"]
     if not same:
         raise RuntimeError("the compiled and the plain search gave different n-best lists")
-    ratios = sorted(p / c for p, c in zip(seconds["python"], seconds["compiled"]))
+    ratios = [p / c for p, c in zip(seconds["python"], seconds["compiled"])]
     return {
         "sentences": len(sentences),
         "nbest": nbest,
@@ -94,9 +98,7 @@ def against_python(
         "compiled_sentences_per_s": len(sentences) * rounds / sum(seconds["compiled"]),
         "python_sentences_per_s": len(sentences) * rounds / sum(seconds["python"]),
         "speedup_total": sum(seconds["python"]) / sum(seconds["compiled"]),
-        "speedup_median_round": ratios[len(ratios) // 2]
-        if len(ratios) % 2
-        else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2,
+        "speedup_median_round": statistics.median(ratios),
         "load_average_1min": os.getloadavg()[0],
     }
 
