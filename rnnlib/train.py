@@ -78,6 +78,14 @@ Deviations
 - ``lr_min``, a stopping rule the papers do not have: the run ends once the schedule has cut the
   rate below it (the ``cpu`` profile: after five halvings), so the time a stalled run would spend
   at a rate too small to move its dev NLL is not spent. Off by default.
+- ``lr_cooldown``/``lr_cooldown_end``, a cool-down the papers do not have: the last
+  ``lr_cooldown`` updates up to update ``lr_cooldown_end`` (a run's whole budget; the book trains
+  in chunks whose ``max_updates`` are shorter) take a share of the scheduled rate that falls
+  linearly towards 0 (:func:`cooldown_factor`): the "warmup-stable-decay" schedule of Hu et al.
+  (2024, MiniCPM) without its warm-up, and Hägele et al. (2024), whose cool-down over the last
+  part of a fixed budget matched a cosine schedule fitted to that budget. The scheduled rate
+  (``lr_decay``'s) stays in the optimiser's state; only the update's step uses the share. Off by
+  default.
 """
 
 from __future__ import annotations
@@ -134,7 +142,9 @@ class TrainConfig:
     stalled through several cuts has stopped learning). ``fast``: compute through
     :mod:`rnnlib.fast` (the default; the same numbers as the plain modules up to float
     rounding, faster) or, ``False``, through the plain modules. ``bf16``: bf16 autocast
-    (:mod:`rnnlib.fast.precision`; not in the papers).
+    (:mod:`rnnlib.fast.precision`; not in the papers). ``lr_cooldown``, ``lr_cooldown_end``: the
+    last ``lr_cooldown`` updates up to update ``lr_cooldown_end`` use a linearly falling share of
+    the rate (:func:`cooldown_factor`; both or neither; not in the papers).
     """
 
     optimizer: str = "adadelta"  # {adadelta, adam, sgd}
@@ -157,6 +167,8 @@ class TrainConfig:
     lr_patience: int = 1
     lr_decay_start: int | None = None
     lr_min: float | None = None
+    lr_cooldown: int | None = None
+    lr_cooldown_end: int | None = None
     seed: int = 1
     bf16: bool = False
     fast: bool = True
@@ -183,6 +195,8 @@ class TrainConfig:
             "patience",
             "lr_patience",
             "lr_decay_start",
+            "lr_cooldown",
+            "lr_cooldown_end",
         ):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -200,6 +214,11 @@ class TrainConfig:
         if self.patience is not None and self.eval_every is None:
             raise ValueError(
                 "TrainConfig.patience counts evaluations every eval_every updates: give eval_every"
+            )
+        if (self.lr_cooldown is None) != (self.lr_cooldown_end is None):
+            raise ValueError(
+                "TrainConfig.lr_cooldown and lr_cooldown_end go together: give both or neither, "
+                f"got {self.lr_cooldown!r} and {self.lr_cooldown_end!r}"
             )
         if self.lr_min is not None and not self.lr_min > 0:
             raise ValueError(f"TrainConfig.lr_min must be positive or None, got {self.lr_min!r}")
@@ -224,6 +243,8 @@ class TrainConfig:
             del d["lr_decay"], d["lr_patience"]
         if d["lr_min"] is None or self.lr_decay is None:
             del d["lr_min"]
+        if d["lr_cooldown"] is None:
+            del d["lr_cooldown"], d["lr_cooldown_end"]
         return d
 
     @classmethod
@@ -284,6 +305,8 @@ RESUMABLE_CHANGES = {
     "checkpoint_every",
     "patience",
     "lr_min",
+    "lr_cooldown",
+    "lr_cooldown_end",
     "device",
     "eval_batch_size",
     "fast",
@@ -381,6 +404,25 @@ def evaluate_nll(
         "sentences": int(sentences),
         "tokens": int(tokens),
     }
+
+
+def cooldown_factor(cfg: TrainConfig, update: int) -> float:
+    """The share of the scheduled rate that update ``update`` (1-based) uses: 1, then over the
+    ``n = lr_cooldown`` updates that end at ``lr_cooldown_end`` (the run's budget, not the
+    ``max_updates`` of one chunk) a linear fall, ``n/(n+1)``, ..., ``1/(n+1)``; 1 again after it
+    (a continuation with a later end sets its own)."""
+    n, end = cfg.lr_cooldown, cfg.lr_cooldown_end
+    if n is None or end is None or update > end:
+        return 1.0
+    return min(1.0, (end - update + 1) / (n + 1))
+
+
+def cooldown_start(cfg: TrainConfig) -> int | None:
+    """The last update before the cool-down (``lr_cooldown_end - lr_cooldown``), ``None``
+    without one."""
+    if cfg.lr_cooldown is None or cfg.lr_cooldown_end is None:
+        return None
+    return max(0, cfg.lr_cooldown_end - cfg.lr_cooldown)
 
 
 def make_optimizer(cfg: TrainConfig, params) -> torch.optim.Optimizer:
@@ -687,7 +729,16 @@ class Trainer:
         nll = batch_nll(self.net, batch, cfg.bf16, cfg.fast)
         (nll * (weight * self.world.size / denom)).backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(self.params, cfg.clip_norm or math.inf)
-        self.optimizer.step()
+        factor = cooldown_factor(cfg, st.update + 1)
+        if factor == 1.0:
+            self.optimizer.step()
+        else:  # the scheduled rate stays in the optimiser's state; this update uses a share of it
+            rates = [group["lr"] for group in self.optimizer.param_groups]
+            for group in self.optimizer.param_groups:
+                group["lr"] *= factor
+            self.optimizer.step()
+            for group, rate in zip(self.optimizer.param_groups, rates):
+                group["lr"] = rate
         st.update, st.position, st.epochs = st.update + 1, position, epochs
         total, tokens = distributed.all_sum(
             [float(nll.detach()) * weight, batch.n_target_tokens * weight], self.world, self.device

@@ -630,7 +630,14 @@ def test_a_constant_rate_keeps_the_keys_of_runs_made_before_the_schedule():
     cfg = TrainConfig(max_updates=10)
     d = cfg.to_dict()
     assert "lr_decay" not in d and "lr_patience" not in d
-    schedule = ("lr_decay", "lr_patience", "lr_min", "lr_decay_start")
+    schedule = (
+        "lr_decay",
+        "lr_patience",
+        "lr_min",
+        "lr_decay_start",
+        "lr_cooldown",
+        "lr_cooldown_end",
+    )
     assert d == {k: v for k, v in asdict(cfg).items() if k not in schedule}
     # lr_min and lr_decay_start cannot act on a constant rate, so they stay out of its key
     assert cfg.override(lr_min=1e-4, lr_decay_start=5).to_dict() == d
@@ -649,3 +656,62 @@ def test_a_constant_rate_keeps_the_keys_of_runs_made_before_the_schedule():
         TrainConfig(max_updates=10, eval_every=1, lr_decay=1.5)
     with pytest.raises(ValueError, match="give eval_every"):
         TrainConfig(max_updates=10, lr_decay=0.5)
+
+
+# -- the cool-down -------------------------------------------------------------------------------
+
+
+def test_the_cooldown_share_falls_linearly_over_the_last_updates_of_the_budget():
+    from rnnlib.train import cooldown_factor
+
+    cfg = TrainConfig(max_updates=200, lr_cooldown=4, lr_cooldown_end=10)
+    # chunks of the run (max_updates 200 here) do not move it: only lr_cooldown_end counts
+    assert [cooldown_factor(cfg, u) for u in range(5, 12)] == pytest.approx(
+        [1.0, 1.0, 0.8, 0.6, 0.4, 0.2, 1.0]
+    )
+    assert cooldown_factor(TrainConfig(max_updates=10), 10) == 1.0
+    assert "lr_cooldown" not in TrainConfig(max_updates=10).to_dict()
+    assert "lr_cooldown_end" not in TrainConfig(max_updates=10).to_dict()
+    assert cfg.to_dict()["lr_cooldown"] == 4 and cfg.to_dict()["lr_cooldown_end"] == 10
+    with pytest.raises(ValueError, match="lr_cooldown and lr_cooldown_end go together"):
+        TrainConfig(max_updates=10, lr_cooldown=4)
+    with pytest.raises(ValueError, match="lr_cooldown must be a positive integer"):
+        TrainConfig(max_updates=10, lr_cooldown=0, lr_cooldown_end=10)
+
+
+def test_a_cooldown_changes_only_its_updates_keeps_the_scheduled_rate_and_resumes_bitwise(
+    tmp_path, monkeypatch
+):
+    stepped = []  # the rate each optimiser step used
+    sgd_step = torch.optim.SGD.step
+
+    def step(self, *args, **kw):
+        stepped.append(self.param_groups[0]["lr"])
+        return sgd_step(self, *args, **kw)
+
+    monkeypatch.setattr(torch.optim.SGD, "step", step)
+
+    def run(work, **kw):
+        model, tr, dev, cfg = tiny_setup(
+            optimizer="sgd", lr=0.5, eval_every=2, checkpoint_every=None, **kw
+        )
+        return train(model, tr, dev, cfg, work, progress=False), params_of(model)
+
+    plain, p_plain = run(tmp_path / "plain", max_updates=8)
+    stepped.clear()
+    cool, p_cool = run(tmp_path / "cool", max_updates=8, lr_cooldown=4, lr_cooldown_end=8)
+    assert stepped == pytest.approx([0.5] * 4 + [0.4, 0.3, 0.2, 0.1])
+    # updates 1-4 at the full rate: the same losses; 5-8 at 4/5, 3/5, 2/5, 1/5 of it
+    # (update 5's loss is computed before its step, so it is still the same)
+    assert [r["train_nll_sentence"] for r in cool.log[:5]] == [
+        r["train_nll_sentence"] for r in plain.log[:5]
+    ]
+    assert cool.log[5]["train_nll_sentence"] != plain.log[5]["train_nll_sentence"]
+    # the evaluations report the scheduled rate, which the cool-down leaves alone
+    assert [e["lr"] for e in cool.evals] == pytest.approx([0.5] * len(cool.evals))
+    # trained in chunks (max_updates 3, then 8), as the book does, it ends where one run ends
+    run(tmp_path / "chunks", max_updates=3, lr_cooldown=4, lr_cooldown_end=8)
+    chunked, p_chunked = run(tmp_path / "chunks", max_updates=8, lr_cooldown=4, lr_cooldown_end=8)
+    assert chunked.resumed_from == 3
+    assert_same_run(chunked, p_chunked, cool, p_cool)
+    assert any(not torch.equal(p_cool[k], p_plain[k]) for k in p_plain)
