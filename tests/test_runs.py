@@ -182,6 +182,58 @@ def test_a_continuation_needs_the_parents_state(tmp_path):
         )
 
 
+def test_a_branch_from_the_trunk_is_the_run_without_its_cooldown_then_a_longer_one(tmp_path):
+    cache = ArtifactCache(tmp_path / "cache")
+    pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)
+    mc = model_config()
+
+    def run(name, **kw):
+        extra = {k: kw.pop(k) for k in ("parent", "branch", "keep_state") if k in kw}
+        cfg = _cfg(**kw)
+        return train_run(
+            cache, "t/run", {"name": name}, mc, cfg, pairs, dev, dev_bleu=_weights_sum, **extra
+        )
+
+    cooled = run("cooled", lr_cooldown=4, lr_cooldown_end=12, keep_state=True)
+    # the state where the cool-down began is kept: update 8, on the evaluation grid
+    assert cooled.extra["trunk_update"] == 8 and "trunk.pt" in cooled.meta["files"]
+    plain = run("plain")  # the same run at the full rate to the end
+    longer = run(
+        "longer", max_updates=16, lr_cooldown=4, lr_cooldown_end=16, parent=cooled, branch="trunk"
+    )
+    assert longer.config["branch"] == "trunk" and longer.extra["branch"] == "trunk"
+    logs = {n: run_logs(a) for n, a in (("cooled", cooled), ("plain", plain), ("longer", longer))}
+    # up to update 12 the branch is the run without the cool-down: the free control
+    ev_plain, ev_longer = logs["plain"]["eval"], logs["longer"]["eval"]
+    assert ev_longer["update"].tolist() == [4, 8, 12, 16]
+    assert ev_longer["dev_nll_sentence"][:3].tolist() == ev_plain["dev_nll_sentence"].tolist()
+    assert logs["longer"]["bleu"]["update"].tolist() == [4, 8, 12, 16]
+    assert (
+        logs["longer"]["bleu"]["dev_bleu"][:2].tolist()
+        == logs["cooled"]["bleu"]["dev_bleu"][:2].tolist()
+    )
+    # ... and the cool-down changed the parent's last updates
+    assert (
+        logs["cooled"]["eval"]["dev_nll_sentence"].tolist()[:2]
+        == ev_plain["dev_nll_sentence"].tolist()[:2]
+    )
+    assert (
+        logs["cooled"]["eval"]["dev_nll_sentence"].tolist()[2]
+        != ev_plain["dev_nll_sentence"].tolist()[2]
+    )
+    # the branch ends where one uninterrupted run with its own budget and cool-down ends
+    straight = run("straight", max_updates=16, lr_cooldown=4, lr_cooldown_end=16)
+    a, b = load_model(straight, mc).state_dict(), load_model(longer, mc).state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    # a branch needs the trunk; a run without a cool-down keeps none
+    kept = run("kept", keep_state=True)
+    assert "trunk.pt" not in kept.meta["files"] and "trunk_update" not in kept.extra
+    with pytest.raises(ValueError, match="kept no trunk.pt"):
+        run("nope", max_updates=16, parent=kept, branch="trunk")
+    with pytest.raises(ValueError, match="branch must be"):
+        run("bad", parent=cooled, branch="middle")
+
+
 def test_decode_run_stores_tokens_and_text_in_order_and_counts_generated_unk(tmp_path):
     cache = ArtifactCache(tmp_path / "cache")
     torch.manual_seed(3)

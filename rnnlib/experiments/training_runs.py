@@ -13,7 +13,12 @@ continued run ends exactly where one uninterrupted run of the same length would 
 Files of a training artifact: ``model.pt`` (the parameters with the lowest dev NLL, or the
 last ones without a dev set), ``train_log.csv`` (per update), ``eval_log.csv`` (per
 evaluation), ``bleu_log.csv`` (per chunk: update, epoch, training seconds, dev BLEU), and
-``state.pt`` (the whole training state, for a continuation; only with ``keep_state``).
+``state.pt`` (the whole training state, for a continuation; only with ``keep_state``), and with
+``keep_state`` and a cool-down (``TrainConfig.lr_cooldown``) ``trunk.pt``: the state where the
+cool-down began, for a continuation that branches there (``branch="trunk"``) and goes on at the
+full rate to a later budget with a cool-down of its own (the "stable then decay" schedule's
+branching: Hägele et al. 2024; its updates up to the parent's end are the parent without its
+cool-down).
 
 :func:`decode_run` translates sentences with :func:`rnnlib.translate.translate` and stores the
 tokens and the detokenized text.
@@ -49,7 +54,7 @@ from ..device import resolve_device
 from ..models import build_model
 from ..ragged import ParallelArrays
 from ..specials import UNK
-from ..train import CHECKPOINT, TrainConfig, train
+from ..train import CHECKPOINT, TrainConfig, cooldown_start, train
 from ..translate import translate
 from ..cache import Artifact, ArtifactCache
 
@@ -86,6 +91,7 @@ def train_run(
     keep_state: bool = False,
     data: str | None = None,
     progress: bool = False,
+    branch: str = "end",
 ) -> Artifact:
     """The trained-model artifact ``kind`` for ``config`` (trained now if the cache lacks it).
 
@@ -94,14 +100,19 @@ def train_run(
     checksum. ``train_config.eval_every`` is the chunk length (required with ``dev_bleu``).
     ``parent``: a finished run made with ``keep_state=True`` to continue; its key joins the
     config. ``model_config`` and ``train_config`` must then equal the parent's except for the
-    fields :data:`rnnlib.train.RESUMABLE_CHANGES` allows to change.
+    fields :data:`rnnlib.train.RESUMABLE_CHANGES` allows to change. ``branch``: where the
+    continuation starts, ``"end"`` (the parent's last state) or ``"trunk"`` (where the parent's
+    cool-down began; module docstring).
     """
     if dev_bleu is not None and not train_config.eval_every:
         raise ValueError("train_run: dev_bleu needs train_config.eval_every (the chunk length)")
-    if parent is not None and "state.pt" not in parent.meta.get("files", {}):
+    if branch not in ("end", "trunk"):
+        raise ValueError(f"train_run: branch must be 'end' or 'trunk', got {branch!r}")
+    state_file = "state.pt" if branch == "end" else "trunk.pt"
+    if parent is not None and state_file not in parent.meta.get("files", {}):
         raise ValueError(
-            f"train_run: the parent run {parent.kind}/{parent.key} kept no training state "
-            "(train it with keep_state=True)"
+            f"train_run: the parent run {parent.kind}/{parent.key} kept no {state_file} "
+            "(train it with keep_state=True" + (", and a cool-down)" if branch == "trunk" else ")")
         )
     full = {
         **config,
@@ -109,16 +120,22 @@ def train_run(
         "train": train_config.to_dict(),
         "parent": parent.key if parent is not None else None,
     }
+    if parent is not None and branch != "end":  # (continuations from the end keep their keys)
+        full["branch"] = branch
+    trunk = cooldown_start(train_config) if keep_state else None
 
     def make(out: Path, work: Path) -> dict:
         bleu_rows: list[dict] = []
-        start_update = int(parent.extra["updates"]) if parent is not None else 0
+        start_update = 0
+        if parent is not None:
+            start_update = int(parent.extra["updates" if branch == "end" else "trunk_update"])
         if (work / CHECKPOINT).exists():  # an interrupted run: train() resumes it
             if (work / "bleu_log.csv").exists():
                 bleu_rows = pd.read_csv(work / "bleu_log.csv").to_dict("records")
         elif parent is not None:
-            shutil.copy2(parent.file("state.pt"), work / CHECKPOINT)
+            shutil.copy2(parent.file(state_file), work / CHECKPOINT)
             bleu_rows = pd.read_csv(parent.file("bleu_log.csv")).to_dict("records")
+            bleu_rows = [r for r in bleu_rows if r["update"] <= start_update]
         torch.manual_seed(train_config.seed)
         model = build_model(model_config)
         chunk = train_config.eval_every or train_config.max_updates
@@ -127,11 +144,16 @@ def train_run(
         target = start_update
         result = None
         while True:
+            previous = target
             target = target + chunk if chunk else None
             if limit is not None and target is not None:
                 target = min(target, limit)
+            if trunk and previous is not None and previous < trunk and (target or trunk) > trunk:
+                target = trunk  # a chunk ends where the cool-down begins, to keep that state
             cfg = train_config.override(max_updates=target) if target is not None else train_config
             result = train(model, train_pairs, dev_pairs, cfg, work, progress=progress)
+            if result.updates == trunk and result.stopped == "max_updates":
+                shutil.copy2(work / CHECKPOINT, work / "trunk.pt")
             if dev_bleu is not None and not any(r["update"] == result.updates for r in bleu_rows):
                 t = time.perf_counter()
                 score = float(dev_bleu(model))
@@ -161,6 +183,8 @@ def train_run(
         pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(out / "bleu_log.csv", index=False)
         if keep_state:
             shutil.copy2(work / CHECKPOINT, out / "state.pt")
+            if (work / "trunk.pt").exists():
+                shutil.copy2(work / "trunk.pt", out / "trunk.pt")
         row = result.table2_row()
         return {
             "updates": result.updates,
@@ -175,6 +199,8 @@ def train_run(
             "dev_nll": row["dev_nll"],
             "bleu_seconds": bleu_seconds,
             "continued_from": parent.key if parent is not None else None,
+            **({"branch": branch} if parent is not None and branch != "end" else {}),
+            **({"trunk_update": trunk} if (work / "trunk.pt").exists() else {}),
         }
 
     return cache.build(kind, full, make, data=data)
