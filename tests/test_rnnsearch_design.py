@@ -81,6 +81,110 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     assert "does not pick the chapter's recipe" in text
 
 
+# -- the cool-down ---------------------------------------------------------------------------------
+def test_the_cooldown_is_a_share_of_the_budget_beginning_on_the_evaluation_grid():
+    assert D.cooldown_updates(None, 1800, 200) is None
+    assert D.cooldown_updates(0.25, 1800, 200) == 400  # from 1,400 (1,350 to the nearest 200)
+    assert D.cooldown_updates(0.25, 2400, 200) == 600  # from 1,800
+    assert D.cooldown_updates(0.25, 12, 10) == 2  # from 10: on the grid, off a budget that is not
+    assert D.cooldown_updates(0.01, 1800, 200) == 200  # at least one evaluation interval
+    assert D.cooldown_updates(0.9, 1800, 200) == 1600
+    assert D.cooldown_updates(0.5, 100, 200) == 100  # a budget shorter than an interval: all of it
+    for bad in (0.0, 1.0, -0.2):
+        with pytest.raises(ValueError, match="parameter 'cooldown'"):
+            D.cooldown_updates(bad, 1800, 200)
+
+
+def _cooldown_run(nlls: list[float], lr: float, cooldown: tuple[int, int] | None, **extra):
+    """A run's artifact and logs: scheduled evaluations every 200 updates with dev NLLs ``nlls``
+    (per token), the dev BLEU 10 x the update's index; ``cooldown``: (lr_cooldown, end)."""
+    updates = [200 * (k + 1) for k in range(len(nlls))]
+    train = {"max_updates": updates[-1], "lr": lr, "eval_every": 200}
+    if cooldown is not None:
+        train.update(lr_cooldown=cooldown[0], lr_cooldown_end=cooldown[1])
+    art = SimpleNamespace(
+        extra={"updates": updates[-1], **extra.pop("extra", {})},
+        config={"train": train, **extra},
+    )
+    logs = {
+        "eval": pd.DataFrame(
+            {
+                "update": updates,
+                "dev_nll_token": nlls,
+                "scheduled": [True] * len(nlls),
+                "lr": [lr] * len(nlls),
+            }
+        ),
+        "bleu": pd.DataFrame({"update": updates, "dev_bleu": [10.0 * k for k in range(len(nlls))]}),
+    }
+    return art, logs
+
+
+def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what_the_rule_keeps():
+    # RNNsearch-50: 6 evaluations to 1,200, its cool-down over 801-1,200 (trunk at 800)
+    cooled = _cooldown_run(
+        [5, 4, 3.5, 3.2, 2.9, 2.7], 0.003, (400, 1200), extra={"trunk_update": 800}
+    )
+    # RNNsearch-50⋆ branched at 800: at the full rate to 1,200, its own cool-down from 1,200 on
+    star = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
+    table, text = D.cooldown_table(cooled, star)
+    assert table["update"].tolist() == [1200, 1200]
+    assert table["dev NLL per token"].tolist() == [2.7, 3.0]
+    assert table["dev BLEU (greedy)"].tolist() == [50.0, 50.0]
+    # the rate the last update used: 1/(n+1) of the scheduled rate with the cool-down, all of it
+    assert table["rate at the update"].tolist() == pytest.approx([0.003 / 401, 0.003])
+    assert "lowers RNNsearch-50's dev NLL" in text and "the rule keeps it" in text
+    # a cool-down that does not help is said to be dropped
+    worse = _cooldown_run(
+        [5, 4, 3.5, 3.2, 3.3, 3.4], 0.003, (400, 1200), extra={"trunk_update": 800}
+    )
+    _, text = D.cooldown_table(worse, star)
+    assert "does not lower" in text and "should be None" in text
+    # no control: a continuation from the end, or one whose own cool-down began too early
+    end = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600))
+    assert D.cooldown_table(cooled, end)[0] is None
+    early = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0], 0.003, (600, 1200), branch="trunk")
+    table, text = D.cooldown_table(cooled, early)
+    assert table is None and "began at update 600" in text
+    short = _cooldown_run([5, 4, 3.5, 3.2, 3.1], 0.003, (400, 1600), branch="trunk")
+    table, text = D.cooldown_table(cooled, short)
+    assert table is None and "it stopped before" in text
+    off = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
+    off[1]["eval"]["update"] += 50  # evaluations at 250, 450, ...: none at 1,200
+    table, text = D.cooldown_table(cooled, off)
+    assert table is None and "not on the grid" in text
+
+
+def test_table_2s_last_rate_is_the_one_the_last_update_used():
+    cooled, logs = _cooldown_run([5, 4, 3], 0.004, (200, 600))
+    assert R.last_rate(cooled, logs["eval"]) == pytest.approx(0.004 / 201)
+    plain, logs = _cooldown_run([5, 4, 3], 0.004, None)
+    assert R.last_rate(plain, logs["eval"]) == pytest.approx(0.004)
+    assert np.isnan(R.last_rate(plain, pd.DataFrame({"update": []})))
+
+
+def test_star_branches_from_the_trunk_when_rnnsearch_50_kept_one(monkeypatch):
+    calls = []
+    monkeypatch.setattr(R, "_run", lambda ex, name, train, **kw: calls.append(kw) or kw)
+    ex = SimpleNamespace(
+        p={"updates_star": 2400, "updates_search": 1800, "star_patience": 4},
+        train_config=lambda updates, **kw: ("config", updates, kw),
+    )
+    with_trunk = SimpleNamespace(extra={"updates": 1800, "trunk_update": 1400})
+    assert R._star_run(ex, with_trunk)["branch"] == "trunk"
+    assert R._star_run(ex, SimpleNamespace(extra={"updates": 1800}))["branch"] == "end"
+    assert all(c["parent"] is not None for c in calls)
+    # the same best update after the branch is another model's parameters
+    search50 = SimpleNamespace(extra={"best": {"update": 1800}, "trunk_update": 1400})
+    star = SimpleNamespace(extra={"best": {"update": 1800}, "branch": "trunk"})
+    assert not R._same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
+    search50.extra["best"]["update"] = star.extra["best"]["update"] = 1200  # before the branch
+    assert R._same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
+    star.extra.pop("branch")
+    star.extra["best"]["update"] = 1200
+    assert R._same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
+
+
 # -- decoding as the papers' code ------------------------------------------------------------------
 def test_min_len_by_name_is_groundhogs_half_source():
     mask = torch.tensor([[True] * 7 + [False] * 3, [True] * 10])

@@ -87,10 +87,12 @@ from ..smt.rnn_scorer import score_pairs
 from ..ragged import ParallelArrays
 from ..models import build_model
 from ..specials import BOS, UNK
-from ..train import TrainConfig
+from ..train import TrainConfig, cooldown_factor
 from ..translate import translate
 from .baseline import baseline_params, baseline_system
 from .rnnsearch_design import (
+    cooldown_table,
+    cooldown_updates,
     equal_time_updates,
     paper_hours,
     parse_recipe_runs,
@@ -272,8 +274,11 @@ class RNNsearchExperiment:
 
     def train_config(self, updates: int, **overrides) -> TrainConfig:
         """The training config of a run of ``updates`` updates (the resolved device: "auto"
-        would key CPU and GPU runs alike)."""
+        would key CPU and GPU runs alike), with the cool-down the ``cooldown`` parameter gives
+        its budget (:func:`rnnlib.experiments.rnnsearch_design.cooldown_updates`)."""
         batch = max(80, self.p["batch_size"])
+        n = cooldown_updates(self.p.get("cooldown"), updates, self.p["eval_every"])
+        cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
         return self.config(
             TrainConfig,
             max_updates=updates,
@@ -281,7 +286,7 @@ class RNNsearchExperiment:
             eval_batch_size=batch,
             device=self.device.type,
             bf16=self.bf16,
-            **overrides,
+            **{**cooldown, **overrides},
         )
 
     def to_words(self, ids) -> list[str]:
@@ -327,8 +332,14 @@ def star_is_search50(runs: Runs) -> bool:
 
 
 def _same_best(runs: dict) -> bool:
-    """:func:`star_is_search50` on ``name -> run`` (the chapter's runs or a further seed's)."""
+    """:func:`star_is_search50` on ``name -> run`` (the chapter's runs or a further seed's). A
+    continuation that branched where RNNsearch-50's cool-down began shares its history only up
+    to there: an equal best update after it is another model's."""
     best = {n: runs[n].extra["best"]["update"] for n in ("RNNsearch-50", "RNNsearch-50*")}
+    star = runs["RNNsearch-50*"]
+    if star.extra.get("branch") == "trunk":
+        trunk = runs["RNNsearch-50"].extra["trunk_update"]
+        return best["RNNsearch-50"] == best["RNNsearch-50*"] and best["RNNsearch-50*"] <= trunk
     return best["RNNsearch-50"] == best["RNNsearch-50*"]
 
 
@@ -429,7 +440,10 @@ def _star_run(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = No
     star = ex.train_config(
         max(p["updates_star"], p["updates_search"]), patience=p["star_patience"], **seeded
     )
-    return _run(ex, "RNNsearch-50", star, parent=search50)
+    # with a cool-down, from where RNNsearch-50's began (its updates up to RNNsearch-50's end are
+    # then RNNsearch-50 without it: cooldown_evidence)
+    branch = "trunk" if "trunk_update" in search50.extra else "end"
+    return _run(ex, "RNNsearch-50", star, parent=search50, branch=branch)
 
 
 def train_runs(ex: RNNsearchExperiment) -> Runs:
@@ -443,7 +457,14 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     runs["RNNsearch-50*"] = _star_run(ex, runs["RNNsearch-50"])
     adadelta = None
     if p["adadelta_updates"] and p["optimizer"] != "adadelta":
-        ada = ex.train_config(p["adadelta_updates"], optimizer="adadelta", lr=1.0, lr_decay=None)
+        ada = ex.train_config(
+            p["adadelta_updates"],
+            optimizer="adadelta",
+            lr=1.0,
+            lr_decay=None,
+            lr_cooldown=None,  # the paper's Adadelta, no schedule
+            lr_cooldown_end=None,
+        )
         adadelta = _run(ex, "RNNsearch-50", ada)
     recipe = {(p["dropout"], p["lr_decay"]): runs["RNNsearch-30"]}
     for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
@@ -482,7 +503,28 @@ def recipe_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, 
     )
 
 
+def cooldown_evidence(runs: Runs) -> tuple[pd.DataFrame | None, str]:
+    """RNNsearch-50 at its last update with its cool-down and without it (RNNsearch-50⋆, branched
+    where the cool-down began), and the dev rule's verdict
+    (:func:`rnnlib.experiments.rnnsearch_design.cooldown_table`); without a cool-down, ``None``
+    and a sentence saying so."""
+    search50, star = runs.runs["RNNsearch-50"], runs.runs["RNNsearch-50*"]
+    if search50.config["train"].get("lr_cooldown") is None:
+        return None, "the runs end without a cool-down (`cooldown` is None)"
+    return cooldown_table((search50, runs.logs["RNNsearch-50"]), (star, runs.logs["RNNsearch-50*"]))
+
+
 # -- Table 2 ---------------------------------------------------------------------------------------
+def last_rate(art: Artifact, ev: pd.DataFrame) -> float:
+    """The learning rate a run's last update used: the schedule's (the evaluation log's last
+    ``lr``) times the cool-down's share of it at that update (:func:`rnnlib.train.cooldown_factor`);
+    NaN for a log without rates."""
+    if "lr" not in ev or not len(ev):
+        return np.nan
+    share = cooldown_factor(TrainConfig.from_dict(art.config["train"]), art.extra["updates"])
+    return float(ev["lr"].iloc[-1]) * share
+
+
 def seconds_per_update(art: Artifact) -> float:
     """A run's training seconds over its updates."""
     return art.extra["seconds"] / max(1, art.extra["updates"])
@@ -506,9 +548,7 @@ def table_2(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
                 "hours": art.extra["seconds"] / 3600,
                 "seconds per update": seconds_per_update(art),
                 "device": art.extra["device"],
-                "last rate": runs.logs[name]["eval"]["lr"].iloc[-1]
-                if "lr" in runs.logs[name]["eval"]
-                else np.nan,
+                "last rate": last_rate(art, runs.logs[name]["eval"]),
                 "train NLL": train_nll,
                 "dev NLL": art.extra["dev_nll"],
             }
@@ -2951,6 +2991,16 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "row without a lower dev NLL" + _decay_start(ex) + _chosen(ex),
             "lr_decay, lr_patience, lr_decay_start, recipe_runs",
         ),
+        (
+            "cool-down at the end of a run",
+            "none",
+            "none"
+            if p.get("cooldown") is None
+            else f"the rate falls linearly towards 0 over the last {p['cooldown']:g} of each "
+            "run's budget (kept if it lowers RNNsearch-50's dev NLL; the paper's Adadelta run "
+            "has none)",
+            "cooldown",
+        ),
         ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr"),
         ("gradient clipping", "L2 norm 1", clip, "clip_norm"),
         ("minibatch", "80 pairs", f"{p['batch_size']} pairs", "batch_size"),
@@ -2963,8 +3013,9 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
         (
             "RNNsearch-50⋆",
             "trained until dev stopped improving (6.7 × 10⁵ updates)",
-            f"RNNsearch-50 continued, at most {p['updates_star']:,} updates, patience "
-            f"{p['star_patience']}",
+            "RNNsearch-50 continued"
+            + (" from where its cool-down began" if p.get("cooldown") is not None else "")
+            + f", at most {p['updates_star']:,} updates, patience {p['star_patience']}",
             "updates_star, star_patience",
         ),
         ("precision", "float32 (GPU)", _precision(ex), "bf16"),
@@ -3002,6 +3053,7 @@ __all__ = [
     "AlignmentStats",
     "UpdateTimes",
     "alignment_by_seed",
+    "cooldown_evidence",
     "schedule_start_evidence",
     "floor_evidence_text",
     "seed_dev_nll",

@@ -7,7 +7,10 @@ time, the recipe chosen on dev, and the evidence for both.
 * :func:`parse_recipe_runs` -- the chapter's ``recipe_runs`` parameter: the alternatives to the
   chosen recipe (dropout, learning-rate schedule) trained as RNNsearch-30 on the same data;
 * :func:`recipe_runs_table` -- the candidates side by side, with the rule that picks one (the
-  lowest dev NLL, never a test number).
+  lowest dev NLL, never a test number);
+* :func:`cooldown_updates` and :func:`cooldown_table` -- the cool-down at the end of each run's
+  budget, and its evidence: RNNsearch-50 with it against the same run without it (RNNsearch-50⋆
+  branched where the cool-down began and went on at the full rate), at the same update.
 
 Deviations
 ----------
@@ -18,6 +21,9 @@ Deviations
 - B gives each model the same time; a run here is keyed by its update count, so that the cache
   key does not depend on the machine's speed: the paper's ratio of update rates stands in for
   "the same time", and Table 2 shows the minutes each run took.
+- B's Adadelta has no schedule; a run here may end with a cool-down (``cooldown``: the rate falls
+  linearly towards 0 over the last share of its budget, the "stable then decay" schedule of
+  Hu et al. 2024 and Hägele et al. 2024), kept only if it lowers RNNsearch-50's dev NLL.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import pandas as pd
 
 from ..book import papers
 from ..cache import Artifact
+from ..train import TrainConfig, cooldown_factor
 
 #: the pairs of B Table 2 trained on the same sentences: (RNNencdec row, RNNsearch row)
 PAIRS = {"short": ("RNNenc-30", "RNNsearch-30"), "long": ("RNNenc-50", "RNNsearch-50")}
@@ -128,8 +135,104 @@ def recipe_runs_table(
     return table.round(3), winner
 
 
+def cooldown_updates(share: float | None, budget: int, every: int) -> int | None:
+    """The updates of the cool-down that ends a run of ``budget`` updates: about ``share`` of it,
+    beginning at a multiple of ``every`` (an evaluation, where the run keeps its state) before
+    the end; ``None`` without a cool-down (``share`` None)."""
+    if share is None:
+        return None
+    if not 0 < share < 1:
+        raise ValueError(f"parameter 'cooldown' must be in (0, 1) or None, got {share!r}")
+    start = every * round((1 - share) * budget / every)
+    last = every * ((budget - 1) // every)  # the last evaluation before the end
+    return budget - max(0, min(start, last))
+
+
+COOLDOWN_COLUMNS = ["update", "dev NLL per token", "dev BLEU (greedy)", "rate at the update"]
+
+
+def cooldown_table(
+    cooled: tuple[Artifact, dict[str, pd.DataFrame]],
+    branch: tuple[Artifact, dict[str, pd.DataFrame]],
+) -> tuple[pd.DataFrame | None, str]:
+    """RNNsearch-50 (``cooled``: its run and logs) at its last update, with its cool-down,
+    against the same run without it, and the rule's verdict as a sentence.
+
+    The run without it is RNNsearch-50⋆ (``branch``) when it branched where RNNsearch-50's
+    cool-down began (``trunk_update``) and its own cool-down began no earlier than
+    RNNsearch-50's last update: up to that update it is RNNsearch-50 at the full rate. Rule
+    (dev only): the cool-down is kept when it lowers the dev NLL per token at that update.
+    ``(None, why)`` when the comparison cannot be made."""
+    art, logs = cooled
+    b_art, b_logs = branch
+    update = int(art.extra["updates"])
+    trunk = art.extra.get("trunk_update")
+    train = b_art.config.get("train", {})
+    b_start = None
+    if train.get("lr_cooldown") is not None:
+        b_start = int(train["lr_cooldown_end"]) - int(train["lr_cooldown"])
+    if trunk is None or b_art.config.get("branch") != "trunk":
+        return None, (
+            "RNNsearch-50⋆ did not branch where RNNsearch-50's cool-down began, so no run "
+            "shows RNNsearch-50 without it"
+        )
+    if b_start is not None and b_start < update:
+        return None, (
+            f"RNNsearch-50⋆'s own cool-down began at update {b_start:,}, before RNNsearch-50's "
+            f"last update ({update:,}), so it does not show RNNsearch-50 without its cool-down"
+        )
+    rows = {}
+    for label, run, lg in (
+        ("with the cool-down (RNNsearch-50)", art, logs),
+        (WITHOUT_COOLDOWN, b_art, b_logs),
+    ):
+        ev = lg["eval"]
+        at = ev[(ev["update"] == update) & ev["scheduled"].astype(bool)]
+        if not len(at):
+            why = (
+                "it stopped before"
+                if int(b_art.extra["updates"]) < update
+                else "it is not on the grid of evaluations, every `eval_every` updates"
+            )
+            return None, (
+                f"RNNsearch-50⋆ has no dev evaluation at update {update:,}, RNNsearch-50's last "
+                f"({why}), so the two cannot be compared there"
+            )
+        bl = lg["bleu"]
+        bleu = bl[bl["update"] == update]["dev_bleu"]
+        rows[label] = {
+            "update": update,
+            "dev NLL per token": float(at["dev_nll_token"].iloc[0]),
+            "dev BLEU (greedy)": float(bleu.iloc[0]) if len(bleu) else math.nan,
+            # the scheduled rate (the eval log's) times the cool-down's share of it
+            "rate at the update": float(at["lr"].iloc[0])
+            * cooldown_factor(TrainConfig.from_dict(run.config["train"]), update),
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")[COOLDOWN_COLUMNS]
+    table.index.name = f"RNNsearch-50, cool-down from update {int(trunk):,}"
+    with_, without = table["dev NLL per token"].tolist()
+    bleu_with, bleu_without = table["dev BLEU (greedy)"].tolist()
+    verb = "lowers" if with_ < without else "does not lower"
+    text = (
+        f"the cool-down over updates {int(trunk) + 1:,}-{update:,} {verb} RNNsearch-50's dev NLL "
+        f"at update {update:,}: {with_:.3f} nats a token with it, {without:.3f} without "
+        f"(greedy dev BLEU, shown, not used: {bleu_with:.2f} against {bleu_without:.2f})"
+    )
+    if with_ >= without:
+        text = f"**{text}**; the rule does not keep it, and the profile's `cooldown` should be None"
+    else:
+        text += "; the rule keeps it"
+    return table.round({"dev NLL per token": 3, "dev BLEU (greedy)": 2}), text
+
+
+WITHOUT_COOLDOWN = "without it (RNNsearch-50⋆ at the same update)"
+
+
 __all__ = [
+    "COOLDOWN_COLUMNS",
     "PAIRS",
+    "cooldown_table",
+    "cooldown_updates",
     "paper_hours",
     "equal_time_updates",
     "paper_rate_ratio",
