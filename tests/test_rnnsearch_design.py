@@ -152,7 +152,11 @@ def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what
     off = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
     off[1]["eval"]["update"] += 50  # evaluations at 250, 450, ...: none at 1,200
     table, text = D.cooldown_table(cooled, off)
-    assert table is None and "not on the grid" in text
+    assert table is None and "RNNsearch-50⋆ has no" in text and "not on the grid" in text
+    own = _cooldown_run([5, 4, 3.5, 3.2, 2.9, 2.7], 0.003, (400, 1200), extra={"trunk_update": 800})
+    own[1]["eval"].loc[5, "scheduled"] = False  # a last update off the grid: evaluated at the end
+    table, text = D.cooldown_table(own, star)
+    assert table is None and text.startswith("RNNsearch-50 has no scheduled dev evaluation")
 
 
 def test_table_2s_last_rate_is_the_one_the_last_update_used():

@@ -232,6 +232,29 @@ def test_a_branch_from_the_trunk_is_the_run_without_its_cooldown_then_a_longer_o
         run("nope", max_updates=16, parent=kept, branch="trunk")
     with pytest.raises(ValueError, match="branch must be"):
         run("bad", parent=cooled, branch="middle")
+    # a continuation from the end keeps the key it had before branches existed
+    end = run("end", max_updates=16, parent=cooled)
+    assert "branch" not in end.config and "branch" not in end.extra
+
+
+def test_a_trunk_off_the_evaluation_grid_is_kept_and_the_chunks_go_back_onto_the_grid(tmp_path):
+    cache = ArtifactCache(tmp_path / "cache")
+    pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)
+    mc = model_config()
+    cfg = _cfg(lr_cooldown=3, lr_cooldown_end=12)  # begins after update 9; evaluations every 4
+    cooled = train_run(
+        cache, "t/run", {}, mc, cfg, pairs, dev, dev_bleu=_weights_sum, keep_state=True
+    )
+    assert cooled.extra["trunk_update"] == 9
+    assert run_logs(cooled)["bleu"]["update"].tolist() == [4, 8, 9, 12]
+    assert run_logs(cooled)["eval"]["update"].tolist() == [4, 8, 12]
+    later = _cfg(max_updates=16, lr_cooldown=4, lr_cooldown_end=16)
+    branch = train_run(
+        cache, "t/run", {}, mc, later, pairs, dev, _weights_sum, parent=cooled, branch="trunk"
+    )
+    logs = run_logs(branch)
+    assert logs["bleu"]["update"].tolist() == [4, 8, 9, 12, 16]
+    assert logs["eval"]["update"].tolist() == [4, 8, 12, 16]
 
 
 def test_decode_run_stores_tokens_and_text_in_order_and_counts_generated_unk(tmp_path):

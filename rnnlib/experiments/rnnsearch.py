@@ -580,7 +580,7 @@ def training_numbers(ex: RNNsearchExperiment, runs: Runs) -> dict[str, tuple[Any
     b2 = papers.B_TABLE2
     spu = {n: seconds_per_update(r[n]) for n in ("RNNsearch-50", "RNNencdec-50")}
     paper_spu = {n: b2[n]["hours"] / b2[n]["updates"] for n in ("RNNsearch-50", "RNNenc-50")}
-    star_hours = (r["RNNsearch-50*"].extra["seconds"] - r["RNNsearch-50"].extra["seconds"]) / 3600
+    star_hours = star_own_seconds(runs) / 3600
     total_hours = sum(a.extra["seconds"] for a in own) / 3600 + star_hours
     with_bleu = own + [r["RNNsearch-50*"]] + ([runs.adadelta] if runs.adadelta is not None else [])
     ada_minutes = runs.adadelta.extra["seconds"] / 60 if runs.adadelta is not None else 0
@@ -598,7 +598,24 @@ def training_numbers(ex: RNNsearchExperiment, runs: Runs) -> dict[str, tuple[Any
         "rns-adadelta-minutes": (ada_minutes, 1),
         "rns-star-updates": (r["RNNsearch-50*"].extra["updates"], None),
         "rns-search50-updates": (r["RNNsearch-50"].extra["updates"], None),
+        "rns-star-from": (star_start(runs)[0], None),
     }
+
+
+def star_start(runs: Runs) -> tuple[int, float]:
+    """Where RNNsearch-50⋆'s own training began, ``(update, training seconds then)``: the end of
+    RNNsearch-50, or where RNNsearch-50's cool-down began when RNNsearch-50⋆ branched there."""
+    search50, star = runs.runs["RNNsearch-50"], runs.runs["RNNsearch-50*"]
+    if star.extra.get("branch") != "trunk":
+        return int(search50.extra["updates"]), float(search50.extra["seconds"])
+    update = int(search50.extra["trunk_update"])
+    log = runs.logs["RNNsearch-50"]["train"]
+    return update, float(log.loc[log["update"] == update, "seconds"].iloc[0])
+
+
+def star_own_seconds(runs: Runs) -> float:
+    """RNNsearch-50⋆'s own training seconds (its logs count those it shares with RNNsearch-50)."""
+    return float(runs.runs["RNNsearch-50*"].extra["seconds"]) - star_start(runs)[1]
 
 
 def _decay_start(ex: RNNsearchExperiment) -> str:
@@ -620,7 +637,7 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
     else:
         text = "reached its update limit (`updates_star`) before early stopping ended it"
     if star_is_search50(runs):
-        more = star["updates"] - runs.runs["RNNsearch-50"].extra["updates"]
+        more = star["updates"] - star_start(runs)[0]
         rate = (
             "at a constant learning rate"
             if ex.p["lr_decay"] is None
@@ -628,6 +645,8 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
             f"{ex.p['lr_patience']} dev evaluation(s) in a row without a lower dev NLL"
             f"{_decay_start(ex)})"
         )
+        if star.get("branch") == "trunk":
+            rate += ", ending with its own cool-down"
         return text + (
             f". Its lowest dev NLL is still the one at update {best}, so **RNNsearch-50⋆ "
             f"delivers the same parameters as RNNsearch-50**: in its {more:,} further updates "
@@ -777,8 +796,10 @@ def table_2_claims(
       chapter's; the "-30" pair has one run.
     * C-B-T2-2, longer training lowers the NLL: not judged when RNNsearch-50⋆ is RNNsearch-50
       (:func:`star_is_search50`); else on the test sentences (``star_nll``: name -> per-sentence
-      test NLL, :func:`test_nll`), since the dev set chose RNNsearch-50⋆'s parameters among a
-      superset of RNNsearch-50's, so on dev the rule could not fail; control: RNNsearch-50
+      test NLL, :func:`test_nll`), since the dev set chose RNNsearch-50⋆'s parameters (among a
+      superset of RNNsearch-50's when it continues RNNsearch-50's end, so that on dev the rule
+      could not fail; a branch from where RNNsearch-50's cool-down began shares only the
+      history before it); control: RNNsearch-50
       against itself. With further seeds (``seed_star_nll``: ``(seed, name -> test NLL)``, or
       ``None`` where that seed's RNNsearch-50⋆ is its RNNsearch-50; :func:`seed_test_nll`),
       judged on each seed's pair.
@@ -863,8 +884,9 @@ def table_2_claims(
                     )
                 ],
                 note=f"per-sentence NLL of the {len(a)} evaluated test sentences, paired "
-                "bootstrap: the dev set chose RNNsearch-50⋆'s parameters, so its dev NLL is "
-                "lower by construction; one training run",
+                "bootstrap: the dev set chose RNNsearch-50⋆'s parameters, so its dev NLL says "
+                "little (lower by construction when it continues RNNsearch-50's end); one "
+                "training run",
             ),
             "RNNsearch-50 against itself (two identical systems)",
             claims.intervals_above(
@@ -928,7 +950,8 @@ def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
     """How the learning-rate schedule acted on each run (from its evaluation log): how many
     times the rate was cut, at which update it was first cut, and the rate it ended with."""
     if ex.p["lr_decay"] is None:
-        return "the rate stayed constant in every run (`lr_decay` is None)"
+        but = " but for the cool-down at its end (`cooldown`)" if ex.p.get("cooldown") else ""
+        return f"the rate stayed constant in every run{but} (`lr_decay` is None)"
     parts = []
     for name in NAMES:
         ev = runs.logs[name]["eval"]
@@ -3055,6 +3078,8 @@ __all__ = [
     "alignment_by_seed",
     "cooldown_evidence",
     "schedule_start_evidence",
+    "star_own_seconds",
+    "star_start",
     "floor_evidence_text",
     "seed_dev_nll",
     "alignment_sample",

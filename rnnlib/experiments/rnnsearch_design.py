@@ -189,14 +189,15 @@ def cooldown_table(
         ev = lg["eval"]
         at = ev[(ev["update"] == update) & ev["scheduled"].astype(bool)]
         if not len(at):
+            who = "RNNsearch-50⋆" if run is b_art else "RNNsearch-50"
             why = (
                 "it stopped before"
-                if int(b_art.extra["updates"]) < update
+                if int(run.extra["updates"]) < update
                 else "it is not on the grid of evaluations, every `eval_every` updates"
             )
             return None, (
-                f"RNNsearch-50⋆ has no dev evaluation at update {update:,}, RNNsearch-50's last "
-                f"({why}), so the two cannot be compared there"
+                f"{who} has no scheduled dev evaluation at update {update:,}, RNNsearch-50's "
+                f"last ({why}), so the two cannot be compared there"
             )
         bl = lg["bleu"]
         bleu = bl[bl["update"] == update]["dev_bleu"]

@@ -38,6 +38,7 @@ Deviations
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -145,15 +146,17 @@ def train_run(
         result = None
         while True:
             previous = target
-            target = target + chunk if chunk else None
+            # the next multiple of the chunk (from an end off that grid, e.g. a trunk, back onto it)
+            target = (target // chunk + 1) * chunk if chunk else None
             if limit is not None and target is not None:
                 target = min(target, limit)
-            if trunk and previous is not None and previous < trunk and (target or trunk) > trunk:
+            if trunk and previous < trunk and (target is None or target > trunk):
                 target = trunk  # a chunk ends where the cool-down begins, to keep that state
             cfg = train_config.override(max_updates=target) if target is not None else train_config
             result = train(model, train_pairs, dev_pairs, cfg, work, progress=progress)
             if result.updates == trunk and result.stopped == "max_updates":
-                shutil.copy2(work / CHECKPOINT, work / "trunk.pt")
+                shutil.copy2(work / CHECKPOINT, work / "trunk.pt.part")
+                os.replace(work / "trunk.pt.part", work / "trunk.pt")
             if dev_bleu is not None and not any(r["update"] == result.updates for r in bleu_rows):
                 t = time.perf_counter()
                 score = float(dev_bleu(model))
