@@ -223,3 +223,13 @@ def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
         1000,
     )
     assert (paper["rnnsearch"]["hidden"], paper["rnnsearch"]["emb"]) == (1000, 620)
+
+
+def test_rnnlib_params_takes_a_chapters_name_and_names_a_missing_one(capsys, monkeypatch):
+    from rnnlib.cli import main
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # the book's root
+    assert main(["params", "copy_task"]) == 0
+    assert "accepts" in capsys.readouterr().out
+    assert main(["params", "no_such_chapter"]) == 2
+    assert "no_such_chapter does not exist" in capsys.readouterr().err

@@ -3,17 +3,30 @@ accept."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from ..params import chapter_specs
+from ..params import ParameterError, chapter_specs
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("chapter", type=Path, help="the chapter file, e.g. chapters/copy_task.md")
+    parser.add_argument(
+        "chapter",
+        type=Path,
+        help="the chapter file, e.g. chapters/copy_task.md (or its name, copy_task, from the "
+        "book's root)",
+    )
 
 
 def main(args) -> int:
-    specs = chapter_specs(args.chapter)
+    path = Path(args.chapter)
+    if not path.exists() and (Path("chapters") / f"{path}.md").exists():
+        path = Path("chapters") / f"{path}.md"  # a chapter's name, from the book's root
+    try:
+        specs = chapter_specs(path)
+    except ParameterError as e:
+        print(f"rnnlib params: {e}", file=sys.stderr)
+        return 2
     width = max(len(n) for n in specs)
     for spec in specs.values():
         print(
