@@ -92,8 +92,15 @@ def test_the_scorers_key_on_the_cpu_is_the_one_it_had_before_the_device_paramete
     model_config = preset("smoke-cho2014", src_vocab=40, tgt_vocab=40)
     run_config = {"phrase_table": "toy", "sample": None, "dev_pairs": 3, "sample_seed": 1}
     # the key form until now: every TrainConfig field of the time (the learning-rate schedule's
-    # fields came later, and a run without a schedule keys without them)
-    later = ("lr_decay", "lr_patience", "lr_min", "lr_decay_start")
+    # and the cool-down's fields came later, and a run without them keys without them)
+    later = (
+        "lr_decay",
+        "lr_patience",
+        "lr_min",
+        "lr_decay_start",
+        "lr_cooldown",
+        "lr_cooldown_end",
+    )
     old_train = {k: v for k, v in asdict(before).items() if k not in later}
     old_key = ArtifactCache.key(
         "cho2014/scorer",
