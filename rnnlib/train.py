@@ -235,7 +235,7 @@ class TrainConfig:
         """Every field by name, as cache keys use it: without the learning-rate schedule's
         fields while the rate is constant (``lr_decay`` None), so the keys of runs made before
         the schedule existed stay as they were; ``lr_min`` and ``lr_decay_start`` only when set
-        and the rate can fall."""
+        and the rate can fall; the cool-down's only when set (:data:`LATER_FIELDS`)."""
         d = asdict(self)
         if d["lr_decay_start"] is None or self.lr_decay is None:
             del d["lr_decay_start"]
@@ -297,6 +297,17 @@ def train_preset(name: str, **overrides: Any) -> TrainConfig:
         )
     return TrainConfig.from_dict({**TRAIN_PRESETS[name], **overrides})
 
+
+#: TrainConfig fields added after runs were first keyed: :meth:`TrainConfig.to_dict` leaves each
+#: out while it is unset (or cannot act), so a run that uses none of them keeps its old key
+LATER_FIELDS = (
+    "lr_decay",
+    "lr_patience",
+    "lr_min",
+    "lr_decay_start",
+    "lr_cooldown",
+    "lr_cooldown_end",
+)
 
 # Fields that may differ between a checkpoint and the run that resumes it (module docstring).
 RESUMABLE_CHANGES = {

@@ -24,7 +24,7 @@ from rnnlib.book.params import OVERRIDES_ENV, chapter_specs
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import preset
 from rnnlib.smt.cslm import CSLM, CSLMConfig
-from rnnlib.train import train_preset
+from rnnlib.train import LATER_FIELDS, train_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU_ONLY = pytest.mark.skipif(
@@ -91,17 +91,9 @@ def test_the_scorers_key_on_the_cpu_is_the_one_it_had_before_the_device_paramete
     )  # device "auto"
     model_config = preset("smoke-cho2014", src_vocab=40, tgt_vocab=40)
     run_config = {"phrase_table": "toy", "sample": None, "dev_pairs": 3, "sample_seed": 1}
-    # the key form until now: every TrainConfig field of the time (the learning-rate schedule's
-    # and the cool-down's fields came later, and a run without them keys without them)
-    later = (
-        "lr_decay",
-        "lr_patience",
-        "lr_min",
-        "lr_decay_start",
-        "lr_cooldown",
-        "lr_cooldown_end",
-    )
-    old_train = {k: v for k, v in asdict(before).items() if k not in later}
+    # the key form until now: every TrainConfig field of the time (the fields added later key
+    # only when set, and this run sets none)
+    old_train = {k: v for k, v in asdict(before).items() if k not in LATER_FIELDS}
     old_key = ArtifactCache.key(
         "cho2014/scorer",
         {**run_config, "model": model_config.to_dict(), "train": old_train},

@@ -19,7 +19,14 @@ from torch import nn
 from rnnlib.minibatch_order import PoolBatcher, Position, RandomBatcher
 from rnnlib.checkpoint import load_checkpoint
 from rnnlib.ragged import ParallelArrays, Ragged
-from rnnlib.train import TRAIN_PRESETS, TrainConfig, evaluate_nll, train, train_preset
+from rnnlib.train import (
+    LATER_FIELDS,
+    TRAIN_PRESETS,
+    TrainConfig,
+    evaluate_nll,
+    train,
+    train_preset,
+)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -630,15 +637,7 @@ def test_a_constant_rate_keeps_the_keys_of_runs_made_before_the_schedule():
     cfg = TrainConfig(max_updates=10)
     d = cfg.to_dict()
     assert "lr_decay" not in d and "lr_patience" not in d
-    schedule = (
-        "lr_decay",
-        "lr_patience",
-        "lr_min",
-        "lr_decay_start",
-        "lr_cooldown",
-        "lr_cooldown_end",
-    )
-    assert d == {k: v for k, v in asdict(cfg).items() if k not in schedule}
+    assert d == {k: v for k, v in asdict(cfg).items() if k not in LATER_FIELDS}
     # lr_min and lr_decay_start cannot act on a constant rate, so they stay out of its key
     assert cfg.override(lr_min=1e-4, lr_decay_start=5).to_dict() == d
     scheduled = cfg.override(lr_decay=0.5, eval_every=2).to_dict()

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..book import papers
 from ..cache import Artifact
-from ..train import TrainConfig, cooldown_factor
+from ..train import TrainConfig, cooldown_start
 
 #: the pairs of B Table 2 trained on the same sentences: (RNNencdec row, RNNsearch row)
 PAIRS = {"short": ("RNNenc-30", "RNNsearch-30"), "long": ("RNNenc-50", "RNNsearch-50")}
@@ -148,7 +148,7 @@ def cooldown_updates(share: float | None, budget: int, every: int) -> int | None
     return budget - max(0, min(start, last))
 
 
-COOLDOWN_COLUMNS = ["update", "dev NLL per token", "dev BLEU (greedy)", "rate at the update"]
+COOLDOWN_COLUMNS = ["update", "dev NLL per token", "dev BLEU (greedy)"]
 
 
 def cooldown_table(
@@ -167,10 +167,7 @@ def cooldown_table(
     b_art, b_logs = branch
     update = int(art.extra["updates"])
     trunk = art.extra.get("trunk_update")
-    train = b_art.config.get("train", {})
-    b_start = None
-    if train.get("lr_cooldown") is not None:
-        b_start = int(train["lr_cooldown_end"]) - int(train["lr_cooldown"])
+    b_start = cooldown_start(TrainConfig.from_dict(b_art.config["train"]))
     if trunk is None or b_art.config.get("branch") != "trunk":
         return None, (
             "RNNsearch-50⋆ did not branch where RNNsearch-50's cool-down began, so no run "
@@ -184,7 +181,7 @@ def cooldown_table(
     rows = {}
     for label, run, lg in (
         ("with the cool-down (RNNsearch-50)", art, logs),
-        (WITHOUT_COOLDOWN, b_art, b_logs),
+        ("without it (RNNsearch-50⋆ at the same update)", b_art, b_logs),
     ):
         ev = lg["eval"]
         at = ev[(ev["update"] == update) & ev["scheduled"].astype(bool)]
@@ -205,9 +202,6 @@ def cooldown_table(
             "update": update,
             "dev NLL per token": float(at["dev_nll_token"].iloc[0]),
             "dev BLEU (greedy)": float(bleu.iloc[0]) if len(bleu) else math.nan,
-            # the scheduled rate (the eval log's) times the cool-down's share of it
-            "rate at the update": float(at["lr"].iloc[0])
-            * cooldown_factor(TrainConfig.from_dict(run.config["train"]), update),
         }
     table = pd.DataFrame.from_dict(rows, orient="index")[COOLDOWN_COLUMNS]
     table.index.name = f"RNNsearch-50, cool-down from update {int(trunk):,}"
@@ -224,9 +218,6 @@ def cooldown_table(
     else:
         text += "; the rule keeps it"
     return table.round({"dev NLL per token": 3, "dev BLEU (greedy)": 2}), text
-
-
-WITHOUT_COOLDOWN = "without it (RNNsearch-50⋆ at the same update)"
 
 
 __all__ = [
