@@ -157,6 +157,63 @@ def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what
     assert table is None and text.startswith("RNNsearch-50 has no scheduled dev evaluation")
 
 
+def test_encdec_lr_evidence_reads_both_rates_at_the_checks_last_update():
+    own = _cooldown_run([5, 4.6, 4.4, 4.3, 4.2], 0.001, (200, 1000))[1]  # the chapter's run
+    other = _cooldown_run([5.1, 4.9, 5.0], 0.003, None)[1]  # the check: 600 updates at lr
+    table, text = D.encdec_lr_table((0.001, own), (0.003, other), 600)
+    assert table["lr"].tolist() == [0.001, 0.003]
+    assert table["dev NLL per token"].tolist() == [4.4, 5.0]
+    assert table["the chapter's"].tolist() == ["yes", ""]
+    assert "4.400 nats a token at its own rate (0.001)" in text
+    assert "5.000 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
+    # the rule can refuse the chapter's rate
+    better = _cooldown_run([5.1, 4.3, 4.2], 0.003, None)[1]
+    _, text = D.encdec_lr_table((0.001, own), (0.003, better), 600)
+    assert text.startswith("**") and "`lr_encdec` should be None" in text
+    # no evaluation at that update: no comparison
+    table, text = D.encdec_lr_table((0.001, own), (0.003, other), 700)
+    assert table is None and "no dev evaluation at update 700" in text
+
+
+def test_the_encdec_lr_check_ends_on_an_evaluation_before_the_cooldown():
+    D.check_encdec_lr_updates(1000, 200, 2400)
+    D.check_encdec_lr_updates(2400, 200, 2400)
+    for bad in (900, 2600, -200):
+        with pytest.raises(ValueError, match="parameter 'encdec_lr_check'.*update 2,400"):
+            D.check_encdec_lr_updates(bad, 200, 2400)
+
+
+def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatch):
+    ex = R.RNNsearchExperiment.__new__(R.RNNsearchExperiment)
+    ex.p = {"lr": 0.003, "lr_encdec": 0.001, "encdec_lr_check": 1000, "eval_every": 200}
+    assert ex.lr_of("rnnencdec") == 0.001 and ex.lr_of("rnnsearch") == 0.003
+    configs = []
+    monkeypatch.setattr(R, "run_specs", lambda ex: {"RNNencdec-30": ("rnnencdec", 30, 3352)})
+    monkeypatch.setattr(
+        R.RNNsearchExperiment,
+        "train_config",
+        lambda self, updates, arch="rnnsearch", **kw: SimpleNamespace(
+            updates=updates,
+            lr=kw.get("lr", self.lr_of(arch)),
+            lr_cooldown=kw.get("lr_cooldown", 800),
+            lr_cooldown_end=kw.get("lr_cooldown_end", updates),
+        ),
+    )
+    monkeypatch.setattr(R, "cooldown_start", lambda cfg: cfg.lr_cooldown_end - cfg.lr_cooldown)
+    monkeypatch.setattr(R, "_run", lambda ex, name, cfg, *a, **kw: configs.append((name, cfg)))
+    R._encdec_check(ex)
+    ((name, cfg),) = configs
+    assert name == "RNNencdec-30" and cfg.updates == 1000 and cfg.lr == 0.003
+    assert cfg.lr_cooldown is None and cfg.lr_cooldown_end is None
+    ex.p["encdec_lr_check"] = 2800  # past the chapter's run's cool-down start (2,552)
+    with pytest.raises(ValueError, match="parameter 'encdec_lr_check'"):
+        R._encdec_check(ex)
+    for off in ({"encdec_lr_check": 0}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
+        configs.clear()
+        ex.p.update({"encdec_lr_check": 1000, "lr_encdec": 0.001, **off})
+        assert R._encdec_check(ex) is None and not configs
+
+
 def test_table_2s_last_rate_is_the_one_the_last_update_used():
     cooled, logs = _cooldown_run([5, 4, 3], 0.004, (200, 600))
     assert R.last_rate(cooled, logs["eval"]) == pytest.approx(0.004 / 201)

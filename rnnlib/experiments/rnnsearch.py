@@ -87,12 +87,14 @@ from ..smt.rnn_scorer import score_pairs
 from ..ragged import ParallelArrays
 from ..models import build_model
 from ..specials import BOS, UNK
-from ..train import TrainConfig, cooldown_factor
+from ..train import TrainConfig, cooldown_factor, cooldown_start
 from ..translate import translate
 from .baseline import baseline_params, baseline_system
 from .rnnsearch_design import (
+    check_encdec_lr_updates,
     cooldown_table,
     cooldown_updates,
+    encdec_lr_table,
     equal_time_updates,
     paper_hours,
     parse_recipe_runs,
@@ -272,10 +274,18 @@ class RNNsearchExperiment:
         vocab = {"src_vocab": len(self.corpus.src_vocab), "tgt_vocab": len(self.corpus.tgt_vocab)}
         return self.config(ModelConfig, arch=arch, **vocab, **overrides)
 
-    def train_config(self, updates: int, **overrides) -> TrainConfig:
-        """The training config of a run of ``updates`` updates (the resolved device: "auto"
-        would key CPU and GPU runs alike), with the cool-down the ``cooldown`` parameter gives
-        its budget (:func:`rnnlib.experiments.rnnsearch_design.cooldown_updates`)."""
+    def lr_of(self, arch: str) -> float:
+        """The learning rate of a run of ``arch`` (``rnnsearch`` or ``rnnencdec``): ``lr_encdec``
+        for RNNencdec where it is set, else ``lr``."""
+        if arch == "rnnencdec" and self.p.get("lr_encdec") is not None:
+            return self.p["lr_encdec"]
+        return self.p["lr"]
+
+    def train_config(self, updates: int, arch: str = "rnnsearch", **overrides) -> TrainConfig:
+        """The training config of a run of ``arch`` of ``updates`` updates (the resolved device:
+        "auto" would key CPU and GPU runs alike), at the architecture's learning rate
+        (:meth:`lr_of`), with the cool-down the ``cooldown`` parameter gives its budget
+        (:func:`rnnlib.experiments.rnnsearch_design.cooldown_updates`)."""
         batch = max(80, self.p["batch_size"])
         n = cooldown_updates(self.p.get("cooldown"), updates, self.p["eval_every"])
         cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
@@ -286,7 +296,7 @@ class RNNsearchExperiment:
             eval_batch_size=batch,
             device=self.device.type,
             bf16=self.bf16,
-            **{**cooldown, **overrides},
+            **{"lr": self.lr_of(arch), **cooldown, **overrides},
         )
 
     def to_words(self, ids) -> list[str]:
@@ -317,6 +327,9 @@ class Runs:
     #: ``(dropout, lr_decay) -> RNNsearch-30 run`` of every recipe candidate (the chapter's own
     #: recipe is the RNNsearch-30 run itself), :func:`rnnlib.experiments.rnnsearch_design`
     recipe: dict[tuple[float, float | None], Artifact] = field(default_factory=dict)
+    #: RNNencdec-30 trained ``encdec_lr_check`` updates at RNNsearch's rate, the evidence for
+    #: ``lr_encdec`` (:func:`encdec_lr_evidence`); ``None`` when not trained
+    encdec_check: Artifact | None = None
 
     def model(self, ex: RNNsearchExperiment, name: str) -> torch.nn.Module:
         """The delivered parameters of model ``name``, on the experiment's device."""
@@ -415,7 +428,7 @@ def _run(
         "dev_bleu": ex.dev_bleu_config,
     }
     dev_bleu = ex.dev_bleu if ex.dev_bleu_config else None
-    train = train or ex.train_config(updates)
+    train = train or ex.train_config(updates, arch)
     model = ex.model_config(arch, **(model_overrides or {}))
     return train_run(
         ex.cache,
@@ -473,7 +486,43 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
             recipe[(dropout, decay)] = _run(ex, "RNNsearch-30", other, {"dropout": dropout})
     logs = {name: run_logs(art) for name, art in runs.items()}
     arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
-    return Runs(runs, logs, arch, adadelta, recipe)
+    return Runs(runs, logs, arch, adadelta, recipe, _encdec_check(ex))
+
+
+def _encdec_check(ex: RNNsearchExperiment) -> Artifact | None:
+    """RNNencdec-30 trained ``encdec_lr_check`` updates at RNNsearch's rate ``lr``, with no
+    cool-down: up to there it trains as the chapter's RNNencdec-30 does but for the rate (the
+    evidence for ``lr_encdec``). ``None`` when the parameter is 0 or RNNencdec has no rate of its
+    own; an update count the comparison cannot read is an error naming the parameter."""
+    p = ex.p
+    n = p.get("encdec_lr_check") or 0
+    if not n or ex.lr_of("rnnencdec") == p["lr"]:
+        return None
+    arch, _, budget = run_specs(ex)["RNNencdec-30"]
+    full_rate = cooldown_start(ex.train_config(budget, arch))
+    check_encdec_lr_updates(n, p["eval_every"], budget if full_rate is None else full_rate)
+    config = ex.train_config(n, arch, lr=p["lr"], lr_cooldown=None, lr_cooldown_end=None)
+    return _run(ex, "RNNencdec-30", config)
+
+
+def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame | None, str]:
+    """RNNencdec-30 at its own rate (the chapter's run) against RNNsearch's (:attr:`Runs.
+    encdec_check`) at the check's last update, as a table and a sentence with the rule's verdict
+    (:func:`rnnlib.experiments.rnnsearch_design.encdec_lr_table`)."""
+    own = ex.lr_of("rnnencdec")
+    if own == ex.p["lr"]:
+        return None, f"both architectures train at the same rate ({own:g}; `lr_encdec` is None)"
+    if runs.encdec_check is None:
+        return None, (
+            f"RNNencdec trains at its own rate ({own:g}, against RNNsearch's {ex.p['lr']:g}), "
+            "not compared on dev in this run (`encdec_lr_check` is 0)"
+        )
+    check = runs.encdec_check
+    return encdec_lr_table(
+        (own, runs.logs["RNNencdec-30"]),
+        (ex.p["lr"], run_logs(check)),
+        int(check.extra["updates"]),
+    )
 
 
 def recipe_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, str]:
@@ -1298,7 +1347,10 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
             arch, _, updates = specs[name]
             # (RNNsearch-50 keeps its training state: that seed's RNNsearch-50⋆ continues it)
             art = _run(
-                ex, name, ex.train_config(updates, seed=seed), keep_state=name == "RNNsearch-50"
+                ex,
+                name,
+                ex.train_config(updates, arch, seed=seed),
+                keep_state=name == "RNNsearch-50",
             )
             model = load_model(art, ex.model_config(arch)).to(ex.device)
             arts[name] = art
@@ -1399,7 +1451,8 @@ def schedule_start_evidence(
     for k, seed in enumerate(sr.seeds):
         for name in SEED_PAIR:
             mine = runs.runs[name] if k == 0 else sr.further[k - 1][name]
-            config = ex.train_config(specs[name][2], seed=seed, lr_decay_start=None)
+            arch, _, updates = specs[name]
+            config = ex.train_config(updates, arch, seed=seed, lr_decay_start=None)
             try:
                 if p.get("start_runs"):
                     other = _run(ex, name, config)
@@ -2972,6 +3025,12 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
     if p["max_train"] is not None:
         n_train += f", the first {p['max_train']:,}"
     optimiser = p["optimizer"] + (f", lr {p['lr']:g}" if p["optimizer"] != "adadelta" else "")
+    if ex.lr_of("rnnencdec") != p["lr"]:
+        optimiser += f" (RNNencdec: {ex.lr_of('rnnencdec'):g}" + (
+            ", compared on dev with RNNsearch's rate)"
+            if p.get("encdec_lr_check")
+            else ", not compared on dev in this run: `encdec_lr_check` is 0)"
+        )
     clip = "none" if p["clip_norm"] is None else f"L2 norm {p['clip_norm']:g}"
     rows = [
         (
@@ -3024,7 +3083,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "has none)",
             "cooldown",
         ),
-        ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr"),
+        ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr, lr_encdec"),
         ("gradient clipping", "L2 norm 1", clip, "clip_norm"),
         ("minibatch", "80 pairs", f"{p['batch_size']} pairs", "batch_size"),
         (
@@ -3077,6 +3136,7 @@ __all__ = [
     "UpdateTimes",
     "alignment_by_seed",
     "cooldown_evidence",
+    "encdec_lr_evidence",
     "schedule_start_evidence",
     "star_own_seconds",
     "star_start",

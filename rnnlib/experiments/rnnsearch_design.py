@@ -8,6 +8,8 @@ time, the recipe chosen on dev, and the evidence for both.
   chosen recipe (dropout, learning-rate schedule) trained as RNNsearch-30 on the same data;
 * :func:`recipe_runs_table` -- the candidates side by side, with the rule that picks one (the
   lowest dev NLL, never a test number);
+* :func:`encdec_lr_table` -- RNNencdec's own learning rate against RNNsearch's, on RNNencdec-30
+  at the same update (a short run at RNNsearch's rate against the chapter's run);
 * :func:`cooldown_updates` and :func:`cooldown_table` -- the cool-down at the end of each run's
   budget, and its evidence: RNNsearch-50 with it against the same run without it (RNNsearch-50⋆
   branched where the cool-down began and went on at the full rate), at the same update.
@@ -21,6 +23,10 @@ Deviations
 - B gives each model the same time; a run here is keyed by its update count, so that the cache
   key does not depend on the machine's speed: the paper's ratio of update rates stands in for
   "the same time", and Table 2 shows the minutes each run took.
+- B trains both architectures with the same Adadelta. Adam's rate chosen for RNNsearch (``lr``)
+  is too high for RNNencdec here (its dev NLL jumps between evaluations and improves only once
+  the schedule has cut the rate), so RNNencdec may have its own (``lr_encdec``), kept only if
+  it lowers RNNencdec-30's dev NLL at the update the check run ends (``encdec_lr_check``).
 - B's Adadelta has no schedule; a run here may end with a cool-down (``cooldown``: the rate falls
   linearly towards 0 over the last share of its budget, the "stable then decay" schedule of
   Hu et al. 2024 and Hägele et al. 2024), kept only if it lowers RNNsearch-50's dev NLL.
@@ -220,8 +226,77 @@ def cooldown_table(
     return table.round({"dev NLL per token": 3, "dev BLEU (greedy)": 2}), text
 
 
+def check_encdec_lr_updates(updates: int, every: int, full_rate: int) -> None:
+    """Refuse an ``encdec_lr_check`` length the comparison cannot read: it must be an evaluation
+    (a multiple of ``every``) no later than ``full_rate``, the last update the chapter's
+    RNNencdec-30 trains at its full rate (where its cool-down begins, or its budget)."""
+    if updates < 0 or updates % every or updates > full_rate:
+        raise ValueError(
+            f"parameter 'encdec_lr_check' must be 0 or a multiple of eval_every ({every}) up to "
+            f"update {full_rate:,}, where RNNencdec-30's cool-down begins (or its budget ends), "
+            f"got {updates}"
+        )
+
+
+ENCDEC_LR_COLUMNS = ["lr", "dev NLL per token", "dev BLEU (greedy)", "the chapter's"]
+
+
+def encdec_lr_table(
+    own: tuple[float, dict[str, pd.DataFrame]],
+    other: tuple[float, dict[str, pd.DataFrame]],
+    update: int,
+) -> tuple[pd.DataFrame | None, str]:
+    """RNNencdec-30 at its own learning rate (``own``: the rate and the chapter's run's logs)
+    against RNNsearch's (``other``: the rate and the check run's logs) at ``update``, where both
+    have trained alike but for the rate (no cool-down before it), and the rule's verdict as a
+    sentence. Rule (dev only): the rate with the lower dev NLL per token at ``update`` is kept.
+    ``(None, why)`` when a run has no dev evaluation there."""
+    rows = {}
+    for label, (rate, logs), mine in (
+        ("RNNencdec's own rate (`lr_encdec`)", own, "yes"),
+        ("RNNsearch's rate (`lr`)", other, ""),
+    ):
+        ev = logs["eval"]
+        at = ev[(ev["update"] == update) & ev["scheduled"].astype(bool)]
+        if not len(at):
+            return None, (
+                f"RNNencdec-30 at rate {rate:g} has no dev evaluation at update {update:,}, so the "
+                "two rates cannot be compared there"
+            )
+        bl = logs["bleu"]
+        bleu = bl[bl["update"] == update]["dev_bleu"]
+        rows[label] = {
+            "lr": rate,
+            "dev NLL per token": float(at["dev_nll_token"].iloc[0]),
+            "dev BLEU (greedy)": float(bleu.iloc[0]) if len(bleu) else math.nan,
+            "the chapter's": mine,
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")[ENCDEC_LR_COLUMNS]
+    table.index.name = f"RNNencdec-30 at update {update:,}"
+    (own_nll, other_nll), (own_bleu, other_bleu) = (
+        table["dev NLL per token"].tolist(),
+        table["dev BLEU (greedy)"].tolist(),
+    )
+    text = (
+        f"at update {update:,} RNNencdec-30 reaches a dev NLL of {own_nll:.3f} nats a token at "
+        f"its own rate ({own[0]:g}) and {other_nll:.3f} at RNNsearch's ({other[0]:g}) (greedy "
+        f"dev BLEU, shown, not used: {own_bleu:.2f} against {other_bleu:.2f})"
+    )
+    if own_nll < other_nll:
+        text += "; the rule keeps RNNencdec's own rate"
+    else:
+        text = (
+            f"**{text}**; the rule does not keep RNNencdec's own rate, and the profile's "
+            "`lr_encdec` should be None"
+        )
+    return table.round({"dev NLL per token": 3, "dev BLEU (greedy)": 2}), text
+
+
 __all__ = [
     "COOLDOWN_COLUMNS",
+    "ENCDEC_LR_COLUMNS",
+    "check_encdec_lr_updates",
+    "encdec_lr_table",
     "PAIRS",
     "cooldown_table",
     "cooldown_updates",
