@@ -76,7 +76,8 @@ Deviations
   ``--lr-decay-start``): early in a run, a dev NLL that fails to fall between two evaluations
   is noise more often than a stall.
 - ``lr_min``, a stopping rule the papers do not have: the run ends once the schedule has cut the
-  rate below it (the ``cpu`` profile: after five halvings), so the time a stalled run would spend
+  rate below it (the ``cpu`` profile: after five halvings of RNNsearch's 3e-3, four of
+  RNNencdec's 1e-3), so the time a stalled run would spend
   at a rate too small to move its dev NLL is not spent. Off by default.
 - ``lr_cooldown``/``lr_cooldown_end``, a cool-down the papers do not have: the last
   ``lr_cooldown`` updates up to update ``lr_cooldown_end`` (a run's whole budget; the book trains

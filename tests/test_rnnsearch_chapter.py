@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -74,6 +75,30 @@ def test_star_model_continues_rnnsearch_50(chapter):
     table2 = _table(out, "rns-table2")
     ours = table2[table2["source"] == "this book"].set_index("model")
     assert ours.loc["RNNsearch-50⋆", "hours"] >= ours.loc["RNNsearch-50", "hours"]
+
+
+def test_rnnencdec_trains_at_its_own_rate_checked_by_a_short_run_at_rnnsearchs(
+    chapter, session_cache
+):
+    out, values = chapter
+    # the training runs the chapter read, from its build log, and their configs in the cache
+    keys = set()
+    for line in (out / "build-log.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        if entry["chapter"] == "rnnsearch" and entry["kind"] == "rnnsearch/run":
+            keys.add(entry["key"])
+    configs = [
+        json.loads((session_cache / "rnnsearch" / "run" / k / "meta.json").read_text())["config"]
+        for k in keys
+    ]
+    adam = [c for c in configs if c["train"]["optimizer"] == "adam"]
+    encdec = [c["train"] for c in adam if c["model"]["arch"] == "rnnencdec"]
+    # the smoke profile: lr 0.001, lr_encdec 0.002, encdec_lr_check 10
+    (check,) = [t for t in encdec if t["lr"] == 0.001]
+    assert check["max_updates"] == 10 and "lr_cooldown" not in check
+    assert len(encdec) > 1 and all(t["lr"] == 0.002 for t in encdec if t is not check)
+    assert all(c["train"]["lr"] == 0.001 for c in adam if c["model"]["arch"] == "rnnsearch")
+    assert values["rns-encdec-lr-text"].startswith("up to update 10 RNNencdec-30's lowest")
 
 
 # -- the whole experiment on the user's own parallel files (-p corpus=files) -----------------------

@@ -157,22 +157,36 @@ def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what
     assert table is None and text.startswith("RNNsearch-50 has no scheduled dev evaluation")
 
 
-def test_encdec_lr_evidence_reads_both_rates_at_the_checks_last_update():
-    own = _cooldown_run([5, 4.6, 4.4, 4.3, 4.2], 0.001, (200, 1000))[1]  # the chapter's run
-    other = _cooldown_run([5.1, 4.9, 5.0], 0.003, None)[1]  # the check: 600 updates at lr
-    table, text = D.encdec_lr_table((0.001, own), (0.003, other), 600)
+def _encdec(nlls, lr, **extra):
+    """``(rate, run, logs)`` of an RNNencdec-30 run with dev NLLs ``nlls`` every 200 updates."""
+    art, logs = _cooldown_run(nlls, lr, None)
+    art.extra.update(extra)
+    return lr, art, logs
+
+
+def test_encdec_lr_evidence_reads_each_rates_lowest_dev_nll_up_to_the_checks_end():
+    own = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)  # the chapter's run, 1,000 updates
+    other = _encdec([5.1, 4.8, 5.0], 0.003)  # the check: 600 updates at lr, lowest at 400
+    table, text = D.encdec_lr_table(own, other, 600)
     assert table["lr"].tolist() == [0.001, 0.003]
-    assert table["dev NLL per token"].tolist() == [4.4, 5.0]
+    assert table["lowest dev NLL per token"].tolist() == [4.4, 4.8]
+    assert table["at update"].tolist() == [600, 400]
+    assert table["dev BLEU (greedy) there"].tolist() == [20.0, 10.0]
     assert table["the chapter's"].tolist() == ["yes", ""]
-    assert "4.400 nats a token at its own rate (0.001)" in text
-    assert "5.000 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
-    # the rule can refuse the chapter's rate
-    better = _cooldown_run([5.1, 4.3, 4.2], 0.003, None)[1]
-    _, text = D.encdec_lr_table((0.001, own), (0.003, better), 600)
+    assert "lowest dev NLL is 4.400 nats a token at its own rate (0.001)" in text
+    assert "4.800 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
+    # the chapter's run after the update does not count; an unscheduled evaluation neither
+    own[2]["eval"].loc[1, "scheduled"] = False  # 4.6 at 400, not a scheduled evaluation
+    own[2]["eval"].loc[2, "dev_nll_token"] = 4.9  # 600: worse than the check's lowest
+    table, text = D.encdec_lr_table(own, other, 600)
+    assert table["lowest dev NLL per token"].tolist() == [4.9, 4.8]
     assert text.startswith("**") and "`lr_encdec` should be None" in text
-    # no evaluation at that update: no comparison
-    table, text = D.encdec_lr_table((0.001, own), (0.003, other), 700)
-    assert table is None and "no dev evaluation at update 700" in text
+    # no comparison: a run that stopped before the update, or one off the grid
+    stopped = _encdec([5, 4.6], 0.001, stopped="lr_min")
+    table, text = D.encdec_lr_table(stopped, other, 600)
+    assert table is None and "stopped at update 400 (lr_min), before update 600" in text
+    table, text = D.encdec_lr_table(_encdec([5, 4.6, 4.4, 4.3], 0.001), other, 700)
+    assert table is None and "no scheduled dev evaluation at update 700" in text
 
 
 def test_the_encdec_lr_check_ends_on_an_evaluation_before_the_cooldown():
@@ -183,35 +197,66 @@ def test_the_encdec_lr_check_ends_on_an_evaluation_before_the_cooldown():
             D.check_encdec_lr_updates(bad, 200, 2400)
 
 
-def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatch):
+def _experiment(**params) -> R.RNNsearchExperiment:
+    """An RNNsearchExperiment whose ``train_config`` is the real one, from the cpu profile's
+    parameters (``params`` on top), without a corpus."""
+    from pathlib import Path
+
+    from rnnlib.book.execute import resolve_all
+    from rnnlib.config import config_subset, load_config
+
+    _, resolved = resolve_all(Path(__file__).parents[1], "cpu", [], ["rnnsearch"])
     ex = R.RNNsearchExperiment.__new__(R.RNNsearchExperiment)
-    ex.p = {"lr": 0.003, "lr_encdec": 0.001, "encdec_lr_check": 1000, "eval_every": 200}
-    assert ex.lr_of("rnnencdec") == 0.001 and ex.lr_of("rnnsearch") == 0.003
-    configs = []
-    monkeypatch.setattr(R, "run_specs", lambda ex: {"RNNencdec-30": ("rnnencdec", 30, 3352)})
+    ex.p = {**resolved["rnnsearch"], **params}
+    ex.device, ex.bf16 = torch.device("cpu"), False
+    ex.config = lambda cls, **kw: load_config(cls, {**config_subset(cls, ex.p), **kw}, "test")
+    return ex
+
+
+def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatch):
+    ex = _experiment(lr=0.003, lr_encdec=0.001, encdec_lr_check=1000)
+    assert ex.train_config(100, "rnnencdec").lr == 0.001
+    assert ex.train_config(100).lr == ex.train_config(100, "rnnsearch").lr == 0.003
+    assert ex.train_config(100, "rnnencdec", lr=1.0).lr == 1.0  # an override still wins
+    # every run a training function starts gets its architecture's rate
+    trained = []
     monkeypatch.setattr(
-        R.RNNsearchExperiment,
-        "train_config",
-        lambda self, updates, arch="rnnsearch", **kw: SimpleNamespace(
-            updates=updates,
-            lr=kw.get("lr", self.lr_of(arch)),
-            lr_cooldown=kw.get("lr_cooldown", 800),
-            lr_cooldown_end=kw.get("lr_cooldown_end", updates),
-        ),
+        R,
+        "train_run",
+        lambda cache, kind, config, model, train, *a, **kw: (trained.append((model.arch, train))),
     )
-    monkeypatch.setattr(R, "cooldown_start", lambda cfg: cfg.lr_cooldown_end - cfg.lr_cooldown)
-    monkeypatch.setattr(R, "_run", lambda ex, name, cfg, *a, **kw: configs.append((name, cfg)))
-    R._encdec_check(ex)
-    ((name, cfg),) = configs
-    assert name == "RNNencdec-30" and cfg.updates == 1000 and cfg.lr == 0.003
-    assert cfg.lr_cooldown is None and cfg.lr_cooldown_end is None
-    ex.p["encdec_lr_check"] = 2800  # past the chapter's run's cool-down start (2,552)
-    with pytest.raises(ValueError, match="parameter 'encdec_lr_check'"):
-        R._encdec_check(ex)
+    ex.cache, ex.dev, ex.dev_index = None, None, []
+    ex.corpus = SimpleNamespace(
+        train=SimpleNamespace(select=lambda idx: None),
+        checksum="c",
+        src_vocab=[0] * 9,
+        tgt_vocab=[0] * 9,
+    )
+    monkeypatch.setattr(R, "length_filter", lambda pairs, n: [])
+    for name in ("RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"):
+        R._run(ex, name)
+    assert [(a, t.lr) for a, t in trained] == [
+        ("rnnencdec", 0.001),
+        ("rnnencdec", 0.001),
+        ("rnnsearch", 0.003),
+        ("rnnsearch", 0.003),
+    ]
+    # the check: RNNencdec-30 at RNNsearch's rate, 1,000 updates, no cool-down
+    trained.clear()
+    assert R._encdec_check_updates(ex) == 1000
+    R._encdec_check(ex, 1000)
+    ((arch, check),) = trained
+    assert arch == "rnnencdec" and check.lr == 0.003 and check.max_updates == 1000
+    assert check.lr_cooldown is None and check.lr_cooldown_end is None
+    # RNNencdec-30's budget (3,352 at 1,800 search updates) cools down from 2,600: a check
+    # past it, or off the evaluation grid, is refused before anything trains
+    for bad in (2800, 1100):
+        ex.p["encdec_lr_check"] = bad
+        with pytest.raises(ValueError, match="parameter 'encdec_lr_check'.*update 2,600"):
+            R._encdec_check_updates(ex)
     for off in ({"encdec_lr_check": 0}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
-        configs.clear()
         ex.p.update({"encdec_lr_check": 1000, "lr_encdec": 0.001, **off})
-        assert R._encdec_check(ex) is None and not configs
+        assert R._encdec_check_updates(ex) == 0 and R._encdec_check(ex, 0) is None
 
 
 def test_table_2s_last_rate_is_the_one_the_last_update_used():

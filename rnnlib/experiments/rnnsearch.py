@@ -4,7 +4,8 @@ Everything the chapter computes, one function per item it shows:
 
 * :meth:`RNNsearchExperiment.start` -- the chapter's parameters, corpus, device and test subset;
 * :func:`train_runs` -- the five models (``rnnsearch/run``): RNNencdec-30/50, RNNsearch-30/50
-  and RNNsearch-50⋆, RNNsearch-50 continued with early stopping, and the Adadelta run;
+  and RNNsearch-50⋆, RNNsearch-50 continued with early stopping, and the Adadelta run, the
+  recipe runs and the check of RNNencdec's own rate (:func:`encdec_lr_evidence`);
 * :func:`table_2`, :func:`training_numbers`, :func:`dev_nll`, :func:`update_times`,
   :func:`table_2_claims` -- B Table 2 (learning statistics) and the claims on dev NLL and time
   per update (an interleaved live timing);
@@ -463,9 +464,11 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     """The five models of B Table 1 (trained now where the cache lacks them): the four "-30"
     and "-50" models, then RNNsearch-50⋆, RNNsearch-50 continued to ``updates_star`` updates
     with early stopping on dev, then (unless the chosen optimiser is Adadelta) RNNsearch-50
-    trained ``adadelta_updates`` updates with the paper's Adadelta."""
+    trained ``adadelta_updates`` updates with the paper's Adadelta, the recipe runs
+    (``recipe_runs``) and the check of RNNencdec's own rate (``encdec_lr_check``)."""
     p = ex.p
     specs = run_specs(ex)
+    check = _encdec_check_updates(ex)  # (a bad encdec_lr_check fails here, before any training)
     runs = {name: _run(ex, name, keep_state=(name == "RNNsearch-50")) for name in specs}
     runs["RNNsearch-50*"] = _star_run(ex, runs["RNNsearch-50"])
     adadelta = None
@@ -486,22 +489,32 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
             recipe[(dropout, decay)] = _run(ex, "RNNsearch-30", other, {"dropout": dropout})
     logs = {name: run_logs(art) for name, art in runs.items()}
     arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
-    return Runs(runs, logs, arch, adadelta, recipe, _encdec_check(ex))
+    return Runs(runs, logs, arch, adadelta, recipe, _encdec_check(ex, check))
 
 
-def _encdec_check(ex: RNNsearchExperiment) -> Artifact | None:
-    """RNNencdec-30 trained ``encdec_lr_check`` updates at RNNsearch's rate ``lr``, with no
-    cool-down: up to there it trains as the chapter's RNNencdec-30 does but for the rate (the
-    evidence for ``lr_encdec``). ``None`` when the parameter is 0 or RNNencdec has no rate of its
-    own; an update count the comparison cannot read is an error naming the parameter."""
+def _encdec_check_updates(ex: RNNsearchExperiment) -> int:
+    """The updates of the check behind ``lr_encdec`` (``encdec_lr_check``), 0 when none is
+    trained (the parameter is 0, or RNNencdec has no rate of its own); a count the comparison
+    cannot read is an error naming the parameter (raised before any run trains)."""
     p = ex.p
     n = p.get("encdec_lr_check") or 0
     if not n or ex.lr_of("rnnencdec") == p["lr"]:
-        return None
+        return 0
     arch, _, budget = run_specs(ex)["RNNencdec-30"]
     full_rate = cooldown_start(ex.train_config(budget, arch))
     check_encdec_lr_updates(n, p["eval_every"], budget if full_rate is None else full_rate)
-    config = ex.train_config(n, arch, lr=p["lr"], lr_cooldown=None, lr_cooldown_end=None)
+    return n
+
+
+def _encdec_check(ex: RNNsearchExperiment, updates: int) -> Artifact | None:
+    """RNNencdec-30 trained ``updates`` updates at RNNsearch's rate ``lr``, with no cool-down: up
+    to there it trains as the chapter's RNNencdec-30 does but for the rate (the evidence for
+    ``lr_encdec``); ``None`` for 0 updates."""
+    if not updates:
+        return None
+    config = ex.train_config(
+        updates, "rnnencdec", lr=ex.p["lr"], lr_cooldown=None, lr_cooldown_end=None
+    )
     return _run(ex, "RNNencdec-30", config)
 
 
@@ -511,7 +524,10 @@ def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFram
     (:func:`rnnlib.experiments.rnnsearch_design.encdec_lr_table`)."""
     own = ex.lr_of("rnnencdec")
     if own == ex.p["lr"]:
-        return None, f"both architectures train at the same rate ({own:g}; `lr_encdec` is None)"
+        return None, (
+            f"both architectures train at the same rate ({own:g}; `lr_encdec` is None or "
+            "equals `lr`)"
+        )
     if runs.encdec_check is None:
         return None, (
             f"RNNencdec trains at its own rate ({own:g}, against RNNsearch's {ex.p['lr']:g}), "
@@ -519,9 +535,9 @@ def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFram
         )
     check = runs.encdec_check
     return encdec_lr_table(
-        (own, runs.logs["RNNencdec-30"]),
-        (ex.p["lr"], run_logs(check)),
-        int(check.extra["updates"]),
+        (own, runs.runs["RNNencdec-30"], runs.logs["RNNencdec-30"]),
+        (ex.p["lr"], check, run_logs(check)),
+        int(check.config["train"]["max_updates"]),
     )
 
 
@@ -1124,7 +1140,7 @@ def optimiser_figure(ex: RNNsearchExperiment, runs: Runs) -> tuple[Any, str, lis
     ``(figure, the comparison in words, the runs drawn)``."""
     p = ex.p
     chosen = runs.logs["RNNsearch-50*"]["eval"]
-    label = f"{p['optimizer']} (lr {p['lr']:g}), the runs of this chapter"
+    label = f"{p['optimizer']} (lr {p['lr']:g}), RNNsearch-50 and RNNsearch-50⋆ of this chapter"
     curves = [chosen.assign(optimiser=label)]
     compared = [runs.runs["RNNsearch-50*"]]
     text = "no Adadelta run was made here (`adadelta_updates` is 0, or the chosen optimiser is "
@@ -3080,10 +3096,15 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             if p.get("cooldown") is None
             else f"the rate falls linearly towards 0 over the last {p['cooldown']:g} of each "
             "run's budget (kept if it lowers RNNsearch-50's dev NLL; the paper's Adadelta run "
-            "has none)",
+            "and the `encdec_lr_check` run have none)",
             "cooldown",
         ),
-        ("optimiser", "Adadelta (ρ 0.95, ε 1e-6)", optimiser, "optimizer, lr, lr_encdec"),
+        (
+            "optimiser",
+            "Adadelta (ρ 0.95, ε 1e-6)",
+            optimiser,
+            "optimizer, lr, lr_encdec, encdec_lr_check",
+        ),
         ("gradient clipping", "L2 norm 1", clip, "clip_norm"),
         ("minibatch", "80 pairs", f"{p['batch_size']} pairs", "batch_size"),
         (
