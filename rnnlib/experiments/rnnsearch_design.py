@@ -106,6 +106,12 @@ def recipe_label(dropout: float, decay: float | None) -> str:
     return f"{drop}, {rate}"
 
 
+def _dev_bleu_exactly(bleu: pd.DataFrame, update: int) -> float:
+    """The dev BLEU measured at ``update`` (a run's BLEU log), NaN when none was."""
+    rows = bleu[bleu["update"] == update]["dev_bleu"]
+    return float(rows.iloc[0]) if len(rows) else math.nan
+
+
 def _dev_bleu_at(bleu: pd.DataFrame, update: int) -> float:
     rows = bleu[bleu["update"] <= update]
     return float(rows["dev_bleu"].iloc[-1]) if len(rows) else math.nan
@@ -203,12 +209,10 @@ def cooldown_table(
                 f"{who} has no scheduled dev evaluation at update {update:,}, RNNsearch-50's "
                 f"last ({why}), so the two cannot be compared there"
             )
-        bl = lg["bleu"]
-        bleu = bl[bl["update"] == update]["dev_bleu"]
         rows[label] = {
             "update": update,
             "dev NLL per token": float(at["dev_nll_token"].iloc[0]),
-            "dev BLEU (greedy)": float(bleu.iloc[0]) if len(bleu) else math.nan,
+            "dev BLEU (greedy)": _dev_bleu_exactly(lg["bleu"], update),
         }
     table = pd.DataFrame.from_dict(rows, orient="index")[COOLDOWN_COLUMNS]
     table.index.name = f"RNNsearch-50, cool-down from update {int(trunk):,}"
@@ -281,13 +285,11 @@ def encdec_lr_table(
             )
         best = ev.loc[ev["dev_nll_token"].idxmin()]
         at = int(best["update"])
-        bl = logs["bleu"]
-        bleu = bl[bl["update"] == at]["dev_bleu"]
         rows[label] = {
             "lr": rate,
             "lowest dev NLL per token": float(best["dev_nll_token"]),
             "at update": at,
-            "dev BLEU (greedy) there": float(bleu.iloc[0]) if len(bleu) else math.nan,
+            "dev BLEU (greedy) there": _dev_bleu_exactly(logs["bleu"], at),
             "the chapter's": mine,
         }
     table = pd.DataFrame.from_dict(rows, orient="index")[ENCDEC_LR_COLUMNS]
