@@ -4,6 +4,7 @@ Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -157,44 +158,43 @@ def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what
     assert table is None and text.startswith("RNNsearch-50 has no scheduled dev evaluation")
 
 
-def _encdec(nlls, lr, **extra):
-    """``(rate, run, logs)`` of an RNNencdec-30 run with dev NLLs ``nlls`` every 200 updates."""
+def _encdec(nlls, lr, budget=None, **extra):
+    """``(rate, run, logs)`` of an RNNencdec-30 run with dev NLLs ``nlls`` every 200 updates, its
+    delivered parameters the lowest (``extra["best"]``), ``budget`` its max_updates (default:
+    the updates it made)."""
     art, logs = _cooldown_run(nlls, lr, None)
+    ev = logs["eval"]
+    art.extra["best"] = ev.loc[ev["dev_nll_token"].idxmin()].to_dict()
+    if budget is not None:
+        art.config["train"]["max_updates"] = budget
     art.extra.update(extra)
     return lr, art, logs
 
 
-def test_encdec_lr_evidence_reads_each_rates_lowest_dev_nll_up_to_the_checks_end():
-    own = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)  # the chapter's run, 1,000 updates
-    other = _encdec([5.1, 4.8, 5.0], 0.003)  # the check: 600 updates at lr, lowest at 400
-    table, text = D.encdec_lr_table(own, other, 600)
+def test_encdec_lr_evidence_reads_each_whole_runs_delivered_dev_nll():
+    own = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)  # the chapter's run: lowest at its end
+    other = _encdec([5.1, 4.3, 4.35, 4.4, 4.5], 0.003)  # at lr: ahead at 400, behind at the end
+    table, text = D.encdec_lr_table(own, other)
     assert table["lr"].tolist() == [0.001, 0.003]
-    assert table["lowest dev NLL per token"].tolist() == [4.4, 4.8]
-    assert table["at update"].tolist() == [600, 400]
-    assert table["dev BLEU (greedy) there"].tolist() == [20.0, 10.0]
+    assert table["lowest dev NLL per token"].tolist() == [4.2, 4.3]
+    assert table["at update"].tolist() == [1000, 400]
+    assert table["updates made"].tolist() == [1000, 1000]
+    assert table["dev BLEU (greedy) there"].tolist() == [40.0, 10.0]
     assert table["the chapter's"].tolist() == ["yes", ""]
-    assert "lowest dev NLL is 4.400 nats a token at its own rate (0.001)" in text
-    assert "4.800 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
-    # the chapter's run after the update does not count; an unscheduled evaluation neither
-    own[2]["eval"].loc[1, "scheduled"] = False  # 4.6 at 400, not a scheduled evaluation
-    own[2]["eval"].loc[2, "dev_nll_token"] = 4.9  # 600: worse than the check's lowest
-    table, text = D.encdec_lr_table(own, other, 600)
-    assert table["lowest dev NLL per token"].tolist() == [4.9, 4.8]
+    assert "delivers a dev NLL of 4.200 nats a token at its own rate (0.001)" in text
+    assert "4.300 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
+    assert "stopped" not in text
+    # the other rate delivering less: the rule drops the own rate, and the sentence is bold
+    better = _encdec([5.1, 4.3, 4.1, 4.0, 4.05], 0.003)
+    table, text = D.encdec_lr_table(own, better)
+    assert table["lowest dev NLL per token"].tolist() == [4.2, 4.0]
     assert text.startswith("**") and "`lr_encdec` should be None" in text
-    # no comparison: a run that stopped before the update, or one off the grid
-    stopped = _encdec([5, 4.6], 0.001, stopped="lr_min")
-    table, text = D.encdec_lr_table(stopped, other, 600)
-    assert table is None and "stopped at update 400 (lr_min), before update 600" in text
-    table, text = D.encdec_lr_table(_encdec([5, 4.6, 4.4, 4.3], 0.001), other, 700)
-    assert table is None and "no scheduled dev evaluation at update 700" in text
-
-
-def test_the_encdec_lr_check_ends_on_an_evaluation_before_the_cooldown():
-    D.check_encdec_lr_updates(1000, 200, 2400)
-    D.check_encdec_lr_updates(2400, 200, 2400)
-    for bad in (900, 2600, -200):
-        with pytest.raises(ValueError, match="parameter 'encdec_lr_check'.*update 2,400"):
-            D.check_encdec_lr_updates(bad, 200, 2400)
+    # a run the schedule stopped early is read at what it delivered, and the sentence says so
+    stopped = _encdec([5, 4.6, 4.5], 0.001, budget=1000, stopped="lr_min")
+    table, text = D.encdec_lr_table(stopped, other)
+    assert table["updates made"].tolist() == [600, 1000]
+    assert "at rate 0.001 the run stopped at update 600 of 1,000 (lr_min)" in text
+    assert text.startswith("**")  # 4.5 against 4.3
 
 
 def _experiment(**params) -> R.RNNsearchExperiment:
@@ -214,7 +214,7 @@ def _experiment(**params) -> R.RNNsearchExperiment:
 
 
 def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatch):
-    ex = _experiment(lr=0.003, lr_encdec=0.001, encdec_lr_check=1000)
+    ex = _experiment(lr=0.003, lr_encdec=0.001, encdec_lr_check=True)
     assert ex.train_config(100, "rnnencdec").lr == 0.001
     assert ex.train_config(100).lr == ex.train_config(100, "rnnsearch").lr == 0.003
     assert ex.train_config(100, "rnnencdec", lr=1.0).lr == 1.0  # an override still wins
@@ -241,22 +241,21 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
         ("rnnsearch", 0.003),
         ("rnnsearch", 0.003),
     ]
-    # the check: RNNencdec-30 at RNNsearch's rate, 1,000 updates, no cool-down
+    # the check: RNNencdec-30 at RNNsearch's rate, as the chapter's RNNencdec-30 in every other
+    # respect (its budget, 3,352 at 1,800 search updates, and its cool-down from 2,600)
     trained.clear()
-    assert R._encdec_check_updates(ex) == 1000
-    R._encdec_check(ex, 1000)
-    ((arch, check),) = trained
-    assert arch == "rnnencdec" and check.lr == 0.003 and check.max_updates == 1000
-    assert check.lr_cooldown is None and check.lr_cooldown_end is None
-    # RNNencdec-30's budget (3,352 at 1,800 search updates) cools down from 2,600: a check
-    # past it, or off the evaluation grid, is refused before anything trains
-    for bad in (2800, 1100):
-        ex.p["encdec_lr_check"] = bad
-        with pytest.raises(ValueError, match="parameter 'encdec_lr_check'.*update 2,600"):
-            R._encdec_check_updates(ex)
-    for off in ({"encdec_lr_check": 0}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
-        ex.p.update({"encdec_lr_check": 1000, "lr_encdec": 0.001, **off})
-        assert R._encdec_check_updates(ex) == 0 and R._encdec_check(ex, 0) is None
+    assert R._encdec_check_wanted(ex)
+    R._encdec_check(ex)
+    R._run(ex, "RNNencdec-30")
+    (arch, check), (_, chapters) = trained
+    assert arch == "rnnencdec" and check.lr == 0.003 and chapters.lr == 0.001
+    assert check.max_updates == chapters.max_updates == 3352
+    assert check.lr_cooldown == chapters.lr_cooldown == 752
+    assert check.lr_cooldown_end == 3352
+    assert replace(check, lr=chapters.lr) == chapters  # the rate is all that differs
+    for off in ({"encdec_lr_check": False}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
+        ex.p.update({"encdec_lr_check": True, "lr_encdec": 0.001, **off})
+        assert not R._encdec_check_wanted(ex) and R._encdec_check(ex) is None
 
 
 def test_table_2s_last_rate_is_the_one_the_last_update_used():

@@ -88,11 +88,10 @@ from ..smt.rnn_scorer import score_pairs
 from ..ragged import ParallelArrays
 from ..models import build_model
 from ..specials import BOS, UNK
-from ..train import TrainConfig, cooldown_factor, cooldown_start
+from ..train import TrainConfig, cooldown_factor
 from ..translate import translate
 from .baseline import baseline_params, baseline_system
 from .rnnsearch_design import (
-    check_encdec_lr_updates,
     cooldown_table,
     cooldown_updates,
     encdec_lr_table,
@@ -328,7 +327,7 @@ class Runs:
     #: ``(dropout, lr_decay) -> RNNsearch-30 run`` of every recipe candidate (the chapter's own
     #: recipe is the RNNsearch-30 run itself), :func:`rnnlib.experiments.rnnsearch_design`
     recipe: dict[tuple[float, float | None], Artifact] = field(default_factory=dict)
-    #: RNNencdec-30 trained ``encdec_lr_check`` updates at RNNsearch's rate, the evidence for
+    #: RNNencdec-30 trained at RNNsearch's rate over its whole budget, the evidence for
     #: ``lr_encdec`` (:func:`encdec_lr_evidence`); ``None`` when not trained
     encdec_check: Artifact | None = None
 
@@ -468,7 +467,6 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     (``recipe_runs``) and the check of RNNencdec's own rate (``encdec_lr_check``)."""
     p = ex.p
     specs = run_specs(ex)
-    check = _encdec_check_updates(ex)  # (a bad encdec_lr_check fails here, before any training)
     runs = {name: _run(ex, name, keep_state=(name == "RNNsearch-50")) for name in specs}
     runs["RNNsearch-50*"] = _star_run(ex, runs["RNNsearch-50"])
     adadelta = None
@@ -489,38 +487,28 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
             recipe[(dropout, decay)] = _run(ex, "RNNsearch-30", other, {"dropout": dropout})
     logs = {name: run_logs(art) for name, art in runs.items()}
     arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
-    return Runs(runs, logs, arch, adadelta, recipe, _encdec_check(ex, check))
+    return Runs(runs, logs, arch, adadelta, recipe, _encdec_check(ex))
 
 
-def _encdec_check_updates(ex: RNNsearchExperiment) -> int:
-    """The updates of the check behind ``lr_encdec`` (``encdec_lr_check``), 0 when none is
-    trained (the parameter is 0, or RNNencdec has no rate of its own); a count the comparison
-    cannot read is an error naming the parameter (raised before any run trains)."""
-    p = ex.p
-    n = p.get("encdec_lr_check") or 0
-    if not n or ex.lr_of("rnnencdec") == p["lr"]:
-        return 0
-    arch, _, budget = run_specs(ex)["RNNencdec-30"]
-    full_rate = cooldown_start(ex.train_config(budget, arch))
-    check_encdec_lr_updates(n, p["eval_every"], budget if full_rate is None else full_rate)
-    return n
+def _encdec_check_wanted(ex: RNNsearchExperiment) -> bool:
+    """Whether the check behind ``lr_encdec`` is trained: ``encdec_lr_check`` is on and RNNencdec
+    has a rate of its own."""
+    return bool(ex.p.get("encdec_lr_check")) and ex.lr_of("rnnencdec") != ex.p["lr"]
 
 
-def _encdec_check(ex: RNNsearchExperiment, updates: int) -> Artifact | None:
-    """RNNencdec-30 trained ``updates`` updates at RNNsearch's rate ``lr``, with no cool-down: up
-    to there it trains as the chapter's RNNencdec-30 does but for the rate (the evidence for
-    ``lr_encdec``); ``None`` for 0 updates."""
-    if not updates:
+def _encdec_check(ex: RNNsearchExperiment) -> Artifact | None:
+    """RNNencdec-30 trained at RNNsearch's rate ``lr``, as the chapter's RNNencdec-30 in every
+    other respect (its pairs, seed, minibatches, whole budget, schedule and cool-down): the
+    evidence for ``lr_encdec``; ``None`` when :func:`_encdec_check_wanted` says no."""
+    if not _encdec_check_wanted(ex):
         return None
-    config = ex.train_config(
-        updates, "rnnencdec", lr=ex.p["lr"], lr_cooldown=None, lr_cooldown_end=None
-    )
-    return _run(ex, "RNNencdec-30", config)
+    arch, _, budget = run_specs(ex)["RNNencdec-30"]
+    return _run(ex, "RNNencdec-30", ex.train_config(budget, arch, lr=ex.p["lr"]))
 
 
 def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame | None, str]:
     """RNNencdec-30 at its own rate (the chapter's run) against RNNsearch's (:attr:`Runs.
-    encdec_check`) at the check's last update, as a table and a sentence with the rule's verdict
+    encdec_check`), each over its whole budget, as a table and a sentence with the rule's verdict
     (:func:`rnnlib.experiments.rnnsearch_design.encdec_lr_table`)."""
     own = ex.lr_of("rnnencdec")
     if own == ex.p["lr"]:
@@ -531,13 +519,12 @@ def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFram
     if runs.encdec_check is None:
         return None, (
             f"RNNencdec trains at its own rate ({own:g}, against RNNsearch's {ex.p['lr']:g}), "
-            "not compared on dev in this run (`encdec_lr_check` is 0)"
+            "not compared on dev in this run (`encdec_lr_check` is off)"
         )
     check = runs.encdec_check
     return encdec_lr_table(
         (own, runs.runs["RNNencdec-30"], runs.logs["RNNencdec-30"]),
         (ex.p["lr"], check, run_logs(check)),
-        int(check.config["train"]["max_updates"]),
     )
 
 
@@ -3045,7 +3032,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
         optimiser += f" (RNNencdec: {ex.lr_of('rnnencdec'):g}" + (
             ", compared on dev with RNNsearch's rate)"
             if p.get("encdec_lr_check")
-            else ", not compared on dev in this run: `encdec_lr_check` is 0)"
+            else ", not compared on dev in this run: `encdec_lr_check` is off)"
         )
     clip = "none" if p["clip_norm"] is None else f"L2 norm {p['clip_norm']:g}"
     rows = [
@@ -3096,7 +3083,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             if p.get("cooldown") is None
             else f"the rate falls linearly towards 0 over the last {p['cooldown']:g} of each "
             "run's budget (kept if it lowers RNNsearch-50's dev NLL; the paper's Adadelta run "
-            "and the `encdec_lr_check` run have none)",
+            "has none)",
             "cooldown",
         ),
         (

@@ -9,7 +9,7 @@ time, the recipe chosen on dev, and the evidence for both.
 * :func:`recipe_runs_table` -- the candidates side by side, with the rule that picks one (the
   lowest dev NLL, never a test number);
 * :func:`encdec_lr_table` -- RNNencdec's own learning rate against RNNsearch's, on RNNencdec-30
-  at the same update (a short run at RNNsearch's rate against the chapter's run);
+  (the chapter's run against the same run at RNNsearch's rate, each over its whole budget);
 * :func:`cooldown_updates` and :func:`cooldown_table` -- the cool-down at the end of each run's
   budget, and its evidence: RNNsearch-50 with it against the same run without it (RNNsearch-50⋆
   branched where the cool-down began and went on at the full rate), at the same update.
@@ -24,10 +24,10 @@ Deviations
   key does not depend on the machine's speed: the paper's ratio of update rates stands in for
   "the same time", and Table 2 shows the minutes each run took.
 - B trains both architectures with the same Adadelta. On the ``cpu`` profile, Adam's rate chosen
-  for RNNsearch (``lr``) was too high for RNNencdec (its dev NLL jumped between evaluations and
-  improved only once the schedule had cut the rate), so RNNencdec may have its own
-  (``lr_encdec``), kept only if it lowers RNNencdec-30's dev NLL up to the update where the
-  check run at ``lr`` ends (``encdec_lr_check``).
+  for RNNsearch (``lr``) may not suit RNNencdec (at 3e-3 its dev NLL rose between evaluations
+  and fell again once the schedule had cut the rate), so RNNencdec may have its own
+  (``lr_encdec``), kept only if it lowers the dev NLL of RNNencdec-30's delivered parameters
+  against the same run trained at ``lr`` over the same budget (``encdec_lr_check``).
 - B's Adadelta has no schedule; a run here may end with a cool-down (``cooldown``: the rate falls
   linearly towards 0 over the last share of its budget, the "stable then decay" schedule of
   Hu et al. 2024 and Hägele et al. 2024), kept only if it lowers RNNsearch-50's dev NLL.
@@ -231,22 +231,11 @@ def cooldown_table(
     return table.round({"dev NLL per token": 3, "dev BLEU (greedy)": 2}), text
 
 
-def check_encdec_lr_updates(updates: int, every: int, full_rate: int) -> None:
-    """Refuse an ``encdec_lr_check`` length the comparison cannot read: it must be an evaluation
-    (a multiple of ``every``) no later than ``full_rate``, the last update the chapter's
-    RNNencdec-30 trains at its full rate (where its cool-down begins, or its budget)."""
-    if updates < 0 or updates % every or updates > full_rate:
-        raise ValueError(
-            f"parameter 'encdec_lr_check' must be 0 or a multiple of eval_every ({every}) up to "
-            f"update {full_rate:,}, where RNNencdec-30's cool-down begins (or its budget ends), "
-            f"got {updates}"
-        )
-
-
 ENCDEC_LR_COLUMNS = [
     "lr",
     "lowest dev NLL per token",
     "at update",
+    "updates made",
     "dev BLEU (greedy) there",
     "the chapter's",
 ]
@@ -255,54 +244,48 @@ ENCDEC_LR_COLUMNS = [
 def encdec_lr_table(
     own: tuple[float, Artifact, dict[str, pd.DataFrame]],
     other: tuple[float, Artifact, dict[str, pd.DataFrame]],
-    update: int,
-) -> tuple[pd.DataFrame | None, str]:
+) -> tuple[pd.DataFrame, str]:
     """RNNencdec-30 at its own learning rate (``own``: the rate, the chapter's run and its logs)
-    against RNNsearch's (``other``: the rate, the check run and its logs) up to ``update``, where
-    both have trained alike but for the rate (no cool-down before it), and the rule's verdict as
-    a sentence. Each run is read at its lowest scheduled dev NLL per token up to ``update`` (what
-    it would deliver had it stopped there; one evaluation alone would carry its noise). Rule (dev
-    only): the rate with the lower one is kept. ``(None, why)`` when a run stopped before
-    ``update`` or has no scheduled evaluation there."""
-    rows = {}
+    against RNNsearch's (``other``: the rate, the check run and its logs), two runs that differ
+    in the rate alone (the same pairs, seed, minibatches, budget, schedule and cool-down), and
+    the rule's verdict as a sentence. Each run is read as the recipe runs are: the dev NLL per
+    token of its delivered parameters (its lowest evaluation, ``extra["best"]``), over its whole
+    budget; a run the schedule stopped early (``lr_min``) delivered what it had, and the
+    sentence says so. Rule (dev only): the rate with the lower one is kept."""
+    rows, stops = {}, []
     for label, (rate, art, logs), mine in (
         ("RNNencdec's own rate (`lr_encdec`)", own, "yes"),
         ("RNNsearch's rate (`lr`)", other, ""),
     ):
-        if int(art.extra["updates"]) < update:
-            return None, (
-                f"RNNencdec-30 at rate {rate:g} stopped at update {int(art.extra['updates']):,} "
-                f"({art.extra.get('stopped', 'stopped')}), before update {update:,}, so the two "
-                "rates cannot be compared there"
-            )
-        ev = logs["eval"]
-        ev = ev[ev["scheduled"].astype(bool) & (ev["update"] <= update)]
-        if not (ev["update"] == update).any():
-            return None, (
-                f"RNNencdec-30 at rate {rate:g} has no scheduled dev evaluation at update "
-                f"{update:,} (not on the grid of evaluations, every `eval_every` updates), so the "
-                "two rates cannot be compared there"
-            )
-        best = ev.loc[ev["dev_nll_token"].idxmin()]
+        best = art.extra["best"]
         at = int(best["update"])
+        made, budget = int(art.extra["updates"]), int(art.config["train"]["max_updates"])
+        if made < budget:
+            why = art.extra.get("stopped", "stopped")
+            stops.append(
+                f"at rate {rate:g} the run stopped at update {made:,} of {budget:,} ({why})"
+            )
         rows[label] = {
             "lr": rate,
             "lowest dev NLL per token": float(best["dev_nll_token"]),
             "at update": at,
+            "updates made": made,
             "dev BLEU (greedy) there": _dev_bleu_exactly(logs["bleu"], at),
             "the chapter's": mine,
         }
     table = pd.DataFrame.from_dict(rows, orient="index")[ENCDEC_LR_COLUMNS]
-    table.index.name = f"RNNencdec-30 up to update {update:,}"
+    table.index.name = "RNNencdec-30, its whole budget at each rate"
     (own_nll, other_nll), (own_bleu, other_bleu) = (
         table["lowest dev NLL per token"].tolist(),
         table["dev BLEU (greedy) there"].tolist(),
     )
     text = (
-        f"up to update {update:,} RNNencdec-30's lowest dev NLL is {own_nll:.3f} nats a token at "
+        f"over its whole budget RNNencdec-30 delivers a dev NLL of {own_nll:.3f} nats a token at "
         f"its own rate ({own[0]:g}) and {other_nll:.3f} at RNNsearch's ({other[0]:g}) (greedy "
         f"dev BLEU there, shown, not used: {own_bleu:.2f} against {other_bleu:.2f})"
     )
+    if stops:
+        text += " (" + "; ".join(stops) + ")"
     if own_nll < other_nll:
         text += "; the rule keeps RNNencdec's own rate"
     else:
@@ -316,7 +299,6 @@ def encdec_lr_table(
 __all__ = [
     "COOLDOWN_COLUMNS",
     "ENCDEC_LR_COLUMNS",
-    "check_encdec_lr_updates",
     "encdec_lr_table",
     "PAIRS",
     "cooldown_table",
