@@ -95,8 +95,15 @@ def test_rnnencdec_trains_at_its_own_rate_checked_by_the_same_run_at_rnnsearchs(
     encdec = [c["train"] for c in adam if c["model"]["arch"] == "rnnencdec"]
     # the smoke profile: lr 0.001, lr_encdec 0.002, encdec_lr_check on: the check is the chapter's
     # RNNencdec-30 at lr, the same budget and cool-down
-    (check,) = [t for t in encdec if t["lr"] == 0.001]
-    assert any({**t, "lr": 0.001} == check for t in encdec if t is not check)
+    (check,) = [c for c in adam if c["model"]["arch"] == "rnnencdec" and c["train"]["lr"] == 0.001]
+    # the whole config (pairs, length filter, model, dev BLEU) but the rate is a chapter run's
+    assert any(
+        {**c, "train": {**c["train"], "lr": 0.001}} == check
+        for c in adam
+        if c is not check and c["model"]["arch"] == "rnnencdec"
+    )
+    assert check["corpus_max_len"] == 30
+    check = check["train"]
     assert len(encdec) > 1 and all(t["lr"] == 0.002 for t in encdec if t is not check)
     assert all(c["train"]["lr"] == 0.001 for c in adam if c["model"]["arch"] == "rnnsearch")
     assert (

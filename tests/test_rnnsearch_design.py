@@ -189,12 +189,29 @@ def test_encdec_lr_evidence_reads_each_whole_runs_delivered_dev_nll():
     table, text = D.encdec_lr_table(own, better)
     assert table["lowest dev NLL per token"].tolist() == [4.2, 4.0]
     assert text.startswith("**") and "`lr_encdec` should be None" in text
-    # a run the schedule stopped early is read at what it delivered, and the sentence says so
+    # a run the schedule stopped early is read at what it delivered, and the sentence says so,
+    # and whether it stopped before its cool-down
     stopped = _encdec([5, 4.6, 4.5], 0.001, budget=1000, stopped="lr_min")
     table, text = D.encdec_lr_table(stopped, other)
     assert table["updates made"].tolist() == [600, 1000]
     assert "at rate 0.001 the run stopped at update 600 of 1,000 (lr_min)" in text
     assert text.startswith("**")  # 4.5 against 4.3
+    stopped[1].config["train"].update(lr_cooldown=300, lr_cooldown_end=1000)
+    _, text = D.encdec_lr_table(stopped, other)
+    assert "(lr_min, before its cool-down over updates 701-1,000)" in text
+    # the delivered parameters are the run's record (extra["best"]), here an unscheduled last
+    # evaluation below every scheduled one
+    last = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)
+    last[2]["eval"].loc[4, "scheduled"] = False
+    last[1].extra["best"] = {"update": 1000, "dev_nll_token": 4.2, "scheduled": False}
+    table, _ = D.encdec_lr_table(last, other)
+    assert table["lowest dev NLL per token"].tolist() == [4.2, 4.3]
+    # without a dev BLEU curve the sentence has no BLEU aside (no "nan")
+    for run in (own, other):
+        run[2]["bleu"] = run[2]["bleu"].iloc[0:0]
+    table, text = D.encdec_lr_table(own, other)
+    assert table["dev BLEU (greedy) there"].isna().all()
+    assert "nan" not in text and "BLEU" not in text
 
 
 def _experiment(**params) -> R.RNNsearchExperiment:

@@ -112,6 +112,14 @@ def _dev_bleu_exactly(bleu: pd.DataFrame, update: int) -> float:
     return float(rows.iloc[0]) if len(rows) else math.nan
 
 
+def _bleu_aside(what: str, a: float, b: float) -> str:
+    """`` (greedy dev BLEU{what}, shown, not used: a against b)``, or ``""`` when neither was
+    measured (no dev BLEU curve: ``dev_bleu_sentences`` 0)."""
+    if math.isnan(a) and math.isnan(b):
+        return ""
+    return f" (greedy dev BLEU{what}, shown, not used: {a:.2f} against {b:.2f})"
+
+
 def _dev_bleu_at(bleu: pd.DataFrame, update: int) -> float:
     rows = bleu[bleu["update"] <= update]
     return float(rows["dev_bleu"].iloc[-1]) if len(rows) else math.nan
@@ -221,8 +229,8 @@ def cooldown_table(
     verb = "lowers" if with_ < without else "does not lower"
     text = (
         f"the cool-down over updates {int(trunk) + 1:,}-{update:,} {verb} RNNsearch-50's dev NLL "
-        f"at update {update:,}: {with_:.3f} nats a token with it, {without:.3f} without "
-        f"(greedy dev BLEU, shown, not used: {bleu_with:.2f} against {bleu_without:.2f})"
+        f"at update {update:,}: {with_:.3f} nats a token with it, {without:.3f} without"
+        + _bleu_aside("", bleu_with, bleu_without)
     )
     if with_ >= without:
         text = f"**{text}**; the rule does not keep it, and the profile's `cooldown` should be None"
@@ -247,7 +255,8 @@ def encdec_lr_table(
 ) -> tuple[pd.DataFrame, str]:
     """RNNencdec-30 at its own learning rate (``own``: the rate, the chapter's run and its logs)
     against RNNsearch's (``other``: the rate, the check run and its logs), two runs that differ
-    in the rate alone (the same pairs, seed, minibatches, budget, schedule and cool-down), and
+    in the rate alone (the same pairs, seed, minibatches, budget, schedule and cool-down; the
+    schedule may stop either before its cool-down, once its rate falls below ``lr_min``), and
     the rule's verdict as a sentence. Each run is read as the recipe runs are: the dev NLL per
     token of its delivered parameters (its lowest evaluation, ``extra["best"]``), over its whole
     budget; a run the schedule stopped early (``lr_min``) delivered what it had, and the
@@ -262,8 +271,14 @@ def encdec_lr_table(
         made, budget = int(art.extra["updates"]), int(art.config["train"]["max_updates"])
         if made < budget:
             why = art.extra.get("stopped", "stopped")
+            cool = cooldown_start(TrainConfig.from_dict(art.config["train"]))
+            before = (
+                f", before its cool-down over updates {cool + 1:,}-{budget:,}"
+                if cool is not None and made <= cool
+                else ""
+            )
             stops.append(
-                f"at rate {rate:g} the run stopped at update {made:,} of {budget:,} ({why})"
+                f"at rate {rate:g} the run stopped at update {made:,} of {budget:,} ({why}{before})"
             )
         rows[label] = {
             "lr": rate,
@@ -281,8 +296,8 @@ def encdec_lr_table(
     )
     text = (
         f"over its whole budget RNNencdec-30 delivers a dev NLL of {own_nll:.3f} nats a token at "
-        f"its own rate ({own[0]:g}) and {other_nll:.3f} at RNNsearch's ({other[0]:g}) (greedy "
-        f"dev BLEU there, shown, not used: {own_bleu:.2f} against {other_bleu:.2f})"
+        f"its own rate ({own[0]:g}) and {other_nll:.3f} at RNNsearch's ({other[0]:g})"
+        + _bleu_aside(" there", own_bleu, other_bleu)
     )
     if stops:
         text += " (" + "; ".join(stops) + ")"
