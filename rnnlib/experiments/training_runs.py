@@ -58,18 +58,21 @@ from ..specials import UNK
 from ..train import CHECKPOINT, TrainConfig, cooldown_start, train
 from ..translate import translate
 from ..cache import Artifact, ArtifactCache
+from . import run_pool
 
 BLEU_COLUMNS = ["update", "epoch", "seconds", "dev_bleu", "bleu_seconds"]
 
 
 def device_label(device: str) -> str:
-    """What a run trained on, for Table 2's "GPU" column: ``"CPU, 2 threads (<model>)"`` or the
-    GPU name."""
+    """What a run trained on, for Table 2's "GPU" column: ``"CPU, 2 threads (<model>)"``, with
+    ``", one of 2 runs at a time"`` for a run trained side by side with others
+    (:mod:`rnnlib.experiments.run_pool`), or the GPU name."""
     dev = resolve_device(device)
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
     n = torch.get_num_threads()
-    return f"CPU, {n} thread{'s' if n != 1 else ''} ({cpu_name()})"
+    side = f", one of {run_pool.AT_ONCE} runs at a time" if run_pool.AT_ONCE > 1 else ""
+    return f"CPU, {n} thread{'s' if n != 1 else ''}{side} ({cpu_name()})"
 
 
 def length_filter(pairs: ParallelArrays, max_len: int | None) -> np.ndarray:
@@ -172,8 +175,9 @@ def train_run(
                     }
                 )
                 pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(
-                    work / "bleu_log.csv", index=False
+                    work / "bleu_log.csv.part", index=False
                 )
+                os.replace(work / "bleu_log.csv.part", work / "bleu_log.csv")
             if (
                 result.stopped not in ("max_updates",)
                 or target is None
@@ -198,6 +202,7 @@ def train_run(
             "train_pairs": len(train_pairs),
             "device": device_label(train_config.device),
             "threads": torch.get_num_threads(),
+            "runs_at_once": run_pool.AT_ONCE,
             "train_nll": row["train_nll"],
             "dev_nll": row["dev_nll"],
             "bleu_seconds": bleu_seconds,
