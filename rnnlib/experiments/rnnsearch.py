@@ -101,6 +101,7 @@ from .rnnsearch_design import (
     recipe_label,
     recipe_runs_table,
 )
+from .run_pool import Job, build_side_by_side
 from .training_runs import decode_run, length_filter, load_model, read_lines, run_logs, train_run
 from .spread import MAX_CACHED, across, further_cached, with_mean_sd
 
@@ -464,12 +465,54 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     and "-50" models, then RNNsearch-50⋆, RNNsearch-50 continued to ``updates_star`` updates
     with early stopping on dev, then (unless the chosen optimiser is Adadelta) RNNsearch-50
     trained ``adadelta_updates`` updates with the paper's Adadelta, the recipe runs
-    (``recipe_runs``) and the check of RNNencdec's own rate (``encdec_lr_check``)."""
+    (``recipe_runs``) and the check of RNNencdec's own rate (``encdec_lr_check``). With
+    ``train_workers`` above 1 the missing runs are first trained that many at a time, each on one
+    thread (:func:`training_jobs`)."""
     p = ex.p
+    jobs = training_jobs(ex)
+    build_side_by_side(ex.cache, jobs, p["train_workers"], ex.device)
+    built = {job.name: job.build() for job in jobs}  # read from the cache (or trained here)
     specs = run_specs(ex)
-    runs = {name: _run(ex, name, keep_state=(name == "RNNsearch-50")) for name in specs}
-    runs["RNNsearch-50*"] = _star_run(ex, runs["RNNsearch-50"])
-    adadelta = None
+    runs = {name: built[name] for name in specs}
+    runs["RNNsearch-50*"] = built["RNNsearch-50*"]
+    recipe = {(p["dropout"], p["lr_decay"]): runs["RNNsearch-30"]}
+    for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
+        if (dropout, decay) not in recipe:
+            recipe[(dropout, decay)] = built[recipe_job_name(dropout, decay)]
+    logs = {name: run_logs(art) for name, art in runs.items()}
+    arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
+    return Runs(runs, logs, arch, built.get("Adadelta"), recipe, built.get("encdec check"))
+
+
+def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
+    """Every training run of :func:`train_runs` as a job of
+    :func:`rnnlib.experiments.run_pool.build_side_by_side`, the longest chain first: RNNsearch-50
+    and RNNsearch-50⋆ (which continues it), RNNencdec-50, RNNencdec-30 and RNNsearch-30, then
+    those the parameters ask for: ``encdec check`` (:func:`_encdec_check`), ``recipe
+    <dropout>/<lr_decay>`` per recipe run and ``Adadelta``."""
+    p = ex.p
+
+    def own(name: str) -> Job:
+        return Job(name, lambda: _run(ex, name, keep_state=(name == "RNNsearch-50")))
+
+    search50 = own("RNNsearch-50")
+    star = Job("RNNsearch-50*", lambda: _star_run(ex, search50.build()), after=(search50.name,))
+    jobs = [search50, star, own("RNNencdec-50"), own("RNNencdec-30"), own("RNNsearch-30")]
+    if _encdec_check_wanted(ex):
+        jobs.append(Job("encdec check", lambda: _encdec_check(ex)))
+    seen = {(p["dropout"], p["lr_decay"])}
+    for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
+        if (dropout, decay) not in seen:
+            seen.add((dropout, decay))
+            other = ex.train_config(p["updates_search"], lr_decay=decay)
+            jobs.append(
+                Job(
+                    recipe_job_name(dropout, decay),
+                    lambda other=other, dropout=dropout: _run(
+                        ex, "RNNsearch-30", other, {"dropout": dropout}
+                    ),
+                )
+            )
     if p["adadelta_updates"] and p["optimizer"] != "adadelta":
         ada = ex.train_config(
             p["adadelta_updates"],
@@ -479,15 +522,13 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
             lr_cooldown=None,  # the paper's Adadelta, no schedule
             lr_cooldown_end=None,
         )
-        adadelta = _run(ex, "RNNsearch-50", ada)
-    recipe = {(p["dropout"], p["lr_decay"]): runs["RNNsearch-30"]}
-    for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
-        if (dropout, decay) not in recipe:
-            other = ex.train_config(p["updates_search"], lr_decay=decay)
-            recipe[(dropout, decay)] = _run(ex, "RNNsearch-30", other, {"dropout": dropout})
-    logs = {name: run_logs(art) for name, art in runs.items()}
-    arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
-    return Runs(runs, logs, arch, adadelta, recipe, _encdec_check(ex))
+        jobs.append(Job("Adadelta", lambda: _run(ex, "RNNsearch-50", ada)))
+    return jobs
+
+
+def recipe_job_name(dropout: float, decay: float | None) -> str:
+    """The job name of the recipe run ``(dropout, lr_decay)`` (:func:`training_jobs`)."""
+    return f"recipe {dropout!r}/{decay!r}"
 
 
 def _encdec_check_wanted(ex: RNNsearchExperiment) -> bool:
@@ -998,6 +1039,31 @@ def epochs_texts(runs: Runs) -> dict[str, str]:
     }
 
 
+def side_by_side_text(runs: Runs) -> str:
+    """How the runs of the chapter were trained, from their records: alone on their threads, or
+    several at a time in their own processes on one thread each
+    (:mod:`rnnlib.experiments.run_pool`, ``train_workers``), which makes each run's hours its own
+    clock with others beside it."""
+    arts = [*runs.runs.values(), *runs.recipe.values()]
+    arts += [a for a in (runs.adadelta, runs.encdec_check) if a is not None]
+    arts = list({a.key: a for a in arts}.values())
+    at_once = [int(a.extra.get("runs_at_once", 1)) for a in arts]
+    side = sum(n > 1 for n in at_once)
+    threads = sorted({a.extra.get("threads") for a in arts} - {None})
+    if not side:
+        on = f" on {' or '.join(map(str, threads))} torch threads" if threads else ""
+        return f"Each of the {len(arts)} training runs was trained alone{on}"
+    were = "was" if side == 1 else "were"
+    return (
+        f"{side} of the {len(arts)} training runs {were} trained side by side, up to "
+        f"{max(at_once)} at a time, each in its own process on one torch thread "
+        "(`train_workers`), which makes more updates a second on a CPU of few cores than one run "
+        "on all of them. The hours of such a run are its own clock with another run beside it "
+        "for most of its time, so it is slower than the same run alone; their sum is not the "
+        "time the training took"
+    )
+
+
 def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
     """How the learning-rate schedule acted on each run (from its evaluation log): how many
     times the rate was cut, at which update it was first cut, and the rate it ended with."""
@@ -1330,6 +1396,33 @@ class SeedRuns:
         return [SEED_PAIR] + ([SHORT_PAIR] if self.short_spread else [])
 
 
+def _seed_run(ex: RNNsearchExperiment, name: str, seed: int) -> Artifact:
+    """Model ``name`` (of :func:`run_specs`) trained with ``seed`` (RNNsearch-50 keeps its
+    training state: that seed's RNNsearch-50⋆ continues it)."""
+    arch, _, updates = run_specs(ex)[name]
+    train = ex.train_config(updates, arch, seed=seed)
+    return _run(ex, name, train, keep_state=name == "RNNsearch-50")
+
+
+def seed_jobs(ex: RNNsearchExperiment, seeds: Sequence[int], short: bool) -> list[Job]:
+    """The training runs of the further ``seeds`` (:func:`seed_runs`) as jobs of
+    :func:`rnnlib.experiments.run_pool.build_side_by_side`: per seed its "-50" pair and
+    RNNsearch-50⋆, and with ``short`` its "-30" pair, the longest chains first."""
+    jobs: list[Job] = []
+    for seed in seeds:
+        search50 = Job(f"RNNsearch-50 seed {seed}", lambda s=seed: _seed_run(ex, "RNNsearch-50", s))
+        star = Job(
+            f"RNNsearch-50* seed {seed}",
+            lambda s=seed, b=search50.build: _star_run(ex, b(), s),
+            after=(search50.name,),
+        )
+        jobs += [search50, star]
+    for seed in seeds:
+        names = [n for n in SEED_PAIR if n != "RNNsearch-50"] + (list(SEED_SHORT) if short else [])
+        jobs += [Job(f"{n} seed {seed}", lambda n=n, s=seed: _seed_run(ex, n, s)) for n in names]
+    return jobs
+
+
 def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns:
     """RNNsearch-50 and RNNencdec-50 trained again with seeds ``seed + 1``, ...,
     ``seed + seed_runs - 1`` (the same recipe, data and updates; the seed sets the
@@ -1347,14 +1440,8 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
 
     def models(seed: int, names: Sequence[str], texts: dict, arts: dict) -> None:
         for name in names:
-            arch, _, updates = specs[name]
-            # (RNNsearch-50 keeps its training state: that seed's RNNsearch-50⋆ continues it)
-            art = _run(
-                ex,
-                name,
-                ex.train_config(updates, arch, seed=seed),
-                keep_state=name == "RNNsearch-50",
-            )
+            arch = specs[name][0]
+            art = _seed_run(ex, name, seed)
             model = load_model(art, ex.model_config(arch)).to(ex.device)
             arts[name] = art
             for subset in SUBSETS:
@@ -1392,6 +1479,8 @@ def seed_runs(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRuns
         return seed, texts, arts
 
     first, built = p["seed"], p["seed_runs"]
+    jobs = seed_jobs(ex, range(first + 1, first + built), p.get("seed_short", False))
+    build_side_by_side(ex.cache, jobs, p["train_workers"], ex.device)
     further = [one_seed(first + k, p.get("seed_short", False)) for k in range(1, built)]
     if p.get("cached_spread", False):
         further += further_cached(ex.cache, one_seed, first + built, first + MAX_CACHED + 1)
@@ -1451,11 +1540,22 @@ def schedule_start_evidence(
     if not start:
         return empty, "the schedule acts from the first evaluation (`lr_decay_start` is None)", []
     specs, rows, read = run_specs(ex), [], []
+
+    def from_first(name: str, seed: int) -> TrainConfig:
+        arch, _, updates = specs[name]
+        return ex.train_config(updates, arch, seed=seed, lr_decay_start=None)
+
+    if p.get("start_runs"):
+        jobs = [
+            Job(f"{name} seed {seed}", lambda n=name, s=seed: _run(ex, n, from_first(n, s)))
+            for name in SEED_PAIR
+            for seed in sr.seeds
+        ]
+        build_side_by_side(ex.cache, jobs, p["train_workers"], ex.device)
     for k, seed in enumerate(sr.seeds):
         for name in SEED_PAIR:
             mine = runs.runs[name] if k == 0 else sr.further[k - 1][name]
-            arch, _, updates = specs[name]
-            config = ex.train_config(updates, arch, seed=seed, lr_decay_start=None)
+            config = from_first(name, seed)
             try:
                 if p.get("start_runs"):
                     other = _run(ex, name, config)

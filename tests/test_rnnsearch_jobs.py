@@ -1,0 +1,143 @@
+"""The rnnsearch chapter's training runs as jobs built side by side (rnnlib.experiments.rnnsearch
+with rnnlib.experiments.run_pool)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import torch
+
+from rnnlib.experiments import rnnsearch as R
+from rnnlib.experiments.run_pool import build_side_by_side
+from test_rnnsearch_design import _experiment
+
+
+def _recording(monkeypatch, **params):
+    """The cpu profile's experiment whose training runs are recorded, not trained: each call of
+    ``train_run`` returns a stand-in artifact naming its arch, config and parent."""
+    ex = _experiment(**params)
+    ex.cache, ex.dev, ex.dev_index = None, None, []
+    ex.corpus = SimpleNamespace(
+        train=SimpleNamespace(select=lambda idx: None),
+        checksum="c",
+        src_vocab=[0] * 9,
+        tgt_vocab=[0] * 9,
+    )
+    calls = []
+
+    def train_run(cache, kind, config, model, train, *a, parent=None, **kw):
+        art = SimpleNamespace(
+            key=f"run{len(calls)}",
+            config=config,
+            arch=model.arch,
+            train=train,
+            model=model,
+            parent=parent,
+            extra={"updates": train.max_updates, "trunk_update": 1},
+        )
+        calls.append(art)
+        return art
+
+    monkeypatch.setattr(R, "train_run", train_run)
+    monkeypatch.setattr(R, "length_filter", lambda pairs, n: [])
+    return ex, calls
+
+
+def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monkeypatch):
+    ex, calls = _recording(monkeypatch)
+    jobs = R.training_jobs(ex)
+    names = [j.name for j in jobs]
+    assert names == [
+        "RNNsearch-50",
+        "RNNsearch-50*",
+        "RNNencdec-50",
+        "RNNencdec-30",
+        "RNNsearch-30",
+        "encdec check",
+        "recipe 0.0/None",
+        "Adadelta",
+    ]
+    assert {j.name: j.after for j in jobs if j.after} == {"RNNsearch-50*": ("RNNsearch-50",)}
+    built = {j.name: j.build() for j in jobs}
+    star = built["RNNsearch-50*"]
+    assert star.parent.train == built["RNNsearch-50"].train  # continues the chapter's RNNsearch-50
+    configs = [repr((a.config, a.train, a.model, a.parent is None)) for a in built.values()]
+    assert len(set(configs)) == len(configs)  # no run trained twice under two names
+    assert built["Adadelta"].train.optimizer == "adadelta"
+    assert built["recipe 0.0/None"].train.lr_decay is None
+    assert built["recipe 0.0/None"].model.dropout == 0.0
+    assert built["encdec check"].arch == "rnnencdec" and built["encdec check"].train.lr == 0.003
+    # the runs train_runs returns are the jobs' artifacts, read again in this process
+    monkeypatch.setattr(R, "run_logs", lambda art: {})
+    calls.clear()
+    ex.p["train_workers"] = 1  # (the stand-in cache cannot be looked up)
+    runs = R.train_runs(ex)
+    assert [runs.runs[n].train for n in R.NAMES] == [built[n].train for n in R.NAMES]
+    assert runs.adadelta.train == built["Adadelta"].train
+    assert runs.encdec_check.train == built["encdec check"].train
+    assert runs.recipe[(0.0, None)].train == built["recipe 0.0/None"].train
+    assert runs.recipe[(0.3, 0.5)] is runs.runs["RNNsearch-30"]
+
+
+def test_only_the_runs_the_parameters_ask_for_are_jobs(monkeypatch):
+    ex, _ = _recording(
+        monkeypatch, encdec_lr_check=False, recipe_runs="0.3/0.5", adadelta_updates=0
+    )
+    assert [j.name for j in R.training_jobs(ex)] == [
+        "RNNsearch-50",
+        "RNNsearch-50*",
+        "RNNencdec-50",
+        "RNNencdec-30",
+        "RNNsearch-30",
+    ]
+
+
+def test_further_seeds_jobs_train_what_seed_runs_reads(monkeypatch):
+    ex, calls = _recording(monkeypatch)
+    jobs = R.seed_jobs(ex, [2, 3], short=False)
+    assert [j.name for j in jobs] == [
+        "RNNsearch-50 seed 2",
+        "RNNsearch-50* seed 2",
+        "RNNsearch-50 seed 3",
+        "RNNsearch-50* seed 3",
+        "RNNencdec-50 seed 2",
+        "RNNencdec-50 seed 3",
+    ]
+    assert jobs[1].after == ("RNNsearch-50 seed 2",) and jobs[3].after == ("RNNsearch-50 seed 3",)
+    built = {j.name: j.build() for j in jobs}
+    assert built["RNNsearch-50* seed 3"].train.seed == 3
+    assert built["RNNsearch-50* seed 3"].parent.train.seed == 3
+    assert built["RNNencdec-50 seed 2"].train == R._seed_run(ex, "RNNencdec-50", 2).train
+    short = [j.name for j in R.seed_jobs(ex, [2], short=True)]
+    assert short[-2:] == ["RNNencdec-30 seed 2", "RNNsearch-30 seed 2"]
+    assert R.seed_jobs(ex, [], short=True) == []
+    assert build_side_by_side(None, R.seed_jobs(ex, [2], False), 1, torch.device("cpu")) == {
+        "RNNsearch-50 seed 2": "not started",
+        "RNNsearch-50* seed 2": "not started",
+        "RNNencdec-50 seed 2": "not started",
+    }
+
+
+def _runs(at_once: list[int], threads: list[int]):
+    arts = [
+        SimpleNamespace(key=f"k{i}", extra={"runs_at_once": n, "threads": t})
+        for i, (n, t) in enumerate(zip(at_once, threads))
+    ]
+    runs = dict(zip(R.NAMES, arts))
+    return SimpleNamespace(
+        runs=runs, recipe={(0.3, 0.5): arts[1]}, adadelta=None, encdec_check=None
+    )
+
+
+def test_the_side_by_side_sentence_reads_the_runs_records():
+    text = R.side_by_side_text(_runs([2, 2, 2, 2, 1], [1, 1, 1, 1, 1]))
+    assert text.startswith("4 of the 5 training runs were trained side by side, up to 2 at a time")
+    assert "its own clock with another run beside it" in text
+    one = R.side_by_side_text(_runs([1, 1, 1, 1, 2], [1] * 5))
+    assert one.startswith("1 of the 5 training runs was trained side by side")
+    alone = R.side_by_side_text(_runs([1] * 5, [2] * 5))
+    assert alone == "Each of the 5 training runs was trained alone on 2 torch threads"
+    old = _runs([1] * 5, [2] * 5)  # runs recorded before the setting existed
+    for art in old.runs.values():
+        art.extra = {}
+    assert R.side_by_side_text(old) == "Each of the 5 training runs was trained alone"
