@@ -153,6 +153,37 @@ def test_cost_table_sums_each_chapters_artifacts_once(tmp_path):
     assert math.isnan(minutes) and list(note.columns) == ["note"]
 
 
+def test_cost_table_counts_the_overlap_of_artifacts_computed_side_by_side_once(tmp_path):
+    cache = tmp_path / "cache"
+    # (kind, key, wall seconds, finished at 12:MM:SS): two runs of 600 s side by side ending a
+    # minute apart, a later one of 60 s, and one without a finishing time (summed as before)
+    for kind, key, seconds, created, at_once in (
+        ("r/run", "a", 600.0, "2026-11-27T12:10:00+00:00", 2),
+        ("r/run", "b", 600.0, "2026-11-27T12:11:00+00:00", 2),
+        ("r/run", "c", 60.0, "2026-11-27T12:20:00+00:00", 2),
+        ("r/old", "d", 30.0, None, None),
+        # one after the other in the same second: each adds its own time, none is lost
+        ("r/dec", "e", 0.4, "2026-11-27T12:30:00+00:00", None),
+        ("r/dec", "f", 0.5, "2026-11-27T12:30:00+00:00", 1),
+    ):
+        (cache / kind / key).mkdir(parents=True)
+        sidecar = {"wall_time_s": seconds} | ({"created": created} if created else {})
+        sidecar |= {"extra": {"runs_at_once": at_once}} if at_once else {}
+        (cache / kind / key / SIDECAR).write_text(json.dumps(sidecar))
+    log = tmp_path / "build-log.jsonl"
+    events = [
+        {"chapter": "rns", "kind": k, "key": key, "hit": False}
+        for k, key in (("r/run", "a"), ("r/run", "b"), ("r/run", "c"), ("r/old", "d"))
+        + (("r/dec", "e"), ("r/dec", "f"))
+    ]
+    log.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    minutes, cost = glance.cost_table(log, cache)
+    # 12:00-12:11 is 11 minutes (not 20), then 1 minute, then 30 s + 0.4 s + 0.5 s summed
+    assert minutes == pytest.approx(12.5, abs=0.05)
+    assert glance._union_seconds([(0, 10), (5, 12), (20, 21), (20.5, 20.8)]) == 13
+    assert cost.loc["rns", "artifacts"] == 6 and cost.loc["rns", "computed now"] == 6
+
+
 def test_the_claims_table_and_summary_say_which_verdicts_read_rebuilds():
     ledger = pd.DataFrame(
         [

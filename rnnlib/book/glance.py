@@ -16,6 +16,7 @@ data, as the chapters recorded them) and :func:`cost_table` (what the build's ar
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -216,12 +217,17 @@ ITEMS: list[Item] = [
 def rebuild_cost(build_log, cache_root) -> pd.DataFrame:
     """Minutes each chapter's artifacts took to compute, from an empty cache: for every distinct
     artifact a chapter looked up in this build (``build-log.jsonl``), the wall time recorded in its
-    sidecar when it was computed (hit or not now), summed per chapter; with the artifacts' count and
+    sidecar when it was computed (hit or not now), per chapter; with the artifacts' count and
     how many were computed in this build, and the machines that computed them (the sidecars'
     ``machine``: :func:`rnnlib.machine.label`). An artifact two chapters share counts for the
-    first. A run resumed after an interruption records the time of its last stretch only.
+    first. Training runs of one chapter trained side by side (:mod:`rnnlib.experiments.run_pool`,
+    ``extra["runs_at_once"]`` above 1) count their overlap once: a sidecar's ``created`` (whole
+    seconds) ends the interval of its wall time, and those runs add the length of their
+    intervals' union; every other artifact adds its wall time. A run resumed after an
+    interruption records the time of its last stretch only.
     """
     seen, rows, machines = set(), {}, {}
+    spans: dict[str, list[tuple[float, float]]] = {}
     for line in Path(build_log).read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -239,13 +245,30 @@ def rebuild_cost(build_log, cache_root) -> pd.DataFrame:
         meta = Path(cache_root) / event["kind"] / event["key"] / SIDECAR
         if meta.is_file():
             sidecar = json.loads(meta.read_text(encoding="utf-8"))
-            row["minutes from empty"] += sidecar.get("wall_time_s", 0.0) / 60
+            wall = sidecar.get("wall_time_s", 0.0)
+            side_by_side = (sidecar.get("extra") or {}).get("runs_at_once", 1) > 1
+            if side_by_side and sidecar.get("created"):
+                end = datetime.fromisoformat(sidecar["created"]).timestamp()
+                spans.setdefault(event["chapter"], []).append((end - wall, end))
+            else:
+                row["minutes from empty"] += wall / 60
             machines.setdefault(event["chapter"], set()).add(machine.label(sidecar.get("machine")))
     for chapter, row in rows.items():
+        row["minutes from empty"] += _union_seconds(spans.get(chapter, [])) / 60
         row["computed on"] = "; ".join(sorted(machines.get(chapter, ()))) or "—"
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "chapter"
     return frame.round({"minutes from empty": 1})
+
+
+def _union_seconds(spans: list[tuple[float, float]]) -> float:
+    """The length of the union of the intervals ``(start, end)``."""
+    total, reach = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total
 
 
 def cost_table(build_log: str | Path | None, cache_root) -> tuple[float, pd.DataFrame]:
