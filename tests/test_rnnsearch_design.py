@@ -230,6 +230,19 @@ def _experiment(**params) -> R.RNNsearchExperiment:
     return ex
 
 
+def _without_data(ex: R.RNNsearchExperiment, monkeypatch) -> None:
+    """Give ``ex`` a stand-in corpus of 9 words and no cache, dev set or pairs, for tests whose
+    ``train_run`` is replaced."""
+    ex.cache, ex.dev, ex.dev_index = None, None, []
+    ex.corpus = SimpleNamespace(
+        train=SimpleNamespace(select=lambda idx: None),
+        checksum="c",
+        src_vocab=[0] * 9,
+        tgt_vocab=[0] * 9,
+    )
+    monkeypatch.setattr(R, "length_filter", lambda pairs, n: [])
+
+
 def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatch):
     ex = _experiment(lr=0.003, lr_encdec=0.001, encdec_lr_check=True)
     assert ex.train_config(100, "rnnencdec").lr == 0.001
@@ -242,14 +255,7 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
         "train_run",
         lambda cache, kind, config, model, train, *a, **kw: (trained.append((model.arch, train))),
     )
-    ex.cache, ex.dev, ex.dev_index = None, None, []
-    ex.corpus = SimpleNamespace(
-        train=SimpleNamespace(select=lambda idx: None),
-        checksum="c",
-        src_vocab=[0] * 9,
-        tgt_vocab=[0] * 9,
-    )
-    monkeypatch.setattr(R, "length_filter", lambda pairs, n: [])
+    _without_data(ex, monkeypatch)
     for name in ("RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"):
         R._run(ex, name)
     assert [(a, t.lr) for a, t in trained] == [

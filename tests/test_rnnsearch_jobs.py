@@ -9,20 +9,14 @@ import torch
 
 from rnnlib.experiments import rnnsearch as R
 from rnnlib.experiments.run_pool import build_side_by_side
-from test_rnnsearch_design import _experiment
+from test_rnnsearch_design import _experiment, _without_data
 
 
 def _recording(monkeypatch, **params):
     """The cpu profile's experiment whose training runs are recorded, not trained: each call of
     ``train_run`` returns a stand-in artifact naming its arch, config and parent."""
     ex = _experiment(**params)
-    ex.cache, ex.dev, ex.dev_index = None, None, []
-    ex.corpus = SimpleNamespace(
-        train=SimpleNamespace(select=lambda idx: None),
-        checksum="c",
-        src_vocab=[0] * 9,
-        tgt_vocab=[0] * 9,
-    )
+    _without_data(ex, monkeypatch)
     calls = []
 
     def train_run(cache, kind, config, model, train, *a, parent=None, **kw):
@@ -39,7 +33,6 @@ def _recording(monkeypatch, **params):
         return art
 
     monkeypatch.setattr(R, "train_run", train_run)
-    monkeypatch.setattr(R, "length_filter", lambda pairs, n: [])
     return ex, calls
 
 

@@ -7,7 +7,6 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -16,40 +15,20 @@ from rnnlib.cache import ArtifactCache
 from rnnlib.experiments import run_pool
 from rnnlib.experiments.run_pool import Job, build_side_by_side, is_cached
 from rnnlib.experiments.training_runs import load_model, run_logs, train_run
-from rnnlib.presets import preset
-from rnnlib.ragged import ParallelArrays, Ragged
-from rnnlib.train import TrainConfig
+from test_runs import _cfg, model_config, reverse_pairs
 
 CPU = torch.device("cpu")
-VOCAB = 14
-
-
-def _pairs(n, seed):
-    rng = np.random.default_rng(seed)
-    srcs = [rng.integers(4, VOCAB, size=rng.integers(2, 10)) for _ in range(n)]
-    return ParallelArrays(Ragged.from_lists(srcs), Ragged.from_lists([s[::-1] for s in srcs]))
 
 
 def _run(cache, name, threads=None):
     """A tiny RNNsearch run of 12 updates with a dev NLL every 4 (trained in this process when
     the cache lacks it, on ``threads`` threads)."""
-    cfg = TrainConfig(
-        optimizer="adam",
-        lr=0.01,
-        batch_size=8,
-        pool=2,
-        max_updates=12,
-        eval_every=4,
-        checkpoint_every=None,
-        device="cpu",
-        seed=5,
-    )
-    mc = preset("smoke-rnnsearch", src_vocab=VOCAB, tgt_vocab=VOCAB)
     before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        return train_run(cache, "t/run", {"name": name}, mc, cfg, _pairs(60, 1), _pairs(10, 2))
+        pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)
+        return train_run(cache, "t/run", {"name": name}, model_config(), _cfg(), pairs, dev)
     finally:
         torch.set_num_threads(before)
 
@@ -67,7 +46,7 @@ def test_a_run_trained_in_a_worker_equals_it_trained_here_on_one_thread(tmp_path
     assert there.extra["threads"] == 1 and there.extra["runs_at_once"] == 2
     assert "one of 2 runs at a time" in there.extra["device"]
     assert "runs at a time" not in one.extra["device"]
-    mc = preset("smoke-rnnsearch", src_vocab=VOCAB, tgt_vocab=VOCAB)
+    mc = model_config()
     params = {
         k: load_model(r, mc).state_dict() for k, r in (("one", one), ("two", two), ("there", there))
     }
