@@ -1049,8 +1049,8 @@ def side_by_side_text(runs: Runs) -> str:
     arts = list({a.key: a for a in arts}.values())
     at_once = [int(a.extra.get("runs_at_once", 1)) for a in arts]
     side = sum(n > 1 for n in at_once)
-    threads = sorted({a.extra.get("threads") for a in arts} - {None})
     if not side:
+        threads = sorted({a.extra.get("threads") for a in arts} - {None})
         on = f" on {' or '.join(map(str, threads))} torch threads" if threads else ""
         return f"Each of the {len(arts)} training runs was trained alone{on}"
     were = "was" if side == 1 else "were"
