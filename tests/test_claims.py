@@ -306,6 +306,49 @@ def test_below_the_floor_is_not_measurable_with_the_floor_and_the_value():
     assert _v(claims.floored(_holding(), [], 3, "BLEU")) == claims.UNMEASURABLE
 
 
+def test_a_measurable_counterexample_refutes_a_claim_about_every_system_under_the_floor():
+    """With ``reads``, a claim about every system is judged on the systems above the floor:
+    one that fails refutes it; if they all hold, the claim stays not measurable and says so."""
+    tests = [("enc: No UNK − All", 0.1, -0.2, 0.4), ("search: No UNK − All", -2.0, -3.0, -1.0)]
+    values = [("enc, All", 0.9), ("enc, No UNK", 1.0), ("search, All", 12), ("search, No UNK", 9)]
+    reads = [[tests[0][0]]] * 2 + [[tests[1][0]]] * 2
+    control = claims.intervals_above([(t[0], 0.0, -0.5, 0.5) for t in tests])
+
+    def check(t, with_reads=True):
+        c = claims.controlled(claims.intervals_above(t), "random subsets", control)
+        return claims.floored(c, values, 3, "BLEU", reads=reads if with_reads else None)
+
+    v = claims.evaluate(check(tests))
+    assert v.verdict == claims.FAILS
+    assert "search: No UNK − All: -2.00" in v.reason and "enc, All 0.9" in v.reason
+    assert "enc: No UNK − All" not in v.reason.split("refuted")[0]  # judged without it
+    # without reads the floor decides alone, as before
+    assert claims.evaluate(check(tests, with_reads=False)).verdict == claims.UNMEASURABLE
+    # the system above the floor holds: not measurable, saying what the rule found above it
+    holding = [tests[0], ("search: No UNK − All", 2.0, 1.0, 3.0)]
+    v = claims.evaluate(check(holding))
+    assert v.verdict == claims.UNMEASURABLE and "above the floor alone it says holds" in v.reason
+    # a control that holds still makes the rule unable to refute
+    ctrl_holds = claims.intervals_above([(t[0], 1.0, 0.5, 1.5) for t in tests])
+    c = claims.controlled(claims.intervals_above(tests), "random subsets", ctrl_holds)
+    v = claims.evaluate(claims.floored(c, values, 3, "BLEU", reads=reads))
+    assert v.verdict == claims.UNMEASURABLE
+    # every test under the floor: nothing left to judge
+    low = [(label, 1.0) for label, _ in values]
+    v = claims.evaluate(claims.floored(claims.intervals_above(tests), low, 3, "BLEU", reads=reads))
+    assert v.verdict == claims.UNMEASURABLE and "above the floor alone" not in v.reason
+    # reads must match the values and name the check's own tests, on a separable rule
+    with pytest.raises(ValueError, match="2 lists of tests read for 4"):
+        claims.floored(claims.intervals_above(tests), values, 3, "BLEU", reads=reads[:2])
+    with pytest.raises(ValueError, match="lacks"):
+        claims.floored(claims.intervals_above(tests), values, 3, "BLEU", reads=[["x"]] * 4)
+    with pytest.raises(ValueError, match="not 'at_least'"):
+        claims.floored(claims.at_least(1.0, 0.0, "m"), [("a", 5.0)], 3, "BLEU", reads=[["m"]])
+    # the reads survive the record's round trip
+    rec = claims.Check.from_dict(asdict(check(tests)))
+    assert rec == check(tests) and claims.evaluate(rec).verdict == claims.FAILS
+
+
 def test_within_margin_is_an_equivalence_rule():
     m = 0.5
     inside = [("penalty − none", 0.1, -0.3, 0.4)]
@@ -319,6 +362,13 @@ def test_within_margin_is_an_equivalence_rule():
     assert _v(claims.within_margin([("x", 0.3, -0.2, 0.8)], m, side="above")) == claims.NOISE
     with pytest.raises(ValueError, match="side"):
         claims.within_margin(inside, m, side="below")
+    # an interval too wide to fit the margin even around 0 says the data are too few
+    wide = claims.evaluate(claims.within_margin([("x", 0.1, -0.9, 1.1)], m, side="above"))
+    assert wide.verdict == claims.NOISE and "too few data for the margin" in wide.reason
+    wide = claims.evaluate(claims.within_margin([("x", 0.1, -0.9, 1.1)], m))
+    assert wide.verdict == claims.NOISE and "too few data for the margin" in wide.reason
+    narrow = claims.evaluate(claims.within_margin([("x", 0.3, -0.2, 0.8)], m))
+    assert "reaches past the margin" in narrow.reason and "too few" not in narrow.reason
 
 
 def test_bookkeeping_is_recorded_not_held_and_fails_when_a_record_is_missing():

@@ -277,6 +277,11 @@ class Floor:
     floor: float
     unit: str
     what: str = ""
+    #: for a claim about every one of several systems (or buckets): per value of ``values``, the
+    #: labels of the rule's tests (or observations) that read it; ``None``: every test reads every
+    #: value. With it, a test that reads only values above the floor is judged even when another
+    #: value is below it (:func:`evaluate`), so a measurable counterexample refutes the claim
+    reads: list | None = None
 
 
 @dataclass
@@ -302,6 +307,24 @@ class Recorded:
 
 #: rules that judge nothing, and so need no control
 NO_CONTROL_RULES = ("not_measurable", "bookkeeping")
+#: rules that claim every one of their tests (observations) holds, so that one test that fails
+#: refutes the claim whatever the others say: a floor may name which values each test reads
+#: (:func:`floored`'s ``reads``)
+SEPARABLE_RULES = ("intervals_above", "all_true", "within_margin")
+#: the evidence field holding each separable rule's labelled items
+_ITEMS = {"intervals_above": "tests", "within_margin": "tests", "all_true": "observations"}
+
+
+def _items_of(check: Check) -> list[str]:
+    """The labels of a separable check's tests (or observations)."""
+    return [item[0] for item in check.evidence[_ITEMS[check.rule]]]
+
+
+def _restricted(check: Check, labels: set[str]) -> Check:
+    """``check`` with only the tests (observations) labelled ``labels``."""
+    field_ = _ITEMS[check.rule]
+    kept = [item for item in check.evidence[field_] if item[0] in labels]
+    return replace(check, evidence={**check.evidence, field_: kept}, control=None, floor=None)
 
 
 def controlled(check: Check, what: str, control: Check) -> Check:
@@ -317,13 +340,39 @@ def controlled(check: Check, what: str, control: Check) -> Check:
 
 
 def floored(
-    check: Check, values: Iterable[tuple[str, float]], floor: float, unit: str, what: str = ""
+    check: Check,
+    values: Iterable[tuple[str, float]],
+    floor: float,
+    unit: str,
+    what: str = "",
+    reads: Sequence[Sequence[str]] | None = None,
 ) -> Check:
     """``check``, measurable only where every ``(label, value)`` of ``values`` reaches ``floor``
     (for example at least 3 BLEU in every bucket the claim reads); below it (or with no value)
-    :func:`evaluate` says "not measurable at this scale" with the floor and the measured value."""
+    :func:`evaluate` says "not measurable at this scale" with the floor and the measured value.
+
+    ``reads``: for a claim that every one of its tests holds (rules :data:`SEPARABLE_RULES`),
+    per value the labels of the tests that read it. Then the tests that read only values above
+    the floor are still judged: one that fails refutes the claim ("for every system" is refuted
+    by one measurable system), and otherwise the verdict stays "not measurable", saying what
+    the rule found above the floor."""
     vals = [[str(l), None if _is_nan(v) or v is None else float(v)] for l, v in values]
-    return replace(check, floor=Floor(vals, float(floor), str(unit), str(what)))
+    links = None
+    if reads is not None:
+        links = [[str(t) for t in r] for r in reads]
+        if len(links) != len(vals):
+            raise ValueError(
+                f"floored: {len(links)} lists of tests read for {len(vals)} floored values"
+            )
+        if check.rule not in SEPARABLE_RULES:
+            raise ValueError(
+                f"floored: reads applies to the rules {SEPARABLE_RULES}, not {check.rule!r}"
+            )
+        known = set(_items_of(check))
+        unknown = sorted({t for r in links for t in r} - known)
+        if unknown:
+            raise ValueError(f"floored: reads names tests the check lacks: {unknown}")
+    return replace(check, floor=Floor(vals, float(floor), str(unit), str(what), links))
 
 
 # -- rules -----------------------------------------------------------------------------------------
@@ -547,19 +596,29 @@ def _within_margin(ev: dict) -> Verdict:
     if missing:
         return Verdict(UNMEASURABLE, "no value (NaN) for " + ", ".join(missing))
     text = "; ".join(f"{label}: {_fmt(d)} [{lo:.2f}, {hi:.2f}]" for label, d, lo, hi in tests)
+    # an interval wider than the margin allows could not lie inside it even around a difference
+    # of exactly 0: the data are too few to show equivalence at this margin, whatever the system
+    room = m if side == "above" else 2 * m
+    wide = [label for label, _, lo, hi in tests if (hi - lo) / (2 if side == "above" else 1) > room]
+    why = (
+        f" (too few data for the margin: the interval of {', '.join(wide)} is wider than it "
+        "would be allowed to be around a difference of 0)"
+        if wide
+        else " (an interval reaches past the margin)"
+    )
     if side == "above":
         text += f" against a margin of +{m:.2f}"
         if all(hi <= m for *_, hi in tests):
             return Verdict(HOLDS, text)
         if any(lo > m for _, _, lo, _ in tests):
             return Verdict(FAILS, text)
-        return Verdict(NOISE, text + " (an interval reaches past the margin)")
+        return Verdict(NOISE, text + why)
     text += f" against a margin of ±{m:.2f}"
     if all(-m <= lo and hi <= m for _, _, lo, hi in tests):
         return Verdict(HOLDS, text)
     if any(lo > m or hi < -m for _, _, lo, hi in tests):
         return Verdict(FAILS, text)
-    return Verdict(NOISE, text + " (an interval reaches past the margin)")
+    return Verdict(NOISE, text + why)
 
 
 def _bookkeeping(ev: dict) -> Verdict:
@@ -619,11 +678,30 @@ def _below_floor(floor: Floor) -> str:
     return f"below the floor of {floor.floor:g} {floor.unit}{what}: " + "; ".join(low)
 
 
+def _above_floor(check: Check) -> Verdict | None:
+    """The rule's verdict on the tests of ``check`` that read only values at or above its floor
+    (:func:`floored`'s ``reads``); ``None`` when the floor names no reads or no test is left."""
+    floor = check.floor
+    if floor.reads is None or check.rule not in SEPARABLE_RULES:
+        return None
+    under = set()
+    for (_, v), tests in zip(floor.values, floor.reads):
+        if v is None or not math.isfinite(v) or v < floor.floor:
+            under.update(tests)
+    left = set(_items_of(check)) - under
+    if not left:
+        return None
+    return _rule(_restricted(check, left))
+
+
 def evaluate(check: Check) -> Verdict:
     """The verdict of ``check``'s rule on its evidence, after its floor and against its control.
 
     * Below the floor (:func:`floored`): "not measurable at this scale", with the floor and the
-      values under it.
+      values under it. When the floor names the tests each value is read by (``reads``), the
+      tests that read only values above it are judged on their own: if they fail, the claim
+      fails (one measurable counterexample refutes a claim about every system); else it stays
+      "not measurable", with what they said.
     * The control (:func:`controlled`) is evaluated by the same rule; when it holds, the rule
       cannot tell the claim from its absence: "not measurable at this scale", naming the
       control, with what the rule said on the evidence.
@@ -634,7 +712,22 @@ def evaluate(check: Check) -> Verdict:
     if check.floor is not None and check.rule not in NO_CONTROL_RULES:
         low = _below_floor(check.floor)
         if low:
-            return Verdict(UNMEASURABLE, f"{low} (the rule would say {main.verdict})", **extra)
+            above = _above_floor(check)
+            if above is None:
+                return Verdict(UNMEASURABLE, f"{low} (the rule would say {main.verdict})", **extra)
+            if above.verdict == FAILS and not (ctrl is not None and ctrl.verdict == HOLDS):
+                return Verdict(
+                    FAILS,
+                    f"{above.reason}: refuted above the floor, whatever the tests under it say "
+                    f"({low})",
+                    **extra,
+                )
+            return Verdict(
+                UNMEASURABLE,
+                f"{low} (the rule would say {main.verdict}; on the tests above the floor alone "
+                f"it says {above.verdict}: {above.reason})",
+                **extra,
+            )
     if ctrl is not None and ctrl.verdict == HOLDS and main.verdict in (HOLDS, FAILS, NOISE):
         return Verdict(
             UNMEASURABLE,
