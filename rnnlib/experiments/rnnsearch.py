@@ -816,7 +816,8 @@ def _test_nll_of(ex: RNNsearchExperiment, run: Artifact, arch: str) -> np.ndarra
     return np.load(found.file("nll.npy"))
 
 
-#: seconds of interleaved updates C-B-T2-3 measures (live, at every run of the chapter)
+#: seconds of interleaved updates C-B-T2-3 measures (live, at every run of the chapter): the
+#: default of the chapter's ``timing_seconds``
 TIMING_SECONDS = 12.0
 
 
