@@ -5,6 +5,7 @@ split into the tuning set and held-out sentences."""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -216,6 +217,69 @@ def test_the_rnn_row_tuned_from_the_defaults_takes_its_own_seeds_and_no_start(mo
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="mert_default_seeds"):
             cho.defaults_runs(None, "base", scores, {"mert_default_seeds": bad})
+
+
+def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_is_checked(
+    monkeypatch,
+):
+    """``systems_side_by_side`` hands the pool one job per row and seed, in the rows' order
+    (each builds what :func:`mert_runs` then reads), builds nothing with one at a time, and
+    names its parameter when it is not an integer >= 1."""
+    built, stages = [], []
+    for name in ("build_alignment", "build_phrases", "build_lm"):
+        monkeypatch.setattr(cho, name, lambda *a, _n=name, **k: stages.append(_n))
+    monkeypatch.setattr(
+        cho, "build_side_by_side", lambda cache, jobs, n, device: built.append((jobs, n)) or {}
+    )
+    monkeypatch.setattr(cho, "mert_system", lambda *args: args)
+    base = cho.BaselineRow(None, None, cho.SMTConfig(), [1, 2], {}, "cpu")
+    rows = [("+RNN", ["rnn"], {1: {}, 2: {}}, [1, 2]), (cho.DEFAULTS_ROW, ["rnn"], None, [1])]
+    got = cho.systems_side_by_side("cache", base, rows, {"systems_at_once": 1})
+    assert set(got.values()) == {"not started"} and not built and not stages
+    cho.systems_side_by_side("cache", base, rows, {"systems_at_once": 2})
+    ((jobs, n),) = built
+    assert n == 2 and stages == ["build_alignment", "build_phrases", "build_lm"]
+    assert [j.name for j in jobs] == [
+        "+RNN, MERT seed 1",
+        "+RNN, MERT seed 2",
+        f"{cho.DEFAULTS_ROW}, MERT seed 1",
+    ]
+    assert jobs[1].build() == ("cache", base, ["rnn"], {1: {}, 2: {}}, 2)
+    assert jobs[2].build() == ("cache", base, ["rnn"], None, 1)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="systems_at_once"):
+            cho.systems_side_by_side("cache", base, rows, {"systems_at_once": bad})
+    assert cho.defaults_seeds({"mert_default_seeds": 3}) == [1, 2, 3]
+    assert cho.defaults_seeds({"mert_default_seeds": 3, "mert_start": "defaults"}) == []
+
+
+def _tuned_run(tmp_path, name: str, mert: list, evaluation: list):
+    """A stand-in for a MERT-tuned system: its MERT decodings' and its dev and test decoding's
+    processes (``None``: not recorded)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    history = [{"iteration": k} if p is None else {"processes": p} for k, p in enumerate(mert)]
+    (folder / "weights.json").write_text(json.dumps({"history": history}))
+    speed = {s: {} if p is None else {"processes": p} for s, p in zip(("dev", "test"), evaluation)}
+    tuned = SimpleNamespace(file=lambda f: folder / f)
+    return SimpleNamespace(tuned=tuned, speed=speed)
+
+
+def test_the_stages_say_when_systems_were_tuned_side_by_side(tmp_path):
+    alone = {"Baseline": {1: _tuned_run(tmp_path, "a", [2, 2], [2, 2])}}
+    assert cho.side_by_side_text(alone, 2) == (
+        "Each of the 1 MERT-tuned systems was tuned alone, decoding on 2 processes."
+    )
+    rows = {
+        "Baseline": {1: _tuned_run(tmp_path, "b", [1, 2], [2, 2])},  # alone once the other ended
+        "+RNN": {
+            1: _tuned_run(tmp_path, "c", [2, 2], [2, 2]),
+            2: _tuned_run(tmp_path, "d", [None], [2, 2]),  # built before processes were recorded
+        },
+    }
+    text = cho.side_by_side_text(rows, 2)
+    assert text.startswith("1 of the 3 MERT-tuned systems were tuned side by side")
+    assert "1 were built before the processes were recorded" in text
 
 
 def test_no_claim_reads_the_rows_that_extend_the_papers_table():

@@ -172,3 +172,42 @@ def test_a_job_left_alone_is_still_built_in_a_worker_on_one_thread(tmp_path):
         art = build_of["alone"]()
     assert json.loads(art.file("pid.json").read_text()) != os.getpid()
     assert art.extra["threads"] == 1  # the same thread count as beside another job
+
+
+def _processes(cache: ArtifactCache, name: str, wait_for: str | None = None):
+    """A job's build: an artifact holding how many processes a corpus decoding of two would
+    use in its worker (:func:`rnnlib.smt.decoder.processes`), asked once ``wait_for`` started."""
+
+    def build():
+        def make(out: Path, work: Path) -> dict:
+            from rnnlib.smt.decoder import processes
+
+            (cache.root.parent / f"{name}.started").write_text(str(os.getpid()))
+            if wait_for is not None:
+                deadline = time.monotonic() + 60
+                while not (cache.root.parent / f"{wait_for}.started").exists():
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"{wait_for} never started beside {name}")
+                    time.sleep(0.01)
+            return {"processes": processes(2)}
+
+        return cache.build("t/processes", {"name": name}, make)
+
+    return build
+
+
+def test_a_workers_decoder_takes_its_share_of_the_cores_and_all_of_them_when_alone(tmp_path):
+    cache = ArtifactCache(tmp_path / "cache")
+    builds = {
+        "a": _processes(cache, "a", wait_for="b"),
+        "b": _processes(cache, "b", wait_for="a"),
+        "alone": _processes(cache, "alone"),
+    }
+    jobs = [Job("a", builds["a"]), Job("b", builds["b"]), Job("alone", builds["alone"], ("a", "b"))]
+    assert set(build_side_by_side(cache, jobs, 2, CPU).values()) == {"built"}
+    with cache.lookup_only():
+        got = {n: b().extra["processes"] for n, b in builds.items()}
+    assert got == {"a": 1, "b": 1, "alone": 2}
+    from rnnlib.smt.decoder import processes
+
+    assert processes(2) == 2  # this process is not a worker: no cap

@@ -222,3 +222,30 @@ def test_the_benchmark_times_both_searches_and_leaves_the_decoder_as_it_was(syst
     assert out["identical_output"] and len(out["compiled_s"]) == len(out["python_s"]) == 2
     assert out["speedup_total"] == pytest.approx(sum(out["python_s"]) / sum(out["compiled_s"]))
     assert dec.config.workers == 2 and dec.search is compiled.search_module()
+
+
+def test_shared_cores_cap_a_decodings_processes_and_leave_its_output_alone(system):
+    """``share_cores`` caps the processes of every later corpus decoding (asked anew at each);
+    the n-best lists do not depend on the number of processes."""
+    from rnnlib.smt import decoder as decoder_module
+
+    table, lm, sentences, _ = system
+    dec = Decoder(table, lm, config=DecoderConfig(workers=2))
+    two = dec.translate_corpus(sentences, 3)
+    assert dec.last_processes == 2
+    share = [1]
+    decoder_module.share_cores(lambda: share[0])
+    try:
+        one = dec.translate_corpus(sentences, 3)
+        assert dec.last_processes == 1
+        share[0] = 4  # a larger share never exceeds what the configuration asks for
+        dec.translate_corpus(sentences[:4], 3)
+        assert dec.last_processes == 2 and decoder_module.processes(2) == 2
+        share[0] = 0  # nor falls under one process
+        assert decoder_module.processes(2) == 1
+    finally:
+        decoder_module.share_cores(None)
+    assert decoder_module.processes(2) == 2
+    assert [[(c.words, c.features.tolist()) for c in lst] for lst in one] == [
+        [(c.words, c.features.tolist()) for c in lst] for lst in two
+    ]

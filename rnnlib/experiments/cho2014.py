@@ -77,6 +77,7 @@ Deviations
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import shutil
 import time
@@ -108,7 +109,16 @@ from ..smt.rnn_scorer import (
     rnn_feature,
     table_pairs,
 )
-from ..smt.system import SMTConfig, SMTData, SMTResult, checksum, run
+from ..smt.system import (
+    SMTConfig,
+    SMTData,
+    SMTResult,
+    build_alignment,
+    build_lm,
+    build_phrases,
+    checksum,
+    run,
+)
 from ..stats import (
     bootstrap_mean,
     bootstrap_rounds,
@@ -118,6 +128,7 @@ from ..stats import (
     seeds_and_sentences,
 )
 from ..train import TRAIN_PRESETS, TrainConfig, train, train_preset
+from .run_pool import Job, build_side_by_side
 from .spread import across, further_cached, origin_text, with_mean_sd
 
 
@@ -544,19 +555,63 @@ def mert_runs(
     ``base.seeds``), starting from ``start[seed]`` (:func:`baseline_start`) or, ``None``, from
     the decoder's defaults (Moses' weights, a new feature at 0.1)."""
     return {
-        s: run(
-            base.data,
-            dataclasses.replace(
-                base.config, seed=s, start_weights=None if start is None else start[s]
-            ),
-            cache,
-            extra=extra,
-            detokenize=base.detokenize,
-            log=lambda m: None,
-            alignment_run=base.alignment_run,
-        )
+        s: mert_system(cache, base, extra, start, s)
         for s in (base.seeds if seeds is None else seeds)
     }
+
+
+def mert_system(
+    cache: ArtifactCache,
+    base: BaselineRow,
+    extra: Sequence[ScoredTable],
+    start: dict[int, dict[str, float]] | None,
+    seed: int,
+) -> SMTResult:
+    """One system of :func:`mert_runs`: MERT seed ``seed``, from ``start[seed]`` or, ``None``,
+    the decoder's defaults."""
+    return run(
+        base.data,
+        dataclasses.replace(
+            base.config, seed=seed, start_weights=None if start is None else start[seed]
+        ),
+        cache,
+        extra=extra,
+        detokenize=base.detokenize,
+        log=lambda m: None,
+        alignment_run=base.alignment_run,
+    )
+
+
+#: a row of MERT-tuned systems for :func:`systems_side_by_side`: its name, its extra features,
+#: MERT's start per seed (``None``: the decoder's defaults) and its seeds
+RowSpec = tuple[str, Sequence[ScoredTable], "dict[int, dict[str, float]] | None", Sequence[int]]
+
+
+def systems_side_by_side(
+    cache: ArtifactCache, base: BaselineRow, rows: Sequence[RowSpec], params: dict[str, Any]
+) -> dict[str, str]:
+    """Build the MERT-tuned systems of ``rows`` that the cache lacks ``systems_at_once`` at a
+    time (:func:`rnnlib.experiments.run_pool.build_side_by_side`, in rows' order), each in a
+    forked process whose decoder takes its share of the cores; :func:`mert_runs` then reads them.
+    A system's MERT line searches and set-up run on one core, so two systems side by side keep
+    both cores busy where one leaves the second idle. The systems are the same whatever the
+    setting (a decoding does not depend on its processes). Returns each job's outcome; with
+    ``systems_at_once`` 1 nothing is built here."""
+    at_once = params.get("systems_at_once", 1)
+    if isinstance(at_once, bool) or not isinstance(at_once, int) or at_once < 1:
+        raise ValueError(f"parameter 'systems_at_once': {at_once!r}; expected an integer >= 1")
+    jobs = [
+        Job(f"{name}, MERT seed {s}", functools.partial(mert_system, cache, base, extra, start, s))
+        for name, extra, start, seeds in rows
+        for s in seeds
+    ]
+    if at_once == 1 or not jobs:
+        return dict.fromkeys((j.name for j in jobs), "not started")
+    # the stages every system shares, here first, so that no worker waits on another's lock
+    al = build_alignment(base.data, base.config, cache, run=base.alignment_run)
+    build_phrases(base.data, base.config, cache, al)
+    build_lm(base.data, base.config, cache)
+    return build_side_by_side(cache, jobs, at_once, torch.device("cpu"))
 
 
 def baseline_start(base: BaselineRow, extra: Sequence[ScoredTable]) -> dict[int, dict[str, float]]:
@@ -597,12 +652,21 @@ def defaults_runs(
     seeds of issue 25 that tell whether the +RNN row's gain needs its warm start from the
     Baseline's weights (:func:`baseline_start`). Empty when ``mert_default_seeds`` is 0, or
     when ``mert_start`` is ``"defaults"`` (the +RNN row already starts there)."""
+    seeds = defaults_seeds(params)
+    if not seeds:
+        return {}
+    return mert_runs(cache, base, extra=[scores], start=None, seeds=seeds)
+
+
+def defaults_seeds(params: dict[str, Any]) -> list[int]:
+    """The MERT seeds of :func:`defaults_runs`: ``1..mert_default_seeds``, none when it is 0 or
+    when ``mert_start`` is ``"defaults"``."""
     n = params.get("mert_default_seeds", 0)
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise ValueError(f"parameter 'mert_default_seeds': {n!r}; expected an integer >= 0")
     if n == 0 or params.get("mert_start", "baseline") == "defaults":
-        return {}
-    return mert_runs(cache, base, extra=[scores], start=None, seeds=range(1, n + 1))
+        return []
+    return list(range(1, n + 1))
 
 
 def per_word(scores: ScoredTable, name: str = "rnn_per_word") -> ScoredTable:
@@ -630,6 +694,7 @@ def baseline_row(
     base = BaselineRow(
         corpus, data, dataclasses.replace(config, seed=seeds[0]), seeds, {}, device, alignment_run
     )
+    systems_side_by_side(cache, base, [("Baseline", (), None, seeds)], params)
     base.runs = mert_runs(cache, base)
     return base
 
@@ -678,15 +743,23 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> 
     vocabs = (base.corpus.src_vocab, base.corpus.tgt_vocab)
     feature = scored_pairs(cache, scorer.artifact, model, usable, *vocabs, data=checksum(sentences))
     scores = load_scored(feature)
-    runs = mert_runs(cache, base, extra=[scores], start=row_start(base, [scores], params))
+    rows: dict[str, RowSpec] = {"+RNN": ("+RNN", [scores], None, base.seeds)}
+    if params.get("per_word_row", True):
+        rows["+RNN per word"] = ("+RNN per word", [per_word(scores)], None, base.seeds)
+    rows = {
+        name: (name, extra, row_start(base, extra, params), seeds)
+        for name, (_, extra, _, seeds) in rows.items()
+    }
+    rows[DEFAULTS_ROW] = (DEFAULTS_ROW, [scores], None, defaults_seeds(params))
+    systems_side_by_side(cache, base, list(rows.values()), params)  # then read here, in order
+    _, extra, start, _ = rows["+RNN"]
+    runs = mert_runs(cache, base, extra=extra, start=start)
     cited = [base.corpus, base.config, scorer.artifact]
     row = RNNRow(scorer, model, phrases, lookup, usable, feature, scores, runs, cited)
-    if params.get("per_word_row", True):
-        row.per_word = per_word(scores)
-        extra = [row.per_word]
-        row.runs_per_word = mert_runs(
-            cache, base, extra=extra, start=row_start(base, extra, params)
-        )
+    if "+RNN per word" in rows:
+        _, extra, start, _ = rows["+RNN per word"]
+        row.per_word = extra[0]
+        row.runs_per_word = mert_runs(cache, base, extra=extra, start=start)
     row.runs_defaults = defaults_runs(cache, base, scores, params)
     return row
 
@@ -2331,6 +2404,37 @@ def table_3_claims(
 
 
 # -- where the time goes, and the set-up -------------------------------------------------------
+def side_by_side_text(rows: dict[str, dict[int, SMTResult]], workers: int) -> str:
+    """Whether the MERT-tuned systems of ``rows`` (name -> seed -> run) decoded on fewer than
+    the ``workers`` processes their decoder asks for, as their records say (MERT's decodings,
+    then dev and test): then they were tuned side by side (``systems_at_once``), and their
+    times in the table are clocks with another system beside them. Runs recorded before the
+    processes were are counted apart."""
+    runs = [r for seeds in rows.values() for r in seeds.values()]
+    shared, unknown = 0, 0
+    for r in runs:
+        history = json.loads(r.tuned.file("weights.json").read_text())["history"]
+        used = [h.get("processes") for h in history]
+        used += [split.get("processes") for split in r.speed.values()]
+        if any(u is None for u in used):
+            unknown += 1
+        elif min(used) < workers:
+            shared += 1
+    if shared == 0 and unknown == 0:
+        return (
+            f"Each of the {len(runs)} MERT-tuned systems was tuned alone, decoding on {workers} "
+            "processes."
+        )
+    text = (
+        f"{shared} of the {len(runs)} MERT-tuned systems were tuned side by side with another "
+        f"(`systems_at_once`), decoding on fewer than their {workers} processes while the other "
+        "ran: their MERT and evaluation times are clocks with another system beside them"
+    )
+    if unknown:
+        text += f"; {unknown} were built before the processes were recorded"
+    return text + "."
+
+
 def stages_table(
     base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int, checks: Sequence = ()
 ) -> pd.DataFrame:
@@ -2489,6 +2593,10 @@ __all__ = [
     "load_scorer",
     "long_phrases",
     "mert_runs",
+    "mert_system",
+    "systems_side_by_side",
+    "side_by_side_text",
+    "defaults_seeds",
     "per_source",
     "phrase_scorer",
     "recipe_table",

@@ -22,6 +22,11 @@ caller, which builds it again in its own process and so meets the error there, w
 jobs that wait for it are not started. An interrupted build leaves what the cache already holds, and
 each run's work folder, from which :func:`rnnlib.experiments.training_runs.train_run` resumes.
 
+The phrase-based systems of paper A's chapter are jobs too: a worker's phrase decoder uses at
+most its share of the ``workers`` cores among the jobs running at each of its decodings
+(:func:`rnnlib.smt.decoder.share_cores`), one process each while two jobs run, both cores again
+once it is left alone; its output does not depend on that (the sentences are independent).
+
 Only for the CPU: a process forked after CUDA is initialised cannot use it, so on another device
 :func:`build_side_by_side` builds nothing and the caller builds every job in its own process.
 """
@@ -36,6 +41,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..cache import ArtifactCache, NotCached
+from ..smt.decoder import share_cores
 
 AT_ONCE: int = 1
 """In a worker, the most jobs its pool builds at a time (its workers, or fewer jobs); 1 elsewhere.
@@ -64,11 +70,14 @@ def is_cached(cache: ArtifactCache, build: Callable[[], Any]) -> bool:
     return True
 
 
-def _work(build: Callable[[], Any], at_once: int) -> None:
-    """A worker's body: one torch thread, then the job."""
+def _work(build: Callable[[], Any], at_once: int, cores: int, running) -> None:
+    """A worker's body: one torch thread, the phrase decoder's processes capped at this job's
+    share of ``cores`` among the jobs ``running`` (a shared counter) at each decoding, then the
+    job."""
     global AT_ONCE
     AT_ONCE = at_once
     torch.set_num_threads(1)
+    share_cores(lambda: cores // max(1, running.value))
     build()
 
 
@@ -103,6 +112,7 @@ def build_side_by_side(
     at_once = min(workers, len(pending))
     ctx = mp.get_context("fork")
     running: dict[Any, tuple[Job, Any]] = {}
+    count = ctx.Value("i", 0)  # jobs running now, read by the workers' decoders (share_cores)
     try:
         while pending or running:
             started = True
@@ -113,7 +123,8 @@ def build_side_by_side(
                     if any(w in ("failed", "not started") for w in waits):
                         outcome[job.name] = "not started"
                     elif all(w in ("cached", "built") for w in waits):
-                        proc = ctx.Process(target=_work, args=(job.build, at_once))
+                        proc = ctx.Process(target=_work, args=(job.build, at_once, workers, count))
+                        count.value = len(running) + 1  # (before it starts: it may ask at once)
                         proc.start()
                         running[proc.sentinel] = (job, proc)
                     else:
@@ -125,6 +136,7 @@ def build_side_by_side(
                 break
             for sentinel in wait(list(running)):
                 job, proc = running.pop(sentinel)
+                count.value = len(running)
                 proc.join()
                 outcome[job.name] = "built" if proc.exitcode == 0 else "failed"
     finally:

@@ -60,7 +60,7 @@ import heapq
 import math
 import multiprocessing as mp
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -231,6 +231,7 @@ class Decoder:
         self.table = table
         self.lm = lm
         self.config = config or DecoderConfig()
+        self.last_processes: int | None = None  # of the last corpus decoding (translate_corpus)
         self.extra = list(extra)
         self.lms = [lm if isinstance(lm, LanguageModelFeature) else KenLMFeature(lm)] + list(lms)
         self.feature_names = list(BASE_FEATURES) + [n for t in self.extra for n in t.names]
@@ -455,7 +456,9 @@ class Decoder:
     def translate_corpus(
         self, sentences: Sequence[Sequence[str]], nbest: int | None = None
     ) -> list[list[Translation]]:
-        """Translate every sentence (``config.workers`` processes); one n-best list each.
+        """Translate every sentence (``config.workers`` processes, or fewer when this process
+        shares the cores: :func:`share_cores`; ``last_processes`` records how many); one n-best
+        list each. The lists do not depend on the number of processes.
 
         The garbage collector is off meanwhile, here and in the workers (forked with it off):
         the search makes no reference cycles (each sentence's is freed by reference counting;
@@ -470,7 +473,8 @@ class Decoder:
                 gc.enable()
 
     def _translate_corpus(self, sentences, nbest):
-        workers = min(self.config.workers, max(1, len(sentences)))
+        workers = min(processes(self.config.workers), max(1, len(sentences)))
+        self.last_processes = workers
         if workers == 1:
             return [self.translate(s, nbest) for s in sentences]
         # the weight-independent option cache is filled here, once, so that every worker inherits it
@@ -487,6 +491,27 @@ class Decoder:
                 )
         finally:
             _WORKER_DECODER = None
+
+
+#: the processes a corpus decoding of this process may use at most, asked at each decoding
+#: (``None``: every one ``DecoderConfig.workers`` asks for); see :func:`share_cores`
+_SHARE: Callable[[], int] | None = None
+
+
+def share_cores(share: Callable[[], int] | None) -> None:
+    """Cap the processes of every later corpus decoding in this process at ``share()``, asked
+    anew at each decoding (``None``: no cap).
+    :func:`rnnlib.experiments.run_pool.build_side_by_side` sets it in its workers, so that
+    systems tuned side by side split the cores between them, and one left alone takes them all
+    again at its next decoding. Sentences are decoded independently, so the output is the same
+    whatever the number of processes."""
+    global _SHARE
+    _SHARE = share
+
+
+def processes(asked: int) -> int:
+    """How many processes a corpus decoding that asks for ``asked`` uses here (at least 1)."""
+    return asked if _SHARE is None else max(1, min(asked, int(_SHARE())))
 
 
 def _sources(src: Sequence[str], max_len: int, table: dict):
@@ -508,4 +533,12 @@ def _worker_translate(args):
     return _WORKER_DECODER.translate(src, nbest)
 
 
-__all__ = ["BASE_FEATURES", "Decoder", "DecoderConfig", "Translation", "default_weights"]
+__all__ = [
+    "BASE_FEATURES",
+    "Decoder",
+    "DecoderConfig",
+    "Translation",
+    "default_weights",
+    "processes",
+    "share_cores",
+]

@@ -484,6 +484,7 @@ def _decode_split(
         "seconds": seconds,
         "sentences_per_s": len(src) / max(seconds, 1e-9),
         "workers": config.decoder.workers,
+        "processes": dec.last_processes,  # fewer than workers when systems shared the cores
         "search": search_kind(dec.search),
     }
     detok = [detokenize(h) for h in hyps]
