@@ -339,11 +339,27 @@ def test_a_measurable_counterexample_refutes_a_claim_about_every_system_under_th
     assert v.verdict == claims.UNMEASURABLE and "above the floor alone" not in v.reason
     # reads must match the values and name the check's own tests, on a separable rule
     with pytest.raises(ValueError, match="2 lists of tests read for 4"):
-        claims.floored(claims.intervals_above(tests), values, 3, "BLEU", reads=reads[:2])
+        claims.floored(claims.intervals_above(tests), values, 3, "BLEU", reads=reads[2:])
     with pytest.raises(ValueError, match="lacks"):
         claims.floored(claims.intervals_above(tests), values, 3, "BLEU", reads=[["x"]] * 4)
     with pytest.raises(ValueError, match="not 'at_least'"):
         claims.floored(claims.at_least(1.0, 0.0, "m"), [("a", 5.0)], 3, "BLEU", reads=[["m"]])
+    # the control is judged on the same tests: one that holds there makes a failure unusable,
+    # however the control fares on the tests under the floor
+    ctrl_mixed = claims.intervals_above([(tests[0][0], 0.0, -0.5, 0.5), (tests[1][0], 1, 0.5, 1.5)])
+    c = claims.controlled(claims.intervals_above(tests), "random subsets", ctrl_mixed)
+    v = claims.evaluate(claims.floored(c, values, 3, "BLEU", reads=reads))
+    assert v.verdict == claims.UNMEASURABLE and "also holds on the control there" in v.reason
+    # a test above the floor without a value is no evidence, and hides no failure
+    nan = [tests[0], tests[1], ("other: No UNK − All", float("nan"), 0.0, 1.0)]
+    more = [*values, ("other, All", 10.0)]
+    v = claims.evaluate(
+        claims.floored(claims.intervals_above(nan), more, 3, "BLEU", reads=[*reads, [nan[2][0]]])
+    )
+    assert v.verdict == claims.FAILS and "other" not in v.reason.split(":")[0]
+    # every test must be read by some floored value, or it would be judged unfloored
+    with pytest.raises(ValueError, match="no floored value is read by"):
+        claims.floored(claims.intervals_above(tests), values[:2], 3, "BLEU", reads=reads[:2])
     # the reads survive the record's round trip
     rec = claims.Check.from_dict(asdict(check(tests)))
     assert rec == check(tests) and claims.evaluate(rec).verdict == claims.FAILS

@@ -313,3 +313,36 @@ def test_the_floor_evidence_names_the_encdec_models_that_never_reach_the_floor_o
     assert "RNNencdec-30 never" not in text
     runs.logs["RNNencdec-50"] = logs(3.5)
     assert "never reached" not in R.floor_evidence_text(runs)
+
+
+R_LONGER = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]
+
+
+def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_under_it():
+    """C-B-T1-3's rule ("-50" beats "-30" for each architecture) with RNNencdec under the BLEU
+    floor: the RNNsearch pair is still judged, and its failure refutes the claim; when it holds
+    the claim stays not measurable, saying so."""
+    refs = [f"the word {k} is here and there again" for k in range(12)]
+    good = {"all": refs, "no_unk": refs[:6]}
+    bad = {s: ["nothing"] * len(r) for s, r in good.items()}
+    hyps = {"RNNsearch-50": good, "RNNsearch-30": good, "RNNencdec-50": bad, "RNNencdec-30": bad}
+    tr = SimpleNamespace(of=lambda n, s="all": hyps[n][s], refs=good)
+    ex = SimpleNamespace(p={"n_boot": 50})
+    which = [(a, b, s) for a, b in R_LONGER for s in ("all", "no_unk")]
+
+    def verdict(search_diff):
+        d, lo, hi = search_diff
+        tests = {
+            (a, b, s): {"diff": d, "low": lo, "high": hi}
+            if a == "RNNsearch-50"
+            else {"diff": 1.0, "low": 0.5, "high": 1.5}
+            for a, b, s in which
+        }
+        return claims.evaluate(R._intervals(ex, tr, tests, which, {}))
+
+    fails = verdict((-2.0, -3.0, -1.0))
+    assert fails.verdict == claims.FAILS and "RNNsearch-50 − RNNsearch-30, All" in fails.reason
+    assert "RNNencdec-50 − RNNencdec-30" not in fails.reason.split("refuted")[0]
+    holds = verdict((2.0, 1.0, 3.0))
+    assert holds.verdict == claims.UNMEASURABLE
+    assert "above the floor alone it says holds" in holds.reason

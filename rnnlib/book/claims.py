@@ -17,7 +17,8 @@ rule reads. The rule, not the chapter, decides the verdict, and the verdict is o
 * ``inside the noise`` -- the difference is within its bootstrap interval or the spread of the
   seeds: never reported as holding;
 * ``not measurable at this scale`` -- the evidence needed does not exist here (a reason says why),
-  the measured system is below the claim's floor, or the rule also holds on the claim's control;
+  the measured system is below the claim's floor (unless a test above it refutes a claim about
+  every system: see below), or the rule also holds on the claim's control;
 * ``recorded (bookkeeping)`` -- a record the paper keeps (Table 2's learning statistics), not a
   finding.
 
@@ -27,7 +28,10 @@ network, shuffled alignment rows, two identical systems, a bag of words). When t
 verdict is "holds", the rule cannot tell the claim from its absence, and the claim is "not
 measurable", naming the control. A claim about a model's behaviour may carry a *floor*
 (:func:`floored`): below it (say under 3 BLEU in a bucket the claim reads) the verdict is "not
-measurable at this scale", with the floor and the measured values. :func:`record` refuses a
+measurable at this scale", with the floor and the measured values; where the floor names which
+tests read which value (``reads``, for a claim about every one of several systems), the tests
+above it are still judged, and one that fails (its control on the same tests not holding)
+refutes the claim. :func:`record` refuses a
 check without a control (only :func:`not_measurable` and :func:`bookkeeping` judge nothing and
 need none). A NaN is never evidence: every rule turns it into "not measurable".
 
@@ -369,9 +373,13 @@ def floored(
                 f"floored: reads applies to the rules {SEPARABLE_RULES}, not {check.rule!r}"
             )
         known = set(_items_of(check))
-        unknown = sorted({t for r in links for t in r} - known)
-        if unknown:
-            raise ValueError(f"floored: reads names tests the check lacks: {unknown}")
+        named = {t for r in links for t in r}
+        if named - known:
+            raise ValueError(f"floored: reads names tests the check lacks: {sorted(named - known)}")
+        if known - named:  # a test no floored value guards would be judged unfloored
+            raise ValueError(
+                f"floored: no floored value is read by the tests {sorted(known - named)}"
+            )
     return replace(check, floor=Floor(vals, float(floor), str(unit), str(what), links))
 
 
@@ -678,9 +686,16 @@ def _below_floor(floor: Floor) -> str:
     return f"below the floor of {floor.floor:g} {floor.unit}{what}: " + "; ".join(low)
 
 
-def _above_floor(check: Check) -> Verdict | None:
+def _finite(item) -> bool:
+    """Whether a test (or observation) of a separable rule has every value it needs."""
+    return all(x is not None and math.isfinite(x) for x in item[1:])
+
+
+def _above_floor(check: Check) -> tuple[Verdict, Verdict | None] | None:
     """The rule's verdict on the tests of ``check`` that read only values at or above its floor
-    (:func:`floored`'s ``reads``); ``None`` when the floor names no reads or no test is left."""
+    (:func:`floored`'s ``reads``) and have a value, and the control's on its tests at the same
+    positions (``None``: no control); ``None`` when the floor names no reads or no test is
+    left."""
     floor = check.floor
     if floor.reads is None or check.rule not in SEPARABLE_RULES:
         return None
@@ -688,10 +703,19 @@ def _above_floor(check: Check) -> Verdict | None:
     for (_, v), tests in zip(floor.values, floor.reads):
         if v is None or not math.isfinite(v) or v < floor.floor:
             under.update(tests)
-    left = set(_items_of(check)) - under
-    if not left:
+    items = check.evidence[_ITEMS[check.rule]]
+    keep = [k for k, item in enumerate(items) if item[0] not in under and _finite(item)]
+    if not keep:
         return None
-    return _rule(_restricted(check, left))
+    ctrl = None
+    if check.control is not None:
+        c = check.control.check
+        c_items = c.evidence.get(_ITEMS.get(c.rule, ""), [])
+        if c.rule == check.rule and len(c_items) == len(items):  # paired by position
+            ctrl = _rule(_restricted(c, {c_items[k][0] for k in keep}))
+        else:
+            ctrl = _rule(c)
+    return _rule(_restricted(check, {items[k][0] for k in keep})), ctrl
 
 
 def evaluate(check: Check) -> Verdict:
@@ -712,20 +736,28 @@ def evaluate(check: Check) -> Verdict:
     if check.floor is not None and check.rule not in NO_CONTROL_RULES:
         low = _below_floor(check.floor)
         if low:
-            above = _above_floor(check)
-            if above is None:
+            judged = _above_floor(check)
+            if judged is None:
                 return Verdict(UNMEASURABLE, f"{low} (the rule would say {main.verdict})", **extra)
-            if above.verdict == FAILS and not (ctrl is not None and ctrl.verdict == HOLDS):
+            above, above_ctrl = judged
+            blind = above_ctrl is not None and above_ctrl.verdict == HOLDS
+            if above.verdict == FAILS and not blind:
                 return Verdict(
                     FAILS,
                     f"{above.reason}: refuted above the floor, whatever the tests under it say "
                     f"({low})",
                     **extra,
                 )
+            why = (
+                f"; the rule also holds on the control there ({check.control.what}: "
+                f"{above_ctrl.reason}), so it cannot tell the claim from its absence"
+                if blind
+                else ""
+            )
             return Verdict(
                 UNMEASURABLE,
                 f"{low} (the rule would say {main.verdict}; on the tests above the floor alone "
-                f"it says {above.verdict}: {above.reason})",
+                f"it says {above.verdict}: {above.reason}{why})",
                 **extra,
             )
     if ctrl is not None and ctrl.verdict == HOLDS and main.verdict in (HOLDS, FAILS, NOISE):
