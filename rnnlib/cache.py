@@ -313,6 +313,11 @@ class ArtifactCache:
             return None
         return Artifact(kind, key, path, meta, from_cache=True)
 
+    @property
+    def looking_up(self) -> bool:
+        """Whether :meth:`build` is inside :meth:`lookup_only` (it computes nothing)."""
+        return self._lookup_depth > 0
+
     @contextmanager
     def lookup_only(self) -> Iterator["ArtifactCache"]:
         """Within the block, :meth:`build` raises :class:`NotCached` for a missing artifact

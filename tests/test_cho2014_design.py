@@ -5,7 +5,6 @@ split into the tuning set and held-out sentences."""
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -253,33 +252,21 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     assert cho.defaults_seeds({"mert_default_seeds": 3, "mert_start": "defaults"}) == []
 
 
-def _tuned_run(tmp_path, name: str, mert: list, evaluation: list):
-    """A stand-in for a MERT-tuned system: its MERT decodings' and its dev and test decoding's
-    processes (``None``: not recorded)."""
-    folder = tmp_path / name
-    folder.mkdir()
-    history = [{"iteration": k} if p is None else {"processes": p} for k, p in enumerate(mert)]
-    (folder / "weights.json").write_text(json.dumps({"history": history}))
-    speed = {s: {} if p is None else {"processes": p} for s, p in zip(("dev", "test"), evaluation)}
-    tuned = SimpleNamespace(file=lambda f: folder / f)
-    return SimpleNamespace(tuned=tuned, speed=speed)
+def _tuned_run(at_once):
+    """A stand-in for a MERT-tuned system recording how many systems it was tuned beside
+    (``None``: built before that was recorded)."""
+    extra = {} if at_once is None else {"systems_at_once": at_once}
+    return SimpleNamespace(tuned=SimpleNamespace(extra=extra))
 
 
-def test_the_stages_say_when_systems_were_tuned_side_by_side(tmp_path):
-    alone = {"Baseline": {1: _tuned_run(tmp_path, "a", [2, 2], [2, 2])}}
-    assert cho.side_by_side_text(alone, 2) == (
-        "Each of the 1 MERT-tuned systems was tuned alone, decoding on 2 processes."
-    )
-    rows = {
-        "Baseline": {1: _tuned_run(tmp_path, "b", [1, 2], [2, 2])},  # alone once the other ended
-        "+RNN": {
-            1: _tuned_run(tmp_path, "c", [2, 2], [2, 2]),
-            2: _tuned_run(tmp_path, "d", [None], [2, 2]),  # built before processes were recorded
-        },
-    }
-    text = cho.side_by_side_text(rows, 2)
-    assert text.startswith("1 of the 3 MERT-tuned systems were tuned side by side")
-    assert "1 were built before the processes were recorded" in text
+def test_the_stages_say_when_systems_were_tuned_side_by_side():
+    alone = {"Baseline": {1: _tuned_run(1), 2: _tuned_run(1)}}
+    assert cho.side_by_side_text(alone) == "Each of the 2 MERT-tuned systems was tuned alone."
+    rows = {"Baseline": {1: _tuned_run(1)}, "+RNN": {1: _tuned_run(2), 2: _tuned_run(None)}}
+    text = cho.side_by_side_text(rows)
+    assert text.startswith("1 of the 3 MERT-tuned systems were tuned side by side, up to 2 at")
+    assert "1 were built before this was recorded" in text
+    assert "0 of the 1" in cho.side_by_side_text({"+RNN": {1: _tuned_run(None)}})
 
 
 def test_no_claim_reads_the_rows_that_extend_the_papers_table():

@@ -204,10 +204,20 @@ def test_a_workers_decoder_takes_its_share_of_the_cores_and_all_of_them_when_alo
         "alone": _processes(cache, "alone"),
     }
     jobs = [Job("a", builds["a"]), Job("b", builds["b"]), Job("alone", builds["alone"], ("a", "b"))]
-    assert set(build_side_by_side(cache, jobs, 2, CPU).values()) == {"built"}
+    assert set(build_side_by_side(cache, jobs, 2, CPU, cores=2).values()) == {"built"}
     with cache.lookup_only():
         got = {n: b().extra["processes"] for n, b in builds.items()}
     assert got == {"a": 1, "b": 1, "alone": 2}
     from rnnlib.smt.decoder import processes
 
     assert processes(2) == 2  # this process is not a worker: no cap
+
+
+def test_nothing_is_started_while_the_cache_only_looks_up(tmp_path):
+    """Inside lookup_only a worker could only fail: the jobs are left to the caller."""
+    cache = ArtifactCache(tmp_path / "cache")
+    jobs = [Job("x", _mark(cache, "x")), Job("y", _mark(cache, "y"))]
+    with cache.lookup_only():
+        assert cache.looking_up
+        assert build_side_by_side(cache, jobs, 2, CPU) == {"x": "not started", "y": "not started"}
+    assert not cache.looking_up and not list(tmp_path.glob("*.started"))

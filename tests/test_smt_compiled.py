@@ -249,3 +249,51 @@ def test_shared_cores_cap_a_decodings_processes_and_leave_its_output_alone(syste
     assert [[(c.words, c.features.tolist()) for c in lst] for lst in one] == [
         [(c.words, c.features.tolist()) for c in lst] for lst in two
     ]
+
+
+def test_systems_decoded_side_by_side_in_workers_share_the_cores_and_decode_the_same(
+    system, tmp_path
+):
+    """Two jobs of :func:`rnnlib.experiments.run_pool.build_side_by_side` decoding at the same
+    time each decode on one process (their share of 2 cores); one left alone forks a pool of two
+    from its worker; every n-best list is the one decoded here."""
+    import json
+    import time
+
+    import torch
+
+    from rnnlib.cache import ArtifactCache
+    from rnnlib.experiments.run_pool import Job, build_side_by_side
+
+    table, lm, sentences, _ = system
+    here = Decoder(table, lm, config=DecoderConfig(workers=2)).translate_corpus(sentences, 3)
+    cache = ArtifactCache(tmp_path / "cache")
+
+    def job(name, other=None):
+        def make(out, work):
+            (tmp_path / f"{name}.started").touch()
+            deadline = time.monotonic() + 60
+            while other and not (tmp_path / f"{other}.started").exists():
+                assert time.monotonic() < deadline, f"{other} never started beside {name}"
+                time.sleep(0.01)
+            dec = Decoder(table, lm, config=DecoderConfig(workers=2))
+            lists, beside = dec.translate_corpus(sentences, 3), dec.last_processes
+            words = [[list(c.words) for c in lst] for lst in lists]
+            (out / "out.json").write_text(json.dumps(words))
+            return {"beside": beside}
+
+        return lambda: cache.build("t/decoded", {"name": name}, make)
+
+    jobs = [Job("a", job("a", "b")), Job("b", job("b", "a"))]
+    jobs.append(Job("alone", job("alone"), after=("a", "b")))
+    assert build_side_by_side(cache, jobs, 2, torch.device("cpu"), cores=2) == {
+        "a": "built",
+        "b": "built",
+        "alone": "built",
+    }
+    with cache.lookup_only():
+        arts = [j.build() for j in jobs]
+    # the job left alone forks a pool of two from its worker
+    assert [a.extra["beside"] for a in arts] == [1, 1, 2]
+    expected = [[list(c.words) for c in lst] for lst in here]
+    assert all(json.loads(a.file("out.json").read_text()) == expected for a in arts)

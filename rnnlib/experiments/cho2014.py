@@ -2403,38 +2403,28 @@ def table_3_claims(
     }
 
 
-# -- where the time goes, and the set-up -------------------------------------------------------
-def side_by_side_text(rows: dict[str, dict[int, SMTResult]], workers: int) -> str:
-    """Whether the MERT-tuned systems of ``rows`` (name -> seed -> run) decoded on fewer than
-    the ``workers`` processes their decoder asks for, as their records say (MERT's decodings,
-    then dev and test): then they were tuned side by side (``systems_at_once``), and their
-    times in the table are clocks with another system beside them. Runs recorded before the
-    processes were are counted apart."""
+def side_by_side_text(rows: dict[str, dict[int, SMTResult]]) -> str:
+    """Whether the MERT-tuned systems of ``rows`` (name -> seed -> run) were tuned side by side
+    (``systems_at_once``), as their records say: then their times in the table are clocks with
+    another system beside them. Runs recorded before this was are counted apart."""
     runs = [r for seeds in rows.values() for r in seeds.values()]
-    shared, unknown = 0, 0
-    for r in runs:
-        history = json.loads(r.tuned.file("weights.json").read_text())["history"]
-        used = [h.get("processes") for h in history]
-        used += [split.get("processes") for split in r.speed.values()]
-        if any(u is None for u in used):
-            unknown += 1
-        elif min(used) < workers:
-            shared += 1
+    at_once = [r.tuned.extra.get("systems_at_once") for r in runs]
+    shared = sum(1 for n in at_once if n is not None and n > 1)
+    unknown = sum(1 for n in at_once if n is None)
     if shared == 0 and unknown == 0:
-        return (
-            f"Each of the {len(runs)} MERT-tuned systems was tuned alone, decoding on {workers} "
-            "processes."
-        )
+        return f"Each of the {len(runs)} MERT-tuned systems was tuned alone."
     text = (
-        f"{shared} of the {len(runs)} MERT-tuned systems were tuned side by side with another "
-        f"(`systems_at_once`), decoding on fewer than their {workers} processes while the other "
-        "ran: their MERT and evaluation times are clocks with another system beside them"
+        f"{shared} of the {len(runs)} MERT-tuned systems were tuned side by side, up to "
+        f"{max(n for n in at_once if n is not None) if shared else 1} at a time "
+        "(`systems_at_once`), each decoding on its share of the cores: their MERT and "
+        "evaluation times are clocks with other systems beside them"
     )
     if unknown:
-        text += f"; {unknown} were built before the processes were recorded"
+        text += f"; {unknown} were built before this was recorded"
     return text + "."
 
 
+# -- where the time goes, and the set-up -------------------------------------------------------
 def stages_table(
     base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int, checks: Sequence = ()
 ) -> pd.DataFrame:

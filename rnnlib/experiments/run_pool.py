@@ -23,7 +23,7 @@ jobs that wait for it are not started. An interrupted build leaves what the cach
 each run's work folder, from which :func:`rnnlib.experiments.training_runs.train_run` resumes.
 
 The phrase-based systems of paper A's chapter are jobs too: a worker's phrase decoder uses at
-most its share of the ``workers`` cores among the jobs running at each of its decodings
+most its share of the machine's cores among the jobs running at each of its decodings
 (:func:`rnnlib.smt.decoder.share_cores`), one process each while two jobs run, both cores again
 once it is left alone; its output does not depend on that (the sentences are independent).
 
@@ -34,6 +34,7 @@ Only for the CPU: a process forked after CUDA is initialised cannot use it, so o
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, Callable, Sequence
@@ -72,24 +73,39 @@ def is_cached(cache: ArtifactCache, build: Callable[[], Any]) -> bool:
 
 def _work(build: Callable[[], Any], at_once: int, cores: int, running) -> None:
     """A worker's body: one torch thread, the phrase decoder's processes capped at this job's
-    share of ``cores`` among the jobs ``running`` (a shared counter) at each decoding, then the
-    job."""
+    share of the machine's ``cores`` among the jobs ``running`` (a shared counter) at each
+    decoding, then the job."""
     global AT_ONCE
     AT_ONCE = at_once
     torch.set_num_threads(1)
-    share_cores(lambda: cores // max(1, running.value))
+    share_cores(lambda: cores // max(1, running.value), at_once)
     build()
 
 
+def machine_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (no affinity on this system)
+        return os.cpu_count() or 1
+
+
 def build_side_by_side(
-    cache: ArtifactCache, jobs: Sequence[Job], workers: int, device: torch.device
+    cache: ArtifactCache,
+    jobs: Sequence[Job],
+    workers: int,
+    device: torch.device,
+    cores: int | None = None,
 ) -> dict[str, str]:
     """Build the artifacts of ``jobs`` that ``cache`` lacks, ``workers`` at a time, each in a
     forked process on one torch thread, starting them in the order given as soon as the jobs
     named in their ``after`` are done. Returns ``name -> outcome`` for every job: ``"cached"``
     (found, nothing started), ``"built"``, ``"failed"`` (its worker exited with an error) or
-    ``"not started"`` (it waited for a job that failed). With ``workers`` 1 or a device other
-    than the CPU nothing is built (every job ``"not started"``): the caller builds them all.
+    ``"not started"`` (it waited for a job that failed). With ``workers`` 1, a device other
+    than the CPU, or ``cache`` inside :meth:`~rnnlib.cache.ArtifactCache.lookup_only` (a
+    worker could only fail) nothing is built (every job ``"not started"``): the caller builds
+    them all, or finds them missing. ``cores``: the machine's cores the workers' phrase
+    decoders share (default :func:`machine_cores`).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"build_side_by_side: workers must be an integer >= 1, got {workers!r}")
@@ -100,8 +116,9 @@ def build_side_by_side(
         unknown = [a for a in job.after if a not in names]
         if unknown:
             raise ValueError(f"build_side_by_side: job {job.name!r} waits for unknown {unknown}")
-    if workers == 1 or device.type != "cpu":
+    if workers == 1 or device.type != "cpu" or cache.looking_up:
         return dict.fromkeys(names, "not started")
+    cores = machine_cores() if cores is None else cores
     outcome: dict[str, str] = {}
     pending = []
     for job in jobs:
@@ -123,7 +140,7 @@ def build_side_by_side(
                     if any(w in ("failed", "not started") for w in waits):
                         outcome[job.name] = "not started"
                     elif all(w in ("cached", "built") for w in waits):
-                        proc = ctx.Process(target=_work, args=(job.build, at_once, workers, count))
+                        proc = ctx.Process(target=_work, args=(job.build, at_once, cores, count))
                         count.value = len(running) + 1  # (before it starts: it may ask at once)
                         proc.start()
                         running[proc.sentinel] = (job, proc)
@@ -132,11 +149,11 @@ def build_side_by_side(
                     pending.remove(job)
                     started = True
                     break
+            count.value = len(running)  # (lowered only once the next jobs have started)
             if not running:
                 break
             for sentinel in wait(list(running)):
                 job, proc = running.pop(sentinel)
-                count.value = len(running)
                 proc.join()
                 outcome[job.name] = "built" if proc.exitcode == 0 else "failed"
     finally:
@@ -150,4 +167,4 @@ def build_side_by_side(
     return {name: outcome[name] for name in names}
 
 
-__all__ = ["AT_ONCE", "Job", "build_side_by_side", "is_cached"]
+__all__ = ["AT_ONCE", "Job", "build_side_by_side", "is_cached", "machine_cores"]

@@ -496,17 +496,25 @@ class Decoder:
 #: the processes a corpus decoding of this process may use at most, asked at each decoding
 #: (``None``: every one ``DecoderConfig.workers`` asks for); see :func:`share_cores`
 _SHARE: Callable[[], int] | None = None
+#: the most jobs built side by side with this process's (1: none); see :func:`share_cores`
+_AT_ONCE: int = 1
 
 
-def share_cores(share: Callable[[], int] | None) -> None:
+def share_cores(share: Callable[[], int] | None, at_once: int = 1) -> None:
     """Cap the processes of every later corpus decoding in this process at ``share()``, asked
     anew at each decoding (``None``: no cap).
     :func:`rnnlib.experiments.run_pool.build_side_by_side` sets it in its workers, so that
     systems tuned side by side split the cores between them, and one left alone takes them all
     again at its next decoding. Sentences are decoded independently, so the output is the same
-    whatever the number of processes."""
-    global _SHARE
-    _SHARE = share
+    whatever the number of processes. ``at_once``: how many jobs the pool builds at a time,
+    which :func:`systems_at_once` reports to the records of what this process builds."""
+    global _SHARE, _AT_ONCE
+    _SHARE, _AT_ONCE = share, int(at_once)
+
+
+def systems_at_once() -> int:
+    """How many jobs are built side by side with this process's at most (1: it is alone)."""
+    return _AT_ONCE
 
 
 def processes(asked: int) -> int:
@@ -541,4 +549,5 @@ __all__ = [
     "default_weights",
     "processes",
     "share_cores",
+    "systems_at_once",
 ]

@@ -63,7 +63,7 @@ from ..cache import ArtifactCache, canonical_json
 from ..config import load_config
 from .align import align, format_links, parse_links
 from .compiled import search_kind
-from .decoder import Decoder, DecoderConfig
+from .decoder import Decoder, DecoderConfig, systems_at_once
 from .features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, FeatureTable
 from .lm import NgramLM, train_arpa
 from .phrases import PhraseTable, build_phrase_table, source_phrases
@@ -455,6 +455,7 @@ def build_tuned(
             "seconds": time.perf_counter() - t,
             "iterations": len(res.history),
             "converged": res.converged,
+            "systems_at_once": systems_at_once(),  # >1: tuned side by side with others
         }
 
     return cache.build("smt/tuned", t_cfg, make_tuned, data=checksum(data.dev_src, data.dev_tgt))
