@@ -225,8 +225,7 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     (each builds what :func:`mert_runs` then reads), builds nothing with one at a time, and
     names its parameter when it is not an integer >= 1."""
     built, stages = [], []
-    for name in ("build_alignment", "build_phrases", "build_lm"):
-        monkeypatch.setattr(cho, name, lambda *a, _n=name, **k: stages.append(_n))
+    monkeypatch.setattr(cho, "build_stages", lambda *a, **k: stages.append(a[3]))
     monkeypatch.setattr(
         cho, "build_side_by_side", lambda cache, jobs, n, device: built.append((jobs, n)) or {}
     )
@@ -237,7 +236,7 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     assert set(got.values()) == {"not started"} and not built and not stages
     cho.systems_side_by_side("cache", base, rows, {"systems_at_once": 2})
     ((jobs, n),) = built
-    assert n == 2 and stages == ["build_alignment", "build_phrases", "build_lm"]
+    assert n == 2 and stages == [base.alignment_run]
     assert [j.name for j in jobs] == [
         "+RNN, MERT seed 1",
         "+RNN, MERT seed 2",

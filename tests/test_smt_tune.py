@@ -45,11 +45,7 @@ def fresh_tune(dev_task, workers=1, seed=0):
     cfg = DecoderConfig(stack_size=20, distortion_limit=2, workers=workers)
     dec = Decoder(table, lm, weights=w0, config=cfg)
     res = tune(dec, src, refs, nbest=20, max_iterations=3, seed=seed, restarts=2)
-    history = [
-        {k: v for k, v in r.items() if not k.endswith("_s") and k != "processes"}
-        for r in res.history
-    ]
-    assert [r["processes"] for r in res.history] == [min(workers, len(src))] * len(res.history)
+    history = [{k: v for k, v in r.items() if not k.endswith("_s")} for r in res.history]
     return res, history
 
 

@@ -113,9 +113,7 @@ from ..smt.system import (
     SMTConfig,
     SMTData,
     SMTResult,
-    build_alignment,
-    build_lm,
-    build_phrases,
+    build_stages,
     checksum,
     run,
 )
@@ -608,9 +606,7 @@ def systems_side_by_side(
     if at_once == 1 or not jobs:
         return dict.fromkeys((j.name for j in jobs), "not started")
     # the stages every system shares, here first, so that no worker waits on another's lock
-    al = build_alignment(base.data, base.config, cache, run=base.alignment_run)
-    build_phrases(base.data, base.config, cache, al)
-    build_lm(base.data, base.config, cache)
+    build_stages(base.data, base.config, cache, base.alignment_run, log=lambda m: None)
     return build_side_by_side(cache, jobs, at_once, torch.device("cpu"))
 
 

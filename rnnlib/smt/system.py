@@ -597,6 +597,24 @@ def build_search_check(
     )
 
 
+def build_stages(
+    data: SMTData,
+    config: SMTConfig,
+    cache: ArtifactCache,
+    alignment_run: int = 1,
+    log: Callable[[str], None] = print,
+):
+    """The stages every system of ``data`` and ``config`` shares, whatever its extra features
+    and MERT seed: word alignment ``alignment_run``, phrase table and language model."""
+    al = build_alignment(data, config, cache, run=alignment_run)
+    log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
+    ptab = build_phrases(data, config, cache, al)
+    log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
+    lm_art = build_lm(data, config, cache)
+    log(f"LM: dev perplexity {lm_art.extra.get('dev_perplexity', float('nan')):.1f}")
+    return al, ptab, lm_art
+
+
 def run(
     data: SMTData,
     config: SMTConfig | None = None,
@@ -619,12 +637,7 @@ def run(
     cache = cache or ArtifactCache()
     detokenize = detokenize or french_detokenizer()
 
-    al = build_alignment(data, config, cache, run=alignment_run)
-    log(f"alignment: {al.path} ({al.extra.get('seconds', 0):.0f} s)")
-    ptab = build_phrases(data, config, cache, al)
-    log(f"phrase table: {ptab.extra.get('pairs')} pairs ({ptab.extra.get('seconds', 0):.0f} s)")
-    lm_art = build_lm(data, config, cache)
-    log(f"LM: dev perplexity {lm_art.extra.get('dev_perplexity', float('nan')):.1f}")
+    al, ptab, lm_art = build_stages(data, config, cache, alignment_run, log)
 
     decoder = functools.cache(lambda: system_decoder(data, config, ptab, lm_art, extra))
     tuned = build_tuned(data, config, cache, ptab, lm_art, extra, decoder, log)
@@ -640,6 +653,7 @@ __all__ = [
     "MOSES_SEARCH",
     "SMTResult",
     "build_search_check",
+    "build_stages",
     "checksum",
     "decoding_pairs",
     "french_detokenizer",

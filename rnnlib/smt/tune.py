@@ -262,11 +262,7 @@ def tune(
 
     def decode(w: np.ndarray) -> list:
         decoder.set_weights(w)
-        lists = decoder.translate_corpus(src, nbest)
-        processes.append(getattr(decoder, "last_processes", None))
-        return lists
-
-    processes: list = []
+        return decoder.translate_corpus(src, nbest)
 
     res = mert_loop(
         decode,
@@ -282,8 +278,6 @@ def tune(
         log=log,
     )
     decoder.set_weights(res.weights)
-    for record, n in zip(res.history, processes):
-        record["processes"] = n  # the decoding's processes (fewer when systems shared the cores)
     return res
 
 
