@@ -151,7 +151,7 @@ def test_the_module_name_follows_the_sources(tmp_path, monkeypatch):
     py, pxd = tmp_path / "stack_search.py", tmp_path / "stack_search.pxd"
     py.write_text("x = 1\n")
     pxd.write_text("cdef long x\n")
-    monkeypatch.setattr(compiled, "_sources", lambda: (py, pxd))
+    monkeypatch.setattr(compiled, "_sources", lambda module: (py, pxd))
     first = compiled.module_name()
     assert first == compiled.module_name()
     pxd.write_text("cdef int x\n")
@@ -182,13 +182,28 @@ def test_a_build_without_a_compiler_fails_cleanly_and_the_decoder_falls_back(tmp
 
 
 def test_a_failed_build_warns_with_its_reason_and_falls_back(monkeypatch):
-    def fail():
-        raise RuntimeError("building _stack_search_x failed: cc: not found")
+    def fail(module):
+        raise RuntimeError(f"building _{module.__name__}_x failed: cc: not found")
 
     monkeypatch.setattr(compiled, "load_compiled", fail)
     monkeypatch.delenv(compiled.ENV, raising=False)
     with pytest.warns(RuntimeWarning, match="cc: not found"):
         assert compiled._choose() is stack_search
+    monkeypatch.setattr(compiled, "_CHOSEN", {})  # (as in a new process)
+    with pytest.warns(RuntimeWarning, match="envelope could not be built.*cc: not found"):
+        assert compiled.envelope_module() is None  # MERT then sweeps with numpy
+
+
+def test_the_envelopes_are_built_as_a_module_of_their_own(tmp_path, monkeypatch):
+    from rnnlib.smt import envelope
+
+    monkeypatch.setenv(compiled.BUILD_DIR_ENV, str(tmp_path))
+    module = compiled.load_compiled(envelope)
+    assert module.__name__ == compiled.module_name(envelope) != compiled.module_name()
+    assert module.__name__.startswith("_envelope_") and hasattr(module, "sweep")
+    assert [p.name for p in tmp_path.glob("_*" + sysconfig.get_config_var("EXT_SUFFIX"))] == [
+        module.__file__.rsplit("/", 1)[-1]
+    ]
 
 
 def test_the_book_names_the_search_that_decoded():

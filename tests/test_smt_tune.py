@@ -143,3 +143,67 @@ def test_mert_keeps_the_best_dev_weights_when_a_later_iteration_scores_worse():
     # the first (best-dev) weights are returned and left in the decoder, not the last ones
     assert res.weights.tolist() == first["weights"] == dec.w0.tolist()
     assert dec.weights.tolist() == dec.w0.tolist()
+
+
+def _lines(rng, sentences=40):
+    """Candidate lines of ``sentences`` sentences (1 to 30 each) with many ties: duplicated
+    lines, equal slopes, and three lines through one point."""
+    a, b, starts = [], [], [0]
+    for _ in range(sentences):
+        k = int(rng.integers(1, 31))
+        sa = rng.integers(-4, 5, size=k).astype(float) / 2  # (halves: many equal values)
+        sb = rng.integers(-3, 4, size=k).astype(float)
+        if k > 3:
+            sa[1], sb[1] = sa[0], sb[0]  # a duplicated line
+            sa[2:4], sb[2:4] = [0.0, -1.0], [1.0, 2.0]  # with (0, 0.5)... three through x = 1
+        a.extend(sa)
+        b.extend(sb)
+        starts.append(starts[-1] + k)
+    a, b = np.array(a), np.array(b)
+    a[-5:] += rng.normal(size=5)  # and some general-position lines
+    starts = np.array(starts)
+    seg = np.repeat(np.arange(sentences), np.diff(starts))
+    return a, b, seg, starts
+
+
+def test_the_compiled_envelopes_are_numpys_breakpoint_for_breakpoint():
+    """The fast path (rnnlib.smt.envelope compiled) gives exactly the arrays of the numpy sweep,
+    in its order, ties included; run as plain Python, the sweep walks the same envelopes."""
+    from rnnlib.smt import envelope
+    from rnnlib.smt.compiled import envelope_module
+    from rnnlib.smt.tune import _envelopes, envelopes
+
+    assert envelope_module() is not None  # (the README's set-up has a C compiler)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        a, b, seg, starts = _lines(rng)
+        want = _envelopes(a, b, seg, starts)
+        got = envelopes(a, b, seg, starts)
+        assert len(want[1]) > 40
+        for x, y in zip(want, got):
+            assert x.dtype == y.dtype and np.array_equal(x, y)
+        n, s = len(a), len(starts) - 1
+        out = [np.empty(s, dtype=np.int64)] + [np.zeros(n, dtype=t) for t in (float, int, int, int)]
+        k = envelope.sweep(a, b, starts, *out)  # the plain module, sentence by sentence
+        order = np.argsort(out[4][:k], kind="stable")
+        assert np.array_equal(out[0], want[0])
+        for x, y in zip(want[1:], out[1:4]):
+            assert np.array_equal(x, y[:k][order])
+
+
+def test_mert_with_the_compiled_envelopes_tunes_the_weights_of_numpys(monkeypatch):
+    from rnnlib.smt import tune as tune_module
+    from rnnlib.smt.tune import CandidatePool, mert
+
+    rng = np.random.default_rng(11)
+    feats = [rng.normal(size=(int(rng.integers(2, 20)), 5)).round(1) for _ in range(60)]
+    stats = []
+    for f in feats:
+        t = rng.integers(4, 12, size=(len(f), 1)) + np.array([[0, -1, -2, -3]])
+        m = np.minimum(rng.integers(0, 8, size=(len(f), 4)), t)
+        stats.append(np.hstack([m, t, rng.integers(4, 12, size=(len(f), 1))]))
+    pool = CandidatePool(feats, stats)
+    fast = mert(pool, np.full(5, 0.2), seed=3, restarts=2)
+    monkeypatch.setattr(tune_module, "envelopes", tune_module._envelopes)
+    slow = mert(pool, np.full(5, 0.2), seed=3, restarts=2)
+    assert np.array_equal(fast[0], slow[0]) and fast[1] == slow[1]

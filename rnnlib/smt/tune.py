@@ -40,6 +40,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .compiled import envelope_module
+
 
 def reference_counts(refs: Sequence[Sequence[str]], max_n: int = 4) -> tuple[Counter, list[int]]:
     """Clipping counts (max over references of each n-gram's count, n <= max_n) and lengths."""
@@ -106,6 +108,34 @@ class CandidatePool:
         return float(bleu_from_stats(self.stats[order[self.offsets[:-1]]].sum(0)))
 
 
+def envelopes(a: np.ndarray, b: np.ndarray, seg: np.ndarray, starts: np.ndarray):
+    """Upper envelopes of the lines ``a_k + gamma b_k`` of every sentence (see
+    :func:`_envelopes`, which computes them with numpy): the fast path, each envelope swept by
+    :func:`rnnlib.smt.envelope.sweep` compiled, where it is built (:mod:`rnnlib.smt.compiled`),
+    its breakpoints put in :func:`_envelopes`' order (round by round). The same arrays as
+    :func:`_envelopes` (``tests/test_smt_tune.py``), several times sooner (BENCHMARKS.md)."""
+    fast = envelope_module()
+    if fast is None:
+        return _envelopes(a, b, seg, starts)
+    n = len(a)
+    first = np.empty(len(starts) - 1, dtype=np.int64)
+    xs, prev, new, rounds = (
+        np.empty(n, dtype=t) for t in (np.float64, np.int64, np.int64, np.int64)
+    )
+    k = fast.sweep(
+        np.ascontiguousarray(a, dtype=np.float64),
+        np.ascontiguousarray(b, dtype=np.float64),
+        np.ascontiguousarray(starts, dtype=np.int64),
+        first,
+        xs,
+        prev,
+        new,
+        rounds,
+    )
+    order = np.argsort(rounds[:k], kind="stable")
+    return first, xs[:k][order], prev[:k][order], new[:k][order]
+
+
 def _envelopes(a: np.ndarray, b: np.ndarray, seg: np.ndarray, starts: np.ndarray):
     """Upper envelopes of the lines ``a_k + gamma b_k`` of every sentence at once.
 
@@ -149,7 +179,7 @@ def _envelopes(a: np.ndarray, b: np.ndarray, seg: np.ndarray, starts: np.ndarray
 def line_search(pool: CandidatePool, w: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     """Best step ``gamma`` along ``d`` from ``w`` and the corpus BLEU it gives (Och 2003,
     Sec. 6)."""
-    first, xs_arr, prev, new = _envelopes(pool.feats @ w, pool.feats @ d, pool.seg, pool.offsets)
+    first, xs_arr, prev, new = envelopes(pool.feats @ w, pool.feats @ d, pool.seg, pool.offsets)
     base = pool.stats[first].sum(0)
     if not len(xs_arr):
         return 0.0, float(bleu_from_stats(base))
@@ -390,6 +420,7 @@ __all__ = [
     "bleu_from_stats",
     "bleu_stats",
     "reference_counts",
+    "envelopes",
     "line_search",
     "mert",
     "mert_loop",
