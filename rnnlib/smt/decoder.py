@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import heapq
 import math
 import multiprocessing as mp
 from dataclasses import dataclass
@@ -74,7 +73,7 @@ from .features import (
     Feature,
 )
 from .compiled import search_module
-from .stack_search import LN10, chain
+from .stack_search import LN10
 
 
 def default_weights(extra: int = 0) -> np.ndarray:
@@ -412,45 +411,18 @@ class Decoder:
         return self._nbest(finals, nbest)
 
     # -- back-tracing ----------------------------------------------------------------------
-    def _features(self, hyps: list) -> np.ndarray:
-        """Feature vector ``(len(feature_names),)``: the step features summed along ``hyps``
-        (a derivation, any order)."""
-        f = np.zeros(len(self.feature_names))
-        index = self._phrase_index
-        for h in hyps:
-            f[index] += h.opt.feats
-            f[Feature.DISTORTION] -= h.dist
-            f[self.lm_index] += h.lm
-        return f
-
     def _nbest(self, finals: list, nbest: int) -> list[Translation]:
-        """Best-first enumeration of derivations: a derivation is a final hypothesis whose
-        chain may be switched, at one hypothesis, to one of its recombined arcs (and so on
-        further back); each switch costs ``h.score - arc.score``."""
-        # heap entries: (-score, tie, parent path list, k, head): path = parent[:k] + chain(head)
-        heap = [(-h.score, t, None, 0, h) for t, h in enumerate(finals[:nbest])]
-        heapq.heapify(heap)
-        tie = len(heap)
-        out: list[Translation] = []
-        seen = set()
-        pops = 0
-        while heap and len(out) < nbest and pops < 20 * nbest:
-            neg, _, parent, k0, head = heapq.heappop(heap)
-            pops += 1
-            path = (parent[:k0] if parent else []) + chain(head)
-            words = tuple(wd for h in reversed(path) for wd in h.opt.words)
-            if words not in seen:
-                seen.add(words)
-                out.append(Translation(list(words), self._features(path), -neg))
-            if nbest == 1:
-                break
-            for k in range(k0, len(path)):
-                hk = path[k]
-                if hk.arcs:
-                    for a in hk.arcs:
-                        heapq.heappush(heap, (neg + hk.score - a.score, tie, path, k, a))
-                        tie += 1
-        return out
+        """The ``nbest`` best distinct translations of the final hypotheses ``finals`` (best
+        first), back-traced by the search module (:func:`rnnlib.smt.stack_search.derivations`)."""
+        found = self.search.derivations(
+            finals,
+            nbest,
+            len(self.feature_names),
+            tuple(int(k) for k in self._phrase_index),
+            int(Feature.DISTORTION),
+            tuple(self.lm_index),
+        )
+        return [Translation(list(words), np.array(f), score) for words, f, score in found]
 
     # -- corpora ---------------------------------------------------------------------------
     def translate_corpus(

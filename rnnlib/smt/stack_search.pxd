@@ -24,6 +24,16 @@ cpdef tuple lm_extend(object lm, dict cache, object state, object words)
 
 cpdef object output_sig(object sig, object words)
 
+@cython.locals(f=list, h=Hyp, k=cython.long, feats=tuple, lm=tuple)
+cpdef list path_features(list path, long size, tuple index, long dist_at, tuple lm_index)
+
+@cython.locals(
+    heap=list, tie=cython.long, out=list, seen=set, pops=cython.long, neg=cython.double,
+    k0=cython.long, head=Hyp, path=list, words=tuple, k=cython.long, hk=Hyp, a=Hyp,
+)
+cpdef list derivations(list finals, long nbest, long size, tuple index, long dist_at,
+                       tuple lm_index)
+
 
 cdef class Search:
     cdef public long n, stack_size, dl

@@ -12,6 +12,7 @@ the plain search give identical translations, features and scores
 
 from __future__ import annotations
 
+import heapq
 import math
 
 LN10 = math.log(10.0)
@@ -93,6 +94,57 @@ def chain(h: Hyp) -> list:
     while h.prev is not None:
         out.append(h)
         h = h.prev
+    return out
+
+
+def path_features(path: list, size: int, index: tuple, dist_at: int, lm_index: tuple) -> list:
+    """The feature vector (a list of ``size`` floats) of a derivation ``path`` (its hypotheses, in
+    any order): each step's option features summed at ``index``, minus its jump length at
+    ``dist_at``, its LM scores summed at ``lm_index``; each position sums in the order of
+    ``path``."""
+    f = [0.0] * size
+    for h in path:
+        feats = h.opt.feats
+        for k in range(len(index)):
+            f[index[k]] += feats[k]
+        f[dist_at] -= h.dist
+        lm = h.lm
+        for k in range(len(lm_index)):
+            f[lm_index[k]] += lm[k]
+    return f
+
+
+def derivations(
+    finals: list, nbest: int, size: int, index: tuple, dist_at: int, lm_index: tuple
+) -> list:
+    """The ``nbest`` best distinct translations, best first, as ``(words, features, score)``
+    (``features`` by :func:`path_features`). Best-first enumeration of derivations: a derivation
+    is a final hypothesis (``finals``, best first) whose chain may be switched, at one
+    hypothesis, to one of its recombined arcs (and so on further back); each switch costs
+    ``h.score - arc.score``. At most ``20 * nbest`` derivations are tried."""
+    # heap entries: (-score, tie, parent path list, k, head): path = parent[:k] + chain(head)
+    heap = [(-h.score, t, None, 0, h) for t, h in enumerate(finals[:nbest])]
+    heapq.heapify(heap)
+    tie = len(heap)
+    out = []
+    seen = set()
+    pops = 0
+    while heap and len(out) < nbest and pops < 20 * nbest:
+        neg, _, parent, k0, head = heapq.heappop(heap)
+        pops += 1
+        path = (parent[:k0] if parent else []) + chain(head)
+        words = tuple([wd for h in reversed(path) for wd in h.opt.words])
+        if words not in seen:
+            seen.add(words)
+            out.append((words, path_features(path, size, index, dist_at, lm_index), -neg))
+        if nbest == 1:
+            break
+        for k in range(k0, len(path)):
+            hk = path[k]
+            if hk.arcs:
+                for a in hk.arcs:
+                    heapq.heappush(heap, (neg + hk.score - a.score, tie, path, k, a))
+                    tie += 1
     return out
 
 
