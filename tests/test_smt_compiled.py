@@ -312,3 +312,26 @@ def test_systems_decoded_side_by_side_in_workers_share_the_cores_and_decode_the_
     assert [a.extra["beside"] for a in arts] == [1, 1, 2]
     expected = [[list(c.words) for c in lst] for lst in here]
     assert all(json.loads(a.file("out.json").read_text()) == expected for a in arts)
+
+
+@pytest.mark.parametrize("kind", ["compiled", "python"])
+def test_path_features_sum_as_numpy_adds_vectors_step_by_step(kind):
+    """The n-best lists' feature vectors (stack_search.path_features) are, bit for bit, the sums
+    a numpy vector accumulates along the path (``f[index] += feats`` step by step)."""
+    module = compiled.search_module() if kind == "compiled" else stack_search
+    rng = np.random.default_rng(2)
+    index, dist_at, lm_index, size = (0, 1, 2, 3, 4, 5, 8, 9), 6, (7, 10), 11
+    path = []
+    for _ in range(40):
+        feats = tuple(rng.normal(scale=10.0 ** rng.integers(-3, 4), size=len(index)).tolist())
+        opt = module.Option(("w",), feats, 0.0, (), 0.0)
+        lm = tuple(rng.normal(size=len(lm_index)).tolist())
+        dist = int(rng.integers(0, 7))
+        path.append(module.Hyp(0.0, 0.0, 0, 0, None, None, opt, lm, dist, 0))
+    want = np.zeros(size)
+    for h in path:
+        want[list(index)] += h.opt.feats
+        want[dist_at] -= h.dist
+        want[list(lm_index)] += h.lm
+    got = module.path_features(path, size, index, dist_at, lm_index)
+    assert np.array_equal(np.array(got), want)

@@ -6,7 +6,9 @@ pool (all iterations' candidates), and maximises corpus BLEU over the pool:
 * along a direction ``d`` from weights ``w`` every candidate's score is the line
   ``F_k . w + gamma F_k . d``; each sentence's 1-best as a function of ``gamma`` is the upper
   envelope of its lines, so corpus BLEU is piecewise constant in ``gamma`` and the exact
-  best interval is found by sweeping the envelopes' breakpoints (Och 2003, Sec. 6);
+  best interval is found by sweeping the envelopes' breakpoints (Och 2003, Sec. 6; the sweep of
+  :func:`_envelopes` in numpy, or its fast path :mod:`rnnlib.smt.envelope` compiled, which
+  gives the same breakpoints: :func:`envelopes`);
 * coordinate directions plus ``random_directions`` random ones are searched in turn until a
   pass gains nothing, from the current weights and from ``restarts`` random starting points
   (seeded with ``seed``); the best result wins. Weights are scaled to unit L1 norm.
