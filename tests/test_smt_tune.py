@@ -147,7 +147,7 @@ def test_mert_keeps_the_best_dev_weights_when_a_later_iteration_scores_worse():
 
 def _lines(rng, sentences=40):
     """Candidate lines of ``sentences`` sentences (1 to 30 each) with many ties: duplicated
-    lines, equal slopes, and three lines through one point."""
+    lines, equal slopes, several lines through one point (the halves and small integers)."""
     a, b, starts = [], [], [0]
     for _ in range(sentences):
         k = int(rng.integers(1, 31))
@@ -155,7 +155,7 @@ def _lines(rng, sentences=40):
         sb = rng.integers(-3, 4, size=k).astype(float)
         if k > 3:
             sa[1], sb[1] = sa[0], sb[0]  # a duplicated line
-            sa[2:4], sb[2:4] = [0.0, -1.0], [1.0, 2.0]  # with (0, 0.5)... three through x = 1
+            sa[2:4], sb[2:4] = [0.0, -1.0], [1.0, 2.0]  # two lines crossing at gamma = 1
         a.extend(sa)
         b.extend(sb)
         starts.append(starts[-1] + k)
@@ -193,8 +193,10 @@ def test_the_compiled_envelopes_are_numpys_breakpoint_for_breakpoint():
 
 def test_mert_with_the_compiled_envelopes_tunes_the_weights_of_numpys(monkeypatch):
     from rnnlib.smt import tune as tune_module
+    from rnnlib.smt.compiled import envelope_module
     from rnnlib.smt.tune import CandidatePool, mert
 
+    assert envelope_module() is not None  # (the README's set-up has a C compiler)
     rng = np.random.default_rng(11)
     feats = [rng.normal(size=(int(rng.integers(2, 20)), 5)).round(1) for _ in range(60)]
     stats = []

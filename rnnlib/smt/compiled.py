@@ -100,7 +100,7 @@ def _choose(module: ModuleType = stack_search) -> ModuleType:
             f"the plain Python one instead (the same output, more slowly). Set {ENV}=python to "
             "choose it without this warning.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         return module
 

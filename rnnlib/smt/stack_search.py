@@ -110,7 +110,7 @@ def path_features(path: list, size: int, index: tuple, dist_at: int, lm_index: t
         f[dist_at] -= h.dist
         lm = h.lm
         for k in range(len(lm_index)):
-            f[lm_index[k]] += lm[k]
+            f[lm_index[k]] += float(lm[k])  # (as float64, whatever float type an LM gives)
     return f
 
 
