@@ -498,24 +498,6 @@ def test_mert_raises_dev_bleu(tmp_path):
     assert dec.weights[Feature.UNKNOWN_WORD] == 1.0  # Moses' unknown-word penalty is not tuned
 
 
-def test_line_search_finds_the_best_step():
-    from rnnlib.smt.tune import CandidatePool, line_search
-
-    rng = np.random.default_rng(3)
-    feats = [rng.normal(size=(int(rng.integers(1, 9)), 3)) for _ in range(25)]
-    stats = []
-    for f in feats:
-        t = rng.integers(4, 12, size=(len(f), 1)) + np.array([[0, -1, -2, -3]])
-        m = np.minimum(rng.integers(0, 8, size=(len(f), 4)), t)
-        stats.append(np.hstack([m, t, rng.integers(4, 12, size=(len(f), 1))]))
-    pool = CandidatePool(feats, stats)
-    w, d = rng.normal(size=3), rng.normal(size=3)
-    gamma, score = line_search(pool, w, d)
-    assert pool.bleu(w + gamma * d) == pytest.approx(score)
-    grid = max(pool.bleu(w + g * d) for g in np.linspace(-20, 20, 4001))
-    assert score >= grid - 1e-9
-
-
 def test_bleu_stats_by_hand_and_against_sacrebleu():
     import sacrebleu
 

@@ -6,7 +6,7 @@ import pytest
 
 from rnnlib.smt.decoder import Decoder, DecoderConfig, Translation
 from rnnlib.smt.lm import NgramLM, train_arpa
-from rnnlib.smt.tune import bleu_from_stats, bleu_stats, tune
+from rnnlib.smt.tune import CandidatePool, bleu_from_stats, bleu_stats, line_search, mert, tune
 
 P = lambda *xs: np.array(xs, dtype=float)  # noqa: E731  phrase scores p(t|s), p(s|t), lex, lex
 
@@ -145,6 +145,31 @@ def test_mert_keeps_the_best_dev_weights_when_a_later_iteration_scores_worse():
     assert dec.weights.tolist() == dec.w0.tolist()
 
 
+def random_pool(rng, sentences: int, sizes: tuple[int, int], features: int, decimals=None):
+    """A :class:`CandidatePool` of ``sentences`` sentences with ``sizes[0]`` to ``sizes[1] - 1``
+    candidates each: normal features (rounded to ``decimals``, for ties) and consistent BLEU
+    statistics (matches at most the n-gram totals, which fall by one per order)."""
+    feats = [rng.normal(size=(int(rng.integers(*sizes)), features)) for _ in range(sentences)]
+    if decimals is not None:
+        feats = [f.round(decimals) for f in feats]
+    stats = []
+    for f in feats:
+        t = rng.integers(4, 12, size=(len(f), 1)) + np.array([[0, -1, -2, -3]])
+        m = np.minimum(rng.integers(0, 8, size=(len(f), 4)), t)
+        stats.append(np.hstack([m, t, rng.integers(4, 12, size=(len(f), 1))]))
+    return CandidatePool(feats, stats)
+
+
+def test_line_search_finds_the_best_step():
+    rng = np.random.default_rng(3)
+    pool = random_pool(rng, 25, (1, 9), 3)
+    w, d = rng.normal(size=3), rng.normal(size=3)
+    gamma, score = line_search(pool, w, d)
+    assert pool.bleu(w + gamma * d) == pytest.approx(score)
+    grid = max(pool.bleu(w + g * d) for g in np.linspace(-20, 20, 4001))
+    assert score >= grid - 1e-9
+
+
 def _lines(rng, sentences=40):
     """Candidate lines of ``sentences`` sentences (1 to 30 each) with many ties: duplicated
     lines, equal slopes, several lines through one point (the halves and small integers)."""
@@ -194,17 +219,9 @@ def test_the_compiled_envelopes_are_numpys_breakpoint_for_breakpoint():
 def test_mert_with_the_compiled_envelopes_tunes_the_weights_of_numpys(monkeypatch):
     from rnnlib.smt import tune as tune_module
     from rnnlib.smt.compiled import envelope_module
-    from rnnlib.smt.tune import CandidatePool, mert
 
     assert envelope_module() is not None  # (the README's set-up has a C compiler)
-    rng = np.random.default_rng(11)
-    feats = [rng.normal(size=(int(rng.integers(2, 20)), 5)).round(1) for _ in range(60)]
-    stats = []
-    for f in feats:
-        t = rng.integers(4, 12, size=(len(f), 1)) + np.array([[0, -1, -2, -3]])
-        m = np.minimum(rng.integers(0, 8, size=(len(f), 4)), t)
-        stats.append(np.hstack([m, t, rng.integers(4, 12, size=(len(f), 1))]))
-    pool = CandidatePool(feats, stats)
+    pool = random_pool(np.random.default_rng(11), 60, (2, 20), 5, decimals=1)
     fast = mert(pool, np.full(5, 0.2), seed=3, restarts=2)
     monkeypatch.setattr(tune_module, "envelopes", tune_module._envelopes)
     slow = mert(pool, np.full(5, 0.2), seed=3, restarts=2)
