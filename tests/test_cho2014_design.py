@@ -251,6 +251,137 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     assert cho.defaults_seeds({"mert_default_seeds": 3, "mert_start": "defaults"}) == []
 
 
+def _ahead(monkeypatch, params, device="cpu"):
+    """:func:`build_ahead` on stand-ins: the jobs and device it hands the pool, and what each
+    job's build asked of :func:`mert_system`, the optimiser check and the CSLM."""
+    import rnnlib.experiments.cho2014_cslm as cslm_module
+
+    base = cho.BaselineRow("corpus", "data", cho.SMTConfig(), [1, 2], {}, torch.device(device))
+    scores = ScoredTable(["rnn"], {(("a",), ("b", "c")): (-3.0,)})
+    weights = {s: {"lm": 0.5 + s, "wp": -1.0} for s in base.seeds}
+    calls, pool = [], []
+    monkeypatch.setattr(cho, "baseline_setup", lambda cache, params: base)
+    monkeypatch.setattr(cho, "build_stages", lambda *a, **k: calls.append(("stages",)))
+    monkeypatch.setattr(cho, "scorer_plan", lambda cache, corpus, params, al: "plan")
+    monkeypatch.setattr(cho, "usable_pairs", lambda plan, data, params: (None, None, ["pair"]))
+    trained = SimpleNamespace(model=lambda: "net")
+    monkeypatch.setattr(
+        cho, "phrase_scorer", lambda cache, corpus, params, al, plan: calls.append(plan) or trained
+    )
+    monkeypatch.setattr(
+        cho, "scored_usable", lambda cache, sc, model, usable, b: (sc, model, usable, b)
+    )
+    monkeypatch.setattr(cho, "load_scored", lambda art: calls.append(("load", art)) or scores)
+
+    def mert_system(cache, b, extra, start, seed):
+        calls.append(("mert", [t.names for t in extra], start, seed))
+        if not extra:  # a Baseline system
+            return SimpleNamespace(weights=weights[seed])
+        return (extra, start, seed)
+
+    monkeypatch.setattr(cho, "mert_system", mert_system)
+    monkeypatch.setattr(
+        cho, "optimiser_check", lambda cache, corpus, sc, params: calls.append(("check", sc))
+    )
+    monkeypatch.setattr(cslm_module, "cslm_model", lambda c, b, p: calls.append(("cslm", b)))
+    monkeypatch.setattr(
+        cho, "build_side_by_side", lambda cache, jobs, n, dev: pool.append((jobs, n, dev)) or {}
+    )
+    out = cho.build_ahead("cache", {"systems_at_once": 2, "mert_default_seeds": 1, **params})
+    return out, pool, calls, base, scores, weights
+
+
+def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch):
+    """The network and its scores first, then the Baseline's systems, the rows that add the
+    score (each after the scores and, warm-started, after the Baseline of its seed), then the
+    optimiser check and the CSLM; each job builds what the chapter then reads: the same
+    systems, from the same starts, as :func:`rnn_row` asks for."""
+    adam = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0}
+    _, pool, calls, base, scores, weights = _ahead(monkeypatch, adam)
+    ((jobs, n, device),) = pool
+    assert n == 2 and device == base.device and calls == [("stages",)]
+    named = {j.name: j for j in jobs}
+    assert [(j.name, j.after) for j in jobs] == [
+        ("network", ()),
+        ("scores", ("network",)),
+        ("Baseline, MERT seed 1", ()),
+        ("Baseline, MERT seed 2", ()),
+        ("+RNN, MERT seed 1", ("scores", "Baseline, MERT seed 1")),
+        ("+RNN, MERT seed 2", ("scores", "Baseline, MERT seed 2")),
+        ("+RNN per word, MERT seed 1", ("scores", "Baseline, MERT seed 1")),
+        ("+RNN per word, MERT seed 2", ("scores", "Baseline, MERT seed 2")),
+        (f"{cho.DEFAULTS_ROW}, MERT seed 1", ("scores",)),
+        ("optimiser check", ()),
+        ("CSLM", ()),
+    ]
+    calls.clear()
+    extra, start, seed = named["+RNN, MERT seed 2"].build()
+    assert extra == [scores] and seed == 2
+    # the start rnn_row computes from the whole Baseline row
+    whole = cho.BaselineRow(
+        None, None, None, [1, 2], {s: SimpleNamespace(weights=w) for s, w in weights.items()}, "cpu"
+    )
+    assert start == {2: cho.baseline_start(whole, [scores])[2]} == {2: {**weights[2], "rnn": 0.0}}
+    assert ("mert", [], None, 2) in calls  # the Baseline's system of seed 2, read
+    extra, start, seed = named["+RNN per word, MERT seed 1"].build()
+    assert extra[0].table == cho.per_word(scores).table and start == {
+        1: {**weights[1], "rnn_per_word": 0.0}
+    }
+    extra, start, seed = named[f"{cho.DEFAULTS_ROW}, MERT seed 1"].build()
+    assert extra == [scores] and start is None
+    # the scores are read once per process, however many of its jobs read them
+    loads = [c for c in calls if c[0] == "load"]
+    assert len(loads) == 1 and loads[0][1][1:] == ("net", ["pair"], base)
+    calls.clear()
+    named["network"].build()
+    named["optimiser check"].build()
+    named["CSLM"].build()
+    assert calls == ["plan", ("check", "plan"), ("cslm", base)]
+
+
+def test_build_ahead_builds_nothing_one_at_a_time_and_follows_the_start_and_rows(monkeypatch):
+    assert _ahead(monkeypatch, {"systems_at_once": 1})[:2] == ({}, [])
+    with pytest.raises(ValueError, match="systems_at_once"):
+        _ahead(monkeypatch, {"systems_at_once": 0})
+    # from the defaults, no system waits for the Baseline's; no check of the paper's optimiser,
+    # no per-word row
+    _, pool, calls, *_ = _ahead(
+        monkeypatch, {"mert_start": "defaults", "per_word_row": False, "mert_default_seeds": 0}
+    )
+    ((jobs, _, _),) = pool
+    assert [(j.name, j.after) for j in jobs][4:] == [
+        ("+RNN, MERT seed 1", ("scores",)),
+        ("+RNN, MERT seed 2", ("scores",)),
+        ("CSLM", ()),
+    ]
+    assert jobs[4].build()[1] is None
+    # on a GPU the pool is handed the device (and builds nothing: it forks)
+    _, pool, *_ = _ahead(monkeypatch, {}, device="meta")
+    assert pool[0][2].type == "meta"
+
+
+def test_the_optimiser_check_reads_only_the_plan_of_the_network(monkeypatch):
+    """The check trains the same pairs as the network: the plan (untrained) and the trained
+    network key it alike, so the check built ahead is the one the chapter reads."""
+    keys = []
+    monkeypatch.setattr(
+        cho,
+        "scorer_run",
+        lambda cache, config, mc, tc, tp, dp, data: keys.append((config, mc, tc, data)),
+    )
+    tc = train_preset("paper-a", max_updates=8, optimizer="adam", lr=0.003, clip_norm=1.0)
+    plan = cho.PhraseScorer(None, "mc", tc, "ptab", None, [], [], [], 0.0, {"phrase_table": "k"})
+    trained = cho.dataclasses.replace(plan, artifact="art", seconds=3.0)
+    corpus = SimpleNamespace(src_vocab=None, tgt_vocab=None, checksum="c")
+    params = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0, "rnn_check_updates": 4}
+    for scorer in (plan, trained):
+        cho.optimiser_check(None, corpus, scorer, params)
+    assert len(keys) == 2 and keys[0] == keys[1]
+    assert keys[0][2].optimizer == "adadelta" and keys[0][2].max_updates == 4
+    assert cho.optimiser_check(None, corpus, plan, {**params, "rnn_check_optimiser": False}) is None
+    assert cho.optimiser_check(None, corpus, plan, {}) is None  # the paper's optimiser: no check
+
+
 def _tuned_run(at_once):
     """A stand-in for a MERT-tuned system recording how many systems it was tuned beside
     (``None``: built before that was recorded)."""

@@ -17,7 +17,6 @@ import torch
 
 import rnnlib.experiments.baseline as baseline_module
 import rnnlib.experiments.cho2014 as cho
-import rnnlib.smt.system as pipeline_module
 from rnnlib.cache import ArtifactCache
 from rnnlib.experiments.cho2014_cslm import cslm_run, load_cslm
 from rnnlib.book.params import OVERRIDES_ENV, chapter_specs
@@ -126,11 +125,9 @@ def _phrase_scorer(monkeypatch, params):
         baseline_module, "baseline_inputs", lambda corpus, params: (None, _SMTConfig())
     )
     monkeypatch.setattr(
-        pipeline_module,
-        "run",
-        lambda *a, **k: SimpleNamespace(
-            phrase_table=SimpleNamespace(key="table", file=lambda name: name)
-        ),
+        cho,
+        "build_stages",
+        lambda *a, **k: (None, SimpleNamespace(key="table", file=lambda name: name), None),
     )
     monkeypatch.setattr(cho, "PhraseTable", SimpleNamespace(load=lambda path: "table"))
     monkeypatch.setattr(

@@ -2,10 +2,11 @@
 
 The network and its artifacts (the representations chapter, A §4.4, reads the same network):
 
-* :func:`phrase_scorer` -- the chapter's phrase scorer from its parameters: the phrase table of
-  its SMT run, the held-out and training pairs, the model and training configs and
-  :func:`scorer_run`; the representations chapter reads the same network through it, with the
-  parameters :func:`cho2014_params` resolves and the corpus :func:`cho2014_corpus` prepares;
+* :func:`phrase_scorer` -- the chapter's phrase scorer from its parameters: the phrase table
+  of its data and settings, the held-out and training pairs, the model and training configs
+  (:func:`scorer_plan`) and :func:`scorer_run`; the representations chapter reads the same
+  network through it, with the parameters :func:`cho2014_params` resolves and the corpus
+  :func:`cho2014_corpus` prepares;
 * :func:`scorer_variant` -- the same network on the same pairs with another recurrent unit
   (A §2.3's tanh units) or fewer updates;
 * :func:`scorer_run` -- the RNN Encoder-Decoder trained on unique phrase pairs
@@ -17,6 +18,9 @@ The network and its artifacts (the representations chapter, A §4.4, reads the s
 
 What the chapter shows, in its order (each function named for what it produces):
 
+* :func:`build_ahead` -- first, with ``systems_at_once`` above 1: what the chapter will read that
+  the cache lacks (the network, its scores, every MERT-tuned system, the optimiser check, the
+  CSLM), built as one schedule of jobs side by side, so that no core waits;
 * :func:`baseline_row` and :func:`rnn_row` -- the Baseline and +RNN rows of A Table 1: the
   phrase-based system (:func:`rnnlib.smt.system.run`) on the same alignment, phrase table and
   LM, tuned with one MERT run per seed, without and with the network's score (A Eq. 9);
@@ -196,27 +200,24 @@ SCORER_PARAMS = (
     "device",
 )
 
-#: the MERT seed of the SMT run whose phrase table the scorer is trained on (the first of the
-#: chapter's ``mert_seeds``; the table itself does not depend on it)
-SCORER_MERT_SEED = 1
-
 
 @dataclass
 class PhraseScorer:
     """The chapter's phrase scorer and what it was made from (:func:`phrase_scorer`).
 
-    ``artifact``: the ``cho2014/scorer`` run; ``smt``: the SMT run (MERT seed
-    :data:`SCORER_MERT_SEED`) whose phrase table ``table`` holds every extracted pair;
-    ``all_pairs``: its unique pairs; ``held``: those held out for the dev NLL; ``train_pairs``:
-    the (sampled) pairs the network trained on; ``seconds``: the wall time of
-    :func:`scorer_run` in this process (a cache hit is quick); ``device``: where the network
-    trained and where :meth:`model` puts it (the chapter's ``device`` parameter, resolved).
+    ``artifact``: the ``cho2014/scorer`` run (``None`` in the plan of :func:`scorer_plan`, before
+    it is trained); ``phrase_table``: the ``smt/phrase_table`` artifact whose table ``table``
+    holds every extracted pair; ``all_pairs``: its unique pairs; ``held``: those held out for
+    the dev NLL; ``train_pairs``: the (sampled) pairs the network trained on; ``seconds``: the
+    wall time of :func:`scorer_run` in this process (a cache hit is quick); ``device``: where the
+    network trained and where :meth:`model` puts it (the chapter's ``device`` parameter,
+    resolved).
     """
 
-    artifact: Artifact
+    artifact: Artifact | None
     model_config: ModelConfig
     train_config: TrainConfig
-    smt: SMTResult
+    phrase_table: Artifact
     table: PhraseTable
     all_pairs: list[Pair]
     held: list[Pair]
@@ -257,38 +258,25 @@ def scorer_optimiser(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def phrase_scorer(
+def scorer_plan(
     cache: ArtifactCache, corpus, params: dict[str, Any], alignment_run: int = 1
 ) -> PhraseScorer:
-    """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``params``.
-
-    Builds (or finds in ``cache``) the phrase-based system of the chapter's data and settings
-    with MERT seed :data:`SCORER_MERT_SEED` (:func:`rnnlib.experiments.baseline.baseline_inputs`,
-    :func:`rnnlib.smt.system.run`), holds out ``min(rnn_dev_pairs, pairs // 10)`` of the
-    phrase table's unique pairs (seed ``seed + 1``), samples ``rnn_sample`` of the others (seed
-    ``seed``) and trains paper A's model (``model_preset`` at the corpus' shortlists) with A's
-    set-up (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``; the
-    optimiser of :func:`scorer_optimiser`) on the
-    ``device`` parameter's device (``auto`` when ``params`` has none): :func:`scorer_run`.
-    ``corpus``: the prepared corpus of the same parameters
-    (:func:`rnnlib.book.corpus_params.corpus_config`); ``alignment_run``: the eflomal alignment
-    whose phrase table gives the pairs (1: the book's).
-    """
-    from ..smt.system import run
+    """Everything :func:`phrase_scorer` sets up for the chapter's network, which it does not
+    train (``artifact`` ``None``): the phrase table of the chapter's data and settings on eflomal
+    alignment ``alignment_run`` (:func:`rnnlib.experiments.baseline.baseline_inputs`,
+    :func:`rnnlib.smt.system.build_stages`), ``min(rnn_dev_pairs, pairs // 10)`` of its unique
+    pairs held out (seed ``seed + 1``), ``rnn_sample`` of the others sampled (seed ``seed``),
+    paper A's model (``model_preset`` at the corpus' shortlists) and A's set-up
+    (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``; the optimiser of
+    :func:`scorer_optimiser`) on the ``device`` parameter's device (``auto`` when ``params`` has
+    none). ``corpus``: the prepared corpus of the same parameters
+    (:func:`rnnlib.book.corpus_params.corpus_config`)."""
     from .baseline import baseline_inputs
 
     data, smt_config = baseline_inputs(corpus, params)
-    smt_config = dataclasses.replace(smt_config, seed=SCORER_MERT_SEED)
-    smt = run(
-        data,
-        smt_config,
-        cache,
-        detokenize=lambda words: corpus.detokenize(list(words)),
-        log=lambda m: None,
-        alignment_run=alignment_run,
-    )
+    _, ptab, _ = build_stages(data, smt_config, cache, alignment_run, log=lambda m: None)
     seed = params["seed"]
-    table = PhraseTable.load(smt.phrase_table.file("phrase_table.npz"))
+    table = PhraseTable.load(ptab.file("phrase_table.npz"))
     all_pairs = table_pairs(table)
     held = table_pairs(
         table, sample=min(params["rnn_dev_pairs"], len(all_pairs) // 10 or 1), seed=seed + 1
@@ -308,34 +296,49 @@ def phrase_scorer(
         **scorer_optimiser(params),
     )
     run_config = {
-        "phrase_table": smt.phrase_table.key,
+        "phrase_table": ptab.key,
         "sample": params["rnn_sample"],
         "dev_pairs": len(held),
         "sample_seed": seed,
     }
-    t0 = time.perf_counter()
-    art = scorer_run(
-        cache,
-        run_config,
-        model_config,
-        train_config,
-        lambda: encode_pairs(train_list, corpus.src_vocab, corpus.tgt_vocab),
-        lambda: encode_pairs(held, corpus.src_vocab, corpus.tgt_vocab),
-        data=corpus.checksum,
-    )
     return PhraseScorer(
-        art,
+        None,
         model_config,
         train_config,
-        smt,
+        ptab,
         table,
         all_pairs,
         held,
         train_list,
-        time.perf_counter() - t0,
+        0.0,
         run_config,
         device,
     )
+
+
+def phrase_scorer(
+    cache: ArtifactCache,
+    corpus,
+    params: dict[str, Any],
+    alignment_run: int = 1,
+    plan: PhraseScorer | None = None,
+) -> PhraseScorer:
+    """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``params``: the
+    network of :func:`scorer_plan` (or of ``plan``, made by it for the same arguments) trained by
+    :func:`scorer_run`, or read from ``cache``. ``alignment_run``: the eflomal alignment whose
+    phrase table gives the pairs (1: the book's)."""
+    plan = plan or scorer_plan(cache, corpus, params, alignment_run)
+    t0 = time.perf_counter()
+    art = scorer_run(
+        cache,
+        plan.run_config,
+        plan.model_config,
+        plan.train_config,
+        lambda: encode_pairs(plan.train_pairs, corpus.src_vocab, corpus.tgt_vocab),
+        lambda: encode_pairs(plan.held, corpus.src_vocab, corpus.tgt_vocab),
+        data=corpus.checksum,
+    )
+    return dataclasses.replace(plan, artifact=art, seconds=time.perf_counter() - t0)
 
 
 def scorer_variant(
@@ -595,11 +598,9 @@ def systems_side_by_side(
     both cores busy where one leaves the second idle. The systems are the same whatever the
     setting (a decoding does not depend on its processes). Returns each job's outcome; with
     ``systems_at_once`` 1 nothing is built here."""
-    at_once = params.get("systems_at_once", 1)
-    if isinstance(at_once, bool) or not isinstance(at_once, int) or at_once < 1:
-        raise ValueError(f"parameter 'systems_at_once': {at_once!r}; expected an integer >= 1")
+    at_once = systems_at_once(params)
     jobs = [
-        Job(f"{name}, MERT seed {s}", functools.partial(mert_system, cache, base, extra, start, s))
+        Job(system_job(name, s), functools.partial(mert_system, cache, base, extra, start, s))
         for name, extra, start, seeds in rows
         for s in seeds
     ]
@@ -608,6 +609,20 @@ def systems_side_by_side(
     # the stages every system shares, here first, so that no worker waits on another's lock
     build_stages(base.data, base.config, cache, base.alignment_run, log=lambda m: None)
     return build_side_by_side(cache, jobs, at_once, torch.device("cpu"))
+
+
+def systems_at_once(params: dict[str, Any]) -> int:
+    """The chapter's ``systems_at_once`` (1 when it has none); a value that is not an integer
+    >= 1 is an error naming the parameter."""
+    at_once = params.get("systems_at_once", 1)
+    if isinstance(at_once, bool) or not isinstance(at_once, int) or at_once < 1:
+        raise ValueError(f"parameter 'systems_at_once': {at_once!r}; expected an integer >= 1")
+    return at_once
+
+
+def system_job(row: str, seed: int) -> str:
+    """The name of the pool's job that builds row ``row``'s system of MERT seed ``seed``."""
+    return f"{row}, MERT seed {seed}"
 
 
 def baseline_start(base: BaselineRow, extra: Sequence[ScoredTable]) -> dict[int, dict[str, float]]:
@@ -681,18 +696,26 @@ def baseline_row(
     settings as the baseline chapter reads them
     (:func:`rnnlib.experiments.baseline.baseline_inputs`) and the Baseline row of A Table 1: one
     MERT run per seed ``1..mert_seeds``, on eflomal alignment ``alignment_run``."""
+    base = baseline_setup(cache, params, alignment_run)
+    systems_side_by_side(cache, base, [("Baseline", (), None, base.seeds)], params)
+    base.runs = mert_runs(cache, base)
+    return base
+
+
+def baseline_setup(
+    cache: ArtifactCache, params: dict[str, Any], alignment_run: int = 1
+) -> BaselineRow:
+    """:func:`baseline_row` without its systems (``runs`` empty): the corpus, the data and
+    settings, the seeds and the device."""
     from .baseline import baseline_inputs
 
     corpus = cho2014_corpus(cache, params)
     data, config = baseline_inputs(corpus, params)
     seeds = list(range(1, params["mert_seeds"] + 1))
     device = resolve_device(params.get("device", "auto"))
-    base = BaselineRow(
+    return BaselineRow(
         corpus, data, dataclasses.replace(config, seed=seeds[0]), seeds, {}, device, alignment_run
     )
-    systems_side_by_side(cache, base, [("Baseline", (), None, seeds)], params)
-    base.runs = mert_runs(cache, base)
-    return base
 
 
 @dataclass
@@ -732,21 +755,14 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> 
     one MERT run per seed."""
     scorer = phrase_scorer(cache, base.corpus, params, base.alignment_run)
     model = scorer.model()
-    sentences = list(base.data.dev_src) + list(base.data.test_src)
-    phrases = source_phrases(sentences, params["max_phrase_len"])
-    lookup = scorer.table.lookup(sources=phrases)
-    usable = decoder_pairs(lookup, sentences, params["max_phrase_len"])
-    vocabs = (base.corpus.src_vocab, base.corpus.tgt_vocab)
-    feature = scored_pairs(cache, scorer.artifact, model, usable, *vocabs, data=checksum(sentences))
+    phrases, lookup, usable = usable_pairs(scorer, base.data, params)
+    feature = scored_usable(cache, scorer, model, usable, base)
     scores = load_scored(feature)
-    rows: dict[str, RowSpec] = {"+RNN": ("+RNN", [scores], None, base.seeds)}
-    if params.get("per_word_row", True):
-        rows["+RNN per word"] = ("+RNN per word", [per_word(scores)], None, base.seeds)
-    rows = {
-        name: (name, extra, row_start(base, extra, params), seeds)
-        for name, (_, extra, _, seeds) in rows.items()
-    }
-    rows[DEFAULTS_ROW] = (DEFAULTS_ROW, [scores], None, defaults_seeds(params))
+    rows: dict[str, RowSpec] = {}
+    for name, seeds in rnn_row_seeds(base, params).items():
+        extra = row_features(name, scores)
+        start = None if name == DEFAULTS_ROW else row_start(base, extra, params)
+        rows[name] = (name, extra, start, seeds)
     systems_side_by_side(cache, base, list(rows.values()), params)  # then read here, in order
     _, extra, start, _ = rows["+RNN"]
     runs = mert_runs(cache, base, extra=extra, start=start)
@@ -758,6 +774,139 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, params: dict[str, Any]) -> 
         row.runs_per_word = mert_runs(cache, base, extra=extra, start=start)
     row.runs_defaults = defaults_runs(cache, base, scores, params)
     return row
+
+
+def rnn_row_seeds(base: BaselineRow, params: dict[str, Any]) -> dict[str, list[int]]:
+    """The rows that add the RNN score, in the chapter's order, each with its MERT seeds: +RNN,
+    +RNN per word (``per_word_row``) and :data:`DEFAULTS_ROW` (:func:`defaults_seeds`, maybe
+    none)."""
+    rows = {"+RNN": list(base.seeds)}
+    if params.get("per_word_row", True):
+        rows["+RNN per word"] = list(base.seeds)
+    rows[DEFAULTS_ROW] = defaults_seeds(params)
+    return rows
+
+
+def row_features(row: str, scores: ScoredTable) -> list[ScoredTable]:
+    """The phrase features row ``row`` of :func:`rnn_row_seeds` adds to the Baseline: the RNN
+    score ``scores``, read per target word in "+RNN per word" (:func:`per_word`)."""
+    return [per_word(scores)] if row == "+RNN per word" else [scores]
+
+
+def checks_optimiser(params: dict[str, Any]) -> bool:
+    """Whether the chapter checks its network's optimiser against paper A's
+    (:func:`optimiser_check`): ``rnn_check_optimiser`` on, and the optimiser not the paper's."""
+    return bool(params.get("rnn_check_optimiser", True) and scorer_optimiser(params))
+
+
+def optimiser_check(
+    cache: ArtifactCache, corpus, scorer: PhraseScorer, params: dict[str, Any]
+) -> PhraseScorer | None:
+    """The check of the network's optimiser: ``scorer``'s network (or its plan,
+    :func:`scorer_plan`) trained again on the same pairs with the same seed and paper A's
+    optimiser for ``rnn_check_updates`` updates (:func:`scorer_variant`), when
+    ``rnn_check_optimiser`` is on and the chapter's optimiser is not the paper's
+    (:func:`scorer_optimiser`); else ``None``."""
+    if not checks_optimiser(params):
+        return None
+    updates = params.get("rnn_check_updates")
+    return scorer_variant(cache, corpus, scorer, updates=updates, paper_optimiser=True)
+
+
+def build_ahead(cache: ArtifactCache, params: dict[str, Any]) -> dict[str, str]:
+    """The chapter's costly work, built where ``cache`` lacks it ``systems_at_once`` at a time
+    (:func:`rnnlib.experiments.run_pool.build_side_by_side`: each job in a process forked from
+    this one, on one torch thread, started in this order as soon as what it reads is built):
+
+    1. the network (:func:`phrase_scorer`), then its scores of the pairs the decoder can use
+       (:func:`scored_usable`): the longest chain, first;
+    2. the Baseline's MERT-tuned systems, one per seed;
+    3. the systems of the rows that add the RNN score (:func:`rnn_row_seeds`), each after the
+       scores and, when it starts from the Baseline's tuned weights (:func:`row_start`), after
+       the Baseline's system of its seed;
+    4. the check of the network's optimiser (:func:`optimiser_check`) and the CSLM
+       (:func:`rnnlib.experiments.cho2014_cslm.cslm_model`), which nothing here waits for.
+
+    So the second core trains or tunes while the first does, where the chapter's order would
+    leave it idle (the network's training, the last system of an odd count). The chapter then
+    reads all of it, in its order, from the cache. The systems are the same either way; a
+    network trained here on one thread differs from one trained on ``threads`` threads by
+    rounding, as on another machine. Returns each job's outcome (empty with ``systems_at_once``
+    1: the chapter builds everything in its own order)."""
+    from .cho2014_cslm import cslm_model
+
+    at_once = systems_at_once(params)
+    if at_once == 1:
+        return {}
+    base = baseline_setup(cache, params)
+    corpus = base.corpus
+    build_stages(base.data, base.config, cache, base.alignment_run, log=lambda m: None)
+    plan = scorer_plan(cache, corpus, params, base.alignment_run)
+    _, _, usable = usable_pairs(plan, base.data, params)
+    read: dict[str, Any] = {}  # what a job reads, once per process
+
+    def scorer() -> PhraseScorer:
+        return phrase_scorer(cache, corpus, params, base.alignment_run, plan=plan)
+
+    def scores() -> ScoredTable:
+        if "scores" not in read:
+            trained = scorer()
+            read["scores"] = load_scored(
+                scored_usable(cache, trained, trained.model(), usable, base)
+            )
+        return read["scores"]
+
+    def baseline(seed: int) -> SMTResult:
+        return mert_system(cache, base, (), None, seed)
+
+    def system(row: str, seed: int) -> SMTResult:
+        extra = row_features(row, scores())
+        start = None
+        if row != DEFAULTS_ROW:
+            start = row_start(
+                dataclasses.replace(base, seeds=[seed], runs={seed: baseline(seed)}), extra, params
+            )
+        return mert_system(cache, base, extra, start, seed)
+
+    warm = params.get("mert_start", "baseline") == "baseline"
+    jobs = [Job("network", scorer), Job("scores", scores, after=("network",))]
+    jobs += [Job(system_job("Baseline", s), functools.partial(baseline, s)) for s in base.seeds]
+    for row, seeds in rnn_row_seeds(base, params).items():
+        for s in seeds:
+            after = ("scores",)
+            if warm and row != DEFAULTS_ROW:
+                after += (system_job("Baseline", s),)
+            jobs.append(Job(system_job(row, s), functools.partial(system, row, s), after=after))
+    if checks_optimiser(params):
+        jobs.append(Job("optimiser check", lambda: optimiser_check(cache, corpus, plan, params)))
+    jobs.append(Job("CSLM", lambda: cslm_model(cache, base, params)))
+    # (on a GPU nothing is built here: a process forked after CUDA started cannot use it)
+    return build_side_by_side(cache, jobs, at_once, base.device)
+
+
+def usable_pairs(scorer: PhraseScorer, data: SMTData, params: dict[str, Any]):
+    """``(phrases, lookup, usable)``: every source phrase of the dev and test sentences of
+    ``data`` (at most ``max_phrase_len`` words), the scorer's phrase table's entries for them
+    and every pair the decoder can use there (:func:`rnnlib.smt.rnn_scorer.decoder_pairs`)."""
+    sentences = list(data.dev_src) + list(data.test_src)
+    phrases = source_phrases(sentences, params["max_phrase_len"])
+    lookup = scorer.table.lookup(sources=phrases)
+    return phrases, lookup, decoder_pairs(lookup, sentences, params["max_phrase_len"])
+
+
+def scored_usable(
+    cache: ArtifactCache,
+    scorer: PhraseScorer,
+    model: torch.nn.Module,
+    usable: Sequence[Pair],
+    base: BaselineRow,
+) -> Artifact:
+    """The ``cho2014/rnn_feature`` artifact of the trained ``scorer``: ``model`` (its network)
+    scores the pairs ``usable`` (:func:`usable_pairs`) of ``base``'s dev and test sentences
+    (:func:`scored_pairs`)."""
+    sentences = list(base.data.dev_src) + list(base.data.test_src)
+    vocabs = (base.corpus.src_vocab, base.corpus.tgt_vocab)
+    return scored_pairs(cache, scorer.artifact, model, usable, *vocabs, data=checksum(sentences))
 
 
 def dev_nll_curve(scorer: Artifact):
@@ -2420,6 +2569,23 @@ def side_by_side_text(rows: dict[str, dict[int, SMTResult]]) -> str:
     return text + "."
 
 
+def threads_text(networks: dict[str, Artifact]) -> str:
+    """On how many torch threads each trained network of ``networks`` (what it is -> its
+    artifact) was trained, as its record says: one where :func:`build_ahead` trained it beside
+    the systems or the other networks (its time is then a clock with another job beside it), the
+    chapter's ``threads`` where the chapter trained it alone."""
+    parts = [
+        f"{name} on {art.extra.get('threads', 'an unrecorded number of')}"
+        for name, art in networks.items()
+    ]
+    return (
+        "Torch threads of the networks' training: "
+        + "; ".join(parts)
+        + " (one where it was trained beside the systems, `systems_at_once` above 1, "
+        "its time then a clock with another job beside it; `threads` where it was trained alone)."
+    )
+
+
 # -- where the time goes, and the set-up -------------------------------------------------------
 def stages_table(
     base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int, checks: Sequence = ()
@@ -2559,11 +2725,13 @@ __all__ = [
     "PAPER_ROWS",
     "DEFAULTS_ROW",
     "EXTENSION_ROWS",
+    "build_ahead",
+    "baseline_setup",
+    "checks_optimiser",
     "defaults_runs",
     "defaults_text",
     "PhraseScorer",
     "RNNRow",
-    "SCORER_MERT_SEED",
     "SCORER_PARAMS",
     "Table3",
     "baseline_row",
@@ -2580,6 +2748,13 @@ __all__ = [
     "long_phrases",
     "mert_runs",
     "mert_system",
+    "optimiser_check",
+    "rnn_row_seeds",
+    "row_features",
+    "scored_usable",
+    "system_job",
+    "systems_at_once",
+    "scorer_plan",
     "systems_side_by_side",
     "side_by_side_text",
     "defaults_seeds",
@@ -2630,5 +2805,7 @@ __all__ = [
     "table_3_numbers",
     "table_3_samples",
     "table_frame",
+    "threads_text",
     "train_key",
+    "usable_pairs",
 ]

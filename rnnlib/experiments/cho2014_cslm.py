@@ -565,14 +565,12 @@ class CSLMRows:
     kn: Artifact | None = None
 
 
-def cslm_rows(
-    cache: ArtifactCache, base: "BaselineRow", rnn: "RNNRow", params: dict[str, Any]
-) -> CSLMRows:
-    """Paper A's neural language model (Schwenk 2007; :func:`cslm_run` at the sizes of the
-    ``cslm_*`` parameters, on the target side of the training data) and the rows that add it:
-    +CSLM (on the Baseline's runs), +CSLM+RNN and +CSLM+RNN+WP (on the +RNN row's runs, WP the
-    count of target words outside the shortlist), each :meth:`RescoredSystem.run` per MERT
-    seed in ``params["rescore_mode"]``."""
+def cslm_model(
+    cache: ArtifactCache, base: "BaselineRow", params: dict[str, Any]
+) -> tuple[CSLMConfig, Artifact]:
+    """Paper A's neural language model at the sizes of the chapter's ``cslm_*`` parameters,
+    trained on the target side of ``base``'s training data (:func:`cslm_run`): its config and
+    its artifact."""
     corpus, data, p = base.corpus, base.data, params
     vocab = corpus.tgt_vocab
     config = CSLMConfig(
@@ -585,6 +583,20 @@ def cslm_rows(
         eval_every=p["cslm_eval_every"], dev_share=p["cslm_dev_share"], seed=p["seed"],
         data=checksum([corpus.checksum], data.train_tgt, data.dev_tgt), device=base.device,
     )  # fmt: skip
+    return config, art
+
+
+def cslm_rows(
+    cache: ArtifactCache, base: "BaselineRow", rnn: "RNNRow", params: dict[str, Any]
+) -> CSLMRows:
+    """Paper A's neural language model (Schwenk 2007; :func:`cslm_run` at the sizes of the
+    ``cslm_*`` parameters, on the target side of the training data) and the rows that add it:
+    +CSLM (on the Baseline's runs), +CSLM+RNN and +CSLM+RNN+WP (on the +RNN row's runs, WP the
+    count of target words outside the shortlist), each :meth:`RescoredSystem.run` per MERT
+    seed in ``params["rescore_mode"]``."""
+    corpus, data, p = base.corpus, base.data, params
+    vocab = corpus.tgt_vocab
+    config, art = cslm_model(cache, base, params)
     model = load_cslm(art, base.device)
     # the sentence features of the rescoring, each with what identifies its values
     lm = (LMScore(CSLMFeature(model, vocab), name="cslm"), {"cslm": art.key})
@@ -738,6 +750,7 @@ __all__ = [
     "MODES",
     "RescoredSystem",
     "SearchTiming",
+    "cslm_model",
     "cslm_numbers",
     "cslm_rows",
     "cslm_run",
