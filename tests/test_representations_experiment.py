@@ -263,6 +263,7 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     numbers = {n.name: n.value for n in gating_ablation.ablation_numbers(abl)}
     assert numbers["rep-abl-updates"] == 3
     assert numbers["rep-abl-share-worse"] == 100 * float(np.mean(abl.gap > 0))
+    assert numbers["rep-abl-gru-threads"] == numbers["rep-abl-tanh-threads"] == 1  # (one_thread)
     found = gating_ablation.ablation_check(abl, 200, 1)
     assert (found.claim, found.glue) == ("C-A-GRU-1", "rep-verdict-ablation")
     assert found.check.control.check.evidence["tests"][0][1:] == [0.0, 0.0, 0.0]

@@ -160,8 +160,16 @@ def ablation_numbers(abl: Ablation) -> list[Number]:
         Number("rep-abl-unigram-nll", float(np.mean(abl.nll_unigram)), 2),
         Number("rep-abl-gru-spu", extra["gru"]["seconds"] / extra["gru"]["updates"], 3),
         Number("rep-abl-tanh-spu", extra["tanh"]["seconds"] / extra["tanh"]["updates"], 3),
+        Number("rep-abl-gru-threads", trained_threads(abl.scorer.artifact)),
+        Number("rep-abl-tanh-threads", trained_threads(abl.tanh.artifact)),
         Number("rep-abl-seconds", seconds, 0),
     ]
+
+
+def trained_threads(run) -> int:
+    """The torch threads a ``cho2014/scorer`` artifact ``run`` was trained on, as its record
+    says (one where the cho2014 chapter trained it beside its systems, ``systems_at_once``)."""
+    return int(run.extra.get("threads", run.meta["machine"]["torch_threads"]))
 
 
 def ablation_check(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:
@@ -294,4 +302,5 @@ __all__ = [
     "held_out_sources",
     "most_frequent_sample",
     "samples_table",
+    "trained_threads",
 ]
