@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from rnnlib.book import claims
@@ -346,3 +347,21 @@ def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_
     holds = verdict((2.0, 1.0, 3.0))
     assert holds.verdict == claims.UNMEASURABLE
     assert "above the floor alone it says holds" in holds.reason
+
+
+def test_the_timing_control_pairs_the_same_work_so_position_and_minibatch_cancel():
+    """C-B-T2-3's control: RNNencdec's update k against its update k + 6, the same minibatch (of
+    three, cycled) at the same place in its ABBA round. Where an update's cost depends only on
+    those two (here strongly), the pairs are equal and the control cannot hold; the pairing it
+    replaced (first update of each round against the last) read a difference that is not there."""
+    k = np.arange(14)
+    cost = 0.1 + 0.05 * (k % 3) + 0.02 * (k % 2)  # by minibatch and by place in the round
+    a, b = R.same_work(cost)
+    assert len(a) == len(b) == 8 and np.array_equal(a, b)
+    assert not np.array_equal(cost[0:14:2], cost[1:14:2])  # the old pairing's bias
+    control = claims.intervals_above(
+        [("RNNencdec − RNNencdec", *R.stats.paired_difference(a, b, 200, np.random.default_rng(1)))]
+    )
+    assert claims.evaluate(control).verdict != claims.HOLDS
+    with pytest.raises(ValueError, match="need more than 6"):
+        R.same_work(cost[:6])
