@@ -2569,15 +2569,18 @@ def side_by_side_text(rows: dict[str, dict[int, SMTResult]]) -> str:
     return text + "."
 
 
+def trained_threads(run: Artifact) -> int:
+    """The torch threads a network's artifact ``run`` (``cho2014/scorer``, ``cho2014/cslm``) was
+    trained on, as its record says: one where :func:`build_ahead` trained it beside the systems
+    (``systems_at_once`` above 1), the chapter's ``threads`` where the chapter trained it alone."""
+    return int(run.extra.get("threads", run.meta["machine"]["torch_threads"]))
+
+
 def threads_text(networks: dict[str, Artifact]) -> str:
     """On how many torch threads each trained network of ``networks`` (what it is -> its
-    artifact) was trained, as its record says: one where :func:`build_ahead` trained it beside
-    the systems or the other networks (its time is then a clock with another job beside it), the
-    chapter's ``threads`` where the chapter trained it alone."""
-    parts = [
-        f"{name} on {art.extra.get('threads', 'an unrecorded number of')}"
-        for name, art in networks.items()
-    ]
+    artifact) was trained (:func:`trained_threads`); a network's time is a clock with another
+    job beside it where it trained on one thread beside the systems."""
+    parts = [f"{name} on {trained_threads(art)}" for name, art in networks.items()]
     return (
         "Torch threads of the networks' training: "
         + "; ".join(parts)
@@ -2806,6 +2809,7 @@ __all__ = [
     "table_3_samples",
     "table_frame",
     "threads_text",
+    "trained_threads",
     "train_key",
     "usable_pairs",
 ]

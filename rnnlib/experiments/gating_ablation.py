@@ -35,7 +35,7 @@ from ..presets import build_model
 from ..ragged import Ragged
 from ..smt import rnn_scorer
 from ..smt.rnn_scorer import encode_pairs, score_pairs
-from .cho2014 import Number, PhraseScorer, scorer_variant
+from .cho2014 import Number, PhraseScorer, scorer_variant, trained_threads
 
 
 @dataclass
@@ -164,12 +164,6 @@ def ablation_numbers(abl: Ablation) -> list[Number]:
         Number("rep-abl-tanh-threads", trained_threads(abl.tanh.artifact)),
         Number("rep-abl-seconds", seconds, 0),
     ]
-
-
-def trained_threads(run) -> int:
-    """The torch threads a ``cho2014/scorer`` artifact ``run`` was trained on, as its record
-    says (one where the cho2014 chapter trained it beside its systems, ``systems_at_once``)."""
-    return int(run.extra.get("threads", run.meta["machine"]["torch_threads"]))
 
 
 def ablation_check(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:
@@ -302,5 +296,4 @@ __all__ = [
     "held_out_sources",
     "most_frequent_sample",
     "samples_table",
-    "trained_threads",
 ]

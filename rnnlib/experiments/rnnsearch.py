@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -819,9 +820,11 @@ def _test_nll_of(ex: RNNsearchExperiment, run: Artifact, arch: str) -> np.ndarra
 #: seconds of interleaved updates C-B-T2-3 measures (live, at every run of the chapter): the
 #: default of the chapter's ``timing_seconds``
 TIMING_SECONDS = 12.0
+#: minibatches the live timing of C-B-T2-3 cycles through (:func:`update_times`)
+TIMING_BATCHES = 3
 #: C-B-T2-3's control pairs RNNencdec's measured update ``k`` with its update ``k + 6``: the same
-#: minibatch (of three) at the same place in an ABBA round (first or last), three rounds later
-CONTROL_LAG = 6
+#: minibatch (of three) at the same place in an ABBA round (each model trains twice a round)
+CONTROL_LAG = math.lcm(2, TIMING_BATCHES)
 
 
 @dataclass
@@ -853,7 +856,10 @@ def update_times(ex: RNNsearchExperiment, seconds: float = TIMING_SECONDS) -> Up
     pairs = train.select(length_filter(train, p["len_long"]))
     rng = np.random.default_rng(p["seed"])
     size = min(p["batch_size"], len(pairs))
-    batches = [make_batch(pairs, rng.choice(len(pairs), size, replace=False)) for _ in range(3)]
+    batches = [
+        make_batch(pairs, rng.choice(len(pairs), size, replace=False))
+        for _ in range(TIMING_BATCHES)
+    ]
     batches = [b.to(ex.device) for b in batches]
     clip = p["clip_norm"] if p["clip_norm"] is not None else float("inf")
     arms = {}
