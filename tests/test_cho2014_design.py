@@ -473,6 +473,102 @@ def test_dev_parts_split_each_seeds_output_at_the_tuning_set(tmp_path, monkeypat
     assert table.loc["Baseline", "paper dev − Baseline"] == 0
 
 
+def _bleu_runs(dev: float, test: float, seeds: int = 2) -> dict:
+    one = {"dev": {"single": {"bleu": dev}}, "test": {"single": {"bleu": test}}}
+    return {
+        s: SimpleNamespace(bleu=one, evaluation=SimpleNamespace(key=f"k{dev}{s}"))
+        for s in range(seeds)
+    }
+
+
+def test_table_1_with_dev_parts_never_mixes_tuning_and_held_out_sentences():
+    rows = {
+        name: _bleu_runs(20 + k, 19 + k)
+        for k, name in enumerate(["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"])
+    }
+    parts = {
+        name: (np.array([30.0 + k] * 2), np.array([10.0 - k] * 2)) for k, name in enumerate(rows)
+    }
+    intervals = {name: {"dev held out": (-1.0, 0.5), "test": (0.25, 1.75)} for name in rows}
+    table = cho.table_1(rows, parts, intervals, "n-gram + CSLM (weaker: 120.0 against 60.0)")
+    assert "dev" not in table and "dev − Baseline" not in table  # the mixed column is gone
+    assert (
+        table.loc["+RNN", "tuning − Baseline"] == 1
+        and table.loc["+RNN", "dev held out − Baseline"] == -1
+    )
+    assert table.loc["+RNN", "test − Baseline, 95%"] == "[0.25, 1.75]"
+    assert table.loc["+RNN", "dev held out − Baseline, 95%"] == "[-1.00, 0.50]"
+    assert table.loc["Baseline", "test − Baseline, 95%"] == "[0.25, 1.75]"
+    assert table.loc["+RNN", "language model"] == "n-gram"
+    assert table.loc["+CSLM+RNN", "language model"].startswith("n-gram + CSLM (weaker")
+    numbers = {n.name: n.value for n in cho.table_1_numbers(table, rows)}
+    assert "cho-gain-dev" not in numbers and "cho-gain-cslm-dev" not in numbers
+    assert numbers["cho-gain-tuning-cslm"] == 2 and numbers["cho-gain-heldout-cslm-rnn-wp"] == -4
+    assert numbers["cho-gain-test"] == 1 and numbers["cho-gain-cslm-rnn-test"] == 3
+    without = cho.table_1(rows)  # no parts: one dev column, every dev sentence
+    assert without.loc["+RNN", "dev − Baseline"] == 1 and "tuning" not in without
+    assert "cho-gain-dev-cslm" in {n.name for n in cho.table_1_numbers(without, rows)}
+
+
+def test_gain_intervals_resample_test_and_the_held_out_dev_sentences_only(tmp_path, monkeypatch):
+    from rnnlib.cache import ArtifactCache
+
+    rng = np.random.default_rng(0)
+    refs = [" ".join(f"w{x}" for x in rng.integers(0, 50, 8)) for _ in range(60)]
+    wrong = [" ".join(r.split()[:-2] + ["zz", "yy"]) for r in refs]
+    good = list(refs)
+    # the first 20 dev sentences are the tuning set: +RNN is better after them, +CSLM on them
+    outputs = {
+        "Baseline": {"dev": [wrong, wrong], "test": [wrong, wrong]},
+        "+RNN": {"dev": [wrong[:20] + good[20:]] * 2, "test": [good, good[:58] + wrong[58:]]},
+        "+CSLM": {"dev": [good[:20] + wrong[20:]] * 2, "test": [wrong, wrong]},
+    }
+    monkeypatch.setattr(cho, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
+    monkeypatch.setattr(cho, "N_BOOT", 200)
+    rows = {name: _bleu_runs(20 + k, 19 + k) for k, name in enumerate(outputs)}
+    base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
+    cache = ArtifactCache(tmp_path)
+    got = cho.gain_intervals(cache, rows, base, n_tune=20)
+    assert set(got) == {"+RNN", "+CSLM"}
+    assert got["+RNN"]["test"][0] > 0 and got["+RNN"]["dev held out"][0] > 0
+    low, high = got["+CSLM"]["dev held out"]  # better on the tuning set only: no gain held out
+    assert low == high == 0
+    assert cho.gain_intervals(cache, rows, base, n_tune=20) == got  # read back from the cache
+    assert "dev held out" not in cho.gain_intervals(cache, rows, base, n_tune=60)["+RNN"]
+
+
+def test_training_length_says_whether_held_out_perplexity_was_still_falling():
+    falling = cho.training_length([3500, 4000], [22.6, 20.2], "rnn_updates", "per token")
+    assert "still falling" in falling and "`rnn_updates`" in falling and "4,000" in falling
+    flat = cho.training_length([500, 1000], [151.0, 150.0], "cslm_updates", "per word")
+    assert "levelled off" in flat and "per word" in flat
+
+
+def test_scorer_length_text_reads_the_per_token_nll_of_the_last_two_evaluations(tmp_path):
+    log = pd.DataFrame({"update": [500, 1000], "dev_nll_token": [3.119, 3.008]})
+    log.to_csv(tmp_path / "eval_log.csv", index=False)
+    art = SimpleNamespace(file=lambda name: tmp_path / name)
+    text = cho.scorer_length_text(art)  # exp(3.119) = 22.6, exp(3.008) = 20.2: 11% lower
+    assert "still falling" in text and "22.6 at update 500, 20.2 at 1,000" in text
+
+
+def test_cslm_row_label_says_whether_the_cslm_is_the_weaker_language_model():
+    from rnnlib.experiments.cho2014_cslm import cslm_row_label
+
+    def rows(ppl, kn):
+        return SimpleNamespace(
+            artifact=SimpleNamespace(extra={"dev_set_ppl": ppl}),
+            kn=None if kn is None else SimpleNamespace(extra={"dev_perplexity": kn}),
+        )
+
+    assert (
+        cslm_row_label(rows(120.6, 59.5))
+        == "n-gram + CSLM (weaker: dev perplexity 120.6 against 59.5)"
+    )
+    assert "better" in cslm_row_label(rows(50.0, 59.5))
+    assert cslm_row_label(rows(50.0, None)) == "n-gram + CSLM (dev perplexity 50.0)"
+
+
 # -- the CSLM against the n-gram model on the same shortlist ---------------------------------------
 def test_on_shortlist_writes_words_outside_the_vocabulary_as_unk():
     from rnnlib.experiments.cho2014_cslm import on_shortlist

@@ -20,6 +20,9 @@ A_TABLE1 = {
 # A, Sec. 4.1.2: the CSLM's perplexity on its validation set (0.1% of the target corpus).
 A_CSLM_PERPLEXITY = 45.80
 
+# A, Sec. 4.1.2: the CSLM's training data beside the target side of the bitext (words of news).
+A_CSLM_NEWS_WORDS = "712M"
+
 # B, Sec. 4.1: the training corpus.
 B_CORPUS = "348M words of WMT'14 English→French"
 
@@ -169,3 +172,8 @@ A_TABLE3 = {
 
 # A, Sec. 4.3 / Table 3: the samples drawn per source phrase.
 A_TABLE3_SAMPLES = 50
+
+# A, Sec. 4.4 and Figs. 5 and 7: the phrases mapped (randomly selected, of four or more words).
+A_FIG5_PHRASES = 5000
+A_FIG7_PHRASES = 1000
+A_MAP_MIN_WORDS = 4

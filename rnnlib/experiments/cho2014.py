@@ -104,6 +104,7 @@ from ..models import build_model
 from ..presets import preset
 from ..ragged import ParallelArrays
 from ..search import sample
+from ..smt.decoder import default_weights
 from ..smt.features import Pair
 from ..smt.phrases import PhraseTable, source_phrases
 from ..smt.rnn_scorer import (
@@ -918,21 +919,64 @@ def dev_nll_curve(scorer: Artifact):
     evals = pd.read_csv(scorer.file("eval_log.csv"))
     fig, ax = plt.subplots(figsize=(5, 3))
     sns.lineplot(evals, x="update", y="dev_nll_sentence", marker="o", color="black", ax=ax)
-    ax.set_xlabel("update (64 unique phrase pairs each)")
+    ax.set_xlabel(f"update ({scorer.config['train']['batch_size']} unique phrase pairs each)")
     ax.set_ylabel("dev NLL per phrase pair")
     return fig
 
 
+#: a held-out perplexity that fell by more than this share over the last evaluation interval
+#: was still falling when training stopped (the scorer's per target token, the CSLM's per word)
+STILL_FALLING = 0.05
+
+
+def training_length(updates: Sequence[int], ppl: Sequence[float], param: str, what: str) -> str:
+    """Whether a network's held-out perplexity ``ppl`` (at its evaluations ``updates``) was
+    still falling when training stopped: by more than :data:`STILL_FALLING` over the last
+    interval (Markdown, naming the parameter ``param`` that set the length and what ``what``
+    the perplexity is of)."""
+    (u0, u1), (p0, p1) = updates[-2:], ppl[-2:]
+    if p1 < (1 - STILL_FALLING) * p0:
+        return (
+            f"its held-out perplexity {what} was still falling when training stopped ({p0:.1f} "
+            f"at update {int(u0):,}, {p1:.1f} at {int(u1):,}): `{param}` cut it short for the "
+            "time budget"
+        )
+    return (
+        f"its held-out perplexity {what} had levelled off ({p0:.1f} at update {int(u0):,}, "
+        f"{p1:.1f} at {int(u1):,})"
+    )
+
+
+def scorer_length_text(scorer: Artifact) -> str:
+    """:func:`training_length` of the scorer, on its held-out pairs' NLL per target token
+    (``eval_log.csv``); empty with fewer than two evaluations."""
+    evals = pd.read_csv(scorer.file("eval_log.csv"))
+    if len(evals) < 2:
+        return "it was evaluated fewer than twice, so whether it had levelled off is unknown"
+    ppl = np.exp(evals["dev_nll_token"].to_numpy())
+    return training_length(evals["update"].tolist(), ppl.tolist(), "rnn_updates", "per token")
+
+
+def _extra_start() -> float:
+    """The weight a feature beyond Moses' starts from at the decoder's defaults."""
+    return float(default_weights(1)[-1])
+
+
 def scorer_numbers(rnn: RNNRow) -> list[Number]:
-    """The network's pairs and training, for the chapter's prose."""
+    """The network's pairs and training, for the chapter's prose, with the paper's network size
+    and the weight a new feature starts from at the decoder's defaults."""
     scorer, extra = rnn.scorer, rnn.scorer.artifact.extra
     return [
+        Number("cho-paper-hidden", preset("paper-cho2014").hidden),
+        Number("cho-paper-cslm-news", papers.A_CSLM_NEWS_WORDS),
+        Number("cho-extra-start", _extra_start()),
         Number("cho-train-pairs", len(scorer.train_pairs)),
         Number("cho-unique-pairs", len(scorer.all_pairs)),
         Number("cho-dev-pairs", len(scorer.held)),
         Number("cho-usable-pairs", len(rnn.usable)),
         Number("cho-copies", sum(1 for s, t in rnn.usable if s not in rnn.lookup)),
         Number("cho-updates", int(extra["updates"])),
+        Number("cho-batch", int(rnn.scorer.artifact.config["train"]["batch_size"])),
         Number("cho-epochs", extra["epochs"], 2),
         Number("cho-best-dev-nll", extra["dev_nll"], 2),
     ]
@@ -994,41 +1038,68 @@ def table_1_rows(
 def table_1(
     rows: dict[str, dict[int, SMTResult]],
     parts: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    intervals: dict[str, dict[str, tuple[float, float]]] | None = None,
+    cslm_label: str | None = None,
 ) -> pd.DataFrame:
     """A Table 1: for each row of ``rows`` (name -> seed -> run; the names of
     :data:`PAPER_ROWS`), the mean and standard deviation over the MERT runs of dev and test
     BLEU, the dev and test gains over the Baseline, and the paper's numbers; rounded to 2 digits.
-    With ``parts`` (:func:`dev_parts`) the dev BLEU is split into the tuning set's ("tuning",
-    the paper's dev: it tuned on newstest2012+2013 and reported them) and the held-out dev
-    sentences' ("dev held out"), each with its gain over the Baseline."""
+
+    With ``parts`` (:func:`dev_parts`) the dev BLEU is given as two parts that are never mixed:
+    the tuning set's ("tuning", the paper's dev: it tuned on newstest2012+2013 and reported
+    them) and the held-out dev sentences' ("dev held out"), each with its gain over the
+    Baseline; without it, one "dev" column (every dev sentence). With ``intervals``
+    (:func:`gain_intervals`: name -> ``"dev held out"``/``"test"`` -> ``(low, high)``) each gain
+    over the Baseline gets its 95% interval (MERT seeds and sentence resampling together, Clark
+    et al. 2011) as a column of text ``[low, high]``. With ``cslm_label``
+    (:func:`rnnlib.experiments.cho2014_cslm.cslm_row_label`) a "language model" column says
+    which rows add the CSLM and how it compares with the n-gram model."""
     base_test = bleu_of(rows["Baseline"], "test").mean()
     base_dev = bleu_of(rows["Baseline"], "dev").mean()
     paper_base = papers.A_TABLE1["Baseline"]
+
+    def interval(name: str, split: str) -> str:
+        low, high = (intervals or {}).get(name, {}).get(split, (np.nan, np.nan))
+        return "" if np.isnan(low) else f"[{low:.2f}, {high:.2f}]"
+
     out = []
     for name, runs in rows.items():
         dev, test = bleu_of(runs, "dev"), bleu_of(runs, "test")
         paper = papers.A_TABLE1[PAPER_ROWS.get(name)] if PAPER_ROWS.get(name) else None
         p_dev, p_test = (paper["dev"], paper["test"]) if paper else (np.nan, np.nan)
-        row = {"system": name, "dev": dev.mean(), "dev sd": _sd(dev)}
-        if parts is not None:
+        row: dict[str, Any] = {"system": name}
+        if cslm_label is not None:
+            row["language model"] = cslm_label if "CSLM" in name else "n-gram"
+        if parts is None:
+            row.update(
+                {"dev": dev.mean(), "dev sd": _sd(dev), "dev − Baseline": dev.mean() - base_dev}
+            )
+        else:
             tune, held = parts[name]
             base_tune, base_held = parts["Baseline"]
             row.update(
                 {
                     "tuning": tune.mean(),
                     "tuning sd": _sd(tune),
+                    "tuning − Baseline": tune.mean() - base_tune.mean(),
                     "dev held out": held.mean(),
                     "dev held out sd": _sd(held),
-                    "tuning − Baseline": tune.mean() - base_tune.mean(),
                     "dev held out − Baseline": held.mean() - base_held.mean(),
                 }
             )
+            if intervals is not None:
+                row["dev held out − Baseline, 95%"] = interval(name, "dev held out")
         row.update(
             {
                 "test": test.mean(),
                 "test sd": _sd(test),
-                "dev − Baseline": dev.mean() - base_dev,
                 "test − Baseline": test.mean() - base_test,
+            }
+        )
+        if intervals is not None:
+            row["test − Baseline, 95%"] = interval(name, "test")
+        row.update(
+            {
                 "MERT runs": len(runs),
                 "paper dev": p_dev,
                 "paper test": p_test,
@@ -1038,6 +1109,52 @@ def table_1(
         )
         out.append(row)
     return pd.DataFrame(out).set_index("system").round(2)
+
+
+def gain_intervals(
+    cache: ArtifactCache,
+    rows: dict[str, dict[int, SMTResult]],
+    base: BaselineRow,
+    n_tune: int | None,
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """name -> ``"dev held out"``/``"test"`` -> ``(low, high)``: the 95% interval of each row's
+    gain over the Baseline (:func:`clark`: the MERT seeds' spread and :data:`N_BOOT` paired
+    resamples of the sentences) on test and on the held-out dev sentences (from
+    :func:`dev_claim_start` on; absent when MERT tuned on every dev sentence). The Baseline
+    has none. An artifact (``cho2014/table1_intervals``, keyed by every row's evaluation):
+    about 1.5 s a difference."""
+    refs = {"dev": list(base.data.dev_refs[0]), "test": list(base.data.test_refs[0])}
+    n_dev = len(row_outputs({"Baseline": rows["Baseline"]})["Baseline"]["dev"][0])
+    first = dev_claim_start(n_tune, n_dev)
+    config = {
+        "rows": {name: [r.evaluation.key for r in runs.values()] for name, runs in rows.items()},
+        "n_samples": N_BOOT,
+        "dev_from": first,
+    }
+
+    def make(out: Path, work: Path) -> dict:
+        outputs = row_outputs(rows)
+        splits = {"test": ("test", 0, len(refs["test"]))}
+        if first:
+            splits["dev held out"] = ("dev", first, n_dev)
+        found: dict[str, dict[str, list[float]]] = {}
+        for name in rows:
+            if name == "Baseline":
+                continue
+            found[name] = {}
+            for label, (split, lo, hi) in splits.items():
+                a = [lines[lo:hi] for lines in outputs[name][split]]
+                b = [lines[lo:hi] for lines in outputs["Baseline"][split]]
+                _, _, low, high = clark(label, a, b, refs[split][lo:hi])
+                found[name][label] = [low, high]
+        (out / "intervals.json").write_text(json.dumps(found), encoding="utf-8")
+        return {"rows": len(found)}
+
+    art = cache.build(
+        "cho2014/table1_intervals", config, make, data=checksum(refs["dev"], refs["test"])
+    )
+    saved = json.loads(art.file("intervals.json").read_text(encoding="utf-8"))
+    return {name: {k: tuple(v) for k, v in d.items()} for name, d in saved.items()}
 
 
 def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
@@ -1134,7 +1251,7 @@ def start_text(params: dict[str, Any], n_tune: int) -> str:
         "from the Baseline's weights tuned with the same seed and the new weight at 0, as a "
         "careful Moses user would: the search begins where the Baseline's ended"
         if params.get("mert_start", "baseline") == "baseline"
-        else "from the decoder's defaults (Moses' weights, the new weight at 0.1)"
+        else f"from the decoder's defaults (Moses' weights, the new weight at {_extra_start():g})"
     )
     return (
         f"MERT started the rows that add the RNN score {how}. Every row's MERT (the Baseline's "
@@ -1232,31 +1349,35 @@ def heldout_numbers(heldout: pd.DataFrame) -> list[Number]:
 
 def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]]) -> list[Number]:
     """The gains of Table 1 over the Baseline (ours and the paper's), the largest MERT standard
-    deviation of the Baseline and +RNN rows, and the number of MERT runs."""
-    base_dev, base_test = (bleu_of(rows["Baseline"], split).mean() for split in ("dev", "test"))
+    deviation of the Baseline and +RNN rows, and the number of MERT runs. Our dev gains are the
+    table's: on the tuning set and the held-out dev sentences (``cho-gain-tuning…``,
+    ``cho-gain-heldout…``) when it has them, else on every dev sentence (``cho-gain-dev…``);
+    the test gains are ``cho-gain-test`` (+RNN) and ``cho-gain-<row>-test``."""
     with warnings.catch_warnings():  # one MERT run: no standard deviation, NaN
         warnings.simplefilter("ignore", RuntimeWarning)
         noise = np.nanmax([table1.loc["Baseline", "test sd"], table1.loc["+RNN", "test sd"]])
+    dev_gains = (
+        [("tuning − Baseline", "tuning"), ("dev held out − Baseline", "heldout")]
+        if "tuning" in table1
+        else [("dev − Baseline", "dev")]
+    )
     out = []
-    for col, key in (("tuning − Baseline", "tuning"), ("dev held out − Baseline", "heldout")):
-        if col in table1:
-            for name, suffix in (("+RNN", ""), ("+CSLM+RNN", "-cslm-rnn")):
-                out.append(Number(f"cho-gain-{key}{suffix}", table1.loc[name, col], 2))
+    for name, suffix in (
+        ("+RNN", ""),
+        ("+CSLM", "-cslm"),
+        ("+CSLM+RNN", "-cslm-rnn"),
+        ("+CSLM+RNN+WP", "-cslm-rnn-wp"),
+    ):
+        for col, key in dev_gains:
+            out.append(Number(f"cho-gain-{key}{suffix}", table1.loc[name, col], 2))
+        test = f"cho-gain{suffix}-test" if suffix else "cho-gain-test"  # the names cited so far
+        out.append(Number(test, table1.loc[name, "test − Baseline"], 2))
     out += [
-        Number("cho-gain-dev", bleu_of(rows["+RNN"], "dev").mean() - base_dev, 2),
-        Number("cho-gain-test", bleu_of(rows["+RNN"], "test").mean() - base_test, 2),
         Number("cho-mert-sd", noise, 2),
         Number("cho-seeds", len(rows["Baseline"])),
         Number("cho-wp-margin", WP_MARGIN),
         Number("cho-bleu-floor", BLEU_FLOOR),
     ]
-    for name, key in (
-        ("+CSLM", "cslm"),
-        ("+CSLM+RNN", "cslm-rnn"),
-        ("+CSLM+RNN+WP", "cslm-rnn-wp"),
-    ):
-        out.append(Number(f"cho-gain-{key}-dev", table1.loc[name, "dev"] - base_dev, 2))
-        out.append(Number(f"cho-gain-{key}-test", table1.loc[name, "test − Baseline"], 2))
     paper = papers.A_TABLE1
     for row, key in (
         ("RNN", "rnn"),
@@ -2693,12 +2814,18 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
         ("CSLM: order, projection, rectified layers", "7-gram, 512, 1536 and 1024", cslm_sizes,
          "cslm_order, cslm_emb, cslm_hidden1, cslm_hidden2"),
         ("CSLM: training",
-         "target side and 712M words of news, until the dev perplexity stopped improving",
+         f"target side and {papers.A_CSLM_NEWS_WORDS} words of news, until the dev perplexity "
+         "stopped improving",
          f"target side of the training pairs, {p['cslm_updates']:,} Adam updates "
          f"(lr {p['cslm_lr']:g})", "cslm_updates, cslm_lr"),
         ("CSLM: use", "scores partial translations in the search",
          f"rescores {p['eval_nbest']}-best lists (mode {p['rescore_mode']})",
          "rescore_mode, eval_nbest"),
+        ("CSLM rows: MERT", "MERT's loop, decoding with the CSLM in the search",
+         "one more MERT on the fixed n-best lists of the base row's tuned weights, no decoding"
+         if p["rescore_mode"] == "lists"
+         else "MERT's loop, each decoding's n-best lists rescored by the CSLM",
+         "rescore_mode, rescore_iterations"),
         ("phrase-based system", "Moses, default settings",
          f"the book's: {p['lm_order']}-gram LM, stack {p['stack_size']}, {p['ttable_limit']} "
          f"options a span, distortion {p['distortion_limit']}",
@@ -2709,12 +2836,22 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
          "tune_sentences, mert_seeds, mert_iterations, mert_restarts"),
         ("MERT's start for the +RNN rows", "not stated (Moses: its default weights)",
          "the Baseline's tuned weights, the new weight at 0"
-         + (f"; in a row of its own, the decoder's defaults (the new weight at 0.1), seeds 1 to "
-            f"{len(rnn.runs_defaults)}" if rnn.runs_defaults else "")
+         + (f"; in a row of its own, the decoder's defaults (the new weight at "
+            f"{_extra_start():g}), seeds 1 to {len(rnn.runs_defaults)}"
+            if rnn.runs_defaults else "")
          if p.get("mert_start", "baseline") == "baseline"
-         else "the decoder's defaults, the new weight at 0.1", "mert_start, mert_default_seeds"),
+         else f"the decoder's defaults, the new weight at {_extra_start():g}",
+         "mert_start, mert_default_seeds"),
         ("dev and test sets", "newstest2012+2013; newstest2014 (3,003 sentences)",
          f"{len(data.dev_src):,} dev and {len(data.test_src):,} test sentences", "max_eval"),
+        ("Table 1's dev BLEU", "the dev set, which MERT tuned on",
+         f"the {tune:,} tuning sentences, and the other {len(data.dev_src) - tune:,} dev "
+         "sentences apart (held out; the claims' dev halves read these)"
+         if tune < len(data.dev_src)
+         else "the dev set, which MERT tuned on", "tune_sentences, max_eval"),
+        ("Fig. 3, Tables 2 and 3: the pairs read", "the whole phrase table",
+         "the pairs of the source phrases of the dev and test sentences (those the decoder can "
+         "use)", "max_eval"),
     ]  # fmt: skip
     columns = ["setting", "Cho et al. 2014", "this run", "parameters"]
     return pd.DataFrame(recipe, columns=columns).set_index("setting")
@@ -2736,6 +2873,10 @@ __all__ = [
     "PhraseScorer",
     "RNNRow",
     "SCORER_PARAMS",
+    "STILL_FALLING",
+    "gain_intervals",
+    "scorer_length_text",
+    "training_length",
     "Table3",
     "baseline_row",
     "bleu_of",

@@ -63,7 +63,7 @@ from ..smt.rescore import (
 )
 from ..cache import Artifact, ArtifactCache, NotCached
 from ..specials import SPECIALS, UNK
-from .cho2014 import Number
+from .cho2014 import Number, training_length
 
 if TYPE_CHECKING:
     from .cho2014 import BaselineRow, Replicate, RNNRow
@@ -182,8 +182,8 @@ def shortlist_kn(
 def cslm_against_kn(cslm_ppl: float, kn_ppl: float, history: pd.DataFrame | None = None) -> str:
     """Whether the CSLM beats the n-gram model on the same shortlist (Markdown, for the prose and
     the rows that use the CSLM); with ``history`` (the CSLM's ``eval_log.csv``: ``update``,
-    ``dev_ppl``), whether its held-out perplexity was still falling when training stopped (by
-    more than 5% over the last evaluation interval)."""
+    ``dev_ppl``), whether its held-out perplexity was still falling when training stopped
+    (:func:`rnnlib.experiments.cho2014.training_length`)."""
     if cslm_ppl < kn_ppl:
         text = (
             f"the CSLM is the better language model here: perplexity {cslm_ppl:.1f} against the "
@@ -194,22 +194,26 @@ def cslm_against_kn(cslm_ppl: float, kn_ppl: float, history: pd.DataFrame | None
             f"**the CSLM is the weaker language model here**: perplexity {cslm_ppl:.1f} against "
             f"the Kneser–Ney model's {kn_ppl:.1f} on the same shortlist, so its rows add a worse "
             "model of French beside a better one, unlike the paper's, whose CSLM was trained on "
-            "712M more words of news"
+            f"{papers.A_CSLM_NEWS_WORDS} more words of news"
         )
     if history is not None and len(history) >= 2:
-        (u0, p0), (u1, p1) = history[["update", "dev_ppl"]].tail(2).itertuples(index=False)
-        if p1 < 0.95 * p0:
-            text += (
-                f"; its held-out perplexity was still falling when training stopped ({p0:.1f} at "
-                f"update {int(u0):,}, {p1:.1f} at {int(u1):,}): `cslm_updates` cut it short for "
-                "the time budget"
-            )
-        else:
-            text += (
-                f"; its held-out perplexity had levelled off ({p0:.1f} at update {int(u0):,}, "
-                f"{p1:.1f} at {int(u1):,})"
-            )
+        text += "; " + training_length(
+            history["update"].tolist(), history["dev_ppl"].tolist(), "cslm_updates", "per word"
+        )
     return text
+
+
+def cslm_row_label(cslm: CSLMRows) -> str:
+    """What the rows that add the CSLM use as language models, for Table 1's "language model"
+    column: the n-gram model and the CSLM, and whether the CSLM is the weaker of the two on its
+    shortlist (dev perplexity of the references against the same-shortlist Kneser–Ney model's;
+    without that model, its perplexity alone)."""
+    ppl = cslm.artifact.extra["dev_set_ppl"]
+    if cslm.kn is None:
+        return f"n-gram + CSLM (dev perplexity {ppl:.1f})"
+    kn = cslm.kn.extra["dev_perplexity"]
+    which = "weaker" if ppl >= kn else "better"
+    return f"n-gram + CSLM ({which}: dev perplexity {ppl:.1f} against {kn:.1f})"
 
 
 def load_cslm(art: Artifact, device: torch.device | str = "cpu") -> CSLM:
@@ -747,6 +751,7 @@ def rescore_how(mode: str, eval_nbest: int, tune_nbest: int) -> str:
 
 __all__ = [
     "CSLMRows",
+    "cslm_row_label",
     "MODES",
     "RescoredSystem",
     "SearchTiming",
