@@ -73,8 +73,12 @@ CUE_WORDS = PLACE_CUES | PLACE_OF_CUES | {"of"}
 WORD_CATEGORIES = ("number", "time", "person", "place", "pronoun", "preposition", "determiner")
 
 
+#: a name is a place when at least this share of its occurrences follow a place cue
+PLACE_SHARE = 0.25
+
+
 def proper_names(
-    sentences: Iterable[Sequence[str]], min_count: int = 3, place_share: float = 0.25
+    sentences: Iterable[Sequence[str]], min_count: int = 3, place_share: float = PLACE_SHARE
 ) -> dict[str, str]:
     """``{word: "person" | "place"}`` for the words written with a capital letter everywhere
     except (possibly) at the start of a sentence, seen at least ``min_count`` times inside

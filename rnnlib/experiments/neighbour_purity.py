@@ -264,11 +264,17 @@ def bag_of_words(phrases: Sequence[Sequence[str]]):
     return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(phrases), max(1, len(index))))
 
 
+#: the bag-of-words baseline of a word: counts of this many most frequent words ...
+CONTEXT_WORDS = 2000
+#: ... within this many positions of it
+CONTEXT_WINDOW = 2
+
+
 def context_counts(
     words: Sequence[str],
     sentences: Iterable[Sequence[str]],
-    window: int = 2,
-    contexts: int = 2000,
+    window: int = CONTEXT_WINDOW,
+    contexts: int = CONTEXT_WORDS,
     exclude: Iterable[str] = (),
 ):
     """Words as counts of the ``contexts`` most frequent words within ``window`` positions of

@@ -54,8 +54,8 @@ import pandas as pd
 import torch
 
 from .. import stats
-from ..book import claims
-from ..presets import build_model
+from ..book import claims, papers
+from ..presets import build_model, preset
 from ..specials import SPECIALS
 from .category_rules import (
     CUE_WORDS,
@@ -70,6 +70,7 @@ from .category_rules import (
     word_category,
     word_key,
 )
+from . import category_rules, neighbour_purity
 from .cho2014 import SCORER_PARAMS, Number, PhraseScorer
 from .encoder_probes import gate_activity, perturbation_memory, phrase_codes
 from .gating_ablation import FLOOR_UNIT, LEARNED_FLOOR, unigram_nll
@@ -209,6 +210,7 @@ def scorer_numbers(scorer: PhraseScorer) -> list[Number]:
     art = scorer.artifact
     return [
         Number("rep-updates", int(art.extra["updates"])),
+        Number("rep-batch", int(art.config["train"]["batch_size"])),
         Number("rep-train-pairs", len(scorer.train_pairs)),
         Number("rep-table-pairs", len(scorer.all_pairs)),
         Number("rep-dev-pairs", int(art.config["dev_pairs"])),
@@ -308,10 +310,16 @@ def word_categories_table(points: LabelledPoints) -> pd.DataFrame:
 
 def category_numbers(points: LabelledPoints) -> list[Number]:
     """How many names, words, phrases, source phrases, phrases with a semantic class and
-    patterns."""
+    patterns; the rules' settings the prose names (the place share, the bag-of-words contexts)
+    and the paper's shortlist and size, for the departures."""
     return [
         Number("rep-n-names", len(points.names)),
         Number("rep-n-words", len(points.words)),
+        Number("rep-place-share", round(100 * category_rules.PLACE_SHARE)),
+        Number("rep-context-words", neighbour_purity.CONTEXT_WORDS),
+        Number("rep-context-window", neighbour_purity.CONTEXT_WINDOW),
+        Number("rep-paper-vocab", preset("paper-cho2014").src_vocab),
+        Number("rep-paper-hidden", preset("paper-cho2014").hidden),
         Number("rep-n-phrases", len(points.phrases)),
         Number("rep-n-sources", len(points.sources)),
         Number("rep-sem-labelled", sum(c is not None for c in points.sem)),
@@ -897,6 +905,7 @@ def record_with_control(ch, found: claims.ClaimCheck, control_glue: str) -> clai
 
 
 __all__ = [
+    "recipe_table",
     "LearnedFloor",
     "ROWS",
     "control_sentence",
@@ -940,3 +949,49 @@ __all__ = [
     "word_categories_table",
     "word_maps",
 ]
+
+
+def recipe_table(
+    scorer: PhraseScorer, points: LabelledPoints, params: dict[str, Any], abl_updates: int
+) -> pd.DataFrame:
+    """Paper A's §4.4 and §2.3 set-up beside this run's (index: setting; columns ``Cho et al.
+    2014``, ``this run`` and the chapter ``parameters`` that set it): the network, the maps'
+    words and phrases, t-SNE, how regions and categories were chosen, what is measured and the
+    gating ablation's training (``abl_updates``: the updates it ran)."""
+    p, mc = params, scorer.model_config
+    pm, tc = preset("paper-cho2014"), scorer.train_config
+    n_small = min(p["n_phrases_small"], len(points.phrases))
+    recipe = [
+        ("network", f"RNN Encoder–Decoder, {pm.hidden} hidden units, Adadelta, about three days "
+         "on the phrase table of WMT'14 English→French",
+         f"the cho2014 chapter's phrase scorer: {mc.hidden} hidden units, {tc.optimizer}, "
+         f"{int(scorer.artifact.extra['updates']):,} updates",
+         "cho2014: model_preset, rnn_optimizer, rnn_updates"),
+        ("Figs. 4 and 6: words mapped", f"the whole embedding matrix ({pm.src_vocab:,} words)",
+         f"the {len(points.words):,} most frequent source words", "n_words"),
+        ("Fig. 5: phrases mapped",
+         f"{papers.A_FIG5_PHRASES:,} random phrases of {papers.A_MAP_MIN_WORDS} or more words",
+         f"{len(points.phrases):,} random source phrases of {p['min_phrase_len']} or more words",
+         "n_phrases, min_phrase_len"),
+        ("Fig. 7: phrases mapped", f"{papers.A_FIG7_PHRASES:,} of them",
+         f"{n_small:,} of them, with their own t-SNE", "n_phrases_small"),
+        ("t-SNE", "Barnes–Hut-SNE, settings not given",
+         f"scikit-learn's Barnes–Hut t-SNE, perplexity {p['perplexity']:g}, "
+         f"{p['tsne_iterations']:,} iterations, PCA initialisation",
+         "perplexity, tsne_iterations, tsne_seed"),
+        ("enlarged regions", "chosen by hand",
+         f"the densest group of {p['zoom_size']} points of a category", "word_regions, "
+         "phrase_regions, zoom_size"),
+        ("categories", "read from the maps by eye",
+         "rules over the corpus: English word lists, capital letters, place cues",
+         "name_min_count, min_members"),
+        ("what is measured", "nothing: the maps are read by eye",
+         f"{p['neighbours']}-nearest-neighbour class purity against chance, the untrained "
+         "network and a bag of words; gate activity and memory; 95% bootstrap intervals",
+         "neighbours, n_boot, gate_phrases, memory_lag"),
+        ("§2.3: tanh units", "\"not able to get meaningful results\"; training not stated",
+         f"the tanh network trained as the scorer for {abl_updates:,} updates, set against the "
+         "gated one at the same count", "ablation_updates"),
+    ]  # fmt: skip
+    columns = ["setting", "Cho et al. 2014", "this run", "parameters"]
+    return pd.DataFrame(recipe, columns=columns).set_index("setting")
