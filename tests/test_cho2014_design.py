@@ -528,13 +528,14 @@ def test_gain_intervals_resample_test_and_the_held_out_dev_sentences_only(tmp_pa
     rows = {name: _bleu_runs(20 + k, 19 + k) for k, name in enumerate(outputs)}
     base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
     cache = ArtifactCache(tmp_path)
-    got = cho.gain_intervals(cache, rows, base, n_tune=20)
+    got, art = cho.gain_intervals(cache, rows, base, n_tune=20)
+    assert art.kind == "cho2014/table1_intervals"
     assert set(got) == {"+RNN", "+CSLM"}
     assert got["+RNN"]["test"][0] > 0 and got["+RNN"]["dev held out"][0] > 0
     low, high = got["+CSLM"]["dev held out"]  # better on the tuning set only: no gain held out
     assert low == high == 0
-    assert cho.gain_intervals(cache, rows, base, n_tune=20) == got  # read back from the cache
-    assert "dev held out" not in cho.gain_intervals(cache, rows, base, n_tune=60)["+RNN"]
+    assert cho.gain_intervals(cache, rows, base, n_tune=20)[0] == got  # read back from the cache
+    assert "dev held out" not in cho.gain_intervals(cache, rows, base, n_tune=60)[0]["+RNN"]
 
 
 def test_training_length_says_whether_held_out_perplexity_was_still_falling():

@@ -20,8 +20,9 @@ A_TABLE1 = {
 # A, Sec. 4.1.2: the CSLM's perplexity on its validation set (0.1% of the target corpus).
 A_CSLM_PERPLEXITY = 45.80
 
-# A, Sec. 4.1.2: the CSLM's training data beside the target side of the bitext (words of news).
-A_CSLM_NEWS_WORDS = "712M"
+# A, Sec. 4.1.2: the CSLM's training data beside the target side of the bitext (millions of
+# words of news).
+A_CSLM_NEWS_MWORDS = 712
 
 # B, Sec. 4.1: the training corpus.
 B_CORPUS = "348M words of WMT'14 English→French"

@@ -949,7 +949,7 @@ def training_length(updates: Sequence[int], ppl: Sequence[float], param: str, wh
 
 def scorer_length_text(scorer: Artifact) -> str:
     """:func:`training_length` of the scorer, on its held-out pairs' NLL per target token
-    (``eval_log.csv``); empty with fewer than two evaluations."""
+    (``eval_log.csv``); with fewer than two evaluations, a sentence that says so."""
     evals = pd.read_csv(scorer.file("eval_log.csv"))
     if len(evals) < 2:
         return "it was evaluated fewer than twice, so whether it had levelled off is unknown"
@@ -967,9 +967,9 @@ def scorer_numbers(rnn: RNNRow) -> list[Number]:
     and the weight a new feature starts from at the decoder's defaults."""
     scorer, extra = rnn.scorer, rnn.scorer.artifact.extra
     return [
-        Number("cho-paper-hidden", preset("paper-cho2014").hidden),
-        Number("cho-paper-cslm-news", papers.A_CSLM_NEWS_WORDS),
-        Number("cho-extra-start", _extra_start()),
+        Number("cho-paper-hidden", preset("paper-cho2014").hidden, artifacts=[]),
+        Number("cho-paper-cslm-news", papers.A_CSLM_NEWS_MWORDS, artifacts=[]),
+        Number("cho-extra-start", _extra_start(), artifacts=[]),
         Number("cho-train-pairs", len(scorer.train_pairs)),
         Number("cho-unique-pairs", len(scorer.all_pairs)),
         Number("cho-dev-pairs", len(scorer.held)),
@@ -1116,13 +1116,16 @@ def gain_intervals(
     rows: dict[str, dict[int, SMTResult]],
     base: BaselineRow,
     n_tune: int | None,
-) -> dict[str, dict[str, tuple[float, float]]]:
-    """name -> ``"dev held out"``/``"test"`` -> ``(low, high)``: the 95% interval of each row's
+) -> tuple[dict[str, dict[str, tuple[float, float]]], Artifact]:
+    """``(intervals, artifact)``: ``intervals`` is name -> ``"dev held out"``/``"test"`` ->
+    ``(low, high)``, the 95% interval of each row's
     gain over the Baseline (:func:`clark`: the MERT seeds' spread and :data:`N_BOOT` paired
     resamples of the sentences) on test and on the held-out dev sentences (from
     :func:`dev_claim_start` on; absent when MERT tuned on every dev sentence). The Baseline
-    has none. An artifact (``cho2014/table1_intervals``, keyed by every row's evaluation):
-    about 1.5 s a difference."""
+    has none. They are an artifact (``cho2014/table1_intervals``, keyed by every row's
+    evaluation; about 1.5 s a difference), returned beside them for the table's provenance.
+    They read this build's word alignment only, where C-A-T1-1's check pools several when
+    there are (:func:`table_1_checks`)."""
     refs = {"dev": list(base.data.dev_refs[0]), "test": list(base.data.test_refs[0])}
     n_dev = len(row_outputs({"Baseline": rows["Baseline"]})["Baseline"]["dev"][0])
     first = dev_claim_start(n_tune, n_dev)
@@ -1130,6 +1133,7 @@ def gain_intervals(
         "rows": {name: [r.evaluation.key for r in runs.values()] for name, runs in rows.items()},
         "n_samples": N_BOOT,
         "dev_from": first,
+        "rules": 1,  # raise when what make computes changes
     }
 
     def make(out: Path, work: Path) -> dict:
@@ -1154,7 +1158,7 @@ def gain_intervals(
         "cho2014/table1_intervals", config, make, data=checksum(refs["dev"], refs["test"])
     )
     saved = json.loads(art.file("intervals.json").read_text(encoding="utf-8"))
-    return {name: {k: tuple(v) for k, v in d.items()} for name, d in saved.items()}
+    return {name: {k: tuple(v) for k, v in d.items()} for name, d in saved.items()}, art
 
 
 def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
@@ -2814,7 +2818,7 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
         ("CSLM: order, projection, rectified layers", "7-gram, 512, 1536 and 1024", cslm_sizes,
          "cslm_order, cslm_emb, cslm_hidden1, cslm_hidden2"),
         ("CSLM: training",
-         f"target side and {papers.A_CSLM_NEWS_WORDS} words of news, until the dev perplexity "
+         f"target side and {papers.A_CSLM_NEWS_MWORDS}M words of news, until the dev perplexity "
          "stopped improving",
          f"target side of the training pairs, {p['cslm_updates']:,} Adam updates "
          f"(lr {p['cslm_lr']:g})", "cslm_updates, cslm_lr"),

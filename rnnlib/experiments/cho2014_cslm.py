@@ -194,7 +194,7 @@ def cslm_against_kn(cslm_ppl: float, kn_ppl: float, history: pd.DataFrame | None
             f"**the CSLM is the weaker language model here**: perplexity {cslm_ppl:.1f} against "
             f"the Kneser–Ney model's {kn_ppl:.1f} on the same shortlist, so its rows add a worse "
             "model of French beside a better one, unlike the paper's, whose CSLM was trained on "
-            f"{papers.A_CSLM_NEWS_WORDS} more words of news"
+            f"{papers.A_CSLM_NEWS_MWORDS}M more words of news"
         )
     if history is not None and len(history) >= 2:
         text += "; " + training_length(

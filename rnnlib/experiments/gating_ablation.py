@@ -1,5 +1,5 @@
 """Are the gates needed? The phrase scorer set against the same network with plain tanh units
-(Cho et al. 2014, §2.3: with tanh units "we were not able to get meaningful results").
+(Cho et al. 2014, §2.3, of tanh units: "We were not able to get meaningful result").
 
 * :func:`gating_ablation` -- the tanh network and the GRU (the scorer, or its run stopped at the
   same number of updates) trained by :func:`rnnlib.experiments.cho2014.scorer_variant` on the

@@ -976,8 +976,8 @@ def recipe_table(
         ("Fig. 7: phrases mapped", f"{papers.A_FIG7_PHRASES:,} of them",
          f"{n_small:,} of them, with their own t-SNE", "n_phrases_small"),
         ("t-SNE", "Barnes–Hut-SNE, settings not given",
-         f"scikit-learn's Barnes–Hut t-SNE, perplexity {p['perplexity']:g}, "
-         f"{p['tsne_iterations']:,} iterations, PCA initialisation",
+         f"scikit-learn's Barnes–Hut t-SNE, perplexity {p['perplexity']:g} (lower on maps of "
+         f"few points), {p['tsne_iterations']:,} iterations, PCA initialisation",
          "perplexity, tsne_iterations, tsne_seed"),
         ("enlarged regions", "chosen by hand",
          f"the densest group of {p['zoom_size']} points of a category", "word_regions, "
@@ -989,7 +989,7 @@ def recipe_table(
          f"{p['neighbours']}-nearest-neighbour class purity against chance, the untrained "
          "network and a bag of words; gate activity and memory; 95% bootstrap intervals",
          "neighbours, n_boot, gate_phrases, memory_lag"),
-        ("§2.3: tanh units", "\"not able to get meaningful results\"; training not stated",
+        ("§2.3: tanh units", "\"not able to get meaningful result\"; training not stated",
          f"the tanh network trained as the scorer for {abl_updates:,} updates, set against the "
          "gated one at the same count", "ablation_updates"),
     ]  # fmt: skip
