@@ -41,11 +41,14 @@ MODEL_COMMANDS = {"train": False, "bench": False, "build": True, "run": True}
 def choose_allocator(command: str | None) -> bool:
     """The malloc settings of :mod:`rnnlib.fast.allocator` for a command that runs models: for this
     process, and for ``build``/``run`` also for the chapter kernels they start (``GLIBC_TUNABLES``).
-    ``RNNLIB_MALLOC=system`` keeps the C library's defaults. True if the settings are in effect."""
+    ``RNNLIB_MALLOC=system`` keeps the C library's defaults. True if the settings are in effect.
+    Whatever the malloc settings, oneDNN's primitive cache is bounded for this process and the
+    ones it starts (:func:`rnnlib.fast.allocator.bound_primitive_cache`)."""
     if command not in MODEL_COMMANDS:
         return False
-    from .fast.allocator import tune_allocator
+    from .fast.allocator import bound_primitive_cache, tune_allocator
 
+    bound_primitive_cache()
     return tune_allocator(children=MODEL_COMMANDS[command])
 
 

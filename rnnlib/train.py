@@ -114,7 +114,7 @@ from .checkpoint import load_checkpoint, save_atomic
 from .config import UnknownNameError, load_config
 from .device import resolve_device
 from .fast import precision
-from .fast.allocator import tune_allocator
+from .fast.allocator import bound_primitive_cache, tune_allocator
 from .fast.kernels import wrap as fast_path
 from .loss import nll_sum
 from .ragged import ParallelArrays
@@ -1043,6 +1043,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.config.is_file():
         ap.error(f"--config {args.config}: no such file")
     tune_allocator()  # a program entry point (also under torchrun): rnnlib.fast.allocator
+    bound_primitive_cache()
     config = read_run_file(args.config, args.set)
     base = args.config.resolve().parent
     if config.get("threads"):

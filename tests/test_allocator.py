@@ -95,3 +95,36 @@ def test_build_and_run_pass_the_setting_to_the_processes_they_start():
     for command, mode in (("train", None), ("bench", None), ("build", "system")):
         tunables, released = _kernel(command, mode)
         assert tunables == "-" and released > 48 * 2**20, (command, mode)
+
+
+CACHE_PROBE = """
+import os, subprocess, sys
+from rnnlib.cli import choose_allocator
+choose_allocator(sys.argv[1])
+SHOW = "import os; print(os.environ.get('ONEDNN_PRIMITIVE_CACHE_CAPACITY', '-'))"
+child = subprocess.run([sys.executable, "-c", SHOW], capture_output=True, text=True)
+print(os.environ.get("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "-"), child.stdout.strip())
+"""
+
+
+def _capacity(command: str, env_extra: dict[str, str]) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ONEDNN_PRIMITIVE_CACHE_CAPACITY"}
+    env.update(env_extra)
+    out = subprocess.run(
+        [sys.executable, "-c", CACHE_PROBE, command], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_model_commands_bound_the_onednn_primitive_cache_for_themselves_and_their_children():
+    from rnnlib.fast.allocator import PRIMITIVE_CACHE
+
+    bounded = [str(PRIMITIVE_CACHE)] * 2
+    for command in ("build", "run", "train", "bench"):
+        assert _capacity(command, {}) == bounded, command
+    # the malloc settings are another matter: RNNLIB_MALLOC=system still bounds the cache
+    assert _capacity("build", {"RNNLIB_MALLOC": "system"}) == bounded
+    # a capacity the user set is kept; a command that runs no model sets nothing
+    assert _capacity("run", {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "16"}) == ["16", "16"]
+    assert _capacity("cache", {}) == ["-", "-"]
