@@ -47,7 +47,12 @@ lengths drawn from 3-50 at each step, one thread, bf16, 200 updates, alternating
 resident set after 200 updates was 4.56 and 4.91 GiB at 1024 and still rising, 2.76 and 2.85
 GiB at 128; the second 100 updates took 0.725 and 0.636 s an update at 1024, 0.674 and 0.655
 at 128. A capacity of 0 (no cache) kept 1.6 GiB but ran 2.9x slower. In float32 the matrix
-products do not go through oneDNN and the resident set stayed at 1.29 GiB.
+products do not go through oneDNN and the resident set stayed at 1.29 GiB. On the rnnsearch
+chapter's real runs the bound costs time: the same two pooled runs, before (1024) and after
+(128), with identical dev NLL, took 526.7 s against 616.5 s for RNNsearch-50's first 600
+updates (1.17x) and 602.3 s against 747.4 s for RNNencdec-50's first 1,400 (1.24x); they held
+3.8-4.0 GiB each after 37 minutes instead of 10.5-12.6 GiB after 11. A capacity between the
+two, or fewer distinct shapes, is not yet measured.
 """
 
 from __future__ import annotations
