@@ -82,6 +82,32 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     assert "does not pick the chapter's recipe" in text
 
 
+def test_dropouts_parse_and_reject_bad_entries_by_name():
+    assert D.parse_dropouts("0.1, 0.3", "dropout_runs_long") == [0.1, 0.3]
+    assert D.parse_dropouts("", "x") == [] and D.parse_dropouts(None, "x") == []
+    for bad in ("0.1/0.5", "x", "1.0", "-0.1"):
+        with pytest.raises(ValueError, match="dropout_runs_long"):
+            D.parse_dropouts(bad, "dropout_runs_long")
+
+
+def test_the_long_dropout_rule_reads_dev_and_says_when_it_is_not_the_chapters(monkeypatch):
+    cands = {0.3: _candidate(2.9, 1800), 0.1: _candidate(2.7, 1800)}
+    logs = {id(v[0]): v[1] for v in cands.values()}
+    monkeypatch.setattr(R, "run_logs", lambda art: logs[id(art)])
+    runs = SimpleNamespace(dropout_long={k: v[0] for k, v in cands.items()})
+    p = {"dropout": 0.3, "lr_decay": 0.5, "dropout_long": None}
+    table, text = R.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.3), runs)
+    assert list(table.index) == [0.3, 0.1]
+    assert table.loc[0.1, "lowest dev NLL"] == "←" and table.loc[0.3, "the chapter's"] == "yes"
+    assert "does not pick the chapter's dropout of the -50 models" in text and "0.1" in text
+    p["dropout_long"] = 0.1
+    _, text = R.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.1), runs)
+    assert text.startswith("the chapter's dropout of the -50 models (0.1)")
+    alone = SimpleNamespace(dropout_long={0.1: cands[0.1][0]})
+    _, text = R.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.1), alone)
+    assert "nothing was chosen on dev" in text
+
+
 # -- the cool-down ---------------------------------------------------------------------------------
 def test_the_cooldown_is_a_share_of_the_budget_beginning_on_the_evaluation_grid():
     assert D.cooldown_updates(None, 1800, 200) is None

@@ -3,6 +3,7 @@ with rnnlib.experiments.run_pool)."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import torch
@@ -21,6 +22,7 @@ def _recording(monkeypatch, **params):
 
     def train_run(cache, kind, config, model, train, *a, parent=None, **kw):
         art = SimpleNamespace(
+            keep_state=kw.get("keep_state", False),
             key=f"run{len(calls)}",
             config=config,
             arch=model.arch,
@@ -85,6 +87,47 @@ def test_only_the_runs_the_parameters_ask_for_are_jobs(monkeypatch):
     ]
 
 
+def test_the_long_models_dropout_and_its_candidates(monkeypatch):
+    """dropout_long sets the dropout of every run of the -50 models (RNNsearch-50⋆, the
+    Adadelta run and further seeds too) and no other; dropout_runs_long adds RNNsearch-50 with
+    each other candidate, the same run in every other respect."""
+    ex, _ = _recording(monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1")
+    jobs = R.training_jobs(ex)
+    assert [j.name for j in jobs][-2:] == ["dropout-50 0.3", "Adadelta"]  # 0.1 is the chapter's
+    built = {j.name: j.build() for j in jobs}
+    for name in ("RNNsearch-50", "RNNsearch-50*", "RNNencdec-50", "Adadelta"):
+        assert built[name].model.dropout == 0.1, name
+    for name in ("RNNsearch-30", "RNNencdec-30", "encdec check", "recipe 0.0/None"):
+        assert built[name].model.dropout == (0.0 if name.startswith("recipe") else 0.3), name
+    other = built["dropout-50 0.3"]
+    assert other.model.dropout == 0.3
+    assert other.keep_state and built["RNNsearch-50"].keep_state  # either can have a RNNsearch-50⋆
+    assert dataclasses.replace(other.model, dropout=0.1) == built["RNNsearch-50"].model
+    assert (
+        other.train == built["RNNsearch-50"].train and other.config == built["RNNsearch-50"].config
+    )
+    assert R._seed_run(ex, "RNNsearch-50", 2).model.dropout == 0.1
+    assert R._seed_run(ex, "RNNsearch-30", 2).model.dropout == 0.3
+    monkeypatch.setattr(R, "run_logs", lambda art: {})
+    ex.p["train_workers"] = 1
+    runs = R.train_runs(ex)
+    assert runs.dropout_long[0.1].model == built["RNNsearch-50"].model
+    assert runs.dropout_long[0.3].model == other.model
+
+
+def test_without_dropout_long_the_runs_keep_their_configs(monkeypatch):
+    ex, _ = _recording(monkeypatch)
+    before = {j.name: j.build() for j in R.training_jobs(ex)}
+    ex2, _ = _recording(monkeypatch, dropout_long=0.3)  # the cpu profile's dropout: the same runs
+    after = {j.name: j.build() for j in R.training_jobs(ex2)}
+    assert {n: (a.model, a.train) for n, a in before.items()} == {
+        n: (a.model, a.train) for n, a in after.items()
+    }
+    assert "-50 models" not in R._dropout_text(ex)
+    ex.p["dropout_runs_long"] = "0.1"
+    assert "-50 models: 0.3 on the maxout units (compared on dev" in R._dropout_text(ex)
+
+
 def test_further_seeds_jobs_train_what_seed_runs_reads(monkeypatch):
     ex, calls = _recording(monkeypatch)
     jobs = R.seed_jobs(ex, [2, 3], short=False)
@@ -118,7 +161,11 @@ def _runs(at_once: list[int], threads: list[int]):
     ]
     runs = dict(zip(R.NAMES, arts))
     return SimpleNamespace(
-        runs=runs, recipe={(0.3, 0.5): arts[1]}, adadelta=None, encdec_check=None
+        runs=runs,
+        recipe={(0.3, 0.5): arts[1]},
+        dropout_long={0.3: arts[3]},
+        adadelta=None,
+        encdec_check=None,
     )
 
 

@@ -5,7 +5,8 @@ Everything the chapter computes, one function per item it shows:
 * :meth:`RNNsearchExperiment.start` -- the chapter's parameters, corpus, device and test subset;
 * :func:`train_runs` -- the five models (``rnnsearch/run``): RNNencdec-30/50, RNNsearch-30/50
   and RNNsearch-50⋆, RNNsearch-50 continued with early stopping, and the Adadelta run, the
-  recipe runs and the check of RNNencdec's own rate (:func:`encdec_lr_evidence`);
+  recipe runs, the candidate dropouts of the "-50" models (:func:`dropout_long_evidence`) and
+  the check of RNNencdec's own rate (:func:`encdec_lr_evidence`);
 * :func:`table_2`, :func:`training_numbers`, :func:`dev_nll`, :func:`update_times`,
   :func:`table_2_claims` -- B Table 2 (learning statistics) and the claims on dev NLL and time
   per update (an interleaved live timing);
@@ -98,6 +99,7 @@ from .rnnsearch_design import (
     encdec_lr_table,
     equal_time_updates,
     paper_hours,
+    parse_dropouts,
     parse_recipe_runs,
     recipe_label,
     recipe_runs_table,
@@ -108,6 +110,8 @@ from .spread import MAX_CACHED, across, further_cached, with_mean_sd
 
 #: the five models, in the order of the paper's Table 1
 NAMES = ["RNNencdec-30", "RNNsearch-30", "RNNencdec-50", "RNNsearch-50", "RNNsearch-50*"]
+#: the models trained on the long pairs (``len_long``), whose dropout is ``dropout_long`` where set
+LONG = ("RNNencdec-50", "RNNsearch-50")
 #: the names as printed (the paper's star)
 SHOWN = {n: n.replace("*", "⋆") for n in NAMES}
 #: the names of the paper's Table 2
@@ -276,6 +280,14 @@ class RNNsearchExperiment:
         vocab = {"src_vocab": len(self.corpus.src_vocab), "tgt_vocab": len(self.corpus.tgt_vocab)}
         return self.config(ModelConfig, arch=arch, **vocab, **overrides)
 
+    def dropout_of(self, name: str) -> float:
+        """The dropout on the maxout units of a run of model ``name`` (its continuations and
+        further seeds alike): ``dropout_long`` for the "-50" models (:data:`LONG`) where it is
+        set, else ``dropout``."""
+        if name.rstrip("*") in LONG and self.p.get("dropout_long") is not None:
+            return self.p["dropout_long"]
+        return self.p["dropout"]
+
     def lr_of(self, arch: str) -> float:
         """The learning rate of a run of ``arch`` (``rnnsearch`` or ``rnnencdec``): ``lr_encdec``
         for RNNencdec where it is set, else ``lr``."""
@@ -329,6 +341,9 @@ class Runs:
     #: ``(dropout, lr_decay) -> RNNsearch-30 run`` of every recipe candidate (the chapter's own
     #: recipe is the RNNsearch-30 run itself), :func:`rnnlib.experiments.rnnsearch_design`
     recipe: dict[tuple[float, float | None], Artifact] = field(default_factory=dict)
+    #: ``dropout -> RNNsearch-50 run`` of every candidate dropout of the "-50" models (the
+    #: chapter's own is RNNsearch-50 itself), ``dropout_runs_long``
+    dropout_long: dict[float, Artifact] = field(default_factory=dict)
     #: RNNencdec-30 trained at RNNsearch's rate over its whole budget, the evidence for
     #: ``lr_encdec`` (:func:`encdec_lr_evidence`); ``None`` when not trained
     encdec_check: Artifact | None = None
@@ -431,7 +446,7 @@ def _run(
     }
     dev_bleu = ex.dev_bleu if ex.dev_bleu_config else None
     train = train or ex.train_config(updates, arch)
-    model = ex.model_config(arch, **(model_overrides or {}))
+    model = ex.model_config(arch, **{"dropout": ex.dropout_of(name), **(model_overrides or {})})
     return train_run(
         ex.cache,
         "rnnsearch/run",
@@ -466,7 +481,8 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     and "-50" models, then RNNsearch-50⋆, RNNsearch-50 continued to ``updates_star`` updates
     with early stopping on dev, then (unless the chosen optimiser is Adadelta) RNNsearch-50
     trained ``adadelta_updates`` updates with the paper's Adadelta, the recipe runs
-    (``recipe_runs``) and the check of RNNencdec's own rate (``encdec_lr_check``). With
+    (``recipe_runs``), RNNsearch-50 with each candidate dropout of the "-50" models
+    (``dropout_runs_long``) and the check of RNNencdec's own rate (``encdec_lr_check``). With
     ``train_workers`` above 1 the missing runs are first trained that many at a time, each on one
     thread (:func:`training_jobs`)."""
     p = ex.p
@@ -480,9 +496,21 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
         if (dropout, decay) not in recipe:
             recipe[(dropout, decay)] = built[recipe_job_name(dropout, decay)]
+    dropout_long = {ex.dropout_of("RNNsearch-50"): runs["RNNsearch-50"]}
+    for dropout in parse_dropouts(p["dropout_runs_long"], "dropout_runs_long"):
+        if dropout not in dropout_long:
+            dropout_long[dropout] = built[dropout_job_name(dropout)]
     logs = {name: run_logs(art) for name, art in runs.items()}
     arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
-    return Runs(runs, logs, arch, built.get("Adadelta"), recipe, built.get("encdec check"))
+    return Runs(
+        runs,
+        logs,
+        arch,
+        adadelta=built.get("Adadelta"),
+        recipe=recipe,
+        dropout_long=dropout_long,
+        encdec_check=built.get("encdec check"),
+    )
 
 
 def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
@@ -490,7 +518,8 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     :func:`rnnlib.experiments.run_pool.build_side_by_side`, the longest chain first: RNNsearch-50
     and RNNsearch-50⋆ (which continues it), RNNencdec-50, RNNencdec-30 and RNNsearch-30, then
     those the parameters ask for: ``encdec check`` (:func:`_encdec_check`), ``recipe
-    <dropout>/<lr_decay>`` per recipe run and ``Adadelta``."""
+    <dropout>/<lr_decay>`` per recipe run, ``dropout-50 <dropout>`` per candidate dropout of the
+    "-50" models and ``Adadelta``."""
     p = ex.p
 
     def own(name: str) -> Job:
@@ -501,7 +530,7 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     jobs = [search50, star, own("RNNencdec-50"), own("RNNencdec-30"), own("RNNsearch-30")]
     if _encdec_check_wanted(ex):
         jobs.append(Job("encdec check", lambda: _encdec_check(ex)))
-    seen = {(p["dropout"], p["lr_decay"])}
+    seen, seen_long = {(p["dropout"], p["lr_decay"])}, set()
     for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
         if (dropout, decay) not in seen:
             seen.add((dropout, decay))
@@ -511,6 +540,19 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
                     recipe_job_name(dropout, decay),
                     lambda other=other, dropout=dropout: _run(
                         ex, "RNNsearch-30", other, {"dropout": dropout}
+                    ),
+                )
+            )
+    for dropout in parse_dropouts(p["dropout_runs_long"], "dropout_runs_long"):
+        if dropout != ex.dropout_of("RNNsearch-50") and dropout not in seen_long:
+            seen_long.add(dropout)
+            jobs.append(
+                Job(
+                    dropout_job_name(dropout),
+                    # its state kept as RNNsearch-50's (not in the key): it is the chapter's
+                    # RNNsearch-50 once dropout_long follows the rule, with a trunk for its ⋆
+                    lambda dropout=dropout: _run(
+                        ex, "RNNsearch-50", None, {"dropout": dropout}, keep_state=True
                     ),
                 )
             )
@@ -530,6 +572,12 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
 def recipe_job_name(dropout: float, decay: float | None) -> str:
     """The job name of the recipe run ``(dropout, lr_decay)`` (:func:`training_jobs`)."""
     return f"recipe {dropout!r}/{decay!r}"
+
+
+def dropout_job_name(dropout: float) -> str:
+    """The job name of the run of RNNsearch-50 with the candidate ``dropout``
+    (:func:`training_jobs`)."""
+    return f"dropout-50 {dropout!r}"
 
 
 def _encdec_check_wanted(ex: RNNsearchExperiment) -> bool:
@@ -594,6 +642,39 @@ def recipe_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, 
         f"**the rule does not pick the chapter's recipe**: {recipe_label(*winner)} reaches "
         f"{table[col].min():.3f} nats a token against the chapter's {own:.3f}; the profile's "
         "`dropout` and `lr_decay` should follow it"
+    )
+
+
+def dropout_long_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, str]:
+    """The candidate dropouts of the "-50" models (:attr:`Runs.dropout_long`: RNNsearch-50 with
+    each, the same pairs, updates, seed and schedule) as a table, and a sentence on which the dev
+    rule picks (the lowest dev NLL per token of the delivered parameters) and whether it is the
+    chapter's ``dropout_long``."""
+    decay = ex.p["lr_decay"]
+    chosen = ex.dropout_of("RNNsearch-50")
+    candidates = {(d, decay): (a, run_logs(a)) for d, a in runs.dropout_long.items()}
+    table, winner = recipe_runs_table(candidates, (chosen, decay))
+    # indexed by the candidates' own values (the table's are rounded)
+    table = table.drop(columns=["dropout", "lr_decay"]).set_axis(list(runs.dropout_long))
+    table.index.name = "dropout"
+    col = "dev NLL per token (best)"
+    same = "" if ex.p.get("dropout_long") is not None else " (`dropout_long` is None: `dropout`)"
+    if len(table) < 2:
+        return table, (
+            f"only the chapter's own dropout of the -50 models ({chosen:g}{same}) was trained "
+            "(`dropout_runs_long` names no other): nothing was chosen on dev here"
+        )
+    own, others = table.loc[chosen, col], table.drop(index=chosen)[col]
+    if winner[0] == chosen:
+        return table, (
+            f"the chapter's dropout of the -50 models ({chosen:g}{same}) reaches the lowest dev "
+            f"NLL, {own:.3f} nats a token against {others.min():.3f} for the best other "
+            "candidate: the rule picks it"
+        )
+    return table, (
+        f"**the rule does not pick the chapter's dropout of the -50 models**: {winner[0]:g} "
+        f"reaches {table[col].min():.3f} nats a token against the chapter's {chosen:g}{same} "
+        f"at {own:.3f}; the profile's `dropout_long` should follow it"
     )
 
 
@@ -1078,7 +1159,7 @@ def side_by_side_text(runs: Runs) -> str:
     several at a time in their own processes on one thread each
     (:mod:`rnnlib.experiments.run_pool`, ``train_workers``), which makes each run's hours its own
     clock with others beside it."""
-    arts = [*runs.runs.values(), *runs.recipe.values()]
+    arts = [*runs.runs.values(), *runs.recipe.values(), *runs.dropout_long.values()]
     arts += [a for a in (runs.adadelta, runs.encdec_check) if a is not None]
     arts = list({a.key: a for a in arts}.values())
     at_once = [int(a.extra.get("runs_at_once", 1)) for a in arts]
@@ -3164,6 +3245,26 @@ def _chosen(ex: RNNsearchExperiment) -> str:
     return " (not compared on dev in this run: `recipe_runs` is empty)"
 
 
+def _dropout_text(ex: RNNsearchExperiment) -> str:
+    """The departures table's dropout: the "-30" models' (compared on dev with the recipe runs
+    or not) and, where it differs, the "-50" models' (with ``dropout_runs_long`` or not)."""
+    p = ex.p
+
+    def on(d: float) -> str:
+        return f"{d:g} on the maxout units" if d else "none"
+
+    short = on(p["dropout"]) + _chosen(ex)
+    long = ex.dropout_of("RNNsearch-50")
+    if long == p["dropout"] and not parse_dropouts(p["dropout_runs_long"], "dropout_runs_long"):
+        return short
+    how = (
+        "compared on dev with the runs of `dropout_runs_long`"
+        if parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")
+        else "not compared on dev in this run: `dropout_runs_long` is empty"
+    )
+    return f"-30 models: {short}; -50 models: {on(long)} ({how})"
+
+
 def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
     """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
     chapter parameters that set it."""
@@ -3208,8 +3309,8 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
         (
             "dropout",
             "none",
-            (f"{p['dropout']:g} on the maxout units" if p["dropout"] else "none") + _chosen(ex),
-            "dropout, recipe_runs",
+            _dropout_text(ex),
+            "dropout, recipe_runs, dropout_long, dropout_runs_long",
         ),
         (
             "learning-rate schedule",
@@ -3288,6 +3389,7 @@ __all__ = [
     "UpdateTimes",
     "alignment_by_seed",
     "cooldown_evidence",
+    "dropout_long_evidence",
     "encdec_lr_evidence",
     "schedule_start_evidence",
     "star_own_seconds",

@@ -6,6 +6,8 @@ time, the recipe chosen on dev, and the evidence for both.
   update, made about twice the updates);
 * :func:`parse_recipe_runs` -- the chapter's ``recipe_runs`` parameter: the alternatives to the
   chosen recipe (dropout, learning-rate schedule) trained as RNNsearch-30 on the same data;
+* :func:`parse_dropouts` -- the chapter's ``dropout_runs_long`` parameter: the alternatives to
+  the "-50" models' dropout, trained as RNNsearch-50 and tabulated by :func:`recipe_runs_table`;
 * :func:`recipe_runs_table` -- the candidates side by side, with the rule that picks one (the
   lowest dev NLL, never a test number);
 * :func:`encdec_lr_table` -- RNNencdec's own learning rate against RNNsearch's, on RNNencdec-30
@@ -19,7 +21,9 @@ Deviations
 - B trains with Adadelta and no regularisation on 348M words. On the book's corpus (about 16
   thousand pairs of at most 30 tokens) the networks overfit within minutes; dropout on the maxout
   units and halving the learning rate when the dev NLL stops improving are parameters
-  (``dropout``, ``lr_decay``, ``lr_patience``) chosen by the runs this module tabulates.
+  (``dropout``, ``lr_decay``, ``lr_patience``) chosen by the runs this module tabulates. The
+  "-50" models train on more pairs, and longer ones, so they may have a dropout
+  of their own (``dropout_long``), chosen among ``dropout_runs_long`` on RNNsearch-50.
 - B gives each model the same time; a run here is keyed by its update count, so that the cache
   key does not depend on the machine's speed: the paper's ratio of update rates stands in for
   "the same time", and Table 2 shows the minutes each run took.
@@ -95,6 +99,26 @@ def parse_recipe_runs(text: str | None) -> list[tuple[float, float | None]]:
                 "lr_decay in (0, 1) or none"
             )
         out.append((dropout, decay))
+    return out
+
+
+def parse_dropouts(text: str | None, name: str) -> list[float]:
+    """A parameter ``name`` of dropouts, ``"0.1, 0.3"`` (``""`` or ``None``: none) -> ``[0.1,
+    0.3]``; a bad entry is an error naming the parameter and the entry."""
+    out: list[float] = []
+    for entry in (text or "").split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        try:
+            dropout = float(entry)
+        except ValueError:
+            raise ValueError(
+                f"parameter {name!r}: entry {entry!r} is not a number (for example '0.1, 0.3')"
+            ) from None
+        if not 0 <= dropout < 1:
+            raise ValueError(f"parameter {name!r}: entry {entry!r} needs a dropout in [0, 1)")
+        out.append(dropout)
     return out
 
 
@@ -321,6 +345,7 @@ __all__ = [
     "paper_hours",
     "equal_time_updates",
     "paper_rate_ratio",
+    "parse_dropouts",
     "parse_recipe_runs",
     "recipe_label",
     "recipe_runs_table",
