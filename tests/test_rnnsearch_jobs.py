@@ -91,9 +91,13 @@ def test_the_long_models_dropout_and_its_candidates(monkeypatch):
     """dropout_long sets the dropout of every run of the -50 models (RNNsearch-50⋆, the
     Adadelta run and further seeds too) and no other; dropout_runs_long adds RNNsearch-50 with
     each other candidate, the same run in every other respect."""
-    ex, _ = _recording(monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1")
+    ex, _ = _recording(monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1, 0.3")
     jobs = R.training_jobs(ex)
-    assert [j.name for j in jobs][-2:] == ["dropout-50 0.3", "Adadelta"]  # 0.1 is the chapter's
+    assert [j.name for j in jobs].count("dropout-50 0.3") == 1  # a repeated candidate trains once
+    assert [j.name for j in jobs][-2:] == [
+        "dropout-50 0.3",
+        "Adadelta",
+    ]  # 0.1 is the chapter's; each once
     built = {j.name: j.build() for j in jobs}
     for name in ("RNNsearch-50", "RNNsearch-50*", "RNNencdec-50", "Adadelta"):
         assert built[name].model.dropout == 0.1, name

@@ -530,7 +530,7 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     jobs = [search50, star, own("RNNencdec-50"), own("RNNencdec-30"), own("RNNsearch-30")]
     if _encdec_check_wanted(ex):
         jobs.append(Job("encdec check", lambda: _encdec_check(ex)))
-    seen, seen_long = {(p["dropout"], p["lr_decay"])}, set()
+    seen = {(p["dropout"], p["lr_decay"])}
     for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
         if (dropout, decay) not in seen:
             seen.add((dropout, decay))
@@ -543,9 +543,8 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
                     ),
                 )
             )
-    for dropout in parse_dropouts(p["dropout_runs_long"], "dropout_runs_long"):
-        if dropout != ex.dropout_of("RNNsearch-50") and dropout not in seen_long:
-            seen_long.add(dropout)
+    for dropout in dict.fromkeys(parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")):
+        if dropout != ex.dropout_of("RNNsearch-50"):
             jobs.append(
                 Job(
                     dropout_job_name(dropout),
@@ -3255,11 +3254,12 @@ def _dropout_text(ex: RNNsearchExperiment) -> str:
 
     short = on(p["dropout"]) + _chosen(ex)
     long = ex.dropout_of("RNNsearch-50")
-    if long == p["dropout"] and not parse_dropouts(p["dropout_runs_long"], "dropout_runs_long"):
+    candidates = parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")
+    if long == p["dropout"] and not candidates:
         return short
     how = (
         "compared on dev with the runs of `dropout_runs_long`"
-        if parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")
+        if candidates
         else "not compared on dev in this run: `dropout_runs_long` is empty"
     )
     return f"-30 models: {short}; -50 models: {on(long)} ({how})"
