@@ -207,6 +207,36 @@ def test_training_loss_and_gradients_agree(variant):
         torch.testing.assert_close(g_fast, g_plain, atol=1e-6, rtol=0)
 
 
+def test_output_rows_are_rounded_up_under_cpu_autocast_only():
+    cpu = torch.device("cpu")
+    assert kernels.output_rows(13, cpu) == 13  # no autocast: the selected rows only
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert kernels.output_rows(13, cpu) == kernels.OUTPUT_ROWS
+        assert kernels.output_rows(kernels.OUTPUT_ROWS, cpu) == kernels.OUTPUT_ROWS
+        assert kernels.output_rows(kernels.OUTPUT_ROWS + 1, cpu) == 2 * kernels.OUTPUT_ROWS
+        assert kernels.output_rows(0, cpu) == 0
+
+
+@pytest.mark.parametrize("variant", ["rnnsearch", "rnnencdec"])
+def test_rounded_output_rows_change_neither_loss_nor_gradients_under_bf16(variant, monkeypatch):
+    """The repeated rows are dropped before the loss: under bf16 autocast the loss and every
+    gradient are those of the real rows alone (OUTPUT_ROWS = 1 rounds nothing)."""
+    model = _model(variant).eval()  # no dropout: the same function both ways
+    b = _batch()
+    n = int(b.tgt_mask.sum())
+    out, seen = {}, []
+    model.decoder.output.register_forward_pre_hook(lambda _, args: seen.append(len(args[0])))
+    for rows in (1, 64):
+        monkeypatch.setattr(kernels, "OUTPUT_ROWS", rows)
+        seen.clear()
+        nll = batch_nll(model, b, bf16=True)
+        out[rows] = (nll.detach(), torch.autograd.grad(nll, list(model.parameters())))
+        assert seen == [n if rows == 1 else 64]  # the deep output ran on the rounded count
+    torch.testing.assert_close(out[64][0], out[1][0], atol=1e-4, rtol=1e-4)
+    for g64, g1 in zip(out[64][1], out[1][1]):
+        torch.testing.assert_close(g64, g1, atol=1e-4, rtol=1e-3)
+
+
 @pytest.mark.parametrize(
     "variant", ["rnnsearch", "rnnencdec", "cho2014", "rnnsearch-tanh", "rnnencdec-tanh"]
 )

@@ -58,6 +58,7 @@ from ..specials import UNK
 from ..train import CHECKPOINT, TrainConfig, cooldown_start, train
 from ..translate import translate
 from ..cache import Artifact, ArtifactCache
+from ..fast import kernels
 from . import run_pool
 
 BLEU_COLUMNS = ["update", "epoch", "seconds", "dev_bleu", "bleu_seconds"]
@@ -126,6 +127,11 @@ def train_run(
     }
     if parent is not None and branch != "end":  # (continuations from the end keep their keys)
         full["branch"] = branch
+    on_cpu = resolve_device(train_config.device).type == "cpu"
+    if train_config.bf16 and train_config.fast and on_cpu:
+        # the fast path's deep output runs on rounded row counts under bf16 (repeated rows,
+        # dropped before the loss): the logits are the same up to rounding, dropout's draws are not
+        full["output_rows"] = kernels.OUTPUT_ROWS
     trunk = cooldown_start(train_config) if keep_state else None
 
     def make(out: Path, work: Path) -> dict:

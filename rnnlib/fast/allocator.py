@@ -34,25 +34,26 @@ Set the environment variable ``RNNLIB_MALLOC=system`` to keep glibc's defaults. 
 without glibc (macOS, Windows, musl) nothing is changed.
 
 **oneDNN's primitive cache** (:func:`bound_primitive_cache`). Under bf16 autocast on a CPU with
-bf16 instructions, torch's matrix products go through oneDNN, which keeps a compiled kernel
-("primitive") with its buffers for each shape it has met, up to
-``ONEDNN_PRIMITIVE_CACHE_CAPACITY`` of them (oneDNN's default: 1024). Training meets a new
-shape at almost every step (the output layer runs on the batch's real target tokens, a
-different count each time), so a process grows until the cache is full: two RNNsearch
-trainings side by side (the rnnsearch chapter's pool) reached 10.5 and 12.6 GiB after 11
-minutes on a 2-core, 24 GiB machine with AMX, still growing, and ran it out of memory. The
-same entry points therefore set the capacity to :data:`PRIMITIVE_CACHE` unless the
-environment already sets it. Measured there (cpu-size RNNsearch, batch 80, source and target
-lengths drawn from 3-50 at each step, one thread, bf16, 200 updates, alternating runs): the
-resident set after 200 updates was 4.56 and 4.91 GiB at 1024 and still rising, 2.76 and 2.85
-GiB at 128; the second 100 updates took 0.725 and 0.636 s an update at 1024, 0.674 and 0.655
-at 128. A capacity of 0 (no cache) kept 1.6 GiB but ran 2.9x slower. In float32 the matrix
-products do not go through oneDNN and the resident set stayed at 1.29 GiB. On the rnnsearch
-chapter's real runs the bound costs time: the same two pooled runs, before (1024) and after
-(128), with identical dev NLL, took 526.7 s against 616.5 s for RNNsearch-50's first 600
-updates (1.17x) and 602.3 s against 747.4 s for RNNencdec-50's first 1,400 (1.24x); they held
-3.8-4.0 GiB each after 37 minutes instead of 10.5-12.6 GiB after 11. A capacity between the
-two, or fewer distinct shapes, is not yet measured.
+bf16 instructions, torch's matrix products go through oneDNN, which compiles a kernel
+("primitive") for each shape it meets and keeps up to ``ONEDNN_PRIMITIVE_CACHE_CAPACITY`` of
+them (oneDNN's default: 1024). Training used to meet a new shape at almost every step (the
+output layer ran on the batch's real target tokens, a different count each time): two
+RNNsearch trainings side by side (the rnnsearch chapter's pool) reached 10.5 and 12.6 GiB after
+11 minutes on a 2-core, 24 GiB machine with AMX, still growing, and ran it out of memory. A
+capacity of 128 bounded that (3.8-4.0 GiB each after 37 minutes) but cost time on the chapter's
+real runs, each update compiling again what the small cache had dropped: RNNsearch-50's first 600
+updates took 526.7 s at 1024 and 616.5 s at 128 (1.17x), RNNencdec-50's first 1,400 602.3 s
+against 747.4 s (1.24x), with identical dev NLL.
+
+The fast path now rounds the output layer's row count up to a multiple of 64 under bf16
+(:func:`rnnlib.fast.kernels.output_rows`), so a run meets a bounded set of shapes, and the
+entry points set the capacity to :data:`PRIMITIVE_CACHE` (2048, enough for all of them) unless
+the environment already sets it. Measured on the chapter's RNNsearch-50 run (the cpu profile,
+one thread each, the two arms side by side on the 2-core AMX machine): its first 600 updates took
+508.5 s before (capacity 128, rows not rounded) and 423.8 s after (1.20x faster); the resident
+set rose to 4.19 GiB before and stayed at 3.72 GiB after from the third minute on
+(``BENCHMARKS.md``, "oneDNN's primitive cache under bf16"). In float32 the matrix products do
+not go through oneDNN and none of this applies.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ TUNABLES = {
 }
 
 #: the oneDNN primitive cache's capacity the entry points set (:func:`bound_primitive_cache`)
-PRIMITIVE_CACHE = 128
+PRIMITIVE_CACHE = 2048
 PRIMITIVE_CACHE_VAR = "ONEDNN_PRIMITIVE_CACHE_CAPACITY"
 
 _state: dict[str, object] = {}

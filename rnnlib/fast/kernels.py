@@ -28,6 +28,9 @@ Tricks (each the same function as the plain modules)
   (:func:`attend`); a whole map at beam 10 is tens of MB.
 - Cast once: under autocast (bf16), the matrices every decoder step multiplies are cast once
   per sequence, not at every step.
+- Rounded row counts under bf16: the deep output runs on the real target positions plus a few
+  repeated rows, a multiple of :data:`OUTPUT_ROWS` in all, so that oneDNN meets few shapes
+  (:func:`output_rows`).
 - Search's log-softmax overwrites the step's own fp32 logits (:mod:`rnnlib.fast.softmax`).
 
 The plain tanh unit (``ModelConfig.unit="tanh"``, :class:`~rnnlib.gru.TanhCell`) goes through the
@@ -395,12 +398,44 @@ def _context_forward(
     return _output(dec, torch.stack(states, 1), e, c, out_mask), None
 
 
+#: Under autocast on the CPU, the deep output runs on a row count rounded up to a multiple of
+#: this (:func:`output_rows`).
+OUTPUT_ROWS = 64
+
+
+def output_rows(n: int, device: torch.device) -> int:
+    """The row count the deep output runs on for ``n`` selected positions: ``n``, or under
+    autocast on the CPU ``n`` rounded up to a multiple of :data:`OUTPUT_ROWS`.
+
+    Why: under bf16 autocast the CPU's matrix products go through oneDNN, which compiles a
+    primitive for each shape it meets. A bf16 training update of the ``cpu`` RNNsearch makes
+    36 of them, 12 of whose shapes depend on the count of real target tokens, a different count
+    at almost every update; so the output layer met new shapes all the time, paid for compiling
+    them and grew the process (measured with one product, ``(n, 256) @ (256, 256)``: 900 distinct
+    ``n`` grew it by 480 MiB at a primitive cache of 16, by 715 MiB at 1,024; 900 products
+    cycling over 30 shapes by 36 MiB). Rounded up, the count takes a few dozen values. The extra
+    rows repeat the first one and are dropped before the loss, so each real position's logits
+    are computed from its own row as before (equal up to bf16 rounding, ``tests/test_fast.py``).
+    """
+    if device.type != "cpu" or not torch.is_autocast_enabled("cpu"):
+        return n
+    return -(-n // OUTPUT_ROWS) * OUTPUT_ROWS
+
+
 def _output(dec, states, e, contexts, out_mask):
-    """The deep output of all steps at once, on the rows ``out_mask (B, T)`` selects (all if
-    None)."""
-    if out_mask is not None:
-        states, e, contexts = states[out_mask], e[out_mask], contexts[out_mask]
-    return dec.output(states, e, contexts)
+    """The deep output of all steps at once from ``states (B, T, n)``, ``e (B, T, m)`` and
+    ``contexts (B, T, c)`` (RNNencdec: an expanded view): with ``out_mask (B, T) bool`` the
+    logits of the selected positions, ``(N, K)`` with ``N = out_mask.sum()``, computed on
+    :func:`output_rows` rows; without, ``(B, T, K)``."""
+    if out_mask is None:
+        return dec.output(states, e, contexts)
+    states, e, contexts = states[out_mask], e[out_mask], contexts[out_mask]
+    n = states.shape[0]
+    extra = output_rows(n, states.device) - n
+    if extra == 0:
+        return dec.output(states, e, contexts)
+    states, e, contexts = (torch.cat([t, t[:1].expand(extra, -1)]) for t in (states, e, contexts))
+    return dec.output(states, e, contexts)[:n]
 
 
 def _context_proj(dec: ContextDecoder, enc: EncoderOut) -> torch.Tensor:
