@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from rnnlib.book import claims
@@ -355,25 +356,48 @@ def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_
     assert "above the floor alone it says holds" in holds.reason
 
 
-def test_the_timing_control_is_an_a_a_session_so_a_drift_of_the_machine_cancels():
-    """C-B-T2-3's control: a second RNNencdec in RNNsearch's place, timed ABBA in a session of its
-    own. Where the machine slows down steadily during the session (here strongly), ABBA cancels
-    the drift in the control as in the claim, so the control does not hold; the control it
-    replaced (RNNencdec's update k against its own update k + 6) read the drift as a difference."""
-    rounds = 20
-    place = np.arange(4 * rounds)  # the order of the updates: A B B A in every round
-    clock = 0.1 + 0.002 * place  # an update's seconds: the machine slows down as it goes
-    first = clock[np.sort(np.r_[place[0::4], place[3::4]])]  # arm A's updates, in order
-    second = clock[np.sort(np.r_[place[1::4], place[2::4]])]  # arm B's
-    times = R.UpdateTimes(second + 0.05, first, second, first, 3, 8)
+def _abba(clock: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The seconds of arm A's and arm B's updates, in order, from ``clock`` (the seconds of the
+    session's updates in the order they ran: A B B A in every round)."""
+    place = np.arange(len(clock))
+    a = np.sort(np.r_[place[0::4], place[3::4]])
+    b = np.sort(np.r_[place[1::4], place[2::4]])
+    return clock[a], clock[b]
+
+
+def _t2_3(times: R.UpdateTimes):
     rng = np.random.default_rng(1)
     nll = {n: rng.normal(50, 5, 60) for n in R.NAMES}
-    checks = {
-        c.claim: c.check
-        for c in R.table_2_claims(_ex(), _runs(), nll, nll["RNNsearch-50"] + 40, times)
-    }
-    assert _verdict(checks["C-B-T2-3"]).verdict == claims.HOLDS
-    assert _verdict(checks["C-B-T2-3"]).control != claims.HOLDS
-    assert "identical RNNencdec" in checks["C-B-T2-3"].control.what
-    lagged = R.stats.paired_difference(first[:-6], first[6:], 200, rng)  # the old control
-    assert lagged[2] < 0  # a difference that is not there (a machine speeding up: it holds)
+    checks = R.table_2_claims(_ex(), _runs(), nll, nll["RNNsearch-50"] + 40, times)
+    return next(c.check for c in checks if c.claim == "C-B-T2-3")
+
+
+def test_the_timing_control_is_an_a_a_session_so_a_drift_of_the_machine_cancels():
+    """C-B-T2-3's control: a second RNNencdec in RNNsearch's place, timed ABBA in a session of its
+    own. Where the machine speeds up steadily during each session (here strongly, and otherwise in
+    the two sessions), ABBA cancels the drift in the control as in the claim, so the control does
+    not hold; the control it replaced (RNNencdec's update k against its own update k + 6) read
+    the drift as a difference, and held."""
+    place = np.arange(80)
+    encdec, search = _abba(0.3 - 0.002 * place)  # the claim's session
+    encdec_control, again = _abba(0.2 - 0.001 * place)  # the control's
+    check = _t2_3(R.UpdateTimes(search + 0.05, encdec, again, encdec_control, 3, 8))
+    assert claims.evaluate(check).verdict == claims.HOLDS
+    assert claims.evaluate(check).control != claims.HOLDS
+    assert "identical RNNencdec" in check.control.what
+    lagged = R.stats.paired_difference(encdec_control[:-6], encdec_control[6:], 200, 1)
+    assert lagged[1] > 0  # the old control: it would have held
+
+
+def test_the_timing_control_reads_its_own_session_the_second_arm_minus_the_first():
+    """A bias of the second place of the ABBA round in the control's session (+0.01 s, none in
+    the claim's) makes the control hold, and the claim "not measurable": the control is the arm
+    in RNNsearch's place minus RNNencdec, read from its own session's two arms."""
+    place = np.arange(80)
+    encdec, search = _abba(0.3 - 0.002 * place)
+    encdec_control, again = _abba(0.2 - 0.001 * place)
+    check = _t2_3(R.UpdateTimes(search + 0.05, encdec, again + 0.01, encdec_control, 3, 8))
+    assert claims.evaluate(check).control == claims.HOLDS
+    assert claims.evaluate(check).verdict == claims.UNMEASURABLE
+    ((label, diff, low, high),) = check.control.check.evidence["tests"]
+    assert diff == pytest.approx(0.01) and low > 0

@@ -977,12 +977,16 @@ def update_times(ex: RNNsearchExperiment, seconds: float = TIMING_SECONDS) -> Up
 
 
 def update_time_numbers(t: UpdateTimes) -> dict[str, tuple[float, int]]:
-    """``glue name -> (value, digits)``: the interleaved seconds per update and their ratio."""
+    """``glue name -> (value, digits)``: the interleaved seconds per update and their ratio, and
+    the control session's seconds per update of each RNNencdec."""
     return {
         "rns-live-spu-search": (float(t.search.mean()), 3),
         "rns-live-spu-encdec": (float(t.encdec.mean()), 3),
         "rns-live-spu-ratio": (float(t.search.mean() / t.encdec.mean()), 2),
         "rns-live-updates": (len(t.search), None),
+        "rns-live-spu-again": (float(t.again.mean()), 3),
+        "rns-live-spu-encdec-control": (float(t.encdec_control.mean()), 3),
+        "rns-live-updates-control": (len(t.again), None),
     }
 
 
