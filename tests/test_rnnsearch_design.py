@@ -298,9 +298,9 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
     R._run(ex, "RNNencdec-30")
     (arch, check), (_, chapters) = trained
     assert arch == "rnnencdec" and check.lr == 0.003 and chapters.lr == 0.001
-    assert check.max_updates == chapters.max_updates == 3352
-    assert check.lr_cooldown == chapters.lr_cooldown == 752
-    assert check.lr_cooldown_end == 3352
+    assert check.max_updates == chapters.max_updates == 2979
+    assert check.lr_cooldown == chapters.lr_cooldown == 779
+    assert check.lr_cooldown_end == 2979
     assert replace(check, lr=chapters.lr) == chapters  # the rate is all that differs
     for off in ({"encdec_lr_check": False}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
         ex.p.update({"encdec_lr_check": True, "lr_encdec": 0.001, **off})

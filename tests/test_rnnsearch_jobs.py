@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import torch
 
 from rnnlib.experiments import rnnsearch as R
+from rnnlib.experiments.rnnsearch_design import paper_rate_ratio
 from rnnlib.experiments.run_pool import build_side_by_side
 from test_rnnsearch_design import _experiment, _without_data
 
@@ -42,14 +43,14 @@ def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monke
     ex, calls = _recording(monkeypatch)
     jobs = R.training_jobs(ex)
     names = [j.name for j in jobs]
-    assert names == [
+    assert names == [  # the longer first: a free worker takes the first job it may
         "RNNsearch-50",
         "RNNsearch-50*",
         "RNNencdec-50",
+        "recipe 0.0/None",
         "RNNencdec-30",
         "RNNsearch-30",
         "encdec check",
-        "recipe 0.0/None",
         "Adadelta",
     ]
     assert {j.name: j.after for j in jobs if j.after} == {"RNNsearch-50*": ("RNNsearch-50",)}
@@ -74,6 +75,36 @@ def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monke
     assert runs.recipe[(0.3, 0.5)] is runs.runs["RNNsearch-30"]
 
 
+def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(monkeypatch):
+    """updates_search_long gives RNNsearch-50 (its candidates and Adadelta aside) its updates,
+    RNNencdec-50 the paper's equal time beside them, RNNsearch-50⋆ at least as many; the -30 pair
+    and its runs keep updates_search. None gives every RNNsearch updates_search, as before."""
+    ex, _ = _recording(
+        monkeypatch, updates_search=1600, updates_search_long=2400, dropout_runs_long="0.1"
+    )
+    built = {j.name: j.build() for j in R.training_jobs(ex)}
+    updates = {n: a.train.max_updates for n, a in built.items()}
+    assert updates["RNNsearch-50"] == updates["dropout-50 0.1"] == 2400
+    assert updates["RNNencdec-50"] == round(2400 * paper_rate_ratio("long")) == 5139
+    assert updates["RNNsearch-50*"] == max(ex.p["updates_star"], 2400)
+    assert updates["RNNsearch-30"] == updates["recipe 0.0/None"] == 1600
+    assert (
+        updates["RNNencdec-30"]
+        == updates["encdec check"]
+        == round(1600 * paper_rate_ratio("short"))
+    )
+    assert "RNNsearch-30 1,600" in R.updates_text(ex) and "RNNsearch-50 2,400" in R.updates_text(ex)
+    ex.p["updates_star"] = 100  # fewer than RNNsearch-50's: the star trains at least as long
+    assert R.training_jobs(ex)[1].build().train.max_updates == 2400
+    same, _ = _recording(monkeypatch, updates_search=1600, updates_search_long=None)
+    assert {n: u for n, (_, _, u) in R.run_specs(same).items()} == {
+        "RNNencdec-30": round(1600 * paper_rate_ratio("short")),
+        "RNNsearch-30": 1600,
+        "RNNencdec-50": round(1600 * paper_rate_ratio("long")),
+        "RNNsearch-50": 1600,
+    }
+
+
 def test_only_the_runs_the_parameters_ask_for_are_jobs(monkeypatch):
     ex, _ = _recording(
         monkeypatch, encdec_lr_check=False, recipe_runs="0.3/0.5", adadelta_updates=0
@@ -94,10 +125,8 @@ def test_the_long_models_dropout_and_its_candidates(monkeypatch):
     ex, _ = _recording(monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1, 0.3")
     jobs = R.training_jobs(ex)
     assert [j.name for j in jobs].count("dropout-50 0.3") == 1  # a repeated candidate trains once
-    assert [j.name for j in jobs][-2:] == [
-        "dropout-50 0.3",
-        "Adadelta",
-    ]  # 0.1 is the chapter's; each once
+    # 0.1 is the chapter's; each once, after the -50 pair: as long as RNNsearch-50
+    assert [j.name for j in jobs][2:5] == ["RNNencdec-50", "dropout-50 0.3", "recipe 0.0/None"]
     built = {j.name: j.build() for j in jobs}
     for name in ("RNNsearch-50", "RNNsearch-50*", "RNNencdec-50", "Adadelta"):
         assert built[name].model.dropout == 0.1, name

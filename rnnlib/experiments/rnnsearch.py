@@ -380,11 +380,13 @@ SELF_COMPARISON = (
 
 
 def run_specs(ex: RNNsearchExperiment) -> dict[str, tuple[str, int, int]]:
-    """``name -> (arch, max_len, updates)`` of the four models trained from scratch: RNNsearch
-    ``updates_search`` updates, RNNencdec as many as the paper's equal time gives
+    """``name -> (arch, max_len, updates)`` of the four models trained from scratch: RNNsearch-30
+    ``updates_search`` updates, RNNsearch-50 ``updates_search_long`` (``updates_search`` when
+    None), RNNencdec as many as the paper's equal time gives beside the RNNsearch of its length
     (:func:`rnnlib.experiments.rnnsearch_design.equal_time_updates`)."""
     p = ex.p
     search = p["updates_search"]
+    long = search_long_updates(p)
     return {
         "RNNencdec-30": (
             "rnnencdec",
@@ -395,10 +397,17 @@ def run_specs(ex: RNNsearchExperiment) -> dict[str, tuple[str, int, int]]:
         "RNNencdec-50": (
             "rnnencdec",
             p["len_long"],
-            equal_time_updates(search, p["updates_encdec"], "long"),
+            equal_time_updates(long, p["updates_encdec"], "long"),
         ),
-        "RNNsearch-50": ("rnnsearch", p["len_long"], search),
+        "RNNsearch-50": ("rnnsearch", p["len_long"], long),
     }
+
+
+def search_long_updates(p: dict) -> int:
+    """RNNsearch-50's updates: ``updates_search_long``, or ``updates_search`` when it is None
+    (or absent, as in the parameters of a chapter run before it existed)."""
+    long = p.get("updates_search_long")
+    return p["updates_search"] if long is None else int(long)
 
 
 def updates_text(ex: RNNsearchExperiment) -> str:
@@ -467,7 +476,7 @@ def _star_run(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = No
     p = ex.p
     seeded = {} if seed is None else {"seed": seed}
     star = ex.train_config(
-        max(p["updates_star"], p["updates_search"]), patience=p["star_patience"], **seeded
+        max(p["updates_star"], search_long_updates(p)), patience=p["star_patience"], **seeded
     )
     # with a cool-down, from where RNNsearch-50's began (its updates up to RNNsearch-50's end are
     # then RNNsearch-50 without it: cooldown_evidence)
@@ -515,10 +524,10 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
 def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     """Every training run of :func:`train_runs` as a job of
     :func:`rnnlib.experiments.run_pool.build_side_by_side`, the longest chain first: RNNsearch-50
-    and RNNsearch-50⋆ (which continues it), RNNencdec-50, RNNencdec-30 and RNNsearch-30, then
-    those the parameters ask for: ``encdec check`` (:func:`_encdec_check`), ``recipe
-    <dropout>/<lr_decay>`` per recipe run, ``dropout-50 <dropout>`` per candidate dropout of the
-    "-50" models and ``Adadelta``."""
+    and RNNsearch-50⋆ (which continues it), RNNencdec-50, then ``dropout-50 <dropout>`` per
+    candidate dropout of the "-50" models and ``recipe <dropout>/<lr_decay>`` per recipe run where
+    the parameters ask for them, RNNencdec-30 and RNNsearch-30, then ``encdec check``
+    (:func:`_encdec_check`) and ``Adadelta`` where asked for."""
     p = ex.p
 
     def own(name: str) -> Job:
@@ -526,9 +535,22 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
 
     search50 = own("RNNsearch-50")
     star = Job("RNNsearch-50*", lambda: _star_run(ex, search50.build()), after=(search50.name,))
-    jobs = [search50, star, own("RNNencdec-50"), own("RNNencdec-30"), own("RNNsearch-30")]
-    if _encdec_check_wanted(ex):
-        jobs.append(Job("encdec check", lambda: _encdec_check(ex)))
+    # a free worker takes the first job it may: the longer runs first, so that neither worker is
+    # left alone with a long one at the end (the cpu profile's build of 2026-11-28 trained the
+    # recipe run for 1,110 s, the -30 pair for 1,062 and 1,012 s, the check 742, Adadelta 301)
+    jobs = [search50, star, own("RNNencdec-50")]
+    for dropout in dict.fromkeys(parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")):
+        if dropout != ex.dropout_of("RNNsearch-50"):
+            jobs.append(
+                Job(
+                    dropout_job_name(dropout),
+                    # its state kept as RNNsearch-50's (not in the key): it is the chapter's
+                    # RNNsearch-50 once dropout_long follows the rule, with a trunk for its ⋆
+                    lambda dropout=dropout: _run(
+                        ex, "RNNsearch-50", None, {"dropout": dropout}, keep_state=True
+                    ),
+                )
+            )
     seen = {(p["dropout"], p["lr_decay"])}
     for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
         if (dropout, decay) not in seen:
@@ -542,18 +564,9 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
                     ),
                 )
             )
-    for dropout in dict.fromkeys(parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")):
-        if dropout != ex.dropout_of("RNNsearch-50"):
-            jobs.append(
-                Job(
-                    dropout_job_name(dropout),
-                    # its state kept as RNNsearch-50's (not in the key): it is the chapter's
-                    # RNNsearch-50 once dropout_long follows the rule, with a trunk for its ⋆
-                    lambda dropout=dropout: _run(
-                        ex, "RNNsearch-50", None, {"dropout": dropout}, keep_state=True
-                    ),
-                )
-            )
+    jobs += [own("RNNencdec-30"), own("RNNsearch-30")]
+    if _encdec_check_wanted(ex):
+        jobs.append(Job("encdec check", lambda: _encdec_check(ex)))
     if p["adadelta_updates"] and p["optimizer"] != "adadelta":
         ada = ex.train_config(
             p["adadelta_updates"],
@@ -3358,7 +3371,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "training length",
             "about 5 days each (2.9–8.5 × 10⁵ updates)",
             updates_text(ex).replace("The runs", "runs"),
-            "updates_encdec, updates_search, lr_min",
+            "updates_encdec, updates_search, updates_search_long, lr_min",
         ),
         (
             "RNNsearch-50⋆",
