@@ -323,6 +323,28 @@ def test_the_floor_evidence_names_the_encdec_models_that_never_reach_the_floor_o
     assert "never reached" not in R.floor_evidence_text(runs)
 
 
+def test_the_budget_evidence_reads_where_each_rnnsearch_run_was_lowest_and_the_star_beyond_it():
+    def logs(*nll):
+        updates = [200 * (k + 1) for k in range(len(nll))]
+        return {"eval": pd.DataFrame({"update": updates, "dev_nll_token": list(nll)})}
+
+    runs = _runs()
+    runs.logs = {
+        "RNNsearch-30": logs(5.0, 3.9, 4.1),
+        "RNNsearch-50": logs(5.0, 4.0, 3.5),
+        "RNNsearch-50*": logs(5.0, 4.0, 3.6, 3.4, 3.45),
+    }
+    text = R.budget_evidence_text(runs)
+    assert "RNNsearch-30 had its lowest dev NLL at update 400 of its 3 (3.900 nats" in text
+    assert "4.100 at its last evaluation: it had stopped improving" in text
+    assert "RNNsearch-50 had its lowest dev NLL at update 600 of its 3 (3.500 nats a token)" in text
+    assert "went lower, to 3.400 at update 800: RNNsearch-50 was still learning" in text
+    runs.logs["RNNsearch-50*"] = logs(5.0, 4.0, 3.6, 3.55)
+    assert "went no lower (3.550 at best): RNNsearch-50's budget was long enough" in (
+        R.budget_evidence_text(runs)
+    )
+
+
 R_LONGER = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]
 
 

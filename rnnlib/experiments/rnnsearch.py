@@ -1273,6 +1273,42 @@ def floor_evidence_text(runs: Runs) -> str:
     return text
 
 
+def budget_evidence_text(runs: Runs) -> str:
+    """The dev evidence for RNNsearch's update budgets (``updates_search`` for the -30 pair,
+    ``updates_search_long`` for the -50 pair; Markdown): where each RNNsearch run's dev NLL per
+    token was lowest and what it was at its last evaluation, and whether RNNsearch-50⋆, continuing
+    RNNsearch-50, found a lower one (then RNNsearch-50 was still learning at the end of its
+    budget)."""
+    parts = []
+    for name in ("RNNsearch-30", "RNNsearch-50"):
+        ev = runs.logs[name]["eval"]
+        best, last = ev.loc[ev["dev_nll_token"].idxmin()], ev.iloc[-1]
+        text = (
+            f"{shown(name)} had its lowest dev NLL at update {int(best['update']):,} of its "
+            f"{int(runs.runs[name].extra['updates']):,} ({best['dev_nll_token']:.3f} nats a token"
+        )
+        if int(last["update"]) != int(best["update"]):
+            text += (
+                f"; {last['dev_nll_token']:.3f} at its last evaluation: it had stopped "
+                "improving before its budget ended"
+            )
+        parts.append(text + ")")
+    ev50, star = runs.logs["RNNsearch-50"]["eval"], runs.logs["RNNsearch-50*"]["eval"]
+    own50, own_star = ev50["dev_nll_token"].min(), star["dev_nll_token"].min()
+    top = star.loc[star["dev_nll_token"].idxmin()]
+    if own_star < own50:
+        tail = (
+            f"RNNsearch-50⋆, RNNsearch-50 continued, went lower, to {own_star:.3f} at update "
+            f"{int(top['update']):,}: RNNsearch-50 was still learning when its budget ended"
+        )
+    else:
+        tail = (
+            f"RNNsearch-50⋆, RNNsearch-50 continued, went no lower ({own_star:.3f} at best): "
+            "RNNsearch-50's budget was long enough"
+        )
+    return "; ".join(parts) + "; " + tail
+
+
 def dev_nll_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
     """``glue name -> (value, digits)``: each model's dev NLL per sentence (B Table 2)."""
     return {f"rns-devnll-{glue_key(n)}": (runs.runs[n].extra["dev_nll"], 1) for n in NAMES}
