@@ -329,20 +329,34 @@ def test_the_budget_evidence_reads_where_each_rnnsearch_run_was_lowest_and_the_s
         return {"eval": pd.DataFrame({"update": updates, "dev_nll_token": list(nll)})}
 
     runs = _runs()
+    for name, budget, made in (("RNNsearch-30", 800, 600), ("RNNsearch-50", 600, 600)):
+        runs.runs[name].config = {"train": {"max_updates": budget}}
+        runs.runs[name].extra["updates"] = made
     runs.logs = {
         "RNNsearch-30": logs(5.0, 3.9, 4.1),
         "RNNsearch-50": logs(5.0, 4.0, 3.5),
+        # RNNsearch-50 without the cool-down up to its update 600, then beyond it
         "RNNsearch-50*": logs(5.0, 4.0, 3.6, 3.4, 3.45),
     }
     text = R.budget_evidence_text(runs)
-    assert "RNNsearch-30 had its lowest dev NLL at update 400 of its 3 (3.900 nats" in text
+    # the budget, not the updates a run stopped at
+    assert "RNNsearch-30 had its lowest dev NLL at update 400 of its 800 (3.900 nats" in text
     assert "4.100 at its last evaluation: it had stopped improving" in text
-    assert "RNNsearch-50 had its lowest dev NLL at update 600 of its 3 (3.500 nats a token)" in text
-    assert "went lower, to 3.400 at update 800: RNNsearch-50 was still learning" in text
-    runs.logs["RNNsearch-50*"] = logs(5.0, 4.0, 3.6, 3.55)
-    assert "went no lower (3.550 at best): RNNsearch-50's budget was long enough" in (
-        R.budget_evidence_text(runs)
+    assert (
+        "RNNsearch-50 had its lowest dev NLL at update 600 of its 600 (3.500 nats a token)" in text
     )
+    assert (
+        "went lower after RNNsearch-50's update 600, to 3.400 at update 800: RNNsearch-50 was"
+        in (text)
+    )
+    # lower only where RNNsearch-50⋆ is RNNsearch-50 without its cool-down: no longer budget asked
+    runs.logs["RNNsearch-50*"] = logs(5.0, 4.0, 3.3, 3.55)
+    assert (
+        "went no lower after RNNsearch-50's update 600 (3.550 at best): RNNsearch-50's budget"
+        in (R.budget_evidence_text(runs))
+    )
+    runs.logs["RNNsearch-50*"] = logs(5.0, 4.0, 3.3)
+    assert "made no evaluation beyond RNNsearch-50's update 600" in R.budget_evidence_text(runs)
 
 
 R_LONGER = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]

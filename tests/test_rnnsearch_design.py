@@ -291,7 +291,7 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
         ("rnnsearch", 0.003),
     ]
     # the check: RNNencdec-30 at RNNsearch's rate, as the chapter's RNNencdec-30 in every other
-    # respect (its budget, 3,352 at 1,800 search updates, and its cool-down from 2,600)
+    # respect (its budget, 2,979 at 1,600 search updates, and its cool-down from 2,200)
     trained.clear()
     assert R._encdec_check_wanted(ex)
     R._encdec_check(ex)

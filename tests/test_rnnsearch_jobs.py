@@ -76,9 +76,10 @@ def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monke
 
 
 def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(monkeypatch):
-    """updates_search_long gives RNNsearch-50 (its candidates and Adadelta aside) its updates,
-    RNNencdec-50 the paper's equal time beside them, RNNsearch-50⋆ at least as many; the -30 pair
-    and its runs keep updates_search. None gives every RNNsearch updates_search, as before."""
+    """updates_search_long gives RNNsearch-50 and its dropout candidates their updates (not the
+    Adadelta run), RNNencdec-50 the paper's equal time beside them, RNNsearch-50⋆ at least as
+    many; the -30 pair and its runs keep updates_search. None gives every RNNsearch
+    updates_search, as before."""
     ex, _ = _recording(
         monkeypatch, updates_search=1600, updates_search_long=2400, dropout_runs_long="0.1"
     )
@@ -93,10 +94,13 @@ def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(mo
         == updates["encdec check"]
         == round(1600 * paper_rate_ratio("short"))
     )
-    assert "RNNsearch-30 1,600" in R.updates_text(ex) and "RNNsearch-50 2,400" in R.updates_text(ex)
+    text = R.updates_text(ex)
+    assert "RNNsearch-30 1,600" in text and "RNNsearch-50 2,400" in text
+    assert "RNNsearch-30 made 0.67 times RNNsearch-50's updates, against 1.64 in the paper" in text
     ex.p["updates_star"] = 100  # fewer than RNNsearch-50's: the star trains at least as long
     assert R.training_jobs(ex)[1].build().train.max_updates == 2400
     same, _ = _recording(monkeypatch, updates_search=1600, updates_search_long=None)
+    assert "budgets of their own" not in R.updates_text(same)
     assert {n: u for n, (_, _, u) in R.run_specs(same).items()} == {
         "RNNencdec-30": round(1600 * paper_rate_ratio("short")),
         "RNNsearch-30": 1600,

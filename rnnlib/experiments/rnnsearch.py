@@ -421,13 +421,24 @@ def updates_text(ex: RNNsearchExperiment) -> str:
             f"; these are budgets: a run stops sooner once the schedule has cut its rate below "
             f"`lr_min` = {ex.p['lr_min']:g} (Table 2 gives the updates each run made)"
         )
+    own = ""
+    short, long = specs["RNNsearch-30"][2], specs["RNNsearch-50"][2]
+    if short != long:
+        paper = (
+            papers.B_TABLE2["RNNsearch-30"]["updates"] / papers.B_TABLE2["RNNsearch-50"]["updates"]
+        )
+        own = (
+            f"; the two lengths have budgets of their own, chosen on dev (`updates_search`, "
+            f"`updates_search_long`): RNNsearch-30 made {short / long:.2f} times RNNsearch-50's "
+            f"updates, against {paper:.2f} in the paper's Table 2"
+        )
     if ex.p["updates_encdec"] is None:
         return (
             "The runs were given the paper's ratio of updates at equal time: RNNencdec made as "
-            "many more updates than RNNsearch as in B Table 2, where every model trained "
-            f"about {paper_hours():.0f} hours ({counts} updates){stop}"
+            "many more updates than RNNsearch of the same length as in B Table 2, where every "
+            f"model trained about {paper_hours():.0f} hours ({counts} updates){own}{stop}"
         )
-    return f"The runs trained for fixed update counts, not equal time ({counts} updates){stop}"
+    return f"The runs trained for fixed update counts, not equal time ({counts} updates){own}{stop}"
 
 
 def _run(
@@ -471,7 +482,8 @@ def _run(
 
 def _star_run(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = None) -> Artifact:
     """RNNsearch-50⋆: the run ``search50`` of RNNsearch-50 (trained with ``seed``, default the
-    chapter's, and ``keep_state``) continued to ``updates_star`` updates in all, stopping after
+    chapter's, and ``keep_state``) continued to ``updates_star`` updates in all (at least
+    RNNsearch-50's), stopping after
     ``star_patience`` dev evaluations without a lower dev NLL."""
     p = ex.p
     seeded = {} if seed is None else {"seed": seed}
@@ -486,7 +498,8 @@ def _star_run(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = No
 
 def train_runs(ex: RNNsearchExperiment) -> Runs:
     """The five models of B Table 1 (trained now where the cache lacks them): the four "-30"
-    and "-50" models, then RNNsearch-50⋆, RNNsearch-50 continued to ``updates_star`` updates
+    and "-50" models, then RNNsearch-50⋆, RNNsearch-50 continued to ``updates_star`` updates (at
+    least RNNsearch-50's)
     with early stopping on dev, then (unless the chosen optimiser is Adadelta) RNNsearch-50
     trained ``adadelta_updates`` updates with the paper's Adadelta, the recipe runs
     (``recipe_runs``), RNNsearch-50 with each candidate dropout of the "-50" models
@@ -1276,16 +1289,18 @@ def floor_evidence_text(runs: Runs) -> str:
 def budget_evidence_text(runs: Runs) -> str:
     """The dev evidence for RNNsearch's update budgets (``updates_search`` for the -30 pair,
     ``updates_search_long`` for the -50 pair; Markdown): where each RNNsearch run's dev NLL per
-    token was lowest and what it was at its last evaluation, and whether RNNsearch-50⋆, continuing
-    RNNsearch-50, found a lower one (then RNNsearch-50 was still learning at the end of its
-    budget)."""
+    token was lowest in its budget and what it was at its last evaluation, and whether
+    RNNsearch-50⋆, continuing RNNsearch-50, found a lower one *after* RNNsearch-50's last update
+    (then RNNsearch-50 was still learning when its budget ended; a lower one before it, where
+    RNNsearch-50⋆ is RNNsearch-50 without the cool-down, is the cool-down's evidence instead)."""
     parts = []
     for name in ("RNNsearch-30", "RNNsearch-50"):
         ev = runs.logs[name]["eval"]
         best, last = ev.loc[ev["dev_nll_token"].idxmin()], ev.iloc[-1]
+        budget = int(runs.runs[name].config["train"]["max_updates"])
         text = (
             f"{shown(name)} had its lowest dev NLL at update {int(best['update']):,} of its "
-            f"{int(runs.runs[name].extra['updates']):,} ({best['dev_nll_token']:.3f} nats a token"
+            f"{budget:,} ({best['dev_nll_token']:.3f} nats a token"
         )
         if int(last["update"]) != int(best["update"]):
             text += (
@@ -1293,18 +1308,24 @@ def budget_evidence_text(runs: Runs) -> str:
                 "improving before its budget ended"
             )
         parts.append(text + ")")
-    ev50, star = runs.logs["RNNsearch-50"]["eval"], runs.logs["RNNsearch-50*"]["eval"]
-    own50, own_star = ev50["dev_nll_token"].min(), star["dev_nll_token"].min()
-    top = star.loc[star["dev_nll_token"].idxmin()]
-    if own_star < own50:
+    end50 = int(runs.runs["RNNsearch-50"].extra["updates"])
+    own50 = runs.logs["RNNsearch-50"]["eval"]["dev_nll_token"].min()
+    star = runs.logs["RNNsearch-50*"]["eval"]
+    beyond = star[star["update"] > end50]
+    if not len(beyond):
+        tail = f"RNNsearch-50⋆ made no evaluation beyond RNNsearch-50's update {end50:,}"
+    elif beyond["dev_nll_token"].min() < own50:
+        top = beyond.loc[beyond["dev_nll_token"].idxmin()]
         tail = (
-            f"RNNsearch-50⋆, RNNsearch-50 continued, went lower, to {own_star:.3f} at update "
-            f"{int(top['update']):,}: RNNsearch-50 was still learning when its budget ended"
+            f"RNNsearch-50⋆, RNNsearch-50 continued, went lower after RNNsearch-50's update "
+            f"{end50:,}, to {top['dev_nll_token']:.3f} at update {int(top['update']):,}: "
+            "RNNsearch-50 was still learning when its budget ended"
         )
     else:
         tail = (
-            f"RNNsearch-50⋆, RNNsearch-50 continued, went no lower ({own_star:.3f} at best): "
-            "RNNsearch-50's budget was long enough"
+            f"RNNsearch-50⋆, RNNsearch-50 continued, went no lower after RNNsearch-50's update "
+            f"{end50:,} ({beyond['dev_nll_token'].min():.3f} at best): RNNsearch-50's budget was "
+            "long enough"
         )
     return "; ".join(parts) + "; " + tail
 
@@ -3414,7 +3435,8 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "trained until dev stopped improving (6.7 × 10⁵ updates)",
             "RNNsearch-50 continued"
             + (" from where its cool-down began" if p.get("cooldown") is not None else "")
-            + f", at most {p['updates_star']:,} updates, patience {p['star_patience']}",
+            + f", at most {max(p['updates_star'], search_long_updates(p)):,} updates, "
+            f"patience {p['star_patience']}",
             "updates_star, star_patience",
         ),
         ("precision", "float32 (GPU)", _precision(ex), "bf16"),
