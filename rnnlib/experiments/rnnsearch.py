@@ -410,6 +410,11 @@ def search_long_updates(p: dict) -> int:
     return p["updates_search"] if long is None else int(long)
 
 
+def star_updates(p: dict) -> int:
+    """RNNsearch-50⋆'s limit of updates in all: ``updates_star``, at least RNNsearch-50's."""
+    return max(p["updates_star"], search_long_updates(p))
+
+
 def updates_text(ex: RNNsearchExperiment) -> str:
     """How the runs' update counts were set: equal time (the paper's ratio of update rates) or
     fixed counts, with each model's updates."""
@@ -487,9 +492,7 @@ def _star_run(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = No
     ``star_patience`` dev evaluations without a lower dev NLL."""
     p = ex.p
     seeded = {} if seed is None else {"seed": seed}
-    star = ex.train_config(
-        max(p["updates_star"], search_long_updates(p)), patience=p["star_patience"], **seeded
-    )
+    star = ex.train_config(star_updates(p), patience=p["star_patience"], **seeded)
     # with a cool-down, from where RNNsearch-50's began (its updates up to RNNsearch-50's end are
     # then RNNsearch-50 without it: cooldown_evidence)
     branch = "trunk" if "trunk_update" in search50.extra else "end"
@@ -3435,8 +3438,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "trained until dev stopped improving (6.7 × 10⁵ updates)",
             "RNNsearch-50 continued"
             + (" from where its cool-down began" if p.get("cooldown") is not None else "")
-            + f", at most {max(p['updates_star'], search_long_updates(p)):,} updates, "
-            f"patience {p['star_patience']}",
+            + f", at most {star_updates(p):,} updates, patience {p['star_patience']}",
             "updates_star, star_patience",
         ),
         ("precision", "float32 (GPU)", _precision(ex), "bf16"),

@@ -27,9 +27,10 @@ Deviations
 - B gives each model the same time; a run here is keyed by its update count, so that the cache
   key does not depend on the machine's speed: the paper's ratio of update rates stands in for
   "the same time", and Table 2 shows the minutes each run took. Across the two lengths B's runs
-  took the same time too, RNNsearch-30 making 1.6 times RNNsearch-50's updates; here each length
-  has a budget of its own (``updates_search``, ``updates_search_long``), chosen on dev: the
-  ``cpu`` profile gives the -30 pair fewer updates, since it overfits its fewer, shorter pairs.
+  took the same time too, RNNsearch-30 making more updates than RNNsearch-50 (Table 2); here
+  each length has a budget of its own (``updates_search``, ``updates_search_long``), chosen on
+  dev: the ``cpu`` profile gives the -30 pair fewer updates, since it overfits its fewer,
+  shorter pairs.
 - B trains both architectures with the same Adadelta. On the ``cpu`` profile, Adam's rate chosen
   for RNNsearch (``lr``) may not suit RNNencdec (at 3e-3 its dev NLL rose between evaluations
   and fell again once the schedule had cut the rate), so RNNencdec may have its own
