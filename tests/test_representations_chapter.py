@@ -123,6 +123,7 @@ def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(c
 
 def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows(chapter):
     from rnnlib.book import claims
+    from rnnlib import verdicts
 
     out, values = chapter
     recorded = {
@@ -137,7 +138,7 @@ def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows
     }
     assert set(recorded) == set(glued)
     for claim, key in glued.items():
-        verdict = claims.evaluate(
+        verdict = verdicts.evaluate(
             recorded[claim].check
         )  # evaluated again from the recorded evidence
         assert values[key] == claims.markdown(verdict) == values[f"claim-{claim}"]
@@ -149,8 +150,8 @@ def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows
             # phrases the sample holds moves with eflomal's unseeded alignment)
             assert recorded[claim].check.control is not None
             check = recorded[claim].check
-            below = check.floor is not None and claims._below_floor(check.floor)
-            assert verdict.control != claims.HOLDS or below, (claim, verdict)
+            below = check.floor is not None and verdicts._below_floor(check.floor)
+            assert verdict.control != verdicts.HOLDS or below, (claim, verdict)
 
 
 def test_the_tanh_ablation_is_compared_at_the_same_updates(chapter):
@@ -177,6 +178,7 @@ def test_gate_statistics_are_the_evidence_of_the_gates_claim(chapter):
     the reset correlation (its interval flipped) and the update correlation, one point per hidden
     unit of the scorer; the phrases read are the profile's ``gate_phrases``."""
     from rnnlib.book import claims
+    from rnnlib import verdicts
 
     out, values = chapter
     assert 0 < float(values["rep-reset-active-mean"]) < 1
@@ -188,7 +190,7 @@ def test_gate_statistics_are_the_evidence_of_the_gates_claim(chapter):
     ]
     check = record.check
     if check.rule == "across_rebuilds":  # judged on several alignments: the first is the page's
-        check = claims.Check.from_dict(check.evidence["checks"][0][1])
+        check = verdicts.Check.from_dict(check.evidence["checks"][0][1])
     assert check.rule == "intervals_above", check
     (reset_name, *reset), (update_name, *update) = check.evidence["tests"]
     assert reset_name.startswith("−Spearman(reset") and update_name.startswith("Spearman(update")
@@ -281,6 +283,7 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
     tmp_path, session_cache
 ):
     from rnnlib.book import claims
+    from rnnlib import verdicts
 
     out = run_on_files("representations", tmp_path, session_cache)
     values = results.load(out / "results").values("representations")
@@ -293,20 +296,22 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
         ("C-A-F4-1", "words", "words: category"),
         ("C-A-F5-1", "sem", "phrases: semantic class"),
     ):
-        verdict = claims.evaluate(recorded[claim].check)
-        assert verdict.verdict == claims.UNMEASURABLE and verdict.reason.startswith(column), verdict
+        verdict = verdicts.evaluate(recorded[claim].check)
+        assert verdict.verdict == verdicts.UNMEASURABLE and verdict.reason.startswith(column), (
+            verdict
+        )
         assert values[f"rep-verdict-{key}"] == claims.markdown(verdict) == values[f"claim-{claim}"]
         assert values[f"rep-result-{key}"].startswith("Not measured on this corpus")
         assert "not measurable" in values[f"rep-result-{key}"]
     # the one number word is too few to measure, and the words' paragraph names it
     assert "number (1)" in values["rep-result-words"] and "place (0)" in values["rep-result-words"]
-    assert "no point has a category" in claims.evaluate(recorded["C-A-F4-1"].check).reason
+    assert "no point has a category" in verdicts.evaluate(recorded["C-A-F4-1"].check).reason
     # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of
     # its own: measured, in the table, and the verdict the prose shows
-    patterns = claims.evaluate(recorded["C-A-F5-2"].check)
-    assert patterns.verdict in claims.VERDICTS, patterns
+    patterns = verdicts.evaluate(recorded["C-A-F5-2"].check)
+    assert patterns.verdict in verdicts.VERDICTS, patterns
     # measured: a rule's verdict, or not measurable only for the network's floor
-    assert patterns.verdict != claims.UNMEASURABLE or "below the floor" in patterns.reason
+    assert patterns.verdict != verdicts.UNMEASURABLE or "below the floor" in patterns.reason
     assert values["rep-verdict-pat"] == claims.markdown(patterns) == values["claim-C-A-F5-2"]
     assert not values["rep-result-pat"].startswith("Not measured")
     table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rnnlib import stats
-from rnnlib.book import claims
+from rnnlib import verdicts
 from rnnlib.experiments import category_rules as cats
 from rnnlib.experiments import gating_ablation
 from rnnlib.experiments import neighbour_purity as purity
@@ -40,9 +40,11 @@ def test_a_representation_of_the_defining_word_alone_scores_no_hit_once_the_word
     fair = purity.knn_same(X, labels, k=5, defining=defining)
     chance = purity.chance_same(labels, defining)
     diff = stats.bootstrap_mean(fair - chance, 500, 0)
-    assert diff[1] < 0.1 and claims.evaluate(claims.intervals_above([("x", *diff)])).verdict in (
-        claims.NOISE,
-        claims.FAILS,
+    assert diff[1] < 0.1 and verdicts.evaluate(
+        verdicts.intervals_above([("x", *diff)])
+    ).verdict in (
+        verdicts.NOISE,
+        verdicts.FAILS,
     )
 
 
@@ -106,15 +108,15 @@ def _measures(trained_sep: float, seed=0, n=160):
 
 def test_a_clustering_claim_holds_when_trained_codes_cluster_and_not_when_nothing_was_learned():
     for c in rep.purity_claims(_measures(3.0), PARAMS):
-        v = claims.evaluate(c.check)
-        assert v.verdict == claims.HOLDS, v
-        assert v.control not in (None, claims.HOLDS), v  # the control: two untrained draws
+        v = verdicts.evaluate(c.check)
+        assert v.verdict == verdicts.HOLDS, v
+        assert v.control not in (None, verdicts.HOLDS), v  # the control: two untrained draws
     measures = _measures(3.0)
     m = measures["words: category"]
     m.same["trained network"] = m.same["untrained network"].copy()  # training changed nothing
     for c in rep.purity_claims(measures, PARAMS):
-        v = claims.evaluate(c.check)
-        assert v.verdict != claims.HOLDS and v.control != claims.HOLDS, v
+        v = verdicts.evaluate(c.check)
+        assert v.verdict != verdicts.HOLDS and v.control != verdicts.HOLDS, v
 
 
 def test_the_control_holding_makes_the_claim_not_measurable():
@@ -124,8 +126,8 @@ def test_the_control_holding_makes_the_claim_not_measurable():
     m = measures["words: category"]
     m.same["untrained network"] = m.same["trained network"].copy()  # "untrained" clusters
     found = rep.purity_claims(measures, PARAMS)[0]
-    v = claims.evaluate(found.check)
-    assert v.control == claims.HOLDS and v.verdict == claims.UNMEASURABLE
+    v = verdicts.evaluate(found.check)
+    assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     assert "the rule also holds on the control" in v.reason
 
 
@@ -133,10 +135,10 @@ def test_below_the_floor_every_claim_is_not_measurable():
     below = rep.LearnedFloor(network_nll=30.0, unigram_nll=29.0)  # worse than the unigram model
     above = rep.LearnedFloor(network_nll=20.0, unigram_nll=29.0)
     for c in rep.purity_claims(_measures(3.0), PARAMS, below):
-        v = claims.evaluate(c.check)
-        assert v.verdict == claims.UNMEASURABLE and "below the floor of 0" in v.reason
+        v = verdicts.evaluate(c.check)
+        assert v.verdict == verdicts.UNMEASURABLE and "below the floor of 0" in v.reason
     for c in rep.purity_claims(_measures(3.0), PARAMS, above):
-        assert claims.evaluate(c.check).verdict == claims.HOLDS
+        assert verdicts.evaluate(c.check).verdict == verdicts.HOLDS
 
 
 def test_unigram_nll_is_the_add_one_unigram_of_the_training_targets_with_eos():
@@ -168,14 +170,16 @@ def _ablation(nll_tanh, nll_gru, unigram=40.0):
 def test_gru1_holds_when_tanh_is_worse_fails_when_better_and_its_control_never_holds():
     rng = np.random.default_rng(0)
     gru = 20 + rng.normal(size=100)
-    worse = claims.evaluate(gating_ablation.ablation_check(_ablation(gru + 3, gru), 200, 1).check)
-    assert worse.verdict == claims.HOLDS and worse.control == claims.NOISE
-    better = claims.evaluate(gating_ablation.ablation_check(_ablation(gru - 3, gru), 200, 1).check)
-    assert better.verdict == claims.FAILS and better.control == claims.NOISE
-    low = claims.evaluate(
+    worse = verdicts.evaluate(gating_ablation.ablation_check(_ablation(gru + 3, gru), 200, 1).check)
+    assert worse.verdict == verdicts.HOLDS and worse.control == verdicts.NOISE
+    better = verdicts.evaluate(
+        gating_ablation.ablation_check(_ablation(gru - 3, gru), 200, 1).check
+    )
+    assert better.verdict == verdicts.FAILS and better.control == verdicts.NOISE
+    low = verdicts.evaluate(
         gating_ablation.ablation_check(_ablation(gru + 3, gru, unigram=15.0), 200, 1).check
     )
-    assert low.verdict == claims.UNMEASURABLE and "below the floor" in low.reason
+    assert low.verdict == verdicts.UNMEASURABLE and "below the floor" in low.reason
 
 
 def test_a_diverged_tanh_network_is_never_evidence_for_gru1():
@@ -185,8 +189,8 @@ def test_a_diverged_tanh_network_is_never_evidence_for_gru1():
     tanh[7] = np.nan
     abl = _ablation(tanh, gru)
     assert np.isnan(abl.interval).all()  # nothing turned the NaN into a number first
-    v = claims.evaluate(gating_ablation.ablation_check(abl, 200, 1).check)
-    assert v.verdict == claims.UNMEASURABLE and "NaN" in v.reason
+    v = verdicts.evaluate(gating_ablation.ablation_check(abl, 200, 1).check)
+    assert v.verdict == verdicts.UNMEASURABLE and "NaN" in v.reason
 
 
 def _gates(memory, reset, update, control=None):
@@ -205,13 +209,13 @@ def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relati
     memory = rng.random(64)
     predicted = (1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05)
     untrained_same = _gates(memory, *predicted)
-    v = claims.evaluate(rep.gates_check(_gates(memory, *predicted, untrained_same)).check)
-    assert v.control == claims.HOLDS and v.verdict == claims.UNMEASURABLE
+    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, untrained_same)).check)
+    assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     flat = _gates(rng.random(64), rng.random(64), rng.random(64))
-    v = claims.evaluate(rep.gates_check(_gates(memory, *predicted, flat)).check)
-    assert v.verdict == claims.HOLDS and v.control != claims.HOLDS
+    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, flat)).check)
+    assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS
     below = rep.LearnedFloor(30.0, 29.0)
-    v = claims.evaluate(rep.gates_check(_gates(memory, *predicted, flat), below).check)
-    assert v.verdict == claims.UNMEASURABLE and "below the floor" in v.reason
+    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, flat), below).check)
+    assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     with pytest.raises(ValueError, match="control"):
         rep.gates_check(_gates(memory, *predicted))

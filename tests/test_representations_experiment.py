@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from rnnlib import stats
-from rnnlib.book import claims
+from rnnlib import verdicts
 from rnnlib.cache import ArtifactCache
 from rnnlib.experiments import gating_ablation, tsne_maps
 from rnnlib.experiments import neighbour_purity as purity
@@ -105,9 +105,9 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
     assert first.check.evidence["tests"] == expected
     control = first.check.control.check.evidence["tests"]
     assert control[1][0] == "words: category, untrained network − second initialisation"
-    verdict = claims.evaluate(first.check)
-    assert verdict.verdict == claims.HOLDS and verdict.control != claims.HOLDS
-    bow = claims.evaluate(first.bow_check)
+    verdict = verdicts.evaluate(first.check)
+    assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
+    bow = verdicts.evaluate(first.bow_check)
     assert [t[0] for t in first.bow_check.evidence["tests"]] == [
         "words: category, trained network − bag of words",
         "words: category, trained network − chance",
@@ -128,8 +128,8 @@ def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_wh
     measures = _measures(points, np.random.default_rng(3))
     sem = rep.purity_claims(measures, PARAMS)[1]
     assert sem.check.rule == "not_measurable" and sem.bow_check.rule == "not_measurable"
-    verdict = claims.evaluate(sem.check)
-    assert verdict.verdict == claims.UNMEASURABLE
+    verdict = verdicts.evaluate(sem.check)
+    assert verdict.verdict == verdicts.UNMEASURABLE
     assert "left out for fewer than 2 points: place (1)" in verdict.reason
     assert sem.result(verdict, verdict).startswith("Not measured on this corpus")
     assert rep.purity_table(measures)["phrases: semantic class"].isna().all()
@@ -214,10 +214,10 @@ def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without
     )
     found = rep.gates_check(gates)
     assert (found.claim, found.glue) == ("C-A-GRU-2", "rep-verdict-gates")
-    verdict = claims.evaluate(found.check)
-    assert verdict.verdict == claims.HOLDS and verdict.control != claims.HOLDS
+    verdict = verdicts.evaluate(found.check)
+    assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
     wrong = rep.gates_check(_gates(memory, memory, 1 - memory, _no_relation()))
-    assert claims.evaluate(wrong.check).verdict == claims.FAILS
+    assert verdicts.evaluate(wrong.check).verdict == verdicts.FAILS
     flat = rep.gates_check(_gates(np.ones(64), memory, memory))
     assert flat.check.rule == "not_measurable"
     numbers = {n.name: n for n in rep.gate_numbers(gates)}

@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from rnnlib.book import claims, glance
+from rnnlib import verdicts
 
 pytestmark = pytest.mark.slow
 
@@ -46,9 +47,9 @@ def test_editing_the_evidence_changes_the_verdict(smoke_book, tmp_path):
         path.write_text(json.dumps(entries), encoding="utf-8")
         return {r["claim"]: r for r in claims.ledger(folder)}["C-B-T1-1"]["verdict"]
 
-    assert verdict_with(3.0, 2.0, 4.0) == claims.HOLDS
-    assert verdict_with(-3.0, -4.0, -2.0) == claims.FAILS
-    assert verdict_with(0.5, -0.5, 1.5) == claims.NOISE
+    assert verdict_with(3.0, 2.0, 4.0) == verdicts.HOLDS
+    assert verdict_with(-3.0, -4.0, -2.0) == verdicts.FAILS
+    assert verdict_with(0.5, -0.5, 1.5) == verdicts.NOISE
 
 
 def test_the_results_page_shows_every_item_and_claim(smoke_book):
@@ -108,14 +109,14 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
         for i, entry in enumerate(entries):
             if entry["check"]["rule"] == "not_measurable":
                 continue
-            floor = claims.Check.from_dict(entry["check"]).floor
-            below = floor is not None and claims._below_floor(floor)
-            if entry["verdict"].get("control") == claims.HOLDS and below:
+            floor = verdicts.Check.from_dict(entry["check"]).floor
+            below = floor is not None and verdicts._below_floor(floor)
+            if entry["verdict"].get("control") == verdicts.HOLDS and below:
                 # a smoke claim below its floor whose control held by chance (the smoke phrase
                 # sample moves with eflomal's unseeded alignment): the rule reads as the control
                 continue
-            yes = claims.RECORDED if entry["check"]["rule"] == "bookkeeping" else claims.HOLDS
-            for holds, expected in ((True, yes), (False, claims.FAILS)):
+            yes = verdicts.RECORDED if entry["check"]["rule"] == "bookkeeping" else verdicts.HOLDS
+            for holds, expected in ((True, yes), (False, verdicts.FAILS)):
                 folder = tmp_path / f"{path.stem}-{i}-{holds}" / "results"
                 (folder / "claims").mkdir(parents=True)
                 edited = json.loads(json.dumps(entries))
@@ -138,15 +139,15 @@ def test_every_claim_has_a_control_and_no_control_holds(smoke_book):
     assert set(recs) == set(claims.CLAIMS)
     rows = {r["claim"]: r for r in claims.ledger(out / "results")}
     for claim, rec in recs.items():
-        if rec.check.rule in claims.NO_CONTROL_RULES:
-            assert rec.check.control is None or rows[claim]["control_verdict"] != claims.HOLDS
+        if rec.check.rule in verdicts.NO_CONTROL_RULES:
+            assert rec.check.control is None or rows[claim]["control_verdict"] != verdicts.HOLDS
             continue
         assert rec.check.control is not None, f"{claim} has no control"
         assert rec.check.control.what, f"{claim}'s control does not say what it is"
-        below = rec.check.floor is not None and claims._below_floor(rec.check.floor)
-        assert rows[claim]["control_verdict"] != claims.HOLDS or below, (
+        below = rec.check.floor is not None and verdicts._below_floor(rec.check.floor)
+        assert rows[claim]["control_verdict"] != verdicts.HOLDS or below, (
             claim,
             rows[claim]["control"],
         )
-    measured = [c for c, r in recs.items() if r.check.rule not in claims.NO_CONTROL_RULES]
+    measured = [c for c, r in recs.items() if r.check.rule not in verdicts.NO_CONTROL_RULES]
     assert len(measured) >= 20, f"only {len(measured)} claims carry a control"

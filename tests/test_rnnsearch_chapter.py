@@ -164,7 +164,7 @@ def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(s
 
 
 def test_table_1_2_and_3_claims_on_the_50_models_are_judged_on_every_seed(smoke_book):
-    from rnnlib.book import claims
+    from rnnlib import verdicts
 
     out, _ = smoke_book
     records = _smoke_checks(smoke_book, ("C-B-T1-", "C-B-T2-", "C-B-T3-"))
@@ -188,7 +188,7 @@ def test_table_1_2_and_3_claims_on_the_50_models_are_judged_on_every_seed(smoke_
     # so the -30 pair joins the spread: per-seed columns, and its sd beside Table 1's numbers
     assert {"RNNsearch-30, All", "RNNsearch-30 − RNNencdec-30, No UNK"} <= set(seeds.columns)
     assert float(values["rns-bleu-rnnencdec-30-spread-n"]) == 2
-    seed2 = claims.Check.from_dict(records["C-B-T2-1"].evidence["checks"][1][1])
+    seed2 = verdicts.Check.from_dict(records["C-B-T2-1"].evidence["checks"][1][1])
     assert seed2.note == "the -50 and -30 pairs of seed 2"
 
 

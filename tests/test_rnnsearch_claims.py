@@ -10,11 +10,12 @@ import pytest
 import pandas as pd
 
 from rnnlib.book import claims
+from rnnlib import verdicts
 from rnnlib.experiments import rnnsearch as R
 
 
 def _verdict(check):
-    return claims.evaluate(check)
+    return verdicts.evaluate(check)
 
 
 def _runs(star_best: int = 3) -> SimpleNamespace:
@@ -60,23 +61,23 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     checks = {
         c.claim: c.check for c in R.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1))
     }
-    assert _verdict(checks["C-B-T2-1"]).verdict == claims.HOLDS
-    assert _verdict(checks["C-B-T2-1"]).control == claims.FAILS
+    assert _verdict(checks["C-B-T2-1"]).verdict == verdicts.HOLDS
+    assert _verdict(checks["C-B-T2-1"]).control == verdicts.FAILS
     assert "not equal time" in checks["C-B-T2-1"].note  # updates_encdec set: fixed counts
     equal = R.table_2_claims(_ex(updates_encdec=None), _runs(), nll, init, _times(0.2, 0.1))
     note = next(c.check.note for c in equal if c.claim == "C-B-T2-1")
     assert "the paper's ratio of updates at equal time" in note and "not equal time" not in note
     assert checks["C-B-T2-2"].rule == "not_measurable"  # ⋆ is RNNsearch-50: no self-comparison
-    assert _verdict(checks["C-B-T2-3"]).verdict == claims.HOLDS
-    assert _verdict(checks["C-B-T2-3"]).control != claims.HOLDS
-    assert _verdict(checks["C-B-T2-4"]).verdict == claims.RECORDED
+    assert _verdict(checks["C-B-T2-3"]).verdict == verdicts.HOLDS
+    assert _verdict(checks["C-B-T2-3"]).control != verdicts.HOLDS
+    assert _verdict(checks["C-B-T2-4"]).verdict == verdicts.RECORDED
     # the other way round: RNNsearch worse, and slower RNNencdec updates
     worse = {n: search + (3 if "search" in n else 0) for n in R.NAMES}
     fail = {
         c.claim: c.check for c in R.table_2_claims(_ex(), _runs(), worse, init, _times(0.1, 0.2))
     }
-    assert _verdict(fail["C-B-T2-1"]).verdict == claims.FAILS
-    assert _verdict(fail["C-B-T2-3"]).verdict == claims.FAILS
+    assert _verdict(fail["C-B-T2-1"]).verdict == verdicts.FAILS
+    assert _verdict(fail["C-B-T2-3"]).verdict == verdicts.FAILS
 
 
 def test_table_2_claim_1_is_judged_on_every_seed_of_the_50_pair():
@@ -93,11 +94,11 @@ def test_table_2_claim_1_is_judged_on_every_seed_of_the_50_pair():
     assert judged["agree"].rule == "across_rebuilds"
     labels = [label for label, _ in judged["agree"].evidence["checks"]]
     assert labels == ["seed 3", "seed 4"]
-    assert _verdict(judged["agree"]).verdict == claims.HOLDS
+    assert _verdict(judged["agree"]).verdict == verdicts.HOLDS
     v = _verdict(judged["flips"])
-    assert v.verdict == claims.NOISE and "seed 4: does not hold" in v.reason
+    assert v.verdict == verdicts.NOISE and "seed 4: does not hold" in v.reason
     # seed 4's check reads its own -50 pair and the chapter's -30 pair
-    seed4 = claims.Check.from_dict(judged["flips"].evidence["checks"][1][1])
+    seed4 = verdicts.Check.from_dict(judged["flips"].evidence["checks"][1][1])
     assert "the -50 pair of seed 4" in seed4.note
 
 
@@ -110,15 +111,15 @@ def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
         _ex(), _runs(star_best=6), nll, nll["RNNsearch-50"] + 40, _times(0.2, 0.1), star
     )
     v = _verdict(checks[1].check)
-    assert v.verdict == claims.HOLDS and v.control == claims.NOISE
+    assert v.verdict == verdicts.HOLDS and v.control == verdicts.NOISE
     assert "test NLL" in checks[1].check.evidence["tests"][0][0]
     # on every seed: a seed whose RNNsearch-50⋆ is worse flips the verdict into the noise; one
     # whose RNNsearch-50⋆ is its RNNsearch-50 (None) is not measurable on that seed
     b = rng.normal(50, 5, 30)
     for more, verdict, reason in (
-        ({"RNNsearch-50": b, "RNNsearch-50*": b - 2}, claims.HOLDS, "seed 4: holds"),
-        ({"RNNsearch-50": b - 2, "RNNsearch-50*": b}, claims.NOISE, "seed 4: does not hold"),
-        (None, claims.NOISE, "seed 4: not measurable"),
+        ({"RNNsearch-50": b, "RNNsearch-50*": b - 2}, verdicts.HOLDS, "seed 4: holds"),
+        ({"RNNsearch-50": b - 2, "RNNsearch-50*": b}, verdicts.NOISE, "seed 4: does not hold"),
+        (None, verdicts.NOISE, "seed 4: not measurable"),
     ):
         seeded = R.table_2_claims(
             _ex(),
@@ -178,12 +179,12 @@ def test_table_1_claims_hold_above_the_floor_and_their_controls_do_not():
     tr = _translations(0.9)
     checks = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(tr), {})}
     v = _verdict(checks["C-B-T1-1"])
-    assert v.verdict == claims.HOLDS and v.control == claims.NOISE  # identical systems: [0, 0]
+    assert v.verdict == verdicts.HOLDS and v.control == verdicts.NOISE  # identical systems: [0, 0]
     assert checks["C-B-T1-5"].rule == "not_measurable"  # ⋆ is RNNsearch-50
     assert checks["C-B-T1-6"].rule == "not_measurable"  # no phrase-based row
-    assert _verdict(checks["C-B-T1-4"]).control != claims.HOLDS  # a random subset
+    assert _verdict(checks["C-B-T1-4"]).control != verdicts.HOLDS  # a random subset
     for check in checks.values():
-        assert _verdict(check).control != claims.HOLDS
+        assert _verdict(check).control != verdicts.HOLDS
 
 
 def test_table_1_claims_are_not_measurable_below_the_floor():
@@ -193,13 +194,13 @@ def test_table_1_claims_are_not_measurable_below_the_floor():
             tr.hyps[key] = ["" for _ in tr.hyps[key]]
     checks = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(tr), {})}
     v = _verdict(checks["C-B-T1-1"])
-    assert v.verdict == claims.UNMEASURABLE and "below the floor" in v.reason
+    assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     assert "holds" in v.reason  # the rule alone would have said it holds
 
 
 def test_no_unk_claim_fails_when_no_unk_scores_lower():
     tr = _translations(0.9)
-    good = claims.evaluate(replace_floor(R.no_unk_claim(_ex(), tr)))
+    good = verdicts.evaluate(replace_floor(R.no_unk_claim(_ex(), tr)))
     for name in R.NAMES:  # the No UNK column (its own search) translated badly by every system
         tr.hyps[(name, "no_unk")] = [
             " ".join("zz" if i % 2 else w for i, w in enumerate(h.split()))
@@ -207,9 +208,9 @@ def test_no_unk_claim_fails_when_no_unk_scores_lower():
         ]
     check = R.no_unk_claim(_ex(), tr)
     assert check.rule == "intervals_above"
-    assert claims.evaluate(replace_floor(check)).verdict == claims.FAILS
+    assert verdicts.evaluate(replace_floor(check)).verdict == verdicts.FAILS
     # the column's own translations decide, not the All column's on the same sentences
-    assert good.verdict != claims.FAILS
+    assert good.verdict != verdicts.FAILS
 
 
 def replace_floor(check):
@@ -221,9 +222,9 @@ def replace_floor(check):
 # -- Fig. 2: the no-deterioration rule and its control ---------------------------------------------
 def test_no_drop_rule_holds_on_a_flat_system_and_not_on_its_cut_control():
     flat = {"diff": -0.2, "low": -0.8, "high": 0.5}
-    assert _verdict(R._no_drop_rule(flat, 2.0, "x")).verdict == claims.HOLDS
+    assert _verdict(R._no_drop_rule(flat, 2.0, "x")).verdict == verdicts.HOLDS
     dropped = {"diff": -8.0, "low": -10.0, "high": -6.0}
-    assert _verdict(R._no_drop_rule(dropped, 2.0, "x")).verdict == claims.FAILS
+    assert _verdict(R._no_drop_rule(dropped, 2.0, "x")).verdict == verdicts.FAILS
     cut = R.cut_translations(["a b c d", "e f g h"], np.array([1]))
     assert cut == ["a b c d", "e f"]
 
@@ -261,8 +262,8 @@ def test_alignment_claims_hold_on_monotone_weights_not_on_the_untrained_control(
     assert list(checks) == ["C-B-F3-1", "C-B-F3-4", "C-B-F3-2", "C-B-F3-3"]
     for claim, check in checks.items():
         v = _verdict(check)
-        assert v.verdict == claims.HOLDS, (claim, v)
-        assert v.control != claims.HOLDS, (claim, v)
+        assert v.verdict == verdicts.HOLDS, (claim, v)
+        assert v.control != verdicts.HOLDS, (claim, v)
 
 
 def test_alignment_claims_fail_on_uniform_or_stuck_weights():
@@ -274,18 +275,18 @@ def test_alignment_claims_fail_on_uniform_or_stuck_weights():
     a = R.alignment_stats(stuck)
     assert (a.rho == 0).all()
     checks = {c.claim: c.check for c in R.alignment_claims(_sample(stuck, stuck))}
-    assert _verdict(checks["C-B-F3-1"]).verdict == claims.FAILS
-    assert _verdict(checks["C-B-F3-2"]).verdict == claims.FAILS
-    assert _verdict(checks["C-B-F3-4"]).verdict == claims.FAILS
+    assert _verdict(checks["C-B-F3-1"]).verdict == verdicts.FAILS
+    assert _verdict(checks["C-B-F3-2"]).verdict == verdicts.FAILS
+    assert _verdict(checks["C-B-F3-4"]).verdict == verdicts.FAILS
     uniform = [_uniform(10) for _ in range(30)]
     spread = {c.claim: c.check for c in R.alignment_claims(_sample(uniform, uniform))}
-    assert _verdict(spread["C-B-F3-3"]).verdict == claims.FAILS  # spread everywhere, not locally
+    assert _verdict(spread["C-B-F3-3"]).verdict == verdicts.FAILS  # spread everywhere, not locally
 
 
 def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
     trained = [_diagonal(8) for _ in range(10)]
     low = {c.claim: c.check for c in R.alignment_claims(_sample(trained, trained, bleu=1.0))}
-    assert all(_verdict(c).verdict == claims.UNMEASURABLE for c in low.values())
+    assert all(_verdict(c).verdict == verdicts.UNMEASURABLE for c in low.values())
     empty = R.alignment_claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
     assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
 
@@ -294,16 +295,16 @@ def test_the_claims_of_figure_2_are_judged_on_every_seed():
     from rnnlib.experiments import rnnsearch as rns
 
     def found(diff):
-        c = claims.intervals_above([("drop", diff, diff - 0.5, diff + 0.5)])
-        c = claims.controlled(c, "shuffled", claims.intervals_above([("drop", 0, -0.5, 0.5)]))
+        c = verdicts.intervals_above([("drop", diff, diff - 0.5, diff + 0.5)])
+        c = verdicts.controlled(c, "shuffled", verdicts.intervals_above([("drop", 0, -0.5, 0.5)]))
         return claims.ClaimCheck("C-B-F2-1", c, "rns-f2-claim1")
 
     mine = [found(2.0)]
     assert rns.across_seeds(mine, [], 1) == mine
     judged = rns.across_seeds(mine, [(2, [found(2.0)]), (3, [found(-2.0)])], 1)
     assert judged[0].glue == "rns-f2-claim1"
-    verdict = claims.evaluate(judged[0].check)
-    assert verdict.verdict == claims.NOISE
+    verdict = verdicts.evaluate(judged[0].check)
+    assert verdict.verdict == verdicts.NOISE
     assert "seed 1: holds" in verdict.reason and "seed 3: does not hold" in verdict.reason
 
 
@@ -382,13 +383,13 @@ def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_
             else {"diff": 1.0, "low": 0.5, "high": 1.5}
             for a, b, s in which
         }
-        return claims.evaluate(R._intervals(ex, tr, tests, which, {}))
+        return verdicts.evaluate(R._intervals(ex, tr, tests, which, {}))
 
     fails = verdict((-2.0, -3.0, -1.0))
-    assert fails.verdict == claims.FAILS and "RNNsearch-50 − RNNsearch-30, All" in fails.reason
+    assert fails.verdict == verdicts.FAILS and "RNNsearch-50 − RNNsearch-30, All" in fails.reason
     assert "RNNencdec-50 − RNNencdec-30" not in fails.reason.split("refuted")[0]
     holds = verdict((2.0, 1.0, 3.0))
-    assert holds.verdict == claims.UNMEASURABLE
+    assert holds.verdict == verdicts.UNMEASURABLE
     assert "above the floor alone it says holds" in holds.reason
 
 
@@ -418,8 +419,8 @@ def test_the_timing_control_is_an_a_a_session_so_a_drift_of_the_machine_cancels(
     encdec, search = _abba(0.3 - 0.002 * place)  # the claim's session
     encdec_control, again = _abba(0.2 - 0.001 * place)  # the control's
     check = _t2_3(R.UpdateTimes(search + 0.05, encdec, again, encdec_control, 3, 8))
-    assert claims.evaluate(check).verdict == claims.HOLDS
-    assert claims.evaluate(check).control != claims.HOLDS
+    assert verdicts.evaluate(check).verdict == verdicts.HOLDS
+    assert verdicts.evaluate(check).control != verdicts.HOLDS
     assert "identical RNNencdec" in check.control.what
     lagged = R.stats.paired_difference(encdec_control[:-6], encdec_control[6:], 200, 1)
     assert lagged[1] > 0  # the old control: it would have held
@@ -433,7 +434,7 @@ def test_the_timing_control_reads_its_own_session_the_second_arm_minus_the_first
     encdec, search = _abba(0.3 - 0.002 * place)
     encdec_control, again = _abba(0.2 - 0.001 * place)
     check = _t2_3(R.UpdateTimes(search + 0.05, encdec, again + 0.01, encdec_control, 3, 8))
-    assert claims.evaluate(check).control == claims.HOLDS
-    assert claims.evaluate(check).verdict == claims.UNMEASURABLE
+    assert verdicts.evaluate(check).control == verdicts.HOLDS
+    assert verdicts.evaluate(check).verdict == verdicts.UNMEASURABLE
     ((label, diff, low, high),) = check.control.check.evidence["tests"]
     assert diff == pytest.approx(0.01) and low > 0

@@ -15,7 +15,8 @@ import torch
 
 from rnnlib import search, stats
 from rnnlib.bleu import corpus_bleu
-from rnnlib.book import claims, papers
+from rnnlib.book import papers
+from rnnlib import verdicts
 from rnnlib.experiments import rnnsearch as R
 from rnnlib.experiments import rnnsearch_design as D
 
@@ -455,15 +456,15 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     assert slopes["diff"] > 0 and slopes["low"] > 0
     _, checks = R.figure_2_claims(ex, tr, by_length, gaps, slopes)
     check = next(c.check for c in checks if c.claim == "C-B-F2-2")
-    verdict = claims.evaluate(check)
-    assert verdict.verdict == claims.HOLDS and verdict.control != claims.HOLDS
+    verdict = verdicts.evaluate(check)
+    assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
     # the same systems swapped: RNNsearch now degrades more, the claim fails
     swapped = {"RNNsearch-50": b, "RNNencdec-50": a}
     tr2 = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": swapped[n])
     by2 = {n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in swapped.items()}
     _, checks2 = R.figure_2_claims(ex, tr2, by2, R.length_gaps(ex, tr2, by2))
     check2 = next(c.check for c in checks2 if c.claim == "C-B-F2-2")
-    assert claims.evaluate(check2).verdict == claims.FAILS
+    assert verdicts.evaluate(check2).verdict == verdicts.FAILS
 
 
 # -- the rebuild spread (issue 28) -----------------------------------------------------------------

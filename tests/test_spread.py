@@ -58,18 +58,18 @@ def test_origin_text_says_how_many_replicates_came_from_the_cache():
 
 
 def test_across_judges_the_chapters_check_on_every_replicate_and_keeps_a_lone_one():
-    from rnnlib.book import claims
+    from rnnlib import verdicts
     from rnnlib.experiments.spread import across
 
     def check(diff):
-        c = claims.intervals_above([("gap", diff, diff - 0.1, diff + 0.1)])
-        return claims.controlled(c, "none", claims.intervals_above([("gap", 0.0, -0.1, 0.1)]))
+        c = verdicts.intervals_above([("gap", diff, diff - 0.1, diff + 0.1)])
+        return verdicts.controlled(c, "none", verdicts.intervals_above([("gap", 0.0, -0.1, 0.1)]))
 
     first = check(1.0)
     assert across(first, []) is first
-    unmeasurable = claims.not_measurable("built that way")
+    unmeasurable = verdicts.not_measurable("built that way")
     assert across(unmeasurable, [(2, unmeasurable)]) is unmeasurable
     both = across(first, [(2, check(-1.0))], unit="seed")
-    verdict = claims.evaluate(both)
-    assert verdict.verdict == claims.NOISE and "seed 2: does not hold" in verdict.reason
+    verdict = verdicts.evaluate(both)
+    assert verdict.verdict == verdicts.NOISE and "seed 2: does not hold" in verdict.reason
     assert "seed 1: holds" in verdict.reason

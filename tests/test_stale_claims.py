@@ -15,6 +15,7 @@ import pytest
 
 from minibook import make_minibook
 from rnnlib.book import claims, execute, glance
+from rnnlib import verdicts
 
 CLAIM_CHAPTER = """---
 jupytext:
@@ -40,7 +41,7 @@ from rnnlib.book import claims
 from rnnlib.book.chapter import Chapter
 ch = Chapter.start("{name}", globals())
 for claim in {claims}[:k]:
-    claims.record(ch, claim, claims.not_measurable("{name}"))
+    claims.record(ch, claim, verdicts.not_measurable("{name}"))
 ```
 """
 
@@ -64,9 +65,9 @@ def test_each_record_names_the_build_from_the_environment_and_the_ledger_shows_i
 ):
     monkeypatch.delenv("RNNLIB_RESULTS", raising=False)
     monkeypatch.setenv(claims.BUILD_ENV, json.dumps(BUILD))
-    claims.record(_chapter(tmp_path), "C-B-T1-1", claims.not_measurable("x"))
+    claims.record(_chapter(tmp_path), "C-B-T1-1", verdicts.not_measurable("x"))
     monkeypatch.delenv(claims.BUILD_ENV)
-    claims.record(_chapter(tmp_path, "other"), "C-B-T1-2", claims.not_measurable("y"))
+    claims.record(_chapter(tmp_path, "other"), "C-B-T1-2", verdicts.not_measurable("y"))
     recs = {r.claim: r for r in claims.load_checks(tmp_path / "results")}
     assert recs["C-B-T1-1"].build == BUILD and recs["C-B-T1-2"].build is None
     rows = {r["claim"]: r for r in claims.ledger(tmp_path / "results")}

@@ -12,7 +12,7 @@ number by number.
 
 **Claims.** A claim's verdict comes from the claims records ``results/claims/<chapter>.json``
 (the verdict as the chapter recorded it, that is as the build published it; evaluated with
-:func:`rnnlib.book.claims.evaluate` only for a record without one) when they are there: inside
+:func:`rnnlib.verdicts.evaluate` only for a record without one) when they are there: inside
 the given folder, or for a ``results.json`` in ``<out>/_build/html/``, in ``<out>/results/``.
 A chapter whose records name another config hash than the chapter's results (a chapter rerun
 after the HTML was built) is read from the glued texts instead, with a warning. Without records,
@@ -32,7 +32,7 @@ A number has a noise only where a build states one for that very number:
   two rebuilds the t quantile is 12.7: three or more make it a usable noise);
 * a glued number ``X`` with glued siblings ``X-low`` and ``X-high`` (its interval);
 * a number of a claim's evidence, with the interval of that evidence (for a group of seeds, the
-  t interval the rule :func:`rnnlib.book.claims.seeds_above` uses);
+  t interval the rule :func:`rnnlib.verdicts.seeds_above` uses);
 * a noise passed to :func:`compare` as ``noise=`` (see :class:`Noise`).
 
 The interval of OLD is used (is the new value inside it?); where only NEW states one, the
@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .claims import RULES, Check, evaluate
+from ..verdicts import RULES, Check, evaluate
 from .results import load
 
 # statuses of an item or a claim

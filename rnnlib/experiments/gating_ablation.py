@@ -31,6 +31,7 @@ import torch
 
 from .. import stats
 from ..book import claims
+from .. import verdicts
 from ..presets import build_model
 from ..ragged import Ragged
 from ..smt import rnn_scorer
@@ -178,11 +179,11 @@ def ablation_check(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:
         "phrase pairs; 95% bootstrap interval over the pairs: covers the sampling of the pairs, "
         "not the training seed (one run of each network)"
     )
-    check = claims.intervals_above([("tanh − GRU, dev NLL per pair", *abl.interval)], note=note)
+    check = verdicts.intervals_above([("tanh − GRU, dev NLL per pair", *abl.interval)], note=note)
     same = stats.bootstrap_mean(abl.nll_gru - abl.nll_gru, n_boot, seed)
-    control = claims.intervals_above([("GRU − GRU, dev NLL per pair", *same)])
-    check = claims.controlled(check, "the GRU against itself (two identical systems)", control)
-    check = claims.floored(check, [("GRU", abl.floor_value)], LEARNED_FLOOR, FLOOR_UNIT)
+    control = verdicts.intervals_above([("GRU − GRU, dev NLL per pair", *same)])
+    check = verdicts.controlled(check, "the GRU against itself (two identical systems)", control)
+    check = verdicts.floored(check, [("GRU", abl.floor_value)], LEARNED_FLOOR, FLOOR_UNIT)
     return claims.ClaimCheck("C-A-GRU-1", check, glue="rep-verdict-ablation")
 
 

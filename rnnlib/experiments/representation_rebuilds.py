@@ -7,7 +7,7 @@ its rows on several alignments when ``alignment_replicates`` asks, or reads thos
 build left in the cache (``cached_spread``); each has its own scorer. Here every measure of the
 chapter that a claim reads is taken again on the scorer of alignments 2, 3, ... exactly as on
 the first (the same parameters and random seeds), and each claim is judged on every alignment
-(:func:`rnnlib.book.claims.across_rebuilds`): a verdict that an alignment flips is inside the
+(:func:`rnnlib.verdicts.across_rebuilds`): a verdict that an alignment flips is inside the
 noise.
 
 * :func:`rebuilds` -- alignments 2, 3, ...: their scorer, floor, purity claims, gates check and

@@ -55,6 +55,7 @@ import torch
 
 from .. import stats
 from ..book import claims, papers
+from .. import verdicts
 from ..presets import build_model, preset
 from ..specials import SPECIALS
 from .category_rules import (
@@ -169,9 +170,9 @@ class LearnedFloor:
         """The unigram model's dev NLL minus the network's (nats per pair)."""
         return self.unigram_nll - self.network_nll
 
-    def apply(self, check: claims.Check) -> claims.Check:
+    def apply(self, check: verdicts.Check) -> verdicts.Check:
         """``check`` with the floor :data:`~rnnlib.experiments.gating_ablation.LEARNED_FLOOR`."""
-        return claims.floored(check, [("phrase scorer", self.value)], LEARNED_FLOOR, FLOOR_UNIT)
+        return verdicts.floored(check, [("phrase scorer", self.value)], LEARNED_FLOOR, FLOOR_UNIT)
 
 
 def learned_floor(corpus, scorer: PhraseScorer, model: torch.nn.Module) -> LearnedFloor:
@@ -617,12 +618,12 @@ class PurityClaim:
 
     claim: str
     key: str
-    check: claims.Check
-    bow_check: claims.Check
+    check: verdicts.Check
+    bow_check: verdicts.Check
     measured: str | None
     left_out: str
 
-    def result(self, verdict: claims.Verdict, bow: claims.Verdict) -> str:
+    def result(self, verdict: verdicts.Verdict, bow: verdicts.Verdict) -> str:
         """The paragraph's sentences on the measure, the claim's ``verdict`` (recorded) with its
         control, and the second verdict ``bow`` (trained against the bag of words)."""
         if self.measured is None:
@@ -634,7 +635,7 @@ class PurityClaim:
         )
 
 
-def control_sentence(verdict: claims.Verdict) -> str:
+def control_sentence(verdict: verdicts.Verdict) -> str:
     """The control's verdict in words (``""`` for a check without one)."""
     if verdict.control is None:
         return ""
@@ -670,7 +671,7 @@ def _purity_claim(
     left_note = f"left out for fewer than {fewest} points: {left.replace('*', '')}" if left else ""
     if not m.measured:
         reason = f"{col}: {m.reason}" + (f" ({left_note})" if left else "")
-        none = claims.not_measurable(reason)
+        none = verdicts.not_measurable(reason)
         return PurityClaim(claim, key, none, none, None, left_text)
     if SECOND not in m.same:
         raise ValueError(
@@ -678,23 +679,23 @@ def _purity_claim(
         )
     note = _noise(m, params["neighbours"], col, left_note)
     T, U = "trained network", "untrained network"
-    check = claims.intervals_above(
+    check = verdicts.intervals_above(
         [_diff(m, T, "chance", params, col), _diff(m, T, U, params, col)], note=note
     )
-    control = claims.intervals_above(
+    control = verdicts.intervals_above(
         [_diff(m, U, "chance", params, col), _diff(m, U, SECOND, params, col)]
     )
     what = "the untrained network in the trained one's place, against chance and a second draw "
-    check = claims.controlled(check, what + "of its initialisation (seed + 1)", control)
+    check = verdicts.controlled(check, what + "of its initialisation (seed + 1)", control)
     # the second verdict: beyond the bag of words and chance (under the leak rule the bag of
     # words can fall below chance, and beating it alone would then say nothing)
-    bow = claims.intervals_above(
+    bow = verdicts.intervals_above(
         [_diff(m, T, "bag of words", params, col), _diff(m, T, "chance", params, col)], note=note
     )
-    bow_control = claims.intervals_above(
+    bow_control = verdicts.intervals_above(
         [_diff(m, U, "bag of words", params, col), _diff(m, U, "chance", params, col)]
     )
-    bow = claims.controlled(bow, "the untrained network in the trained one's place", bow_control)
+    bow = verdicts.controlled(bow, "the untrained network in the trained one's place", bow_control)
     if floor is not None:
         check, bow = floor.apply(check), floor.apply(bow)
     numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
@@ -721,7 +722,7 @@ def record_purity_claims(ch, found: list[PurityClaim]) -> None:
     second verdict as ``rep-bow-<key>`` and the paragraph as ``rep-result-<key>``."""
     for c in found:
         verdict = claims.record(ch, c.claim, c.check)
-        bow = claims.evaluate(c.bow_check)
+        bow = verdicts.evaluate(c.bow_check)
         ch.text(f"rep-verdict-{c.key}", claims.markdown(verdict))
         ch.text(f"rep-bow-{c.key}", claims.markdown(bow))
         ch.text(f"rep-result-{c.key}", c.result(verdict, bow))
@@ -876,25 +877,25 @@ def gates_check(gates: GateMemory, floor: LearnedFloor | None = None) -> claims.
     tests = _gate_tests(gates)
     if not np.isfinite([x for t in tests for x in t[1:]]).all():
         reason = "a gate's activity or the memory does not vary across the hidden units"
-        return claims.ClaimCheck("C-A-GRU-2", claims.not_measurable(reason), "rep-verdict-gates")
+        return claims.ClaimCheck("C-A-GRU-2", verdicts.not_measurable(reason), "rep-verdict-gates")
     if gates.control is None:
         raise ValueError("gates_check: the control needs the untrained network's gates")
-    check = claims.intervals_above(
+    check = verdicts.intervals_above(
         tests,
         note=f"one point per hidden unit ({len(gates.memory)}); active: r < 0.5, z > 0.5; "
         f"memory after {gates.lag} words over {len(gates.phrases)} test phrases; 95% bootstrap "
         "intervals over the units: cover the sampling of the units, not the training seed (one "
         "run) nor the phrases read (one sample)",
     )
-    control = claims.intervals_above(_gate_tests(gates.control))
+    control = verdicts.intervals_above(_gate_tests(gates.control))
     what = "the untrained network's gates and memory on the same phrases"
-    check = claims.controlled(check, what, control)
+    check = verdicts.controlled(check, what, control)
     if floor is not None:
         check = floor.apply(check)
     return claims.ClaimCheck("C-A-GRU-2", check, glue="rep-verdict-gates")
 
 
-def record_with_control(ch, found: claims.ClaimCheck, control_glue: str) -> claims.Verdict:
+def record_with_control(ch, found: claims.ClaimCheck, control_glue: str) -> verdicts.Verdict:
     """Record ``found`` (:func:`rnnlib.book.claims.record_all`) and glue its control's verdict
     in words as ``control_glue`` (:func:`control_sentence`)."""
     verdict = claims.record(ch, found.claim, found.check)

@@ -39,7 +39,7 @@ Everything the chapter computes, one function per item it shows:
 Artifacts keep the kinds and configs the chapter has always used (``rnnsearch/run``,
 ``rnnsearch/dev_nll``, ``rnnsearch/translations``, ``rnnsearch/alignments``); the controls add
 ``rnnsearch/dev_nll_init``, ``rnnsearch/init_translations`` and ``rnnsearch/test_nll``. Every
-claim carries a control (:func:`rnnlib.book.claims.controlled`) and, where it reads a model's
+claim carries a control (:func:`rnnlib.verdicts.controlled`) and, where it reads a model's
 translations, the floor :data:`BLEU_FLOOR`. Every interval
 comes from :mod:`rnnlib.stats`; the claims' checks come back as :class:`ClaimCheck` so that the
 chapter records them (:func:`rnnlib.book.claims.record`) in its own cells and order.
@@ -75,7 +75,9 @@ from ..batch import BATCH_FORMAT, make_batch, pad, pad_sources
 from ..bench.against import interleaved
 from ..bench.workload import train_step_fn
 from ..bleu import CorpusBleu, corpus_bleu, length_edges, no_unk_mask, sentence_bleu
-from ..book import claims, papers
+from ..book import papers
+from .. import verdicts
+from ..verdicts import BLEU_FLOOR
 from ..book.claims import ClaimCheck
 from ..book.corpus_params import corpus_config
 from ..book.plotting import attention_plot
@@ -158,12 +160,6 @@ def timed_column(column: str) -> bool:
 NO_DROP_MARGIN = 0.10
 #: the subsets of Table 1's columns
 SUBSETS = {"all": "All", "no_unk": "No UNK"}
-#: the floor of every claim about a model's translations: a system (in every column or length
-#: bucket a claim reads) must score at least this much BLEU for the claim to be measurable. Below
-#: it a system shares little beyond chance n-grams with the references (compare the untrained
-#: network's score, glued beside Table 1), so what it does or fails to do is no behaviour of a
-#: translator.
-BLEU_FLOOR = 3.0
 #: the controls' system: the untrained RNNsearch (greedy search; :func:`untrained_model`)
 UNTRAINED = "untrained RNNsearch"
 #: the control of a comparison of two systems' BLEU: the worse system against itself (a
@@ -1076,7 +1072,7 @@ def table_2_claims(
         f"({n_boot} resamples); {runs_read}. {updates_text(ex)}: {clocks}"
     )
 
-    def lower_nll(nll: dict[str, np.ndarray], note: str, rng, control_rng) -> claims.Check:
+    def lower_nll(nll: dict[str, np.ndarray], note: str, rng, control_rng) -> verdicts.Check:
         lower = [
             (
                 f"{SHOWN[e]} − {SHOWN[s]} dev NLL",
@@ -1091,11 +1087,11 @@ def table_2_claims(
             )
             for _, e in pairs
         ]
-        return claims.controlled(
-            claims.intervals_above(lower, note=note),
+        return verdicts.controlled(
+            verdicts.intervals_above(lower, note=note),
             "the untrained RNNsearch (its parameters at initialisation with the chapter's seed, "
             f"{p['seed']}) in place of the trained one",
-            claims.intervals_above(lower_init),
+            verdicts.intervals_above(lower_init),
         )
 
     t2_1 = lower_nll(nll, one_seed, rng, control_rng)
@@ -1120,12 +1116,12 @@ def table_2_claims(
         ]
         t2_1 = across(t2_1, others, "seed", p["seed"])
 
-    def longer_lowers(star_nll: dict[str, np.ndarray] | None, rng) -> claims.Check:
+    def longer_lowers(star_nll: dict[str, np.ndarray] | None, rng) -> verdicts.Check:
         if star_nll is None:
-            return claims.not_measurable(SELF_COMPARISON)
+            return verdicts.not_measurable(SELF_COMPARISON)
         a, b = star_nll["RNNsearch-50"], star_nll["RNNsearch-50*"]
-        return claims.controlled(
-            claims.intervals_above(
+        return verdicts.controlled(
+            verdicts.intervals_above(
                 [
                     (
                         "RNNsearch-50 − RNNsearch-50⋆ test NLL",
@@ -1138,7 +1134,7 @@ def table_2_claims(
                 "training run",
             ),
             "RNNsearch-50 against itself (two identical systems)",
-            claims.intervals_above(
+            verdicts.intervals_above(
                 [("RNNsearch-50 − RNNsearch-50", *stats.paired_difference(a, a, n_boot, rng))]
             ),
         )
@@ -1155,8 +1151,8 @@ def table_2_claims(
     m = len(times.again) // 2 * 2
     itself = stats.paired_difference(times.again[:m], times.encdec_control[:m], n_boot, rng)
     device = runs.runs["RNNsearch-50"].extra["device"]
-    t2_3 = claims.controlled(
-        claims.intervals_above(
+    t2_3 = verdicts.controlled(
+        verdicts.intervals_above(
             [("RNNsearch − RNNencdec seconds per update", *slower)],
             note=f"a live timing on {device}, not the training runs: {n} updates of each "
             f"model interleaved ABBA, each pair on the same minibatch of {times.pairs} pairs "
@@ -1166,10 +1162,10 @@ def table_2_claims(
         ),
         f"RNNencdec against itself: the same timing in a session of its own, {m} updates of "
         "RNNencdec and of a second, identical RNNencdec in RNNsearch's place",
-        claims.intervals_above([("RNNencdec − RNNencdec seconds per update", *itself)]),
+        verdicts.intervals_above([("RNNencdec − RNNencdec seconds per update", *itself)]),
     )
     logged = ("updates", "epochs", "seconds", "device", "dev_nll")
-    t2_4 = claims.bookkeeping(
+    t2_4 = verdicts.bookkeeping(
         [
             (
                 SHOWN[n],
@@ -2160,8 +2156,8 @@ def paired_tests(
 def _bleu_floor(check, values: list[tuple[str, float]], what: str, reads=None):
     """``check`` measurable only where every system it reads reaches :data:`BLEU_FLOOR`;
     ``reads``: per value, the labels of the tests that read it
-    (:func:`rnnlib.book.claims.floored`)."""
-    return claims.floored(check, values, BLEU_FLOOR, "BLEU", what, reads=reads)
+    (:func:`rnnlib.verdicts.floored`)."""
+    return verdicts.floored(check, values, BLEU_FLOOR, "BLEU", what, reads=reads)
 
 
 def _control_test(ex: RNNsearchExperiment, tr: Translations, b: str, subset: str, cache: dict):
@@ -2193,12 +2189,12 @@ def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, ca
         f"test BLEU, paired bootstrap ({ex.p['n_boot']} resamples, 95%) over the test sentences; "
         + runs
     )
-    check = claims.intervals_above(
+    check = verdicts.intervals_above(
         [(f"{shown(a)} − {shown(b)}, {SUBSETS[s]}", *_dlh(tests[(a, b, s)])) for a, b, s in which],
         note=note,
         rebuilds=f"{n_seeds} training seeds of {', '.join(seeded)}, pooled" if seeded else "",
     )
-    control = claims.intervals_above(
+    control = verdicts.intervals_above(
         [
             (f"{shown(b)} − {shown(b)}, {SUBSETS[s]}", *_dlh(_control_test(ex, tr, b, s, cache)))
             for _, b, s in which
@@ -2214,7 +2210,7 @@ def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, ca
         for n, sn in read
     ]
     return _bleu_floor(
-        claims.controlled(check, IDENTICAL_WHAT + " in place of the better", control),
+        verdicts.controlled(check, IDENTICAL_WHAT + " in place of the better", control),
         values,
         "every system and column the claim reads",
         reads,
@@ -2245,7 +2241,7 @@ def table_1_claims(ex: RNNsearchExperiment, tr: Translations, tests: dict, score
     out = [
         ClaimCheck(
             claim,
-            claims.not_measurable(SELF_COMPARISON)
+            verdicts.not_measurable(SELF_COMPARISON)
             if claim == "C-B-T1-5" and tr.star_same
             else _intervals(ex, tr, tests, [(a, b, s) for a, b in pairs for s in both], cache),
             glue[claim],
@@ -2256,7 +2252,7 @@ def table_1_claims(ex: RNNsearchExperiment, tr: Translations, tests: dict, score
     return out + [_phrase_based_claim(ex, tr, tests, cache)]
 
 
-def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> claims.Check:
+def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> verdicts.Check:
     """C-B-T1-4, every system higher on No UNK than on All: BLEU(No UNK) − BLEU(All) per system
     with :func:`rnnlib.stats.subset_difference` (the No UNK sentences lie inside All: both are
     scored on the same resamples of All), each column with its own translations (No UNK's
@@ -2265,7 +2261,7 @@ def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> claims.Check:
     system's BLEU on both."""
     n_boot, known = ex.p["n_boot"], np.asarray(tr.known, dtype=bool)
     if not known.any():
-        return claims.not_measurable("no test sentence is free of unknown words")
+        return verdicts.not_measurable("no test sentence is free of unknown words")
     rng = np.random.default_rng([ex.p["seed"], 4])
     random = np.zeros(len(known), dtype=bool)
     random[rng.choice(len(known), int(known.sum()), replace=False)] = True
@@ -2282,17 +2278,17 @@ def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> claims.Check:
         ]
         ctrl = stats.subset_difference(tr.of(n), tr.refs["all"], random, n_samples=n_boot)
         control.append((f"{shown(n)}: random subset − All", *_dlh(ctrl)))
-    check = claims.intervals_above(
+    check = verdicts.intervals_above(
         tests,
         note=f"Table 1's two columns, No UNK's sentences paired with All's ({n_boot} resamples "
         "of All, each scoring its No UNK sentences with the No UNK column's translations, 95%); "
         "one training run per model",
     )
     return _bleu_floor(
-        claims.controlled(
+        verdicts.controlled(
             check,
             f"a random subset of All of the same size ({int(known.sum())} sentences)",
-            claims.intervals_above(control),
+            verdicts.intervals_above(control),
         ),
         values,
         "every system, All and No UNK",
@@ -2307,14 +2303,14 @@ def _phrase_based_claim(ex: RNNsearchExperiment, tr: Translations, tests: dict, 
     if tr.base is None:
         return ClaimCheck(
             "C-B-T1-6",
-            claims.not_measurable(
+            verdicts.not_measurable(
                 "no phrase-based row: `baseline` is off or translates fewer test sentences"
             ),
             "rns-c6",
         )
 
     def rule(on_all, known, who):
-        return claims.intervals_above(
+        return verdicts.intervals_above(
             [
                 (f"{who} − RNNsearch-50⋆, All", *_dlh(on_all)),
                 (
@@ -2331,7 +2327,7 @@ def _phrase_based_claim(ex: RNNsearchExperiment, tr: Translations, tests: dict, 
     on_all = tests[("phrase-based", "RNNsearch-50*", "all")]
     known = tests[("phrase-based", "RNNsearch-50*", "no_unk")]
     ctrl = [_control_test(ex, tr, "RNNsearch-50*", s, cache) for s in SUBSETS]
-    check = claims.controlled(
+    check = verdicts.controlled(
         rule(on_all, known, "phrase-based"),
         "two identical systems: RNNsearch-50⋆ in place of the phrase-based system",
         rule(*ctrl, "RNNsearch-50⋆"),
@@ -2554,20 +2550,20 @@ def _band(by_length: dict, name: str, bucket) -> tuple[float, float, float]:
     return float(row["bleu"]), float(row["band_low"]), float(row["band_high"])
 
 
-def _drop_rule(by_length: dict, short, long_, note: str = "") -> claims.Check:
+def _drop_rule(by_length: dict, short, long_, note: str = "") -> verdicts.Check:
     """C-B-F2-1's rule: RNNencdec-50's BLEU in bucket ``short`` − in ``long_`` above 0 (the
     two bands combined: conservative)."""
     s, l = _band(by_length, "RNNencdec-50", short), _band(by_length, "RNNencdec-50", long_)
-    return claims.intervals_above(
+    return verdicts.intervals_above(
         [(f"RNNencdec-50 in {short} − in {long_}", s[0] - l[0], s[1] - l[2], s[2] - l[1])],
         note=note,
     )
 
 
-def _no_drop_rule(res: dict, margin: float, label: str, note: str = "") -> claims.Check:
+def _no_drop_rule(res: dict, margin: float, label: str, note: str = "") -> verdicts.Check:
     """C-B-F2-3's rule, a null claim: BLEU(all) − BLEU(bucket) (from
     :func:`rnnlib.stats.subset_difference`) is at most ``margin``."""
-    return claims.within_margin(
+    return verdicts.within_margin(
         [(label, -res["diff"], -res["high"], -res["low"])], margin, side="above", note=note
     )
 
@@ -2582,12 +2578,12 @@ def cut_translations(hyps: list[str], members: np.ndarray) -> list[str]:
     return out
 
 
-def _slopes_rule(slopes: dict, note: str = "") -> claims.Check:
+def _slopes_rule(slopes: dict, note: str = "") -> verdicts.Check:
     """C-B-F2-2's rule: RNNsearch-50's relative slope − RNNencdec-50's above 0 (its interval
     from the joint paired bootstrap of :func:`length_slopes`), in points of the shortest bucket's
     BLEU per 10 tokens."""
     per10 = [1000 * slopes[k] for k in ("diff", "low", "high")]
-    return claims.intervals_above(
+    return verdicts.intervals_above(
         [("relative slope RNNsearch-50 − RNNencdec-50 (per 10 tokens)", *per10)], note=note
     )
 
@@ -2626,7 +2622,7 @@ def figure_2_claims(
             ("rns-gap-short", "rns-gap-long", "rns-f2-enc", "rns-f2-search"), "(too few sentences)"
         )
         texts["rns-f2-above"] = "none of the"
-        why = claims.not_measurable(
+        why = verdicts.not_measurable(
             f"fewer than two length buckets hold at least {MIN_BUCKET} test sentences"
         )
         return texts, [ClaimCheck(f"C-B-F2-{k}", why, f"rns-f2-claim{k}") for k in range(1, 5)]
@@ -2663,7 +2659,7 @@ def figure_2_claims(
     in_short = [
         (f"{n} in {short}", _band(by_length, n, short)[0]) for n in ("RNNencdec-50", "RNNsearch-50")
     ]
-    drop = claims.controlled(
+    drop = verdicts.controlled(
         _drop_rule(by_length, short, long_, note + " (bands combined: conservative)"),
         shuffled_what,
         _drop_rule(by_shuffled, short, long_),
@@ -2671,7 +2667,7 @@ def figure_2_claims(
     drop = _bleu_floor(drop, in_short[:1], "the shortest bucket, where the drop would start")
     slopes = length_slopes(ex, tr) if slopes is None else slopes
     slopes_shuffled = length_slopes(ex, tr, src_len=shuffled)
-    widening = claims.controlled(
+    widening = verdicts.controlled(
         _slopes_rule(
             slopes,
             f"least-squares slopes of each model's BLEU over its own in bucket {short}, over "
@@ -2693,7 +2689,7 @@ def figure_2_claims(
         cut_translations(tr.of("RNNsearch-50"), members), refs, mask, n_samples=p["n_boot"]
     )
     label = f"RNNsearch-50: BLEU on all − in {long_}"
-    robust = claims.controlled(
+    robust = verdicts.controlled(
         _no_drop_rule(
             res,
             margin,
@@ -2708,8 +2704,8 @@ def figure_2_claims(
     )
     robust = _bleu_floor(robust, [("RNNsearch-50, all", res["bleu_all"])], "all sentences")
     ctrl_gaps = length_gaps(ex, tr, by_length, a="RNNencdec-50").loc[solid.index]
-    ahead = claims.controlled(
-        claims.intervals_above(
+    ahead = verdicts.controlled(
+        verdicts.intervals_above(
             [
                 (f"RNNsearch-50 − RNNencdec-50 in {b}", r["diff"], r["low"], r["high"])
                 for b, r in solid.iterrows()
@@ -2718,7 +2714,7 @@ def figure_2_claims(
             "the bucket; one training run per model",
         ),
         IDENTICAL_WHAT + " RNNencdec-50 in place of RNNsearch-50",
-        claims.intervals_above(
+        verdicts.intervals_above(
             [
                 (f"RNNencdec-50 − RNNencdec-50 in {b}", r["diff"], r["low"], r["high"])
                 for b, r in ctrl_gaps.iterrows()
@@ -3083,15 +3079,15 @@ def _ratio(num: np.ndarray, den: np.ndarray, n_boot: int, seed) -> tuple[float, 
     return 100 * num.sum() / den.sum(), float(low), float(high)
 
 
-def _f3_checks(a: AlignmentStats, n_boot: int, seed: int) -> dict[str, claims.Check]:
+def _f3_checks(a: AlignmentStats, n_boot: int, seed: int) -> dict[str, verdicts.Check]:
     """The four rules of B Fig. 3 on one set of weights (the claim's or a control's)."""
     out = {}
     rho = a.rho[~np.isnan(a.rho)]
     if len(rho) == 0:
-        out["C-B-F3-1"] = claims.not_measurable("no sentence has three generated words")
+        out["C-B-F3-1"] = verdicts.not_measurable("no sentence has three generated words")
     else:
         v, lo, hi = stats.bootstrap_mean(rho, n_boot, np.random.default_rng([seed, 5]))
-        out["C-B-F3-1"] = claims.at_least(
+        out["C-B-F3-1"] = verdicts.at_least(
             v,
             MONOTONE_RHO,
             f"mean rank correlation of each word's argmax position with its position "
@@ -3100,10 +3096,10 @@ def _f3_checks(a: AlignmentStats, n_boot: int, seed: int) -> dict[str, claims.Ch
             hi,
         )
     if a.sentences == 0:
-        out["C-B-F3-2"] = out["C-B-F3-4"] = claims.not_measurable("no sentence")
+        out["C-B-F3-2"] = out["C-B-F3-4"] = verdicts.not_measurable("no sentence")
     else:
         v, lo, hi = _share(a.reorder, n_boot, np.random.default_rng([seed, 6]))
-        out["C-B-F3-2"] = claims.at_least(
+        out["C-B-F3-2"] = verdicts.at_least(
             v,
             REORDER_SHARE,
             f"% of sentences with a local reordering: two consecutive words, each with a largest "
@@ -3113,7 +3109,7 @@ def _f3_checks(a: AlignmentStats, n_boot: int, seed: int) -> dict[str, claims.Ch
             hi,
         )
         v, lo, hi = _share(a.end, n_boot, np.random.default_rng([seed, 7]))
-        out["C-B-F3-4"] = claims.at_least(
+        out["C-B-F3-4"] = verdicts.at_least(
             v,
             END_SHARE,
             f"% of sentences whose last step (the end of the translation) has its largest "
@@ -3122,12 +3118,12 @@ def _f3_checks(a: AlignmentStats, n_boot: int, seed: int) -> dict[str, claims.Ch
             hi,
         )
     if a.spread.sum() == 0:
-        out["C-B-F3-3"] = claims.not_measurable(
+        out["C-B-F3-3"] = verdicts.not_measurable(
             f"no generated word spreads its weight (every largest weight is {SPREAD:g} or more)"
         )
     else:
         v, lo, hi = _ratio(a.neighbour, a.spread, n_boot, np.random.default_rng([seed, 8]))
-        out["C-B-F3-3"] = claims.at_least(
+        out["C-B-F3-3"] = verdicts.at_least(
             v,
             NEIGHBOUR_SHARE,
             f"% of the {int(a.spread.sum())} words whose largest weight is under {SPREAD:g} "
@@ -3174,10 +3170,10 @@ def alignment_claims(s: AlignmentSample) -> list[ClaimCheck]:
         check = trained[claim]
         what, control = controls[claim]
         if check.rule != "not_measurable" and control.rule == check.rule:
-            check = claims.controlled(replace(check, note=F3_NOTES[claim]), what, control)
+            check = verdicts.controlled(replace(check, note=F3_NOTES[claim]), what, control)
             check = _bleu_floor(check, [("RNNsearch-50, No UNK", s.bleu)], "the sentences read")
         elif check.rule != "not_measurable":
-            check = claims.not_measurable(f"the control ({what}) has no value to judge")
+            check = verdicts.not_measurable(f"the control ({what}) has no value to judge")
         out.append(ClaimCheck(claim, check, f"rns-f3-claim{claim[-1]}"))
     return out
 
@@ -3267,7 +3263,7 @@ def long_sentence_claim(ex: RNNsearchExperiment, tr: Translations) -> tuple[int,
     words, the check)``."""
     long_idx = np.flatnonzero(ex.src_len >= 30)
     if len(long_idx) < 2:
-        why = claims.not_measurable("fewer than two test sentences of 30 tokens or more")
+        why = verdicts.not_measurable("fewer than two test sentences of 30 tokens or more")
         return (
             len(long_idx),
             "not measured (fewer than two such sentences)",
@@ -3291,14 +3287,14 @@ def long_sentence_claim(ex: RNNsearchExperiment, tr: Translations) -> tuple[int,
         n_samples=ex.p["n_boot"],
     )
     label = "sentences of 30 tokens or more"
-    check = claims.controlled(
-        claims.intervals_above(
+    check = verdicts.controlled(
+        verdicts.intervals_above(
             [(f"RNNsearch-50 − RNNencdec-50, {label}", *_dlh(res))],
             note=f"{len(long_idx)} test sentences, paired bootstrap; one training run per model; "
             "BLEU reads the meaning kept only through shared n-grams",
         ),
         IDENTICAL_WHAT + " RNNencdec-50 in place of RNNsearch-50",
-        claims.intervals_above([(f"RNNencdec-50 − RNNencdec-50, {label}", *_dlh(ctrl))]),
+        verdicts.intervals_above([(f"RNNencdec-50 − RNNencdec-50, {label}", *_dlh(ctrl))]),
     )
     check = _bleu_floor(
         check,

@@ -14,7 +14,7 @@ how to measure the spread.
 * :func:`origin_text` -- how many replicates a page reads, and where they came from;
 * :func:`with_mean_sd` -- a replicates table with its ``mean`` and ``sd`` rows;
 * :func:`across` -- a claim's check on the chapter's own replicate, judged on every replicate
-  (:func:`rnnlib.book.claims.across_rebuilds`).
+  (:func:`rnnlib.verdicts.across_rebuilds`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Callable, Sequence, TypeVar
 
 import pandas as pd
 
-from ..book import claims
+from .. import verdicts
 from ..cache import ArtifactCache, NotCached
 
 T = TypeVar("T")
@@ -63,18 +63,18 @@ def origin_text(built: int, read: int, unit: str) -> str:
 
 
 def across(
-    first: claims.Check,
-    others: Sequence[tuple[int, claims.Check]],
+    first: verdicts.Check,
+    others: Sequence[tuple[int, verdicts.Check]],
     unit: str = "alignment",
     first_index: int = 1,
-) -> claims.Check:
+) -> verdicts.Check:
     """``first`` (the chapter's own check, on ``unit`` ``first_index``) judged on every
     replicate with ``others`` (``(index, check)``); ``first`` itself when there is no other, or
     when its rule is ``not_measurable`` (a claim no replicate can measure, by how it is built)."""
     if not others or first.rule == "not_measurable":
         return first
     items = [(f"{unit} {first_index}", first)] + [(f"{unit} {k}", c) for k, c in others]
-    return claims.across_rebuilds(items, note=f"one check per {unit} (issue 28)")
+    return verdicts.across_rebuilds(items, note=f"one check per {unit} (issue 28)")
 
 
 def with_mean_sd(table: pd.DataFrame) -> pd.DataFrame:
