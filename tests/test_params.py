@@ -233,3 +233,30 @@ def test_rnnlib_params_takes_a_chapters_name_and_names_a_missing_one(capsys, mon
     assert "accepts" in capsys.readouterr().out
     assert main(["params", "no_such_chapter"]) == 2
     assert "no_such_chapter does not exist" in capsys.readouterr().err
+
+
+def test_typed_parameters_are_one_frozen_object_whose_fields_match_the_cell():
+    import dataclasses
+
+    from rnnlib.book.params import ParameterError, typed
+
+    @dataclasses.dataclass(frozen=True)
+    class P:
+        hidden: int
+        lr: float
+
+    got = typed(P, {"hidden": 4, "lr": 0.5}, "demo")
+    assert (got.hidden, got.lr) == (4, 0.5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.hidden = 5
+    with pytest.raises(ParameterError, match="parameters without a field: seed; fields without a"):
+        typed(P, {"hidden": 4, "lr": 0.5, "seed": 1}, "demo")
+    with pytest.raises(ParameterError, match="fields without a parameter: lr"):
+        typed(P, {"hidden": 4}, "demo")
+
+    @dataclasses.dataclass
+    class Loose:
+        hidden: int
+
+    with pytest.raises(TypeError, match="frozen"):
+        typed(Loose, {"hidden": 4}, "demo")

@@ -33,7 +33,7 @@ import yaml
 from ..config import config_subset, load_config
 from . import citing, style
 from ..cache import Artifact, ArtifactCache, config_hash, find_book_root, git_commit
-from .params import ParameterError, chapter_specs
+from .params import ParameterError, chapter_specs, typed
 from .results import Recorder, artifact_refs, looked_up, results_folder
 
 
@@ -107,6 +107,10 @@ class Chapter:
     @property
     def profile(self) -> str:
         return self.params["profile"]
+
+    def typed(self, cls: type) -> Any:
+        """The chapter's parameters as one frozen ``cls`` (:func:`rnnlib.book.params.typed`)."""
+        return typed(cls, self.params, self.name)
 
     @property
     def commit(self) -> str:

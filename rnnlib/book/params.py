@@ -125,6 +125,27 @@ class ParamSpec:
         return value
 
 
+def typed(cls: type, params: dict[str, Any], chapter: str) -> Any:
+    """The chapter's validated ``params`` as one frozen, typed object: an instance of ``cls``, a
+    frozen dataclass of the experiment (``rnnlib.experiments.<paper>.setting.Params``) whose fields
+    are exactly the chapter's parameters, so that code reads ``P.hidden`` where it acts and no
+    name travels through a dict. A field the chapter does not declare, or a parameter the class
+    lacks, is a :class:`ParameterError` naming both sides."""
+    from dataclasses import fields, is_dataclass
+
+    if not is_dataclass(cls) or not cls.__dataclass_params__.frozen:
+        raise TypeError(f"{cls.__name__} must be a frozen dataclass")
+    names = {f.name for f in fields(cls)}
+    missing, extra = sorted(set(params) - names), sorted(names - set(params))
+    if missing or extra:
+        raise ParameterError(
+            f"chapter {chapter}: {cls.__module__}.{cls.__name__} does not match the parameters "
+            f"cell (parameters without a field: {', '.join(missing) or 'none'}; fields without "
+            f"a parameter: {', '.join(extra) or 'none'})"
+        )
+    return cls(**params)
+
+
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(x)
 
