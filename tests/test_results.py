@@ -287,3 +287,13 @@ def test_a_broken_references_bib_is_an_error_naming_the_file(tmp_path):
     root = write_bib(tmp_path / "twice", "@misc{a, title={x}}\n@misc{a, title={y}}\n", "P")
     with pytest.raises(ValueError, match=r"references\.bib: repeated bibliography entry: a"):
         chapter_papers(root, "one")
+
+
+def test_glue_records_each_number_of_an_item_rounded_as_its_digits_say(tmp_path, shown):
+    ch = Chapter.start("demo", dict(PARAMS), show=False)
+    glued = ch.glue({"demo-ratio": (2 / 3, 2), "demo-count": np.int64(5)})
+    assert glued == {"demo-ratio": 0.67, "demo-count": 5}
+    values = {e["name"]: e["value"] for e in json.loads(record_file(tmp_path).read_text())}
+    assert values["demo-ratio"] == 0.67 and values["demo-count"] == 5
+    with pytest.raises(ValueError, match="used twice"):
+        ch.glue({"demo-count": 6})

@@ -288,6 +288,17 @@ class Chapter:
         self._record(glue_name, "number", value, artifacts=artifacts)
         return value
 
+    def glue(self, numbers: dict[str, Any], artifacts: list | None = None) -> dict[str, Any]:
+        """Glue an item's numbers at once: ``numbers`` maps each glue name to a value or to
+        ``(value, digits)`` (see :meth:`number`), as an item module's ``numbers(...)`` returns
+        them; returns the glued values by name. The one convention for an item's numbers in
+        every chapter: ``ch.glue(figure_2.numbers(...))``."""
+        glued = {}
+        for name, value in numbers.items():
+            value, digits = value if isinstance(value, tuple) else (value, None)
+            glued[name] = self.number(name, value, digits, artifacts=artifacts)
+        return glued
+
     def text(self, glue_name: str, markdown: str, artifacts: list | None = None) -> str:
         """Glue a short Markdown text computed from results (a verdict, a list of names), for
         ``{glue:md}`` in prose; returns it. ``artifacts``: as for :meth:`number`."""
