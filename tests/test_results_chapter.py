@@ -151,3 +151,31 @@ def test_every_claim_has_a_control_and_no_control_holds(smoke_book):
         )
     measured = [c for c, r in recs.items() if r.check.rule not in verdicts.NO_CONTROL_RULES]
     assert len(measured) >= 20, f"only {len(measured)} claims carry a control"
+
+
+def test_every_number_the_results_page_reads_is_one_its_chapter_writes(smoke_book):
+    """The glance table reads glue names; a chapter that stops writing one (renamed, dropped)
+    must fail here rather than show "not measured" on a build where the chapter ran."""
+    from rnnlib.book.results import load
+
+    out, _ = smoke_book
+    res = load(out / "results")
+    for item in glance.ITEMS:
+        written = set(res.values(item.chapter))
+        unwritten = [n for n in glance.read_names(item) if n not in written]
+        assert not unwritten, f"{item.id} reads {unwritten}: {item.chapter} never glues them"
+    page = glance.items_table(res)
+    assert "not measured" not in page and "not built" not in page
+
+
+def test_the_built_html_holds_no_path_of_the_build_machine(smoke_book, session_cache):
+    from pathlib import Path
+
+    out, _ = smoke_book
+    root = Path(__file__).resolve().parents[1]
+    machine = {str(root), str(out.resolve().parent), str(Path(session_cache).resolve())}
+    found = []
+    for page in sorted((out / "_build" / "html").rglob("*.html")):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        found += [f"{page.name}: {path}" for path in machine if path in text]
+    assert not found, found
