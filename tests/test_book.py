@@ -54,6 +54,9 @@ def test_smoke_build_executes_every_chapter_and_shows_every_figure(smoke_book):
         assert not errors, f"{stem}: {errors[0]['ename']}: {errors[0]['evalue']}"
         html = (html_root / rel.with_suffix(".html")).read_text(encoding="utf-8")
         assert "Ran with profile <code" in html, f"{stem}: no parameter header"
+        # the parameters table is collapsed (a toggled admonition), not a page-long dump
+        header = html[html.index("Ran with profile <code") :]
+        assert "Parameters: " in header and "dropdown" in header[: header.index("Parameters: ")]
         figures = [
             k for k, mimes in glued(nb).items() if any(m.endswith("image/png") for m in mimes)
         ]

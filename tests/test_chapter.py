@@ -130,3 +130,22 @@ def test_cite_block_lists_the_parameters_of_the_artifacts_config(book, monkeypat
     cite = shown[-1]
     assert "parameters seed=3, optimizer='adam', lr=0.5, max_updates=7, beam_size=5." in cite
     assert "stack_size" not in cite and "corpus" not in cite
+
+
+def test_the_parameters_table_is_collapsed_with_the_changed_parameters_first():
+    text = chapter_module.parameters_dropdown(
+        {"profile": "smoke", "seed": 1, "hidden": 8, "lr": 0.5},
+        {"profile": "cpu", "seed": 1, "hidden": 1000, "lr": 0.5},
+    )
+    assert text.startswith(
+        ":::{admonition} Parameters: 4, of which 2 differ from the chapter's defaults "
+        "(profile, hidden)\n:class: dropdown\n"
+    )
+    rows = [line for line in text.split("\n") if line.startswith("| `")]
+    assert rows == [
+        "| `profile` | `'smoke'` | `'cpu'` |",
+        "| `hidden` | `8` | `1000` |",
+        "| `seed` | `1` | same |",
+        "| `lr` | `0.5` | same |",
+    ]
+    assert text.endswith(":::\n")

@@ -49,6 +49,25 @@ def _glue(name: str, value: Any) -> None:
     glue(name, value, display=False)
 
 
+def parameters_dropdown(params: dict[str, Any], defaults: dict[str, Any]) -> str:
+    """A chapter's parameters as a MyST dropdown, collapsed: its title says how many differ from
+    the chapter's defaults (those of its parameters cell, which a profile or ``-p`` overrides),
+    and the table lists those first, with their default beside the value."""
+    changed = [k for k in params if params[k] != defaults.get(k, params[k])]
+    order = changed + [k for k in params if k not in changed]
+    rows = "\n".join(
+        f"| `{k}` | `{params[k]!r}` | " + (f"`{defaults[k]!r}`" if k in changed else "same") + " |"
+        for k in order
+    )
+    title = f"Parameters: {len(params)}, of which {len(changed)} differ from the chapter's defaults"
+    if changed:
+        title += " (" + ", ".join(changed[:6]) + (", …" if len(changed) > 6 else "") + ")"
+    return (
+        f":::{{admonition}} {title}\n:class: dropdown\n\n"
+        f"| parameter | value | default |\n|---|---|---|\n{rows}\n:::\n"
+    )
+
+
 @dataclass
 class Chapter:
     """A running chapter: ``name`` (file stem), validated ``params``, its cache and figure folder,
@@ -135,12 +154,13 @@ class Chapter:
         return f"{self.name}-{item}-{self.profile}-{self.config_hash}"
 
     def header(self) -> None:
-        """Show the profile, the parameters and the config hash this chapter ran with."""
-        rows = "\n".join(f"| `{k}` | `{v!r}` |" for k, v in self.params.items())
-        commit = self.commit
+        """Show the profile, the config hash and the commit this chapter ran with, and its
+        parameters in a dropdown, collapsed (:func:`parameters_dropdown`)."""
+        specs = chapter_specs(self.root / "chapters" / f"{self.name}.md")
+        defaults = {k: spec.default for k, spec in specs.items()}
         _display_markdown(
             f"**Ran with profile `{self.profile}`**, config hash `{self.config_hash}`, "
-            f"rnnlib commit `{commit[:12]}`.\n\n| parameter | value |\n|---|---|\n{rows}\n"
+            f"rnnlib commit `{self.commit[:12]}`.\n\n{parameters_dropdown(self.params, defaults)}"
         )
 
     # -- configs and artifacts ----------------------------------------------------------------
