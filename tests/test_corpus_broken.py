@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from rnnlib.cache import ArtifactCache
-from rnnlib.corpus.dataset import CorpusConfig, NoUsablePairs, prepare_corpus
+from rnnlib.corpus.dataset import CopiedCorpus, CorpusConfig, NoUsablePairs, prepare_corpus
 from rnnlib.corpus.files import CorpusFileError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -263,3 +263,39 @@ def test_data_chapter_shows_zero_for_a_filter_no_pair_passes(tmp_path):
     assert "`train.en` + `train.fr`" in intro and "ran on the Bible" not in intro
     assert glued["corpus-token-unit"]["text/markdown"] == "tokens (the words between spaces)"
     assert "empty line skipped: `train.fr:5`" in glued["corpus-skipped"]["text/markdown"]
+
+
+# -- a target file that is a copy of the source -------------------------------------------------
+
+
+def test_a_target_file_copied_from_the_source_is_refused_naming_the_files(tmp_path):
+    folder = write_corpus(tmp_path / "c", n_train=20)
+    (folder / "train.fr").write_bytes((folder / "train.en").read_bytes())
+    cache = tmp_path / "cache"
+    with pytest.raises(CopiedCorpus) as e:
+        prep(folder, cache)
+    assert str(e.value).startswith(
+        "train.en and train.fr: 20 of 20 training pairs read (100%) have the same text on both "
+        "sides (train.en:1 = train.fr:1, train.en:2 = train.fr:2, train.en:3 = train.fr:3, ...)"
+    )
+    assert leftovers(cache) == []  # nothing of the refused build is kept
+
+
+def test_a_few_identical_pairs_are_translations_and_stay(tmp_path):
+    folder = write_corpus(tmp_path / "c", n_train=20)
+    for line in (3, 7):  # a name and a number read the same in both languages
+        set_line(folder / "train.en", line, "Jerusalem 1948 .")
+        set_line(folder / "train.fr", line, "Jerusalem 1948 .")
+    c = prep(folder, tmp_path / "cache")
+    assert len(c.train) == 20
+    assert c.filters.loc["train", "kept"] == 20
+
+
+def test_a_corpus_mostly_copied_is_refused_even_with_some_real_translations(tmp_path):
+    folder = write_corpus(tmp_path / "c", n_train=20)
+    en = (folder / "train.en").read_text(encoding="utf-8").split("\n")
+    fr = (folder / "train.fr").read_text(encoding="utf-8").split("\n")
+    mixed = en[:11] + fr[11:]  # 11 of 20 copied
+    (folder / "train.fr").write_text("\n".join(mixed), encoding="utf-8")
+    with pytest.raises(CopiedCorpus, match=r"11 of 20 training pairs read \(55%\)"):
+        prep(folder, tmp_path / "cache")

@@ -25,7 +25,9 @@ extra references (dev/test); ``s.rows.npy``: Bible verse row or file line of eac
 ``tgt.vocab``, ``stats.csv``, ``filters.csv`` (pairs dropped per reason and split),
 ``skipped.csv`` (each dropped pair: split, reason, ``file:line`` or verse), ``cleaning.csv``,
 ``info.json``. A split left with no pair stops the build with :class:`NoUsablePairs`, whose
-message counts what each filter removed and names the parameter to change.
+message counts what each filter removed and names the parameter to change. A training split
+where over half of the pairs read have the same text on both sides (a target file copied from
+the source) is refused with :class:`CopiedCorpus`, naming the files and the first such lines.
 
 Deviations:
 
@@ -358,6 +360,7 @@ class _Tally:
         default_factory=lambda: {s: {"src": array("q"), "tgt": array("q")} for s in SPLITS}
     )
     heldout_text: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    identical: dict[str, list[int]] = field(default_factory=lambda: {s: [] for s in SPLITS})
     near: dict[str, NearDuplicates] = field(default_factory=dict)
     leak: LeakFilter = field(default_factory=LeakFilter)
 
@@ -463,6 +466,8 @@ def _stream_split(cfg: CorpusConfig, source: _Source, out: Path, split: str, tal
     try:
         for row, src, tgt, refs, s_tok, t_tok in source.records[split]():
             filters["read"] += 1
+            if src and src == tgt:
+                tally.identical[split].append(row)
             why = _text_filter(cfg, split, src, tgt, tally.leak)
             if why is None:
                 if s_tok is None:
@@ -491,6 +496,8 @@ def _stream_split(cfg: CorpusConfig, source: _Source, out: Path, split: str, tal
                 tally.lengths[split][side].append(len(tok))
     finally:
         files.close()
+    if split == "train" and 2 * len(tally.identical[split]) > filters["read"]:
+        raise CopiedCorpus(split, tally.identical[split], filters["read"], source.where)
     if not rows:
         raise NoUsablePairs(split, filters, shown, cfg)
     filters["kept"] = len(rows)
@@ -575,6 +582,28 @@ def _write_reports(
 #: the columns of ``filters.csv``: pairs read, dropped per reason (in the order the filters
 #: apply), kept
 FILTERS = ("read", "missing_side", "guard", "leak", "empty", "too_long", "kept")
+
+
+class CopiedCorpus(ValueError):
+    """Over half of the training pairs read have the same text on both sides: one file is
+    likely a copy of the other (a target file written from the source), and a model trained on
+    it would learn to copy. ``identical``: the rows (lines) of those pairs. A few identical
+    pairs (names, numbers, "Amen.") are translations like any other and stay."""
+
+    def __init__(self, split: str, identical: list[int], read: int, where: Callable):
+        self.split, self.identical, self.read = split, identical, read
+        first = ", ".join(f"{where(split, r, 0)} = {where(split, r, 1)}" for r in identical[:3])
+        sides = (
+            f"{where(split, identical[0], 0).rsplit(':', 1)[0]} and "
+            + where(split, identical[0], 1).rsplit(":", 1)[0]
+        )
+        super().__init__(
+            f"{sides}: {len(identical)} of {read} training pairs read "
+            f"({100 * len(identical) / read:.0f}%) have the same text on both sides ({first}"
+            f"{', ...' if len(identical) > 3 else ''}): is the target file a copy of the source? "
+            "Refused: check the files (a corpus where at most half of the pairs are identical "
+            "is accepted as it is)"
+        )
 
 
 class NoUsablePairs(ValueError):
@@ -807,4 +836,4 @@ def prepare_corpus(cfg: CorpusConfig, cache: ArtifactCache | None = None) -> Cor
     return Corpus(cfg, art.path, checksum, art)
 
 
-__all__ = ["Corpus", "CorpusConfig", "NoUsablePairs", "prepare_corpus"]
+__all__ = ["Corpus", "CorpusConfig", "CopiedCorpus", "NoUsablePairs", "prepare_corpus"]
