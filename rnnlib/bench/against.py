@@ -5,8 +5,8 @@ process, on whole training updates and whole beam searches.
 ``git worktree`` of an older commit. It is imported under the name ``rnnlib_against``, so both
 versions live in one process and their runs alternate one update, or one search, at a time
 (ABBA) for ``--seconds``: the machine's drift then hits both arms alike, which separate
-processes measured minutes apart do not allow (on a shared 2-core host their 10-second
-windows scatter by about 10%). This needs the other version's imports of itself to be
+processes measured minutes apart do not allow (how far their windows scatter: ``BENCHMARKS.md``,
+section "Interleaved comparisons"). This needs the other version's imports of itself to be
 relative (``from .search import ...``), as rnnlib's are: a module of it that holds this
 checkout's ``rnnlib`` modules or their functions is an error (:func:`check_separate`), not a
 silent measurement of this checkout.

@@ -1,13 +1,13 @@
 """The rebuild spread that a ``spread`` build left in the cache (issue 28).
 
-The ``cpu`` profile builds the phrase-based systems on one eflomal alignment and trains paper B's
-"-50" pair with one seed: the further alignments and seeds that measure how far a rebuild moves
-the book's numbers cost about 5 hours more. The ``spread`` profile (``cpu`` with three of
-each) builds them into the same cache. A chapter run with ``cached_spread`` then reads, beside
-the replicates it builds itself, every further one the cache already holds
-(:func:`further_cached`) and computes none: its page states the spread measured by that build,
-and its verdicts account for it. A ``cpu`` page built from an empty cache reads none and says
-how to measure the spread.
+The ``cpu`` profile builds the phrase-based systems on one eflomal alignment and trains paper
+B's "-50" pair with one seed: the further alignments and seeds that measure how far a rebuild
+moves the book's numbers cost hours more (the ``spread`` profile's description gives each part's
+time). The ``spread`` profile (``cpu`` with three of each) builds them into the same cache. A
+chapter run with ``cached_spread`` then reads, beside the replicates it builds itself, every
+further one the cache already holds (:func:`further_cached`) and computes none: its page states
+the spread measured by that build, and its verdicts account for it. A ``cpu`` page built from an
+empty cache reads none and says how to measure the spread.
 
 * :func:`further_cached` -- replicates ``start, start + 1, ...`` for as long as the cache holds
   all of each;
