@@ -20,9 +20,9 @@ to ``--decode-len`` words. The models are untrained: at the ``cpu`` sizes both s
 to the length limit (the same steps); at the ``smoke`` sizes of ``--quick`` they may not, and the
 figures only show that the comparison runs.
 
-If the other version reads sources without the end-of-sentence token this one appends (the
-layout change of issue 10 added it), a third arm runs it on the sources with ``EOS`` appended:
-the same work, which separates the code's speed from the model change.
+If the other version reads sources without the end-of-sentence token this one appends (an older
+source layout, before ``EOS`` was appended to every source), a third arm runs it on the sources
+with ``EOS`` appended: the same work, which separates the code's speed from the model change.
 
 Figures: target tokens/s (training), sentences/s (search), and this version's rate over the
 other's for the whole run and as the median over the adjacent pairs.
