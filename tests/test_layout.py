@@ -50,7 +50,7 @@ ISSUE_SCANNED = {".py", ".pxd", ".pyx", ".md", ".yml", ".yaml"}
 
 
 def rel(path: Path) -> str:
-    return str(path.relative_to(ROOT))
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def sources(folder: Path = PACKAGE) -> list[Path]:
@@ -254,16 +254,28 @@ def test_no_import_cycle():
 def dict_lookups(path: Path) -> list[str]:
     """``p["..."]``, ``params["..."]``, ``<x>.params["..."]``: a parameter read by name from a
     dict."""
+    return [f"{rel(path)}:{x}" for x in dict_lookups_of(path)]
+
+
+def dict_lookups_of(path: Path) -> list[str]:
+    """``<line>: <lookup>: ...`` of :func:`dict_lookups` in any file."""
     out = []
     for node in ast.walk(parsed(path)):
         if not isinstance(node, ast.Subscript):
             continue
-        v = node.value
-        if (isinstance(v, ast.Name) and v.id in ("p", "params")) or (
+        v, key = node.value, node.slice
+        by_name = isinstance(key, ast.JoinedStr) or (
+            isinstance(key, ast.Constant) and isinstance(key.value, str)
+        )
+        if (isinstance(v, ast.Name) and v.id == "params") or (
             isinstance(v, ast.Attribute) and v.attr == "params"
         ):
+            by_name = True  # params[name] too: a parameter looked up by a computed name
+        elif not (isinstance(v, ast.Name) and v.id == "p"):
+            continue
+        if by_name:
             out.append(
-                f"{rel(path)}:{node.lineno}: {ast.unparse(node)}: parameters are read from "
+                f"{node.lineno}: {ast.unparse(node)}: parameters are read from "
                 "the experiment's typed Params (P.name), limit: no dict lookup"
             )
     return out
@@ -496,3 +508,45 @@ def test_no_glued_text_is_over_80_characters(smoke_results):
 @pytest.mark.slow
 def test_every_glue_name_a_chapter_uses_is_written_by_that_chapter(smoke_results):
     fail_with(unwritten_glue(smoke_results), "glue names no chapter of theirs writes")
+
+
+# -- the checks themselves --------------------------------------------------------------------
+def test_the_checks_catch_what_they_are_for(tmp_path):
+    """Each reader above on a small example of what it must find."""
+    imports = [
+        Import("a", "b", ROOT / "a.py", 3, False),
+        Import("b", "c", ROOT / "b.py", 4, False),
+        Import("c", "a", ROOT / "c.py", 5, False),
+        Import("c", "d", ROOT / "c.py", 6, False),
+    ]
+    assert import_cycles(imports) == [["a", "b", "c", "a"]]
+    assert floor_of("rnnlib.book.chapter") < floor_of("rnnlib.models")
+    assert floor_of("rnnlib.experiments.rnnsearch.figure_2") < floor_of("rnnlib.book.claims")
+
+    profile = tmp_path / "x.yml"
+    profile.write_text(
+        "chapters:\n  a:\n    # why\n    n: 1  # and again\n    # one reason\n    m: 'a # b'\n"
+    )
+    found = profile_comment_problems(profile)
+    assert len(found) == 1 and ":4: setting 'n' has 2 comment lines" in found[0], found
+
+    chapter = tmp_path / "c.md"
+    chapter.write_text(
+        "# C\n\n```{code-cell} python\n:tags: [parameters]\nn: int = 1\n```\n\n"
+        "```{code-cell} python\n:tags: [remove-input]\nch.number('c-n', n)\n\n```\n\n"
+        "It is {glue:}`c-n` and {glue:text}`c-m:.2f`.\n\n```{glue:figure} c-fig\n```\n"
+    )
+    cells = code_cells(chapter)
+    assert [(c.line, c.tags, c.source) for c in cells] == [
+        (3, ("parameters",), ["n: int = 1"]),
+        (8, ("remove-input",), ["ch.number('c-n', n)"]),
+    ]
+    assert glue_uses(chapter) == [("c-n", 14), ("c-m", 14), ("c-fig", 16)]
+
+    module = tmp_path / "m.py"
+    module.write_text("def f(p, params, P):\n    return p['a'], p[0], params[k], P.lr\n")
+    assert [x.split(": ")[1] for x in dict_lookups_of(module)] == ["p['a']", "params[k]"]
+
+    verdict = "**inside the noise** (" + "x" * 200 + ")."
+    assert VERDICT_WORDS.search("On its control the same rule says " + verdict).start() == 34
+    assert is_markdown_table("| a | b |\n|---|---|\n| 1 | 2 |")
