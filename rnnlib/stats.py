@@ -292,8 +292,8 @@ def rebuilds_and_sentences(
     seed=bleu.SACREBLEU_SEED,
     level: float = 0.95,
 ) -> dict:
-    """Two MERT-tuned systems built again on several rebuilds (issue 28: independent word
-    alignments, each with its own phrase table and network), each rebuild tuned with several
+    """Two MERT-tuned systems built again on several rebuilds (the rebuild spread: independent
+    word alignments, each with its own phrase table and network), each rebuild tuned with several
     optimiser seeds: ``groups_a[r][i]`` is system a's test output on rebuild ``r``, seed ``i``.
     Both systems of a rebuild share it, so the rebuild is the independent unit (its seeds are
     not: treating every run as independent would count a rebuild's shared alignment as several

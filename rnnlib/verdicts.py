@@ -83,7 +83,7 @@ class Check:
     ``control`` is the same rule on evidence for which the claim must *not* hold (see
     :func:`controlled`); ``floor`` the level the measured system must reach for the claim to be
     measurable at all (see :func:`floored`); ``rebuilds`` which rebuilds the verdict reads, in
-    words (issue 28: word alignments, training seeds; empty: this build's only)."""
+    words (the rebuild spread: word alignments, training seeds; empty: this build's only)."""
 
     rule: str
     evidence: dict[str, Any]
@@ -330,7 +330,7 @@ def across_rebuilds(checks: Iterable[tuple[str, Check]], note: str = "") -> Chec
     seeds): ``checks`` is ``(label, check)`` per rebuild, each with its own floor and control.
     Its control is the same rule over the rebuilds' controls (every check needs one). The
     verdict: each check's (:func:`evaluate`) when all agree, else "inside the noise": a verdict
-    that a rebuild flips is the rebuild's noise, not a finding (issue 28)."""
+    that a rebuild flips is the rebuild's noise, not a finding (the rebuild spread)."""
     checks = list(checks)
     missing = [label for label, c in checks if c.control is None and c.rule != "not_measurable"]
     if missing:

@@ -5,8 +5,8 @@ process, on whole training updates and whole beam searches.
 ``git worktree`` of an older commit. It is imported under the name ``rnnlib_against``, so both
 versions live in one process and their runs alternate one update, or one search, at a time
 (ABBA) for ``--seconds``: the machine's drift then hits both arms alike, which separate
-processes measured minutes apart do not allow (on a shared 2-core host their 10-second
-windows scatter by about 10%). This needs the other version's imports of itself to be
+processes measured minutes apart do not allow (how far their windows scatter: ``BENCHMARKS.md``,
+section "Interleaved comparisons"). This needs the other version's imports of itself to be
 relative (``from .search import ...``), as rnnlib's are: a module of it that holds this
 checkout's ``rnnlib`` modules or their functions is an error (:func:`check_separate`), not a
 silent measurement of this checkout.
@@ -20,9 +20,9 @@ to ``--decode-len`` words. The models are untrained: at the ``cpu`` sizes both s
 to the length limit (the same steps); at the ``smoke`` sizes of ``--quick`` they may not, and the
 figures only show that the comparison runs.
 
-If the other version reads sources without the end-of-sentence token this one appends (the
-layout change of issue 10 added it), a third arm runs it on the sources with ``EOS`` appended:
-the same work, which separates the code's speed from the model change.
+If the other version reads sources without the end-of-sentence token this one appends (an older
+source layout, before ``EOS`` was appended to every source), a third arm runs it on the sources
+with ``EOS`` appended: the same work, which separates the code's speed from the model change.
 
 Figures: target tokens/s (training), sentences/s (search), and this version's rate over the
 other's for the whole run and as the median over the adjacent pairs.

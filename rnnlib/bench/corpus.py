@@ -9,8 +9,7 @@ default uses the whitespace tokenizer (the WMT'14 files of the papers come token
 Moses tokenizer (pure-Python regular expressions) is then the slow step, so measure it on fewer
 pairs: ``--tokenizer moses --pairs 100000``.
 
-Measured (2 shared CPU cores, load average about 8): 1,000,000 pairs, 67M training tokens,
-whitespace tokenizer: 249 s, peak 383 MB.
+What it measured is in ``BENCHMARKS.md``, section "Preparing a paper-scale corpus".
 """
 
 from __future__ import annotations

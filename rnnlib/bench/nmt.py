@@ -285,11 +285,30 @@ class ModelReport:
 
 
 def bench_model(kind: str, args, peak: float) -> ModelReport:
+    """Measure one model (``kind``) against its reference implementation: training throughput
+    and memory, the bf16 agreement (with ``--bf16``), beam search, and an operator profile (with
+    ``--profile-ops``)."""
     model, ref, d, name = build_pair(kind, args.profile, args.vocab)
     beam_model, beam_ref = (
         copy.deepcopy(model).eval(),
         copy.deepcopy(ref).eval(),
     )  # untrained, for search
+    batches, tokens, flops = _training_batches(args, d)
+    rep = ModelReport(kind, name, asdict(d), flops_per_token=sum(flops) / sum(tokens))
+    _bench_training(rep, model, ref, d, batches, tokens, flops, args)
+    if args.bf16:
+        rep.bf16_nll = bf16_agreement(
+            lambda: build_pair(kind, args.profile, args.vocab)[0], batches, args.bf16_updates
+        )
+    _bench_search(rep, beam_model, beam_ref, d, args)
+    if args.profile_ops:
+        rep.profile = _op_profile(beam_model, batches, args.profile_ops)
+    return rep
+
+
+def _training_batches(args, d: Dims) -> tuple[list, list[int], list[float]]:
+    """The training minibatches of the benchmark (one pool of synthetic pairs, seed 1), the
+    target tokens and the FLOPs of each."""
     data = synthetic_pairs(
         args.batch_size * args.batches, d.Vs, d.V, args.min_len, args.max_len, seed=1
     )
@@ -298,8 +317,12 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     batches = [make_batch(data, i) for i in index]
     tokens = [b.n_target_tokens for b in batches]
     flops = [batch_train_flops(d, data.src.lengths[i], data.tgt.lengths[i]) for i in index]
-    rep = ModelReport(kind, name, asdict(d), flops_per_token=sum(flops) / sum(tokens))
+    return batches, tokens, flops
 
+
+def _bench_training(rep: ModelReport, model, ref, d: Dims, batches, tokens, flops, args) -> None:
+    """Time the training steps of both sides interleaved with ``torch.mm`` at a square size and
+    at the model's own shapes (and in bf16, with ``--bf16``); then each side's memory growth."""
     steps = {}
     for side, net in (("rnnlib", model), ("reference", ref)):
         net.train()
@@ -331,12 +354,10 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         out.train_flop_s = sum(flops[k % len(batches)] for k in done) / dt
         out.train_mem = peak_rss_growth(steps[side])
 
-    if args.bf16:
-        rep.bf16_nll = bf16_agreement(
-            lambda: build_pair(kind, args.profile, args.vocab)[0], batches, args.bf16_updates
-        )
 
-    # beam search
+def _bench_search(rep: ModelReport, model, ref, d: Dims, args) -> None:
+    """Time beam search of both (untrained) sides on synthetic sources (seed 2), their memory
+    growth, the bf16 search (with ``--bf16``), and the hypothesis-steps each computes."""
     from .reference import beam_search_one
     from ..search import beam_search
 
@@ -345,7 +366,6 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
     ).src
     sources = [torch.as_tensor(src_data[i], dtype=torch.int64) for i in range(len(src_data))]
     ref_sources = [torch.cat([s, torch.tensor([EOS])]) for s in sources]  # source_batch appends EOS
-    model, ref = beam_model, beam_ref
 
     def run_lib(bf16: bool = False):
         with torch.no_grad():
@@ -379,19 +399,19 @@ def bench_model(kind: str, args, peak: float) -> ModelReport:
         _count_rows(ref, run_ref, len(sources)),
     )
 
-    if args.profile_ops:
-        model.train()
-        step, _ = train_step_fn(model, batches)
-        step()
-        from torch.profiler import ProfilerActivity, profile
 
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
-            for _ in range(2):
-                step()
-        rep.profile = prof.key_averages().table(
-            sort_by="self_cpu_time_total", row_limit=args.profile_ops
-        )
-    return rep
+def _op_profile(model, batches, row_limit: int) -> str:
+    """torch.profiler's table of two training steps of ``model`` (after one warm-up), by self CPU
+    time, ``row_limit`` rows."""
+    model.train()
+    step, _ = train_step_fn(model, batches)
+    step()
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(2):
+            step()
+    return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=row_limit)
 
 
 def _count_rows(owner, run, n_sentences: int) -> float:

@@ -12,7 +12,8 @@ Deviations:
 * ``escape=False``: the Moses script escapes ``& | < > ' " [ ]`` as XML entities by default;
   we keep the characters (the entities would only have to be undone for BLEU).
 * :class:`_FastMosesTokenizer` caches two character sets that sacremoses 0.2 rebuilds on
-  every call (about 85% of its run time); its output is identical (tested).
+  every call (most of its run time: measured in ``BENCHMARKS.md``, section "Preparing a
+  paper-scale corpus"); its output is identical (tested).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 On a CPU of two cores, one training run on two threads spends much of each update waiting: the
 many mid-sized operations of a time step split poorly between the threads (BENCHMARKS.md, "Two
-threads on a 2-core machine"). Two runs, each on one thread, trained at the same time made about
-a quarter more updates a second between them than one run on two threads (BENCHMARKS.md, "Runs
-side by side"). :func:`build_side_by_side` uses that for the independent training runs of a
+threads on a 2-core machine"). Two runs, each on one thread, trained at the same time made more
+updates a second between them than one run on two threads (measured in BENCHMARKS.md, section
+"Runs side by side"). :func:`build_side_by_side` uses that for the independent training runs of a
 chapter: it builds the cache artifacts of the jobs it is given that the cache lacks, ``workers``
 at a time, each job in a process forked from this one (which inherits the prepared corpus and
 the models' settings, so nothing is pickled), with ``torch.set_num_threads(1)``. The caller then

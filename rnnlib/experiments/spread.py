@@ -1,13 +1,15 @@
-"""The rebuild spread that a ``spread`` build left in the cache (issue 28).
+"""The rebuild spread that a ``spread`` build left in the cache.
 
-The ``cpu`` profile builds the phrase-based systems on one eflomal alignment and trains paper B's
-"-50" pair with one seed: the further alignments and seeds that measure how far a rebuild moves
-the book's numbers cost about 5 hours more. The ``spread`` profile (``cpu`` with three of
-each) builds them into the same cache. A chapter run with ``cached_spread`` then reads, beside
-the replicates it builds itself, every further one the cache already holds
-(:func:`further_cached`) and computes none: its page states the spread measured by that build,
-and its verdicts account for it. A ``cpu`` page built from an empty cache reads none and says
-how to measure the spread.
+The rebuild spread is how far the book's numbers move when the phrase-based systems are built on
+other word alignments and the networks trained with other seeds. The ``cpu`` profile builds the
+phrase-based systems on one eflomal alignment and trains paper B's "-50" pair with one seed: the
+further alignments and seeds that measure how far a rebuild moves the book's numbers cost hours
+more (the ``spread`` profile's description gives each part's time). The ``spread`` profile
+(``cpu`` with three of each) builds them into the same cache. A chapter run with
+``cached_spread`` then reads, beside the replicates it builds itself, every further one the
+cache already holds (:func:`further_cached`) and computes none: its page states the spread
+measured by that build, and its verdicts account for it. A ``cpu`` page built from an empty
+cache reads none and says how to measure the spread.
 
 * :func:`further_cached` -- replicates ``start, start + 1, ...`` for as long as the cache holds
   all of each;
@@ -74,7 +76,7 @@ def across(
     if not others or first.rule == "not_measurable":
         return first
     items = [(f"{unit} {first_index}", first)] + [(f"{unit} {k}", c) for k, c in others]
-    return verdicts.across_rebuilds(items, note=f"one check per {unit} (issue 28)")
+    return verdicts.across_rebuilds(items, note=f"one check per {unit} (the rebuild spread)")
 
 
 def with_mean_sd(table: pd.DataFrame) -> pd.DataFrame:

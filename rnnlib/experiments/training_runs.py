@@ -109,95 +109,30 @@ def train_run(
     continuation starts, ``"end"`` (the parent's last state) or ``"trunk"`` (where the parent's
     cool-down began; module docstring).
     """
-    if dev_bleu is not None and not train_config.eval_every:
-        raise ValueError("train_run: dev_bleu needs train_config.eval_every (the chunk length)")
-    if branch not in ("end", "trunk"):
-        raise ValueError(f"train_run: branch must be 'end' or 'trunk', got {branch!r}")
-    state_file = "state.pt" if branch == "end" else "trunk.pt"
-    if parent is not None and state_file not in parent.meta.get("files", {}):
-        raise ValueError(
-            f"train_run: the parent run {parent.kind}/{parent.key} kept no {state_file} "
-            "(train it with keep_state=True" + (", and a cool-down)" if branch == "trunk" else ")")
-        )
-    full = {
-        **config,
-        "model": model_config.to_dict(),
-        "train": train_config.to_dict(),
-        "parent": parent.key if parent is not None else None,
-    }
-    if parent is not None and branch != "end":  # (continuations from the end keep their keys)
-        full["branch"] = branch
-    on_cpu = resolve_device(train_config.device).type == "cpu"
-    if train_config.bf16 and train_config.fast and on_cpu:
-        # the fast path's deep output runs on rounded row counts under bf16 (repeated rows,
-        # dropped before the loss): the logits are the same up to rounding, dropout's draws are not
-        full["output_rows"] = kernels.OUTPUT_ROWS
+    state_file = _check_run(train_config, dev_bleu, parent, branch)
+    full = _run_config(config, model_config, train_config, parent, branch)
     trunk = cooldown_start(train_config) if keep_state else None
 
     def make(out: Path, work: Path) -> dict:
-        bleu_rows: list[dict] = []
         start_update = 0
         if parent is not None:
             start_update = int(parent.extra["updates" if branch == "end" else "trunk_update"])
-        if (work / CHECKPOINT).exists():  # an interrupted run: train() resumes it
-            if (work / "bleu_log.csv").exists():
-                bleu_rows = pd.read_csv(work / "bleu_log.csv").to_dict("records")
-        elif parent is not None:
-            shutil.copy2(parent.file(state_file), work / CHECKPOINT)
-            bleu_rows = pd.read_csv(parent.file("bleu_log.csv")).to_dict("records")
-            bleu_rows = [r for r in bleu_rows if r["update"] <= start_update]
+        bleu_rows = _first_bleu_rows(work, parent, state_file, start_update)
         torch.manual_seed(train_config.seed)
         model = build_model(model_config)
-        chunk = train_config.eval_every or train_config.max_updates
-        limit = train_config.max_updates
-        bleu_seconds = 0.0
-        target = start_update
-        result = None
-        while True:
-            previous = target
-            # the next multiple of the chunk (from an end off that grid, e.g. a trunk, back onto it)
-            target = (target // chunk + 1) * chunk if chunk else None
-            if limit is not None and target is not None:
-                target = min(target, limit)
-            if trunk and previous < trunk and (target is None or target > trunk):
-                target = trunk  # a chunk ends where the cool-down begins, to keep that state
-            cfg = train_config.override(max_updates=target) if target is not None else train_config
-            result = train(model, train_pairs, dev_pairs, cfg, work, progress=progress)
-            if result.updates == trunk and result.stopped == "max_updates":
-                shutil.copy2(work / CHECKPOINT, work / "trunk.pt.part")
-                os.replace(work / "trunk.pt.part", work / "trunk.pt")
-            if dev_bleu is not None and not any(r["update"] == result.updates for r in bleu_rows):
-                t = time.perf_counter()
-                score = float(dev_bleu(model))
-                spent = time.perf_counter() - t
-                bleu_seconds += spent
-                bleu_rows.append(
-                    {
-                        "update": result.updates,
-                        "epoch": result.epochs,
-                        "seconds": result.seconds,
-                        "dev_bleu": score,
-                        "bleu_seconds": spent,
-                    }
-                )
-                pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(
-                    work / "bleu_log.csv.part", index=False
-                )
-                os.replace(work / "bleu_log.csv.part", work / "bleu_log.csv")
-            if (
-                result.stopped not in ("max_updates",)
-                or target is None
-                or (limit is not None and target >= limit)
-            ):
-                break
-        torch.save(model.state_dict(), out / "model.pt")
-        for name in ("train_log.csv", "eval_log.csv"):
-            shutil.copy2(work / name, out / name)
-        pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(out / "bleu_log.csv", index=False)
-        if keep_state:
-            shutil.copy2(work / CHECKPOINT, out / "state.pt")
-            if (work / "trunk.pt").exists():
-                shutil.copy2(work / "trunk.pt", out / "trunk.pt")
+        result, bleu_seconds = _train_in_chunks(
+            model,
+            train_pairs,
+            dev_pairs,
+            train_config,
+            work,
+            start_update,
+            trunk,
+            dev_bleu,
+            bleu_rows,
+            progress,
+        )
+        _deliver(out, work, model, bleu_rows, keep_state)
         row = result.table2_row()
         return {
             "updates": result.updates,
@@ -218,6 +153,153 @@ def train_run(
         }
 
     return cache.build(kind, full, make, data=data)
+
+
+def _check_run(
+    train_config: TrainConfig,
+    dev_bleu: Callable | None,
+    parent: Artifact | None,
+    branch: str,
+) -> str:
+    """The parent's state file a continuation starts from (``state.pt`` or ``trunk.pt``), after
+    checking :func:`train_run`'s arguments."""
+    if dev_bleu is not None and not train_config.eval_every:
+        raise ValueError("train_run: dev_bleu needs train_config.eval_every (the chunk length)")
+    if branch not in ("end", "trunk"):
+        raise ValueError(f"train_run: branch must be 'end' or 'trunk', got {branch!r}")
+    state_file = "state.pt" if branch == "end" else "trunk.pt"
+    if parent is not None and state_file not in parent.meta.get("files", {}):
+        raise ValueError(
+            f"train_run: the parent run {parent.kind}/{parent.key} kept no {state_file} "
+            "(train it with keep_state=True" + (", and a cool-down)" if branch == "trunk" else ")")
+        )
+    return state_file
+
+
+def _run_config(
+    config: dict,
+    model_config: ModelConfig,
+    train_config: TrainConfig,
+    parent: Artifact | None,
+    branch: str,
+) -> dict:
+    """The run's cache key config: ``config`` with the model and training configs, the parent's
+    key, a branch other than the end, and the output layer's row rounding where it applies."""
+    full = {
+        **config,
+        "model": model_config.to_dict(),
+        "train": train_config.to_dict(),
+        "parent": parent.key if parent is not None else None,
+    }
+    if parent is not None and branch != "end":  # (continuations from the end keep their keys)
+        full["branch"] = branch
+    on_cpu = resolve_device(train_config.device).type == "cpu"
+    if train_config.bf16 and train_config.fast and on_cpu:
+        # the fast path's deep output runs on rounded row counts under bf16 (repeated rows,
+        # dropped before the loss): the logits are the same up to rounding, dropout's draws are not
+        full["output_rows"] = kernels.OUTPUT_ROWS
+    return full
+
+
+def _first_bleu_rows(
+    work: Path, parent: Artifact | None, state_file: str, start_update: int
+) -> list[dict]:
+    """The dev-BLEU rows a run starts with: an interrupted run's own (``train`` resumes it from
+    its checkpoint), else a continuation's parent's up to ``start_update`` (its state file is
+    copied in as the checkpoint to resume), else none."""
+    bleu_rows: list[dict] = []
+    if (work / CHECKPOINT).exists():  # an interrupted run: train() resumes it
+        if (work / "bleu_log.csv").exists():
+            bleu_rows = pd.read_csv(work / "bleu_log.csv").to_dict("records")
+    elif parent is not None:
+        shutil.copy2(parent.file(state_file), work / CHECKPOINT)
+        bleu_rows = pd.read_csv(parent.file("bleu_log.csv")).to_dict("records")
+        bleu_rows = [r for r in bleu_rows if r["update"] <= start_update]
+    return bleu_rows
+
+
+def _chunk_end(previous: int, chunk: int | None, limit: int | None, trunk: int | None):
+    """Where the chunk after update ``previous`` ends: the next multiple of ``chunk`` (from an end
+    off that grid, e.g. a trunk, back onto it), at most ``limit``, and at ``trunk`` if the
+    cool-down begins inside it (to keep that state); ``None``: train to the end."""
+    target = (previous // chunk + 1) * chunk if chunk else None
+    if limit is not None and target is not None:
+        target = min(target, limit)
+    if trunk and previous < trunk and (target is None or target > trunk):
+        target = trunk
+    return target
+
+
+def _train_in_chunks(
+    model: torch.nn.Module,
+    train_pairs: ParallelArrays,
+    dev_pairs: ParallelArrays | None,
+    train_config: TrainConfig,
+    work: Path,
+    start_update: int,
+    trunk: int | None,
+    dev_bleu: Callable[[torch.nn.Module], float] | None,
+    bleu_rows: list[dict],
+    progress: bool,
+):
+    """Train ``model`` chunk by chunk from ``start_update`` until its budget or an early stop,
+    keeping the state where the cool-down begins (``trunk.pt``) and appending each chunk's dev
+    BLEU to ``bleu_rows``. Returns the last chunk's :class:`rnnlib.train.TrainResult` and the
+    seconds dev BLEU took."""
+    chunk = train_config.eval_every or train_config.max_updates
+    limit = train_config.max_updates
+    bleu_seconds = 0.0
+    target = start_update
+    result = None
+    while True:
+        target = _chunk_end(target, chunk, limit, trunk)
+        cfg = train_config.override(max_updates=target) if target is not None else train_config
+        result = train(model, train_pairs, dev_pairs, cfg, work, progress=progress)
+        if result.updates == trunk and result.stopped == "max_updates":
+            shutil.copy2(work / CHECKPOINT, work / "trunk.pt.part")
+            os.replace(work / "trunk.pt.part", work / "trunk.pt")
+        if dev_bleu is not None and not any(r["update"] == result.updates for r in bleu_rows):
+            bleu_seconds += _score_dev_bleu(model, dev_bleu, result, bleu_rows, work)
+        if (
+            result.stopped not in ("max_updates",)
+            or target is None
+            or (limit is not None and target >= limit)
+        ):
+            break
+    return result, bleu_seconds
+
+
+def _score_dev_bleu(model, dev_bleu: Callable, result, bleu_rows: list[dict], work: Path) -> float:
+    """Score the model held now, append its row to ``bleu_rows`` and rewrite ``bleu_log.csv``
+    (atomically); returns the seconds the scoring took."""
+    t = time.perf_counter()
+    score = float(dev_bleu(model))
+    spent = time.perf_counter() - t
+    bleu_rows.append(
+        {
+            "update": result.updates,
+            "epoch": result.epochs,
+            "seconds": result.seconds,
+            "dev_bleu": score,
+            "bleu_seconds": spent,
+        }
+    )
+    pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(work / "bleu_log.csv.part", index=False)
+    os.replace(work / "bleu_log.csv.part", work / "bleu_log.csv")
+    return spent
+
+
+def _deliver(out: Path, work: Path, model, bleu_rows: list[dict], keep_state: bool) -> None:
+    """Write the artifact's files: the delivered parameters, the logs, and with ``keep_state``
+    the training state (and the trunk's, if kept)."""
+    torch.save(model.state_dict(), out / "model.pt")
+    for name in ("train_log.csv", "eval_log.csv"):
+        shutil.copy2(work / name, out / name)
+    pd.DataFrame(bleu_rows, columns=BLEU_COLUMNS).to_csv(out / "bleu_log.csv", index=False)
+    if keep_state:
+        shutil.copy2(work / CHECKPOINT, out / "state.pt")
+        if (work / "trunk.pt").exists():
+            shutil.copy2(work / "trunk.pt", out / "trunk.pt")
 
 
 def load_model(run: Artifact, model_config: ModelConfig) -> torch.nn.Module:

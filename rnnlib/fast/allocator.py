@@ -5,12 +5,9 @@ torch's CPU tensors come straight from ``malloc``. With glibc's defaults, a larg
 when the tensor dies, and the top of the heap is trimmed back to the system. A training step
 or a beam-search step allocates the same large tensors again at every step (the ``(N, K)``
 logits of the output layer, the ``(B, S, n')`` map of the alignment model), so every step
-pays a page fault for every 4 KiB page of them: measured here, writing a fresh 75 MB tensor
-took 35 ms with glibc's defaults and 4 ms with the settings below; a fresh 2.4 MB tensor
-(one ``(80, 30, 256)`` attention map) 0.84 ms against 0.12 ms.
-Over whole steps the gain is smaller: cpu-size RNNsearch training ran about 11% faster
-(mean of 11 alternating process pairs on a 2-core machine), beam search about 2% (within
-that machine's run-to-run noise).
+pays a page fault for every 4 KiB page of them. The settings below remove those faults; what
+they save, on single tensors and over whole training and search steps, is measured in
+``BENCHMARKS.md``, section "The allocator".
 
 The settings (:data:`SETTINGS`):
 
@@ -37,23 +34,17 @@ without glibc (macOS, Windows, musl) nothing is changed.
 bf16 instructions, torch's matrix products go through oneDNN, which compiles a kernel
 ("primitive") for each shape it meets and keeps up to ``ONEDNN_PRIMITIVE_CACHE_CAPACITY`` of
 them (oneDNN's default: 1024). Training used to meet a new shape at almost every step (the
-output layer ran on the batch's real target tokens, a different count each time): two
-RNNsearch trainings side by side (the rnnsearch chapter's pool) reached 10.5 and 12.6 GiB after
-11 minutes on a 2-core, 24 GiB machine with AMX, still growing, and ran it out of memory. A
-capacity of 128 bounded that (3.8-4.0 GiB each after 37 minutes) but cost time on the chapter's
-real runs, each update compiling again what the small cache had dropped: RNNsearch-50's first 600
-updates took 526.7 s at 1024 and 616.5 s at 128 (1.17x), RNNencdec-50's first 1,400 602.3 s
-against 747.4 s (1.24x), with identical dev NLL.
+output layer ran on the batch's real target tokens, a different count each time), so two
+RNNsearch trainings side by side (the rnnsearch chapter's pool) grew without bound and ran a
+24 GiB machine out of memory; a small capacity bounded the memory but cost time, each update
+compiling again what the cache had dropped.
 
 The fast path now rounds the output layer's row count up to a multiple of 64 under bf16
 (:func:`rnnlib.fast.kernels.output_rows`), so a run meets a bounded set of shapes, and the
 entry points set the capacity to :data:`PRIMITIVE_CACHE` (2048, enough for all of them) unless
-the environment already sets it. Measured on the chapter's RNNsearch-50 run (the cpu profile,
-one thread each, the two arms side by side on the 2-core AMX machine): its first 600 updates took
-508.5 s before (capacity 128, rows not rounded) and 423.8 s after (1.20x faster); the resident
-set rose to 4.19 GiB before and stayed at 3.72 GiB after from the third minute on
-(``BENCHMARKS.md``, "oneDNN's primitive cache under bf16"). In float32 the matrix products do
-not go through oneDNN and none of this applies.
+the environment already sets it. The memory and the time of each capacity, before and after
+the rounding, are measured in ``BENCHMARKS.md``, section "oneDNN's primitive cache under bf16".
+In float32 the matrix products do not go through oneDNN and none of this applies.
 """
 
 from __future__ import annotations

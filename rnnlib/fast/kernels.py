@@ -411,9 +411,8 @@ def output_rows(n: int, device: torch.device) -> int:
     primitive for each shape it meets. A bf16 training update of the ``cpu`` RNNsearch makes
     36 of them, 12 of whose shapes depend on the count of real target tokens, a different count
     at almost every update; so the output layer met new shapes all the time, paid for compiling
-    them and grew the process (measured with one product, ``(n, 256) @ (256, 256)``: 900 distinct
-    ``n`` grew it by 480 MiB at a primitive cache of 16, by 715 MiB at 1,024; 900 products
-    cycling over 30 shapes by 36 MiB). Rounded up, the count takes a few dozen values. The extra
+    them and grew the process (measured in ``BENCHMARKS.md``, section "oneDNN's primitive cache
+    under bf16"). Rounded up, the count takes a few dozen values. The extra
     rows repeat the first one and are dropped before the loss, so each real position's logits
     are computed from its own row as before (equal up to bf16 rounding, ``tests/test_fast.py``).
     """

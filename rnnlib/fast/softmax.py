@@ -2,10 +2,10 @@
 
 A search step's ``(R, K)`` logits (``R`` live hypotheses, ``K`` the target shortlist) are used
 once: :func:`log_softmax_` overwrites them with their log-softmax while the matrix is in cache,
-instead of writing a second ``(R, K)`` matrix. Beam search at the cpu size ran 24% faster
-over the whole run (14% as the median of paired runs; see ``BENCHMARKS.md``). Training keeps
-the plain :func:`rnnlib.loss.nll_sum`: a backward that turned the saved log-softmax into the
-gradient in place measured no faster there (-11% / -2%), and was dropped.
+instead of writing a second ``(R, K)`` matrix, which made beam search at the cpu size faster.
+Training keeps the plain :func:`rnnlib.loss.nll_sum`: a backward that turned the saved
+log-softmax into the gradient in place measured no faster there, and was dropped. Both are
+measured in ``BENCHMARKS.md``, section "The fast path".
 """
 
 from __future__ import annotations

@@ -323,16 +323,64 @@ def build_phrase_table(
             f"build_phrase_table: {len(src)} source, {len(tgt)} target and {len(links)} "
             "alignment lines (must be equal)"
         )
-    src_vocab = [NULL]
-    tgt_vocab = [NULL]
-    s_index = {NULL: 0}
-    t_index = {NULL: 0}
-    S = [[s_index.setdefault(w, len(s_index)) for w in s] for s in src]
-    T = [[t_index.setdefault(w, len(t_index)) for w in t] for t in tgt]
-    src_vocab = list(s_index)
-    tgt_vocab = list(t_index)
+    S, src_vocab = _word_ids(src)
+    T, tgt_vocab = _word_ids(tgt)
     t_given_s, s_given_t = word_translation_tables(S, T, links, 0, 0)
+    sp_index, tp_index, pair_src, pair_tgt, count, lex_t, lex_s = _extract_pairs(
+        S, T, links, t_given_s, s_given_t, max_len
+    )
+    c_src = np.bincount(pair_src, weights=count, minlength=len(sp_index)).astype(np.int64)
+    c_tgt = np.bincount(pair_tgt, weights=count, minlength=len(tp_index)).astype(np.int64)
+    scores = np.stack(
+        [
+            count / c_src[pair_src],
+            count / c_tgt[pair_tgt],
+            np.exp(np.asarray(lex_t)),
+            np.exp(np.asarray(lex_s)),
+        ],
+        axis=1,
+    )
+    order = _pruned_order(pair_src, scores, k)
+    pair_src, pair_tgt = pair_src[order], pair_tgt[order]
+    # renumber the phrases that survive pruning
+    used_s, new_s = np.unique(pair_src, return_inverse=True)
+    used_t, new_t = np.unique(pair_tgt, return_inverse=True)
+    s_list = list(sp_index)
+    t_list = list(tp_index)
+    s_ph = [s_list[i] for i in used_s.tolist()]
+    t_ph = [t_list[i] for i in used_t.tolist()]
+    return PhraseTable(
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
+        src_ids=np.fromiter((w for p in s_ph for w in p), dtype=np.int32),
+        src_offsets=np.r_[0, np.cumsum([len(p) for p in s_ph])].astype(np.int64),
+        tgt_ids=np.fromiter((w for p in t_ph for w in p), dtype=np.int32),
+        tgt_offsets=np.r_[0, np.cumsum([len(p) for p in t_ph])].astype(np.int64),
+        pair_src=new_s.astype(np.int32),
+        pair_tgt=new_t.astype(np.int32),
+        count=count[order],
+        src_count=c_src[pair_src],
+        tgt_count=c_tgt[pair_tgt],
+        scores=scores[order],
+    )
 
+
+def _word_ids(sentences: Sequence[Sequence[str]]) -> tuple[list[list[int]], list[str]]:
+    """The sentences as word ids, and the vocabulary (id 0 is :data:`NULL`, then the words in order
+    of first appearance)."""
+    index = {NULL: 0}
+    ids = [[index.setdefault(w, len(index)) for w in s] for s in sentences]
+    return ids, list(index)
+
+
+def _extract_pairs(S, T, links, t_given_s, s_given_t, max_len: int):
+    """Every phrase pair consistent with the alignment (spans of at most ``max_len`` words),
+    counted over the bitext, with the best lexical weight each was extracted with.
+
+    Returns the source and target phrase indexes (phrase -> id, in order of first extraction),
+    and per pair, in order of first extraction: its source and target phrase ids, its count, and
+    its log lexical weights log lex(t|s) and log lex(s|t) (lists of floats).
+    """
     sp_index: dict = {}
     tp_index: dict = {}
     pair_index: dict = {}
@@ -377,46 +425,19 @@ def build_phrase_table(
     pair_src[rows] = keys // shift
     pair_tgt[rows] = keys % shift
     count = np.asarray(p_count, dtype=np.int64)
-    c_src = np.bincount(pair_src, weights=count, minlength=len(sp_index)).astype(np.int64)
-    c_tgt = np.bincount(pair_tgt, weights=count, minlength=len(tp_index)).astype(np.int64)
-    scores = np.stack(
-        [
-            count / c_src[pair_src],
-            count / c_tgt[pair_tgt],
-            np.exp(np.asarray(p_lex_t)),
-            np.exp(np.asarray(p_lex_s)),
-        ],
-        axis=1,
-    )
-    # sort by source phrase, then p(t|s) desc, then lex(t|s) desc; prune to k per source
+    return sp_index, tp_index, pair_src, pair_tgt, count, p_lex_t, p_lex_s
+
+
+def _pruned_order(pair_src: np.ndarray, scores: np.ndarray, k: int | None) -> np.ndarray:
+    """The pairs' order in the table: by source phrase, then p(t|s) descending, then lex(t|s)
+    descending; with ``k``, only the first ``k`` of each source phrase."""
     order = np.lexsort((-scores[:, 2], -scores[:, 0], pair_src))
     if k is not None:
         ps_sorted = pair_src[order]
         first = np.r_[0, np.flatnonzero(ps_sorted[1:] != ps_sorted[:-1]) + 1]
         group_start = np.repeat(first, np.diff(np.r_[first, len(order)]))
         order = order[np.arange(len(order)) - group_start < k]
-    pair_src, pair_tgt = pair_src[order], pair_tgt[order]
-    # renumber the phrases that survive pruning
-    used_s, new_s = np.unique(pair_src, return_inverse=True)
-    used_t, new_t = np.unique(pair_tgt, return_inverse=True)
-    s_list = list(sp_index)
-    t_list = list(tp_index)
-    s_ph = [s_list[i] for i in used_s.tolist()]
-    t_ph = [t_list[i] for i in used_t.tolist()]
-    return PhraseTable(
-        src_vocab=src_vocab,
-        tgt_vocab=tgt_vocab,
-        src_ids=np.fromiter((w for p in s_ph for w in p), dtype=np.int32),
-        src_offsets=np.r_[0, np.cumsum([len(p) for p in s_ph])].astype(np.int64),
-        tgt_ids=np.fromiter((w for p in t_ph for w in p), dtype=np.int32),
-        tgt_offsets=np.r_[0, np.cumsum([len(p) for p in t_ph])].astype(np.int64),
-        pair_src=new_s.astype(np.int32),
-        pair_tgt=new_t.astype(np.int32),
-        count=count[order],
-        src_count=c_src[pair_src],
-        tgt_count=c_tgt[pair_tgt],
-        scores=scores[order],
-    )
+    return order
 
 
 __all__ = [

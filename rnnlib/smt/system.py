@@ -114,7 +114,8 @@ class SMTData:
 
 @dataclass
 class SMTConfig:
-    """Defaults fit a ~25k-pair corpus in about 20 minutes on 2 cores (see the module notes).
+    """Defaults sized for a corpus of about 25 thousand pairs on 2 cores (the time it takes:
+    ``BENCHMARKS.md``, section "The phrase-based baseline"; see the module notes).
 
     The longest phrase is ``decoder.max_phrase_len``: the phrase table extracts phrases up to
     that length and the decoder looks up source spans up to it (one setting, in one place).

@@ -364,20 +364,7 @@ def mert_loop(
         dev_bleu = float(bleu_from_stats(one_best))
         if dev_bleu > best_bleu:
             best_w, best_bleu = w, dev_bleu
-        new = 0
-        for s, lst in enumerate(lists):
-            for cand in lst:
-                key = tuple(cand.words)
-                if key not in pools[s]:
-                    if len(cand.features) != len(w):
-                        raise ValueError(
-                            f"mert_loop: a candidate of sentence {s} has {len(cand.features)} "
-                            f"feature values for {len(w)} weights {list(feature_names)}"
-                        )
-                    pools[s][key] = len(feats[s])
-                    feats[s].append(cand.features)
-                    stats[s].append(bleu_stats(cand.words, ref_counts=ref_counts[s]))
-                    new += 1
+        new = _pool_candidates(lists, pools, feats, stats, ref_counts, feature_names)
         record = {
             "iteration": it,
             "dev_bleu": dev_bleu,
@@ -414,6 +401,33 @@ def mert_loop(
         converged=converged,
         best_dev_bleu=best_bleu,
     )
+
+
+def _pool_candidates(
+    lists: Sequence[Sequence],
+    pools: list[dict],
+    feats: list[list],
+    stats: list[list],
+    ref_counts: Sequence,
+    feature_names: Sequence[str],
+) -> int:
+    """Add the n-best lists' candidates not yet pooled (by their words) to each sentence's pool:
+    their features to ``feats``, their BLEU statistics to ``stats``. Returns how many were new."""
+    new = 0
+    for s, lst in enumerate(lists):
+        for cand in lst:
+            key = tuple(cand.words)
+            if key not in pools[s]:
+                if len(cand.features) != len(feature_names):
+                    raise ValueError(
+                        f"mert_loop: a candidate of sentence {s} has {len(cand.features)} "
+                        f"feature values for {len(feature_names)} weights {list(feature_names)}"
+                    )
+                pools[s][key] = len(feats[s])
+                feats[s].append(cand.features)
+                stats[s].append(bleu_stats(cand.words, ref_counts=ref_counts[s]))
+                new += 1
+    return new
 
 
 __all__ = [
