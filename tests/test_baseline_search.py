@@ -48,8 +48,9 @@ def test_search_check_is_skipped_when_off_or_already_moses(tmp_path):
     moses = SMTConfig(decoder=DecoderConfig(**MOSES_SEARCH))
     small = SMTConfig(decoder=DecoderConfig(stack_size=30))
     run = SimpleNamespace(config=moses)
-    assert baseline.search_check(run, {"search_check": 100}, cache=None) is None
-    assert baseline.search_check(SimpleNamespace(config=small), {"search_check": 0}, None) is None
+    assert baseline.search_check(run, baseline.Params(search_check=100), cache=None) is None
+    off = baseline.Params(search_check=0)
+    assert baseline.search_check(SimpleNamespace(config=small), off, None) is None
     assert baseline.search_table(None, small, [[]], " ".join).index.tolist() == ["not computed"]
     assert baseline.search_numbers(None) == {}
     assert "0" in baseline.search_text(None, 0)

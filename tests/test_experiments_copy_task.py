@@ -23,10 +23,14 @@ matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def params(**overrides) -> dict:
+def params(**overrides) -> copy_task.Params:
     """The chapter's parameters: its defaults, then ``overrides``."""
+    return copy_task.Params(**overrides)
+
+
+def test_params_are_the_chapters_parameters_cell():
     specs = chapter_specs(ROOT / "chapters" / "copy_task.md")
-    return {**{k: s.default for k, s in specs.items()}, **overrides}
+    assert copy_task.Params() == copy_task.Params(**{k: s.default for k, s in specs.items()})
 
 
 # -- the setting ----------------------------------------------------------------------------------

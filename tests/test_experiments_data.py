@@ -117,7 +117,7 @@ def test_lengths_figure_and_its_caption(files):
 
 def test_length_filters_keep_every_short_pair(files):
     _, corpus, cache, params = files
-    table, filtered = data.length_filters(cache, params)
+    table, filtered = data.length_filters(cache, data.Params(**params))
     assert list(table.index) == ["none", 50, 30] and len(filtered) == 3
     assert (table["training pairs"] == len(corpus.train)).all()  # no pair longer than 30
     assert data.length_filter_numbers(table) == {
@@ -128,7 +128,7 @@ def test_length_filters_keep_every_short_pair(files):
 
 def test_a_filter_no_pair_passes_gives_a_row_of_zeros(tmp_path):
     params = files_params(write_corpus(tmp_path / "long", n_train=20, words=(55, 65)))
-    table, filtered = data.length_filters(ArtifactCache(tmp_path / "cache"), params)
+    table, filtered = data.length_filters(ArtifactCache(tmp_path / "cache"), data.Params(**params))
     assert len(filtered) == 1 and list(table["training pairs"]) == [19, 0, 0]  # one empty line
     assert np.isnan(table.loc[30, "test target UNK rate"])
     numbers = data.length_filter_numbers(table)

@@ -15,7 +15,9 @@ lays out what it returns; the system's own deviations are in :mod:`rnnlib.smt`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,43 @@ CORPUS_TEXT_PARAMS = (
 ALIGNMENT_CHECK_OFF = "(`alignment_check` is off: the two-run comparison was not computed.)"
 
 
+@dataclass(frozen=True)
+class Params:
+    """The baseline chapter's parameters, as its parameters cell declares them (the corpus
+    block with paper B's shortlists, then the system's; the chapter reads them with
+    ``P = ch.typed(baseline.Params)``)."""
+
+    profile: str = "cpu"
+    seed: int = 1
+    corpus: str = "bible"
+    corpus_dir: str | None = None
+    corpus_layout: str = "pair"
+    tokenizer: str = "moses"
+    en_version: str = "4"
+    fr_version: str = "l"
+    src_vocab: int = 30000
+    tgt_vocab: int = 30000
+    max_len: int | None = None
+    length_guard: int | None = 1000
+    lowercase: bool = False
+    max_train: int | None = None
+    max_eval: int | None = None
+    max_phrase_len: int = 7
+    table_limit: int = 20
+    lm_order: int = 5
+    stack_size: int = 50
+    ttable_limit: int = 10
+    distortion_limit: int = 6
+    tune_nbest: int = 100
+    mert_iterations: int = 6
+    tune_sentences: int | None = None
+    eflomal_rel_iterations: float = 1.0
+    alignment_check: bool = True
+    search_check: int = 100
+    alignment_replicates: int = 1
+    cached_spread: bool = True
+
+
 def _first(items, n):
     return list(items) if n is None else list(items)[:n]
 
@@ -79,44 +118,79 @@ def smt_data(corpus, max_train: int | None, max_eval: int | None) -> SMTData:
     )
 
 
-def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]:
-    """The :class:`SMTData` and :class:`SMTConfig` for the baseline chapter's ``params``.
+def smt_config(P: Params) -> SMTConfig:
+    """The phrase-based system's settings from the baseline chapter's parameters ``P`` (the
+    other fields of :class:`SMTConfig` and :class:`DecoderConfig` keep their defaults)."""
+    decoder = DecoderConfig(
+        stack_size=P.stack_size,
+        ttable_limit=P.ttable_limit,
+        distortion_limit=P.distortion_limit,
+        max_phrase_len=P.max_phrase_len,
+    )
+    return SMTConfig(
+        table_limit=P.table_limit,
+        lm_order=P.lm_order,
+        eflomal_rel_iterations=P.eflomal_rel_iterations,
+        decoder=decoder,
+        tune_nbest=P.tune_nbest,
+        mert_iterations=P.mert_iterations,
+        tune_sentences=P.tune_sentences,
+        seed=P.seed,
+    )
 
-    ``corpus``: a prepared :class:`~rnnlib.corpus.dataset.Corpus`; ``params``: the baseline
-    chapter's parameters: ``max_train`` and ``max_eval`` (the data subsets) and the fields of
-    :class:`SMTConfig` and :class:`DecoderConfig`, which its parameters are named after.
+
+def baseline_inputs(corpus, params) -> tuple[SMTData, SMTConfig]:
+    """The :class:`SMTData` and :class:`SMTConfig` for a chapter's parameters.
+
+    ``corpus``: a prepared :class:`~rnnlib.corpus.dataset.Corpus`. ``params``: the baseline
+    chapter's :class:`Params` (:func:`smt_config`), or the parameters of another chapter that
+    builds the same system (a mapping or a typed object), read by name: ``max_train`` and
+    ``max_eval`` (the data subsets) and whatever fields of :class:`SMTConfig` and
+    :class:`DecoderConfig` it names (the cho2014 chapter also sets ``mert_restarts`` and
+    ``eval_nbest``).
     """
-    data = smt_data(corpus, params["max_train"], params["max_eval"])
+    if isinstance(params, Params):
+        return smt_data(corpus, params.max_train, params.max_eval), smt_config(params)
+    named = params if isinstance(params, Mapping) else dataclasses.asdict(params)
+    data = smt_data(corpus, named["max_train"], named["max_eval"])
     decoder = load_config(
-        DecoderConfig, config_subset(DecoderConfig, params), "baseline DecoderConfig"
+        DecoderConfig, config_subset(DecoderConfig, named), "baseline DecoderConfig"
     )
     config = load_config(
-        SMTConfig, {**config_subset(SMTConfig, params), "decoder": decoder}, "baseline SMTConfig"
+        SMTConfig, {**config_subset(SMTConfig, named), "decoder": decoder}, "baseline SMTConfig"
     )
     return data, config
 
 
-def baseline_params(
-    root: Path, profile: str, corpus_params: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def baseline_params(root: Path, profile: str, corpus_params=None) -> dict[str, Any]:
     """The baseline chapter's parameters under ``profile``: its defaults, the profile and the
     command-line overrides of the ``rnnlib run`` or ``rnnlib build`` this process runs under
     (:func:`rnnlib.book.params.run_overrides`), as the baseline chapter resolves them, so that a
     chapter showing the phrase-based system shows the one the baseline chapter built.
 
-    ``corpus_params``: the calling chapter's corpus parameters; those that change the corpus
-    text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so both chapters translate the
-    same sentences.
+    ``corpus_params``: the calling chapter's corpus parameters (a mapping or a typed object);
+    those that change the corpus text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so
+    both chapters translate the same sentences. :func:`typed_params` gives them as
+    :class:`Params`.
     """
     from ..book.execute import resolve_all
     from ..book.params import run_overrides
 
-    _, params = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
-    out = dict(params["baseline"])
-    for name in CORPUS_TEXT_PARAMS:
-        if corpus_params is not None and name in corpus_params:
-            out[name] = corpus_params[name]
+    _, resolved = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
+    out = dict(resolved["baseline"])
+    if corpus_params is not None:
+        given = (
+            corpus_params
+            if isinstance(corpus_params, Mapping)
+            else dataclasses.asdict(corpus_params)
+        )
+        out.update({name: given[name] for name in CORPUS_TEXT_PARAMS if name in given})
     return out
+
+
+def typed_params(root: Path, profile: str, corpus_params=None) -> Params:
+    """:func:`baseline_params` as the baseline chapter's :class:`Params`."""
+    return Params(**baseline_params(root, profile, corpus_params))
 
 
 @dataclass
@@ -128,10 +202,11 @@ class BaselineRun:
     result: SMTResult
 
 
-def baseline_run(corpus, params: dict[str, Any], cache, alignment_run: int = 1) -> BaselineRun:
+def baseline_run(corpus, params, cache, alignment_run: int = 1) -> BaselineRun:
     """Every stage of the baseline (alignment, phrase table, language model, MERT, decoding of dev
     and test), built or looked up in ``cache``, with the inputs it was built from
-    (:func:`baseline_inputs`); translations are detokenized by the corpus' detokenizer.
+    (:func:`baseline_inputs` of ``params``, the chapter's :class:`Params` or another chapter's
+    parameters); translations are detokenized by the corpus' detokenizer.
     ``alignment_run``: the independent eflomal alignment it is built on (1: the book's)."""
     data, config = baseline_inputs(corpus, params)
     result = run(
@@ -145,19 +220,19 @@ def baseline_run(corpus, params: dict[str, Any], cache, alignment_run: int = 1) 
     return BaselineRun(data, config, result)
 
 
-def alignment_replicates(corpus, params: dict[str, Any], cache, first: BaselineRun) -> list:
+def alignment_replicates(corpus, P: Params, cache, first: BaselineRun) -> list:
     """The whole system built again on eflomal's alignments 2, ..., ``alignment_replicates``
     (cached; the same data, settings and MERT seed): ``[SMTResult]``, ``first``'s result first.
     The spread of their BLEU is the rebuild spread that eflomal's unseeded sampler causes. With
     ``cached_spread``, the further alignments the cache holds follow, none computed
     (:func:`rnnlib.experiments.spread.further_cached`)."""
-    n = params["alignment_replicates"]
+    n = P.alignment_replicates
     out = [first.result]
     for r in range(2, n + 1):
-        out.append(baseline_run(corpus, params, cache, alignment_run=r).result)
-    if params.get("cached_spread", False):
+        out.append(baseline_run(corpus, P, cache, alignment_run=r).result)
+    if P.cached_spread:
         out += further_cached(
-            cache, lambda r: baseline_run(corpus, params, cache, alignment_run=r).result, n + 1
+            cache, lambda r: baseline_run(corpus, P, cache, alignment_run=r).result, n + 1
         )
     return out
 
@@ -192,19 +267,20 @@ def spread_numbers(results: list) -> dict[str, tuple[float, int | None]]:
     return out
 
 
-def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
-    """The baseline built (or looked up in ``cache``) with the baseline chapter's ``params``;
-    its test translations are ``result.evaluation.file("test.txt")`` (detokenized, one a line,
-    the first ``params["max_eval"]`` test sentences)."""
+def baseline_system(corpus, params, cache) -> SMTResult:
+    """The baseline built (or looked up in ``cache``) with the baseline chapter's parameters
+    ``params`` (:func:`baseline_params` or :func:`typed_params`); its test translations are
+    ``result.evaluation.file("test.txt")`` (detokenized, one a line, the first ``max_eval`` test
+    sentences)."""
     return baseline_run(corpus, params, cache).result
 
 
-def search_check(system: BaselineRun, params: dict[str, Any], cache):
+def search_check(system: BaselineRun, P: Params, cache):
     """The ``smt/search_check`` artifact of the chapter's system
     (:func:`rnnlib.smt.system.build_search_check`: its first ``search_check`` test sentences
     decoded with the chapter's search settings and with Moses'), or None when the parameter is
     0 or the chapter already searches with Moses' settings."""
-    n = params.get("search_check", 0)
+    n = P.search_check
     dec = system.config.decoder
     if not n or all(getattr(dec, k) == v for k, v in MOSES_SEARCH.items()):
         return None

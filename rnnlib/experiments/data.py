@@ -28,6 +28,8 @@ Deviations: none here (the corpus itself: see :mod:`rnnlib.corpus.dataset`).
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -58,6 +60,32 @@ REASONS = {
 PAPER_WORDS = 348e6
 #: the papers' length filters (B §4.2: the "-50" and "-30" models)
 PAPER_LIMITS = (50, 30)
+
+
+@dataclass(frozen=True)
+class Params:
+    """The chapter's parameters, as its parameters cell declares them (the corpus block, then
+    the examples shown; the chapter reads them with ``P = ch.typed(data.Params)``)."""
+
+    profile: str = "cpu"
+    corpus: str = "bible"
+    corpus_dir: str | None = None
+    corpus_layout: str = "pair"
+    tokenizer: str = "moses"
+    en_version: str = "4"
+    fr_version: str = "l"
+    src_vocab: int = 15000
+    tgt_vocab: int = 15000
+    max_len: int | None = None
+    length_guard: int | None = 1000
+    lowercase: bool = False
+    n_examples: int = 4
+
+
+def corpus_settings(P: Params, **overrides: Any) -> CorpusConfig:
+    """The :class:`CorpusConfig` of the chapter's corpus parameters, ``overrides`` on top
+    (:func:`rnnlib.book.corpus_params.corpus_config`, which reads the shared block by name)."""
+    return corpus_config(dataclasses.asdict(P), **overrides)
 
 
 def is_bible(cfg: CorpusConfig) -> bool:
@@ -387,8 +415,8 @@ def length_filter_row(limit: int | None, corpus: Corpus | None) -> dict[str, Any
     }
 
 
-def length_filters(cache: ArtifactCache, params: dict[str, Any]) -> tuple[pd.DataFrame, list]:
-    """The corpus of the chapter's parameters ``params`` without a length filter, then with
+def length_filters(cache: ArtifactCache, P: Params) -> tuple[pd.DataFrame, list]:
+    """The corpus of the chapter's parameters ``P`` without a length filter, then with
     both sides at most 50 and 30 tokens (B §4.2), each prepared (cached) with its own
     shortlists: one :func:`length_filter_row` each, indexed by ``max_len``. Returns ``(table,
     the prepared corpora)``; a filter no training pair passes gives a row of zeros and no
@@ -396,7 +424,7 @@ def length_filters(cache: ArtifactCache, params: dict[str, Any]) -> tuple[pd.Dat
     rows, filtered = [], []
     for limit in (None, *PAPER_LIMITS):
         try:
-            c = prepare_corpus(corpus_config(params, max_len=limit), cache)
+            c = prepare_corpus(corpus_settings(P, max_len=limit), cache)
         except NoUsablePairs as e:  # no training pair has both sides this short
             if e.split != "train":
                 raise
