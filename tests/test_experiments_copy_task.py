@@ -17,6 +17,7 @@ from rnnlib.book.params import chapter_specs
 from rnnlib.cache import ArtifactCache
 from rnnlib.experiments import copy_task
 from rnnlib.specials import SPECIALS
+from rnnlib.verdicts import FAILS, HOLDS
 
 matplotlib.use("Agg")
 
@@ -113,13 +114,15 @@ def test_numbers_and_verdict_follow_the_results_and_fail_on_a_control():
     assert numbers["copy-mass"][0] == pytest.approx(0.8)
     assert numbers["copy-argmax"] == (90.0, 1)
     assert numbers["copy-uniform"][0] == pytest.approx(0.225)
-    assert copy_task.verdict("copy", results).startswith("**The alignment is a diagonal**")
-    assert "an anti-diagonal" in copy_task.verdict("reverse", results)
+    assert numbers["copy-criterion"] == (copy_task.DIAGONAL_ARGMAX, None)
+    assert copy_task.verdict(results) == HOLDS
+    assert copy_task.diagonal_name("copy") == "a diagonal"
+    assert copy_task.diagonal_name("reverse") == "an anti-diagonal"
     control = results.assign(argmax_on_expected=[0.9, 0.8])  # 85%: under the criterion
-    assert copy_task.verdict("copy", control).startswith("**The alignment did not become")
+    assert copy_task.verdict(control) == FAILS
     # the criterion reads the glued, rounded share: 89.96% shows as 90.0 and holds
     edge = results.assign(argmax_on_expected=[0.9992, 0.8])
-    assert copy_task.verdict("copy", edge).startswith("**The alignment is a diagonal**")
+    assert copy_task.verdict(edge) == HOLDS
 
 
 def test_training_numbers_and_symbol_names():
