@@ -1,13 +1,14 @@
 """The phrase-based baseline as the chapters use it, and the baseline chapter's tables and figure.
 
-The baseline chapter (``chapters/baseline.md``) builds the phrase-based system with
-:func:`baseline_run` (:func:`baseline_inputs`, then :func:`rnnlib.smt.system.run`) and shows it
-with :func:`bleu_table` (the "Baseline" row of Cho et al. 2014, Table 1 and the "Moses" row of
-Bahdanau et al. 2015, Table 1 beside ours), :func:`stages_table`, :func:`weights_table`,
-:func:`mert_curve` and :func:`alignment_check_text`. A chapter that sets its translations beside
-a network's calls :func:`baseline_system`, which asks the same pipeline with the parameters the
-profile gives the baseline chapter. The pipeline's stages are artifacts of the cache, so after
-the baseline chapter ran this is a lookup; otherwise it builds the system.
+The baseline chapter (``chapters/baseline.md``) reads its parameters as :class:`Params`, builds
+the phrase-based system with :func:`baseline_run` (:func:`baseline_inputs`, then
+:func:`rnnlib.smt.system.run`) and shows it beside the "Baseline" row of Cho et al. 2014,
+Table 1 and the "Moses" row of Bahdanau et al. 2015, Table 1. The functions return tables,
+figures, numbers (``glue name -> value``) and short words; the chapter's Markdown says what they
+mean. A chapter that sets its translations beside a network's calls :func:`baseline_system`
+with :func:`baseline_params`, which asks the same pipeline with the parameters the profile gives
+the baseline chapter. The pipeline's stages are artifacts of the cache, so after the baseline
+chapter ran this is a lookup; otherwise it builds the system.
 
 Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.system` and
 lays out what it returns; the system's own deviations are in :mod:`rnnlib.smt`).
@@ -54,8 +55,10 @@ CORPUS_TEXT_PARAMS = (
     "lowercase",
 )
 
-#: the text of the alignment check when the chapter's ``alignment_check`` is off
-ALIGNMENT_CHECK_OFF = "(`alignment_check` is off: the two-run comparison was not computed.)"
+#: the alignment check's status when the chapter's ``alignment_check`` is off
+ALIGNMENT_CHECK_OFF = "Not measured here (`alignment_check` is off)"
+#: a check's status when it ran
+MEASURED = "Measured here"
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,15 @@ def spread_numbers(results: list) -> dict[str, tuple[float, int | None]]:
     return out
 
 
+def replicates_origin(P: Params, n: int) -> str:
+    """Where the ``n`` alignments of :func:`alignment_replicates` come from, in words: the
+    ``alignment_replicates`` built by this build and the others read from the cache."""
+    read = n - P.alignment_replicates
+    if not read:
+        return "all built by this build"
+    return f"{P.alignment_replicates} built by this build, {read} read from the cache"
+
+
 def baseline_system(corpus, params, cache) -> SMTResult:
     """The baseline built (or looked up in ``cache``) with the baseline chapter's parameters
     ``params`` (:func:`baseline_params` or :func:`typed_params`); its test translations are
@@ -324,10 +336,11 @@ def search_table(check, config: SMTConfig, refs, detokenize) -> pd.DataFrame:
 def search_numbers(check) -> dict[str, tuple[float, int | None]]:
     """``glue name -> (value, digits)``: the checked sentences, the share (%) on which the
     chapter's search ends with a lower model score than Moses' (a search error the larger search
-    avoids), the share with a higher one (Moses' pruning lost it), and the time ratio; empty for
-    ``check`` None."""
+    avoids), the share with a higher one (Moses' pruning lost it), and the time ratio; NaN for
+    ``check`` None (not computed)."""
     if check is None:
-        return {}
+        names = ("sentences", "errors", "better", "time-ratio")
+        return {f"smt-search-{name}": (float("nan"), None) for name in names}
     runs = json.loads(check.file("check.json").read_text(encoding="utf-8"))
     ours = np.asarray(runs["chapter"]["model_score"])
     ref = np.asarray(runs["reference"]["model_score"])
@@ -343,21 +356,14 @@ def search_numbers(check) -> dict[str, tuple[float, int | None]]:
     }
 
 
-def search_text(check, n_param: int) -> str:
-    """What the chapter says about the check: its numbers (glued) or why it did not run."""
-    if check is None:
-        if not n_param:
-            return "(`search_check` is 0: the comparison with Moses' search was not computed.)"
-        return "The chapter searches with Moses' settings: there is nothing to compare."
-    num = {k: v for k, (v, _) in search_numbers(check).items()}
-    return (
-        f"On the first {num['smt-search-sentences']} test sentences, with the tuned weights, the "
-        f"chapter's search ends with a lower model score than Moses' settings find on "
-        f"{num['smt-search-errors']:.1f}% of them (a search error), and with a higher one on "
-        f"{num['smt-search-better']:.1f}% (sentences where Moses' wider pruning thresholds lost "
-        f"the better derivation); Moses' settings took {num['smt-search-time-ratio']:.1f} times "
-        "as long."
-    )
+def search_status(check, n_param: int) -> str:
+    """Whether the check of :func:`search_check` ran, in words (``n_param``: the chapter's
+    ``search_check``): measured, off, or nothing to compare."""
+    if check is not None:
+        return MEASURED
+    if not n_param:
+        return "Not measured here (`search_check` is 0)"
+    return "Nothing to measure here (the chapter searches with Moses' settings)"
 
 
 def translations(result: SMTResult, split: str = "test") -> list[str]:
@@ -420,20 +426,45 @@ def _paper_row(system: str, dev: float, test: float, no_unk: float) -> dict:
 
 def implementation_text(speed: dict) -> str:
     """Which implementation of the phrase search decoded (``speed.json`` of the ``smt/eval``
-    artifact): the compiled one (:mod:`rnnlib.smt.compiled`) or the plain Python module; both give
-    the same output, the compiled one faster (BENCHMARKS.md)."""
+    artifact), in words: the compiled one (:mod:`rnnlib.smt.compiled`) or the plain Python
+    module; both give the same output, the compiled one faster (BENCHMARKS.md)."""
     kind = speed.get("search")
     if kind == "compiled":
-        return (
-            "with the compiled search (`rnnlib.smt.compiled`; the plain Python module gives the "
-            "same output more slowly)"
-        )
+        return "the compiled search (`rnnlib.smt.compiled`)"
     if kind == "python":
-        return (
-            "with the plain Python search (`rnnlib.smt.stack_search`; the compiled one gives the "
-            "same output faster)"
-        )
-    return "with the plain Python search (this evaluation was cached before the compiled one)"
+        return "the plain Python search (`rnnlib.smt.stack_search`)"
+    return "the plain Python search (cached before the compiled one existed)"
+
+
+def bleu_numbers(P: Params, bleu: dict, no_unk: dict, known: np.ndarray) -> dict[str, Any]:
+    """``glue name -> value or (value, digits)``: the networks' shortlists the "No UNK" subset
+    is defined by, dev and test BLEU, the No UNK subset's BLEU and size (``known``: its mask
+    over the decoded test sentences, :func:`no_unk_sentences`) and the test sentences."""
+    return {
+        "smt-src-vocab": P.src_vocab,
+        "smt-tgt-vocab": P.tgt_vocab,
+        "smt-test-bleu": (bleu["test"]["single"]["bleu"], 2),
+        "smt-dev-bleu": (bleu["dev"]["single"]["bleu"], 2),
+        "smt-no-unk-bleu": (no_unk["single"]["bleu"], 2),
+        "smt-no-unk-sentences": int(known.sum()),
+        "smt-test-sentences": len(known),
+    }
+
+
+def signature(bleu: dict) -> str:
+    """The test BLEU's sacreBLEU signature, as code."""
+    return f"`{bleu['test']['single']['signature']}`"
+
+
+def decoding_numbers(result: SMTResult) -> dict[str, Any]:
+    """``glue name -> (value, digits)``: the language model's dev perplexity and the test
+    decoding's seconds and sentences per second."""
+    speed = result.speed["test"]
+    return {
+        "smt-lm-perplexity": (result.lm.extra.get("dev_perplexity", float("nan")), 1),
+        "smt-test-seconds": (speed["seconds"], 1),
+        "smt-test-speed": (speed["sentences_per_s"], 2),
+    }
 
 
 def stages_table(result: SMTResult, config: SMTConfig) -> pd.DataFrame:
@@ -506,38 +537,22 @@ def alignment_agreement(data: SMTData, config: SMTConfig, cache, result: SMTResu
     return link_agreement(result.alignment.file("links.txt"), second.file("links.txt"))
 
 
-def alignment_check_text(agree: dict | None) -> str:
-    """The sentence that reports :func:`alignment_agreement` (None: the check was not run)."""
+def agreement_numbers(agree: dict | None) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``: the training pairs :func:`alignment_agreement` compared,
+    the links both runs share (%, F1 of the two link sets) and the sentence pairs aligned
+    identically (%); NaN when the check was not run (``agree`` None)."""
     if agree is None:
-        return ALIGNMENT_CHECK_OFF
-    return (
-        f"A second, independent eflomal run on the same {agree['pairs']:,} training pairs "
-        f"agrees with the first on {100 * agree['f1']:.1f}% of the links (F1 of the two link "
-        f"sets) and aligns {100 * agree['identical_pairs'] / agree['pairs']:.1f}% of the sentence "
-        "pairs identically."
-    )
+        return {
+            name: (float("nan"), None)
+            for name in ("smt-align-pairs", "smt-align-f1", "smt-align-identical")
+        }
+    return {
+        "smt-align-pairs": (agree["pairs"], None),
+        "smt-align-f1": (100 * agree["f1"], 1),
+        "smt-align-identical": (100 * agree["identical_pairs"] / agree["pairs"], 1),
+    }
 
 
-__all__ = [
-    "ALIGNMENT_CHECK_OFF",
-    "CORPUS_TEXT_PARAMS",
-    "BaselineRun",
-    "alignment_agreement",
-    "alignment_replicates",
-    "replicates_table",
-    "spread_numbers",
-    "alignment_check_text",
-    "baseline_inputs",
-    "baseline_params",
-    "baseline_run",
-    "baseline_system",
-    "bleu_table",
-    "implementation_text",
-    "mert_curve",
-    "no_unk_bleu",
-    "no_unk_sentences",
-    "smt_data",
-    "stages_table",
-    "translations",
-    "weights_table",
-]
+def alignment_check_status(agree: dict | None) -> str:
+    """Whether :func:`alignment_agreement` ran, in words."""
+    return ALIGNMENT_CHECK_OFF if agree is None else MEASURED
