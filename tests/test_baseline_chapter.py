@@ -199,7 +199,8 @@ def test_baseline_run_builds_the_system_of_baseline_inputs(monkeypatch):
 
 
 def test_alignment_replicates_table_and_spread():
-    """Issue 28: the system on several eflomal alignments, its BLEU per alignment and spread."""
+    """The rebuild spread: the system on several eflomal alignments, its BLEU per alignment and
+    spread."""
     from types import SimpleNamespace as _NS
 
     def result(dev, test, pairs):

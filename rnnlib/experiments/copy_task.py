@@ -6,19 +6,13 @@ reverse) random sequences of symbols. To emit the *i*-th symbol the decoder has 
 to do than to look at the *i*-th source position, so if the soft alignment of B Eq. (6) works,
 its weights alpha_ij become a diagonal (an anti-diagonal when reversing), as in B Fig. 3.
 
-Everything the chapter computes, in its order (each function named for what it produces):
-
-* :meth:`CopyTask.from_params` -- the random sequences, the model and training configs and the
-  device from the chapter's parameters (:func:`sequence_pairs`);
-* :func:`trained_model` -- RNNsearch trained on the training sequences (``copy_task/model``:
-  ``model.pt``, ``train_log.csv``); :func:`training_log`, :func:`learning_curve` and
-  :func:`training_numbers` show its training;
-* :func:`decoded_test` -- the beam search's best output for every test sequence with its
-  alignment measures (``copy_task/decoded``: ``results.csv``, the attention of the first
-  sequences in ``attention.json``; :func:`alignment_measures`); :func:`decoded_results`,
-  :func:`alignment_figure`, :func:`alignment_numbers` and :func:`verdict` show them.
-
-The artifacts keep the kinds and configs the chapter has always used.
+The chapter reads its parameters as :class:`Params`; :meth:`CopyTask.from_params` draws the
+sequences and builds the configs from them. Two artifacts: the trained model
+(``copy_task/model``: ``model.pt``, ``train_log.csv``, keyed by :func:`model_key`) and its beam
+search on the test sequences (``copy_task/decoded``: ``results.csv``, ``attention.json``), with
+the kinds and configs the chapter has always used. The functions return figures, numbers
+(``glue name -> (value, digits)``) and the verdict word; the chapter's Markdown says what they
+mean.
 
 Deviations: none (the task is the book's own; the model is :class:`rnnlib.models.RNNSearch` at a
 small size, see :mod:`rnnlib.models`).
@@ -377,20 +371,3 @@ def verdict(results: pd.DataFrame) -> str:
     :data:`DIAGONAL_ARGMAX` % of the rows is on the expected source symbol, as the chapter
     glues that share (:func:`argmax_share`)."""
     return HOLDS if argmax_share(results) >= DIAGONAL_ARGMAX else FAILS
-
-
-__all__ = [
-    "CopyTask",
-    "alignment_figure",
-    "alignment_measures",
-    "alignment_numbers",
-    "decoded_results",
-    "decoded_test",
-    "learning_curve",
-    "model_key",
-    "sequence_pairs",
-    "trained_model",
-    "training_log",
-    "training_numbers",
-    "verdict",
-]
