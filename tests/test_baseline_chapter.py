@@ -154,11 +154,17 @@ def test_alignment_check_reports_a_second_independent_eflomal_run(tmp_path):
     second = [e for e in cache.events if e["kind"] == "smt/alignment"][-1]
     assert second["key"] != first.key  # run=2: its own artifact, not the system's alignment
     assert agree["pairs"] == 40 and 0.0 <= agree["f1"] <= 1.0
-    text = baseline.alignment_check_text(agree)
-    assert text.startswith("A second, independent eflomal run on the same 40 training pairs")
-    assert f"{100 * agree['f1']:.1f}% of the links" in text
-    assert f"{100 * agree['identical_pairs'] / 40:.1f}% of the sentence pairs" in text
-    assert baseline.alignment_check_text(None) == baseline.ALIGNMENT_CHECK_OFF
+    numbers = baseline.agreement_numbers(agree)
+    assert numbers["smt-align-pairs"] == (40, None)
+    assert numbers["smt-align-f1"] == (pytest.approx(100 * agree["f1"]), 1)
+    assert numbers["smt-align-identical"] == (
+        pytest.approx(100 * agree["identical_pairs"] / 40),
+        1,
+    )
+    assert baseline.alignment_check_status(agree) == baseline.MEASURED
+    assert baseline.alignment_check_status(None) == baseline.ALIGNMENT_CHECK_OFF
+    off = baseline.agreement_numbers(None)  # the names the Markdown reads exist, as NaN
+    assert set(off) == set(numbers) and all(np.isnan(v) for v, _ in off.values())
 
 
 def test_baseline_run_builds_the_system_of_baseline_inputs(monkeypatch):
@@ -193,7 +199,8 @@ def test_baseline_run_builds_the_system_of_baseline_inputs(monkeypatch):
 
 
 def test_alignment_replicates_table_and_spread():
-    """Issue 28: the system on several eflomal alignments, its BLEU per alignment and spread."""
+    """The rebuild spread: the system on several eflomal alignments, its BLEU per alignment and
+    spread."""
     from types import SimpleNamespace as _NS
 
     def result(dev, test, pairs):
@@ -209,3 +216,41 @@ def test_alignment_replicates_table_and_spread():
     assert numbers["smt-dev-bleu-spread-n"] == (3, None)
     assert baseline.spread_numbers(results[:1]) == {}
     assert list(baseline.replicates_table(results[:1]).index) == ["1"]
+
+
+def test_bleu_decoding_and_replicate_numbers_name_what_the_markdown_reads():
+    from types import SimpleNamespace as _NS
+
+    bleu = {
+        "dev": {"single": {"bleu": 20.123}},
+        "test": {"single": {"bleu": 18.5, "signature": "nrefs:1|case:mixed|tok:13a"}},
+    }
+    known = np.array([True, False, True])
+    P = baseline.Params(src_vocab=100, tgt_vocab=200)
+    numbers = baseline.bleu_numbers(P, bleu, {"single": {"bleu": 21.0}}, known)
+    assert numbers == {
+        "smt-src-vocab": 100,
+        "smt-tgt-vocab": 200,
+        "smt-test-bleu": (18.5, 2),
+        "smt-dev-bleu": (20.123, 2),
+        "smt-no-unk-bleu": (21.0, 2),
+        "smt-no-unk-sentences": 2,
+        "smt-test-sentences": 3,
+    }
+    assert baseline.signature(bleu) == "`nrefs:1|case:mixed|tok:13a`"
+    result = _NS(
+        lm=_NS(extra={"dev_perplexity": 123.45}),
+        speed={"test": {"seconds": 12.34, "sentences_per_s": 4.567, "workers": 2}},
+    )
+    assert baseline.decoding_numbers(result) == {
+        "smt-lm-perplexity": (123.45, 1),
+        "smt-test-seconds": (12.34, 1),
+        "smt-test-speed": (4.567, 2),
+    }
+    assert baseline.replicates_origin(baseline.Params(alignment_replicates=2), 2) == (
+        "all built by this build"
+    )
+    mixed = baseline.replicates_origin(baseline.Params(alignment_replicates=1), 3)
+    assert mixed == "1 built by this build, 2 read from the cache"
+    for text in (mixed, baseline.implementation_text({}), baseline.ALIGNMENT_CHECK_OFF):
+        assert len(text) <= 80

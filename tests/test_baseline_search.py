@@ -3,6 +3,7 @@
 import json
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from rnnlib.experiments import baseline
@@ -48,17 +49,17 @@ def test_search_check_is_skipped_when_off_or_already_moses(tmp_path):
     moses = SMTConfig(decoder=DecoderConfig(**MOSES_SEARCH))
     small = SMTConfig(decoder=DecoderConfig(stack_size=30))
     run = SimpleNamespace(config=moses)
-    assert baseline.search_check(run, {"search_check": 100}, cache=None) is None
-    assert baseline.search_check(SimpleNamespace(config=small), {"search_check": 0}, None) is None
+    assert baseline.search_check(run, baseline.Params(search_check=100), cache=None) is None
+    off = baseline.Params(search_check=0)
+    assert baseline.search_check(SimpleNamespace(config=small), off, None) is None
     assert baseline.search_table(None, small, [[]], " ".join).index.tolist() == ["not computed"]
-    assert baseline.search_numbers(None) == {}
-    assert "0" in baseline.search_text(None, 0)
-    assert "Moses' settings" in baseline.search_text(None, 100)
+    not_computed = baseline.search_numbers(None)  # the names the Markdown reads, as NaN
+    assert set(not_computed) == set(baseline.search_numbers(_check(tmp_path, [-1.0], [-1.0])))
+    assert all(np.isnan(value) for value, _ in not_computed.values())
+    assert "`search_check` is 0" in baseline.search_status(None, 0)
+    assert "Moses' settings" in baseline.search_status(None, 100)
 
 
-def test_search_text_states_the_measured_shares(tmp_path):
+def test_search_status_says_the_check_was_measured(tmp_path):
     check = _check(tmp_path, [-10.0, -5.0, -7.0], [-9.0, -5.0, -7.5])
-    text = baseline.search_text(check, 3)
-    assert "first 3 test sentences" in text
-    assert "33.3% of them" in text
-    assert "4.0 times" in text
+    assert baseline.search_status(check, 3) == baseline.MEASURED

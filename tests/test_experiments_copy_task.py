@@ -17,16 +17,21 @@ from rnnlib.book.params import chapter_specs
 from rnnlib.cache import ArtifactCache
 from rnnlib.experiments import copy_task
 from rnnlib.specials import SPECIALS
+from rnnlib.verdicts import FAILS, HOLDS
 
 matplotlib.use("Agg")
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def params(**overrides) -> dict:
+def params(**overrides) -> copy_task.Params:
     """The chapter's parameters: its defaults, then ``overrides``."""
+    return copy_task.Params(**overrides)
+
+
+def test_params_are_the_chapters_parameters_cell():
     specs = chapter_specs(ROOT / "chapters" / "copy_task.md")
-    return {**{k: s.default for k, s in specs.items()}, **overrides}
+    assert copy_task.Params() == copy_task.Params(**{k: s.default for k, s in specs.items()})
 
 
 # -- the setting ----------------------------------------------------------------------------------
@@ -109,13 +114,15 @@ def test_numbers_and_verdict_follow_the_results_and_fail_on_a_control():
     assert numbers["copy-mass"][0] == pytest.approx(0.8)
     assert numbers["copy-argmax"] == (90.0, 1)
     assert numbers["copy-uniform"][0] == pytest.approx(0.225)
-    assert copy_task.verdict("copy", results).startswith("**The alignment is a diagonal**")
-    assert "an anti-diagonal" in copy_task.verdict("reverse", results)
+    assert numbers["copy-criterion"] == (copy_task.DIAGONAL_ARGMAX, None)
+    assert copy_task.verdict(results) == HOLDS
+    assert copy_task.diagonal_name("copy") == "a diagonal"
+    assert copy_task.diagonal_name("reverse") == "an anti-diagonal"
     control = results.assign(argmax_on_expected=[0.9, 0.8])  # 85%: under the criterion
-    assert copy_task.verdict("copy", control).startswith("**The alignment did not become")
+    assert copy_task.verdict(control) == FAILS
     # the criterion reads the glued, rounded share: 89.96% shows as 90.0 and holds
     edge = results.assign(argmax_on_expected=[0.9992, 0.8])
-    assert copy_task.verdict("copy", edge).startswith("**The alignment is a diagonal**")
+    assert copy_task.verdict(edge) == HOLDS
 
 
 def test_training_numbers_and_symbol_names():

