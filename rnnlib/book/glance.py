@@ -462,6 +462,12 @@ def _value(x) -> str:
     return "—" if x is None else f"{x:.6g}" if isinstance(x, float) else _cell(x)
 
 
+def _code(name: str) -> str:
+    """``name`` as inline code, unless it holds a bar (a table cell's id), which a code span in a
+    table cell would show escaped."""
+    return _cell(name) if "|" in name else f"`{name}`"
+
+
 def _plural(n: int, one: str, many: str) -> str:
     return f"no {one}" if n == 0 else f"1 {one}" if n == 1 else f"{n} {many}"
 
@@ -503,7 +509,7 @@ def _difference_rows(c: compare.Comparison, limit: int) -> tuple[list[str], int,
     ] + [e for x in c.claims for e in x.evidence if e.status == compare.BEYOND]
     for x in numbers[:limit]:
         noise = f" (beyond {_cell(x.noise.source)})" if x.noise else ""
-        rows.append(f"| `{_cell(x.id)}` ({x.chapter}) | {_value(x.old)} | {_value(x.new)}{noise} |")
+        rows.append(f"| {_code(x.id)} ({x.chapter}) | {_value(x.old)} | {_value(x.new)}{noise} |")
     if len(numbers) > limit:
         rows.append(
             f"| {len(numbers) - limit} more numbers beyond their noise | | `rnnlib compare` "
