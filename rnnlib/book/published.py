@@ -247,7 +247,6 @@ def manifest(out: Path, records: dict, claims: dict, log: list[dict], now: datet
         "entries": sum(len(e) for e in records.values()),
         "claims": sum(len(rs) for rs in claims.values()),
         "published": now.isoformat(timespec="seconds"),
-        "source": str(Path(out).resolve()),
         "artifacts": listed,
     }
 
