@@ -49,6 +49,11 @@ def claim(name, chapter, d, low, high, verdict, profile="cpu"):
     }
 
 
+def claim_of(record: dict, build_id: str) -> list[dict]:
+    """``record`` as the data chapter's, recorded by the build ``build_id``."""
+    return [record | {"chapter": "data", "build": record["build"] | {"id": build_id}}]
+
+
 def cost_table():
     return {
         "index": ["data", "rns"],
@@ -222,13 +227,20 @@ def test_a_partial_build_is_refused_naming_what_is_missing(tmp_path):
 def test_a_build_mixing_profiles_or_commits_is_refused(tmp_path):
     out = make_build(tmp_path / "b", profiles={"rns": "smoke"})
     with pytest.raises(
-        P.Refused, match=r"different profiles: cpu \(data, results\), smoke \(rns\)"
+        P.Refused, match=r"in different profiles: cpu \(data, results\), smoke \(rns\)"
     ):
         P.publish(out, tmp_path / "to", CHAPTERS)
     out = make_build(tmp_path / "c")
     data = json.loads((out / "results" / "data.json").read_text())
     (out / "results" / "data.json").write_text(json.dumps([e | {"commit": "b" * 40} for e in data]))
-    with pytest.raises(P.Refused, match="different commits"):
+    with pytest.raises(P.Refused, match="in different commits"):
+        P.publish(out, tmp_path / "to", CHAPTERS)
+    out = make_build(tmp_path / "d")  # a chapter run again by itself: another build
+    record = json.loads((out / "results" / "claims" / "rns.json").read_text())
+    record[0]["build"]["id"] = "b2"
+    (out / "results" / "claims" / "rns.json").write_text(json.dumps(record))
+    (out / "results" / "claims" / "data.json").write_text(json.dumps(claim_of(record[0], "b1")))
+    with pytest.raises(P.Refused, match=r"in different builds: b1 \(data\), b2 \(rns\)"):
         P.publish(out, tmp_path / "to", CHAPTERS)
     assert not (tmp_path / "to").exists()
 

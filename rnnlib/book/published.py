@@ -21,7 +21,8 @@ this build computed it, and the seconds of that lookup).
 **What is refused.** A build folder is published only when it is one finished build of one
 profile and one commit: every chapter of the book has its record file and its executed notebook,
 finished without error (papermill's metadata in ``src/chapters/<chapter>.ipynb``); every record
-(results and claims) names the same profile and the same commit; the build log is there.
+(results and claims) names the same profile and the same commit, and every claims record the
+same build (chapters run one by one are not one build); the build log is there.
 Otherwise :class:`Refused` names what is missing or mixed, and nothing is written.
 
 **From empty.** An artifact counts as computed by the build when its first lookup in the build log
@@ -121,18 +122,20 @@ def read_build(out: Path, chapters: Iterable[str]) -> tuple[dict, dict, list[dic
     if problems:
         raise Refused(f"{out}: a partial build, not published:\n  " + "\n  ".join(problems))
     others = sorted(p.stem for p in results.glob("*.json") if p.stem not in records)
-    profiles, commits = {}, {}
+    seen = {"profiles": {}, "commits": {}, "builds": {}}
     for stem, entries in list(records.items()) + list(claims.items()):
-        for e in entries:  # a claims record names its commit in its build
-            commit = e.get("commit") or (e.get("build") or {}).get("commit")
-            if e.get("profile"):
-                profiles.setdefault(e["profile"], set()).add(stem)
-            if commit:
-                commits.setdefault(commit, set()).add(stem)
-    if len(profiles) > 1:
-        problems.append(f"its chapters ran different profiles: {_grouped(profiles)}")
-    if len(commits) > 1:
-        problems.append(f"its chapters ran different commits: {_grouped(commits)}")
+        for e in entries:  # a claims record names its build, and the build its commit
+            build = e.get("build") or {}
+            for what, value in (
+                ("profiles", e.get("profile")),
+                ("commits", e.get("commit") or build.get("commit")),
+                ("builds", build.get("id")),
+            ):
+                if value:
+                    seen[what].setdefault(value, set()).add(stem)
+    for what, values in seen.items():
+        if len(values) > 1:
+            problems.append(f"its chapters ran in different {what}: {_grouped(values)}")
     if problems:
         raise Refused(f"{out}: not one build, not published:\n  " + "\n  ".join(problems))
     if others:
