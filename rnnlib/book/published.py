@@ -325,11 +325,15 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
-    from ..cache import git_commit
-    from .commands._common import book_root
+    from ..cache import find_book_root, git_commit
     from .execute import book_chapters
 
-    root = book_root()
+    root = find_book_root()
+    if root is None:
+        print(
+            "rnnlib publish: run this inside the book (no _toc.yml here or above)", file=sys.stderr
+        )
+        return 2
     to = args.to or root / FOLDER
     try:
         meta = publish(args.build, to, book_chapters(root))
