@@ -24,6 +24,10 @@ COMMANDS = {
         "decoding speed of the phrase-based baseline on its cached artifacts",
     ),
     "compare": ("rnnlib.book.compare", "compare two builds: changed verdicts, moved numbers"),
+    "publish": (
+        "rnnlib.book.published",
+        "write the published reference (records/published) from a finished build",
+    ),
     "cache": (
         "rnnlib.cache_commands",
         "check the artifact cache (verify: hash every entry, quarantine what fails)",

@@ -3,11 +3,14 @@ computed from recorded evidence, and editing that evidence changes the verdict."
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
-from rnnlib.book import claims, glance
+from rnnlib.book import claims, glance, published
 from rnnlib import verdicts
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 
@@ -64,6 +67,27 @@ def test_the_results_page_shows_every_item_and_claim(smoke_book):
     # the page executed after the chapters whose records it reads: no item says its chapter did
     # not run
     assert "did not run in this build" not in html
+
+
+def test_the_results_page_says_how_it_compares_with_the_published_reference(smoke_book):
+    """The smoke build is not of the published reference's profile (or nothing is published yet):
+    its results page says so in one line and compares nothing."""
+    out, _ = smoke_book
+    records = json.loads((out / "results" / "results.json").read_text(encoding="utf-8"))
+    entries = {e["name"]: e for e in records}
+    text = entries["res-ref"]["value"]
+    meta = published.read_manifest(ROOT / published.FOLDER)
+    if meta is None:
+        assert text == "No reference is published: no comparison is made."
+    else:
+        assert meta["profile"] != "smoke", "the published reference is of the smoke profile"
+        assert text == (
+            f"The reference is of profile `{meta['profile']}`, this build of `smoke`: "
+            "no comparison is made."
+        )
+    assert entries["res-ref-n-verdicts"]["value"] is None  # NaN: nothing compared
+    html = (out / "_build" / "html" / "chapters" / "results.html").read_text(encoding="utf-8")
+    assert "no comparison is made." in html
 
 
 def _edited(check, holds: bool) -> dict:

@@ -8,7 +8,15 @@ number by number.
 * a built HTML folder holding that ``results.json``;
 * a build's output folder (``_build``, holding ``results/``): its chapters' record files
   ``results/<chapter>.json`` are read;
-* a results folder itself (the chapters' record files, with ``claims/``).
+* a results folder itself (the chapters' record files, with ``claims/``);
+* the book's published reference (``records/published``, written by ``rnnlib publish``:
+  :mod:`rnnlib.book.published`): its ``results/`` are read, and its manifest names its commit
+  and machine.
+
+**One profile.** Only builds of one and the same profile are compared: two builds of different
+profiles (or a build whose chapters ran different profiles) differ in every number by design, so
+:func:`compare` raises :class:`OtherProfile`, whose message says which profile each build is of,
+rather than list false differences.
 
 **Claims.** A claim's verdict comes from the claims records ``results/claims/<chapter>.json``
 (the verdict as the chapter recorded it, that is as the build published it; evaluated with
@@ -28,7 +36,7 @@ change), *moved within its noise*, *moved beyond its noise*, or *moved (noise un
 A number has a noise only where a build states one for that very number:
 
 * a glued number ``X`` with glued siblings ``X-spread`` and ``X-spread-n``: its rebuild spread
-  (the standard deviation over that many rebuilds, issue #28), which takes precedence (with
+  (the standard deviation over that many rebuilds), which takes precedence (with
   two rebuilds the t quantile is 12.7: three or more make it a usable noise);
 * a glued number ``X`` with glued siblings ``X-low`` and ``X-high`` (its interval);
 * a number of a claim's evidence, with the interval of that evidence (for a group of seeds, the
@@ -42,18 +50,20 @@ stable name and config hash only; the images are not compared) are reported by n
 changed; items present in one build only are listed; per chapter, a different profile, config
 hash or parameter is stated at the top (a chapter rerun with new parameters).
 
-**Rebuild spread (issue #28).** A chapter that measures a number's rebuild spread glues it as
+**Rebuild spread.** A chapter that measures a number's rebuild spread glues it as
 ``X-spread`` and ``X-spread-n`` (chapter ``rnnsearch`` does for its "-50" pair when
 ``seed_runs`` > 1). A spread measured elsewhere can be passed as the ``noise=`` argument of
 :func:`compare`: ``{item id: Noise}``, for example ``Noise.around(old_value, spread, "rebuild
 spread, 5 replicates")``; it takes precedence over what the builds state.
 
-**Machines (issue #28).** The report names the machine each build's results page ran on (its
-glued ``res-machine``), and says so when they differ: networks trained from the same seed follow
-other float roundings on another processor.
+**Machines.** The report names the machine each build's results page ran on (its glued
+``res-machine``, or the reference's manifest), and says so when they differ: networks trained
+from the same seed follow other float roundings on another processor, and a number can move by
+more than the noise one build states for it (its rebuild spread, where glued, accounts for that).
 
 **Exit status**: 0 when no claim's verdict changed, 1 when one did (a claim present in one build
-only counts as changed), 2 for an input that is not a build (the message names the path).
+only counts as changed), 2 for an input that is not a build (the message names the path), 3 for
+builds of different profiles (not compared).
 """
 
 from __future__ import annotations
@@ -68,6 +78,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..verdicts import RULES, Check, evaluate
+from .published import MANIFEST, read_manifest
 from .results import load
 
 # statuses of an item or a claim
@@ -86,6 +97,10 @@ class BadInput(Exception):
     """An input that is not a build; the message names the path."""
 
 
+class OtherProfile(Exception):
+    """Two builds that are not of one and the same profile; the message says which is of which."""
+
+
 @dataclass
 class Noise:
     """The noise of one number: the new value (or, ``side="new"``, the old value) inside
@@ -98,7 +113,7 @@ class Noise:
 
     @classmethod
     def around(cls, value: float, spread: float, source: str) -> "Noise":
-        """``value ± spread`` as the old build's noise (for a rebuild spread, issue #28)."""
+        """``value ± spread`` as the old build's noise (for a rebuild spread)."""
         return cls(value - spread, value + spread, source)
 
 
@@ -115,6 +130,19 @@ class Build:
     claims: dict[str, dict]  # claim -> {"chapter", "verdict", "reason", "check", "from"}
     warnings: list[str] = field(default_factory=list)
     machine: str = ""  # the machine the results page ran on (its glued res-machine), if built
+    reference: dict | None = None  # the manifest of a published reference (rnnlib publish)
+
+    def profiles(self) -> dict[str, list[str]]:
+        """profile -> the chapters built with it (chapters recording none left out)."""
+        out: dict[str, list[str]] = {}
+        for chapter, c in self.chapters.items():
+            if c.get("profile"):
+                out.setdefault(c["profile"], []).append(chapter)
+        return out
+
+    def describe(self) -> str:
+        """``the published reference records/published`` or ``the build _build``."""
+        return f"the {'published reference' if self.reference else 'build'} {self.path}"
 
 
 @dataclass
@@ -222,11 +250,17 @@ def _locate(path: Path) -> tuple[Path, Path | None]:
     merged = path / "results.json"
     if merged.is_file() and isinstance(_read_json(merged), dict):  # an HTML folder
         return _locate(merged)
+
     if (path / "results").is_dir():  # a build's output folder
         records = path / "results"
         return records, records if (records / "claims").is_dir() else None
     if (path / "claims").is_dir() or any(path.glob("*.json")):  # a results folder
         return path, path if (path / "claims").is_dir() else None
+    if (path / "README.md").is_file():  # the reference folder before anything was published
+        raise BadInput(
+            f"{path}: no published reference yet (no {MANIFEST}; `rnnlib publish BUILD_OUT` "
+            "writes one from a finished build)"
+        )
     raise BadInput(f"{path}: not a build (no results.json, no results/ folder, no chapter records)")
 
 
@@ -291,6 +325,13 @@ def load_build(path: str | Path) -> Build:
     build = Build(str(path), str(source), "", commit or "unknown", entries, chapters, {})
     machine = entries.get(("results", "res-machine"), {}).get("value")
     build.machine = str(machine) if machine else ""
+    if path.is_dir() and (path / MANIFEST).is_file():
+        try:
+            build.reference = read_manifest(path)
+        except (ValueError, OSError) as err:
+            raise BadInput(f"{path / MANIFEST}: {err}") from None
+        build.commit = build.reference.get("commit") or build.commit
+        build.machine = build.machine or str(build.reference.get("machine") or "")
     records = _read_records(records_dir) if records_dir else {}
     from_records = []
     for chapter, recs in records.items():
@@ -668,12 +709,33 @@ def _chapters(old: Build, new: Build) -> list[ChapterChange]:
     return out
 
 
+def same_profile(old: Build, new: Build) -> None:
+    """Raise :class:`OtherProfile` unless both builds are of one and the same profile (a build
+    recording no profile, made before records named one, is taken as it is)."""
+    a, b = old.profiles(), new.profiles()
+    for build, profiles in ((old, a), (new, b)):
+        if len(profiles) > 1:
+            mixed = "; ".join(f"{p} ({', '.join(chs)})" for p, chs in profiles.items())
+            raise OtherProfile(
+                f"not compared: {build.describe()} mixes profiles ({mixed}); only builds of one "
+                "profile are compared"
+            )
+    if a and b and set(a) != set(b):
+        raise OtherProfile(
+            f"not compared: {old.describe()} is of profile {', '.join(a)}, {new.describe()} of "
+            f"profile {', '.join(b)}; builds of different profiles differ in every number by "
+            "design, so only builds of one profile are compared"
+        )
+
+
 def compare(old: str | Path | Build, new: str | Path | Build, noise: Mapping | None = None):
-    """The :class:`Comparison` of two builds. ``noise``: ``{item id: Noise}`` for numbers whose
-    noise the builds do not state (a rebuild spread, issue #28); an item id is
-    ``"<chapter>:<name>"`` for a glued number and ``"<table>[<row> | <column>]"`` for a cell."""
+    """The :class:`Comparison` of two builds of one profile (:class:`OtherProfile` otherwise).
+    ``noise``: ``{item id: Noise}`` for numbers whose noise the builds do not state (a rebuild
+    spread measured elsewhere); an item id is ``"<chapter>:<name>"`` for a glued number and
+    ``"<table>[<row> | <column>]"`` for a cell."""
     old = old if isinstance(old, Build) else load_build(old)
     new = new if isinstance(new, Build) else load_build(new)
+    same_profile(old, new)
     noise = dict(noise or {})
     return Comparison(
         old, new, _chapters(old, new), _claims(old, new), _entry_items(old, new, noise)
@@ -696,11 +758,18 @@ def _count(counter: Mapping[str, int], order: tuple[str, ...]) -> str:
 NUMBER_ORDER = (BEYOND, UNKNOWN, WITHIN, ONLY_OLD, ONLY_NEW, UNCHANGED)
 
 
-def report(c: Comparison) -> str:
-    """The comparison as plain text, grouped by chapter."""
+def _header(c: Comparison) -> list[str]:
+    """Each build: where it was read from, its commit and machine, its warnings."""
     lines = []
     for side, b in (("old", c.old), ("new", c.new)):
         lines.append(f"{side}: {b.path}  (commit {b.commit})")
+        if b.reference:
+            built = b.reference.get("build") or {}
+            empty = "from empty" if b.reference.get("from_empty") else "reusing artifacts"
+            lines.append(
+                f"     the published reference: profile {b.reference.get('profile')}, built "
+                f"{built.get('finished') or 'at an unknown date'} ({empty})"
+            )
         lines.append(f"     results from {b.results_from}; verdicts from {b.claims_from}")
         lines.append(f"     machine: {b.machine or 'not recorded (no results page)'}")
         lines += [f"     warning: {w}" for w in b.warnings]
@@ -710,34 +779,38 @@ def report(c: Comparison) -> str:
             "other float roundings there, so a number may move by more than the noise one build "
             "states for it (its rebuild spread, where glued, accounts for that)."
         )
-    lines.append("")
+    return lines + [""]
 
+
+def _built_differently(c: Comparison) -> list[str]:
+    """The chapters built with another profile, config hash or parameters, or in one build."""
     rerun = [ch for ch in c.chapters if ch.status != UNCHANGED]
-    if rerun:
-        lines.append("Chapters built differently:")
-        for ch in rerun:
-            if ch.status != CHANGED:
-                lines.append(f"  {ch.chapter}: {ch.status}")
-                continue
-            what = []
-            if ch.old_profile != ch.new_profile:
-                what.append(f"profile {ch.old_profile} -> {ch.new_profile}")
-            if ch.old_config_hash != ch.new_config_hash:
-                what.append(f"config hash {ch.old_config_hash} -> {ch.new_config_hash}")
-            lines.append(f"  {ch.chapter}: " + "; ".join(what or ["parameters differ"]))
-            lines += [f"      {k}: {_v(x)} -> {_v(y)}" for k, x, y in ch.params]
-    else:
-        lines.append("Every chapter was built with the same profile and parameters (config hash).")
+    if not rerun:
+        return ["Every chapter was built with the same profile and parameters (config hash)."]
+    lines = ["Chapters built differently:"]
+    for ch in rerun:
+        if ch.status != CHANGED:
+            lines.append(f"  {ch.chapter}: {ch.status}")
+            continue
+        what = []
+        if ch.old_profile != ch.new_profile:
+            what.append(f"profile {ch.old_profile} -> {ch.new_profile}")
+        if ch.old_config_hash != ch.new_config_hash:
+            what.append(f"config hash {ch.old_config_hash} -> {ch.new_config_hash}")
+        lines.append(f"  {ch.chapter}: " + "; ".join(what or ["parameters differ"]))
+        lines += [f"      {k}: {_v(x)} -> {_v(y)}" for k, x, y in ch.params]
+    return lines
 
+
+def _totals(c: Comparison) -> list[str]:
+    """The counts of claims, numbers, evidence and other items, by status."""
     s = c.summary()
-    lines.append(
+    lines = [
         f"Claims: {_count(s['claims'], (CHANGED, ONLY_OLD, ONLY_NEW, UNCHANGED))} "
-        f"(verdicts {'CHANGED' if c.verdicts_changed else 'all unchanged'})"
-    )
-    lines.append(
-        f"Numbers (glued numbers and numeric table cells): {_count(s['numbers'], NUMBER_ORDER)}"
-    )
-    lines.append(f"Numbers of the claims' evidence: {_count(s['evidence'], NUMBER_ORDER)}")
+        f"(verdicts {'CHANGED' if c.verdicts_changed else 'all unchanged'})",
+        f"Numbers (glued numbers and numeric table cells): {_count(s['numbers'], NUMBER_ORDER)}",
+        f"Numbers of the claims' evidence: {_count(s['evidence'], NUMBER_ORDER)}",
+    ]
     if s["others"]:
         lines.append(
             "Texts, tables, figures: " + ", ".join(f"{n} {k}" for k, n in s["others"].items())
@@ -747,57 +820,63 @@ def report(c: Comparison) -> str:
             "  (noise unknown: the builds state no interval for that number, so whether it "
             "moved beyond its noise cannot be said)"
         )
+    return lines
 
-    chapters = list(
-        dict.fromkeys([ch.chapter for ch in c.chapters] + [x.chapter for x in c.claims])
-    )
-    for chapter in chapters:
-        claims = [x for x in c.claims if x.chapter == chapter]
-        items = [x for x in c.items if x.chapter == chapter]
-        changed_claims = [x for x in claims if x.status != UNCHANGED]
-        evidence = [e for x in claims for e in x.evidence if e.status != UNCHANGED]
-        moved = [x for x in items if x.status != UNCHANGED]
-        if not (changed_claims or evidence or moved or any(x.note for x in claims)):
-            continue
-        lines += ["", f"== {chapter} =="]
-        if claims:
-            counts = Counter(x.status for x in claims)
-            lines.append(f"claims: {_count(counts, (CHANGED, ONLY_OLD, ONLY_NEW, UNCHANGED))}")
-        for x in changed_claims:
-            lines.append(f"  {x.claim}: {x.old or '—'} -> {x.new or '—'}  [{x.status}]")
-            if x.old_reason:
-                lines.append(f"      old: {x.old_reason}")
-            if x.new_reason:
-                lines.append(f"      new: {x.new_reason}")
-        for x in claims:
-            if x.note:
-                lines.append(f"  {x.claim}: {x.note}")
-        for title, group in (
-            ("claims' evidence", evidence),
-            ("numbers", [x for x in moved if x.kind in ("number", "cell")]),
-        ):
-            if not group:
+
+def _numbers(title: str, group: list[Item], statuses: tuple[str, ...]) -> list[str]:
+    """The items of ``group`` with one of ``statuses``, by status, each old -> new."""
+    group = [x for x in group if x.status in statuses]
+    if not group:
+        return []
+    lines = [f"{title}:"]
+    for status in statuses:
+        sel = [x for x in group if x.status == status]
+        if sel:
+            lines.append(f"  {status} ({len(sel)}):")
+        for x in sel:
+            if status in (ONLY_OLD, ONLY_NEW):
+                lines.append(f"    {x.id}")
                 continue
-            lines.append(f"{title}:")
-            for status in NUMBER_ORDER + (CHANGED,):
-                sel = [x for x in group if x.status == status]
-                if not sel:
-                    continue
-                lines.append(f"  {status} ({len(sel)}):")
-                for x in sel:
-                    if status in (ONLY_OLD, ONLY_NEW):
-                        lines.append(f"    {x.id}")
-                        continue
-                    text = f"    {x.id}: {_v(x.old)} -> {_v(x.new)}"
-                    if x.note:
-                        text += f"  ({x.note})"
-                    if x.noise:
-                        text += f"  noise: {x.noise.source}"
-                    lines.append(text)
-        others = [x for x in moved if x.kind not in ("number", "cell")]
-        for x in others:
-            note = f": {x.note}" if x.note else ""
-            lines.append(f"  {x.kind} {x.id} {x.status}{note}")
+            text = f"    {x.id}: {_v(x.old)} -> {_v(x.new)}"
+            text += f"  ({x.note})" if x.note else ""
+            text += f"  noise: {x.noise.source}" if x.noise else ""
+            lines.append(text)
+    return lines
+
+
+def _chapter(c: Comparison, chapter: str, brief: bool) -> list[str]:
+    """What differs in one chapter (nothing when nothing does); ``brief``: the changed verdicts
+    and the numbers beyond their noise only."""
+    claims = [x for x in c.claims if x.chapter == chapter]
+    items = [x for x in c.items if x.chapter == chapter and x.status != UNCHANGED]
+    changed = [x for x in claims if x.status != UNCHANGED]
+    evidence = [e for x in claims for e in x.evidence if e.status != UNCHANGED]
+    statuses = (BEYOND,) if brief else NUMBER_ORDER + (CHANGED,)
+    numbers = [x for x in items if x.kind in ("number", "cell")]
+    others = [] if brief else [x for x in items if x.kind not in ("number", "cell")]
+    body = []
+    for x in changed:
+        body.append(f"  {x.claim}: {x.old or '—'} -> {x.new or '—'}  [{x.status}]")
+        body += [f"      old: {x.old_reason}"] if x.old_reason else []
+        body += [f"      new: {x.new_reason}"] if x.new_reason else []
+    body += [f"  {x.claim}: {x.note}" for x in claims if x.note and not brief]
+    body += _numbers("claims' evidence", evidence, statuses)
+    body += _numbers("numbers", numbers, statuses)
+    body += [f"  {x.kind} {x.id} {x.status}" + (f": {x.note}" if x.note else "") for x in others]
+    if not body:
+        return []
+    counts = Counter(x.status for x in claims)
+    head = [f"claims: {_count(counts, (CHANGED, ONLY_OLD, ONLY_NEW, UNCHANGED))}"] if claims else []
+    return ["", f"== {chapter} =="] + head + body
+
+
+def report(c: Comparison, brief: bool = False) -> str:
+    """The comparison as plain text, grouped by chapter; ``brief``: of each chapter only the
+    claims whose verdict changed and the numbers that moved beyond their noise."""
+    lines = _header(c) + _built_differently(c) + _totals(c)
+    chapters = dict.fromkeys([ch.chapter for ch in c.chapters] + [x.chapter for x in c.claims])
+    for chapter in chapters:
+        lines += _chapter(c, chapter, brief)
     return "\n".join(lines)
 
 
@@ -812,10 +891,16 @@ def add_arguments(parser) -> None:
         parser.add_argument(
             name,
             type=Path,
-            help=f"the {name} build: a results.json, a built HTML folder holding one, or a "
-            "build's output folder (holding results/)",
+            help=f"the {name} build: a results.json, a built HTML folder holding one, a "
+            "build's output folder (holding results/) or the published reference "
+            "(records/published)",
         )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    parser.add_argument(
+        "--brief",
+        action="store_true",
+        help="of each chapter, only the changed verdicts and the numbers beyond their noise",
+    )
 
 
 def main(args) -> int:
@@ -824,31 +909,11 @@ def main(args) -> int:
     except BadInput as err:
         print(f"rnnlib compare: {err}", file=sys.stderr)
         return 2
+    except OtherProfile as err:
+        print(f"rnnlib compare: {err}", file=sys.stderr)
+        return 3
     if args.json:
         print(json.dumps(result.as_json(), ensure_ascii=False, indent=1, default=str))
     else:
-        print(report(result))
+        print(report(result, brief=args.brief))
     return 1 if result.verdicts_changed else 0
-
-
-__all__ = [
-    "BEYOND",
-    "BadInput",
-    "Build",
-    "CHANGED",
-    "ClaimChange",
-    "Comparison",
-    "Item",
-    "Noise",
-    "ONLY_NEW",
-    "ONLY_OLD",
-    "UNCHANGED",
-    "UNKNOWN",
-    "WITHIN",
-    "classify",
-    "compare",
-    "evidence_numbers",
-    "load_build",
-    "report",
-    "same",
-]

