@@ -7,8 +7,9 @@ import pytest
 
 from rnnlib.book import claims
 from rnnlib import verdicts
-from rnnlib.experiments import representation_rebuilds as rr
-from rnnlib.experiments.representations import LearnedFloor, PurityClaim
+from rnnlib.experiments.representations import rebuilds as rr
+from rnnlib.experiments.representations.floor import LearnedFloor
+from rnnlib.experiments.representations.purity_claims import PurityClaim
 
 
 def _check(diff: float) -> verdicts.Check:

@@ -335,7 +335,8 @@ def test_a_rebuild_measures_what_the_chapter_measured_and_reads_only_what_is_cac
     nothing."""
     from rnnlib.book.execute import resolve_all
     from rnnlib.cache import ArtifactCache
-    from rnnlib.experiments import cho2014, representation_rebuilds
+    from rnnlib.experiments import cho2014
+    from rnnlib.experiments.representations import rebuilds as representation_rebuilds
 
     _, values = chapter
     root = Path(__file__).resolve().parents[1]

@@ -11,10 +11,8 @@ import pytest
 
 from rnnlib import stats
 from rnnlib import verdicts
-from rnnlib.experiments import category_rules as cats
-from rnnlib.experiments import gating_ablation
-from rnnlib.experiments import neighbour_purity as purity
-from rnnlib.experiments import representations as rep
+from rnnlib.experiments.representations import categories as cats
+from rnnlib.experiments.representations import floor, gates, gating_ablation, purity, purity_claims
 
 PARAMS = {"neighbours": 5, "min_members": 2, "n_boot": 200, "seed": 1}
 CLASSES = ("time", "place", "person", "number")
@@ -97,24 +95,24 @@ def _measures(trained_sep: float, seed=0, n=160):
     reps = {
         "trained network": trained,
         "untrained network": rng.normal(size=(n, 16)),
-        rep.SECOND: rng.normal(size=(n, 16)),
+        purity_claims.SECOND: rng.normal(size=(n, 16)),
         "bag of words": rng.normal(size=(n, 16)),
         "random vectors": rng.normal(size=(n, 16)),
     }
     m = purity.purity_measure(labels, reps, k=5, expected=CLASSES, defining=defining)
-    m.leak[rep.LEAKY] = 0.5
-    return {col: m for col in rep.PURITY_CLAIMS}
+    m.leak[purity_claims.LEAKY] = 0.5
+    return {col: m for col in purity_claims.PURITY_CLAIMS}
 
 
 def test_a_clustering_claim_holds_when_trained_codes_cluster_and_not_when_nothing_was_learned():
-    for c in rep.purity_claims(_measures(3.0), PARAMS):
+    for c in purity_claims.purity_claims(_measures(3.0), PARAMS):
         v = verdicts.evaluate(c.check)
         assert v.verdict == verdicts.HOLDS, v
         assert v.control not in (None, verdicts.HOLDS), v  # the control: two untrained draws
     measures = _measures(3.0)
     m = measures["words: category"]
     m.same["trained network"] = m.same["untrained network"].copy()  # training changed nothing
-    for c in rep.purity_claims(measures, PARAMS):
+    for c in purity_claims.purity_claims(measures, PARAMS):
         v = verdicts.evaluate(c.check)
         assert v.verdict != verdicts.HOLDS and v.control != verdicts.HOLDS, v
 
@@ -125,19 +123,19 @@ def test_the_control_holding_makes_the_claim_not_measurable():
     measures = _measures(3.0)
     m = measures["words: category"]
     m.same["untrained network"] = m.same["trained network"].copy()  # "untrained" clusters
-    found = rep.purity_claims(measures, PARAMS)[0]
+    found = purity_claims.purity_claims(measures, PARAMS)[0]
     v = verdicts.evaluate(found.check)
     assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     assert "the rule also holds on the control" in v.reason
 
 
 def test_below_the_floor_every_claim_is_not_measurable():
-    below = rep.LearnedFloor(network_nll=30.0, unigram_nll=29.0)  # worse than the unigram model
-    above = rep.LearnedFloor(network_nll=20.0, unigram_nll=29.0)
-    for c in rep.purity_claims(_measures(3.0), PARAMS, below):
+    below = floor.LearnedFloor(network_nll=30.0, unigram_nll=29.0)  # worse than the unigram model
+    above = floor.LearnedFloor(network_nll=20.0, unigram_nll=29.0)
+    for c in purity_claims.purity_claims(_measures(3.0), PARAMS, below):
         v = verdicts.evaluate(c.check)
         assert v.verdict == verdicts.UNMEASURABLE and "below the floor of 0" in v.reason
-    for c in rep.purity_claims(_measures(3.0), PARAMS, above):
+    for c in purity_claims.purity_claims(_measures(3.0), PARAMS, above):
         assert verdicts.evaluate(c.check).verdict == verdicts.HOLDS
 
 
@@ -147,7 +145,7 @@ def test_unigram_nll_is_the_add_one_unigram_of_the_training_targets_with_eos():
 
     vocab = Vocab(["a", "b"])
     train = [((), ("a",)), ((), ("a", "b"))]
-    got = gating_ablation.unigram_nll(train, [((), ("b",))], vocab)
+    got = floor.unigram_nll(train, [((), ("b",))], vocab)
     counts = np.ones(len(vocab))
     counts[vocab.encode(["a"])[0]] += 2
     counts[vocab.encode(["b"])[0]] += 1
@@ -201,7 +199,7 @@ def _gates(memory, reset, update, control=None):
         rho[gate], p[gate] = spearmanr(x, memory)
         interval[gate] = stats.bootstrap_spearman(x, memory, 300, 0)[1:]
     act = {"reset_active": reset, "update_active": update}
-    return rep.GateMemory([["a"]] * 3, 3, 2, act, memory, rho, p, interval, control)
+    return gates.GateMemory([["a"]] * 3, 3, 2, act, memory, rho, p, interval, control)
 
 
 def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relation():
@@ -209,13 +207,13 @@ def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relati
     memory = rng.random(64)
     predicted = (1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05)
     untrained_same = _gates(memory, *predicted)
-    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, untrained_same)).check)
+    v = verdicts.evaluate(gates.gates_check(_gates(memory, *predicted, untrained_same)).check)
     assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     flat = _gates(rng.random(64), rng.random(64), rng.random(64))
-    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, flat)).check)
+    v = verdicts.evaluate(gates.gates_check(_gates(memory, *predicted, flat)).check)
     assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS
-    below = rep.LearnedFloor(30.0, 29.0)
-    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, flat), below).check)
+    below = floor.LearnedFloor(30.0, 29.0)
+    v = verdicts.evaluate(gates.gates_check(_gates(memory, *predicted, flat), below).check)
     assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     with pytest.raises(ValueError, match="control"):
-        rep.gates_check(_gates(memory, *predicted))
+        gates.gates_check(_gates(memory, *predicted))

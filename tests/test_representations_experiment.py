@@ -13,9 +13,17 @@ import torch
 from rnnlib import stats
 from rnnlib import verdicts
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments import gating_ablation, tsne_maps
-from rnnlib.experiments import neighbour_purity as purity
-from rnnlib.experiments import representations as rep
+from rnnlib.experiments.representations import (
+    gates,
+    gating_ablation,
+    labelled_points,
+    network,
+    phrase_maps,
+    purity,
+    purity_claims,
+    tsne,
+    word_maps,
+)
 
 PARAMS = {
     "neighbours": 10,
@@ -37,7 +45,7 @@ PARAMS = {
 }
 
 
-def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
+def _points(n: int = 80, dim: int = 8, seed: int = 0) -> labelled_points.LabelledPoints:
     """Words and phrases of four well separated categories (``None`` for every fifth point)."""
     rng = np.random.default_rng(seed)
     cats = [("number", "time", "person", "place")[i % 4] if i % 5 else None for i in range(n)]
@@ -49,7 +57,7 @@ def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
     phrases = [[f"w{i}", f"v{i % 7}"] for i in range(n)]
     pat = [("PREP DET", "WORD WORD")[i % 2] for i in range(n)]
     second = noise.copy()  # the second initialisation: here the same draw (the control's 0)
-    return rep.LabelledPoints(
+    return labelled_points.LabelledPoints(
         [words], {}, words, cats, vectors, noise, [tuple(p) for p in phrases], phrases, cats, pat,
         vectors, noise, second, second,
     )  # fmt: skip
@@ -57,14 +65,14 @@ def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
 
 def test_word_categories_table_counts_every_category_in_the_papers_order():
     points = _points()
-    table = rep.word_categories_table(points)
+    table = labelled_points.word_categories_table(points)
     assert table.index.name == "category" and list(table.columns) == ["words"]
-    assert list(table.index) == list(rep.WORD_CATEGORIES)
+    assert list(table.index) == list(labelled_points.WORD_CATEGORIES)
     assert table.loc["number", "words"] == 16 and table.loc["pronoun", "words"] == 0
-    numbers = dict((n.name, n.value) for n in rep.category_numbers(points))
+    numbers = dict((n.name, n.value) for n in labelled_points.category_numbers(points))
     assert numbers["rep-n-words"] == 80 and numbers["rep-sem-labelled"] == 64
     assert numbers["rep-n-patterns"] == 2 and numbers["rep-n-names"] == 0
-    texts = {t.name: t.markdown for t in rep.category_texts(points)}
+    texts = {t.name: t.markdown for t in labelled_points.category_texts(points)}
     assert texts["rep-names"].startswith("no word of the training text is a name")
     assert "*in*" in texts["rep-place-cues"] and "*land*" in texts["rep-place-cues"]
 
@@ -73,25 +81,25 @@ def test_corpus_description_names_the_users_files_and_lowercasing():
     cfg = SimpleNamespace(
         corpus="files", corpus_dir="/data/mine", src_lang="de", tgt_lang="en", lowercase=True
     )
-    text = rep.corpus_description(cfg)
+    text = network.corpus_description(cfg)
     assert text.startswith("your own files in `/data/mine`, de → en")
     assert text.endswith("lowercased (so no word is written as a name)")
 
 
-def _measures(points: rep.LabelledPoints, rng) -> dict[str, purity.Purity]:
-    return rep.purity_measures(points, PARAMS, rng)
+def _measures(points: labelled_points.LabelledPoints, rng) -> dict[str, purity.Purity]:
+    return purity_claims.purity_measures(points, PARAMS, rng)
 
 
 def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_control():
     points = _points()
     measures = _measures(points, np.random.default_rng(3))
-    assert list(measures) == list(rep.PURITY_CLAIMS)
-    table = rep.purity_table(measures)
+    assert list(measures) == list(purity_claims.PURITY_CLAIMS)
+    table = purity_claims.purity_table(measures)
     assert table.index.name == "representation"
-    assert list(table.index) == [*rep.ROWS, "chance", rep.LEAKY]
+    assert list(table.index) == [*purity_claims.ROWS, "chance", purity_claims.LEAKY]
     word = measures["words: category"]
     assert table.loc["trained network", "words: category"] > 0.9
-    found = rep.purity_claims(measures, PARAMS)
+    found = purity_claims.purity_claims(measures, PARAMS)
     assert [c.claim for c in found] == ["C-A-F4-1", "C-A-F5-1", "C-A-F5-2"]
     first = found[0]
     same, n_boot, seed = word.same, PARAMS["n_boot"], PARAMS["seed"]
@@ -116,7 +124,7 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
     text = first.result(verdict, bow)
     assert f"share its category {trained} of the time" in text
     assert "On its control the same rule says **" in text and "The second verdict" in text
-    numbers = {n.name: n for n in rep.purity_numbers(measures, PARAMS)}
+    numbers = {n.name: n for n in purity_claims.purity_numbers(measures, PARAMS)}
     assert numbers["rep-word-trained"].value == word.purity()[T]
     assert numbers["rep-word-trained"].digits == 3 and numbers["rep-n-boot"].value == 200
     assert numbers["rep-word-alone"].value == 0
@@ -126,13 +134,13 @@ def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_wh
     points = _points()
     points.sem = ["time"] * 79 + ["place"]  # one class left: every neighbour shares it
     measures = _measures(points, np.random.default_rng(3))
-    sem = rep.purity_claims(measures, PARAMS)[1]
+    sem = purity_claims.purity_claims(measures, PARAMS)[1]
     assert sem.check.rule == "not_measurable" and sem.bow_check.rule == "not_measurable"
     verdict = verdicts.evaluate(sem.check)
     assert verdict.verdict == verdicts.UNMEASURABLE
     assert "left out for fewer than 2 points: place (1)" in verdict.reason
     assert sem.result(verdict, verdict).startswith("Not measured on this corpus")
-    assert rep.purity_table(measures)["phrases: semantic class"].isna().all()
+    assert purity_claims.purity_table(measures)["phrases: semantic class"].isna().all()
 
 
 def test_random_vectors_are_drawn_for_every_column_in_order_measured_or_not():
@@ -152,11 +160,11 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     corpus = SimpleNamespace(kind="corpus")
     scorer = SimpleNamespace(artifact=SimpleNamespace(key="toy-scorer"))
     few = _points(n=4)
-    maps = rep.word_maps(cache, corpus, scorer, few, PARAMS)
+    maps = word_maps.word_maps(cache, corpus, scorer, few, PARAMS)
     assert maps.artifacts == [corpus, scorer.artifact] and np.isnan(maps.seconds)
     assert "Not drawn: 4 source words" in maps.fig4.axes[0].texts[0].get_text()
     points = _points(n=60)
-    maps = rep.word_maps(cache, corpus, scorer, points, PARAMS)
+    maps = word_maps.word_maps(cache, corpus, scorer, points, PARAMS)
     assert len(maps.artifacts) == 3 and maps.artifacts[2].kind == "representations/tsne"
     assert maps.artifacts[2].config["n_words"] == 60 and maps.seconds >= 0
     assert len([a for a in maps.fig4.axes if a.get_visible()]) == 2  # Fig. 4: one region
@@ -164,14 +172,14 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     legend = [t.get_text() for t in maps.fig4.axes[0].get_legend().get_texts()]
     assert legend == ["number", "time", "person", "place", "unlabelled"]  # the category as hue
     assert maps.note == "Each category of `word_regions` has words on the map."
-    fig5 = rep.phrase_map(cache, corpus, scorer, points, PARAMS, figure=5)
-    small = rep.phrase_subset(points, 30, np.random.default_rng(0))
-    fig7 = rep.phrase_map(cache, corpus, scorer, points, PARAMS, figure=7, subset=small)
+    fig5 = phrase_maps.phrase_map(cache, corpus, scorer, points, PARAMS, figure=5)
+    small = phrase_maps.phrase_subset(points, 30, np.random.default_rng(0))
+    fig7 = phrase_maps.phrase_map(cache, corpus, scorer, points, PARAMS, figure=7, subset=small)
     assert fig7.artifacts[2].config["n_phrases_small"] == 30
     assert fig5.artifacts[2].key != fig7.artifacts[2].key
     titles = [a.get_title() for a in fig5.figure.axes if a.get_visible()]
     assert any("pattern PREP DET" in t or "pattern WORD WORD" in t for t in titles)
-    assert rep.phrase_regions_note(fig5, fig7) == (
+    assert phrase_maps.phrase_regions_note(fig5, fig7) == (
         "Each class of `phrase_regions` has phrases on both maps."
     )
 
@@ -180,15 +188,15 @@ def test_enlarged_regions_name_the_categories_with_no_point():
     rng = np.random.default_rng(0)
     xy = rng.normal(size=(50, 2))
     cats = ["time"] * 25 + [None] * 25
-    boxes, note = tsne_maps.enlarged_regions(xy, cats, "time, place", size=10, unit="word")
+    boxes, note = tsne.enlarged_regions(xy, cats, "time, place", size=10, unit="word")
     assert [name for name, _ in boxes] == ["time"]
     assert note == "No enlarged region for *place*: no word on the map has that category."
     pats = ["A B"] * 30 + ["C D"] * 20
-    boxes, note = tsne_maps.enlarged_regions(xy, cats, "pattern", pats, size=10)
+    boxes, note = tsne.enlarged_regions(xy, cats, "pattern", pats, size=10)
     assert [name for name, _ in boxes] == ["pattern A B"] and note == ""
 
 
-def _gates(memory, reset, update, control=None) -> rep.GateMemory:
+def _gates(memory, reset, update, control=None) -> gates.GateMemory:
     rho, p, interval = {}, {}, {}
     from scipy.stats import spearmanr
 
@@ -196,10 +204,10 @@ def _gates(memory, reset, update, control=None) -> rep.GateMemory:
         rho[gate], p[gate] = spearmanr(x, memory)
         interval[gate] = stats.bootstrap_spearman(x, memory, 300, 0)[1:]
     activity = {"reset_active": reset, "update_active": update}
-    return rep.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval, control)
+    return gates.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval, control)
 
 
-def _no_relation(seed=5, n=64) -> rep.GateMemory:
+def _no_relation(seed=5, n=64) -> gates.GateMemory:
     """Gates of an untrained network: activity unrelated to memory."""
     rng = np.random.default_rng(seed)
     return _gates(rng.random(n), rng.random(n), rng.random(n))
@@ -209,22 +217,23 @@ def _no_relation(seed=5, n=64) -> rep.GateMemory:
 def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
     rng = np.random.default_rng(0)
     memory = rng.random(64)
-    gates = _gates(
+    memory_gates = _gates(
         memory, 1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05, _no_relation()
     )
-    found = rep.gates_check(gates)
+    found = gates.gates_check(memory_gates)
     assert (found.claim, found.glue) == ("C-A-GRU-2", "rep-verdict-gates")
     verdict = verdicts.evaluate(found.check)
     assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
-    wrong = rep.gates_check(_gates(memory, memory, 1 - memory, _no_relation()))
+    wrong = gates.gates_check(_gates(memory, memory, 1 - memory, _no_relation()))
     assert verdicts.evaluate(wrong.check).verdict == verdicts.FAILS
-    flat = rep.gates_check(_gates(np.ones(64), memory, memory))
+    flat = gates.gates_check(_gates(np.ones(64), memory, memory))
     assert flat.check.rule == "not_measurable"
-    numbers = {n.name: n for n in rep.gate_numbers(gates)}
+    numbers = {n.name: n for n in gates.gate_numbers(memory_gates)}
     assert (
-        numbers["rep-rho-reset"].value == gates.rho["reset"] and numbers["rep-gate-min"].value == 3
+        numbers["rep-rho-reset"].value == memory_gates.rho["reset"]
+        and numbers["rep-gate-min"].value == 3
     )
-    fig = rep.gates_figure(gates)
+    fig = gates.gates_figure(memory_gates)
     assert len(fig.axes) == 2 and "Spearman" in fig.axes[0].get_title()
 
 
@@ -253,7 +262,7 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
 
     cache, corpus, base = _tiny_scorer(tmp_path)
     base.device = torch.device("cpu")
-    untrained = rep.untrained_network(base)
+    untrained = network.untrained_network(base)
     abl = gating_ablation.gating_ablation(cache, corpus, base, untrained, 3, 200, 1)
     assert abl.updates == 3 and abl.tanh.model_config.unit == "tanh"
     assert abl.gru.artifact.key != base.artifact.key  # the scorer stopped at 3 updates

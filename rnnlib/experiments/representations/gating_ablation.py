@@ -29,14 +29,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import stats
-from ..book import claims
-from .. import verdicts
-from ..presets import build_model
-from ..ragged import Ragged
-from ..smt import rnn_scorer
-from ..smt.rnn_scorer import encode_pairs, score_pairs
-from .cho2014 import Number, PhraseScorer, scorer_variant, trained_threads
+from ... import stats
+from ...book import claims
+from ... import verdicts
+from ...presets import build_model
+from ...smt.rnn_scorer import encode_pairs, score_pairs
+from .floor import FLOOR_UNIT, LEARNED_FLOOR, unigram_nll
+from .setting import Number, PhraseScorer, scorer_variant, trained_threads
 
 
 @dataclass
@@ -117,29 +116,6 @@ def gating_ablation(
     )  # fmt: skip
 
 
-#: the floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its
-#: mean dev NLL per held-out pair must lie at least this many nats below the unigram model's
-#: (:func:`unigram_nll`). A network that does no better than the targets' word frequencies has
-#: learned nothing of the source or of the phrases' structure, and what its representations or
-#: its gates show is not what training made of them.
-LEARNED_FLOOR = 0.0
-#: the floor's unit, as the ledger shows it
-FLOOR_UNIT = "nats per held-out pair under the unigram model's dev NLL"
-
-
-def unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
-    """``(len(held),) float64``: each held-out pair's target NLL (nats, ``EOS`` included, as
-    :func:`rnnlib.smt.rnn_scorer.score_pairs` scores it) under the unigram model of the training
-    pairs' targets (:func:`rnnlib.smt.rnn_scorer.unigram_logp`: the shortlist's ids, one ``EOS``
-    per target, add-one smoothing over the target vocabulary): the network's floor."""
-
-    def targets(pairs):
-        return Ragged.from_lists(tgt_vocab.encode(t) for _, t in pairs)
-
-    logp = rnn_scorer.unigram_logp(targets(train_pairs), len(tgt_vocab))
-    return rnn_scorer.unigram_nll(logp, targets(held))[0]
-
-
 def ablation_numbers(abl: Ablation) -> list[Number]:
     """The updates, both mean dev NLLs, the difference with its interval, the share (%) of pairs
     on which the tanh network is worse, the seconds per update of each network and the seconds
@@ -194,7 +170,7 @@ def ablation_curves(abl: Ablation):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from ..book import style
+    from ...book import style
 
     names = {"gru": "GRU (the phrase scorer)", "tanh": "tanh units"}
     frames = []
@@ -235,8 +211,8 @@ def most_frequent_sample(
     as A's Table 3 reads them (:func:`rnnlib.search.sample`), with how often it was drawn; ties
     go to the sample the model scores higher, then to the first drawn. ``generator``: on the
     model's device (:func:`rnnlib.search.sample` draws there)."""
-    from ..batch import source_batch
-    from ..search import sample
+    from ...batch import source_batch
+    from ...search import sample
 
     batch = source_batch([src_vocab.encode(list(source))])
     hyps = sample(model, batch, n=n, generator=generator)[0]
@@ -283,18 +259,3 @@ def samples_table(abl: Ablation, corpus, params: dict[str, Any]) -> pd.DataFrame
             row[f"{name}: most frequent sample"] = f"{' '.join(words) or '(empty)'} (×{count})"
         rows.append(row)
     return pd.DataFrame(rows).set_index("source")
-
-
-__all__ = [
-    "FLOOR_UNIT",
-    "LEARNED_FLOOR",
-    "unigram_nll",
-    "Ablation",
-    "ablation_check",
-    "ablation_curves",
-    "ablation_numbers",
-    "gating_ablation",
-    "held_out_sources",
-    "most_frequent_sample",
-    "samples_table",
-]

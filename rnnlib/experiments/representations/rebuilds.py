@@ -27,23 +27,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..book import claims
-from .cho2014 import Number, PhraseScorer, phrase_scorer
+from ...book import claims
+from ..spread import across, further_cached, origin_text, with_mean_sd
+from .floor import LearnedFloor, learned_floor
+from .gates import gate_memory, gates_check
 from .gating_ablation import Ablation, ablation_check, gating_ablation
-from .representations import (
-    PURITY_CLAIMS,
-    LearnedFloor,
-    PurityClaim,
-    gate_memory,
-    gates_check,
-    labelled_points,
-    learned_floor,
-    purity_claims,
-    purity_measures,
-    second_initialisation,
-    untrained_network,
-)
-from .spread import across, further_cached, origin_text, with_mean_sd
+from .labelled_points import labelled_points
+from .network import second_initialisation, untrained_network
+from .purity_claims import PURITY_CLAIMS, PurityClaim, purity_claims, purity_measures
+from .setting import Number, PhraseScorer, phrase_scorer
 
 
 @dataclass

@@ -1,0 +1,86 @@
+"""Paper A's Figs. 5 and 7: the t-SNE maps of the phrase codes ``c`` (every sampled phrase, and
+a random subset of them with its own t-SNE), coloured by semantic class, with the regions
+``phrase_regions`` asks for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .labelled_points import PHRASE_CLASSES, LabelledPoints
+from .setting import TSNE_PARAMS, PhraseScorer
+from .tsne import enlarged_regions, map_figure, map_tsne, not_drawn, tsne_coords
+
+PHRASE_EXTRA = TSNE_PARAMS + [
+    "phrase_regions",
+    "zoom_size",
+    "max_labels",
+    "min_phrase_len",
+    "name_min_count",
+]
+
+
+@dataclass
+class PhraseMap:
+    """A Fig. 5 or 7 (:func:`phrase_map`): the figure, what it is drawn from and a sentence on
+    its regions (``""`` when every class asked for has phrases on it)."""
+
+    figure: Any
+    artifacts: list
+    note: str
+
+
+def phrase_subset(points: LabelledPoints, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``min(n, P)`` indices of ``points.phrases`` drawn with ``rng`` (one ``choice``), sorted:
+    the phrases of A Fig. 7."""
+    size = min(n, len(points.phrases))
+    return np.sort(rng.choice(len(points.phrases), size=size, replace=False))
+
+
+def phrase_map(
+    cache,
+    corpus,
+    scorer: PhraseScorer,
+    points: LabelledPoints,
+    params: dict[str, Any],
+    figure: int = 5,
+    subset: np.ndarray | None = None,
+) -> PhraseMap:
+    """A Fig. 5 (every phrase of ``points``) or, with ``subset`` (:func:`phrase_subset`), Fig. 7:
+    the map of the phrase codes ``c`` coloured by semantic class, with the regions
+    ``phrase_regions`` asks for, on its own cached t-SNE."""
+    index = np.arange(len(points.phrases)) if subset is None else subset
+    size = {"n_phrases" if subset is None else "n_phrases_small": len(index)}
+    X = points.codes if subset is None else points.codes[subset]
+    tsne = map_tsne(
+        cache, X, params["perplexity"], params["tsne_iterations"], params["tsne_seed"],
+        what="phrase codes c", model=scorer.artifact.key, **size,
+    )  # fmt: skip
+    min_len = params["min_phrase_len"]
+    if tsne is None:
+        fig = not_drawn(f"phrases of {min_len}+ words", len(index))
+        note = f"Figure {figure} is not drawn: too few phrases."
+        return PhraseMap(fig, [corpus, scorer.artifact], note)
+    xy = tsne_coords(tsne)
+    sem, pat = [points.sem[i] for i in index], [points.pat[i] for i in index]
+    boxes, note = enlarged_regions(
+        xy, sem, params["phrase_regions"], pat, size=params["zoom_size"], unit="phrase"
+    )
+    order = [c for c in PHRASE_CLASSES if c in set(points.sem)]
+    texts = [" ".join(points.phrases[i]) for i in index]
+    fig = map_figure(
+        xy, texts, sem, order, boxes, max_labels=params["max_labels"],
+        title=f"{len(index)} phrases of {min_len}+ words, c",
+    )  # fmt: skip
+    note = f"Figure {figure}: {note[0].lower()}{note[1:]}" if note else ""
+    return PhraseMap(fig, [corpus, scorer.artifact, tsne], note)
+
+
+def phrase_regions_note(*maps: PhraseMap) -> str:
+    """What the phrase maps could not draw or enlarge, in order, or that every class has phrases
+    on both maps."""
+    notes = " ".join(m.note for m in maps if m.note)
+    return notes or "Each class of `phrase_regions` has phrases on both maps."

@@ -1,0 +1,291 @@
+"""The clustering claims of paper A's Figs. 4--7 measured (C-A-F4-1, C-A-F5-1, C-A-F5-2): the
+nearest-neighbour class purity of every representation against its baselines (:mod:`.purity`),
+the purity table, and each claim judged against chance and the untrained network, with its
+control and its second verdict against the bag of words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import stats, verdicts
+from ...book import claims
+from .categories import CUE_WORDS, WORD_CATEGORIES, class_words, pattern_words, word_key
+from .floor import LearnedFloor, control_sentence
+from .labelled_points import PHRASE_CLASSES, LabelledPoints
+from .purity import Purity, bag_of_words, context_counts, knn_purity, purity_measure
+from .setting import Number
+
+PURITY_EXTRA = [
+    "neighbours",
+    "n_words",
+    "n_phrases",
+    "min_phrase_len",
+    "name_min_count",
+    "min_members",
+]
+
+
+#: each column of the purity table: its claim, the key of its glue names, the key of its numbers
+PURITY_CLAIMS = {
+    "words: category": ("C-A-F4-1", "words", "word"),
+    "phrases: semantic class": ("C-A-F5-1", "sem", "sem"),
+    "phrases: pattern": ("C-A-F5-2", "pat", "pat"),
+}
+#: the classes a column counts as present (with 0 points when absent)
+EXPECTED = {
+    "words: category": WORD_CATEGORIES,
+    "phrases: semantic class": PHRASE_CLASSES,
+    "phrases: pattern": (),
+}
+#: the rows of the purity table, in order (``chance`` is added by the measure, the leak check
+#: after it)
+SECOND = "untrained network, second initialisation"
+LEAKY = "bag of words, leak kept"
+ROWS = ("trained network", "untrained network", SECOND, "bag of words", "random vectors")
+#: what each claim's paragraph says was measured, from the numbers glued
+MEASURED = {
+    "word": "a word's neighbours share its category {trained} of the time for the trained "
+    "embeddings, against {chance} by chance, {untrained} before training ({second} for a "
+    "second initialisation) and {bow} for the context-count baseline ({leaky} when it also "
+    "counts the words that tell places from people)",
+    "sem": "{trained} for the codes *c*, {chance} by chance, {untrained} before training "
+    "({second} for a second initialisation) and {bow} for the bag of words ({leaky} when "
+    "neighbours sharing the defining word count)",
+    "pat": "on the patterns, {trained} for *c*, {chance} by chance, {untrained} before training "
+    "({second} for a second initialisation), {bow} for the bag of words ({leaky} when "
+    "neighbours sharing the first two words count)",
+}
+#: the rows of the purity table behind each number's key
+SHOWN_ROWS = {
+    "trained": "trained network",
+    "untrained": "untrained network",
+    "second": SECOND,
+    "bow": "bag of words",
+    "leaky": LEAKY,
+    "chance": "chance",
+}
+#: what a neighbour may not share with a point for it to count, per column
+DEFINING = {
+    "words: category": "the same word (lowercased)",
+    "phrases: semantic class": "a word that sets the class (its time word, name or number)",
+    "phrases: pattern": "one of the first two words (whose tags make the pattern)",
+}
+
+
+def min_members(column: str, params: dict[str, Any]) -> int:
+    """The fewest labelled points a class of ``column`` needs to be measured: ``min_members``,
+    but 1 for the patterns (every phrase has one, so all are kept)."""
+    return 1 if column == "phrases: pattern" else params["min_members"]
+
+
+def defining_words(points: LabelledPoints) -> dict[str, list[frozenset[str]]]:
+    """Per column, each point's defining words (:func:`~.categories.word_key`,
+    :func:`~.categories.class_words`, :func:`~.categories.pattern_words`): a neighbour
+    sharing one of them does not count (:func:`~.purity.knn_same`)."""
+    return {
+        "words: category": [word_key(w) for w in points.words],
+        "phrases: semantic class": [class_words(p, points.names) for p in points.phrases],
+        "phrases: pattern": [pattern_words(p) for p in points.phrases],
+    }
+
+
+def purity_measures(
+    points: LabelledPoints, params: dict[str, Any], rng: np.random.Generator
+) -> dict[str, Purity]:
+    """The ``neighbours``-NN class purity of the three columns (word categories, phrases'
+    semantic classes, phrases' patterns) in each representation: the trained and untrained
+    network (and its second initialisation when ``points`` has it), the bag of words (for words:
+    counts of the words around them, the place cues :data:`~.categories.CUE_WORDS` left out)
+    and Gaussian random vectors of the trained vectors' shape (drawn with ``rng`` for every
+    column, measured or not). A neighbour sharing a point's defining word
+    (:func:`defining_words`) does not count, in every representation alike. The leak check
+    (``Purity.leak``): the bag of words as it was before that rule, neighbours sharing the word
+    counted and, for words, the cues among the contexts."""
+    bow = bag_of_words(points.phrases)
+    contexts = context_counts(points.words, points.train_sentences, exclude=CUE_WORDS)
+    leaky_words = context_counts(points.words, points.train_sentences)
+    defining = defining_words(points)
+    columns = {
+        "words: category": (
+            points.word_cat, points.emb, points.emb0, points.emb1, contexts, leaky_words
+        ),
+        "phrases: semantic class": (points.sem, points.codes, points.codes0, points.codes1, bow,
+                                    bow),
+        "phrases: pattern": (points.pat, points.codes, points.codes0, points.codes1, bow, bow),
+    }  # fmt: skip
+    measures = {}
+    for col, (labels, trained, init, second, baseline, leaky) in columns.items():
+        representations = {"trained network": trained, "untrained network": init}
+        if second is not None:
+            representations[SECOND] = second
+        representations["bag of words"] = baseline
+        representations["random vectors"] = rng.normal(size=trained.shape)
+        m = purity_measure(
+            labels, representations, params["neighbours"], min_members(col, params),
+            EXPECTED[col], defining[col],
+        )  # fmt: skip
+        if m.measured:
+            m.leak[LEAKY] = knn_purity(leaky, m.labels, params["neighbours"])
+        measures[col] = m
+    return measures
+
+
+def _rows(m: Purity) -> dict[str, float]:
+    """A column of the purity table: each representation, chance and the leak check."""
+    return {**m.purity(), LEAKY: m.leak.get(LEAKY, float("nan"))}
+
+
+def purity_table(measures: dict[str, Purity]) -> pd.DataFrame:
+    """The purity table: one column per measure, one row per representation, chance and the leak
+    check (NaN for a column not measured), rounded to 3 digits."""
+    table = pd.DataFrame({col: _rows(m) for col, m in measures.items()}).round(3)
+    table.index.name = "representation"
+    return table
+
+
+def _shown(measures: dict[str, Purity]) -> dict[tuple[str, str], float]:
+    """``(number key, row key) -> value`` as the chapter glues it (rounded to 3 digits)."""
+    return {
+        (num, rkey): round(float(_rows(measures[col]).get(row, float("nan"))), 3)
+        for col, (_, _, num) in PURITY_CLAIMS.items()
+        for rkey, row in SHOWN_ROWS.items()
+    }
+
+
+def purity_numbers(measures: dict[str, Purity], params: dict[str, Any]) -> list[Number]:
+    """The purity of the trained and untrained network (both initialisations), the bag of words
+    with and without its leak and chance for each column
+    (``rep-<word|sem|pat>-<trained|untrained|second|bow|leaky|chance>``), the points left out
+    for having no neighbour they may count (``rep-<key>-alone``), the bootstrap resamples and
+    the neighbours."""
+    numbers = [
+        Number(f"rep-{num}-{rkey}", _rows(measures[col]).get(row, float("nan")), 3)
+        for col, (_, _, num) in PURITY_CLAIMS.items()
+        for rkey, row in SHOWN_ROWS.items()
+    ]
+    numbers += [
+        Number(f"rep-{num}-alone", measures[col].alone)
+        for col, (_, _, num) in PURITY_CLAIMS.items()
+    ]
+    return numbers + [
+        Number("rep-n-boot", params["n_boot"]),
+        Number("rep-neighbours", params["neighbours"]),
+    ]
+
+
+@dataclass
+class PurityClaim:
+    """One clustering claim (:func:`purity_claims`): its ID, the key of its glue names
+    (``rep-verdict-<key>``, ``rep-bow-<key>``, ``rep-result-<key>``), the check to record (the
+    trained representation against chance and the untrained network), the second verdict's check
+    (against the bag of words, glued, not recorded), and what its paragraph says was measured and
+    left out."""
+
+    claim: str
+    key: str
+    check: verdicts.Check
+    bow_check: verdicts.Check
+    measured: str | None
+    left_out: str
+
+    def result(self, verdict: verdicts.Verdict, bow: verdicts.Verdict) -> str:
+        """The paragraph's sentences on the measure, the claim's ``verdict`` (recorded) with its
+        control, and the second verdict ``bow`` (trained against the bag of words)."""
+        if self.measured is None:
+            return f"Not measured on this corpus: the claim is {claims.markdown(verdict)}."
+        return (
+            self.left_out + f"Measured: {self.measured}. The claim's verdict, against chance and "
+            f"the untrained network: {claims.markdown(verdict)}. {control_sentence(verdict)} "
+            f"The second verdict, against the bag of words and chance: {claims.markdown(bow)}."
+        )
+
+
+def _noise(m: Purity, k: int, col: str, left_note: str) -> str:
+    alone = f"; {m.alone} points with no neighbour they may count left out" if m.alone else ""
+    return (
+        f"{k}-NN class purity over {m.points} labelled points; a neighbour sharing "
+        f"{DEFINING[col]} does not count{alone}; 95% bootstrap interval over the points (their "
+        "neighbour lists as computed): covers the sampling of the points, not the training seed "
+        "(one run) nor the initialisation (one draw; the control's second draw shows its size)"
+        + (f"; {left_note}" if left_note else "")
+    )
+
+
+def _diff(m: Purity, a: str, b: str, params: dict[str, Any], col: str):
+    """``(label, mean, low, high)`` of ``a - b`` per point (bootstrap, ``n_boot``, ``seed``:
+    every difference of a column over the same resamples)."""
+    diff = stats.bootstrap_mean(m.same[a] - m.same[b], params["n_boot"], params["seed"])
+    short = {SECOND: "second initialisation"}
+    return (f"{col}, {short.get(a, a)} − {short.get(b, b)}", *diff)
+
+
+def _purity_claim(
+    col: str, m: Purity, shown: dict, params: dict[str, Any], floor: LearnedFloor | None
+) -> PurityClaim:
+    claim, key, num = PURITY_CLAIMS[col]
+    fewest = min_members(col, params)
+    left = ", ".join(f"*{c}* ({n})" for c, n in m.left_out.items())
+    left_text = f"Left out for fewer than {fewest} labelled points: {left}. " if left else ""
+    left_note = f"left out for fewer than {fewest} points: {left.replace('*', '')}" if left else ""
+    if not m.measured:
+        reason = f"{col}: {m.reason}" + (f" ({left_note})" if left else "")
+        none = verdicts.not_measurable(reason)
+        return PurityClaim(claim, key, none, none, None, left_text)
+    if SECOND not in m.same:
+        raise ValueError(
+            "purity_claims: the control needs the second initialisation (emb1, codes1)"
+        )
+    note = _noise(m, params["neighbours"], col, left_note)
+    T, U = "trained network", "untrained network"
+    check = verdicts.intervals_above(
+        [_diff(m, T, "chance", params, col), _diff(m, T, U, params, col)], note=note
+    )
+    control = verdicts.intervals_above(
+        [_diff(m, U, "chance", params, col), _diff(m, U, SECOND, params, col)]
+    )
+    what = "the untrained network in the trained one's place, against chance and a second draw "
+    check = verdicts.controlled(check, what + "of its initialisation (seed + 1)", control)
+    # the second verdict: beyond the bag of words and chance (under the leak rule the bag of
+    # words can fall below chance, and beating it alone would then say nothing)
+    bow = verdicts.intervals_above(
+        [_diff(m, T, "bag of words", params, col), _diff(m, T, "chance", params, col)], note=note
+    )
+    bow_control = verdicts.intervals_above(
+        [_diff(m, U, "bag of words", params, col), _diff(m, U, "chance", params, col)]
+    )
+    bow = verdicts.controlled(bow, "the untrained network in the trained one's place", bow_control)
+    if floor is not None:
+        check, bow = floor.apply(check), floor.apply(bow)
+    numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
+    return PurityClaim(claim, key, check, bow, MEASURED[num].format(**numbers), left_text)
+
+
+def purity_claims(
+    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+) -> list[PurityClaim]:
+    """C-A-F4-1, C-A-F5-1, C-A-F5-2, as the papers word them: the trained representation clusters
+    beyond chance *and* beyond the same network untrained (both differences per labelled point,
+    bootstrap intervals from :func:`rnnlib.stats.bootstrap_mean`, ``n_boot``, ``seed``, must lie
+    above 0). Control: the same rule with the untrained network in the trained one's place, set
+    against a second draw of its initialisation. Floor: ``floor`` (the scorer beats the unigram
+    model). The second verdict, not the claim's: trained − bag of words and trained − chance,
+    its control the untrained network in the trained one's place. A column not measured gives
+    not-measurable checks with the reason."""
+    shown = _shown(measures)
+    return [_purity_claim(col, measures[col], shown, params, floor) for col in PURITY_CLAIMS]
+
+
+def record_purity_claims(ch, found: list[PurityClaim]) -> None:
+    """Record each claim's check (glued as ``claim-<ID>`` and ``rep-verdict-<key>``), glue the
+    second verdict as ``rep-bow-<key>`` and the paragraph as ``rep-result-<key>``."""
+    for c in found:
+        verdict = claims.record(ch, c.claim, c.check)
+        bow = verdicts.evaluate(c.bow_check)
+        ch.text(f"rep-verdict-{c.key}", claims.markdown(verdict))
+        ch.text(f"rep-bow-{c.key}", claims.markdown(bow))
+        ch.text(f"rep-result-{c.key}", c.result(verdict, bow))
