@@ -117,6 +117,23 @@ def test_a_clustering_claim_holds_when_trained_codes_cluster_and_not_when_nothin
         assert v.verdict != verdicts.HOLDS and v.control != verdicts.HOLDS, v
 
 
+def test_each_clustering_claim_is_one_function_with_its_id_and_glue_name():
+    measures = _measures(3.0)
+    found = [
+        purity_claims.claim_f4_1(measures, PARAMS),
+        purity_claims.claim_f5_1(measures, PARAMS),
+        purity_claims.claim_f5_2(measures, PARAMS),
+    ]
+    assert [(c.claim, c.glue) for c in found] == [
+        ("C-A-F4-1", "rep-verdict-words"),
+        ("C-A-F5-1", "rep-verdict-sem"),
+        ("C-A-F5-2", "rep-verdict-pat"),
+    ]
+    # what purity_claims gives the chapter is each claim function's check
+    together = purity_claims.purity_claims(measures, PARAMS)
+    assert [c.check for c in together] == [c.check for c in found]
+
+
 def test_the_control_holding_makes_the_claim_not_measurable():
     """If the untrained network beat chance and its second draw, the rule could not tell
     training from a lucky initialisation: the engine says not measurable."""
@@ -168,14 +185,12 @@ def _ablation(nll_tanh, nll_gru, unigram=40.0):
 def test_gru1_holds_when_tanh_is_worse_fails_when_better_and_its_control_never_holds():
     rng = np.random.default_rng(0)
     gru = 20 + rng.normal(size=100)
-    worse = verdicts.evaluate(gating_ablation.ablation_check(_ablation(gru + 3, gru), 200, 1).check)
+    worse = verdicts.evaluate(gating_ablation.claim_gru_1(_ablation(gru + 3, gru), 200, 1).check)
     assert worse.verdict == verdicts.HOLDS and worse.control == verdicts.NOISE
-    better = verdicts.evaluate(
-        gating_ablation.ablation_check(_ablation(gru - 3, gru), 200, 1).check
-    )
+    better = verdicts.evaluate(gating_ablation.claim_gru_1(_ablation(gru - 3, gru), 200, 1).check)
     assert better.verdict == verdicts.FAILS and better.control == verdicts.NOISE
     low = verdicts.evaluate(
-        gating_ablation.ablation_check(_ablation(gru + 3, gru, unigram=15.0), 200, 1).check
+        gating_ablation.claim_gru_1(_ablation(gru + 3, gru, unigram=15.0), 200, 1).check
     )
     assert low.verdict == verdicts.UNMEASURABLE and "below the floor" in low.reason
 
@@ -187,7 +202,7 @@ def test_a_diverged_tanh_network_is_never_evidence_for_gru1():
     tanh[7] = np.nan
     abl = _ablation(tanh, gru)
     assert np.isnan(abl.interval).all()  # nothing turned the NaN into a number first
-    v = verdicts.evaluate(gating_ablation.ablation_check(abl, 200, 1).check)
+    v = verdicts.evaluate(gating_ablation.claim_gru_1(abl, 200, 1).check)
     assert v.verdict == verdicts.UNMEASURABLE and "NaN" in v.reason
 
 
@@ -207,13 +222,13 @@ def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relati
     memory = rng.random(64)
     predicted = (1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05)
     untrained_same = _gates(memory, *predicted)
-    v = verdicts.evaluate(gates.gates_check(_gates(memory, *predicted, untrained_same)).check)
+    v = verdicts.evaluate(gates.claim_gru_2(_gates(memory, *predicted, untrained_same)).check)
     assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     flat = _gates(rng.random(64), rng.random(64), rng.random(64))
-    v = verdicts.evaluate(gates.gates_check(_gates(memory, *predicted, flat)).check)
+    v = verdicts.evaluate(gates.claim_gru_2(_gates(memory, *predicted, flat)).check)
     assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS
     below = floor.LearnedFloor(30.0, 29.0)
-    v = verdicts.evaluate(gates.gates_check(_gates(memory, *predicted, flat), below).check)
+    v = verdicts.evaluate(gates.claim_gru_2(_gates(memory, *predicted, flat), below).check)
     assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     with pytest.raises(ValueError, match="control"):
-        gates.gates_check(_gates(memory, *predicted))
+        gates.claim_gru_2(_gates(memory, *predicted))

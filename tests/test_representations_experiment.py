@@ -220,13 +220,13 @@ def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without
     memory_gates = _gates(
         memory, 1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05, _no_relation()
     )
-    found = gates.gates_check(memory_gates)
+    found = gates.claim_gru_2(memory_gates)
     assert (found.claim, found.glue) == ("C-A-GRU-2", "rep-verdict-gates")
     verdict = verdicts.evaluate(found.check)
     assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
-    wrong = gates.gates_check(_gates(memory, memory, 1 - memory, _no_relation()))
+    wrong = gates.claim_gru_2(_gates(memory, memory, 1 - memory, _no_relation()))
     assert verdicts.evaluate(wrong.check).verdict == verdicts.FAILS
-    flat = gates.gates_check(_gates(np.ones(64), memory, memory))
+    flat = gates.claim_gru_2(_gates(np.ones(64), memory, memory))
     assert flat.check.rule == "not_measurable"
     numbers = {n.name: n for n in gates.gate_numbers(memory_gates)}
     assert (
@@ -273,7 +273,7 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     assert numbers["rep-abl-updates"] == 3
     assert numbers["rep-abl-share-worse"] == 100 * float(np.mean(abl.gap > 0))
     assert numbers["rep-abl-gru-threads"] == numbers["rep-abl-tanh-threads"] == 1  # (one_thread)
-    found = gating_ablation.ablation_check(abl, 200, 1)
+    found = gating_ablation.claim_gru_1(abl, 200, 1)
     assert (found.claim, found.glue) == ("C-A-GRU-1", "rep-verdict-ablation")
     assert found.check.control.check.evidence["tests"][0][1:] == [0.0, 0.0, 0.0]
     assert found.check.floor.values == [["GRU", abl.floor_value]]

@@ -159,8 +159,12 @@ def _gate_tests(gates: GateMemory) -> list[tuple[str, float, float, float]]:
     ]
 
 
-def gates_check(gates: GateMemory, floor: LearnedFloor | None = None) -> claims.ClaimCheck:
-    """C-A-GRU-2: -rho(reset activity, memory) and rho(update activity, memory) both above 0
+def claim_gru_2(gates: GateMemory, floor: LearnedFloor | None = None) -> claims.ClaimCheck:
+    """C-A-GRU-2. Paper A, §2.3: "Those units that learn to capture short-term dependencies will
+    tend to have reset gates that are frequently active, but those that capture longer-term
+    dependencies will have update gates that are mostly active."
+
+    Judged as -rho(reset activity, memory) and rho(update activity, memory) both above 0
     beyond their bootstrap intervals; not measurable when an activity or the memory does not
     vary across the units. Control (required): the same rule on the untrained network's gates
     and memory over the same phrases (what the GRU's equations give without training); floor:
@@ -170,7 +174,7 @@ def gates_check(gates: GateMemory, floor: LearnedFloor | None = None) -> claims.
         reason = "a gate's activity or the memory does not vary across the hidden units"
         return claims.ClaimCheck("C-A-GRU-2", verdicts.not_measurable(reason), "rep-verdict-gates")
     if gates.control is None:
-        raise ValueError("gates_check: the control needs the untrained network's gates")
+        raise ValueError("claim_gru_2: the control needs the untrained network's gates")
     check = verdicts.intervals_above(
         tests,
         note=f"one point per hidden unit ({len(gates.memory)}); active: r < 0.5, z > 0.5; "

@@ -224,23 +224,43 @@ def _diff(m: Purity, a: str, b: str, params: dict[str, Any], col: str):
     return (f"{col}, {short.get(a, a)} − {short.get(b, b)}", *diff)
 
 
-def _purity_claim(
-    col: str, m: Purity, shown: dict, params: dict[str, Any], floor: LearnedFloor | None
-) -> PurityClaim:
-    claim, key, num = PURITY_CLAIMS[col]
+def _left_out(col: str, m: Purity, params: dict[str, Any]) -> tuple[str, str]:
+    """What ``col`` left out for too few points: the paragraph's sentence and the check's note
+    (both ``""`` when nothing was)."""
     fewest = min_members(col, params)
     left = ", ".join(f"*{c}* ({n})" for c, n in m.left_out.items())
-    left_text = f"Left out for fewer than {fewest} labelled points: {left}. " if left else ""
-    left_note = f"left out for fewer than {fewest} points: {left.replace('*', '')}" if left else ""
-    if not m.measured:
-        reason = f"{col}: {m.reason}" + (f" ({left_note})" if left else "")
-        none = verdicts.not_measurable(reason)
-        return PurityClaim(claim, key, none, none, None, left_text)
+    if not left:
+        return "", ""
+    return (
+        f"Left out for fewer than {fewest} labelled points: {left}. ",
+        f"left out for fewer than {fewest} points: {left.replace('*', '')}",
+    )
+
+
+def _unmeasured(col: str, m: Purity, params: dict[str, Any]) -> verdicts.Check | None:
+    """The not-measurable check of a column with nothing to measure (``None``: measured)."""
+    if m.measured:
+        return None
+    left_note = _left_out(col, m, params)[1]
+    return verdicts.not_measurable(f"{col}: {m.reason}" + (f" ({left_note})" if left_note else ""))
+
+
+def clustering_check(
+    col: str, measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None
+) -> verdicts.Check:
+    """The rule every clustering claim is judged by, on column ``col``: trained − chance and
+    trained − untrained per labelled point, both bootstrap intervals above 0; control: the same
+    with the untrained network in the trained one's place, against a second draw of its
+    initialisation; floor: ``floor``."""
+    m = measures[col]
+    unmeasured = _unmeasured(col, m, params)
+    if unmeasured is not None:
+        return unmeasured
     if SECOND not in m.same:
         raise ValueError(
             "purity_claims: the control needs the second initialisation (emb1, codes1)"
         )
-    note = _noise(m, params["neighbours"], col, left_note)
+    note = _noise(m, params["neighbours"], col, _left_out(col, m, params)[1])
     T, U = "trained network", "untrained network"
     check = verdicts.intervals_above(
         [_diff(m, T, "chance", params, col), _diff(m, T, U, params, col)], note=note
@@ -250,8 +270,22 @@ def _purity_claim(
     )
     what = "the untrained network in the trained one's place, against chance and a second draw "
     check = verdicts.controlled(check, what + "of its initialisation (seed + 1)", control)
-    # the second verdict: beyond the bag of words and chance (under the leak rule the bag of
-    # words can fall below chance, and beating it alone would then say nothing)
+    return check if floor is None else floor.apply(check)
+
+
+def bag_of_words_check(
+    col: str, measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None
+) -> verdicts.Check:
+    """The second verdict on column ``col``, not the claim's: trained − bag of words and trained
+    − chance above 0 (under the leak rule the bag of words can fall below chance, and beating it
+    alone would then say nothing); control: the untrained network in the trained one's place;
+    floor: ``floor``."""
+    m = measures[col]
+    unmeasured = _unmeasured(col, m, params)
+    if unmeasured is not None:
+        return unmeasured
+    note = _noise(m, params["neighbours"], col, _left_out(col, m, params)[1])
+    T, U = "trained network", "untrained network"
     bow = verdicts.intervals_above(
         [_diff(m, T, "bag of words", params, col), _diff(m, T, "chance", params, col)], note=note
     )
@@ -259,25 +293,72 @@ def _purity_claim(
         [_diff(m, U, "bag of words", params, col), _diff(m, U, "chance", params, col)]
     )
     bow = verdicts.controlled(bow, "the untrained network in the trained one's place", bow_control)
-    if floor is not None:
-        check, bow = floor.apply(check), floor.apply(bow)
-    numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
-    return PurityClaim(claim, key, check, bow, MEASURED[num].format(**numbers), left_text)
+    return bow if floor is None else floor.apply(bow)
+
+
+def _claim_check(
+    col: str, measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None
+) -> claims.ClaimCheck:
+    claim, key, _ = PURITY_CLAIMS[col]
+    check = clustering_check(col, measures, params, floor)
+    return claims.ClaimCheck(claim, check, glue=f"rep-verdict-{key}")
+
+
+def claim_f4_1(
+    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+) -> claims.ClaimCheck:
+    """C-A-F4-1. Paper A, §4.4: "We can clearly see that semantically similar words are
+    clustered with each other (see the zoomed-in plots in Fig. 4)." Judged on the word
+    categories' purity of the trained embeddings ``e(x)`` (:func:`clustering_check`); glued as
+    ``rep-verdict-words``."""
+    return _claim_check("words: category", measures, params, floor)
+
+
+def claim_f5_1(
+    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+) -> claims.ClaimCheck:
+    """C-A-F5-1. Paper A, §4.4: "in the bottom-left plot, most of the phrases are about the
+    duration of time [...] The bottom-right plot shows the cluster of phrases that are
+    semantically similar (countries or regions)." Judged on the semantic classes' purity of the
+    trained codes ``c`` (:func:`clustering_check`); glued as ``rep-verdict-sem``."""
+    return _claim_check("phrases: semantic class", measures, params, floor)
+
+
+def claim_f5_2(
+    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+) -> claims.ClaimCheck:
+    """C-A-F5-2. Paper A, §4.4: "those phrases that are syntactically similar are clustered
+    together. [...] the top-right plot shows the phrases that are syntactically similar." Judged
+    on the patterns' purity of the trained codes ``c`` (:func:`clustering_check`); glued as
+    ``rep-verdict-pat``."""
+    return _claim_check("phrases: pattern", measures, params, floor)
+
+
+#: the claim function of each column of the purity table
+CLAIM_OF = {
+    "words: category": claim_f4_1,
+    "phrases: semantic class": claim_f5_1,
+    "phrases: pattern": claim_f5_2,
+}
 
 
 def purity_claims(
     measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
 ) -> list[PurityClaim]:
-    """C-A-F4-1, C-A-F5-1, C-A-F5-2, as the papers word them: the trained representation clusters
-    beyond chance *and* beyond the same network untrained (both differences per labelled point,
-    bootstrap intervals from :func:`rnnlib.stats.bootstrap_mean`, ``n_boot``, ``seed``, must lie
-    above 0). Control: the same rule with the untrained network in the trained one's place, set
-    against a second draw of its initialisation. Floor: ``floor`` (the scorer beats the unigram
-    model). The second verdict, not the claim's: trained − bag of words and trained − chance,
-    its control the untrained network in the trained one's place. A column not measured gives
-    not-measurable checks with the reason."""
+    """C-A-F4-1, C-A-F5-1, C-A-F5-2 (:func:`claim_f4_1`, :func:`claim_f5_1`, :func:`claim_f5_2`)
+    with each column's second verdict (:func:`bag_of_words_check`) and what its paragraph says
+    was measured and left out. A column not measured gives not-measurable checks with the
+    reason."""
     shown = _shown(measures)
-    return [_purity_claim(col, measures[col], shown, params, floor) for col in PURITY_CLAIMS]
+    out = []
+    for col, (claim, key, num) in PURITY_CLAIMS.items():
+        found = CLAIM_OF[col](measures, params, floor)
+        bow = bag_of_words_check(col, measures, params, floor)
+        numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
+        measured = MEASURED[num].format(**numbers) if measures[col].measured else None
+        left_text = _left_out(col, measures[col], params)[0]
+        out.append(PurityClaim(claim, key, found.check, bow, measured, left_text))
+    return out
 
 
 def record_purity_claims(ch, found: list[PurityClaim]) -> None:

@@ -30,8 +30,8 @@ import torch
 from ...book import claims
 from ..spread import across, further_cached, origin_text, with_mean_sd
 from .floor import LearnedFloor, learned_floor
-from .gates import gate_memory, gates_check
-from .gating_ablation import Ablation, ablation_check, gating_ablation
+from .gates import gate_memory, claim_gru_2
+from .gating_ablation import Ablation, claim_gru_1, gating_ablation
 from .labelled_points import labelled_points
 from .network import second_initialisation, untrained_network
 from .purity_claims import PURITY_CLAIMS, PurityClaim, purity_claims, purity_measures
@@ -78,7 +78,7 @@ def rebuild(cache, corpus, cho: dict[str, Any], params: dict[str, Any], alignmen
         rng = np.random.default_rng(params["seed"])
         points = labelled_points(corpus, scorer, model, untrained, params, rng, second)
         measures = purity_measures(points, params, rng)
-        gates = gates_check(gate_memory(corpus, model, params, rng, untrained), floor)
+        gates = claim_gru_2(gate_memory(corpus, model, params, rng, untrained), floor)
     return Rebuild(
         alignment,
         scorer,
@@ -87,7 +87,7 @@ def rebuild(cache, corpus, cho: dict[str, Any], params: dict[str, Any], alignmen
         {col: m.purity() for col, m in measures.items()},
         gates,
         abl,
-        ablation_check(abl, n_boot, seed),
+        claim_gru_1(abl, n_boot, seed),
     )
 
 
