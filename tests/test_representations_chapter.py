@@ -336,12 +336,15 @@ def test_a_rebuild_measures_what_the_chapter_measured_and_reads_only_what_is_cac
     from rnnlib.book.execute import resolve_all
     from rnnlib.cache import ArtifactCache
     from rnnlib.experiments import cho2014
+    from rnnlib.book.params import typed
     from rnnlib.experiments.representations import rebuilds as representation_rebuilds
+    from rnnlib.experiments.representations.setting import Params
 
     _, values = chapter
     root = Path(__file__).resolve().parents[1]
     cho = cho2014.cho2014_params(root, "smoke")
-    params = resolve_all(root, "smoke", {}, only=["representations"])[1]["representations"]
+    resolved = resolve_all(root, "smoke", {}, only=["representations"])[1]["representations"]
+    params = typed(Params, resolved, "representations")
     cache = ArtifactCache(session_cache)
     corpus = cho2014.cho2014_corpus(cache, cho)
     again = representation_rebuilds.rebuild(cache, corpus, cho, params, 1)

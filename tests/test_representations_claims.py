@@ -13,8 +13,9 @@ from rnnlib import stats
 from rnnlib import verdicts
 from rnnlib.experiments.representations import categories as cats
 from rnnlib.experiments.representations import floor, gates, gating_ablation, purity, purity_claims
+from rnnlib.experiments.representations.setting import Params
 
-PARAMS = {"neighbours": 5, "min_members": 2, "n_boot": 200, "seed": 1}
+PARAMS = Params(neighbours=5, min_members=2, n_boot=200, seed=1)
 CLASSES = ("time", "place", "person", "number")
 
 

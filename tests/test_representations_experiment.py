@@ -3,6 +3,7 @@ maps, purity table and claims, gates) and rnnlib.experiments.gating_ablation (A 
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -24,25 +25,26 @@ from rnnlib.experiments.representations import (
     tsne,
     word_maps,
 )
+from rnnlib.experiments.representations.setting import Params
 
-PARAMS = {
-    "neighbours": 10,
-    "min_members": 2,
-    "n_boot": 200,
-    "seed": 1,
-    "perplexity": 30.0,
-    "tsne_iterations": 250,
-    "tsne_seed": 0,
-    "word_regions": "number,place,time",
-    "phrase_regions": "time,place,pattern",
-    "zoom_size": 10,
-    "max_labels": 5,
-    "min_phrase_len": 2,
-    "memory_lag": 1,
-    "gate_phrases": 40,
-    "ablation_sources": 2,
-    "ablation_samples": 5,
-}
+PARAMS = Params(
+    neighbours=10,
+    min_members=2,
+    n_boot=200,
+    seed=1,
+    perplexity=30.0,
+    tsne_iterations=250,
+    tsne_seed=0,
+    word_regions="number,place,time",
+    phrase_regions="time,place,pattern",
+    zoom_size=10,
+    max_labels=5,
+    min_phrase_len=2,
+    memory_lag=1,
+    gate_phrases=40,
+    ablation_sources=2,
+    ablation_samples=5,
+)
 
 
 def _points(n: int = 80, dim: int = 8, seed: int = 0) -> labelled_points.LabelledPoints:
@@ -102,7 +104,7 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
     found = purity_claims.purity_claims(measures, PARAMS)
     assert [c.claim for c in found] == ["C-A-F4-1", "C-A-F5-1", "C-A-F5-2"]
     first = found[0]
-    same, n_boot, seed = word.same, PARAMS["n_boot"], PARAMS["seed"]
+    same, n_boot, seed = word.same, PARAMS.n_boot, PARAMS.seed
     T, U = "trained network", "untrained network"
     expected = [
         ["words: category, trained network − chance",
@@ -182,6 +184,51 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     assert phrase_maps.phrase_regions_note(fig5, fig7) == (
         "Each class of `phrase_regions` has phrases on both maps."
     )
+
+
+class _KeyOnly(Exception):
+    """Raised by :class:`_RecordingCache` once the key is known: nothing is built."""
+
+
+class _RecordingCache:
+    def __init__(self):
+        self.keys = []
+
+    def build(self, kind, config, make, data=None):
+        self.keys.append((kind, config, data))
+        raise _KeyOnly
+
+
+def test_the_typed_parameters_key_every_t_sne_map_as_the_dict_did():
+    """The cache keys the maps ask for from the typed parameters, against the config the
+    chapter's parameter dict built before (written out): the same kind, fields, values and
+    data checksum, so every cached map is found again. Nothing is computed."""
+    P = dataclasses.replace(PARAMS, perplexity=12.0, tsne_iterations=300, tsne_seed=3)
+    scorer = SimpleNamespace(artifact=SimpleNamespace(key="toy-scorer"))
+    points, small = _points(n=60), np.arange(0, 60, 2)
+    cache = _RecordingCache()
+    for draw in (
+        lambda: word_maps.word_maps(cache, None, scorer, points, P),
+        lambda: phrase_maps.phrase_map(cache, None, scorer, points, P, 5),
+        lambda: phrase_maps.phrase_map(cache, None, scorer, points, P, 7, subset=small),
+    ):
+        with pytest.raises(_KeyOnly):
+            draw()
+
+    def before(what, size, X, perplexity):  # the config as the dict-based code built it
+        fixed = {"perplexity": perplexity, "iterations": 300, "seed": 3, "method": "barnes_hut"}
+        config = {"what": what, "model": "toy-scorer", **size, **fixed}
+        return ("representations/tsne", {**config, "init": "pca", "points": len(X)},
+                tsne.array_checksum(np.asarray(X, dtype=np.float32)))  # fmt: skip
+
+    assert cache.keys == [
+        before("source word embeddings e(x)", {"n_words": 60}, points.emb, 12.0),
+        before("phrase codes c", {"n_phrases": 60}, points.codes, 12.0),
+        before("phrase codes c", {"n_phrases_small": 30}, points.codes[small], 29 / 3),
+    ]
+    assert [list(config) for _, config, _ in cache.keys][0] == [
+        "what", "model", "n_words", "perplexity", "iterations", "seed", "method", "init", "points"
+    ]  # fmt: skip
 
 
 def test_enlarged_regions_name_the_categories_with_no_point():
@@ -282,7 +329,7 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     fig = gating_ablation.ablation_curves(abl)
     curves = [list(line.get_xdata()) for line in fig.axes[0].get_lines()]
     assert [0, 3, 6] in curves and [0, 3] in curves  # the scorer's whole run, tanh's 3 updates
-    params = {**PARAMS, "min_phrase_len": 2}
+    params = dataclasses.replace(PARAMS, min_phrase_len=2)
     table = gating_ablation.samples_table(abl, corpus, params)
     assert list(table.columns) == [
         "held-out target",

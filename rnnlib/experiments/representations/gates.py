@@ -6,7 +6,6 @@ network and, as the control, the untrained one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import torch
@@ -15,7 +14,7 @@ from ... import stats, verdicts
 from ...book import claims
 from .floor import LearnedFloor
 from .probes import gate_activity, perturbation_memory
-from .setting import Number
+from .setting import Number, Params
 
 GATES_EXTRA = ["gate_phrases", "memory_lag", "min_phrase_len"]
 
@@ -25,7 +24,7 @@ class GateMemory:
     """A §2.3's prediction measured (:func:`gate_memory`): ``phrases``: the test phrases read;
     ``min_len``: their fewest words; ``activity``: per hidden unit ``(n,)``, the share of steps
     with an active reset (``reset_active``) and update gate (``update_active``); ``memory``:
-    ``(n,)`` the share of a change to the first word left ``lag`` words later; ``rho``, ``p``:
+    ``(n,)`` the share of a change to the first word left ``lag`` words later; ``rho``, ``pvalue``:
     Spearman's rank correlation of each activity with the memory and its p-value;
     ``interval``: the 95% bootstrap interval of each ``rho`` over the units (keys ``"reset"``,
     ``"update"``); ``control``: the same for the untrained network on the same phrases (``None``:
@@ -37,32 +36,32 @@ class GateMemory:
     activity: dict[str, np.ndarray]
     memory: np.ndarray
     rho: dict[str, float]
-    p: dict[str, float]
+    pvalue: dict[str, float]
     interval: dict[str, tuple[float, float]]
     control: GateMemory | None = None
 
 
-def _gate_stats(model, vocab, phrases, min_len: int, params: dict[str, Any]) -> GateMemory:
+def _gate_stats(model, vocab, phrases, min_len: int, P: Params) -> GateMemory:
     """The gates, memory and correlations of ``model`` over ``phrases`` (see
     :func:`gate_memory`)."""
     from scipy.stats import spearmanr
 
-    lag, seed, n_boot = params["memory_lag"], params["seed"], params["n_boot"]
+    lag, seed, n_boot = P.memory_lag, P.seed, P.n_boot
     activity = gate_activity(model, vocab, phrases)
     memory = perturbation_memory(model, vocab, phrases, lag=lag, seed=seed)
-    rho, p, interval = {}, {}, {}
+    rho, pvalue, interval = {}, {}, {}
     for gate in ("reset", "update"):
-        rho[gate], p[gate] = (float(x) for x in spearmanr(activity[f"{gate}_active"], memory))
+        rho[gate], pvalue[gate] = (float(x) for x in spearmanr(activity[f"{gate}_active"], memory))
     for gate in ("reset", "update"):
         _, low, high = stats.bootstrap_spearman(activity[f"{gate}_active"], memory, n_boot, seed)
         interval[gate] = (low, high)
-    return GateMemory(phrases, min_len, lag, activity, memory, rho, p, interval)
+    return GateMemory(phrases, min_len, lag, activity, memory, rho, pvalue, interval)
 
 
 def gate_memory(
     corpus,
     model: torch.nn.Module,
-    params: dict[str, Any],
+    P: Params,
     rng: np.random.Generator,
     untrained: torch.nn.Module | None = None,
 ) -> GateMemory:
@@ -71,17 +70,17 @@ def gate_memory(
     and the rank correlations of each gate's activity with the memory (scipy's ``spearmanr``;
     intervals from :func:`rnnlib.stats.bootstrap_spearman`, ``n_boot``, ``seed``). With
     ``untrained`` (the network before training), the same on the same phrases as ``control``."""
-    min_len = max(params["min_phrase_len"], params["memory_lag"])
+    min_len = max(P.min_phrase_len, P.memory_lag)
     sentences = [line.split() for line in corpus.text("test", "src")]
     grams = sorted(
         {tuple(s[i : i + n]) for s in sentences for n in range(min_len, 8)
          for i in range(len(s) - n + 1)}
     )  # fmt: skip
-    size = min(params["gate_phrases"], len(grams))
+    size = min(P.gate_phrases, len(grams))
     phrases = [list(grams[i]) for i in np.sort(rng.choice(len(grams), size=size, replace=False))]
-    gates = _gate_stats(model, corpus.src_vocab, phrases, min_len, params)
+    gates = _gate_stats(model, corpus.src_vocab, phrases, min_len, P)
     if untrained is not None:
-        gates.control = _gate_stats(untrained, corpus.src_vocab, phrases, min_len, params)
+        gates.control = _gate_stats(untrained, corpus.src_vocab, phrases, min_len, P)
     return gates
 
 
@@ -129,9 +128,9 @@ def gate_numbers(gates: GateMemory) -> list[Number]:
         Number("rep-gate-phrases", len(gates.phrases)),
         Number("rep-gate-min", gates.min_len),
         Number("rep-rho-reset", gates.rho["reset"], 2),
-        Number("rep-p-reset", gates.p["reset"], 4),
+        Number("rep-p-reset", gates.pvalue["reset"], 4),
         Number("rep-rho-update", gates.rho["update"], 2),
-        Number("rep-p-update", gates.p["update"], 4),
+        Number("rep-p-update", gates.pvalue["update"], 4),
         Number("rep-reset-active-mean", act["reset_active"].mean(), 3),
         Number("rep-update-active-mean", act["update_active"].mean(), 3),
         Number("rep-rho-reset-low", gates.interval["reset"][0], 2),

@@ -23,7 +23,7 @@ Deviations
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,7 +35,7 @@ from ... import verdicts
 from ...presets import build_model
 from ...smt.rnn_scorer import encode_pairs, score_pairs
 from .floor import FLOOR_UNIT, LEARNED_FLOOR, unigram_nll
-from .setting import Number, PhraseScorer, scorer_variant, trained_threads
+from .setting import Number, Params, PhraseScorer, scorer_variant, trained_threads
 
 
 @dataclass
@@ -243,21 +243,21 @@ def held_out_sources(held, min_len: int, count: int, seed: int) -> tuple[list, d
     return [long_held[i] for i in pick], targets
 
 
-def samples_table(abl: Ablation, corpus, params: dict[str, Any]) -> pd.DataFrame:
+def samples_table(abl: Ablation, corpus, P: Params) -> pd.DataFrame:
     """The table of the ablation's samples: for ``ablation_sources`` held-out source phrases
     (:func:`held_out_sources`, ``min_phrase_len``, ``seed``), one held-out target and the most
     frequent of ``ablation_samples`` samples of each network with its count (a generator seeded
     with ``seed`` on the network's device, per source and network). Index: the source."""
     sources, targets = held_out_sources(
-        abl.scorer.held, params["min_phrase_len"], params["ablation_sources"], params["seed"]
+        abl.scorer.held, P.min_phrase_len, P.ablation_sources, P.seed
     )
     rows = []
     for src in sources:
         row = {"source": " ".join(src), "held-out target": " ".join(targets[src])}
         for name, net in (("GRU", abl.gru_model), ("tanh", abl.tanh_model)):
-            generator = torch.Generator(device=abl.scorer.device).manual_seed(params["seed"])
+            generator = torch.Generator(device=abl.scorer.device).manual_seed(P.seed)
             words, count = most_frequent_sample(
-                net, corpus.src_vocab, corpus.tgt_vocab, src, n=params["ablation_samples"],
+                net, corpus.src_vocab, corpus.tgt_vocab, src, n=P.ablation_samples,
                 generator=generator,
             )  # fmt: skip
             row[f"{name}: most frequent sample"] = f"{' '.join(words) or '(empty)'} (×{count})"

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +25,7 @@ from .categories import (
     word_category,
 )
 from .probes import phrase_codes
-from .setting import Number, PhraseScorer, Text
+from .setting import Number, Params, PhraseScorer, Text
 
 #: the semantic classes of phrases (:func:`~.categories.phrase_class`)
 PHRASE_CLASSES = ("time", "place", "person", "number")
@@ -73,7 +72,7 @@ def labelled_points(
     scorer: PhraseScorer,
     model: torch.nn.Module,
     untrained: torch.nn.Module,
-    params: dict[str, Any],
+    P: Params,
     rng: np.random.Generator,
     second: torch.nn.Module | None = None,
 ) -> LabelledPoints:
@@ -83,13 +82,13 @@ def labelled_points(
     and their vectors in ``model``, ``untrained`` and ``second`` (a second initialisation,
     :func:`second_initialisation`; optional)."""
     train_sentences = [line.split() for line in corpus.text("train", "src")]
-    names = proper_names(train_sentences, min_count=params["name_min_count"])
+    names = proper_names(train_sentences, min_count=P.name_min_count)
     first = len(SPECIALS)
-    ids = np.arange(first, min(len(corpus.src_vocab), first + params["n_words"]))
+    ids = np.arange(first, min(len(corpus.src_vocab), first + P.n_words))
     words = corpus.src_vocab.decode(ids, strip=False)
-    min_len = params["min_phrase_len"]
+    min_len = P.min_phrase_len
     sources = sorted({s for s, _ in scorer.all_pairs if len(s) >= min_len})
-    size = min(params["n_phrases"], len(sources))
+    size = min(P.n_phrases, len(sources))
     pick = np.sort(rng.choice(len(sources), size=size, replace=False))
     phrases = [list(sources[i]) for i in pick]
     vocab = corpus.src_vocab

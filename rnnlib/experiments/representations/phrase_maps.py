@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .labelled_points import PHRASE_CLASSES, LabelledPoints
-from .setting import TSNE_PARAMS, PhraseScorer
+from .setting import Params, PhraseScorer, TSNE_PARAMS
 from .tsne import enlarged_regions, map_figure, map_tsne, not_drawn, tsne_coords
 
 PHRASE_EXTRA = TSNE_PARAMS + [
@@ -45,7 +45,7 @@ def phrase_map(
     corpus,
     scorer: PhraseScorer,
     points: LabelledPoints,
-    params: dict[str, Any],
+    P: Params,
     figure: int = 5,
     subset: np.ndarray | None = None,
 ) -> PhraseMap:
@@ -56,23 +56,21 @@ def phrase_map(
     size = {"n_phrases" if subset is None else "n_phrases_small": len(index)}
     X = points.codes if subset is None else points.codes[subset]
     tsne = map_tsne(
-        cache, X, params["perplexity"], params["tsne_iterations"], params["tsne_seed"],
+        cache, X, P.perplexity, P.tsne_iterations, P.tsne_seed,
         what="phrase codes c", model=scorer.artifact.key, **size,
     )  # fmt: skip
-    min_len = params["min_phrase_len"]
+    min_len = P.min_phrase_len
     if tsne is None:
         fig = not_drawn(f"phrases of {min_len}+ words", len(index))
         note = f"Figure {figure} is not drawn: too few phrases."
         return PhraseMap(fig, [corpus, scorer.artifact], note)
     xy = tsne_coords(tsne)
     sem, pat = [points.sem[i] for i in index], [points.pat[i] for i in index]
-    boxes, note = enlarged_regions(
-        xy, sem, params["phrase_regions"], pat, size=params["zoom_size"], unit="phrase"
-    )
+    boxes, note = enlarged_regions(xy, sem, P.phrase_regions, pat, size=P.zoom_size, unit="phrase")
     order = [c for c in PHRASE_CLASSES if c in set(points.sem)]
     texts = [" ".join(points.phrases[i]) for i in index]
     fig = map_figure(
-        xy, texts, sem, order, boxes, max_labels=params["max_labels"],
+        xy, texts, sem, order, boxes, max_labels=P.max_labels,
         title=f"{len(index)} phrases of {min_len}+ words, c",
     )  # fmt: skip
     note = f"Figure {figure}: {note[0].lower()}{note[1:]}" if note else ""

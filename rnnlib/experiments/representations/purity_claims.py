@@ -7,7 +7,6 @@ control and its second verdict against the bag of words.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +17,7 @@ from .categories import CUE_WORDS, WORD_CATEGORIES, class_words, pattern_words, 
 from .floor import LearnedFloor, control_sentence
 from .labelled_points import PHRASE_CLASSES, LabelledPoints
 from .purity import Purity, bag_of_words, context_counts, knn_purity, purity_measure
-from .setting import Number
+from .setting import Number, Params
 
 PURITY_EXTRA = [
     "neighbours",
@@ -77,10 +76,10 @@ DEFINING = {
 }
 
 
-def min_members(column: str, params: dict[str, Any]) -> int:
+def min_members(column: str, P: Params) -> int:
     """The fewest labelled points a class of ``column`` needs to be measured: ``min_members``,
     but 1 for the patterns (every phrase has one, so all are kept)."""
-    return 1 if column == "phrases: pattern" else params["min_members"]
+    return 1 if column == "phrases: pattern" else P.min_members
 
 
 def defining_words(points: LabelledPoints) -> dict[str, list[frozenset[str]]]:
@@ -95,7 +94,7 @@ def defining_words(points: LabelledPoints) -> dict[str, list[frozenset[str]]]:
 
 
 def purity_measures(
-    points: LabelledPoints, params: dict[str, Any], rng: np.random.Generator
+    points: LabelledPoints, P: Params, rng: np.random.Generator
 ) -> dict[str, Purity]:
     """The ``neighbours``-NN class purity of the three columns (word categories, phrases'
     semantic classes, phrases' patterns) in each representation: the trained and untrained
@@ -126,11 +125,11 @@ def purity_measures(
         representations["bag of words"] = baseline
         representations["random vectors"] = rng.normal(size=trained.shape)
         m = purity_measure(
-            labels, representations, params["neighbours"], min_members(col, params),
+            labels, representations, P.neighbours, min_members(col, P),
             EXPECTED[col], defining[col],
         )  # fmt: skip
         if m.measured:
-            m.leak[LEAKY] = knn_purity(leaky, m.labels, params["neighbours"])
+            m.leak[LEAKY] = knn_purity(leaky, m.labels, P.neighbours)
         measures[col] = m
     return measures
 
@@ -157,7 +156,7 @@ def _shown(measures: dict[str, Purity]) -> dict[tuple[str, str], float]:
     }
 
 
-def purity_numbers(measures: dict[str, Purity], params: dict[str, Any]) -> list[Number]:
+def purity_numbers(measures: dict[str, Purity], P: Params) -> list[Number]:
     """The purity of the trained and untrained network (both initialisations), the bag of words
     with and without its leak and chance for each column
     (``rep-<word|sem|pat>-<trained|untrained|second|bow|leaky|chance>``), the points left out
@@ -173,8 +172,8 @@ def purity_numbers(measures: dict[str, Purity], params: dict[str, Any]) -> list[
         for col, (_, _, num) in PURITY_CLAIMS.items()
     ]
     return numbers + [
-        Number("rep-n-boot", params["n_boot"]),
-        Number("rep-neighbours", params["neighbours"]),
+        Number("rep-n-boot", P.n_boot),
+        Number("rep-neighbours", P.neighbours),
     ]
 
 
@@ -216,18 +215,18 @@ def _noise(m: Purity, k: int, col: str, left_note: str) -> str:
     )
 
 
-def _diff(m: Purity, a: str, b: str, params: dict[str, Any], col: str):
+def _diff(m: Purity, a: str, b: str, P: Params, col: str):
     """``(label, mean, low, high)`` of ``a - b`` per point (bootstrap, ``n_boot``, ``seed``:
     every difference of a column over the same resamples)."""
-    diff = stats.bootstrap_mean(m.same[a] - m.same[b], params["n_boot"], params["seed"])
+    diff = stats.bootstrap_mean(m.same[a] - m.same[b], P.n_boot, P.seed)
     short = {SECOND: "second initialisation"}
     return (f"{col}, {short.get(a, a)} − {short.get(b, b)}", *diff)
 
 
-def _left_out(col: str, m: Purity, params: dict[str, Any]) -> tuple[str, str]:
+def _left_out(col: str, m: Purity, P: Params) -> tuple[str, str]:
     """What ``col`` left out for too few points: the paragraph's sentence and the check's note
     (both ``""`` when nothing was)."""
-    fewest = min_members(col, params)
+    fewest = min_members(col, P)
     left = ", ".join(f"*{c}* ({n})" for c, n in m.left_out.items())
     if not left:
         return "", ""
@@ -237,101 +236,99 @@ def _left_out(col: str, m: Purity, params: dict[str, Any]) -> tuple[str, str]:
     )
 
 
-def _unmeasured(col: str, m: Purity, params: dict[str, Any]) -> verdicts.Check | None:
+def _unmeasured(col: str, m: Purity, P: Params) -> verdicts.Check | None:
     """The not-measurable check of a column with nothing to measure (``None``: measured)."""
     if m.measured:
         return None
-    left_note = _left_out(col, m, params)[1]
+    left_note = _left_out(col, m, P)[1]
     return verdicts.not_measurable(f"{col}: {m.reason}" + (f" ({left_note})" if left_note else ""))
 
 
 def clustering_check(
-    col: str, measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None
+    col: str, measures: dict[str, Purity], P: Params, floor: LearnedFloor | None
 ) -> verdicts.Check:
     """The rule every clustering claim is judged by, on column ``col``: trained − chance and
     trained − untrained per labelled point, both bootstrap intervals above 0; control: the same
     with the untrained network in the trained one's place, against a second draw of its
     initialisation; floor: ``floor``."""
     m = measures[col]
-    unmeasured = _unmeasured(col, m, params)
+    unmeasured = _unmeasured(col, m, P)
     if unmeasured is not None:
         return unmeasured
     if SECOND not in m.same:
         raise ValueError(
             "purity_claims: the control needs the second initialisation (emb1, codes1)"
         )
-    note = _noise(m, params["neighbours"], col, _left_out(col, m, params)[1])
+    note = _noise(m, P.neighbours, col, _left_out(col, m, P)[1])
     T, U = "trained network", "untrained network"
     check = verdicts.intervals_above(
-        [_diff(m, T, "chance", params, col), _diff(m, T, U, params, col)], note=note
+        [_diff(m, T, "chance", P, col), _diff(m, T, U, P, col)], note=note
     )
-    control = verdicts.intervals_above(
-        [_diff(m, U, "chance", params, col), _diff(m, U, SECOND, params, col)]
-    )
+    control = verdicts.intervals_above([_diff(m, U, "chance", P, col), _diff(m, U, SECOND, P, col)])
     what = "the untrained network in the trained one's place, against chance and a second draw "
     check = verdicts.controlled(check, what + "of its initialisation (seed + 1)", control)
     return check if floor is None else floor.apply(check)
 
 
 def bag_of_words_check(
-    col: str, measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None
+    col: str, measures: dict[str, Purity], P: Params, floor: LearnedFloor | None
 ) -> verdicts.Check:
     """The second verdict on column ``col``, not the claim's: trained − bag of words and trained
     − chance above 0 (under the leak rule the bag of words can fall below chance, and beating it
     alone would then say nothing); control: the untrained network in the trained one's place;
     floor: ``floor``."""
     m = measures[col]
-    unmeasured = _unmeasured(col, m, params)
+    unmeasured = _unmeasured(col, m, P)
     if unmeasured is not None:
         return unmeasured
-    note = _noise(m, params["neighbours"], col, _left_out(col, m, params)[1])
+    note = _noise(m, P.neighbours, col, _left_out(col, m, P)[1])
     T, U = "trained network", "untrained network"
     bow = verdicts.intervals_above(
-        [_diff(m, T, "bag of words", params, col), _diff(m, T, "chance", params, col)], note=note
+        [_diff(m, T, "bag of words", P, col), _diff(m, T, "chance", P, col)], note=note
     )
     bow_control = verdicts.intervals_above(
-        [_diff(m, U, "bag of words", params, col), _diff(m, U, "chance", params, col)]
+        [_diff(m, U, "bag of words", P, col), _diff(m, U, "chance", P, col)]
     )
     bow = verdicts.controlled(bow, "the untrained network in the trained one's place", bow_control)
     return bow if floor is None else floor.apply(bow)
 
 
 def _claim_check(
-    col: str, measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None
+    col: str, measures: dict[str, Purity], P: Params, floor: LearnedFloor | None
 ) -> claims.ClaimCheck:
     claim, key, _ = PURITY_CLAIMS[col]
-    check = clustering_check(col, measures, params, floor)
+    check = clustering_check(col, measures, P, floor)
     return claims.ClaimCheck(claim, check, glue=f"rep-verdict-{key}")
 
 
 def claim_f4_1(
-    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+    measures: dict[str, Purity], P: Params, floor: LearnedFloor | None = None
 ) -> claims.ClaimCheck:
     """C-A-F4-1. Paper A, §4.4: "We can clearly see that semantically similar words are
     clustered with each other (see the zoomed-in plots in Fig. 4)." Judged on the word
     categories' purity of the trained embeddings ``e(x)`` (:func:`clustering_check`); glued as
     ``rep-verdict-words``."""
-    return _claim_check("words: category", measures, params, floor)
+    return _claim_check("words: category", measures, P, floor)
 
 
 def claim_f5_1(
-    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+    measures: dict[str, Purity], P: Params, floor: LearnedFloor | None = None
 ) -> claims.ClaimCheck:
     """C-A-F5-1. Paper A, §4.4: "in the bottom-left plot, most of the phrases are about the
     duration of time [...] The bottom-right plot shows the cluster of phrases that are
     semantically similar (countries or regions)." Judged on the semantic classes' purity of the
     trained codes ``c`` (:func:`clustering_check`); glued as ``rep-verdict-sem``."""
-    return _claim_check("phrases: semantic class", measures, params, floor)
+    return _claim_check("phrases: semantic class", measures, P, floor)
 
 
 def claim_f5_2(
-    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+    measures: dict[str, Purity], P: Params, floor: LearnedFloor | None = None
 ) -> claims.ClaimCheck:
     """C-A-F5-2. Paper A, §4.4: "those phrases that are syntactically similar are clustered
     together. [...] the top-right plot shows the phrases that are syntactically similar." Judged
     on the patterns' purity of the trained codes ``c`` (:func:`clustering_check`); glued as
     ``rep-verdict-pat``."""
-    return _claim_check("phrases: pattern", measures, params, floor)
+    return _claim_check("phrases: pattern", measures, P, floor)
 
 
 #: the claim function of each column of the purity table
@@ -343,7 +340,7 @@ CLAIM_OF = {
 
 
 def purity_claims(
-    measures: dict[str, Purity], params: dict[str, Any], floor: LearnedFloor | None = None
+    measures: dict[str, Purity], P: Params, floor: LearnedFloor | None = None
 ) -> list[PurityClaim]:
     """C-A-F4-1, C-A-F5-1, C-A-F5-2 (:func:`claim_f4_1`, :func:`claim_f5_1`, :func:`claim_f5_2`)
     with each column's second verdict (:func:`bag_of_words_check`) and what its paragraph says
@@ -352,11 +349,11 @@ def purity_claims(
     shown = _shown(measures)
     out = []
     for col, (claim, key, num) in PURITY_CLAIMS.items():
-        found = CLAIM_OF[col](measures, params, floor)
-        bow = bag_of_words_check(col, measures, params, floor)
+        found = CLAIM_OF[col](measures, P, floor)
+        bow = bag_of_words_check(col, measures, P, floor)
         numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
         measured = MEASURED[num].format(**numbers) if measures[col].measured else None
-        left_text = _left_out(col, measures[col], params)[0]
+        left_text = _left_out(col, measures[col], P)[0]
         out.append(PurityClaim(claim, key, found.check, bow, measured, left_text))
     return out
 

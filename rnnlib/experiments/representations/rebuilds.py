@@ -35,7 +35,7 @@ from .gating_ablation import Ablation, claim_gru_1, gating_ablation
 from .labelled_points import labelled_points
 from .network import second_initialisation, untrained_network
 from .purity_claims import PURITY_CLAIMS, PurityClaim, purity_claims, purity_measures
-from .setting import Number, PhraseScorer, phrase_scorer
+from .setting import Number, Params, PhraseScorer, phrase_scorer
 
 
 @dataclass
@@ -58,32 +58,31 @@ class Rebuild:
         return [self.scorer.artifact, self.ablation.tanh.artifact]
 
 
-def rebuild(cache, corpus, cho: dict[str, Any], params: dict[str, Any], alignment: int) -> Rebuild:
+def rebuild(cache, corpus, cho: dict[str, Any], P: Params, alignment: int) -> Rebuild:
     """Every claim-bearing measure of the chapter on the phrase scorer of eflomal alignment
     ``alignment`` (:func:`rnnlib.experiments.cho2014.phrase_scorer` with the cho2014 chapter's
-    parameters ``cho``), in the chapter's order and with its seeds (``params``: the chapter's);
+    parameters ``cho``), in the chapter's order and with its seeds (``P``: the chapter's
+    parameters);
     the gating ablation trains the tanh network on that scorer's pairs (a cached artifact).
     Torch's global random state is left as it was."""
     with torch.random.fork_rng(devices=[]):
         scorer = phrase_scorer(cache, corpus, cho, alignment)
         model = scorer.model()
         untrained = untrained_network(scorer)
-        n_boot, seed = params["n_boot"], params["seed"]
+        n_boot, seed = P.n_boot, P.seed
         # the artifact a lookup-only read may miss first, before the minute of purity work
-        abl = gating_ablation(
-            cache, corpus, scorer, untrained, params["ablation_updates"], n_boot, seed
-        )
+        abl = gating_ablation(cache, corpus, scorer, untrained, P.ablation_updates, n_boot, seed)
         second = second_initialisation(scorer)
         floor = learned_floor(corpus, scorer, model)
-        rng = np.random.default_rng(params["seed"])
-        points = labelled_points(corpus, scorer, model, untrained, params, rng, second)
-        measures = purity_measures(points, params, rng)
-        gates = claim_gru_2(gate_memory(corpus, model, params, rng, untrained), floor)
+        rng = np.random.default_rng(P.seed)
+        points = labelled_points(corpus, scorer, model, untrained, P, rng, second)
+        measures = purity_measures(points, P, rng)
+        gates = claim_gru_2(gate_memory(corpus, model, P, rng, untrained), floor)
     return Rebuild(
         alignment,
         scorer,
         floor,
-        purity_claims(measures, params, floor),
+        purity_claims(measures, P, floor),
         {col: m.purity() for col, m in measures.items()},
         gates,
         abl,
@@ -91,15 +90,15 @@ def rebuild(cache, corpus, cho: dict[str, Any], params: dict[str, Any], alignmen
     )
 
 
-def rebuilds(cache, corpus, cho: dict[str, Any], params: dict[str, Any]) -> list[Rebuild]:
+def rebuilds(cache, corpus, cho: dict[str, Any], P: Params) -> list[Rebuild]:
     """:func:`rebuild` of alignments 2, ..., the cho2014 chapter's ``alignment_replicates``
     (built when missing), then, with its ``cached_spread``, of the further alignments whose
     scorer and tanh network the cache holds (none computed): empty for a build of one alignment.
     """
     n = cho.get("alignment_replicates", 1)
-    out = [rebuild(cache, corpus, cho, params, r) for r in range(2, n + 1)]
+    out = [rebuild(cache, corpus, cho, P, r) for r in range(2, n + 1)]
     if cho.get("cached_spread", False):
-        out += further_cached(cache, lambda r: rebuild(cache, corpus, cho, params, r), n + 1)
+        out += further_cached(cache, lambda r: rebuild(cache, corpus, cho, P, r), n + 1)
     return out
 
 

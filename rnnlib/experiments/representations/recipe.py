@@ -4,26 +4,25 @@ parameters that change it (the chapter's "Differences from the paper").
 
 from __future__ import annotations
 
-from typing import Any
 
 import pandas as pd
 
 from ...book import papers
 from ...presets import preset
 from .labelled_points import LabelledPoints
-from .setting import PhraseScorer
+from .setting import Params, PhraseScorer
 
 
 def recipe_table(
-    scorer: PhraseScorer, points: LabelledPoints, params: dict[str, Any], abl_updates: int
+    scorer: PhraseScorer, points: LabelledPoints, P: Params, abl_updates: int
 ) -> pd.DataFrame:
     """Paper A's §4.4 and §2.3 set-up beside this run's (index: setting; columns ``Cho et al.
     2014``, ``this run`` and the chapter ``parameters`` that set it): the network, the maps'
     words and phrases, t-SNE, how regions and categories were chosen, what is measured and the
     gating ablation's training (``abl_updates``: the updates it ran)."""
-    p, mc = params, scorer.model_config
+    mc = scorer.model_config
     pm, tc = preset("paper-cho2014"), scorer.train_config
-    n_small = min(p["n_phrases_small"], len(points.phrases))
+    n_small = min(P.n_phrases_small, len(points.phrases))
     recipe = [
         ("network", f"RNN Encoder–Decoder, {pm.hidden} hidden units, Adadelta, about three days "
          "on the phrase table of WMT'14 English→French",
@@ -34,22 +33,22 @@ def recipe_table(
          f"the {len(points.words):,} most frequent source words", "n_words"),
         ("Fig. 5: phrases mapped",
          f"{papers.A_FIG5_PHRASES:,} random phrases of {papers.A_MAP_MIN_WORDS} or more words",
-         f"{len(points.phrases):,} random source phrases of {p['min_phrase_len']} or more words",
+         f"{len(points.phrases):,} random source phrases of {P.min_phrase_len} or more words",
          "n_phrases, min_phrase_len"),
         ("Fig. 7: phrases mapped", f"{papers.A_FIG7_PHRASES:,} of them",
          f"{n_small:,} of them, with their own t-SNE", "n_phrases_small"),
         ("t-SNE", "Barnes–Hut-SNE, settings not given",
-         f"scikit-learn's Barnes–Hut t-SNE, perplexity {p['perplexity']:g} (lower on maps of "
-         f"few points), {p['tsne_iterations']:,} iterations, PCA initialisation",
+         f"scikit-learn's Barnes–Hut t-SNE, perplexity {P.perplexity:g} (lower on maps of "
+         f"few points), {P.tsne_iterations:,} iterations, PCA initialisation",
          "perplexity, tsne_iterations, tsne_seed"),
         ("enlarged regions", "chosen by hand",
-         f"the densest group of {p['zoom_size']} points of a category", "word_regions, "
+         f"the densest group of {P.zoom_size} points of a category", "word_regions, "
          "phrase_regions, zoom_size"),
         ("categories", "read from the maps by eye",
          "rules over the corpus: English word lists, capital letters, place cues",
          "name_min_count, min_members"),
         ("what is measured", "nothing: the maps are read by eye",
-         f"{p['neighbours']}-nearest-neighbour class purity against chance, the untrained "
+         f"{P.neighbours}-nearest-neighbour class purity against chance, the untrained "
          "network and a bag of words; gate activity and memory; 95% bootstrap intervals",
          "neighbours, n_boot, gate_phrases, memory_lag"),
         ("§2.3: tanh units", "\"not able to get meaningful result\"; training not stated",

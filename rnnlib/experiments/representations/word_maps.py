@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .categories import WORD_CATEGORIES
-from .setting import TSNE_PARAMS, PhraseScorer
+from .setting import Params, PhraseScorer, TSNE_PARAMS
 from .tsne import enlarged_regions, map_figure, map_tsne, not_drawn, tsne_coords
 
 WORD_EXTRA = TSNE_PARAMS + ["word_regions", "zoom_size", "max_labels", "name_min_count"]
@@ -26,12 +26,12 @@ class WordMaps:
     seconds: float
 
 
-def word_maps(cache, corpus, scorer: PhraseScorer, points, params: dict[str, Any]) -> WordMaps:
+def word_maps(cache, corpus, scorer: PhraseScorer, points, P: Params) -> WordMaps:
     """A Fig. 4 (the map of the word embeddings ``e(x)`` with the first region of
     ``word_regions``) and Fig. 6 (with every region), on one cached t-SNE of ``points.emb``."""
     words, cats = points.words, points.word_cat
     tsne = map_tsne(
-        cache, points.emb, params["perplexity"], params["tsne_iterations"], params["tsne_seed"],
+        cache, points.emb, P.perplexity, P.tsne_iterations, P.tsne_seed,
         what="source word embeddings e(x)", model=scorer.artifact.key, n_words=len(words),
     )  # fmt: skip
     if tsne is None:
@@ -39,13 +39,11 @@ def word_maps(cache, corpus, scorer: PhraseScorer, points, params: dict[str, Any
         note = "The word maps are not drawn: too few source words."
         return WordMaps(*figs, [corpus, scorer.artifact], note, float("nan"))
     xy = tsne_coords(tsne)
-    boxes, note = enlarged_regions(
-        xy, cats, params["word_regions"], size=params["zoom_size"], unit="word"
-    )
+    boxes, note = enlarged_regions(xy, cats, P.word_regions, size=P.zoom_size, unit="word")
     order = [c for c in WORD_CATEGORIES if c in set(cats)]
     title = f"{len(words)} source words, e(x)"
     figs = [
-        map_figure(xy, words, cats, order, shown, max_labels=params["max_labels"], title=title)
+        map_figure(xy, words, cats, order, shown, max_labels=P.max_labels, title=title)
         for shown in (boxes[:1], boxes)
     ]
     note = note or "Each category of `word_regions` has words on the map."
