@@ -15,6 +15,7 @@ from rnnlib import stats
 from rnnlib import verdicts
 from rnnlib.cache import ArtifactCache
 from rnnlib.experiments.representations import (
+    floor,
     gates,
     gating_ablation,
     labelled_points,
@@ -71,21 +72,29 @@ def test_word_categories_table_counts_every_category_in_the_papers_order():
     assert table.index.name == "category" and list(table.columns) == ["words"]
     assert list(table.index) == list(labelled_points.WORD_CATEGORIES)
     assert table.loc["number", "words"] == 16 and table.loc["pronoun", "words"] == 0
-    numbers = dict((n.name, n.value) for n in labelled_points.category_numbers(points))
+    numbers = labelled_points.numbers(points)
     assert numbers["rep-n-words"] == 80 and numbers["rep-sem-labelled"] == 64
     assert numbers["rep-n-patterns"] == 2 and numbers["rep-n-names"] == 0
-    texts = {t.name: t.markdown for t in labelled_points.category_texts(points)}
+    texts = labelled_points.texts(points)
     assert texts["rep-names"].startswith("no word of the training text is a name")
-    assert "*in*" in texts["rep-place-cues"] and "*land*" in texts["rep-place-cues"]
+    cues = labelled_points.place_cues()["words"]
+    assert "*in*" in cues.iloc[0] and "*land*" in cues.iloc[1]
+    points.names = {f"Name{i}": ("person", "place")[i % 2] for i in range(12)}
+    texts = labelled_points.texts(points)
+    assert texts["rep-names"] == "12 words of the training text are names"
+    examples = texts["rep-name-examples"]
+    assert examples.startswith("for example *Name0* (person), *Name1* (place)")
+    assert len(examples) <= labelled_points.EXAMPLES_WIDTH < len(examples) + 20
 
 
 def test_corpus_description_names_the_users_files_and_lowercasing():
     cfg = SimpleNamespace(
         corpus="files", corpus_dir="/data/mine", src_lang="de", tgt_lang="en", lowercase=True
     )
-    text = network.corpus_description(cfg)
-    assert text.startswith("your own files in `/data/mine`, de → en")
-    assert text.endswith("lowercased (so no word is written as a name)")
+    assert network.corpus_description(cfg) == "your own files in `/data/mine`, de → en"
+    assert network.corpus_case(cfg) == "lowercased (so no word is written as a name)"
+    cased = SimpleNamespace(**{**vars(cfg), "lowercase": False})
+    assert network.corpus_case(cased) == "cased as written"
 
 
 def _measures(points: labelled_points.LabelledPoints, rng) -> dict[str, purity.Purity]:
@@ -122,14 +131,12 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
         "words: category, trained network − bag of words",
         "words: category, trained network − chance",
     ]
-    trained = round(word.purity()[T], 3)
-    text = first.result(verdict, bow)
-    assert f"share its category {trained} of the time" in text
-    assert "On its control the same rule says **" in text and "The second verdict" in text
-    numbers = {n.name: n for n in purity_claims.purity_numbers(measures, PARAMS)}
-    assert numbers["rep-word-trained"].value == word.purity()[T]
-    assert numbers["rep-word-trained"].digits == 3 and numbers["rep-n-boot"].value == 200
-    assert numbers["rep-word-alone"].value == 0
+    assert bow.verdict in verdicts.VERDICTS and first.measured
+    assert first.left_out == "*pronoun* (0), *preposition* (0), *determiner* (0)"
+    assert floor.control_words(verdict).startswith(f"**{verdict.control}** (")
+    numbers = purity_claims.numbers(measures, PARAMS)
+    assert numbers["rep-word-trained"] == (word.purity()[T], 3)
+    assert numbers["rep-n-boot"] == 200 and numbers["rep-word-alone"] == 0
 
 
 def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_what_was_left_out():
@@ -141,7 +148,8 @@ def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_wh
     verdict = verdicts.evaluate(sem.check)
     assert verdict.verdict == verdicts.UNMEASURABLE
     assert "left out for fewer than 2 points: place (1)" in verdict.reason
-    assert sem.result(verdict, verdict).startswith("Not measured on this corpus")
+    assert not sem.measured and sem.left_out == "*place* (1), *person* (0), *number* (0)"
+    assert floor.control_words(verdict).startswith("nothing")  # no control: nothing judged
     assert purity_claims.purity_table(measures)["phrases: semantic class"].isna().all()
 
 
@@ -165,6 +173,7 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     maps = word_maps.word_maps(cache, corpus, scorer, few, PARAMS)
     assert maps.artifacts == [corpus, scorer.artifact] and np.isnan(maps.seconds)
     assert "Not drawn: 4 source words" in maps.fig4.axes[0].texts[0].get_text()
+    assert maps.missing is None and maps.regions().startswith("all, as the map is not drawn")
     points = _points(n=60)
     maps = word_maps.word_maps(cache, corpus, scorer, points, PARAMS)
     assert len(maps.artifacts) == 3 and maps.artifacts[2].kind == "representations/tsne"
@@ -173,7 +182,7 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     assert len([a for a in maps.fig6.axes if a.get_visible()]) == 4  # Fig. 6: three
     legend = [t.get_text() for t in maps.fig4.axes[0].get_legend().get_texts()]
     assert legend == ["number", "time", "person", "place", "unlabelled"]  # the category as hue
-    assert maps.note == "Each category of `word_regions` has words on the map."
+    assert maps.missing == [] and maps.regions() == "none"
     fig5 = phrase_maps.phrase_map(cache, corpus, scorer, points, PARAMS, figure=5)
     small = phrase_maps.phrase_subset(points, 30, np.random.default_rng(0))
     fig7 = phrase_maps.phrase_map(cache, corpus, scorer, points, PARAMS, figure=7, subset=small)
@@ -181,8 +190,10 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     assert fig5.artifacts[2].key != fig7.artifacts[2].key
     titles = [a.get_title() for a in fig5.figure.axes if a.get_visible()]
     assert any("pattern PREP DET" in t or "pattern WORD WORD" in t for t in titles)
-    assert phrase_maps.phrase_regions_note(fig5, fig7) == (
-        "Each class of `phrase_regions` has phrases on both maps."
+    assert phrase_maps.regions(fig5, fig7) == "none"
+    fig5.missing, fig7.missing = ["person"], None
+    assert phrase_maps.regions(fig5, fig7) == (
+        "Fig. 5: *person*; Fig. 7: all, as it is not drawn (too few phrases)"
     )
 
 
@@ -235,12 +246,12 @@ def test_enlarged_regions_name_the_categories_with_no_point():
     rng = np.random.default_rng(0)
     xy = rng.normal(size=(50, 2))
     cats = ["time"] * 25 + [None] * 25
-    boxes, note = tsne.enlarged_regions(xy, cats, "time, place", size=10, unit="word")
+    boxes, missing = tsne.enlarged_regions(xy, cats, "time, place", size=10)
     assert [name for name, _ in boxes] == ["time"]
-    assert note == "No enlarged region for *place*: no word on the map has that category."
+    assert missing == ["place"]
     pats = ["A B"] * 30 + ["C D"] * 20
-    boxes, note = tsne.enlarged_regions(xy, cats, "pattern", pats, size=10)
-    assert [name for name, _ in boxes] == ["pattern A B"] and note == ""
+    boxes, missing = tsne.enlarged_regions(xy, cats, "pattern", pats, size=10)
+    assert [name for name, _ in boxes] == ["pattern A B"] and missing == []
 
 
 def _gates(memory, reset, update, control=None) -> gates.GateMemory:
@@ -275,10 +286,9 @@ def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without
     assert verdicts.evaluate(wrong.check).verdict == verdicts.FAILS
     flat = gates.claim_gru_2(_gates(np.ones(64), memory, memory))
     assert flat.check.rule == "not_measurable"
-    numbers = {n.name: n for n in gates.gate_numbers(memory_gates)}
+    numbers = gates.numbers(memory_gates)
     assert (
-        numbers["rep-rho-reset"].value == memory_gates.rho["reset"]
-        and numbers["rep-gate-min"].value == 3
+        numbers["rep-rho-reset"] == (memory_gates.rho["reset"], 2) and numbers["rep-gate-min"] == 3
     )
     fig = gates.gates_figure(memory_gates)
     assert len(fig.axes) == 2 and "Spearman" in fig.axes[0].get_title()
@@ -316,9 +326,9 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     assert abl.artifacts == [corpus, base.artifact, abl.tanh.artifact, abl.gru.artifact]
     np.testing.assert_allclose(abl.gap, abl.nll_tanh - abl.nll_gru)
     assert abl.interval == stats.bootstrap_mean(abl.gap, 200, 1)
-    numbers = {n.name: n.value for n in gating_ablation.ablation_numbers(abl)}
+    numbers = gating_ablation.numbers(abl)
     assert numbers["rep-abl-updates"] == 3
-    assert numbers["rep-abl-share-worse"] == 100 * float(np.mean(abl.gap > 0))
+    assert numbers["rep-abl-share-worse"] == (100 * float(np.mean(abl.gap > 0)), 1)
     assert numbers["rep-abl-gru-threads"] == numbers["rep-abl-tanh-threads"] == 1  # (one_thread)
     found = gating_ablation.claim_gru_1(abl, 200, 1)
     assert (found.claim, found.glue) == ("C-A-GRU-1", "rep-verdict-ablation")

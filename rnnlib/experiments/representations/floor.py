@@ -1,6 +1,6 @@
 """The floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its dev
-NLL per held-out pair against that of the unigram model of its training targets, and how a claim's
-verdict and its control's are recorded and glued.
+NLL per held-out pair against that of the unigram model of its training targets; and what a
+claim's control says, in words for the chapter's prose.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ...book import claims
 from ... import verdicts
 from ...ragged import Ragged
 from ...smt import rnn_scorer
-from .setting import Number, PhraseScorer
+from .setting import PhraseScorer
 
 #: the floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its
 #: mean dev NLL per held-out pair must lie at least this many nats below the unigram model's
@@ -68,27 +67,18 @@ def learned_floor(corpus, scorer: PhraseScorer, model: torch.nn.Module) -> Learn
     return LearnedFloor(network, unigram)
 
 
-def floor_numbers(floor: LearnedFloor) -> list[Number]:
+def numbers(floor: LearnedFloor) -> dict:
     """The scorer's and the unigram model's dev NLL per held-out pair and the floor."""
-    return [
-        Number("rep-floor-network-nll", floor.network_nll, 2),
-        Number("rep-floor-unigram-nll", floor.unigram_nll, 2),
-        Number("rep-floor", LEARNED_FLOOR, 1),
-    ]
+    return {
+        "rep-floor-network-nll": (floor.network_nll, 2),
+        "rep-floor-unigram-nll": (floor.unigram_nll, 2),
+        "rep-floor": (LEARNED_FLOOR, 1),
+    }
 
 
-def control_sentence(verdict: verdicts.Verdict) -> str:
-    """The control's verdict in words (``""`` for a check without one)."""
+def control_words(verdict: verdicts.Verdict) -> str:
+    """What the control of a recorded ``verdict`` says, for "On its control the same rule says
+    ...": its verdict word with the reason, or that nothing was judged."""
     if verdict.control is None:
-        return ""
-    return f"On its control the same rule says **{verdict.control}** ({verdict.control_reason})."
-
-
-def record_with_control(ch, found: claims.ClaimCheck, control_glue: str) -> verdicts.Verdict:
-    """Record ``found`` (:func:`rnnlib.book.claims.record_all`) and glue its control's verdict
-    in words as ``control_glue`` (:func:`control_sentence`)."""
-    verdict = claims.record(ch, found.claim, found.check)
-    if found.glue:
-        ch.text(found.glue, found.before + claims.markdown(verdict))
-    ch.text(control_glue, control_sentence(verdict) or "It has no control: nothing was judged.")
-    return verdict
+        return "nothing: the claim has no control, since nothing was judged"
+    return f"**{verdict.control}** ({verdict.control_reason})"

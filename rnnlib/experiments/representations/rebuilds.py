@@ -28,14 +28,14 @@ import pandas as pd
 import torch
 
 from ...book import claims
-from ..spread import across, further_cached, origin_text, with_mean_sd
+from ..spread import across, further_cached, with_mean_sd
 from .floor import LearnedFloor, learned_floor
 from .gates import gate_memory, claim_gru_2
 from .gating_ablation import Ablation, claim_gru_1, gating_ablation
 from .labelled_points import labelled_points
 from .network import second_initialisation, untrained_network
 from .purity_claims import PURITY_CLAIMS, PurityClaim, purity_claims, purity_measures
-from .setting import Number, Params, PhraseScorer, phrase_scorer
+from .setting import Params, PhraseScorer, phrase_scorer
 
 
 @dataclass
@@ -159,31 +159,24 @@ SPREAD_NAMES = {
 }
 
 
-def rebuilds_numbers(table: pd.DataFrame) -> list[Number]:
+def numbers(table: pd.DataFrame) -> dict:
     """The alignments measured and, with several, the standard deviation over them of the
     trained purities and of the ablation's gap, as ``-spread``/``-spread-n`` siblings."""
     n = len(table.index.difference(["mean", "sd"]))
-    out = [Number("rep-rebuilds-n", n)]
+    out = {"rep-rebuilds-n": n}
     if n < 2:
         return out
     for col, name in SPREAD_NAMES.items():
-        out += [Number(f"{name}-spread", table.loc["sd", col], 3), Number(f"{name}-spread-n", n)]
+        out |= {f"{name}-spread": (table.loc["sd", col], 3), f"{name}-spread-n": n}
     return out
 
 
-def rebuilds_text(reps: Sequence[Rebuild], cho: dict[str, Any]) -> str:
-    """Where the alignments come from and what the verdicts read (Markdown)."""
+def origin(reps: Sequence[Rebuild], cho: dict[str, Any]) -> str:
+    """Which alignments this build measured and where they come from, in words for the prose."""
     built = cho.get("alignment_replicates", 1)
     total = 1 + len(reps)
     if total < 2:
-        return (
-            "This build has one alignment, so the spread is not measured here: `rnnlib build "
-            "--profile spread` builds the cho2014 chapter on three, this chapter then measures "
-            "every claim on each, and a `cpu` build on the same cache reads them "
-            "(`cached_spread`)."
-        )
-    return (
-        f"{origin_text(built, total - built, 'alignment')}. Every claim "
-        "above is judged on each alignment with its own floor and control: it holds (or does not) "
-        "only when it does on every one, and a verdict an alignment flips is inside the noise."
-    )
+        return "one alignment, so the spread is not measured here"
+    read = total - built
+    where = f", {read} read from the cache" if read else ""
+    return f"{total} alignments: {built} built by this build{where}"

@@ -57,3 +57,9 @@ def recipe_table(
     ]  # fmt: skip
     columns = ["setting", "Cho et al. 2014", "this run", "parameters"]
     return pd.DataFrame(recipe, columns=columns).set_index("setting")
+
+
+def paper_numbers() -> dict:
+    """Paper A's shortlist of source words and its hidden units, for the departures."""
+    paper = preset("paper-cho2014")
+    return {"rep-paper-vocab": paper.src_vocab, "rep-paper-hidden": paper.hidden}

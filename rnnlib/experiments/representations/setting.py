@@ -1,17 +1,15 @@
 """The representations chapter's setting: its parameters as one typed object (:class:`Params`,
 the chapter's parameters cell field by field) and what the chapter reads of the ``cho2014``
-chapter (its phrase scorer and the glue types), imported here once for the whole package.
+chapter (its phrase scorer), imported here once for the whole package.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 # moved by the cho2014 package: fixed at merge
 from ..cho2014 import (  # noqa: F401  (re-exported for the package's modules)
     SCORER_PARAMS,
-    Number,
     PhraseScorer,
     phrase_scorer,
     scorer_variant,
@@ -51,12 +49,3 @@ class Params:
 
 #: the parameters of every t-SNE map (the figures' cite blocks)
 TSNE_PARAMS = ["perplexity", "tsne_iterations", "tsne_seed"]
-
-
-class Text(NamedTuple):
-    """One text for the chapter's prose, in the order of
-    :meth:`rnnlib.book.chapter.Chapter.text`'s arguments (``ch.text(*text)``)."""
-
-    name: str
-    markdown: str
-    artifacts: list | None = None

@@ -168,12 +168,11 @@ def enlarged_regions(
     wanted: str,
     patterns: Sequence[str] | None = None,
     size: int = 30,
-    unit: str = "point",
-) -> tuple[list[tuple[str, tuple]], str]:
+) -> tuple[list[tuple[str, tuple]], list[str]]:
     """The regions ``wanted`` asks for (category names, comma-separated; ``"pattern"``: the
     commonest of ``patterns``) as ``(name, box)`` pairs, each the :func:`dense_region` of
-    ``size`` points of that category on the map ``coords (N, 2)``, and a sentence naming the
-    categories no ``unit`` of the map belongs to (``""`` when every one has points)."""
+    ``size`` points of that category on the map ``coords (N, 2)``, and the categories asked for
+    that no point of the map belongs to (no region is drawn for them)."""
     out, missing = [], []
     for name in [w.strip() for w in wanted.split(",") if w.strip()]:
         if name == "pattern" and patterns is not None and len(patterns):
@@ -186,11 +185,7 @@ def enlarged_regions(
             out.append((name, dense_region(coords, members, size=size)))
         else:
             missing.append(name)
-    note = ""
-    if missing:
-        named = ", ".join(f"*{m}*" for m in missing)
-        note = f"No enlarged region for {named}: no {unit} on the map has that category."
-    return out, note
+    return out, missing
 
 
 # -- the figure -----------------------------------------------------------------------------------

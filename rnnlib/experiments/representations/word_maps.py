@@ -16,14 +16,21 @@ WORD_EXTRA = TSNE_PARAMS + ["word_regions", "zoom_size", "max_labels", "name_min
 
 @dataclass
 class WordMaps:
-    """A Figs. 4 and 6 (:func:`word_maps`): the figures, what they are drawn from, a sentence on
-    the regions (or why no map is drawn) and the seconds the t-SNE took (NaN: not drawn)."""
+    """A Figs. 4 and 6 (:func:`word_maps`): the figures, what they are drawn from, the categories
+    of ``word_regions`` with no word on the map (``None``: no map drawn) and the seconds the
+    t-SNE took (NaN: not drawn)."""
 
     fig4: Any
     fig6: Any
     artifacts: list
-    note: str
+    missing: list[str] | None
     seconds: float
+
+    def regions(self) -> str:
+        """The categories without an enlarged region, in words for the chapter's prose."""
+        if self.missing is None:
+            return "all, as the map is not drawn (too few source words)"
+        return ", ".join(f"*{m}*" for m in self.missing) or "none"
 
 
 def word_maps(cache, corpus, scorer: PhraseScorer, points, P: Params) -> WordMaps:
@@ -36,15 +43,13 @@ def word_maps(cache, corpus, scorer: PhraseScorer, points, P: Params) -> WordMap
     )  # fmt: skip
     if tsne is None:
         figs = [not_drawn("source words", len(words)) for _ in range(2)]
-        note = "The word maps are not drawn: too few source words."
-        return WordMaps(*figs, [corpus, scorer.artifact], note, float("nan"))
+        return WordMaps(*figs, [corpus, scorer.artifact], None, float("nan"))
     xy = tsne_coords(tsne)
-    boxes, note = enlarged_regions(xy, cats, P.word_regions, size=P.zoom_size, unit="word")
+    boxes, missing = enlarged_regions(xy, cats, P.word_regions, size=P.zoom_size)
     order = [c for c in WORD_CATEGORIES if c in set(cats)]
     title = f"{len(words)} source words, e(x)"
     figs = [
         map_figure(xy, words, cats, order, shown, max_labels=P.max_labels, title=title)
         for shown in (boxes[:1], boxes)
     ]
-    note = note or "Each category of `word_regions` has words on the map."
-    return WordMaps(*figs, [corpus, scorer.artifact, tsne], note, tsne.extra["seconds"])
+    return WordMaps(*figs, [corpus, scorer.artifact, tsne], missing, tsne.extra["seconds"])
