@@ -64,7 +64,7 @@ def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     mine = [e for e in scorers["representations"] if e["key"] == key]
     assert mine and all(e["hit"] for e in mine)  # read, not trained a second time
     # the only other scorers it makes are the §2.3 ablation's: tanh units, and the GRU stopped at
-    # the same count; and the same three for each further alignment it read (issue 28: none in a
+    # the same count; and the same three for each further alignment it read (none in a
     # build from an empty cache)
     further = int(values["rep-rebuilds-n"]) - 1
     assert len({e["key"] for e in scorers["representations"]} - {key}) == 2 + 3 * further

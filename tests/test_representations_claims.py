@@ -1,4 +1,4 @@
-"""The representations chapter's claims (issue 23): the leak of the defining word, the controls,
+"""The representations chapter's claims: the leak of the defining word, the controls,
 the floor, and NaN never counted as evidence. Each rule on evidence where the claim holds, where
 it fails, and on its control (whose verdict must not be "holds")."""
 
@@ -163,7 +163,7 @@ def test_unigram_nll_is_the_add_one_unigram_of_the_training_targets_with_eos():
 
     vocab = Vocab(["a", "b"])
     train = [((), ("a",)), ((), ("a", "b"))]
-    got = floor.unigram_nll(train, [((), ("b",))], vocab)
+    got = floor.held_out_unigram_nll(train, [((), ("b",))], vocab)
     counts = np.ones(len(vocab))
     counts[vocab.encode(["a"])[0]] += 2
     counts[vocab.encode(["b"])[0]] += 1

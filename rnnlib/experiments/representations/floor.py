@@ -17,15 +17,15 @@ from .setting import PhraseScorer
 
 #: the floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its
 #: mean dev NLL per held-out pair must lie at least this many nats below the unigram model's
-#: (:func:`unigram_nll`). A network that does no better than the targets' word frequencies has
-#: learned nothing of the source or of the phrases' structure, and what its representations or
-#: its gates show is not what training made of them.
+#: (:func:`held_out_unigram_nll`). A network that does no better than the targets' word
+#: frequencies has learned nothing of the source or of the phrases' structure, and what its
+#: representations or its gates show is not what training made of them.
 LEARNED_FLOOR = 0.0
 #: the floor's unit, as the ledger shows it
 FLOOR_UNIT = "nats per held-out pair under the unigram model's dev NLL"
 
 
-def unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
+def held_out_unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
     """``(len(held),) float64``: each held-out pair's target NLL (nats, ``EOS`` included, as
     :func:`rnnlib.smt.rnn_scorer.score_pairs` scores it) under the unigram model of the training
     pairs' targets (:func:`rnnlib.smt.rnn_scorer.unigram_logp`: the shortlist's ids, one ``EOS``
@@ -58,12 +58,12 @@ class LearnedFloor:
 
 def learned_floor(corpus, scorer: PhraseScorer, model: torch.nn.Module) -> LearnedFloor:
     """The scorer's mean dev NLL on its held-out pairs and that of the unigram model of its
-    training targets (:func:`~rnnlib.experiments.representations.floor.unigram_nll`)."""
+    training targets (:func:`held_out_unigram_nll`)."""
     from ...smt.rnn_scorer import encode_pairs, score_pairs
 
     held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab)
     network = float(-score_pairs(model, held).mean())
-    unigram = float(unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab).mean())
+    unigram = float(held_out_unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab).mean())
     return LearnedFloor(network, unigram)
 
 

@@ -1,5 +1,5 @@
-"""The representations chapter measured again on every word alignment of the cho2014 chapter
-(issue 28: the rebuild spread of the purity gaps, the gates and the gating ablation).
+"""The representations chapter measured again on every word alignment of the cho2014 chapter:
+the rebuild spread of the purity gaps, the gates and the gating ablation.
 
 eflomal's sampler takes no seed, so a rebuild from an empty cache aligns differently, builds
 another phrase table and trains the phrase scorer on other pairs. The cho2014 chapter builds
@@ -7,14 +7,9 @@ its rows on several alignments when ``alignment_replicates`` asks, or reads thos
 build left in the cache (``cached_spread``); each has its own scorer. Here every measure of the
 chapter that a claim reads is taken again on the scorer of alignments 2, 3, ... exactly as on
 the first (the same parameters and random seeds), and each claim is judged on every alignment
-(:func:`rnnlib.verdicts.across_rebuilds`): a verdict that an alignment flips is inside the
-noise.
-
-* :func:`rebuilds` -- alignments 2, 3, ...: their scorer, floor, purity claims, gates check and
-  gating ablation;
-* :func:`purity_across`, :func:`check_across` -- a claim's check on the first alignment, judged
-  on every alignment (:func:`rnnlib.experiments.spread.across`);
-* :func:`rebuilds_table`, :func:`rebuilds_numbers`, :func:`rebuilds_text` -- the spread shown.
+(:func:`rnnlib.verdicts.across_rebuilds`, through :func:`rnnlib.experiments.spread.across`): a
+verdict that an alignment flips is inside the noise. :func:`rebuilds_table` and
+:func:`numbers` show the spread.
 """
 
 from __future__ import annotations
