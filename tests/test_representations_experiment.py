@@ -272,7 +272,7 @@ def _no_relation(seed=5, n=64) -> gates.GateMemory:
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # the flat memory
-def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
+def test_claim_gru_2_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
     rng = np.random.default_rng(0)
     memory = rng.random(64)
     memory_gates = _gates(

@@ -15,8 +15,6 @@ Deviations
   words gives a second verdict beside the claim's. Every claim carries a control (the untrained
   network in the trained one's place, or its gates) and the floor (the scorer beats the unigram
   model of its targets).
-- "Active" gates and a unit's memory are ours.
-- A §2.3 says only that plain tanh units gave no meaningful results, not how long they were
-  trained: both networks train for ``ablation_updates`` updates (the scorer's by default) and
-  only the measurable half of the claim is tested, a higher dev NLL per held-out pair.
+- "Active" gates and a unit's memory are ours (:mod:`.probes`).
+- The gating ablation's deviations are :mod:`.gating_ablation`'s.
 """
