@@ -306,9 +306,9 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
         assert values[f"rep-result-{key}"] == "not measured"
         assert values[f"rep-control-{key}"].startswith("nothing")  # nothing judged, no control
     # the one number word is too few to measure, and the words' paragraph names it
-    left = values["rep-left-words"]
-    assert "*number* (1)" in left and "*place* (0)" in left, left
-    assert "number (1)" in values["rep-verdict-words"]  # the reason names it too
+    assert "*number* (1)" in values["rep-left-words"], values["rep-left-words"]
+    verdict = values["rep-verdict-words"]  # its reason names every class left out
+    assert "number (1)" in verdict and "place (0)" in verdict, verdict
     assert "no point has a category" in verdicts.evaluate(recorded["C-A-F4-1"].check).reason
     # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of
     # its own: measured, in the table, and the verdict the prose shows

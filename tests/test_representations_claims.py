@@ -135,6 +135,19 @@ def test_each_clustering_claim_is_one_function_with_its_id_and_glue_name():
     assert [c.check for c in together] == [c.check for c in found]
 
 
+def test_the_classes_left_out_are_listed_within_80_characters_and_the_check_names_all():
+    lone = ["a", "b", "c", "d", "e", "f", "g", "h"]  # one point each: all left out
+    labels = ["time"] * 30 + ["place"] * 30 + lone
+    rng = np.random.default_rng(0)
+    names = ("trained network", "untrained network", purity_claims.SECOND, "bag of words")
+    reps = {name: rng.normal(size=(len(labels), 8)) for name in (*names, "random vectors")}
+    m = purity.purity_measure(labels, reps, k=5, min_members=2, expected=("person",))
+    found = purity_claims.purity_claims({c: m for c in purity_claims.PURITY_CLAIMS}, PARAMS)[0]
+    assert found.measured and found.left_out.startswith("*person* (0), *a* (1), *b* (1)")
+    assert len(found.left_out) <= purity_claims.LEFT_WIDTH and found.left_out.endswith(" more")
+    assert all(f"{c} (1)" in found.check.note for c in lone) and "person (0)" in found.check.note
+
+
 def test_the_control_holding_makes_the_claim_not_measurable():
     """If the untrained network beat chance and its second draw, the rule could not tell
     training from a lucky initialisation: the engine says not measurable."""

@@ -197,14 +197,29 @@ def _diff(m: Purity, a: str, b: str, P: Params, col: str):
     return (f"{col}, {short.get(a, a)} − {short.get(b, b)}", *diff)
 
 
+#: the longest list of left-out classes the prose shows (characters; the verdict names all)
+LEFT_WIDTH = 80
+
+
 def _left_out(col: str, m: Purity, P: Params) -> tuple[str, str]:
-    """What ``col`` left out for too few points: the classes with their counts for the prose and
-    the check's note (both ``""`` when nothing was)."""
+    """What ``col`` left out for too few points: the classes with their counts for the prose (as
+    many as fit in :data:`LEFT_WIDTH` characters, then how many more) and for the check's note
+    (every one); both ``""`` when nothing was."""
     fewest = min_members(col, P)
-    left = ", ".join(f"*{c}* ({n})" for c, n in m.left_out.items())
-    if not left:
+    items = [f"*{c}* ({n})" for c, n in m.left_out.items()]
+    if not items:
         return "", ""
-    return left, f"left out for fewer than {fewest} points: {left.replace('*', '')}"
+    note = f"left out for fewer than {fewest} points: {', '.join(items).replace('*', '')}"
+    shown = len(items)
+    while shown > 1 and len(_listed(items, shown)) > LEFT_WIDTH:
+        shown -= 1
+    return _listed(items, shown), note
+
+
+def _listed(items: list[str], shown: int) -> str:
+    """The first ``shown`` of ``items``, and how many more there are."""
+    more = len(items) - shown
+    return ", ".join(items[:shown]) + (f" and {more} more" if more else "")
 
 
 def _unmeasured(col: str, m: Purity, P: Params) -> verdicts.Check | None:
