@@ -86,7 +86,7 @@ def bootstrap_mean(
     """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
     at ``level`` (``n_boot`` resamples of the ``L`` values with replacement, seeded). For a
     purity difference the values are per-point differences of
-    :func:`rnnlib.experiments.neighbour_purity.knn_same` (or ``chance_same``) over the same
+    :func:`rnnlib.experiments.representations.purity.knn_same` (or ``chance_same``) over the same
     labelled points: the points are resampled, their neighbour lists stay as computed."""
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or len(values) == 0:

@@ -89,6 +89,25 @@ def test_representations_reads_the_phrase_scorer_with_the_cho2014_chapters_param
     assert not (set(SCORER_PARAMS) - {"seed"} | {"optimizer", "lr"}) & own
 
 
+def test_the_representations_setting_is_the_chapters_parameters_cell(monkeypatch):
+    """Params has exactly the cell's fields with its defaults, and each profile's resolved
+    parameters give a typed object whose fields are those values."""
+    import dataclasses
+
+    from rnnlib.book.params import typed
+    from rnnlib.experiments.representations.setting import Params
+
+    monkeypatch.delenv(OVERRIDES_ENV, raising=False)
+    specs = chapter_specs(ROOT / "chapters" / "representations.md")
+    defaults = {name: spec.default for name, spec in specs.items()}
+    assert dataclasses.asdict(Params()) == defaults and list(defaults) == [
+        f.name for f in dataclasses.fields(Params)
+    ]
+    for profile in ("smoke", "cpu", "paper"):
+        resolved = resolve_all(ROOT, profile, [], only=["representations"])[1]["representations"]
+        assert dataclasses.asdict(typed(Params, resolved, "representations")) == resolved
+
+
 def test_command_line_overrides_of_cho2014_reach_the_chapter_that_reads_its_scorer(monkeypatch):
     monkeypatch.delenv(OVERRIDES_ENV, raising=False)
     overrides = ["cho2014.rnn_updates=7", "representations.seed=9", "threads=1"]

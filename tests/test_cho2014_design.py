@@ -60,7 +60,7 @@ def _scorer():
 
 
 def test_unigram_nll_counts_every_target_word_and_end_add_one():
-    from rnnlib.experiments import gating_ablation
+    from rnnlib.experiments.representations import floor
     from rnnlib.specials import EOS
 
     scorer, corpus = _scorer()
@@ -75,9 +75,8 @@ def test_unigram_nll_counts_every_target_word_and_end_add_one():
     ids = [corpus.tgt_vocab.stoi[w] for w in ("w4", "w5", "w0")]
     assert nll[1] == pytest.approx(-(np.log(p[ids]).sum() + np.log(p[EOS])))
     # the gating ablation's floor is the same model
-    assert gating_ablation.unigram_nll(
-        scorer.train_pairs, scorer.held, corpus.tgt_vocab
-    ) == pytest.approx(nll)
+    held_out = floor.held_out_unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab)
+    assert held_out == pytest.approx(nll)
 
 
 def test_table_nll_reads_the_tables_p_t_given_s_of_each_held_out_pair():

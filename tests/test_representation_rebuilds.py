@@ -1,4 +1,5 @@
-"""The representations chapter's claims judged on every word alignment (issue 28)."""
+"""The representations chapter's claims judged on every word alignment (the rebuild spread of
+the purity gaps, the gates and the gating ablation)."""
 
 from types import SimpleNamespace as NS
 
@@ -7,8 +8,9 @@ import pytest
 
 from rnnlib.book import claims
 from rnnlib import verdicts
-from rnnlib.experiments import representation_rebuilds as rr
-from rnnlib.experiments.representations import LearnedFloor, PurityClaim
+from rnnlib.experiments.representations import rebuilds as rr
+from rnnlib.experiments.representations.floor import LearnedFloor
+from rnnlib.experiments.representations.purity_claims import PurityClaim
 
 
 def _check(diff: float) -> verdicts.Check:
@@ -18,7 +20,7 @@ def _check(diff: float) -> verdicts.Check:
 
 
 def _claim(diff: float) -> PurityClaim:
-    return PurityClaim("C-A-F4-1", "word", _check(diff), _check(-diff), "measured", "")
+    return PurityClaim("C-A-F4-1", "word", _check(diff), _check(-diff), True, "")
 
 
 def _values(trained: float) -> dict:
@@ -71,19 +73,18 @@ def test_the_table_gives_each_alignment_and_the_spread_compare_reads():
     assert table.loc["2", "word: trained − bag of words"] == pytest.approx(0.2)
     assert table.loc["sd", "tanh − GRU, dev NLL per pair"] == pytest.approx(1.0)
     assert table.loc["3", "scorer dev NLL per pair"] == pytest.approx(23.0)
-    got = {n.name: n.value for n in rr.rebuilds_numbers(table)}
+    got = rr.numbers(table)
     assert got["rep-rebuilds-n"] == 3
-    assert got["rep-word-trained-spread"] == pytest.approx(0.1)
-    assert got["rep-abl-gap-spread"] == pytest.approx(1.0) and got["rep-abl-gap-spread-n"] == 3
+    assert got["rep-word-trained-spread"] == (pytest.approx(0.1), 3)
+    assert got["rep-abl-gap-spread"] == (pytest.approx(1.0), 3) and got["rep-abl-gap-spread-n"] == 3
     alone = rr.rebuilds_table(_values(0.6), abl, LearnedFloor(21.0, 30.0), [])
     assert list(alone.index) == ["1"] and not np.isnan(alone.values).any()
-    assert [n.name for n in rr.rebuilds_numbers(alone)] == ["rep-rebuilds-n"]
+    assert list(rr.numbers(alone)) == ["rep-rebuilds-n"]
 
 
 def test_the_text_says_where_the_alignments_came_from():
-    assert "one alignment" in rr.rebuilds_text([], {"alignment_replicates": 1})
+    assert "one alignment" in rr.origin([], {"alignment_replicates": 1})
     reps = [_rebuild(2, 0.3, 0.7, 2.0), _rebuild(3, 0.3, 0.8, 3.0)]
-    read = rr.rebuilds_text(reps, {"alignment_replicates": 1, "cached_spread": True})
-    assert read.startswith("3 alignments: 1 built by this build and 2 read from the cache")
-    built = rr.rebuilds_text(reps, {"alignment_replicates": 3})
-    assert built.startswith("3 alignments, built by this build")
+    read = rr.origin(reps, {"alignment_replicates": 1, "cached_spread": True})
+    assert read == "3 alignments: 1 built by this build, 2 read from the cache"
+    assert rr.origin(reps, {"alignment_replicates": 3}) == "3 alignments: 3 built by this build"

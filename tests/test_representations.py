@@ -8,10 +8,8 @@ import pytest
 import torch
 
 from rnnlib import stats
-from rnnlib.experiments import category_rules as cats
-from rnnlib.experiments import encoder_probes as probes
-from rnnlib.experiments import gating_ablation, tsne_maps
-from rnnlib.experiments import neighbour_purity as purity
+from rnnlib.experiments.representations import categories as cats
+from rnnlib.experiments.representations import gating_ablation, probes, purity, tsne
 from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import build_model, preset
@@ -77,22 +75,22 @@ def test_tsne_is_computed_once_and_a_new_region_only_redraws(tmp_path):
     cache = ArtifactCache(root=tmp_path / "cache")
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(40, 8)), rng.normal(size=(40, 8)) + 6])
-    art = tsne_maps.tsne_artifact(
+    art = tsne.tsne_artifact(
         cache, "test/tsne", X, perplexity=10, iterations=250, seed=0, config={"what": "toy"}
     )
     assert not art.from_cache
-    coords = tsne_maps.tsne_coords(art)
+    coords = tsne.tsne_coords(art)
     assert coords.shape == (80, 2)
     members = np.arange(80) >= 40
     boxes = []
     for size in (10, 20):  # a plotting parameter changes: the same artifact, another box
-        again = tsne_maps.tsne_artifact(
+        again = tsne.tsne_artifact(
             cache, "test/tsne", X, perplexity=10, iterations=250, seed=0, config={"what": "toy"}
         )
         assert again.from_cache and again.key == art.key
-        np.testing.assert_array_equal(tsne_maps.tsne_coords(again), coords)
-        boxes.append(tsne_maps.dense_region(tsne_maps.tsne_coords(again), members, size=size))
-        fig = tsne_maps.map_figure(
+        np.testing.assert_array_equal(tsne.tsne_coords(again), coords)
+        boxes.append(tsne.dense_region(tsne.tsne_coords(again), members, size=size))
+        fig = tsne.map_figure(
             coords,
             [str(i) for i in range(80)],
             ["b" if m else "a" for m in members],
@@ -106,7 +104,7 @@ def test_tsne_is_computed_once_and_a_new_region_only_redraws(tmp_path):
         (coords[:, 0] >= x0) & (coords[:, 0] <= x1) & (coords[:, 1] >= y0) & (coords[:, 1] <= y1)
     )
     assert members[inside].mean() > 0.9  # the densest group of the category
-    other = tsne_maps.tsne_artifact(
+    other = tsne.tsne_artifact(
         cache, "test/tsne", X, perplexity=12, iterations=250, seed=0, config={"what": "toy"}
     )
     assert not other.from_cache  # a t-SNE parameter recomputes
@@ -440,9 +438,9 @@ def test_patterns_keep_lone_members_when_min_members_is_1():
 
 
 def test_few_points_lower_the_perplexity_or_stand_a_note_in_for_the_map():
-    assert tsne_maps.map_perplexity(30, 5000) == 30.0 and tsne_maps.map_perplexity(10, 300) == 10.0
-    assert tsne_maps.map_perplexity(30, 16) == 5.0
-    fig = tsne_maps.note_figure("Not drawn: 3 source words; a t-SNE map needs at least 5.")
+    assert tsne.map_perplexity(30, 5000) == 30.0 and tsne.map_perplexity(10, 300) == 10.0
+    assert tsne.map_perplexity(30, 16) == 5.0
+    fig = tsne.note_figure("Not drawn: 3 source words; a t-SNE map needs at least 5.")
     assert "Not drawn" in fig.axes[0].texts[0].get_text()
     model, vocab = _smoke_model()
     assert probes.phrase_codes(model, vocab, []).shape == (0, 0)

@@ -64,7 +64,7 @@ def test_the_network_is_the_cho2014_chapters_phrase_scorer(chapter):
     mine = [e for e in scorers["representations"] if e["key"] == key]
     assert mine and all(e["hit"] for e in mine)  # read, not trained a second time
     # the only other scorers it makes are the §2.3 ablation's: tanh units, and the GRU stopped at
-    # the same count; and the same three for each further alignment it read (issue 28: none in a
+    # the same count; and the same three for each further alignment it read (none in a
     # build from an empty cache)
     further = int(values["rep-rebuilds-n"]) - 1
     assert len({e["key"] for e in scorers["representations"]} - {key}) == 2 + 3 * further
@@ -118,7 +118,9 @@ def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(c
     for key in ("words", "sem", "pat"):  # the claim's verdict and the second one, both glued
         for glue in (f"rep-verdict-{key}", f"rep-bow-{key}"):
             assert values[glue].startswith("**"), values[glue]
-        assert values[f"rep-bow-{key}"] in values[f"rep-result-{key}"]
+        assert values[f"rep-result-{key}"] in ("measured", "not measured")
+        control = values[f"rep-control-{key}"]
+        assert control.startswith("**") or control.startswith("nothing"), control
 
 
 def test_every_claim_of_the_chapter_is_recorded_with_the_verdict_its_prose_shows(chapter):
@@ -301,10 +303,12 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
             verdict
         )
         assert values[f"rep-verdict-{key}"] == claims.markdown(verdict) == values[f"claim-{claim}"]
-        assert values[f"rep-result-{key}"].startswith("Not measured on this corpus")
-        assert "not measurable" in values[f"rep-result-{key}"]
+        assert values[f"rep-result-{key}"] == "not measured"
+        assert values[f"rep-control-{key}"].startswith("nothing")  # nothing judged, no control
     # the one number word is too few to measure, and the words' paragraph names it
-    assert "number (1)" in values["rep-result-words"] and "place (0)" in values["rep-result-words"]
+    assert "*number* (1)" in values["rep-left-words"], values["rep-left-words"]
+    verdict = values["rep-verdict-words"]  # its reason names every class left out
+    assert "number (1)" in verdict and "place (0)" in verdict, verdict
     assert "no point has a category" in verdicts.evaluate(recorded["C-A-F4-1"].check).reason
     # the patterns (tags of the first two words: WORD, NUM) are still a measure, with a verdict of
     # its own: measured, in the table, and the verdict the prose shows
@@ -313,7 +317,7 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
     # measured: a rule's verdict, or not measurable only for the network's floor
     assert patterns.verdict != verdicts.UNMEASURABLE or "below the floor" in patterns.reason
     assert values["rep-verdict-pat"] == claims.markdown(patterns) == values["claim-C-A-F5-2"]
-    assert not values["rep-result-pat"].startswith("Not measured")
+    assert values["rep-result-pat"] == "measured"
     table = pd.read_csv(_one(out, "rep-purity", "csv")).set_index("representation")
     assert table["words: category"].isna().all() and table["phrases: semantic class"].isna().all()
     assert table["phrases: pattern"].notna().all()
@@ -328,19 +332,23 @@ def test_on_files_with_nearly_empty_categories_claims_are_not_measurable_and_not
 def test_a_rebuild_measures_what_the_chapter_measured_and_reads_only_what_is_cached(
     chapter, session_cache
 ):
-    """issue 28: the measures each further alignment is judged on are the chapter's own. The
-    first alignment measured again by rebuild() gives the chapter's trained purities (their
-    neighbours are deterministic) and its ablation gap (the cached tanh network); and a build of
-    one alignment reads the further ones the cache holds (none from an empty cache), computing
-    nothing."""
+    """The rebuild spread: the measures each further alignment is judged on are the chapter's
+    own. The first alignment measured again by rebuild() gives the chapter's trained purities
+    (their neighbours are deterministic) and its ablation gap (the cached tanh network); and a
+    build of one alignment reads the further ones the cache holds (none from an empty cache),
+    computing nothing."""
     from rnnlib.book.execute import resolve_all
     from rnnlib.cache import ArtifactCache
-    from rnnlib.experiments import cho2014, representation_rebuilds
+    from rnnlib.experiments import cho2014
+    from rnnlib.book.params import typed
+    from rnnlib.experiments.representations import rebuilds as representation_rebuilds
+    from rnnlib.experiments.representations.setting import Params
 
     _, values = chapter
     root = Path(__file__).resolve().parents[1]
     cho = cho2014.cho2014_params(root, "smoke")
-    params = resolve_all(root, "smoke", {}, only=["representations"])[1]["representations"]
+    resolved = resolve_all(root, "smoke", {}, only=["representations"])[1]["representations"]
+    params = typed(Params, resolved, "representations")
     cache = ArtifactCache(session_cache)
     corpus = cho2014.cho2014_corpus(cache, cho)
     again = representation_rebuilds.rebuild(cache, corpus, cho, params, 1)

@@ -1,4 +1,4 @@
-"""The representations chapter's claims (issue 23): the leak of the defining word, the controls,
+"""The representations chapter's claims: the leak of the defining word, the controls,
 the floor, and NaN never counted as evidence. Each rule on evidence where the claim holds, where
 it fails, and on its control (whose verdict must not be "holds")."""
 
@@ -11,12 +11,11 @@ import pytest
 
 from rnnlib import stats
 from rnnlib import verdicts
-from rnnlib.experiments import category_rules as cats
-from rnnlib.experiments import gating_ablation
-from rnnlib.experiments import neighbour_purity as purity
-from rnnlib.experiments import representations as rep
+from rnnlib.experiments.representations import categories as cats
+from rnnlib.experiments.representations import floor, gates, gating_ablation, purity, purity_claims
+from rnnlib.experiments.representations.setting import Params
 
-PARAMS = {"neighbours": 5, "min_members": 2, "n_boot": 200, "seed": 1}
+PARAMS = Params(neighbours=5, min_members=2, n_boot=200, seed=1)
 CLASSES = ("time", "place", "person", "number")
 
 
@@ -97,26 +96,56 @@ def _measures(trained_sep: float, seed=0, n=160):
     reps = {
         "trained network": trained,
         "untrained network": rng.normal(size=(n, 16)),
-        rep.SECOND: rng.normal(size=(n, 16)),
+        purity_claims.SECOND: rng.normal(size=(n, 16)),
         "bag of words": rng.normal(size=(n, 16)),
         "random vectors": rng.normal(size=(n, 16)),
     }
     m = purity.purity_measure(labels, reps, k=5, expected=CLASSES, defining=defining)
-    m.leak[rep.LEAKY] = 0.5
-    return {col: m for col in rep.PURITY_CLAIMS}
+    m.leak[purity_claims.LEAKY] = 0.5
+    return {col: m for col in purity_claims.PURITY_CLAIMS}
 
 
 def test_a_clustering_claim_holds_when_trained_codes_cluster_and_not_when_nothing_was_learned():
-    for c in rep.purity_claims(_measures(3.0), PARAMS):
+    for c in purity_claims.purity_claims(_measures(3.0), PARAMS):
         v = verdicts.evaluate(c.check)
         assert v.verdict == verdicts.HOLDS, v
         assert v.control not in (None, verdicts.HOLDS), v  # the control: two untrained draws
     measures = _measures(3.0)
     m = measures["words: category"]
     m.same["trained network"] = m.same["untrained network"].copy()  # training changed nothing
-    for c in rep.purity_claims(measures, PARAMS):
+    for c in purity_claims.purity_claims(measures, PARAMS):
         v = verdicts.evaluate(c.check)
         assert v.verdict != verdicts.HOLDS and v.control != verdicts.HOLDS, v
+
+
+def test_each_clustering_claim_is_one_function_with_its_id_and_glue_name():
+    measures = _measures(3.0)
+    found = [
+        purity_claims.claim_f4_1(measures, PARAMS),
+        purity_claims.claim_f5_1(measures, PARAMS),
+        purity_claims.claim_f5_2(measures, PARAMS),
+    ]
+    assert [(c.claim, c.glue) for c in found] == [
+        ("C-A-F4-1", "rep-verdict-words"),
+        ("C-A-F5-1", "rep-verdict-sem"),
+        ("C-A-F5-2", "rep-verdict-pat"),
+    ]
+    # what purity_claims gives the chapter is each claim function's check
+    together = purity_claims.purity_claims(measures, PARAMS)
+    assert [c.check for c in together] == [c.check for c in found]
+
+
+def test_the_classes_left_out_are_listed_within_80_characters_and_the_check_names_all():
+    lone = ["a", "b", "c", "d", "e", "f", "g", "h"]  # one point each: all left out
+    labels = ["time"] * 30 + ["place"] * 30 + lone
+    rng = np.random.default_rng(0)
+    names = ("trained network", "untrained network", purity_claims.SECOND, "bag of words")
+    reps = {name: rng.normal(size=(len(labels), 8)) for name in (*names, "random vectors")}
+    m = purity.purity_measure(labels, reps, k=5, min_members=2, expected=("person",))
+    found = purity_claims.purity_claims({c: m for c in purity_claims.PURITY_CLAIMS}, PARAMS)[0]
+    assert found.measured and found.left_out.startswith("*person* (0), *a* (1), *b* (1)")
+    assert len(found.left_out) <= purity_claims.LEFT_WIDTH and found.left_out.endswith(" more")
+    assert all(f"{c} (1)" in found.check.note for c in lone) and "person (0)" in found.check.note
 
 
 def test_the_control_holding_makes_the_claim_not_measurable():
@@ -125,19 +154,19 @@ def test_the_control_holding_makes_the_claim_not_measurable():
     measures = _measures(3.0)
     m = measures["words: category"]
     m.same["untrained network"] = m.same["trained network"].copy()  # "untrained" clusters
-    found = rep.purity_claims(measures, PARAMS)[0]
+    found = purity_claims.purity_claims(measures, PARAMS)[0]
     v = verdicts.evaluate(found.check)
     assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     assert "the rule also holds on the control" in v.reason
 
 
 def test_below_the_floor_every_claim_is_not_measurable():
-    below = rep.LearnedFloor(network_nll=30.0, unigram_nll=29.0)  # worse than the unigram model
-    above = rep.LearnedFloor(network_nll=20.0, unigram_nll=29.0)
-    for c in rep.purity_claims(_measures(3.0), PARAMS, below):
+    below = floor.LearnedFloor(network_nll=30.0, unigram_nll=29.0)  # worse than the unigram model
+    above = floor.LearnedFloor(network_nll=20.0, unigram_nll=29.0)
+    for c in purity_claims.purity_claims(_measures(3.0), PARAMS, below):
         v = verdicts.evaluate(c.check)
         assert v.verdict == verdicts.UNMEASURABLE and "below the floor of 0" in v.reason
-    for c in rep.purity_claims(_measures(3.0), PARAMS, above):
+    for c in purity_claims.purity_claims(_measures(3.0), PARAMS, above):
         assert verdicts.evaluate(c.check).verdict == verdicts.HOLDS
 
 
@@ -147,7 +176,7 @@ def test_unigram_nll_is_the_add_one_unigram_of_the_training_targets_with_eos():
 
     vocab = Vocab(["a", "b"])
     train = [((), ("a",)), ((), ("a", "b"))]
-    got = gating_ablation.unigram_nll(train, [((), ("b",))], vocab)
+    got = floor.held_out_unigram_nll(train, [((), ("b",))], vocab)
     counts = np.ones(len(vocab))
     counts[vocab.encode(["a"])[0]] += 2
     counts[vocab.encode(["b"])[0]] += 1
@@ -170,14 +199,12 @@ def _ablation(nll_tanh, nll_gru, unigram=40.0):
 def test_gru1_holds_when_tanh_is_worse_fails_when_better_and_its_control_never_holds():
     rng = np.random.default_rng(0)
     gru = 20 + rng.normal(size=100)
-    worse = verdicts.evaluate(gating_ablation.ablation_check(_ablation(gru + 3, gru), 200, 1).check)
+    worse = verdicts.evaluate(gating_ablation.claim_gru_1(_ablation(gru + 3, gru), 200, 1).check)
     assert worse.verdict == verdicts.HOLDS and worse.control == verdicts.NOISE
-    better = verdicts.evaluate(
-        gating_ablation.ablation_check(_ablation(gru - 3, gru), 200, 1).check
-    )
+    better = verdicts.evaluate(gating_ablation.claim_gru_1(_ablation(gru - 3, gru), 200, 1).check)
     assert better.verdict == verdicts.FAILS and better.control == verdicts.NOISE
     low = verdicts.evaluate(
-        gating_ablation.ablation_check(_ablation(gru + 3, gru, unigram=15.0), 200, 1).check
+        gating_ablation.claim_gru_1(_ablation(gru + 3, gru, unigram=15.0), 200, 1).check
     )
     assert low.verdict == verdicts.UNMEASURABLE and "below the floor" in low.reason
 
@@ -189,7 +216,7 @@ def test_a_diverged_tanh_network_is_never_evidence_for_gru1():
     tanh[7] = np.nan
     abl = _ablation(tanh, gru)
     assert np.isnan(abl.interval).all()  # nothing turned the NaN into a number first
-    v = verdicts.evaluate(gating_ablation.ablation_check(abl, 200, 1).check)
+    v = verdicts.evaluate(gating_ablation.claim_gru_1(abl, 200, 1).check)
     assert v.verdict == verdicts.UNMEASURABLE and "NaN" in v.reason
 
 
@@ -201,7 +228,7 @@ def _gates(memory, reset, update, control=None):
         rho[gate], p[gate] = spearmanr(x, memory)
         interval[gate] = stats.bootstrap_spearman(x, memory, 300, 0)[1:]
     act = {"reset_active": reset, "update_active": update}
-    return rep.GateMemory([["a"]] * 3, 3, 2, act, memory, rho, p, interval, control)
+    return gates.GateMemory([["a"]] * 3, 3, 2, act, memory, rho, p, interval, control)
 
 
 def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relation():
@@ -209,13 +236,13 @@ def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relati
     memory = rng.random(64)
     predicted = (1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05)
     untrained_same = _gates(memory, *predicted)
-    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, untrained_same)).check)
+    v = verdicts.evaluate(gates.claim_gru_2(_gates(memory, *predicted, untrained_same)).check)
     assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
     flat = _gates(rng.random(64), rng.random(64), rng.random(64))
-    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, flat)).check)
+    v = verdicts.evaluate(gates.claim_gru_2(_gates(memory, *predicted, flat)).check)
     assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS
-    below = rep.LearnedFloor(30.0, 29.0)
-    v = verdicts.evaluate(rep.gates_check(_gates(memory, *predicted, flat), below).check)
+    below = floor.LearnedFloor(30.0, 29.0)
+    v = verdicts.evaluate(gates.claim_gru_2(_gates(memory, *predicted, flat), below).check)
     assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     with pytest.raises(ValueError, match="control"):
-        rep.gates_check(_gates(memory, *predicted))
+        gates.claim_gru_2(_gates(memory, *predicted))

@@ -3,6 +3,7 @@ maps, purity table and claims, gates) and rnnlib.experiments.gating_ablation (A 
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,31 +14,41 @@ import torch
 from rnnlib import stats
 from rnnlib import verdicts
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments import gating_ablation, tsne_maps
-from rnnlib.experiments import neighbour_purity as purity
-from rnnlib.experiments import representations as rep
+from rnnlib.experiments.representations import (
+    floor,
+    gates,
+    gating_ablation,
+    labelled_points,
+    network,
+    phrase_maps,
+    purity,
+    purity_claims,
+    tsne,
+    word_maps,
+)
+from rnnlib.experiments.representations.setting import Params
 
-PARAMS = {
-    "neighbours": 10,
-    "min_members": 2,
-    "n_boot": 200,
-    "seed": 1,
-    "perplexity": 30.0,
-    "tsne_iterations": 250,
-    "tsne_seed": 0,
-    "word_regions": "number,place,time",
-    "phrase_regions": "time,place,pattern",
-    "zoom_size": 10,
-    "max_labels": 5,
-    "min_phrase_len": 2,
-    "memory_lag": 1,
-    "gate_phrases": 40,
-    "ablation_sources": 2,
-    "ablation_samples": 5,
-}
+PARAMS = Params(
+    neighbours=10,
+    min_members=2,
+    n_boot=200,
+    seed=1,
+    perplexity=30.0,
+    tsne_iterations=250,
+    tsne_seed=0,
+    word_regions="number,place,time",
+    phrase_regions="time,place,pattern",
+    zoom_size=10,
+    max_labels=5,
+    min_phrase_len=2,
+    memory_lag=1,
+    gate_phrases=40,
+    ablation_sources=2,
+    ablation_samples=5,
+)
 
 
-def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
+def _points(n: int = 80, dim: int = 8, seed: int = 0) -> labelled_points.LabelledPoints:
     """Words and phrases of four well separated categories (``None`` for every fifth point)."""
     rng = np.random.default_rng(seed)
     cats = [("number", "time", "person", "place")[i % 4] if i % 5 else None for i in range(n)]
@@ -49,7 +60,7 @@ def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
     phrases = [[f"w{i}", f"v{i % 7}"] for i in range(n)]
     pat = [("PREP DET", "WORD WORD")[i % 2] for i in range(n)]
     second = noise.copy()  # the second initialisation: here the same draw (the control's 0)
-    return rep.LabelledPoints(
+    return labelled_points.LabelledPoints(
         [words], {}, words, cats, vectors, noise, [tuple(p) for p in phrases], phrases, cats, pat,
         vectors, noise, second, second,
     )  # fmt: skip
@@ -57,44 +68,52 @@ def _points(n: int = 80, dim: int = 8, seed: int = 0) -> rep.LabelledPoints:
 
 def test_word_categories_table_counts_every_category_in_the_papers_order():
     points = _points()
-    table = rep.word_categories_table(points)
+    table = labelled_points.word_categories_table(points)
     assert table.index.name == "category" and list(table.columns) == ["words"]
-    assert list(table.index) == list(rep.WORD_CATEGORIES)
+    assert list(table.index) == list(labelled_points.WORD_CATEGORIES)
     assert table.loc["number", "words"] == 16 and table.loc["pronoun", "words"] == 0
-    numbers = dict((n.name, n.value) for n in rep.category_numbers(points))
+    numbers = labelled_points.numbers(points)
     assert numbers["rep-n-words"] == 80 and numbers["rep-sem-labelled"] == 64
     assert numbers["rep-n-patterns"] == 2 and numbers["rep-n-names"] == 0
-    texts = {t.name: t.markdown for t in rep.category_texts(points)}
+    texts = labelled_points.texts(points)
     assert texts["rep-names"].startswith("no word of the training text is a name")
-    assert "*in*" in texts["rep-place-cues"] and "*land*" in texts["rep-place-cues"]
+    cues = labelled_points.place_cues()["words"]
+    assert "*in*" in cues.iloc[0] and "*land*" in cues.iloc[1]
+    points.names = {f"Name{i}": ("person", "place")[i % 2] for i in range(12)}
+    texts = labelled_points.texts(points)
+    assert texts["rep-names"] == "12 words of the training text are names"
+    examples = texts["rep-name-examples"]
+    assert examples.startswith("for example *Name0* (person), *Name1* (place)")
+    assert len(examples) <= labelled_points.EXAMPLES_WIDTH < len(examples) + 20
 
 
 def test_corpus_description_names_the_users_files_and_lowercasing():
     cfg = SimpleNamespace(
         corpus="files", corpus_dir="/data/mine", src_lang="de", tgt_lang="en", lowercase=True
     )
-    text = rep.corpus_description(cfg)
-    assert text.startswith("your own files in `/data/mine`, de → en")
-    assert text.endswith("lowercased (so no word is written as a name)")
+    assert network.corpus_description(cfg) == "your own files in `/data/mine`, de → en"
+    assert network.corpus_case(cfg) == "lowercased (so no word is written as a name)"
+    cased = SimpleNamespace(**{**vars(cfg), "lowercase": False})
+    assert network.corpus_case(cased) == "cased as written"
 
 
-def _measures(points: rep.LabelledPoints, rng) -> dict[str, purity.Purity]:
-    return rep.purity_measures(points, PARAMS, rng)
+def _measures(points: labelled_points.LabelledPoints, rng) -> dict[str, purity.Purity]:
+    return purity_claims.purity_measures(points, PARAMS, rng)
 
 
 def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_control():
     points = _points()
     measures = _measures(points, np.random.default_rng(3))
-    assert list(measures) == list(rep.PURITY_CLAIMS)
-    table = rep.purity_table(measures)
+    assert list(measures) == list(purity_claims.PURITY_CLAIMS)
+    table = purity_claims.purity_table(measures)
     assert table.index.name == "representation"
-    assert list(table.index) == [*rep.ROWS, "chance", rep.LEAKY]
+    assert list(table.index) == [*purity_claims.ROWS, "chance", purity_claims.LEAKY]
     word = measures["words: category"]
     assert table.loc["trained network", "words: category"] > 0.9
-    found = rep.purity_claims(measures, PARAMS)
+    found = purity_claims.purity_claims(measures, PARAMS)
     assert [c.claim for c in found] == ["C-A-F4-1", "C-A-F5-1", "C-A-F5-2"]
     first = found[0]
-    same, n_boot, seed = word.same, PARAMS["n_boot"], PARAMS["seed"]
+    same, n_boot, seed = word.same, PARAMS.n_boot, PARAMS.seed
     T, U = "trained network", "untrained network"
     expected = [
         ["words: category, trained network − chance",
@@ -112,27 +131,26 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
         "words: category, trained network − bag of words",
         "words: category, trained network − chance",
     ]
-    trained = round(word.purity()[T], 3)
-    text = first.result(verdict, bow)
-    assert f"share its category {trained} of the time" in text
-    assert "On its control the same rule says **" in text and "The second verdict" in text
-    numbers = {n.name: n for n in rep.purity_numbers(measures, PARAMS)}
-    assert numbers["rep-word-trained"].value == word.purity()[T]
-    assert numbers["rep-word-trained"].digits == 3 and numbers["rep-n-boot"].value == 200
-    assert numbers["rep-word-alone"].value == 0
+    assert bow.verdict in verdicts.VERDICTS and first.measured
+    assert first.left_out == "*pronoun* (0), *preposition* (0), *determiner* (0)"
+    assert floor.control_words(verdict).startswith(f"**{verdict.control}** (")
+    numbers = purity_claims.numbers(measures, PARAMS)
+    assert numbers["rep-word-trained"] == (word.purity()[T], 3)
+    assert numbers["rep-n-boot"] == 200 and numbers["rep-word-alone"] == 0
 
 
 def test_a_column_with_nothing_to_measure_gives_a_not_measurable_claim_naming_what_was_left_out():
     points = _points()
     points.sem = ["time"] * 79 + ["place"]  # one class left: every neighbour shares it
     measures = _measures(points, np.random.default_rng(3))
-    sem = rep.purity_claims(measures, PARAMS)[1]
+    sem = purity_claims.purity_claims(measures, PARAMS)[1]
     assert sem.check.rule == "not_measurable" and sem.bow_check.rule == "not_measurable"
     verdict = verdicts.evaluate(sem.check)
     assert verdict.verdict == verdicts.UNMEASURABLE
     assert "left out for fewer than 2 points: place (1)" in verdict.reason
-    assert sem.result(verdict, verdict).startswith("Not measured on this corpus")
-    assert rep.purity_table(measures)["phrases: semantic class"].isna().all()
+    assert not sem.measured and sem.left_out == "*place* (1), *person* (0), *number* (0)"
+    assert floor.control_words(verdict).startswith("nothing")  # no control: nothing judged
+    assert purity_claims.purity_table(measures)["phrases: semantic class"].isna().all()
 
 
 def test_random_vectors_are_drawn_for_every_column_in_order_measured_or_not():
@@ -152,43 +170,91 @@ def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     corpus = SimpleNamespace(kind="corpus")
     scorer = SimpleNamespace(artifact=SimpleNamespace(key="toy-scorer"))
     few = _points(n=4)
-    maps = rep.word_maps(cache, corpus, scorer, few, PARAMS)
+    maps = word_maps.word_maps(cache, corpus, scorer, few, PARAMS)
     assert maps.artifacts == [corpus, scorer.artifact] and np.isnan(maps.seconds)
     assert "Not drawn: 4 source words" in maps.fig4.axes[0].texts[0].get_text()
+    assert maps.missing is None and maps.regions().startswith("all, as the map is not drawn")
     points = _points(n=60)
-    maps = rep.word_maps(cache, corpus, scorer, points, PARAMS)
+    maps = word_maps.word_maps(cache, corpus, scorer, points, PARAMS)
     assert len(maps.artifacts) == 3 and maps.artifacts[2].kind == "representations/tsne"
     assert maps.artifacts[2].config["n_words"] == 60 and maps.seconds >= 0
     assert len([a for a in maps.fig4.axes if a.get_visible()]) == 2  # Fig. 4: one region
     assert len([a for a in maps.fig6.axes if a.get_visible()]) == 4  # Fig. 6: three
     legend = [t.get_text() for t in maps.fig4.axes[0].get_legend().get_texts()]
     assert legend == ["number", "time", "person", "place", "unlabelled"]  # the category as hue
-    assert maps.note == "Each category of `word_regions` has words on the map."
-    fig5 = rep.phrase_map(cache, corpus, scorer, points, PARAMS, figure=5)
-    small = rep.phrase_subset(points, 30, np.random.default_rng(0))
-    fig7 = rep.phrase_map(cache, corpus, scorer, points, PARAMS, figure=7, subset=small)
+    assert maps.missing == [] and maps.regions() == "none"
+    fig5 = phrase_maps.phrase_map(cache, corpus, scorer, points, PARAMS, figure=5)
+    small = phrase_maps.phrase_subset(points, 30, np.random.default_rng(0))
+    fig7 = phrase_maps.phrase_map(cache, corpus, scorer, points, PARAMS, figure=7, subset=small)
     assert fig7.artifacts[2].config["n_phrases_small"] == 30
     assert fig5.artifacts[2].key != fig7.artifacts[2].key
     titles = [a.get_title() for a in fig5.figure.axes if a.get_visible()]
     assert any("pattern PREP DET" in t or "pattern WORD WORD" in t for t in titles)
-    assert rep.phrase_regions_note(fig5, fig7) == (
-        "Each class of `phrase_regions` has phrases on both maps."
+    assert phrase_maps.regions(fig5, fig7) == "none"
+    fig5.missing, fig7.missing = ["person"], None
+    assert phrase_maps.regions(fig5, fig7) == (
+        "Fig. 5: *person*; Fig. 7: all, as it is not drawn (too few phrases)"
     )
+
+
+class _KeyOnly(Exception):
+    """Raised by :class:`_RecordingCache` once the key is known: nothing is built."""
+
+
+class _RecordingCache:
+    def __init__(self):
+        self.keys = []
+
+    def build(self, kind, config, make, data=None):
+        self.keys.append((kind, config, data))
+        raise _KeyOnly
+
+
+def test_the_typed_parameters_key_every_t_sne_map_as_the_dict_did():
+    """The cache keys the maps ask for from the typed parameters, against the config the
+    chapter's parameter dict built before (written out): the same kind, fields, values and
+    data checksum, so every cached map is found again. Nothing is computed."""
+    P = dataclasses.replace(PARAMS, perplexity=12.0, tsne_iterations=300, tsne_seed=3)
+    scorer = SimpleNamespace(artifact=SimpleNamespace(key="toy-scorer"))
+    points, small = _points(n=60), np.arange(0, 60, 2)
+    cache = _RecordingCache()
+    for draw in (
+        lambda: word_maps.word_maps(cache, None, scorer, points, P),
+        lambda: phrase_maps.phrase_map(cache, None, scorer, points, P, 5),
+        lambda: phrase_maps.phrase_map(cache, None, scorer, points, P, 7, subset=small),
+    ):
+        with pytest.raises(_KeyOnly):
+            draw()
+
+    def before(what, size, X, perplexity):  # the config as the dict-based code built it
+        fixed = {"perplexity": perplexity, "iterations": 300, "seed": 3, "method": "barnes_hut"}
+        config = {"what": what, "model": "toy-scorer", **size, **fixed}
+        return ("representations/tsne", {**config, "init": "pca", "points": len(X)},
+                tsne.array_checksum(np.asarray(X, dtype=np.float32)))  # fmt: skip
+
+    assert cache.keys == [
+        before("source word embeddings e(x)", {"n_words": 60}, points.emb, 12.0),
+        before("phrase codes c", {"n_phrases": 60}, points.codes, 12.0),
+        before("phrase codes c", {"n_phrases_small": 30}, points.codes[small], 29 / 3),
+    ]
+    assert [list(config) for _, config, _ in cache.keys][0] == [
+        "what", "model", "n_words", "perplexity", "iterations", "seed", "method", "init", "points"
+    ]  # fmt: skip
 
 
 def test_enlarged_regions_name_the_categories_with_no_point():
     rng = np.random.default_rng(0)
     xy = rng.normal(size=(50, 2))
     cats = ["time"] * 25 + [None] * 25
-    boxes, note = tsne_maps.enlarged_regions(xy, cats, "time, place", size=10, unit="word")
+    boxes, missing = tsne.enlarged_regions(xy, cats, "time, place", size=10)
     assert [name for name, _ in boxes] == ["time"]
-    assert note == "No enlarged region for *place*: no word on the map has that category."
+    assert missing == ["place"]
     pats = ["A B"] * 30 + ["C D"] * 20
-    boxes, note = tsne_maps.enlarged_regions(xy, cats, "pattern", pats, size=10)
-    assert [name for name, _ in boxes] == ["pattern A B"] and note == ""
+    boxes, missing = tsne.enlarged_regions(xy, cats, "pattern", pats, size=10)
+    assert [name for name, _ in boxes] == ["pattern A B"] and missing == []
 
 
-def _gates(memory, reset, update, control=None) -> rep.GateMemory:
+def _gates(memory, reset, update, control=None) -> gates.GateMemory:
     rho, p, interval = {}, {}, {}
     from scipy.stats import spearmanr
 
@@ -196,35 +262,35 @@ def _gates(memory, reset, update, control=None) -> rep.GateMemory:
         rho[gate], p[gate] = spearmanr(x, memory)
         interval[gate] = stats.bootstrap_spearman(x, memory, 300, 0)[1:]
     activity = {"reset_active": reset, "update_active": update}
-    return rep.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval, control)
+    return gates.GateMemory([["a"]] * 3, 3, 2, activity, memory, rho, p, interval, control)
 
 
-def _no_relation(seed=5, n=64) -> rep.GateMemory:
+def _no_relation(seed=5, n=64) -> gates.GateMemory:
     """Gates of an untrained network: activity unrelated to memory."""
     rng = np.random.default_rng(seed)
     return _gates(rng.random(n), rng.random(n), rng.random(n))
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # the flat memory
-def test_gates_check_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
+def test_claim_gru_2_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
     rng = np.random.default_rng(0)
     memory = rng.random(64)
-    gates = _gates(
+    memory_gates = _gates(
         memory, 1 - memory + rng.normal(scale=0.1, size=64), memory + 0.05, _no_relation()
     )
-    found = rep.gates_check(gates)
+    found = gates.claim_gru_2(memory_gates)
     assert (found.claim, found.glue) == ("C-A-GRU-2", "rep-verdict-gates")
     verdict = verdicts.evaluate(found.check)
     assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
-    wrong = rep.gates_check(_gates(memory, memory, 1 - memory, _no_relation()))
+    wrong = gates.claim_gru_2(_gates(memory, memory, 1 - memory, _no_relation()))
     assert verdicts.evaluate(wrong.check).verdict == verdicts.FAILS
-    flat = rep.gates_check(_gates(np.ones(64), memory, memory))
+    flat = gates.claim_gru_2(_gates(np.ones(64), memory, memory))
     assert flat.check.rule == "not_measurable"
-    numbers = {n.name: n for n in rep.gate_numbers(gates)}
+    numbers = gates.numbers(memory_gates)
     assert (
-        numbers["rep-rho-reset"].value == gates.rho["reset"] and numbers["rep-gate-min"].value == 3
+        numbers["rep-rho-reset"] == (memory_gates.rho["reset"], 2) and numbers["rep-gate-min"] == 3
     )
-    fig = rep.gates_figure(gates)
+    fig = gates.gates_figure(memory_gates)
     assert len(fig.axes) == 2 and "Spearman" in fig.axes[0].get_title()
 
 
@@ -253,18 +319,18 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
 
     cache, corpus, base = _tiny_scorer(tmp_path)
     base.device = torch.device("cpu")
-    untrained = rep.untrained_network(base)
+    untrained = network.untrained_network(base)
     abl = gating_ablation.gating_ablation(cache, corpus, base, untrained, 3, 200, 1)
     assert abl.updates == 3 and abl.tanh.model_config.unit == "tanh"
     assert abl.gru.artifact.key != base.artifact.key  # the scorer stopped at 3 updates
     assert abl.artifacts == [corpus, base.artifact, abl.tanh.artifact, abl.gru.artifact]
     np.testing.assert_allclose(abl.gap, abl.nll_tanh - abl.nll_gru)
     assert abl.interval == stats.bootstrap_mean(abl.gap, 200, 1)
-    numbers = {n.name: n.value for n in gating_ablation.ablation_numbers(abl)}
+    numbers = gating_ablation.numbers(abl)
     assert numbers["rep-abl-updates"] == 3
-    assert numbers["rep-abl-share-worse"] == 100 * float(np.mean(abl.gap > 0))
+    assert numbers["rep-abl-share-worse"] == (100 * float(np.mean(abl.gap > 0)), 1)
     assert numbers["rep-abl-gru-threads"] == numbers["rep-abl-tanh-threads"] == 1  # (one_thread)
-    found = gating_ablation.ablation_check(abl, 200, 1)
+    found = gating_ablation.claim_gru_1(abl, 200, 1)
     assert (found.claim, found.glue) == ("C-A-GRU-1", "rep-verdict-ablation")
     assert found.check.control.check.evidence["tests"][0][1:] == [0.0, 0.0, 0.0]
     assert found.check.floor.values == [["GRU", abl.floor_value]]
@@ -273,7 +339,7 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     fig = gating_ablation.ablation_curves(abl)
     curves = [list(line.get_xdata()) for line in fig.axes[0].get_lines()]
     assert [0, 3, 6] in curves and [0, 3] in curves  # the scorer's whole run, tanh's 3 updates
-    params = {**PARAMS, "min_phrase_len": 2}
+    params = dataclasses.replace(PARAMS, min_phrase_len=2)
     table = gating_ablation.samples_table(abl, corpus, params)
     assert list(table.columns) == [
         "held-out target",

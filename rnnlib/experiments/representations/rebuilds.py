@@ -1,5 +1,5 @@
-"""The representations chapter measured again on every word alignment of the cho2014 chapter
-(issue 28: the rebuild spread of the purity gaps, the gates and the gating ablation).
+"""The representations chapter measured again on every word alignment of the cho2014 chapter:
+the rebuild spread of the purity gaps, the gates and the gating ablation.
 
 eflomal's sampler takes no seed, so a rebuild from an empty cache aligns differently, builds
 another phrase table and trains the phrase scorer on other pairs. The cho2014 chapter builds
@@ -7,14 +7,9 @@ its rows on several alignments when ``alignment_replicates`` asks, or reads thos
 build left in the cache (``cached_spread``); each has its own scorer. Here every measure of the
 chapter that a claim reads is taken again on the scorer of alignments 2, 3, ... exactly as on
 the first (the same parameters and random seeds), and each claim is judged on every alignment
-(:func:`rnnlib.verdicts.across_rebuilds`): a verdict that an alignment flips is inside the
-noise.
-
-* :func:`rebuilds` -- alignments 2, 3, ...: their scorer, floor, purity claims, gates check and
-  gating ablation;
-* :func:`purity_across`, :func:`check_across` -- a claim's check on the first alignment, judged
-  on every alignment (:func:`rnnlib.experiments.spread.across`);
-* :func:`rebuilds_table`, :func:`rebuilds_numbers`, :func:`rebuilds_text` -- the spread shown.
+(:func:`rnnlib.verdicts.across_rebuilds`, through :func:`rnnlib.experiments.spread.across`): a
+verdict that an alignment flips is inside the noise. :func:`rebuilds_table` and
+:func:`numbers` show the spread.
 """
 
 from __future__ import annotations
@@ -27,23 +22,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..book import claims
-from .cho2014 import Number, PhraseScorer, phrase_scorer
-from .gating_ablation import Ablation, ablation_check, gating_ablation
-from .representations import (
-    PURITY_CLAIMS,
-    LearnedFloor,
-    PurityClaim,
-    gate_memory,
-    gates_check,
-    labelled_points,
-    learned_floor,
-    purity_claims,
-    purity_measures,
-    second_initialisation,
-    untrained_network,
-)
-from .spread import across, further_cached, origin_text, with_mean_sd
+from ...book import claims
+from ..spread import across, further_cached, with_mean_sd
+from .floor import LearnedFloor, learned_floor
+from .gates import gate_memory, claim_gru_2
+from .gating_ablation import Ablation, claim_gru_1, gating_ablation
+from .labelled_points import labelled_points
+from .network import second_initialisation, untrained_network
+from .purity_claims import PURITY_CLAIMS, PurityClaim, purity_claims, purity_measures
+from .setting import Params, PhraseScorer, phrase_scorer
 
 
 @dataclass
@@ -66,48 +53,47 @@ class Rebuild:
         return [self.scorer.artifact, self.ablation.tanh.artifact]
 
 
-def rebuild(cache, corpus, cho: dict[str, Any], params: dict[str, Any], alignment: int) -> Rebuild:
+def rebuild(cache, corpus, cho: dict[str, Any], P: Params, alignment: int) -> Rebuild:
     """Every claim-bearing measure of the chapter on the phrase scorer of eflomal alignment
     ``alignment`` (:func:`rnnlib.experiments.cho2014.phrase_scorer` with the cho2014 chapter's
-    parameters ``cho``), in the chapter's order and with its seeds (``params``: the chapter's);
+    parameters ``cho``), in the chapter's order and with its seeds (``P``: the chapter's
+    parameters);
     the gating ablation trains the tanh network on that scorer's pairs (a cached artifact).
     Torch's global random state is left as it was."""
     with torch.random.fork_rng(devices=[]):
         scorer = phrase_scorer(cache, corpus, cho, alignment)
         model = scorer.model()
         untrained = untrained_network(scorer)
-        n_boot, seed = params["n_boot"], params["seed"]
+        n_boot, seed = P.n_boot, P.seed
         # the artifact a lookup-only read may miss first, before the minute of purity work
-        abl = gating_ablation(
-            cache, corpus, scorer, untrained, params["ablation_updates"], n_boot, seed
-        )
+        abl = gating_ablation(cache, corpus, scorer, untrained, P.ablation_updates, n_boot, seed)
         second = second_initialisation(scorer)
         floor = learned_floor(corpus, scorer, model)
-        rng = np.random.default_rng(params["seed"])
-        points = labelled_points(corpus, scorer, model, untrained, params, rng, second)
-        measures = purity_measures(points, params, rng)
-        gates = gates_check(gate_memory(corpus, model, params, rng, untrained), floor)
+        rng = np.random.default_rng(P.seed)
+        points = labelled_points(corpus, scorer, model, untrained, P, rng, second)
+        measures = purity_measures(points, P, rng)
+        gates = claim_gru_2(gate_memory(corpus, model, P, rng, untrained), floor)
     return Rebuild(
         alignment,
         scorer,
         floor,
-        purity_claims(measures, params, floor),
+        purity_claims(measures, P, floor),
         {col: m.purity() for col, m in measures.items()},
         gates,
         abl,
-        ablation_check(abl, n_boot, seed),
+        claim_gru_1(abl, n_boot, seed),
     )
 
 
-def rebuilds(cache, corpus, cho: dict[str, Any], params: dict[str, Any]) -> list[Rebuild]:
+def rebuilds(cache, corpus, cho: dict[str, Any], P: Params) -> list[Rebuild]:
     """:func:`rebuild` of alignments 2, ..., the cho2014 chapter's ``alignment_replicates``
     (built when missing), then, with its ``cached_spread``, of the further alignments whose
     scorer and tanh network the cache holds (none computed): empty for a build of one alignment.
     """
     n = cho.get("alignment_replicates", 1)
-    out = [rebuild(cache, corpus, cho, params, r) for r in range(2, n + 1)]
+    out = [rebuild(cache, corpus, cho, P, r) for r in range(2, n + 1)]
     if cho.get("cached_spread", False):
-        out += further_cached(cache, lambda r: rebuild(cache, corpus, cho, params, r), n + 1)
+        out += further_cached(cache, lambda r: rebuild(cache, corpus, cho, P, r), n + 1)
     return out
 
 
@@ -168,31 +154,24 @@ SPREAD_NAMES = {
 }
 
 
-def rebuilds_numbers(table: pd.DataFrame) -> list[Number]:
+def numbers(table: pd.DataFrame) -> dict:
     """The alignments measured and, with several, the standard deviation over them of the
     trained purities and of the ablation's gap, as ``-spread``/``-spread-n`` siblings."""
     n = len(table.index.difference(["mean", "sd"]))
-    out = [Number("rep-rebuilds-n", n)]
+    out = {"rep-rebuilds-n": n}
     if n < 2:
         return out
     for col, name in SPREAD_NAMES.items():
-        out += [Number(f"{name}-spread", table.loc["sd", col], 3), Number(f"{name}-spread-n", n)]
+        out |= {f"{name}-spread": (table.loc["sd", col], 3), f"{name}-spread-n": n}
     return out
 
 
-def rebuilds_text(reps: Sequence[Rebuild], cho: dict[str, Any]) -> str:
-    """Where the alignments come from and what the verdicts read (Markdown)."""
+def origin(reps: Sequence[Rebuild], cho: dict[str, Any]) -> str:
+    """Which alignments this build measured and where they come from, in words for the prose."""
     built = cho.get("alignment_replicates", 1)
     total = 1 + len(reps)
     if total < 2:
-        return (
-            "This build has one alignment, so the spread is not measured here: `rnnlib build "
-            "--profile spread` builds the cho2014 chapter on three, this chapter then measures "
-            "every claim on each, and a `cpu` build on the same cache reads them "
-            "(`cached_spread`)."
-        )
-    return (
-        f"{origin_text(built, total - built, 'alignment')}. Every claim "
-        "above is judged on each alignment with its own floor and control: it holds (or does not) "
-        "only when it does on every one, and a verdict an alignment flips is inside the noise."
-    )
+        return "one alignment, so the spread is not measured here"
+    read = total - built
+    where = f", {read} read from the cache" if read else ""
+    return f"{total} alignments: {built} built by this build{where}"

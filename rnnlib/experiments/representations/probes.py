@@ -44,7 +44,7 @@ def phrase_batches(
     """Yield ``(index (b,), src (b, S) int64, mask (b, S) bool)`` for ``phrases`` (word lists),
     each ending in ``EOS`` as the encoder reads it (:func:`rnnlib.batch.source_batch`), on
     ``device`` (``None``: the host)."""
-    from ..batch import source_batch
+    from ...batch import source_batch
 
     for k in range(0, len(phrases), batch_size):
         idx = np.arange(k, min(k + batch_size, len(phrases)))
@@ -156,7 +156,7 @@ def perturbation_memory(
     ``sum |h'_j<1 + lag> - h_j<1 + lag>| / sum |h'_j<1> - h_j<1>|`` over the phrases (of more
     than ``lag`` words, ``EOS`` included): the share of the change it still carries ``lag``
     words later. 1 means nothing forgotten, 0 everything."""
-    from ..specials import SPECIALS
+    from ...specials import SPECIALS
 
     NUM_SPECIALS = len(SPECIALS)
     if lag < 1:
@@ -182,12 +182,3 @@ def perturbation_memory(
         a, b = d[:, 0].sum(0).double(), d[:, lag].sum(0).double()
         first, last = (a, b) if first is None else (first + a, last + b)
     return (last / first.clamp_min(1e-12)).cpu().numpy()
-
-
-__all__ = [
-    "encoder_gates",
-    "gate_activity",
-    "perturbation_memory",
-    "phrase_batches",
-    "phrase_codes",
-]

@@ -5,10 +5,10 @@
   same number of updates) trained by :func:`rnnlib.experiments.cho2014.scorer_variant` on the
   same pairs, with the dev NLL of each held-out pair, the NLL at update 0 and the tanh - GRU
   difference with its bootstrap interval (:func:`rnnlib.stats.bootstrap_mean`);
-* :func:`ablation_numbers` and :func:`ablation_check` -- the numbers the chapter's prose shows
+* :func:`numbers` and :func:`claim_gru_1` -- the numbers the chapter's prose shows
   and the claim's evidence (C-A-GRU-1, :mod:`rnnlib.book.claims`), with its control (the GRU
   against itself) and its floor (:data:`LEARNED_FLOOR`: the GRU beats the unigram model of the
-  targets, :func:`unigram_nll`);
+  targets, :func:`~.floor.held_out_unigram_nll`);
 * :func:`ablation_curves` -- dev NLL against updates for both networks (seaborn);
 * :func:`samples_table` -- held-out source phrases with the most frequent of ``n`` samples
   from each network (:func:`most_frequent_sample`, as A's Table 3 reads samples).
@@ -23,20 +23,19 @@ Deviations
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
-from .. import stats
-from ..book import claims
-from .. import verdicts
-from ..presets import build_model
-from ..ragged import Ragged
-from ..smt import rnn_scorer
-from ..smt.rnn_scorer import encode_pairs, score_pairs
-from .cho2014 import Number, PhraseScorer, scorer_variant, trained_threads
+from ... import stats
+from ...book import claims
+from ... import verdicts
+from ...presets import build_model
+from ...smt.rnn_scorer import encode_pairs, score_pairs
+from .floor import FLOOR_UNIT, LEARNED_FLOOR, held_out_unigram_nll
+from .setting import Params, PhraseScorer, scorer_variant, trained_threads
 
 
 @dataclass
@@ -52,7 +51,7 @@ class Ablation:
     measurable); ``interval``: its mean with the 95% bootstrap interval over the pairs, ``(mean,
     low, high)``; ``artifacts``: what the ablation was computed from (the corpus, the scorer, the
     tanh and GRU runs); ``nll_unigram``: each pair's NLL under the unigram model of the training
-    targets (:func:`unigram_nll`), the floor of what the GRU learned."""
+    targets (:func:`~.floor.held_out_unigram_nll`), the floor of what the GRU learned."""
 
     scorer: PhraseScorer
     tanh: PhraseScorer
@@ -110,37 +109,14 @@ def gating_ablation(
     gap = nll_tanh - nll_gru  # a NaN (a diverged network) stays NaN: never evidence
     interval = stats.bootstrap_mean(gap, n_boot, seed)
     artifacts = [corpus, scorer.artifact, tanh.artifact, gru.artifact]
-    unigram = unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab)
+    unigram = held_out_unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab)
     return Ablation(
         scorer, tanh, gru, tanh_model, gru_model, nll_tanh, nll_gru, start_nll, gap, interval,
         artifacts, unigram,
     )  # fmt: skip
 
 
-#: the floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its
-#: mean dev NLL per held-out pair must lie at least this many nats below the unigram model's
-#: (:func:`unigram_nll`). A network that does no better than the targets' word frequencies has
-#: learned nothing of the source or of the phrases' structure, and what its representations or
-#: its gates show is not what training made of them.
-LEARNED_FLOOR = 0.0
-#: the floor's unit, as the ledger shows it
-FLOOR_UNIT = "nats per held-out pair under the unigram model's dev NLL"
-
-
-def unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
-    """``(len(held),) float64``: each held-out pair's target NLL (nats, ``EOS`` included, as
-    :func:`rnnlib.smt.rnn_scorer.score_pairs` scores it) under the unigram model of the training
-    pairs' targets (:func:`rnnlib.smt.rnn_scorer.unigram_logp`: the shortlist's ids, one ``EOS``
-    per target, add-one smoothing over the target vocabulary): the network's floor."""
-
-    def targets(pairs):
-        return Ragged.from_lists(tgt_vocab.encode(t) for _, t in pairs)
-
-    logp = rnn_scorer.unigram_logp(targets(train_pairs), len(tgt_vocab))
-    return rnn_scorer.unigram_nll(logp, targets(held))[0]
-
-
-def ablation_numbers(abl: Ablation) -> list[Number]:
+def numbers(abl: Ablation) -> dict:
     """The updates, both mean dev NLLs, the difference with its interval, the share (%) of pairs
     on which the tanh network is worse, the seconds per update of each network and the seconds
     the ablation's training took when it ran (the GRU's only when it is a run of its own)."""
@@ -149,26 +125,30 @@ def ablation_numbers(abl: Ablation) -> list[Number]:
     seconds = abl.tanh.artifact.extra["seconds"]
     if abl.gru.artifact.key != abl.scorer.artifact.key:
         seconds += abl.gru.artifact.extra["seconds"]
-    return [
-        Number("rep-abl-updates", abl.updates),
-        Number("rep-abl-gru-nll", abl.nll_gru.mean(), 2),
-        Number("rep-abl-tanh-nll", abl.nll_tanh.mean(), 2),
-        Number("rep-abl-gap", gap_mean, 2),
-        Number("rep-abl-gap-low", gap_low, 2),
-        Number("rep-abl-gap-high", gap_high, 2),
-        Number("rep-abl-share-worse", 100 * float(np.mean(abl.gap > 0)), 1),
-        Number("rep-abl-diverged", int(np.isnan(abl.gap).sum())),
-        Number("rep-abl-unigram-nll", float(np.mean(abl.nll_unigram)), 2),
-        Number("rep-abl-gru-spu", extra["gru"]["seconds"] / extra["gru"]["updates"], 3),
-        Number("rep-abl-tanh-spu", extra["tanh"]["seconds"] / extra["tanh"]["updates"], 3),
-        Number("rep-abl-gru-threads", trained_threads(abl.scorer.artifact)),
-        Number("rep-abl-tanh-threads", trained_threads(abl.tanh.artifact)),
-        Number("rep-abl-seconds", seconds, 0),
-    ]
+    return {
+        "rep-abl-updates": abl.updates,
+        "rep-abl-gru-nll": (abl.nll_gru.mean(), 2),
+        "rep-abl-tanh-nll": (abl.nll_tanh.mean(), 2),
+        "rep-abl-gap": (gap_mean, 2),
+        "rep-abl-gap-low": (gap_low, 2),
+        "rep-abl-gap-high": (gap_high, 2),
+        "rep-abl-share-worse": (100 * float(np.mean(abl.gap > 0)), 1),
+        "rep-abl-diverged": int(np.isnan(abl.gap).sum()),
+        "rep-abl-unigram-nll": (float(np.mean(abl.nll_unigram)), 2),
+        "rep-abl-gru-spu": (extra["gru"]["seconds"] / extra["gru"]["updates"], 3),
+        "rep-abl-tanh-spu": (extra["tanh"]["seconds"] / extra["tanh"]["updates"], 3),
+        "rep-abl-gru-threads": trained_threads(abl.scorer.artifact),
+        "rep-abl-tanh-threads": trained_threads(abl.tanh.artifact),
+        "rep-abl-seconds": (seconds, 0),
+    }
 
 
-def ablation_check(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:
-    """C-A-GRU-1: the tanh network's dev NLL per held-out pair is above the GRU's (the interval
+def claim_gru_1(abl: Ablation, n_boot: int, seed: int) -> claims.ClaimCheck:
+    """C-A-GRU-1. Paper A, §2.3: "In our preliminary experiments, we found that it is crucial to
+    use this new unit with gating units. We were not able to get meaningful result with an
+    oft-used tanh unit without any gating."
+
+    Judged as: the tanh network's dev NLL per held-out pair is above the GRU's (the interval
     of the difference lies above 0; a NaN, a diverged network, is not measurable, never
     support). Control: the same rule on the GRU against itself (two identical systems: the
     difference is 0 on every pair, so the rule must not hold). Floor: the GRU's dev NLL at least
@@ -194,7 +174,7 @@ def ablation_curves(abl: Ablation):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from ..book import style
+    from ...book import style
 
     names = {"gru": "GRU (the phrase scorer)", "tanh": "tanh units"}
     frames = []
@@ -235,8 +215,8 @@ def most_frequent_sample(
     as A's Table 3 reads them (:func:`rnnlib.search.sample`), with how often it was drawn; ties
     go to the sample the model scores higher, then to the first drawn. ``generator``: on the
     model's device (:func:`rnnlib.search.sample` draws there)."""
-    from ..batch import source_batch
-    from ..search import sample
+    from ...batch import source_batch
+    from ...search import sample
 
     batch = source_batch([src_vocab.encode(list(source))])
     hyps = sample(model, batch, n=n, generator=generator)[0]
@@ -263,38 +243,23 @@ def held_out_sources(held, min_len: int, count: int, seed: int) -> tuple[list, d
     return [long_held[i] for i in pick], targets
 
 
-def samples_table(abl: Ablation, corpus, params: dict[str, Any]) -> pd.DataFrame:
+def samples_table(abl: Ablation, corpus, P: Params) -> pd.DataFrame:
     """The table of the ablation's samples: for ``ablation_sources`` held-out source phrases
     (:func:`held_out_sources`, ``min_phrase_len``, ``seed``), one held-out target and the most
     frequent of ``ablation_samples`` samples of each network with its count (a generator seeded
     with ``seed`` on the network's device, per source and network). Index: the source."""
     sources, targets = held_out_sources(
-        abl.scorer.held, params["min_phrase_len"], params["ablation_sources"], params["seed"]
+        abl.scorer.held, P.min_phrase_len, P.ablation_sources, P.seed
     )
     rows = []
     for src in sources:
         row = {"source": " ".join(src), "held-out target": " ".join(targets[src])}
         for name, net in (("GRU", abl.gru_model), ("tanh", abl.tanh_model)):
-            generator = torch.Generator(device=abl.scorer.device).manual_seed(params["seed"])
+            generator = torch.Generator(device=abl.scorer.device).manual_seed(P.seed)
             words, count = most_frequent_sample(
-                net, corpus.src_vocab, corpus.tgt_vocab, src, n=params["ablation_samples"],
+                net, corpus.src_vocab, corpus.tgt_vocab, src, n=P.ablation_samples,
                 generator=generator,
             )  # fmt: skip
             row[f"{name}: most frequent sample"] = f"{' '.join(words) or '(empty)'} (×{count})"
         rows.append(row)
     return pd.DataFrame(rows).set_index("source")
-
-
-__all__ = [
-    "FLOOR_UNIT",
-    "LEARNED_FLOOR",
-    "unigram_nll",
-    "Ablation",
-    "ablation_check",
-    "ablation_curves",
-    "ablation_numbers",
-    "gating_ablation",
-    "held_out_sources",
-    "most_frequent_sample",
-    "samples_table",
-]

@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..cache import Artifact, ArtifactCache
+from ...cache import Artifact, ArtifactCache
 
 #: the fewest points :func:`tsne_artifact` maps
 MIN_MAP_POINTS = 5
@@ -108,6 +108,20 @@ def map_perplexity(perplexity: float, points: int) -> float:
     return min(float(perplexity), (points - 1) / 3)
 
 
+def map_tsne(
+    cache: ArtifactCache, X: np.ndarray, perplexity: float, iterations: int, seed: int, **config
+) -> Artifact | None:
+    """The ``representations/tsne`` artifact of ``X (N, d)`` (:func:`tsne_artifact`, the
+    perplexity lowered for a small map by :func:`map_perplexity`), ``config`` saying what ``X``
+    is; ``None``: fewer than :data:`MIN_MAP_POINTS` points."""
+    if len(X) < MIN_MAP_POINTS:
+        return None
+    return tsne_artifact(
+        cache, "representations/tsne", X, map_perplexity(perplexity, len(X)), iterations, seed,
+        config=config,
+    )  # fmt: skip
+
+
 def note_figure(text: str, figsize: tuple = (6, 1.6)):
     """A figure that only says ``text``: what stands in for a map that cannot be drawn, so the
     page says why instead of missing the figure."""
@@ -154,12 +168,11 @@ def enlarged_regions(
     wanted: str,
     patterns: Sequence[str] | None = None,
     size: int = 30,
-    unit: str = "point",
-) -> tuple[list[tuple[str, tuple]], str]:
+) -> tuple[list[tuple[str, tuple]], list[str]]:
     """The regions ``wanted`` asks for (category names, comma-separated; ``"pattern"``: the
     commonest of ``patterns``) as ``(name, box)`` pairs, each the :func:`dense_region` of
-    ``size`` points of that category on the map ``coords (N, 2)``, and a sentence naming the
-    categories no ``unit`` of the map belongs to (``""`` when every one has points)."""
+    ``size`` points of that category on the map ``coords (N, 2)``, and the categories asked for
+    that no point of the map belongs to (no region is drawn for them)."""
     out, missing = [], []
     for name in [w.strip() for w in wanted.split(",") if w.strip()]:
         if name == "pattern" and patterns is not None and len(patterns):
@@ -172,11 +185,7 @@ def enlarged_regions(
             out.append((name, dense_region(coords, members, size=size)))
         else:
             missing.append(name)
-    note = ""
-    if missing:
-        named = ", ".join(f"*{m}*" for m in missing)
-        note = f"No enlarged region for {named}: no {unit} on the map has that category."
-    return out, note
+    return out, missing
 
 
 # -- the figure -----------------------------------------------------------------------------------
@@ -185,7 +194,7 @@ def category_palette(order: Sequence[str]) -> dict[str, tuple]:
     grey for :data:`UNLABELLED`."""
     import seaborn as sns
 
-    from ..book import style
+    from ...book import style
 
     colours = sns.color_palette(style.PALETTE, 10)
     return {**{c: colours[i % 10] for i, c in enumerate(order)}, UNLABELLED: GREY}
@@ -279,20 +288,3 @@ def _enlarged_panel(ax, k: int, name: str, box: tuple, frame, texts, palette, ma
         )
     ax.set(xlim=(x0, x1), ylim=(y0, y1), xticks=[], yticks=[], xlabel="", ylabel="")
     ax.set_title(f"{k + 1}: {name} ({len(inside)} points, {len(shown)} labelled)", fontsize=9)
-
-
-__all__ = [
-    "GREY",
-    "MIN_MAP_POINTS",
-    "UNLABELLED",
-    "array_checksum",
-    "category_palette",
-    "dense_region",
-    "enlarged_regions",
-    "map_figure",
-    "map_perplexity",
-    "not_drawn",
-    "note_figure",
-    "tsne_artifact",
-    "tsne_coords",
-]
