@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import yaml
 
@@ -394,3 +394,16 @@ def book_citation(root: Path) -> tuple[str, str]:
         return f"*{cff['title']}*", str(cff.get("version", "unversioned"))
     except (OSError, KeyError, TypeError, yaml.YAMLError):
         return "*the replication book*", "unversioned"
+
+
+class Number(NamedTuple):
+    """One number for a chapter's prose, in the order of :meth:`Chapter.number`'s arguments
+    (``ch.number(*number)``): its glue name, value, digits of rounding (``None``: as it is) and
+    the artifacts it was computed from (``None``: every artifact the chapter has looked up so
+    far). An experiment's functions return these where the numbers of one item come from
+    different artifacts."""
+
+    name: str
+    value: Any
+    digits: int | None = None
+    artifacts: list | None = None

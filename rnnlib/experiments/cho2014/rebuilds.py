@@ -1,0 +1,179 @@
+"""The rebuild spread: the Baseline and +RNN rows on further eflomal alignments (built, or read
+from the cache where a ``spread`` build left them), their table, and the claims about the network
+(Fig. 3, Table 3) measured on every alignment's network and judged on each."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pandas as pd
+import torch
+
+from ... import verdicts
+from ...book.chapter import Number
+from ...cache import ArtifactCache
+from ..spread import across, further_cached, origin_text, with_mean_sd
+from .controls import controls, rescored
+from .figure_3 import figure_3_claims, figure_3_pairs, scored_frame
+from .network import best_eval
+from .rows import BaselineRow, Replicate, RNNRow, bleu_of
+from .systems import baseline_row, rnn_row
+from .table_1 import dev_parts
+from .table_2 import long_phrases
+from .table_3 import table_3_claims, table_3_samples
+
+
+def alignment_replicates(
+    cache: ArtifactCache, params: dict[str, Any], base: BaselineRow, rnn: RNNRow
+) -> list[Replicate]:
+    """The Baseline and +RNN rows on eflomal's alignments 1 (``base``, ``rnn``: the book's), 2,
+    ..., ``alignment_replicates``: each further one its own alignment, phrase table, network
+    (the same seed, updates and optimiser; its pairs are its table's) and MERT runs with every
+    seed. eflomal's sampler takes no seed, so these are what a rebuild from an empty cache moves;
+    the rows no claim reads (:data:`EXTENSION_ROWS`) are not built again. With
+    ``cached_spread``, the further alignments whose rows the cache holds follow, none computed
+    (:func:`rnnlib.experiments.spread.further_cached`)."""
+
+    def replicate(r: int) -> Replicate:
+        b = baseline_row(cache, params, alignment_run=r)
+        only = {**params, "per_word_row": False, "mert_default_seeds": 0}  # the rows claims read
+        return Replicate(r, b, rnn_row(cache, b, only))
+
+    n = params.get("alignment_replicates", 1)
+    out = [Replicate(1, base, rnn)] + [replicate(r) for r in range(2, n + 1)]
+    if params.get("cached_spread", False):
+        out += further_cached(cache, replicate, n + 1)
+    return out
+
+
+def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, verdicts.Check]:
+    """The claims about the network (Fig. 3: C-A-F3-1 ... C-A-F3-3; Table 3: C-A-T3-1, C-A-T3-2)
+    measured on ``rnn`` exactly as the chapter measures them on its own row (the same pairs
+    drawn from its frame, the same seeds, its untrained network as the control): the checks of
+    a further alignment, which :func:`rnnlib.experiments.spread.across` sets beside the
+    chapter's. Torch's global random state is left as it was."""
+    seed, n_samples = params["seed"], params["n_samples"]
+    with torch.random.fork_rng(devices=[]):
+        ctl = controls(rnn, corpus)
+        frame = scored_frame(rnn, corpus)
+        pick = figure_3_pairs(frame, params["scatter_points"], seed)
+        out = dict(figure_3_claims(pick, seed, rescored(pick, ctl.model, corpus), ctl))
+        phrases = long_phrases(frame, params)
+        samples = table_3_samples(phrases, rnn, corpus, n_samples, seed)
+        control = table_3_samples(phrases, rnn, corpus, n_samples, seed, ctl.model)
+        out.update(table_3_claims(samples, n_samples, seed, control, ctl))
+    return out
+
+
+def further_network_claims(
+    replicates: Sequence[Replicate], corpus, params: dict[str, Any]
+) -> list[tuple[int, dict[str, verdicts.Check]]]:
+    """``(alignment, network_claims)`` of every alignment but the chapter's first."""
+    return [(rep.alignment, network_claims(rep.rnn, corpus, params)) for rep in replicates[1:]]
+
+
+def claims_across(
+    found: dict[str, verdicts.Check], further: Sequence[tuple[int, dict[str, verdicts.Check]]]
+) -> dict[str, verdicts.Check]:
+    """``found`` (the chapter's checks on alignment 1), each judged on every alignment of
+    ``further`` (:func:`further_network_claims`); ``found`` itself with no further one."""
+    return {
+        claim: across(check, [(a, checks[claim]) for a, checks in further])
+        for claim, check in found.items()
+    }
+
+
+def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFrame:
+    """One row per word alignment: the Baseline's and +RNN's test BLEU (means over the MERT
+    seeds), the gain on test and on the held-out dev sentences (:func:`dev_parts`), and the
+    network's best held-out NLL per pair and per target token, and, when every alignment has
+    its CSLM rows, their test gain +CSLM+RNN − +RNN; with ``mean`` and ``sd`` rows when there
+    are several alignments."""
+    rows = []
+    with_cslm = all(rep.cslm is not None for rep in replicates)
+    for rep in replicates:
+        runs = {"Baseline": rep.base.runs, "+RNN": rep.rnn.runs}
+        parts = dev_parts(runs, rep.base.data.dev_refs[0], n_tune)
+        base_test = bleu_of(rep.base.runs, "test").mean()
+        rnn_test = bleu_of(rep.rnn.runs, "test").mean()
+        rows.append(
+            {
+                "alignment": str(rep.alignment),
+                "Baseline test": base_test,
+                "+RNN test": rnn_test,
+                "+RNN − Baseline, test": rnn_test - base_test,
+                "+RNN − Baseline, dev held out": parts["+RNN"][1].mean()
+                - parts["Baseline"][1].mean(),
+                "network NLL per pair": float(rep.rnn.scorer.artifact.extra["dev_nll"]),
+                "network NLL per token": float(best_eval(rep.rnn.scorer)["dev_nll_token"]),
+            }
+        )
+        if with_cslm:
+            rows[-1]["+CSLM+RNN − +RNN, test"] = (
+                bleu_of(rep.cslm["+CSLM+RNN"], "test").mean() - rnn_test
+            )
+    table = pd.DataFrame(rows).set_index("alignment")
+    return with_mean_sd(table).round(3)
+
+
+def _alignments(table: pd.DataFrame) -> int:
+    """The alignments of a :func:`replicates_table` (its rows but ``mean`` and ``sd``)."""
+    return len(table.index.difference(["mean", "sd"]))
+
+
+def replicates_numbers(table: pd.DataFrame) -> list[Number]:
+    """The number of alignments and, with several, the standard deviation of the test and
+    held-out dev gains and of the network's best held-out NLL per pair over them, as siblings
+    ``-spread`` and ``-spread-n`` of ``cho-gain-test``, ``cho-gain-heldout`` and
+    ``cho-best-dev-nll`` (read by ``rnnlib compare`` as their rebuild noise)."""
+    n = _alignments(table)
+    out = [Number("cho-replicates-n", n)]
+    if n < 2:
+        return out
+    for col, name in (
+        ("+RNN − Baseline, test", "cho-gain-test"),
+        ("+RNN − Baseline, dev held out", "cho-gain-heldout"),
+        ("network NLL per pair", "cho-best-dev-nll"),
+    ):
+        out += [Number(f"{name}-spread", table.loc["sd", col], 3), Number(f"{name}-spread-n", n)]
+    return out
+
+
+def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
+    """What the rebuild spread says (Markdown): with one alignment, how to measure it."""
+    n = _alignments(table)
+    if n < 2:
+        runs = 2 * params.get("mert_seeds", 1)
+        return (
+            "This build has one alignment, so the rebuild spread is not measured here: "
+            "`rnnlib build --profile spread` (or `-p cho2014.alignment_replicates=3`) builds the "
+            "Baseline and +RNN rows on two more alignments "
+            f"(each about as much again as the alignment, the network and {runs} MERT runs: see "
+            '"Where the time goes"), and C-A-T1-1 then reads all of them; a build of this profile '
+            "on the same cache reads them too (`cached_spread`)."
+        )
+    sd = table.loc["sd"]
+    built = params.get("alignment_replicates", 1)
+    return (
+        f"{origin_text(built, n - built, 'alignment')}. "
+        f"Over these {n} word alignments the test gain of the RNN score moves with a standard "
+        f"deviation of {sd['+RNN − Baseline, test']:.2f} BLEU (held-out dev "
+        f"{sd['+RNN − Baseline, dev held out']:.2f}), the Baseline's test BLEU with "
+        f"{sd['Baseline test']:.2f}. C-A-T1-1 reads every alignment's runs, so its verdict "
+        "accounts for a rebuild" + _cslm_spread(table, sd) + "."
+    )
+
+
+def _cslm_spread(table: pd.DataFrame, sd: pd.Series) -> str:
+    """The CSLM rows' part of :func:`replicates_text`: their spread, and which claims read them,
+    or that they were built on the first alignment only."""
+    col = "+CSLM+RNN − +RNN, test"
+    if col not in table.columns:
+        return (
+            "; the CSLM rows were built on the first alignment only, so C-A-T1-2 ... C-A-T1-4 "
+            "read that alignment's runs"
+        )
+    return (
+        f"; so do C-A-T1-2 ... C-A-T1-4, which read the CSLM rows built on each alignment too "
+        f"(the test gain +CSLM+RNN − +RNN moves with a standard deviation of {sd[col]:.2f})"
+    )
