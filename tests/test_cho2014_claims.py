@@ -357,3 +357,27 @@ def test_cslm_replicates_builds_the_asked_alignments_and_reads_the_others_where_
     calls.clear()
     built = cslm_mod.cslm_replicates(cache, {"alignment_replicates": 3}, reps, first)
     assert calls == [(2, False), (3, False)] and built[2].cslm == {"+CSLM": {1: "c3"}}
+
+
+def test_one_function_per_claim_each_quoting_the_sentence_of_paper_a_it_judges():
+    import inspect
+
+    from rnnlib.book.claims import CLAIMS
+
+    found = {}
+    for module in (table_1, figure_3, table_2, table_3):
+        for name, fn in vars(module).items():
+            if name.startswith("claim_") and inspect.isfunction(fn):
+                found[name] = fn
+                lines = inspect.getsource(fn).splitlines()
+                assert len(lines) <= 40, name
+                doc = " ".join(fn.__doc__.split())
+                assert "Paper A (§" in doc and '"' in doc, name
+    ids = {f"C-A-{n[len('claim_') :].upper().replace('_', '-')}" for n in found}
+    assert ids == {c for c in CLAIMS if c[:6] in ("C-A-T1", "C-A-F3", "C-A-T2", "C-A-T3")}
+    ctl = verdicts.not_measurable("x")
+    got = table_1.claims_to_record({"C-A-T1-1": ctl, "C-A-T1-3": ctl})
+    assert [(c.claim, c.glue) for c in got] == [
+        ("C-A-T1-1", "cho-t1-verdict"),
+        ("C-A-T1-3", "cho-c3"),
+    ]

@@ -4,11 +4,14 @@ C-A-F3-3."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from ... import verdicts
 from ...book.chapter import Number
+from ...book.claims import ClaimCheck
 from ...stats import (
     bootstrap_rounds,
     percentile_interval,
@@ -146,6 +149,90 @@ def _shares(pick: pd.DataFrame) -> tuple[float, float]:
     return float((d <= ALIKE).mean()), float((d >= FAR).mean())
 
 
+@dataclass
+class Agreement:
+    """What Fig. 3's claims read (:func:`_agreement`): ``(values, low, high)`` of the trained
+    network's scores on the drawn pairs, then of the untrained network's on the same pairs, in
+    this order from one generator; ``pairs``: how many were drawn."""
+
+    trained: tuple[np.ndarray, np.ndarray, np.ndarray]
+    untrained: tuple[np.ndarray, np.ndarray, np.ndarray]
+    pairs: int
+
+
+def agreement(pick: pd.DataFrame, seed: int, untrained: pd.DataFrame, n_boot: int) -> Agreement:
+    """:func:`_agreement` of ``pick`` then of ``untrained`` (the same pairs scored by the
+    untrained network), with 95% intervals over ``n_boot`` resamples of the pairs from
+    ``default_rng(seed + 7)``."""
+    rng = np.random.default_rng(seed + 7)
+    trained = _agreement(pick, rng, n_boot)
+    return Agreement(trained, _agreement(untrained, rng, n_boot), len(pick))
+
+
+UNTRAINED = "the untrained network (initialisation, the run's seed) on the same pairs"
+
+
+def _over(agr: Agreement) -> str:
+    return f"95% bootstrap over the {agr.pairs} drawn pairs; one trained network (one seed)"
+
+
+def _weakly(measured, note: str = "") -> verdicts.Check:
+    v, lo, hi = measured
+    rho = "ρ of the RNN and TM scores within target length"
+    return verdicts.intervals_above(
+        [(rho, v[0], lo[0], hi[0]), (f"0.5 − {rho}", 0.5 - v[0], 0.5 - hi[0], 0.5 - lo[0])],
+        note=note and f"'weakly correlated' read as 0 < ρ ≤ 0.5; {note}",
+    )
+
+
+def claim_f3_1(agr: Agreement, ctl: Controls | None = None) -> ClaimCheck:
+    """C-A-F3-1, the two scores weakly and positively correlated among pairs of the same target
+    length (0 < ρ ≤ 0.5); control: the untrained network; floored by ``ctl``. Paper A (§4.3):
+    "Interestingly, many phrase pairs were scored similarly by both the translation model and
+    the RNN Encoder–Decoder, but there were as many other phrase pairs that were scored
+    radically different (see Fig. 3)." """
+    check = verdicts.controlled(_weakly(agr.trained, _over(agr)), UNTRAINED, _weakly(agr.untrained))
+    return ClaimCheck("C-A-F3-1", check if ctl is None else ctl.floor(check))
+
+
+def _alike_and_far(measured, note: str = "") -> verdicts.Check:
+    v, lo, hi = measured
+    alike = f"share scored alike (percentiles within {ALIKE:g}) − chance"
+    far = f"share scored far apart (at least {FAR:g}) − half the share alike"
+    return verdicts.intervals_above(
+        [(alike, v[1], lo[1], hi[1]), (far, v[2], lo[2], hi[2])],
+        note=note
+        and f"'many alike' read as more than chance (the RNN's scores shuffled "
+        f"within target length), 'as many radically differently' as at least half as "
+        f"many; {note}",
+    )
+
+
+def claim_f3_2(agr: Agreement, ctl: Controls | None = None) -> ClaimCheck:
+    """C-A-F3-2, more pairs scored alike than chance and at least half as many far apart;
+    control: the untrained network; floored by ``ctl``. Paper A (§4.3): "many phrase pairs
+    were scored similarly by both the translation model and the RNN Encoder–Decoder, but there
+    were as many other phrase pairs that were scored radically different (see Fig. 3)." """
+    check = verdicts.controlled(
+        _alike_and_far(agr.trained, _over(agr)), UNTRAINED, _alike_and_far(agr.untrained)
+    )
+    return ClaimCheck("C-A-F3-2", check if ctl is None else ctl.floor(check))
+
+
+def claim_f3_3() -> ClaimCheck:
+    """C-A-F3-3, not measurable here (see its reason). Paper A (§4.3): "This could arise from
+    the proposed approach of training the RNN Encoder–Decoder on a set of unique phrase pairs,
+    discouraging the RNN Encoder–Decoder from learning simply the frequencies of the phrase
+    pairs from the corpus, as explained earlier." """
+    check = verdicts.not_measurable(
+        "the TM score is c(s, t) / c(s), so it follows the pair's count by construction and no "
+        "comparison with it can fail; the paper's cause (training on unique pairs) would need "
+        "the same network trained on the pairs with their counts, which this chapter does not "
+        "train"
+    )
+    return ClaimCheck("C-A-F3-3", check)
+
+
 def figure_3_claims(
     pick: pd.DataFrame,
     seed: int,
@@ -153,52 +240,9 @@ def figure_3_claims(
     ctl: Controls | None = None,
     n_boot: int = N_BOOT,
 ) -> dict[str, verdicts.Check]:
-    """The checks of C-A-F3-1 (weakly and positively correlated, within target length),
-    C-A-F3-2 (more pairs scored alike than chance, and at least half as many far apart) and
-    C-A-F3-3 (not measurable: see its reason), with 95% bootstrap intervals over the drawn pairs
-    (``n_boot`` resamples, ``default_rng(seed + 7)``: the trained network's, then the same rule
-    on ``untrained``, the same pairs scored by the untrained network, the control); floored by
-    ``ctl`` (:data:`SCORER_FLOOR`)."""
-    rng = np.random.default_rng(seed + 7)
-    over = f"95% bootstrap over the {len(pick)} drawn pairs; one trained network (one seed)"
-
-    def checks(frame, note=""):
-        v, lo, hi = _agreement(frame, rng, n_boot)
-        rho = "ρ of the RNN and TM scores within target length"
-        f1 = verdicts.intervals_above(
-            [(rho, v[0], lo[0], hi[0]), (f"0.5 − {rho}", 0.5 - v[0], 0.5 - hi[0], 0.5 - lo[0])],
-            note=note and f"'weakly correlated' read as 0 < ρ ≤ 0.5; {note}",
-        )
-        f2 = verdicts.intervals_above(
-            [
-                (f"share scored alike (percentiles within {ALIKE:g}) − chance", v[1], lo[1], hi[1]),
-                (
-                    f"share scored far apart (at least {FAR:g}) − half the share alike",
-                    v[2],
-                    lo[2],
-                    hi[2],
-                ),
-            ],
-            note=note
-            and f"'many alike' read as more than chance (the RNN's scores shuffled "
-            f"within target length), 'as many radically differently' as at least half as "
-            f"many; {note}",
-        )
-        return f1, f2
-
-    f1, f2 = checks(pick, over)
-    u1, u2 = checks(untrained)
-    what = "the untrained network (initialisation, the run's seed) on the same pairs"
-    out = {
-        "C-A-F3-1": verdicts.controlled(f1, what, u1),
-        "C-A-F3-2": verdicts.controlled(f2, what, u2),
-    }
-    if ctl is not None:
-        out = {c: ctl.floor(check) for c, check in out.items()}
-    out["C-A-F3-3"] = verdicts.not_measurable(
-        "the TM score is c(s, t) / c(s), so it follows the pair's count by construction and no "
-        "comparison with it can fail; the paper's cause (training on unique pairs) would need "
-        "the same network trained on the pairs with their counts, which this chapter does not "
-        "train"
-    )
-    return out
+    """The checks of C-A-F3-1 ... C-A-F3-3 (:func:`claim_f3_1` ...) on the drawn pairs ``pick``
+    and the same pairs scored by the untrained network (``untrained``, the control), measured
+    by :func:`agreement`; floored by ``ctl`` (:data:`SCORER_FLOOR`)."""
+    agr = agreement(pick, seed, untrained, n_boot)
+    found = (claim_f3_1(agr, ctl), claim_f3_2(agr, ctl), claim_f3_3())
+    return {c.claim: c.check for c in found}

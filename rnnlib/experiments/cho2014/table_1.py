@@ -16,6 +16,7 @@ import pandas as pd
 from ... import verdicts
 from ...book import papers
 from ...book.chapter import Number
+from ...book.claims import ClaimCheck
 from ...cache import Artifact, ArtifactCache
 from ...smt.system import (
     SMTResult,
@@ -295,156 +296,206 @@ def clark(label: str, a: list[list[str]], b: list[list[str]], refs: Sequence[str
     return (label, r["diff"], r["low"], r["high"])
 
 
+#: the glue name of each Table 1 claim's verdict in the chapter's prose
+GLUES = {
+    "C-A-T1-1": "cho-t1-verdict",
+    "C-A-T1-2": "cho-c2",
+    "C-A-T1-3": "cho-c3",
+    "C-A-T1-4": "cho-c4",
+}
+
+ONE_RUN = (
+    "one MERT run per row: the optimiser's noise, the larger part of a row's "
+    "difference (Clark et al. 2011), has no estimate"
+)
+SAME = "each compared row against itself (two identical systems)"
+
+
+class Gains:
+    """The differences of Table 1's rows the claims read, each computed once.
+
+    ``outputs``: name -> split -> each MERT seed's output (:func:`row_outputs`); ``refs``:
+    split -> the references; ``pooled``: the rows over independent word alignments, name ->
+    split -> alignment -> MERT seed -> output (:func:`pooled_rows`), or ``None``. A claim reads
+    every alignment when each row it reads was built on every alignment (``over``), else the
+    chapter's alignment alone, for all of its differences."""
+
+    def __init__(self, outputs, refs, pooled=None):
+        self.outputs, self.refs, self.pooled = outputs, refs, pooled
+        self.seeds = len(outputs["Baseline"]["test"])
+        self.alignments = len(pooled["Baseline"]["test"]) if pooled is not None else 1
+        self.use_pooled = self.alignments > 1
+        self.done: dict[tuple, tuple] = {}
+
+    def note(self, over: bool) -> str:
+        """What an interval covers: the chapter's alignment's seeds, or every alignment."""
+        n_test = len(self.refs["test"])
+        if not over:
+            return (
+                f"means over {self.seeds} MERT runs per row; 95% interval of Clark et al. "
+                f"(2011): the seeds' spread (t quantile) and {N_BOOT} paired resamples of the "
+                f"{n_test} test sentences; not covered: one word alignment, phrase table, "
+                "network and CSLM"
+            )
+        n, per = self.alignments, len(self.pooled["Baseline"]["test"][0])
+        return (
+            f"means over {n} independent word alignments (each with its phrase table "
+            f"and network), each the mean of {per} MERT runs per row; 95% interval: the spread "
+            f"of the {n} alignments' gains (t quantile, {n - 1} degrees of "
+            f"freedom: the alignment, not the MERT run, is the independent unit) and {N_BOOT} "
+            f"paired resamples of the {n_test} test sentences, so a rebuild's new "
+            "alignment is inside the noise"
+        )
+
+    def rebuilt_for(self, *names) -> bool:
+        """Whether every row named was built on every alignment."""
+        return self.use_pooled and all(n in self.pooled for n in names)
+
+    def diff(self, a, b, s, over: bool) -> tuple:
+        """``(label, a − b, low, high)`` on split ``s``, each difference once (b − a's negated)."""
+        if (b, a, s, over) in self.done:
+            _, d, lo, hi = self.done[(b, a, s, over)]
+            return (f"{a} − {b}, {s}", -d, -hi, -lo)
+        if (a, b, s, over) not in self.done:
+            label = f"{a} − {b}, {s}"
+            if over:
+                p, refs = self.pooled, self.refs[s]
+                r = rebuilds_and_sentences(p[a][s], p[b][s], refs, N_BOOT)
+                self.done[(a, b, s, over)] = (label, r["diff"], r["low"], r["high"])
+            else:
+                o = self.outputs
+                self.done[(a, b, s, over)] = clark(label, o[a][s], o[b][s], self.refs[s])
+        return self.done[(a, b, s, over)]
+
+    def mean_test(self, name, over: bool) -> float:
+        """A row's mean test BLEU over its seeds (and alignments, ``over``)."""
+        if over:
+            runs_ = [o for group in self.pooled[name]["test"] for o in group]
+        else:
+            runs_ = self.outputs[name]["test"]
+        return mean_bleu(runs_, self.refs["test"])
+
+    def finish(self, c, names, over: bool) -> verdicts.Check:
+        """``c`` with the floor on every row read, and the rebuilds it covers."""
+        values = [(f"{n}, test", self.mean_test(n, over)) for n in names]
+        c = verdicts.floored(c, values, BLEU_FLOOR, "BLEU", "the mean test BLEU of each row read")
+        if over:
+            c = dataclasses.replace(c, rebuilds=f"pooled over {self.alignments} word alignments")
+        return c
+
+    def compared(self, triples, extra=None) -> verdicts.Check:
+        """Every ``(a, b, split)`` difference above 0, against each ``b`` against itself;
+        ``extra``: ``over -> [(test, its control)]`` beside the differences."""
+        names = sorted({n for a, b, _ in triples for n in (a, b)})
+        over = self.rebuilt_for(*names)
+        more = extra(over) if extra else []
+        tests = [self.diff(a, b, s, over) for a, b, s in triples] + [t for t, _ in more]
+        control = [self.diff(b, b, s, over) for _, b, s in triples] + [c for _, c in more]
+        c = verdicts.controlled(
+            verdicts.intervals_above(tests, self.note(over)),
+            SAME,
+            verdicts.intervals_above(control),
+        )
+        return self.finish(c, names, over)
+
+
+def claim_t1_1(gains: Gains) -> ClaimCheck:
+    """C-A-T1-1, the RNN score's gain over the Baseline on dev and test. Paper A (§4.2): "As
+    expected, adding features computed by neural networks consistently improves the
+    performance over the baseline performance." """
+    check = gains.compared([("+RNN", "Baseline", s) for s in ("dev", "test")])
+    return ClaimCheck("C-A-T1-1", check, GLUES["C-A-T1-1"])
+
+
+def claim_t1_2(gains: Gains) -> ClaimCheck:
+    """C-A-T1-2, +CSLM+RNN above +RNN on dev and test, and above every other row on test.
+    Paper A (§4.2): "The best performance was achieved when we used both CSLM and the phrase
+    scores from the RNN Encoder–Decoder." """
+    others = [n for n in gains.outputs if n not in ("+CSLM+RNN", "+RNN")]
+    check = gains.compared(
+        [("+CSLM+RNN", "+RNN", s) for s in ("dev", "test")]
+        + [("+CSLM+RNN", n, "test") for n in others]
+    )
+    return ClaimCheck("C-A-T1-2", check, GLUES["C-A-T1-2"])
+
+
+def claim_t1_3(gains: Gains, oracle: list[list[str]] | None) -> ClaimCheck:
+    """C-A-T1-3, a null claim: the word penalty's test gain stays under :data:`WP_MARGIN`; its
+    control, which must not hold, is the n-best oracle ``oracle`` against +CSLM+RNN. Paper A
+    (§4.2, on the word penalty): "However, in this case we were not able to achieve better
+    performance on the test set, but only on the development set." """
+    wp_rows = ["+CSLM+RNN", "+CSLM+RNN+WP"]
+    over = gains.rebuilt_for(*wp_rows)
+    wp = verdicts.within_margin(
+        [gains.diff("+CSLM+RNN+WP", "+CSLM+RNN", "test", over)],
+        WP_MARGIN,
+        side="above",
+        note=gains.note(over) + f"; holds when the gain's interval stays under +{WP_MARGIN:g} BLEU",
+    )
+    if oracle is None:
+        check = verdicts.not_measurable("no n-best lists, so no control for the null claim")
+        return ClaimCheck("C-A-T1-3", check, GLUES["C-A-T1-3"])
+    test = gains.outputs["+CSLM+RNN"]["test"]
+    label = "n-best oracle − +CSLM+RNN, test"
+    ctrl = verdicts.within_margin(
+        [clark(label, oracle, test, gains.refs["test"])], WP_MARGIN, side="above"
+    )
+    what = "the +RNN row's test n-best lists reranked by the reference (an oracle)"
+    check = gains.finish(verdicts.controlled(wp, what, ctrl), wp_rows, over)
+    return ClaimCheck("C-A-T1-3", check, GLUES["C-A-T1-3"])
+
+
+def claim_t1_4(gains: Gains) -> ClaimCheck:
+    """C-A-T1-4, on test Baseline < +RNN < +CSLM+RNN and the largest gain under 2 BLEU (the
+    book's reading of "modest"; its control: the Baseline against itself). Paper A (§4.2): "As
+    expected, adding features computed by neural networks consistently improves the
+    performance over the baseline performance. The best performance was achieved when we used
+    both CSLM and the phrase scores from the RNN Encoder–Decoder." """
+
+    def under_2(a, over):
+        _, g, lo, hi = gains.diff(a, "Baseline", "test", over)
+        label = f"2 − ({a} − Baseline), test (the largest gain under 2 BLEU)"
+        return (label, 2 - g, 2 - hi, 2 - lo)
+
+    def largest_under_2(over):  # the best row's gain, and the Baseline's against itself
+        rows_ = [n for n in gains.outputs if n != "Baseline" and (not over or gains.rebuilt_for(n))]
+        top = max(rows_, key=lambda n: gains.mean_test(n, over))
+        return [(under_2(top, over), under_2("Baseline", over))]
+
+    check = gains.compared(
+        [("+RNN", "Baseline", "test"), ("+CSLM+RNN", "+RNN", "test")], extra=largest_under_2
+    )
+    return ClaimCheck("C-A-T1-4", check, GLUES["C-A-T1-4"])
+
+
 def table_1_claims(
     outputs: dict[str, dict[str, list[list[str]]]],
     refs: dict[str, Sequence[str]],
     oracle: list[list[str]] | None = None,
     pooled: dict[str, dict[str, list[list[list[str]]]]] | None = None,
 ) -> dict[str, verdicts.Check]:
-    """The checks of C-A-T1-1 ... C-A-T1-4 on the rows of Table 1 (``outputs``: name -> split
-    -> each MERT seed's output, :func:`row_outputs`; ``refs``: split -> the references): each
-    difference of two rows with the interval of :func:`clark`; every check's control is the
-    same rule on a row against itself (two identical systems), C-A-T1-3's (a null claim, a
-    margin of :data:`WP_MARGIN`) on the n-best oracle ``oracle`` against +CSLM+RNN; floor:
-    :data:`BLEU_FLOOR` on every row read. Not measurable with one MERT run per row.
-
-    ``pooled`` (the rebuild spread): the rows' outputs over independent word alignments, name
-    -> split -> alignment -> MERT seed -> output (each alignment with its phrase table, network
-    and MERT seeds; :func:`pooled_rows`): the Baseline and +RNN rows, and the CSLM rows where every
-    alignment has them. A claim whose rows are all there reads them with
-    :func:`rnnlib.stats.rebuilds_and_sentences` (C-A-T1-1 always; C-A-T1-2 ... C-A-T1-4 with the
-    CSLM rows): the alignment is the independent unit, so its interval covers a rebuild's new
-    alignment. The others read the chapter's alignment alone, all of their differences."""
-    seeds = len(outputs["Baseline"]["test"])
-    one_run = verdicts.not_measurable(
-        "one MERT run per row: the optimiser's noise, the larger part of a row's "
-        "difference (Clark et al. 2011), has no estimate"
-    )
-    alignments = len(pooled["Baseline"]["test"]) if pooled is not None else 1
-    use_pooled = alignments > 1
-    if seeds < 2 and not use_pooled:
+    """The checks of C-A-T1-1 ... C-A-T1-4 on the rows of Table 1 (:class:`Gains`: ``outputs``,
+    ``refs``, ``pooled``), in this order, each difference with the interval of :func:`clark`
+    (or :func:`rnnlib.stats.rebuilds_and_sentences` over the alignments of ``pooled``, where
+    every row a claim reads was built on each: the alignment is then the independent unit, so
+    its interval covers a rebuild's new alignment); every check's control is the same rule on a
+    row against itself, C-A-T1-3's the n-best ``oracle``; floor: :data:`BLEU_FLOOR` on every
+    row read. Not measurable with one MERT run per row."""
+    gains = Gains(outputs, refs, pooled)
+    one_run = verdicts.not_measurable(ONE_RUN)
+    if gains.seeds < 2 and not gains.use_pooled:
         return {f"C-A-T1-{k}": one_run for k in (1, 2, 3, 4)}
-    note = (
-        f"means over {seeds} MERT runs per row; 95% interval of Clark et al. (2011): the seeds' "
-        f"spread (t quantile) and {N_BOOT} paired resamples of the {len(refs['test'])} test "
-        f"sentences; not covered: one word alignment, phrase table, network and CSLM"
-    )
-    if use_pooled:
-        per = len(pooled["Baseline"]["test"][0])
-        note_r = (
-            f"means over {alignments} independent word alignments (each with its phrase table "
-            f"and network), each the mean of {per} MERT runs per row; 95% interval: the spread "
-            f"of the {alignments} alignments' gains (t quantile, {alignments - 1} degrees of "
-            f"freedom: the alignment, not the MERT run, is the independent unit) and {N_BOOT} "
-            f"paired resamples of the {len(refs['test'])} test sentences, so a rebuild's new "
-            "alignment is inside the noise"
-        )
-    same = "each compared row against itself (two identical systems)"
-    done: dict[tuple, tuple] = {}
+    c1 = claim_t1_1(gains)
+    if gains.seeds < 2:  # C-A-T1-1 read the alignments' runs; the other rows have one run each
+        return {"C-A-T1-1": c1.check, **{f"C-A-T1-{k}": one_run for k in (2, 3, 4)}}
+    found = [c1, claim_t1_2(gains), claim_t1_3(gains, oracle), claim_t1_4(gains)]
+    return {c.claim: c.check for c in found}
 
-    def rebuilt_for(*names) -> bool:  # every row named was built on every alignment
-        return use_pooled and all(n in pooled for n in names)
 
-    # a claim reads every alignment when each row it reads was built on every alignment, else
-    # the chapter's alignment alone (``over``: which, for all of its differences)
-    def diff(a, b, s, over: bool):  # each difference once (b − a's: a − b's, negated)
-        if (b, a, s, over) in done:
-            _, d, lo, hi = done[(b, a, s, over)]
-            return (f"{a} − {b}, {s}", -d, -hi, -lo)
-        if (a, b, s, over) not in done:
-            label = f"{a} − {b}, {s}"
-            if over:
-                r = rebuilds_and_sentences(pooled[a][s], pooled[b][s], refs[s], N_BOOT)
-                done[(a, b, s, over)] = (label, r["diff"], r["low"], r["high"])
-            else:
-                done[(a, b, s, over)] = clark(label, outputs[a][s], outputs[b][s], refs[s])
-        return done[(a, b, s, over)]
-
-    def mean_test(name, over: bool) -> float:
-        runs_ = (
-            [o for group in pooled[name]["test"] for o in group] if over else outputs[name]["test"]
-        )
-        return mean_bleu(runs_, refs["test"])
-
-    def finish(c, names, over: bool):  # the floor on every row read, and the rebuilds covered
-        values = [(f"{n}, test", mean_test(n, over)) for n in names]
-        c = verdicts.floored(c, values, BLEU_FLOOR, "BLEU", "the mean test BLEU of each row read")
-        if over:
-            c = dataclasses.replace(c, rebuilds=f"pooled over {alignments} word alignments")
-        return c
-
-    def compared(triples, extra=()):
-        """``extra``: ``over -> [(test, its control)]`` beside the differences."""
-        names = sorted({n for a, b, _ in triples for n in (a, b)})
-        over = rebuilt_for(*names)
-        more = extra(over) if extra else []
-        tests = [diff(a, b, s, over) for a, b, s in triples] + [t for t, _ in more]
-        control = [diff(b, b, s, over) for _, b, s in triples] + [c for _, c in more]
-        c = verdicts.controlled(
-            verdicts.intervals_above(tests, note_r if over else note),
-            same,
-            verdicts.intervals_above(control),
-        )
-        return finish(c, names, over)
-
-    c1 = compared([("+RNN", "Baseline", s) for s in ("dev", "test")])
-    if seeds < 2:  # C-A-T1-1 read the alignments' runs; the other rows have one run each
-        return {"C-A-T1-1": c1, **{f"C-A-T1-{k}": one_run for k in (2, 3, 4)}}
-    others = [n for n in outputs if n not in ("+CSLM+RNN", "+RNN")]
-    c2 = compared(
-        [("+CSLM+RNN", "+RNN", s) for s in ("dev", "test")]
-        + [("+CSLM+RNN", n, "test") for n in others]
-    )
-    wp_rows = ["+CSLM+RNN", "+CSLM+RNN+WP"]
-    wp_over = rebuilt_for(*wp_rows)
-    wp = verdicts.within_margin(
-        [diff("+CSLM+RNN+WP", "+CSLM+RNN", "test", wp_over)],
-        WP_MARGIN,
-        side="above",
-        note=(note_r if wp_over else note)
-        + f"; holds when the gain's interval stays under +{WP_MARGIN:g} BLEU",
-    )
-    if oracle is None:
-        c3 = verdicts.not_measurable("no n-best lists, so no control for the null claim")
-    else:
-        ctrl = verdicts.within_margin(
-            [
-                clark(
-                    "n-best oracle − +CSLM+RNN, test",
-                    oracle,
-                    outputs["+CSLM+RNN"]["test"],
-                    refs["test"],
-                )
-            ],
-            WP_MARGIN,
-            side="above",
-        )
-        c3 = finish(
-            verdicts.controlled(
-                wp, "the +RNN row's test n-best lists reranked by the reference (an oracle)", ctrl
-            ),
-            wp_rows,
-            wp_over,
-        )
-
-    def under_2(a, over):
-        _, g, lo, hi = diff(a, "Baseline", "test", over)
-        return (
-            f"2 − ({a} − Baseline), test (the largest gain under 2 BLEU)",
-            2 - g,
-            2 - hi,
-            2 - lo,
-        )
-
-    def largest_under_2(over):  # the best row's gain, and the Baseline's against itself
-        rows_ = [n for n in outputs if n != "Baseline" and (not over or rebuilt_for(n))]
-        top = max(rows_, key=lambda n: mean_test(n, over))
-        return [(under_2(top, over), under_2("Baseline", over))]
-
-    c4 = compared(
-        [("+RNN", "Baseline", "test"), ("+CSLM+RNN", "+RNN", "test")], extra=largest_under_2
-    )
-    return {"C-A-T1-1": c1, "C-A-T1-2": c2, "C-A-T1-3": c3, "C-A-T1-4": c4}
+def claims_to_record(checks: dict[str, verdicts.Check]) -> list[ClaimCheck]:
+    """The checks of :func:`table_1_checks` as the chapter records them, each verdict also glued
+    under its name in :data:`GLUES`."""
+    return [ClaimCheck(claim, check, GLUES[claim]) for claim, check in checks.items()]
 
 
 def dev_claim_start(n_tune: int | None, n_dev: int) -> int:

@@ -14,6 +14,7 @@ from ... import verdicts
 from ...batch import source_batch
 from ...book import papers
 from ...book.chapter import Number
+from ...book.claims import ClaimCheck
 from ...search import sample
 from ...stats import (
     bootstrap_mean,
@@ -134,46 +135,96 @@ def table_3_numbers(t3: Table3, n_samples: int) -> list[Number]:
     ]
 
 
-def _table_3_checks(t3: Table3, n_samples: int, boot, n_boot: int, note: str = ""):
-    share, top_in, in_table = t3.top_share, [float(x) for x in t3.top_in_table], t3.in_table
+def _concentration(t3: Table3, boot, n_boot: int):
+    """``((share, low, high), (correct, low, high))``: the mean share of the draws that are each
+    source's most frequent sample, and the share of sources whose most frequent sample is a
+    phrase-table target, with 95% bootstrap intervals over the sources from ``boot`` (in this
+    order); ``None`` with fewer than two sources."""
+    share, top_in = t3.top_share, [float(x) for x in t3.top_in_table]
     if len(share) < 2 or len(top_in) != len(share):
-        c1 = None
-    else:
-        m, lo, hi = bootstrap_mean(share, n_boot, boot)
-        c, clo, chi = bootstrap_mean(top_in, n_boot, boot)
-        c1 = verdicts.intervals_above(
-            [
-                (
-                    f"share of the {n_samples} draws that are the most frequent sample − "
-                    f"{TOP_SHARE:g}",
-                    m - TOP_SHARE,
-                    lo - TOP_SHARE,
-                    hi - TOP_SHARE,
-                ),
-                (
-                    f"share of sources whose most frequent sample is a phrase-table target − "
-                    f"{TOP_CORRECT:g}",
-                    c - TOP_CORRECT,
-                    clo - TOP_CORRECT,
-                    chi - TOP_CORRECT,
-                ),
-            ],  # fmt: skip
-            note=note,
-        )
-    c2 = None
-    if in_table:
-        shown, inside = len(in_table), sum(in_table)
-        c2 = verdicts.all_true(
-            [
-                (
-                    f"some shown samples are in the phrase table ({inside} of {shown})",
-                    any(in_table),
-                ),
-                (f"some are not ({shown - inside})", not all(in_table)),
-            ],
-            note=note,
-        )
-    return c1, c2
+        return None
+    return bootstrap_mean(share, n_boot, boot), bootstrap_mean(top_in, n_boot, boot)
+
+
+@dataclass
+class Table3Measures:
+    """What Table 3's claims read: :func:`_concentration` of the trained network's samples and
+    then of the untrained network's (the control), from one generator, and both tables."""
+
+    samples: Table3
+    control: Table3
+    trained: tuple | None
+    untrained: tuple | None
+    n_samples: int
+
+
+def table_3_measures(
+    t3: Table3, n_samples: int, seed: int, control: Table3, n_boot: int = N_BOOT
+) -> Table3Measures:
+    """:class:`Table3Measures` of ``t3`` and ``control`` (the same sources sampled from the
+    untrained network), from ``default_rng(seed + 9)``."""
+    boot = np.random.default_rng(seed + 9)
+    trained = _concentration(t3, boot, n_boot)
+    return Table3Measures(t3, control, trained, _concentration(control, boot, n_boot), n_samples)
+
+
+def _note(m: Table3Measures) -> str:
+    return (
+        f"{len(m.samples.top_share)} sources, {m.n_samples} samples each; 95% bootstrap over "
+        "the sources; one trained network (one seed)"
+    )
+
+
+UNTRAINED = "the untrained network's samples (initialisation, the run's seed), the same sources"
+
+
+def _concentrated(measured, n_samples: int, note: str = "") -> verdicts.Check | None:
+    if measured is None:
+        return None
+    (m, lo, hi), (c, clo, chi) = measured
+    share = f"share of the {n_samples} draws that are the most frequent sample − {TOP_SHARE:g}"
+    correct = (
+        f"share of sources whose most frequent sample is a phrase-table target − {TOP_CORRECT:g}"
+    )
+    return verdicts.intervals_above(
+        [
+            (share, m - TOP_SHARE, lo - TOP_SHARE, hi - TOP_SHARE),
+            (correct, c - TOP_CORRECT, clo - TOP_CORRECT, chi - TOP_CORRECT),
+        ],
+        note=note,
+    )
+
+
+def claim_t3_1(m: Table3Measures, ctl: Controls | None = None) -> ClaimCheck:
+    """C-A-T3-1, the samples concentrated on one (:data:`TOP_SHARE`) that is typically a correct
+    translation, read as one of the table's targets for the source (:data:`TOP_CORRECT`);
+    control: the untrained network's samples; floored by ``ctl``. Paper A (§4.3): "We can see
+    that the RNN Encoder–Decoder is able to propose well-formed target phrases without looking
+    at the actual phrase table." """
+    check = _concentrated(m.trained, m.n_samples, _note(m))
+    control = _concentrated(m.untrained, m.n_samples)
+    why = "fewer than two sources were drawn"
+    return ClaimCheck("C-A-T3-1", judged(check, control, why, UNTRAINED, ctl))
+
+
+def _overlapping(t3: Table3, note: str = "") -> verdicts.Check | None:
+    if not t3.in_table:
+        return None
+    shown, inside = len(t3.in_table), sum(t3.in_table)
+    some = f"some shown samples are in the phrase table ({inside} of {shown})"
+    return verdicts.all_true(
+        [(some, any(t3.in_table)), (f"some are not ({shown - inside})", not all(t3.in_table))],
+        note=note,
+    )
+
+
+def claim_t3_2(m: Table3Measures, ctl: Controls | None = None) -> ClaimCheck:
+    """C-A-T3-2, the samples overlap the phrase table's targets, but not completely; control:
+    the untrained network's samples; floored by ``ctl``. Paper A (§4.3): "Importantly, the
+    generated phrases do not overlap completely with the target phrases from the phrase
+    table." """
+    check, control = _overlapping(m.samples, _note(m)), _overlapping(m.control)
+    return ClaimCheck("C-A-T3-2", judged(check, control, "no samples were drawn", UNTRAINED, ctl))
 
 
 def table_3_claims(
@@ -184,20 +235,8 @@ def table_3_claims(
     ctl: Controls | None = None,
     n_boot: int = N_BOOT,
 ) -> dict[str, verdicts.Check]:
-    """The checks of C-A-T3-1 (the samples concentrated on one, and that one typically a correct
-    translation: :data:`TOP_SHARE`, :data:`TOP_CORRECT`, 95% :func:`rnnlib.stats.bootstrap_mean`
-    intervals over the sources, ``default_rng(seed + 9)``, from two sources on) and C-A-T3-2
-    (the samples overlap the phrase table, but not completely); ``control``: the same sources
-    sampled from the untrained network, the same rules; floored by ``ctl``."""
-    boot = np.random.default_rng(seed + 9)
-    note = (
-        f"{len(t3.top_share)} sources, {n_samples} samples each; 95% bootstrap over the "
-        "sources; one trained network (one seed)"
-    )
-    c1, c2 = _table_3_checks(t3, n_samples, boot, n_boot, note)
-    u1, u2 = _table_3_checks(control, n_samples, boot, n_boot)
-    what = "the untrained network's samples (initialisation, the run's seed), the same sources"
-    return {
-        "C-A-T3-1": judged(c1, u1, "fewer than two sources were drawn", what, ctl),
-        "C-A-T3-2": judged(c2, u2, "no samples were drawn", what, ctl),
-    }
+    """The checks of C-A-T3-1 and C-A-T3-2 (:func:`claim_t3_1`, :func:`claim_t3_2`) on
+    :func:`table_3_measures` of ``t3`` and ``control`` (the same sources sampled from the
+    untrained network); floored by ``ctl``."""
+    m = table_3_measures(t3, n_samples, seed, control, n_boot)
+    return {c.claim: c.check for c in (claim_t3_1(m, ctl), claim_t3_2(m, ctl))}
