@@ -16,6 +16,7 @@ from rnnlib.experiments.cho2014 import rows as rows_mod
 from rnnlib.experiments.cho2014 import table_1
 from rnnlib.experiments.cho2014 import table_2
 from rnnlib.experiments.cho2014 import table_3
+from rnnlib.experiments.cho2014.setting import Params
 from rnnlib import verdicts
 from rnnlib.verdicts import BLEU_FLOOR
 
@@ -168,15 +169,17 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
     assert got["cho-gain-test-spread-n"] == 3
     assert got["cho-gain-heldout-spread"] == pytest.approx(0.0)
     assert got["cho-best-dev-nll-spread"] == pytest.approx(1.0)
-    assert "3 word alignments" in rebuilds.replicates_text(table, {"alignment_replicates": 3})
+    assert "3 word alignments" in rebuilds.replicates_text(table, Params(alignment_replicates=3))
     assert "3 alignments, built by this build" in rebuilds.replicates_text(
-        table, {"alignment_replicates": 3}
+        table, Params(alignment_replicates=3)
     )
-    assert "2 read from the cache" in rebuilds.replicates_text(table, {})  # cached_spread read them
+    assert "2 read from the cache" in rebuilds.replicates_text(
+        table, Params()
+    )  # cached_spread read them
     one = table.loc[["1"]]
     assert [n.name for n in rebuilds.replicates_numbers(one)] == ["cho-replicates-n"]
-    assert "alignment_replicates=3" in rebuilds.replicates_text(one, {})
-    assert "6 MERT runs" in rebuilds.replicates_text(one, {"mert_seeds": 3})
+    assert "alignment_replicates=3" in rebuilds.replicates_text(one, Params())
+    assert "6 MERT runs" in rebuilds.replicates_text(one, Params(mert_seeds=3))
 
 
 def test_pooled_rows_group_each_rows_runs_by_alignment():
@@ -234,8 +237,7 @@ def test_f3_claims_fail_for_identical_scores_and_stop_at_the_floor():
 
 
 # -- Table 2 --------------------------------------------------------------------------------------
-PARAMS = {"min_source_words": 4, "frequent_count": 20, "rare_count": 2, "seed": 1,
-          "phrases_per_group": 2}  # fmt: skip
+PARAMS = Params(min_source_words=4, frequent_count=20, rare_count=2, seed=1, phrases_per_group=2)
 
 
 def _frame(rnn_literal: bool = True, candidates: int = 6, seed: int = 0) -> pd.DataFrame:
@@ -351,11 +353,11 @@ def test_cslm_replicates_builds_the_asked_alignments_and_reads_the_others_where_
     monkeypatch.setattr(cslm_mod, "cslm_rows", fake_rows)
     reps = [rows_mod.Replicate(a, NS(alignment=a), NS(runs={1: f"r{a}"})) for a in (1, 2, 3)]
     first = NS(runs={"+CSLM": {1: "c1"}})
-    got = cslm_mod.cslm_replicates(cache, {"alignment_replicates": 1}, reps, first)
+    got = cslm_mod.cslm_replicates(cache, Params(alignment_replicates=1), reps, first)
     assert [r.cslm for r in got] == [{"+CSLM": {1: "c1"}}, {"+CSLM": {1: "c2"}}, None]
     assert calls == [(2, True), (3, True)]  # read only: a cpu build computes none of them
     calls.clear()
-    built = cslm_mod.cslm_replicates(cache, {"alignment_replicates": 3}, reps, first)
+    built = cslm_mod.cslm_replicates(cache, Params(alignment_replicates=3), reps, first)
     assert calls == [(2, False), (3, False)] and built[2].cslm == {"+CSLM": {1: "c3"}}
 
 

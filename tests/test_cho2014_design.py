@@ -24,6 +24,7 @@ from rnnlib.experiments.cho2014 import table_1
 from rnnlib.experiments.cho2014 import table_2
 from rnnlib.experiments.cho2014 import table_3
 from rnnlib.experiments.cho2014 import tuning
+from rnnlib.experiments.cho2014.setting import Params
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.models import build_model
 from rnnlib.presets import preset
@@ -34,9 +35,9 @@ from rnnlib.train import TRAIN_PRESETS, train_preset
 
 # -- the scorer's optimiser ----------------------------------------------------------------------
 def test_scorer_optimiser_is_empty_for_the_papers_and_overrides_otherwise():
-    assert scorer_mod.scorer_optimiser({}) == {}
-    assert scorer_mod.scorer_optimiser({"rnn_optimizer": "adadelta", "rnn_lr": 1.0}) == {}
-    adam = scorer_mod.scorer_optimiser({"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1})
+    assert scorer_mod.scorer_optimiser(Params()) == {}
+    assert scorer_mod.scorer_optimiser(Params(rnn_optimizer="adadelta", rnn_lr=1.0)) == {}
+    adam = scorer_mod.scorer_optimiser(Params(rnn_optimizer="adam", rnn_lr=0.003, rnn_clip=1))
     assert adam == {"optimizer": "adam", "lr": 0.003, "clip_norm": 1.0}
     config = train_preset("paper-a", max_updates=5, **adam)
     assert (config.optimizer, config.lr, config.clip_norm) == ("adam", 0.003, 1.0)
@@ -53,7 +54,7 @@ def test_scorer_optimiser_is_empty_for_the_papers_and_overrides_otherwise():
 )
 def test_scorer_optimiser_names_a_bad_parameter(params, name):
     with pytest.raises(ValueError, match=name):
-        scorer_mod.scorer_optimiser(params)
+        scorer_mod.scorer_optimiser(Params(**params))
 
 
 # -- the held-out figures --------------------------------------------------------------------------
@@ -180,10 +181,10 @@ def test_baseline_start_takes_each_seeds_tuned_weights_and_the_new_feature_at_ze
         1: {"lm": 0.4, "rnn": 0.0},
         2: {"lm": 0.6, "rnn": 0.0},
     }
-    assert systems.row_start(base, extra, {"mert_start": "defaults"}) is None
-    assert systems.row_start(base, extra, {}) == systems.baseline_start(base, extra)
+    assert systems.row_start(base, extra, Params(mert_start="defaults")) is None
+    assert systems.row_start(base, extra, Params()) == systems.baseline_start(base, extra)
     with pytest.raises(ValueError, match="mert_start"):
-        systems.row_start(base, extra, {"mert_start": "zero"})
+        systems.row_start(base, extra, Params(mert_start="zero"))
 
 
 def test_mert_runs_build_every_seed_on_the_rows_alignment_and_start(monkeypatch):
@@ -222,15 +223,15 @@ def test_the_rnn_row_tuned_from_the_defaults_takes_its_own_seeds_and_no_start(mo
 
     monkeypatch.setattr(systems, "mert_runs", fake_mert_runs)
     scores = ScoredTable(["rnn"], {})
-    got = systems.defaults_runs(None, "base", scores, {"mert_default_seeds": 2})
+    got = systems.defaults_runs(None, "base", scores, Params(mert_default_seeds=2))
     assert got == {1: "run 1", 2: "run 2"} and calls == [(None, [1, 2], (scores,))]
     # none asked for, or the +RNN row already starts from the defaults: nothing is tuned
-    assert systems.defaults_runs(None, "base", scores, {"mert_default_seeds": 0}) == {}
-    started = {"mert_default_seeds": 2, "mert_start": "defaults"}
+    assert systems.defaults_runs(None, "base", scores, Params(mert_default_seeds=0)) == {}
+    started = Params(mert_default_seeds=2, mert_start="defaults")
     assert systems.defaults_runs(None, "base", scores, started) == {} and len(calls) == 1
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="mert_default_seeds"):
-            systems.defaults_runs(None, "base", scores, {"mert_default_seeds": bad})
+            systems.defaults_runs(None, "base", scores, Params(mert_default_seeds=bad))
 
 
 def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_is_checked(
@@ -247,9 +248,9 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     monkeypatch.setattr(systems, "mert_system", lambda *args: args)
     base = rows_mod.BaselineRow(None, None, SMTConfig(), [1, 2], {}, "cpu")
     rows = [("+RNN", ["rnn"], {1: {}, 2: {}}, [1, 2]), (rows_mod.DEFAULTS_ROW, ["rnn"], None, [1])]
-    got = systems.systems_side_by_side("cache", base, rows, {"systems_at_once": 1})
+    got = systems.systems_side_by_side("cache", base, rows, Params(systems_at_once=1))
     assert set(got.values()) == {"not started"} and not built and not stages
-    systems.systems_side_by_side("cache", base, rows, {"systems_at_once": 2})
+    systems.systems_side_by_side("cache", base, rows, Params(systems_at_once=2))
     ((jobs, n),) = built
     assert n == 2 and stages == [base.alignment_run]
     assert [j.name for j in jobs] == [
@@ -261,9 +262,9 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     assert jobs[2].build() == ("cache", base, ["rnn"], None, 1)
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(ValueError, match="systems_at_once"):
-            systems.systems_side_by_side("cache", base, rows, {"systems_at_once": bad})
-    assert systems.defaults_seeds({"mert_default_seeds": 3}) == [1, 2, 3]
-    assert systems.defaults_seeds({"mert_default_seeds": 3, "mert_start": "defaults"}) == []
+            systems.systems_side_by_side("cache", base, rows, Params(systems_at_once=bad))
+    assert systems.defaults_seeds(Params(mert_default_seeds=3)) == [1, 2, 3]
+    assert systems.defaults_seeds(Params(mert_default_seeds=3, mert_start="defaults")) == []
 
 
 def _ahead(monkeypatch, params, device="cpu"):
@@ -305,7 +306,9 @@ def _ahead(monkeypatch, params, device="cpu"):
         "build_side_by_side",
         lambda cache, jobs, n, dev: pool.append((jobs, n, dev)) or {},
     )
-    out = schedule.build_ahead("cache", {"systems_at_once": 2, "mert_default_seeds": 1, **params})
+    out = schedule.build_ahead(
+        "cache", Params(**{"systems_at_once": 2, "mert_default_seeds": 1, **params})
+    )
     return out, pool, calls, base, scores, weights
 
 
@@ -397,15 +400,17 @@ def test_the_optimiser_check_reads_only_the_plan_of_the_network(monkeypatch):
     corpus = SimpleNamespace(src_vocab=None, tgt_vocab=None, checksum="c")
     params = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0, "rnn_check_updates": 4}
     for scorer in (plan, trained):
-        scorer_mod.optimiser_check(None, corpus, scorer, params)
+        scorer_mod.optimiser_check(None, corpus, scorer, Params(**params))
     assert len(keys) == 2 and keys[0] == keys[1]
     assert keys[0][2].optimizer == "adadelta" and keys[0][2].max_updates == 4
     assert (
-        scorer_mod.optimiser_check(None, corpus, plan, {**params, "rnn_check_optimiser": False})
+        scorer_mod.optimiser_check(
+            None, corpus, plan, Params(**{**params, "rnn_check_optimiser": False})
+        )
         is None
     )
     assert (
-        scorer_mod.optimiser_check(None, corpus, plan, {}) is None
+        scorer_mod.optimiser_check(None, corpus, plan, Params()) is None
     )  # the paper's optimiser: no check
 
 

@@ -20,6 +20,7 @@ from rnnlib.experiments.cho2014 import table_1
 from rnnlib.experiments.cho2014 import table_2
 from rnnlib.experiments.cho2014 import table_3
 from rnnlib.experiments.cho2014 import tuning
+from rnnlib.experiments.cho2014.setting import Params
 from rnnlib import verdicts
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.models import build_model
@@ -133,13 +134,7 @@ def _frame(tm_prefers_long: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["src", "tgt", "tm", "rnn", "count", "src_count", "src_len"])
 
 
-PARAMS = {
-    "min_source_words": 4,
-    "frequent_count": 20,
-    "rare_count": 2,
-    "seed": 1,
-    "phrases_per_group": 2,
-}
+PARAMS = Params(min_source_words=4, frequent_count=20, rare_count=2, seed=1, phrases_per_group=2)
 
 
 def test_long_phrases_groups_and_draws():

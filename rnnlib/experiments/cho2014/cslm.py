@@ -13,7 +13,7 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,7 @@ from ...specials import SPECIALS, UNK
 from .rescored import RescoredSystem, search_seconds
 from .rows import BaselineRow, Replicate, RNNRow
 from .scorer import training_length
+from .setting import Params
 
 
 def cslm_run(
@@ -214,38 +215,34 @@ class CSLMRows:
     kn: Artifact | None = None
 
 
-def cslm_model(
-    cache: ArtifactCache, base: "BaselineRow", params: dict[str, Any]
-) -> tuple[CSLMConfig, Artifact]:
+def cslm_model(cache: ArtifactCache, base: "BaselineRow", P: Params) -> tuple[CSLMConfig, Artifact]:
     """Paper A's neural language model at the sizes of the chapter's ``cslm_*`` parameters,
     trained on the target side of ``base``'s training data (:func:`cslm_run`): its config and
     its artifact."""
-    corpus, data, p = base.corpus, base.data, params
+    corpus, data = base.corpus, base.data
     vocab = corpus.tgt_vocab
     config = CSLMConfig(
-        vocab=len(vocab), order=p["cslm_order"], emb=p["cslm_emb"],
-        hidden=(p["cslm_hidden1"], p["cslm_hidden2"]),
+        vocab=len(vocab), order=P.cslm_order, emb=P.cslm_emb,
+        hidden=(P.cslm_hidden1, P.cslm_hidden2),
     )  # fmt: skip
     art = cslm_run(
         cache, config, data.train_tgt, data.dev_tgt, vocab,
-        updates=p["cslm_updates"], batch_size=p["cslm_batch"], lr=p["cslm_lr"],
-        eval_every=p["cslm_eval_every"], dev_share=p["cslm_dev_share"], seed=p["seed"],
+        updates=P.cslm_updates, batch_size=P.cslm_batch, lr=P.cslm_lr,
+        eval_every=P.cslm_eval_every, dev_share=P.cslm_dev_share, seed=P.seed,
         data=checksum([corpus.checksum], data.train_tgt, data.dev_tgt), device=base.device,
     )  # fmt: skip
     return config, art
 
 
-def cslm_rows(
-    cache: ArtifactCache, base: "BaselineRow", rnn: "RNNRow", params: dict[str, Any]
-) -> CSLMRows:
+def cslm_rows(cache: ArtifactCache, base: "BaselineRow", rnn: "RNNRow", P: Params) -> CSLMRows:
     """Paper A's neural language model (Schwenk 2007; :func:`cslm_run` at the sizes of the
     ``cslm_*`` parameters, on the target side of the training data) and the rows that add it:
     +CSLM (on the Baseline's runs), +CSLM+RNN and +CSLM+RNN+WP (on the +RNN row's runs, WP the
     count of target words outside the shortlist), each :meth:`RescoredSystem.run` per MERT
-    seed in ``params["rescore_mode"]``."""
-    corpus, data, p = base.corpus, base.data, params
+    seed in ``P.rescore_mode``."""
+    corpus, data = base.corpus, base.data
     vocab = corpus.tgt_vocab
-    config, art = cslm_model(cache, base, params)
+    config, art = cslm_model(cache, base, P)
     model = load_cslm(art, base.device)
     # the sentence features of the rescoring, each with what identifies its values
     lm = (LMScore(CSLMFeature(model, vocab), name="cslm"), {"cslm": art.key})
@@ -264,9 +261,9 @@ def cslm_rows(
             s: system.run(
                 base_runs[s],
                 seed=s,
-                mode=p["rescore_mode"],
-                iterations=p["rescore_iterations"],
-                nbest=p["eval_nbest"],
+                mode=P.rescore_mode,
+                iterations=P.rescore_iterations,
+                nbest=P.eval_nbest,
             )  # fmt: skip
             for s in base.seeds
         }
@@ -279,7 +276,7 @@ def cslm_rows(
 
 def cslm_replicates(
     cache: ArtifactCache,
-    params: dict[str, Any],
+    P: Params,
     replicates: Sequence["Replicate"],
     cslm: CSLMRows,
 ) -> list["Replicate"]:
@@ -289,15 +286,15 @@ def cslm_replicates(
     no alignment: one model, one artifact). Built for the alignments ``alignment_replicates``
     asks for; for those read from the cache (``cached_spread``) read where the cache holds them,
     else left without (``cslm`` ``None``), computing none."""
-    n = params.get("alignment_replicates", 1)
+    n = P.alignment_replicates
     out = [dataclasses.replace(replicates[0], cslm=cslm.runs)]
     for rep in replicates[1:]:
         if rep.alignment <= n:
-            rows = cslm_rows(cache, rep.base, rep.rnn, params).runs
+            rows = cslm_rows(cache, rep.base, rep.rnn, P).runs
         else:
             try:
                 with cache.lookup_only():
-                    rows = cslm_rows(cache, rep.base, rep.rnn, params).runs
+                    rows = cslm_rows(cache, rep.base, rep.rnn, P).runs
             except NotCached:
                 rows = None
         out.append(dataclasses.replace(rep, cslm=rows))
@@ -337,22 +334,22 @@ def search_timing(base: "BaselineRow", cslm: CSLMRows, n_sentences: int) -> Sear
 
 
 def cslm_numbers(
-    base: "BaselineRow", cslm: CSLMRows, timing: SearchTiming, params: dict[str, Any]
+    base: "BaselineRow", cslm: CSLMRows, timing: SearchTiming, P: Params
 ) -> list[Number]:
     """The CSLM's sizes, training and perplexities (with the Kneser-Ney LM's and the paper's),
     the search timing and what it implies for one dev decoding of MERT."""
-    p, extra, lm = params, cslm.artifact.extra, base.first_run.lm
+    extra, lm = cslm.artifact.extra, base.first_run.lm
     tuned = base.first_run.tuned
     history = json.loads(tuned.file("weights.json").read_text())["history"]
     mert_decode = float(np.mean([r["decode_s"] for r in history]))  # one dev decoding of MERT
     slower = max(timing.without_cslm, 1e-9)
     return [
-        Number("cho-cslm-order", p["cslm_order"]),
-        Number("cho-cslm-emb", p["cslm_emb"]),
-        Number("cho-cslm-h1", p["cslm_hidden1"]),
-        Number("cho-cslm-h2", p["cslm_hidden2"]),
+        Number("cho-cslm-order", P.cslm_order),
+        Number("cho-cslm-emb", P.cslm_emb),
+        Number("cho-cslm-h1", P.cslm_hidden1),
+        Number("cho-cslm-h2", P.cslm_hidden2),
         Number("cho-cslm-vocab", len(base.corpus.tgt_vocab)),
-        Number("cho-cslm-updates", p["cslm_updates"]),
+        Number("cho-cslm-updates", P.cslm_updates),
         Number("cho-cslm-ngrams", extra["train_ngrams"] + extra["dev_ngrams"], None, cslm.cited),
         Number("cho-cslm-ppl", extra["best_dev_ppl"], 1, cslm.cited),
         Number("cho-cslm-dev-ppl", extra["dev_set_ppl"], 1, cslm.cited),
@@ -367,7 +364,7 @@ def cslm_numbers(
         Number("cho-search-ngrams", timing.ngrams),
         Number("cho-mert-decode", mert_decode, 0, [tuned]),
         Number("cho-mert-decode-cslm", mert_decode * timing.with_cslm / slower / 60, 1),
-        Number("cho-eval-nbest", p["eval_nbest"]),
+        Number("cho-eval-nbest", P.eval_nbest),
     ]
 
 

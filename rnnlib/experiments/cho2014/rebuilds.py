@@ -4,7 +4,8 @@ from the cache where a ``spread`` build left them), their table, and the claims 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import dataclasses
+from typing import Sequence
 
 import pandas as pd
 import torch
@@ -17,6 +18,7 @@ from .controls import controls, rescored
 from .figure_3 import figure_3_claims, figure_3_pairs, scored_frame
 from .network import best_eval
 from .rows import BaselineRow, Replicate, RNNRow, bleu_of
+from .setting import Params
 from .systems import baseline_row, rnn_row
 from .table_1 import dev_parts
 from .table_2 import long_phrases
@@ -24,7 +26,7 @@ from .table_3 import table_3_claims, table_3_samples
 
 
 def alignment_replicates(
-    cache: ArtifactCache, params: dict[str, Any], base: BaselineRow, rnn: RNNRow
+    cache: ArtifactCache, P: Params, base: BaselineRow, rnn: RNNRow
 ) -> list[Replicate]:
     """The Baseline and +RNN rows on eflomal's alignments 1 (``base``, ``rnn``: the book's), 2,
     ..., ``alignment_replicates``: each further one its own alignment, phrase table, network
@@ -35,30 +37,32 @@ def alignment_replicates(
     (:func:`rnnlib.experiments.spread.further_cached`)."""
 
     def replicate(r: int) -> Replicate:
-        b = baseline_row(cache, params, alignment_run=r)
-        only = {**params, "per_word_row": False, "mert_default_seeds": 0}  # the rows claims read
+        b = baseline_row(cache, P, alignment_run=r)
+        only = dataclasses.replace(
+            P, per_word_row=False, mert_default_seeds=0
+        )  # the rows claims read
         return Replicate(r, b, rnn_row(cache, b, only))
 
-    n = params.get("alignment_replicates", 1)
+    n = P.alignment_replicates
     out = [Replicate(1, base, rnn)] + [replicate(r) for r in range(2, n + 1)]
-    if params.get("cached_spread", False):
+    if P.cached_spread:
         out += further_cached(cache, replicate, n + 1)
     return out
 
 
-def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, verdicts.Check]:
+def network_claims(rnn: RNNRow, corpus, P: Params) -> dict[str, verdicts.Check]:
     """The claims about the network (Fig. 3: C-A-F3-1 ... C-A-F3-3; Table 3: C-A-T3-1, C-A-T3-2)
     measured on ``rnn`` exactly as the chapter measures them on its own row (the same pairs
     drawn from its frame, the same seeds, its untrained network as the control): the checks of
     a further alignment, which :func:`rnnlib.experiments.spread.across` sets beside the
     chapter's. Torch's global random state is left as it was."""
-    seed, n_samples = params["seed"], params["n_samples"]
+    seed, n_samples = P.seed, P.n_samples
     with torch.random.fork_rng(devices=[]):
         ctl = controls(rnn, corpus)
         frame = scored_frame(rnn, corpus)
-        pick = figure_3_pairs(frame, params["scatter_points"], seed)
+        pick = figure_3_pairs(frame, P.scatter_points, seed)
         out = dict(figure_3_claims(pick, seed, rescored(pick, ctl.model, corpus), ctl))
-        phrases = long_phrases(frame, params)
+        phrases = long_phrases(frame, P)
         samples = table_3_samples(phrases, rnn, corpus, n_samples, seed)
         control = table_3_samples(phrases, rnn, corpus, n_samples, seed, ctl.model)
         out.update(table_3_claims(samples, n_samples, seed, control, ctl))
@@ -66,10 +70,10 @@ def network_claims(rnn: RNNRow, corpus, params: dict[str, Any]) -> dict[str, ver
 
 
 def further_network_claims(
-    replicates: Sequence[Replicate], corpus, params: dict[str, Any]
+    replicates: Sequence[Replicate], corpus, P: Params
 ) -> list[tuple[int, dict[str, verdicts.Check]]]:
     """``(alignment, network_claims)`` of every alignment but the chapter's first."""
-    return [(rep.alignment, network_claims(rep.rnn, corpus, params)) for rep in replicates[1:]]
+    return [(rep.alignment, network_claims(rep.rnn, corpus, P)) for rep in replicates[1:]]
 
 
 def claims_across(
@@ -139,11 +143,11 @@ def replicates_numbers(table: pd.DataFrame) -> list[Number]:
     return out
 
 
-def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
+def replicates_text(table: pd.DataFrame, P: Params) -> str:
     """What the rebuild spread says (Markdown): with one alignment, how to measure it."""
     n = _alignments(table)
     if n < 2:
-        runs = 2 * params.get("mert_seeds", 1)
+        runs = 2 * P.mert_seeds
         return (
             "This build has one alignment, so the rebuild spread is not measured here: "
             "`rnnlib build --profile spread` (or `-p cho2014.alignment_replicates=3`) builds the "
@@ -153,7 +157,7 @@ def replicates_text(table: pd.DataFrame, params: dict[str, Any]) -> str:
             "on the same cache reads them too (`cached_spread`)."
         )
     sd = table.loc["sd"]
-    built = params.get("alignment_replicates", 1)
+    built = P.alignment_replicates
     return (
         f"{origin_text(built, n - built, 'alignment')}. "
         f"Over these {n} word alignments the test gain of the RNN score moves with a standard "

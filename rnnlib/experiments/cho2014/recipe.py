@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import pandas as pd
 
@@ -11,6 +10,7 @@ from ...book import papers
 from ...presets import preset
 from ...train import TRAIN_PRESETS, TrainConfig
 from .rows import BaselineRow, RNNRow, extra_start
+from .setting import Params
 
 
 def _set_up(t: TrainConfig) -> str:
@@ -18,28 +18,23 @@ def _set_up(t: TrainConfig) -> str:
     return f"{t.optimizer} (ε {t.eps:g}, ρ {t.rho:g}), {t.batch_size} {t.batching} pairs, {clip}"
 
 
-def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.DataFrame:
+def recipe_table(base: BaselineRow, rnn: RNNRow, P: Params) -> pd.DataFrame:
     """Paper A's set-up beside this run's (index: setting; columns ``Cho et al. 2014``,
     ``this run`` and the chapter ``parameters`` that set it): paper A's sizes and training as
     the library keeps them (the presets ``paper-cho2014`` and ``paper-a``)."""
-    p = params
     mc, tc, art = rnn.scorer.model_config, rnn.scorer.train_config, rnn.scorer.artifact
     pm, pt = preset("paper-cho2014"), dataclasses.replace(tc, **TRAIN_PRESETS["paper-a"])
-    data, seeds = base.data, p["mert_seeds"]
+    data, seeds = base.data, P.mert_seeds
     tune = (
-        len(data.dev_src)
-        if p["tune_sentences"] is None
-        else min(p["tune_sentences"], len(data.dev_src))
+        len(data.dev_src) if P.tune_sentences is None else min(P.tune_sentences, len(data.dev_src))
     )
-    cslm_sizes = (
-        f"{p['cslm_order']}-gram, {p['cslm_emb']}, {p['cslm_hidden1']} and {p['cslm_hidden2']}"
-    )
+    cslm_sizes = f"{P.cslm_order}-gram, {P.cslm_emb}, {P.cslm_hidden1} and {P.cslm_hidden2}"
     recipe = [
         ("corpus", "WMT'14 English→French (the network: the phrase table of 348M words)",
-         f"{p['corpus']}: {len(data.train_src):,} training pairs", "corpus, max_train"),
+         f"{P.corpus}: {len(data.train_src):,} training pairs", "corpus, max_train"),
         ("pairs the network trains on", "every unique pair of the phrase table",
          f"{len(rnn.scorer.train_pairs):,} of the {len(rnn.scorer.all_pairs):,} unique pairs "
-         + ("(all but the held-out ones)" if p["rnn_sample"] is None else "(drawn with the seed)"),
+         + ("(all but the held-out ones)" if P.rnn_sample is None else "(drawn with the seed)"),
          "rnn_sample, seed"),
         ("shortlists (source / target)", f"{pm.src_vocab:,} / {pm.tgt_vocab:,}",
          f"{mc.src_vocab:,} / {mc.tgt_vocab:,}", "src_vocab, tgt_vocab"),
@@ -61,30 +56,30 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, params: dict[str, Any]) -> pd.D
         ("CSLM: training",
          f"target side and {papers.A_CSLM_NEWS_MWORDS}M words of news, until the dev perplexity "
          "stopped improving",
-         f"target side of the training pairs, {p['cslm_updates']:,} Adam updates "
-         f"(lr {p['cslm_lr']:g})", "cslm_updates, cslm_lr"),
+         f"target side of the training pairs, {P.cslm_updates:,} Adam updates "
+         f"(lr {P.cslm_lr:g})", "cslm_updates, cslm_lr"),
         ("CSLM: use", "scores partial translations in the search",
-         f"rescores {p['eval_nbest']}-best lists (mode {p['rescore_mode']})",
+         f"rescores {P.eval_nbest}-best lists (mode {P.rescore_mode})",
          "rescore_mode, eval_nbest"),
         ("CSLM rows: MERT", "MERT's loop, decoding with the CSLM in the search",
          "one more MERT on the fixed n-best lists of the base row's tuned weights, no decoding"
-         if p["rescore_mode"] == "lists"
+         if P.rescore_mode == "lists"
          else "MERT's loop, each decoding's n-best lists rescored by the CSLM",
          "rescore_mode, rescore_iterations"),
         ("phrase-based system", "Moses, default settings",
-         f"the book's: {p['lm_order']}-gram LM, stack {p['stack_size']}, {p['ttable_limit']} "
-         f"options a span, distortion {p['distortion_limit']}",
+         f"the book's: {P.lm_order}-gram LM, stack {P.stack_size}, {P.ttable_limit} "
+         f"options a span, distortion {P.distortion_limit}",
          "lm_order, stack_size, ttable_limit, distortion_limit"),
         ("MERT", "newstest2012+2013, one run a row",
          f"the first {tune:,} dev sentences, {seeds} seed{'s' * (seeds != 1)} a row, at most "
-         f"{p['mert_iterations']} iterations, {p.get('mert_restarts', 2)} random restarts",
+         f"{P.mert_iterations} iterations, {P.mert_restarts} random restarts",
          "tune_sentences, mert_seeds, mert_iterations, mert_restarts"),
         ("MERT's start for the +RNN rows", "not stated (Moses: its default weights)",
          "the Baseline's tuned weights, the new weight at 0"
          + (f"; in a row of its own, the decoder's defaults (the new weight at "
             f"{extra_start():g}), seeds 1 to {len(rnn.runs_defaults)}"
             if rnn.runs_defaults else "")
-         if p.get("mert_start", "baseline") == "baseline"
+         if P.mert_start == "baseline"
          else f"the decoder's defaults, the new weight at {extra_start():g}",
          "mert_start, mert_default_seeds"),
         ("dev and test sets", "newstest2012+2013; newstest2014 (3,003 sentences)",

@@ -26,6 +26,7 @@ from .scorer import (
     scorer_plan,
     usable_pairs,
 )
+from .setting import Params
 from .systems import (
     baseline_setup,
     mert_system,
@@ -37,7 +38,7 @@ from .systems import (
 )
 
 
-def build_ahead(cache: ArtifactCache, params: dict[str, Any]) -> dict[str, str]:
+def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
     """The chapter's costly work, built where ``cache`` lacks it ``systems_at_once`` at a time
     (:func:`rnnlib.experiments.run_pool.build_side_by_side`: each job in a process forked from
     this one, on one torch thread, started in this order as soon as what it reads is built):
@@ -58,18 +59,18 @@ def build_ahead(cache: ArtifactCache, params: dict[str, Any]) -> dict[str, str]:
     rounding, as on another machine. Returns each job's outcome (empty with ``systems_at_once``
     1: the chapter builds everything in its own order)."""
 
-    at_once = systems_at_once(params)
+    at_once = systems_at_once(P)
     if at_once == 1:
         return {}
-    base = baseline_setup(cache, params)
+    base = baseline_setup(cache, P)
     corpus = base.corpus
     build_stages(base.data, base.config, cache, base.alignment_run, log=lambda m: None)
-    plan = scorer_plan(cache, corpus, params, base.alignment_run)
-    _, _, usable = usable_pairs(plan, base.data, params)
+    plan = scorer_plan(cache, corpus, P, base.alignment_run)
+    _, _, usable = usable_pairs(plan, base.data, P)
     read: dict[str, Any] = {}  # what a job reads, once per process
 
     def scorer() -> PhraseScorer:
-        return phrase_scorer(cache, corpus, params, base.alignment_run, plan=plan)
+        return phrase_scorer(cache, corpus, P, base.alignment_run, plan=plan)
 
     def scores() -> ScoredTable:
         if "scores" not in read:
@@ -87,21 +88,21 @@ def build_ahead(cache: ArtifactCache, params: dict[str, Any]) -> dict[str, str]:
         start = None
         if row != DEFAULTS_ROW:
             start = row_start(
-                dataclasses.replace(base, seeds=[seed], runs={seed: baseline(seed)}), extra, params
+                dataclasses.replace(base, seeds=[seed], runs={seed: baseline(seed)}), extra, P
             )
         return mert_system(cache, base, extra, start, seed)
 
-    warm = params.get("mert_start", "baseline") == "baseline"
+    warm = P.mert_start == "baseline"
     jobs = [Job("network", scorer), Job("scores", scores, after=("network",))]
     jobs += [Job(system_job("Baseline", s), functools.partial(baseline, s)) for s in base.seeds]
-    for row, seeds in rnn_row_seeds(base, params).items():
+    for row, seeds in rnn_row_seeds(base, P).items():
         for s in seeds:
             after = ("scores",)
             if warm and row != DEFAULTS_ROW:
                 after += (system_job("Baseline", s),)
             jobs.append(Job(system_job(row, s), functools.partial(system, row, s), after=after))
-    if checks_optimiser(params):
-        jobs.append(Job("optimiser check", lambda: optimiser_check(cache, corpus, plan, params)))
-    jobs.append(Job("CSLM", lambda: cslm_model(cache, base, params)))
+    if checks_optimiser(P):
+        jobs.append(Job("optimiser check", lambda: optimiser_check(cache, corpus, plan, P)))
+    jobs.append(Job("CSLM", lambda: cslm_model(cache, base, P)))
     # (on a GPU nothing is built here: a process forked after CUDA started cannot use it)
     return build_side_by_side(cache, jobs, at_once, base.device)

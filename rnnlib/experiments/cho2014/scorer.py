@@ -15,7 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,7 @@ from ...smt.system import (
     build_stages,
 )
 from ...train import TRAIN_PRESETS, TrainConfig, train, train_preset
+from .setting import Params, as_params
 
 
 def train_key(train_config: TrainConfig) -> dict[str, Any]:
@@ -143,14 +144,14 @@ class PhraseScorer:
         return load_scorer(self.artifact, self.model_config, self.device)
 
 
-def scorer_optimiser(params: dict[str, Any]) -> dict[str, Any]:
+def scorer_optimiser(P: Params) -> dict[str, Any]:
     """The scorer's optimiser from the chapter's ``rnn_optimizer``, ``rnn_lr`` and ``rnn_clip``
     (missing: paper A's, Adadelta at rate 1 without clipping), as overrides of
     ``train_preset("paper-a")``: empty when they are the paper's, so the keys of runs made with
     the paper's optimiser stay as they were. A bad value is an error naming the parameter."""
-    name = params.get("rnn_optimizer", "adadelta")
-    lr = params.get("rnn_lr", 1.0)
-    clip = params.get("rnn_clip")
+    name = P.rnn_optimizer
+    lr = P.rnn_lr
+    clip = P.rnn_clip
     if name not in ("adadelta", "adam"):
         raise ValueError(f"parameter 'rnn_optimizer': {name!r}; expected 'adadelta' or 'adam'")
     if not (isinstance(lr, (int, float)) and lr > 0):
@@ -168,9 +169,7 @@ def scorer_optimiser(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def scorer_plan(
-    cache: ArtifactCache, corpus, params: dict[str, Any], alignment_run: int = 1
-) -> PhraseScorer:
+def scorer_plan(cache: ArtifactCache, corpus, P: Params, alignment_run: int = 1) -> PhraseScorer:
     """Everything :func:`phrase_scorer` sets up for the chapter's network, which it does not
     train (``artifact`` ``None``): the phrase table of the chapter's data and settings on eflomal
     alignment ``alignment_run`` (:func:`rnnlib.experiments.baseline.baseline_inputs`,
@@ -178,36 +177,33 @@ def scorer_plan(
     pairs held out (seed ``seed + 1``), ``rnn_sample`` of the others sampled (seed ``seed``),
     paper A's model (``model_preset`` at the corpus' shortlists) and A's set-up
     (``train_preset("paper-a")``, ``rnn_updates``, ``rnn_eval_every``, ``seed``; the optimiser of
-    :func:`scorer_optimiser`) on the ``device`` parameter's device (``auto`` when ``params`` has
-    none). ``corpus``: the prepared corpus of the same parameters
-    (:func:`rnnlib.book.corpus_params.corpus_config`)."""
+    :func:`scorer_optimiser`) on the ``device`` parameter's device. ``corpus``: the prepared
+    corpus of the same parameters (:func:`rnnlib.book.corpus_params.corpus_config`)."""
     from ..baseline import baseline_inputs
 
-    data, smt_config = baseline_inputs(corpus, params)
+    data, smt_config = baseline_inputs(corpus, P.as_dict())
     _, ptab, _ = build_stages(data, smt_config, cache, alignment_run, log=lambda m: None)
-    seed = params["seed"]
+    seed = P.seed
     table = PhraseTable.load(ptab.file("phrase_table.npz"))
     all_pairs = table_pairs(table)
-    held = table_pairs(
-        table, sample=min(params["rnn_dev_pairs"], len(all_pairs) // 10 or 1), seed=seed + 1
-    )
-    train_list = table_pairs(table, sample=params["rnn_sample"], seed=seed, exclude=held)
-    device = resolve_device(params.get("device", "auto"))
+    held = table_pairs(table, sample=min(P.rnn_dev_pairs, len(all_pairs) // 10 or 1), seed=seed + 1)
+    train_list = table_pairs(table, sample=P.rnn_sample, seed=seed, exclude=held)
+    device = resolve_device(P.device)
     model_config = preset(
-        params["model_preset"], src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab)
+        P.model_preset, src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab)
     )
     train_config = train_preset(
         "paper-a",
-        max_updates=params["rnn_updates"],
-        eval_every=params["rnn_eval_every"],
+        max_updates=P.rnn_updates,
+        eval_every=P.rnn_eval_every,
         seed=seed,
-        checkpoint_every=params["rnn_eval_every"],
+        checkpoint_every=P.rnn_eval_every,
         device=str(device),
-        **scorer_optimiser(params),
+        **scorer_optimiser(P),
     )
     run_config = {
         "phrase_table": ptab.key,
-        "sample": params["rnn_sample"],
+        "sample": P.rnn_sample,
         "dev_pairs": len(held),
         "sample_seed": seed,
     }
@@ -229,15 +225,16 @@ def scorer_plan(
 def phrase_scorer(
     cache: ArtifactCache,
     corpus,
-    params: dict[str, Any],
+    P: Params | Mapping[str, Any],
     alignment_run: int = 1,
     plan: PhraseScorer | None = None,
 ) -> PhraseScorer:
-    """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``params``: the
-    network of :func:`scorer_plan` (or of ``plan``, made by it for the same arguments) trained by
-    :func:`scorer_run`, or read from ``cache``. ``alignment_run``: the eflomal alignment whose
-    phrase table gives the pairs (1: the book's)."""
-    plan = plan or scorer_plan(cache, corpus, params, alignment_run)
+    """The RNN Encoder-Decoder of the ``cho2014`` chapter for its parameters ``P`` (or the
+    mapping :func:`~.setting.cho2014_params` returns, for a chapter that reads the same
+    network): the network of :func:`scorer_plan` (or of ``plan``, made by it for the same
+    arguments) trained by :func:`scorer_run`, or read from ``cache``. ``alignment_run``: the
+    eflomal alignment whose phrase table gives the pairs (1: the book's)."""
+    plan = plan or scorer_plan(cache, corpus, as_params(P), alignment_run)
     t0 = time.perf_counter()
     art = scorer_run(
         cache,
@@ -390,33 +387,33 @@ def table_frame(
     )
 
 
-def usable_pairs(scorer: PhraseScorer, data: SMTData, params: dict[str, Any]):
+def usable_pairs(scorer: PhraseScorer, data: SMTData, P: Params):
     """``(phrases, lookup, usable)``: every source phrase of the dev and test sentences of
     ``data`` (at most ``max_phrase_len`` words), the scorer's phrase table's entries for them
     and every pair the decoder can use there (:func:`rnnlib.smt.rnn_scorer.decoder_pairs`)."""
     sentences = list(data.dev_src) + list(data.test_src)
-    phrases = source_phrases(sentences, params["max_phrase_len"])
+    phrases = source_phrases(sentences, P.max_phrase_len)
     lookup = scorer.table.lookup(sources=phrases)
-    return phrases, lookup, decoder_pairs(lookup, sentences, params["max_phrase_len"])
+    return phrases, lookup, decoder_pairs(lookup, sentences, P.max_phrase_len)
 
 
-def checks_optimiser(params: dict[str, Any]) -> bool:
+def checks_optimiser(P: Params) -> bool:
     """Whether the chapter checks its network's optimiser against paper A's
     (:func:`optimiser_check`): ``rnn_check_optimiser`` on, and the optimiser not the paper's."""
-    return bool(params.get("rnn_check_optimiser", True) and scorer_optimiser(params))
+    return bool(P.rnn_check_optimiser and scorer_optimiser(P))
 
 
 def optimiser_check(
-    cache: ArtifactCache, corpus, scorer: PhraseScorer, params: dict[str, Any]
+    cache: ArtifactCache, corpus, scorer: PhraseScorer, P: Params
 ) -> PhraseScorer | None:
     """The check of the network's optimiser: ``scorer``'s network (or its plan,
     :func:`scorer_plan`) trained again on the same pairs with the same seed and paper A's
     optimiser for ``rnn_check_updates`` updates (:func:`scorer_variant`), when
     ``rnn_check_optimiser`` is on and the chapter's optimiser is not the paper's
     (:func:`scorer_optimiser`); else ``None``."""
-    if not checks_optimiser(params):
+    if not checks_optimiser(P):
         return None
-    updates = params.get("rnn_check_updates")
+    updates = P.rnn_check_updates
     return scorer_variant(cache, corpus, scorer, updates=updates, paper_optimiser=True)
 
 

@@ -359,8 +359,8 @@ class Gains:
         if (a, b, s, over) not in self.done:
             label = f"{a} − {b}, {s}"
             if over:
-                p, refs = self.pooled, self.refs[s]
-                r = rebuilds_and_sentences(p[a][s], p[b][s], refs, N_BOOT)
+                pooled, refs = self.pooled, self.refs[s]
+                r = rebuilds_and_sentences(pooled[a][s], pooled[b][s], refs, N_BOOT)
                 self.done[(a, b, s, over)] = (label, r["diff"], r["low"], r["high"])
             else:
                 o = self.outputs

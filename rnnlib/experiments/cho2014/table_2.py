@@ -19,7 +19,7 @@ from ...stats import (
     mean_difference,
 )
 from .controls import Controls, rescored
-from .setting import N_BOOT
+from .setting import N_BOOT, Params
 
 
 # -- Tables 2 and 3 -----------------------------------------------------------------------------
@@ -37,17 +37,17 @@ class LongPhrases:
     chosen: dict[str, list]
 
 
-def long_phrases(frame: pd.DataFrame, params: dict[str, Any]) -> LongPhrases:
+def long_phrases(frame: pd.DataFrame, P: Params) -> LongPhrases:
     """The long source phrases of ``frame`` (:func:`scored_frame`), frequent and rare, and those
     drawn for A Tables 2-3 (``numpy.random.default_rng(seed)``, the frequent group first)."""
-    long = frame[frame["src_len"] >= params["min_source_words"]]
+    long = frame[frame["src_len"] >= P.min_source_words]
     by_src = long.groupby("src")["src_count"].first()
     groups = {
-        "frequent": by_src[by_src >= params["frequent_count"]].index.tolist(),
-        "rare": by_src[by_src <= params["rare_count"]].index.tolist(),
+        "frequent": by_src[by_src >= P.frequent_count].index.tolist(),
+        "rare": by_src[by_src <= P.rare_count].index.tolist(),
     }
-    rng = np.random.default_rng(params["seed"])
-    n = params["phrases_per_group"]
+    rng = np.random.default_rng(P.seed)
+    n = P.phrases_per_group
     chosen = {
         g: [srcs[i] for i in np.sort(rng.choice(len(srcs), size=min(n, len(srcs)), replace=False))]
         if srcs
@@ -111,7 +111,7 @@ def paper_table_2() -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["group", "source"])
 
 
-def table_2_numbers(phrases: LongPhrases, params: dict[str, Any]) -> list[Number]:
+def table_2_numbers(phrases: LongPhrases, P: Params) -> list[Number]:
     """Table 2's settings, the sizes of its groups, the mean top-3 overlap of the drawn frequent
     and rare sources and the mean length of their top-3 targets by each model."""
     overlap = {g: [] for g in phrases.chosen}
@@ -124,9 +124,9 @@ def table_2_numbers(phrases: LongPhrases, params: dict[str, Any]) -> list[Number
             len_tm += [len(t) for t in tm3]
             len_rnn += [len(t) for t in rnn3]
     return [
-        Number("cho-min-words", params["min_source_words"]),
-        Number("cho-frequent-count", params["frequent_count"]),
-        Number("cho-rare-count", params["rare_count"]),
+        Number("cho-min-words", P.min_source_words),
+        Number("cho-frequent-count", P.frequent_count),
+        Number("cho-rare-count", P.rare_count),
         Number("cho-n-frequent", len(phrases.groups["frequent"])),
         Number("cho-n-rare", len(phrases.groups["rare"])),
         Number("cho-overlap-frequent", mean_or_nan(overlap["frequent"]), 2),
@@ -303,12 +303,12 @@ def claim_t2_3(m: Table2Measures, ctl: Controls | None = None) -> ClaimCheck:
 def table_2_claims(
     phrases: LongPhrases,
     untrained: LongPhrases,
-    params: dict[str, Any],
+    P: Params,
     ctl: Controls | None = None,
     n_boot: int = N_BOOT,
 ) -> dict[str, verdicts.Check]:
     """The checks of C-A-T2-1 ... C-A-T2-3 (:func:`claim_t2_1` ...) on :func:`table_2_measures`
     of ``phrases`` and ``untrained`` (the control); floored by ``ctl``."""
-    m = table_2_measures(phrases, untrained, params["seed"], params["min_source_words"], n_boot)
+    m = table_2_measures(phrases, untrained, P.seed, P.min_source_words, n_boot)
     found = (claim_t2_1(m, ctl), claim_t2_2(m), claim_t2_3(m, ctl))
     return {c.claim: c.check for c in found}

@@ -4,7 +4,6 @@ readings of the feature, the tuned weights and the system's signature."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from ...smt.system import (
     SMTResult,
 )
 from .rows import DEFAULTS_ROW, BaselineRow, extra_start, row_outputs
+from .setting import Params
 from .table_1 import clark
 
 
@@ -44,19 +44,19 @@ def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
     return pd.DataFrame(out).set_index(["row", "MERT seed"]).round(2)
 
 
-def start_text(params: dict[str, Any], n_tune: int) -> str:
+def start_text(P: Params, n_tune: int) -> str:
     """How MERT started the rows that add the RNN score, and how hard it searched (Markdown)."""
     how = (
         "from the Baseline's weights tuned with the same seed and the new weight at 0, as a "
         "careful Moses user would: the search begins where the Baseline's ended"
-        if params.get("mert_start", "baseline") == "baseline"
+        if P.mert_start == "baseline"
         else f"from the decoder's defaults (Moses' weights, the new weight at {extra_start():g})"
     )
     return (
         f"MERT started the rows that add the RNN score {how}. Every row's MERT (the Baseline's "
         f"too) tunes on the first {n_tune:,} dev sentences, for at most "
-        f"{params['mert_iterations']} decodings, and each of its optimisations adds "
-        f"{params.get('mert_restarts', 2)} random starting points."
+        f"{P.mert_iterations} decodings, and each of its optimisations adds "
+        f"{P.mert_restarts} random starting points."
     )
 
 
