@@ -584,12 +584,20 @@ def test_training_length_says_whether_held_out_perplexity_was_still_falling():
     assert "levelled off" in flat and "per word" in flat
 
 
-def test_scorer_length_text_reads_the_per_token_nll_of_the_last_two_evaluations(tmp_path):
+def test_the_scorers_length_reads_the_per_token_nll_of_the_last_two_evaluations(tmp_path):
     log = pd.DataFrame({"update": [500, 1000], "dev_nll_token": [3.119, 3.008]})
     log.to_csv(tmp_path / "eval_log.csv", index=False)
     art = SimpleNamespace(file=lambda name: tmp_path / name)
-    text = network.scorer_length_text(art)  # exp(3.119) = 22.6, exp(3.008) = 20.2: 11% lower
-    assert "still falling" in text and "22.6 at update 500, 20.2 at 1,000" in text
+    words = network.length_words(art)  # exp(3.119) = 22.6, exp(3.008) = 20.2: 11% lower
+    assert "still falling" in words and "`rnn_updates`" in words and len(words) <= 80
+    got = network.length_numbers(art)
+    assert got["cho-length-update0"] == 500 and got["cho-length-update1"] == 1000
+    assert (
+        round(got["cho-length-ppl0"][0], 1) == 22.6 and round(got["cho-length-ppl1"][0], 1) == 20.2
+    )
+    log.iloc[:1].to_csv(tmp_path / "eval_log.csv", index=False)
+    assert "unknown" in network.length_words(art)
+    assert np.isnan(network.length_numbers(art)["cho-length-ppl1"][0])
 
 
 def test_cslm_row_label_says_whether_the_cslm_is_the_weaker_language_model():

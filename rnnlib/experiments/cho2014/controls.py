@@ -5,13 +5,13 @@ and the held-out pairs under four models of ``p(t|s)``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
 from ... import verdicts
-from ...book.chapter import Number
 from ...models import build_model
 from ...smt.rnn_scorer import (
     encode_pairs,
@@ -162,9 +162,22 @@ def controls(rnn: RNNRow, corpus) -> Controls:
     )
 
 
-def controls_numbers(ctl: Controls) -> list[Number]:
-    return [
-        Number("cho-floor", SCORER_FLOOR),
-        Number("cho-unigram-gain", ctl.gain, 2),
-        Number("cho-unigram-gain-untrained", ctl.gain_untrained, 2),
-    ]
+def numbers(ctl: Controls) -> dict[str, Any]:
+    """The floor of the claims about the network and both networks' gain over the unigram
+    model, for the prose."""
+    return {
+        "cho-floor": SCORER_FLOOR,
+        "cho-unigram-gain": (ctl.gain, 2),
+        "cho-unigram-gain-untrained": (ctl.gain_untrained, 2),
+    }
+
+
+def heldout_numbers(heldout: pd.DataFrame) -> dict[str, Any]:
+    """The held-out table's figures for the prose (:func:`heldout_table`)."""
+    col = heldout["NLL per target token"]
+    return {
+        "cho-heldout-net": (col[HELDOUT_ROWS[0]], 2),
+        "cho-heldout-unigram": (col[HELDOUT_ROWS[2]], 2),
+        "cho-heldout-table": (col[HELDOUT_ROWS[3]], 2),
+        "cho-heldout-ratio": (heldout.loc[HELDOUT_ROWS[0], "× unigram"], 2),
+    }

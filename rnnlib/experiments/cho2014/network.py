@@ -3,16 +3,16 @@ model chosen on held-out pairs), its numbers, and its optimiser set against the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from ...book import papers
-from ...book.chapter import Number
 from ...cache import Artifact
 from ...presets import preset
-from .controls import HELDOUT_ROWS
 from .rows import RNNRow, extra_start
-from .scorer import PhraseScorer, training_length
+from .scorer import PhraseScorer, still_falling
 
 
 def dev_nll_curve(scorer: Artifact):
@@ -29,45 +29,62 @@ def dev_nll_curve(scorer: Artifact):
     return fig
 
 
-def scorer_length_text(scorer: Artifact) -> str:
-    """:func:`training_length` of the scorer, on its held-out pairs' NLL per target token
-    (``eval_log.csv``); with fewer than two evaluations, a sentence that says so."""
+def _per_token_ppl(scorer: Artifact) -> tuple[list[int], list[float]]:
+    """The updates of the scorer's evaluations and its held-out perplexity per target token at
+    each (``eval_log.csv``)."""
     evals = pd.read_csv(scorer.file("eval_log.csv"))
-    if len(evals) < 2:
-        return "it was evaluated fewer than twice, so whether it had levelled off is unknown"
-    ppl = np.exp(evals["dev_nll_token"].to_numpy())
-    return training_length(evals["update"].tolist(), ppl.tolist(), "rnn_updates", "per token")
+    return evals["update"].astype(int).tolist(), np.exp(evals["dev_nll_token"]).tolist()
 
 
-def scorer_numbers(rnn: RNNRow) -> list[Number]:
-    """The network's pairs and training, for the chapter's prose, with the paper's network size
-    and the weight a new feature starts from at the decoder's defaults."""
+def length_numbers(scorer: Artifact) -> dict[str, Any]:
+    """The scorer's held-out perplexity per target token at its last two evaluations and their
+    updates (NaN with fewer than two evaluations): what :func:`length_words` judges."""
+    updates, ppl = _per_token_ppl(scorer)
+    if len(ppl) < 2:
+        updates, ppl = [np.nan, np.nan], [np.nan, np.nan]
+    return {
+        "cho-length-ppl0": (ppl[-2], 1),
+        "cho-length-update0": updates[-2],
+        "cho-length-ppl1": (ppl[-1], 1),
+        "cho-length-update1": updates[-1],
+    }
+
+
+def length_words(scorer: Artifact) -> str:
+    """Whether the scorer's held-out perplexity had levelled off when training stopped
+    (:func:`~.scorer.still_falling`), in words for the prose."""
+    _, ppl = _per_token_ppl(scorer)
+    if len(ppl) < 2:
+        return "was measured fewer than twice, so whether it had levelled off is unknown"
+    if still_falling(ppl):
+        return "was still falling: `rnn_updates` cut it short for the time budget"
+    return "had levelled off"
+
+
+def paper_numbers() -> dict[str, Any]:
+    """The paper's network size and CSLM corpus, and the weight a new feature starts from at
+    the decoder's defaults: numbers read from no artifact."""
+    return {
+        "cho-paper-hidden": preset("paper-cho2014").hidden,
+        "cho-paper-cslm-news": papers.A_CSLM_NEWS_MWORDS,
+        "cho-extra-start": extra_start(),
+    }
+
+
+def numbers(rnn: RNNRow) -> dict[str, Any]:
+    """The network's pairs and training, for the chapter's prose."""
     scorer, extra = rnn.scorer, rnn.scorer.artifact.extra
-    return [
-        Number("cho-paper-hidden", preset("paper-cho2014").hidden, artifacts=[]),
-        Number("cho-paper-cslm-news", papers.A_CSLM_NEWS_MWORDS, artifacts=[]),
-        Number("cho-extra-start", extra_start(), artifacts=[]),
-        Number("cho-train-pairs", len(scorer.train_pairs)),
-        Number("cho-unique-pairs", len(scorer.all_pairs)),
-        Number("cho-dev-pairs", len(scorer.held)),
-        Number("cho-usable-pairs", len(rnn.usable)),
-        Number("cho-copies", sum(1 for s, t in rnn.usable if s not in rnn.lookup)),
-        Number("cho-updates", int(extra["updates"])),
-        Number("cho-batch", int(rnn.scorer.artifact.config["train"]["batch_size"])),
-        Number("cho-epochs", extra["epochs"], 2),
-        Number("cho-best-dev-nll", extra["dev_nll"], 2),
-    ]
-
-
-def heldout_numbers(heldout: pd.DataFrame) -> list[Number]:
-    """The held-out table's figures for the prose (:func:`heldout_table`)."""
-    col = heldout["NLL per target token"]
-    return [
-        Number("cho-heldout-net", col[HELDOUT_ROWS[0]], 2),
-        Number("cho-heldout-unigram", col[HELDOUT_ROWS[2]], 2),
-        Number("cho-heldout-table", col[HELDOUT_ROWS[3]], 2),
-        Number("cho-heldout-ratio", heldout.loc[HELDOUT_ROWS[0], "× unigram"], 2),
-    ]
+    return {
+        "cho-train-pairs": len(scorer.train_pairs),
+        "cho-unique-pairs": len(scorer.all_pairs),
+        "cho-dev-pairs": len(scorer.held),
+        "cho-usable-pairs": len(rnn.usable),
+        "cho-copies": sum(1 for s, t in rnn.usable if s not in rnn.lookup),
+        "cho-updates": int(extra["updates"]),
+        "cho-batch": int(rnn.scorer.artifact.config["train"]["batch_size"]),
+        "cho-epochs": (extra["epochs"], 2),
+        "cho-best-dev-nll": (extra["dev_nll"], 2),
+    }
 
 
 def best_eval(scorer: PhraseScorer, upto: int | None = None) -> pd.Series:
@@ -110,16 +127,13 @@ def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
 
 def optimiser_verdict(table: pd.DataFrame) -> str:
     """Whether the held-out rule confirms the chapter's optimiser (:func:`optimiser_table`'s
-    first row), for the prose: every later section reads the chapter's network either way."""
+    first row), in words for the prose: every later section reads the chapter's network either
+    way."""
     if len(table) < 2:
         return "only the chapter's optimiser was trained: nothing was compared"
-    own = table.index[0]
-    if table.loc[own, "chosen by the rule"]:
-        return "the rule confirms the chapter's optimiser, whose network every later section reads"
-    return (
-        "**the rule does not pick the chapter's optimiser**: every later section still reads "
-        "the chapter's network, the one the rule rejects, and the profile should follow the rule"
-    )
+    if table.loc[table.index[0], "chosen by the rule"]:
+        return "the rule confirms the chapter's optimiser"
+    return "**the rule does not pick the chapter's optimiser**: the profile should follow it"
 
 
 def optimiser_text(scorer: PhraseScorer) -> str:
