@@ -577,13 +577,6 @@ def test_gain_intervals_resample_test_and_the_held_out_dev_sentences_only(tmp_pa
     assert "dev held out" not in table_1.gain_intervals(cache, rows, base, n_tune=60)[0]["+RNN"]
 
 
-def test_training_length_says_whether_held_out_perplexity_was_still_falling():
-    falling = scorer_mod.training_length([3500, 4000], [22.6, 20.2], "rnn_updates", "per token")
-    assert "still falling" in falling and "`rnn_updates`" in falling and "4,000" in falling
-    flat = scorer_mod.training_length([500, 1000], [151.0, 150.0], "cslm_updates", "per word")
-    assert "levelled off" in flat and "per word" in flat
-
-
 def test_the_scorers_length_reads_the_per_token_nll_of_the_last_two_evaluations(tmp_path):
     log = pd.DataFrame({"update": [500, 1000], "dev_nll_token": [3.119, 3.008]})
     log.to_csv(tmp_path / "eval_log.csv", index=False)
@@ -625,15 +618,22 @@ def test_on_shortlist_writes_words_outside_the_vocabulary_as_unk():
     assert on_shortlist([["le", "chien", "chat"]], vocab) == [["le", "[UNK]", "chat"]]
 
 
-def test_cslm_against_kn_says_which_is_better_and_whether_training_had_levelled_off():
-    from rnnlib.experiments.cho2014.cslm import cslm_against_kn
+def test_the_cslm_against_kn_and_its_training_length_in_words(tmp_path):
+    from rnnlib.experiments.cho2014 import cslm as cslm_mod
 
-    falling = pd.DataFrame({"update": [500, 1000], "dev_ppl": [200.0, 150.0]})
-    flat = pd.DataFrame({"update": [500, 1000], "dev_ppl": [151.0, 150.0]})
-    worse = cslm_against_kn(120.0, 80.0, falling)
-    assert "weaker" in worse and "still falling" in worse
-    better = cslm_against_kn(60.0, 80.0, flat)
-    assert "better" in better and "levelled off" in better
+    assert "weaker" in cslm_mod.against_kn_words(120.0, 80.0)
+    assert "better" in cslm_mod.against_kn_words(60.0, 80.0)
+    art = SimpleNamespace(file=lambda name: tmp_path / name)
+    pd.DataFrame({"update": [500, 1000], "dev_ppl": [200.0, 150.0]}).to_csv(
+        tmp_path / "eval_log.csv", index=False
+    )
+    words = cslm_mod.length_words(art)
+    assert "still falling" in words and "`cslm_updates`" in words and len(words) <= 80
+    assert cslm_mod.length_numbers(art)["cho-cslm-length-update1"] == 1000
+    pd.DataFrame({"update": [500, 1000], "dev_ppl": [151.0, 150.0]}).to_csv(
+        tmp_path / "eval_log.csv", index=False
+    )
+    assert cslm_mod.length_words(art) == "had levelled off"
 
 
 # -- the tuning table, the claims' dev part, the paper's Tables 2 and 3 ----------------------------

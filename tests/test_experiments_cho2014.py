@@ -231,15 +231,17 @@ def test_stages_table_lists_every_stage_and_run():
     assert timing.ratio == pytest.approx(31.5)
 
 
-def test_rescore_how_names_the_mode_and_list_sizes():
-    lists = cslm_mod.rescore_how("lists", 7, 100)
-    assert (
-        "7-best lists" in lists
-        and "No sentence is decoded again" in lists
-        and "\\log p(e)" in lists
-    )
-    search = cslm_mod.rescore_how("search", 7, 100)
-    assert "100-best lists" in search and "7-best lists" in search
+def test_the_search_timing_and_mert_decoding_numbers(tmp_path):
+    timing = cslm_mod.SearchTiming([["a", "b"], ["c"]], 1.26, 0.04, 10)
+    got = cslm_mod.timing_numbers(timing, Params(eval_nbest=7, tune_nbest=100))
+    assert got["cho-search-words"] == 3 and got["cho-search-ratio"] == (pytest.approx(31.5), 1)
+    assert (got["cho-eval-nbest"], got["cho-tune-nbest"]) == (7, 100)
+    (tmp_path / "weights.json").write_text('{"history": [{"decode_s": 30}, {"decode_s": 50}]}')
+    tuned = SimpleNamespace(file=lambda name: tmp_path / name)
+    base = SimpleNamespace(first_run=SimpleNamespace(tuned=tuned))
+    got = cslm_mod.mert_decode_numbers(base, timing)
+    assert got["cho-mert-decode"] == (40.0, 0)
+    assert got["cho-mert-decode-cslm"][0] == pytest.approx(40 * 31.5 / 60)
 
 
 def test_the_diagrams_are_figures_of_one_panel():

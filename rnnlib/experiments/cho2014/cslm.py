@@ -13,14 +13,13 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
 from ...book import papers
-from ...book.chapter import Number
 from ...cache import Artifact, ArtifactCache, NotCached
 from ...checkpoint import load_checkpoint
 from ...device import resolve_device
@@ -37,7 +36,7 @@ from ...smt.system import (
 from ...specials import SPECIALS, UNK
 from .rescored import RescoredSystem, search_seconds
 from .rows import BaselineRow, Replicate, RNNRow
-from .scorer import training_length
+from .scorer import still_falling
 from .setting import Params
 
 
@@ -151,28 +150,39 @@ def shortlist_kn(
     return cache.build("cho2014/kn_shortlist", key, make, data=data)
 
 
-def cslm_against_kn(cslm_ppl: float, kn_ppl: float, history: pd.DataFrame | None = None) -> str:
-    """Whether the CSLM beats the n-gram model on the same shortlist (Markdown, for the prose and
-    the rows that use the CSLM); with ``history`` (the CSLM's ``eval_log.csv``: ``update``,
-    ``dev_ppl``), whether its held-out perplexity was still falling when training stopped
-    (:func:`.scorer.training_length`)."""
+def against_kn_words(cslm_ppl: float, kn_ppl: float) -> str:
+    """Whether the CSLM (dev perplexity ``cslm_ppl``) beats the Kneser-Ney model on the same
+    shortlist (``kn_ppl``), in words for the prose and the rows that use the CSLM."""
     if cslm_ppl < kn_ppl:
-        text = (
-            f"the CSLM is the better language model here: perplexity {cslm_ppl:.1f} against the "
-            f"Kneser–Ney model's {kn_ppl:.1f} on the same shortlist"
-        )
-    else:
-        text = (
-            f"**the CSLM is the weaker language model here**: perplexity {cslm_ppl:.1f} against "
-            f"the Kneser–Ney model's {kn_ppl:.1f} on the same shortlist, so its rows add a worse "
-            "model of French beside a better one, unlike the paper's, whose CSLM was trained on "
-            f"{papers.A_CSLM_NEWS_MWORDS}M more words of news"
-        )
-    if history is not None and len(history) >= 2:
-        text += "; " + training_length(
-            history["update"].tolist(), history["dev_ppl"].tolist(), "cslm_updates", "per word"
-        )
-    return text
+        return "the CSLM is the better language model here"
+    return "**the CSLM is the weaker language model here**"
+
+
+def length_numbers(cslm: Artifact) -> dict[str, Any]:
+    """The CSLM's held-out perplexity at its last two evaluations and their updates
+    (``eval_log.csv``; NaN with fewer than two evaluations): what :func:`length_words`
+    judges."""
+    history = pd.read_csv(cslm.file("eval_log.csv"))
+    updates, ppl = history["update"].astype(int).tolist(), history["dev_ppl"].tolist()
+    if len(ppl) < 2:
+        updates, ppl = [np.nan, np.nan], [np.nan, np.nan]
+    return {
+        "cho-cslm-length-ppl0": (ppl[-2], 1),
+        "cho-cslm-length-update0": updates[-2],
+        "cho-cslm-length-ppl1": (ppl[-1], 1),
+        "cho-cslm-length-update1": updates[-1],
+    }
+
+
+def length_words(cslm: Artifact) -> str:
+    """Whether the CSLM's held-out perplexity had levelled off when training stopped
+    (:func:`~.scorer.still_falling`), in words for the prose."""
+    ppl = pd.read_csv(cslm.file("eval_log.csv"))["dev_ppl"].tolist()
+    if len(ppl) < 2:
+        return "was measured fewer than twice, so whether it had levelled off is unknown"
+    if still_falling(ppl):
+        return "was still falling: `cslm_updates` cut it short for the time budget"
+    return "had levelled off"
 
 
 def cslm_row_label(cslm: CSLMRows) -> str:
@@ -333,59 +343,51 @@ def search_timing(base: "BaselineRow", cslm: CSLMRows, n_sentences: int) -> Sear
     return SearchTiming(sentences, with_cslm, without, in_search.queries)
 
 
-def cslm_numbers(
-    base: "BaselineRow", cslm: CSLMRows, timing: SearchTiming, P: Params
-) -> list[Number]:
-    """The CSLM's sizes, training and perplexities (with the Kneser-Ney LM's and the paper's),
-    the search timing and what it implies for one dev decoding of MERT."""
-    extra, lm = cslm.artifact.extra, base.first_run.lm
-    tuned = base.first_run.tuned
-    history = json.loads(tuned.file("weights.json").read_text())["history"]
-    mert_decode = float(np.mean([r["decode_s"] for r in history]))  # one dev decoding of MERT
+def numbers(base: "BaselineRow", P: Params) -> dict[str, Any]:
+    """The CSLM's sizes and the paper's perplexity, for the prose."""
+    return {
+        "cho-cslm-order": P.cslm_order,
+        "cho-cslm-emb": P.cslm_emb,
+        "cho-cslm-h1": P.cslm_hidden1,
+        "cho-cslm-h2": P.cslm_hidden2,
+        "cho-cslm-vocab": len(base.corpus.tgt_vocab),
+        "cho-cslm-updates": P.cslm_updates,
+        "cho-paper-cslm-ppl": (papers.A_CSLM_PERPLEXITY, 2),
+    }
+
+
+def trained_numbers(cslm: CSLMRows) -> dict[str, Any]:
+    """The CSLM's n-grams and perplexities (held-out n-grams, the dev set's references)."""
+    extra = cslm.artifact.extra
+    return {
+        "cho-cslm-ngrams": extra["train_ngrams"] + extra["dev_ngrams"],
+        "cho-cslm-ppl": (extra["best_dev_ppl"], 1),
+        "cho-cslm-dev-ppl": (extra["dev_set_ppl"], 1),
+    }
+
+
+def timing_numbers(timing: SearchTiming, P: Params) -> dict[str, Any]:
+    """The dev sentences decoded with and without the CSLM inside the search, and the n-best
+    lists the CSLM rows rescore instead."""
+    return {
+        "cho-search-n": len(timing.sentences),
+        "cho-search-words": sum(len(x) for x in timing.sentences),
+        "cho-search-with": (timing.with_cslm, 1),
+        "cho-search-without": (timing.without_cslm, 1),
+        "cho-search-ratio": (timing.ratio, 1),
+        "cho-search-ngrams": timing.ngrams,
+        "cho-eval-nbest": P.eval_nbest,
+        "cho-tune-nbest": P.tune_nbest,
+    }
+
+
+def mert_decode_numbers(base: "BaselineRow", timing: SearchTiming) -> dict[str, Any]:
+    """One dev decoding of the Baseline's MERT (seconds, the mean over its first seed's
+    decodings), and the minutes it would take with the CSLM inside the search."""
+    history = json.loads(base.first_run.tuned.file("weights.json").read_text())["history"]
+    mert_decode = float(np.mean([r["decode_s"] for r in history]))
     slower = max(timing.without_cslm, 1e-9)
-    return [
-        Number("cho-cslm-order", P.cslm_order),
-        Number("cho-cslm-emb", P.cslm_emb),
-        Number("cho-cslm-h1", P.cslm_hidden1),
-        Number("cho-cslm-h2", P.cslm_hidden2),
-        Number("cho-cslm-vocab", len(base.corpus.tgt_vocab)),
-        Number("cho-cslm-updates", P.cslm_updates),
-        Number("cho-cslm-ngrams", extra["train_ngrams"] + extra["dev_ngrams"], None, cslm.cited),
-        Number("cho-cslm-ppl", extra["best_dev_ppl"], 1, cslm.cited),
-        Number("cho-cslm-dev-ppl", extra["dev_set_ppl"], 1, cslm.cited),
-        Number("cho-paper-cslm-ppl", papers.A_CSLM_PERPLEXITY, 2),
-        Number("cho-kn-dev-ppl", lm.extra["dev_perplexity"], 1, [lm]),
-        Number("cho-kn-short-dev-ppl", cslm.kn.extra["dev_perplexity"], 1, [cslm.kn]),
-        Number("cho-search-n", len(timing.sentences)),
-        Number("cho-search-words", sum(len(x) for x in timing.sentences)),
-        Number("cho-search-with", timing.with_cslm, 1),
-        Number("cho-search-without", timing.without_cslm, 1),
-        Number("cho-search-ratio", timing.ratio, 1),
-        Number("cho-search-ngrams", timing.ngrams),
-        Number("cho-mert-decode", mert_decode, 0, [tuned]),
-        Number("cho-mert-decode-cslm", mert_decode * timing.with_cslm / slower / 60, 1),
-        Number("cho-eval-nbest", P.eval_nbest),
-    ]
-
-
-def rescore_how(mode: str, eval_nbest: int, tune_nbest: int) -> str:
-    """How the CSLM rows were made in rescoring ``mode`` (Markdown, for the chapter's prose)."""
-    if mode == "lists":
-        return (
-            f"each row starts from its base row of the same MERT seed (the Baseline for +CSLM, "
-            f"+RNN for the other two) and takes the {eval_nbest}-best lists of dev and test that "
-            "the base row's tuned decoder produced (its output is their first candidates). Every "
-            "complete candidate gets the CSLM's $\\log p(e)$ as one more feature (and, for +WP, "
-            "the number of its words outside the networks' shortlist); MERT tunes all the "
-            "weights on the dev lists of the MERT sentences, starting from the base row's "
-            "weights and 0 for the new features, and the test lists are reranked with the tuned "
-            "weights. No sentence is decoded again"
-        )
-    return (
-        f"each row runs MERT's usual loop from its base row's tuned weights (same MERT seed): "
-        f"every iteration decodes the MERT sentences to {tune_nbest}-best lists with the search "
-        "weights, adds the CSLM's $\\log p(e)$ of every candidate (and, for +WP, the number of "
-        "its words outside the networks' shortlist), pools them and tunes all the weights; dev "
-        f"and test are then decoded to {eval_nbest}-best lists with the tuned search weights, "
-        "rescored and reranked"
-    )
+    return {
+        "cho-mert-decode": (mert_decode, 0),
+        "cho-mert-decode-cslm": (mert_decode * timing.with_cslm / slower / 60, 1),
+    }

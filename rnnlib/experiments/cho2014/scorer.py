@@ -429,24 +429,6 @@ def trained_threads(run: Artifact) -> int:
 STILL_FALLING = 0.05
 
 
-def training_length(updates: Sequence[int], ppl: Sequence[float], param: str, what: str) -> str:
-    """Whether a network's held-out perplexity ``ppl`` (at its evaluations ``updates``) was
-    still falling when training stopped: by more than :data:`STILL_FALLING` over the last
-    interval (Markdown, naming the parameter ``param`` that set the length and what ``what``
-    the perplexity is of)."""
-    (u0, u1), (p0, p1) = updates[-2:], ppl[-2:]
-    if still_falling(ppl):
-        return (
-            f"its held-out perplexity {what} was still falling when training stopped ({p0:.1f} "
-            f"at update {int(u0):,}, {p1:.1f} at {int(u1):,}): `{param}` cut it short for the "
-            "time budget"
-        )
-    return (
-        f"its held-out perplexity {what} had levelled off ({p0:.1f} at update {int(u0):,}, "
-        f"{p1:.1f} at {int(u1):,})"
-    )
-
-
 def still_falling(ppl: Sequence[float]) -> bool:
     """Whether the held-out perplexity ``ppl`` (at a network's evaluations, two at least) fell
     by more than :data:`STILL_FALLING` over the last interval: training stopped too early."""
