@@ -476,13 +476,19 @@ def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_sta
         rows_mod.DEFAULTS_ROW: {1: run(24.0, "d1"), 2: run(25.0, "d2")},
     }
     base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
-    text = tuning.defaults_text(rows, base, n_tune=2)
-    cold, warm = text.split("; ")[:2]
-    assert cold.startswith(f"{rows_mod.DEFAULTS_ROW} − Baseline: +") and "on held-out dev" in cold
-    assert warm.startswith(f"+RNN − {rows_mod.DEFAULTS_ROW}: +") and "on test" in warm
-    assert "2 MERT runs from the defaults" in text
-    assert "Baseline 20.50, +RNN 22.50, +RNN from defaults 24.50" in text
-    assert "not built" in tuning.defaults_text({"Baseline": {}, "+RNN": {}}, base, n_tune=2)
+    got = tuning.defaults_numbers(rows, base, n_tune=2)
+    assert got["cho-defaults-cold-heldout"][0] > 0 and got["cho-defaults-warm-test"][0] > 0
+    low, high = got["cho-defaults-cold-heldout-low"][0], got["cho-defaults-cold-heldout-high"][0]
+    assert low <= got["cho-defaults-cold-heldout"][0] <= high
+    assert got["cho-defaults-runs"] == 2 and tuning.defaults_words(rows) == "was built"
+    assert [got[f"cho-defaults-tuning-{k}"][0] for k in ("baseline", "rnn", "defaults")] == [
+        20.5,
+        22.5,
+        24.5,
+    ]
+    off = {"Baseline": {}, "+RNN": {}}
+    assert "not built" in tuning.defaults_words(off)
+    assert np.isnan(tuning.defaults_numbers(off, base, n_tune=2)["cho-defaults-warm-test"][0])
 
 
 # -- dev: the tuning set and the held-out sentences ------------------------------------------------
@@ -538,13 +544,15 @@ def test_table_1_with_dev_parts_never_mixes_tuning_and_held_out_sentences():
     assert table.loc["Baseline", "test − Baseline, 95%"] == "[0.25, 1.75]"
     assert table.loc["+RNN", "language model"] == "n-gram"
     assert table.loc["+CSLM+RNN", "language model"].startswith("n-gram + CSLM (weaker")
-    numbers = {n.name: n.value for n in table_1.table_1_numbers(table, rows)}
+    numbers = {
+        k: v[0] if isinstance(v, tuple) else v for k, v in table_1.numbers(table, rows).items()
+    }
     assert "cho-gain-dev" not in numbers and "cho-gain-cslm-dev" not in numbers
     assert numbers["cho-gain-tuning-cslm"] == 2 and numbers["cho-gain-heldout-cslm-rnn-wp"] == -4
     assert numbers["cho-gain-test"] == 1 and numbers["cho-gain-cslm-rnn-test"] == 3
     without = table_1.table_1(rows)  # no parts: one dev column, every dev sentence
     assert without.loc["+RNN", "dev − Baseline"] == 1 and "tuning" not in without
-    assert "cho-gain-dev-cslm" in {n.name for n in table_1.table_1_numbers(without, rows)}
+    assert "cho-gain-dev-cslm" in table_1.numbers(without, rows)
 
 
 def test_gain_intervals_resample_test_and_the_held_out_dev_sentences_only(tmp_path, monkeypatch):
@@ -657,8 +665,10 @@ def test_tuning_table_shows_each_runs_first_and_best_tuning_bleu(tmp_path):
 def test_the_claims_dev_half_reads_the_held_out_sentences_when_there_are_any():
     assert table_1.dev_claim_start(300, 500) == 300
     assert table_1.dev_claim_start(500, 500) == 0 and table_1.dev_claim_start(None, 500) == 0
-    assert "200 held-out" in table_1.dev_claim_text(300, 500)
-    assert "tuning set" in table_1.dev_claim_text(500, 500)
+    assert table_1.dev_claim_numbers(300, 500) == {"cho-dev-claim-n": 200}
+    assert "held-out" in table_1.dev_claim_words(300, 500)
+    assert "tuning set" in table_1.dev_claim_words(500, 500)
+    assert table_1.dev_claim_numbers(500, 500) == {"cho-dev-claim-n": 500}
 
 
 def test_the_papers_tables_2_and_3_have_ten_sources_in_two_groups():

@@ -15,7 +15,6 @@ import pandas as pd
 
 from ... import verdicts
 from ...book import papers
-from ...book.chapter import Number
 from ...book.claims import ClaimCheck
 from ...cache import Artifact, ArtifactCache
 from ...smt.system import (
@@ -213,7 +212,7 @@ def gain_intervals(
     return {name: {k: tuple(v) for k, v in d.items()} for name, d in saved.items()}, art
 
 
-def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]]) -> list[Number]:
+def numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]]) -> dict[str, Any]:
     """The gains of Table 1 over the Baseline (ours and the paper's), the largest MERT standard
     deviation of the Baseline and +RNN rows, and the number of MERT runs. Our dev gains are the
     table's: on the tuning set and the held-out dev sentences (``cho-gain-tuning…``,
@@ -227,7 +226,7 @@ def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]])
         if "tuning" in table1
         else [("dev − Baseline", "dev")]
     )
-    out = []
+    out: dict[str, Any] = {}
     for name, suffix in (
         ("+RNN", ""),
         ("+CSLM", "-cslm"),
@@ -235,15 +234,13 @@ def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]])
         ("+CSLM+RNN+WP", "-cslm-rnn-wp"),
     ):
         for col, key in dev_gains:
-            out.append(Number(f"cho-gain-{key}{suffix}", table1.loc[name, col], 2))
+            out[f"cho-gain-{key}{suffix}"] = (table1.loc[name, col], 2)
         test = f"cho-gain{suffix}-test" if suffix else "cho-gain-test"  # the names cited so far
-        out.append(Number(test, table1.loc[name, "test − Baseline"], 2))
-    out += [
-        Number("cho-mert-sd", noise, 2),
-        Number("cho-seeds", len(rows["Baseline"])),
-        Number("cho-wp-margin", WP_MARGIN),
-        Number("cho-bleu-floor", BLEU_FLOOR),
-    ]
+        out[test] = (table1.loc[name, "test − Baseline"], 2)
+    out["cho-mert-sd"] = (noise, 2)
+    out["cho-seeds"] = len(rows["Baseline"])
+    out["cho-wp-margin"] = WP_MARGIN
+    out["cho-bleu-floor"] = BLEU_FLOOR
     paper = papers.A_TABLE1
     for row, key in (
         ("RNN", "rnn"),
@@ -252,7 +249,7 @@ def table_1_numbers(table1: pd.DataFrame, rows: dict[str, dict[int, SMTResult]])
     ):
         for split in ("dev", "test"):
             gain = paper[row][split] - paper["Baseline"][split]
-            out.append(Number(f"cho-paper-gain-{key}-{split}", gain, 2))
+            out[f"cho-paper-gain-{key}-{split}"] = (gain, 2)
     return out
 
 
@@ -505,15 +502,16 @@ def dev_claim_start(n_tune: int | None, n_dev: int) -> int:
     return n_tune if n_tune is not None and n_tune < n_dev else 0
 
 
-def dev_claim_text(n_tune: int | None, n_dev: int) -> str:
-    """Which dev sentences the claims' dev halves read (Markdown, for the prose)."""
-    first = dev_claim_start(n_tune, n_dev)
-    if first:
-        return (
-            f"the {n_dev - first:,} held-out dev sentences (MERT tuned on the other {first:,}, "
-            "where a row that starts from the Baseline's weights can hardly end below it)"
-        )
-    return f"all {n_dev:,} dev sentences, MERT's tuning set (no dev sentence was held out)"
+def dev_claim_numbers(n_tune: int | None, n_dev: int) -> dict[str, Any]:
+    """How many dev sentences the claims' dev halves read (:func:`dev_claim_start` on)."""
+    return {"cho-dev-claim-n": n_dev - dev_claim_start(n_tune, n_dev)}
+
+
+def dev_claim_words(n_tune: int | None, n_dev: int) -> str:
+    """Which dev sentences the claims' dev halves read, in words for the prose."""
+    if dev_claim_start(n_tune, n_dev):
+        return "the held-out dev sentences"
+    return "every dev sentence, MERT's tuning set (none was held out)"
 
 
 def table_1_checks(

@@ -4,6 +4,7 @@ readings of the feature, the tuned weights and the system's signature."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,34 +45,44 @@ def tuning_table(rows: dict[str, dict[int, SMTResult]]) -> pd.DataFrame:
     return pd.DataFrame(out).set_index(["row", "MERT seed"]).round(2)
 
 
-def start_text(P: Params, n_tune: int) -> str:
-    """How MERT started the rows that add the RNN score, and how hard it searched (Markdown)."""
-    how = (
-        "from the Baseline's weights tuned with the same seed and the new weight at 0, as a "
-        "careful Moses user would: the search begins where the Baseline's ended"
-        if P.mert_start == "baseline"
-        else f"from the decoder's defaults (Moses' weights, the new weight at {extra_start():g})"
-    )
-    return (
-        f"MERT started the rows that add the RNN score {how}. Every row's MERT (the Baseline's "
-        f"too) tunes on the first {n_tune:,} dev sentences, for at most "
-        f"{P.mert_iterations} decodings, and each of its optimisations adds "
-        f"{P.mert_restarts} random starting points."
-    )
+def start_words(P: Params) -> str:
+    """Where MERT started the rows that add the RNN score, in words for the prose."""
+    if P.mert_start == "baseline":
+        return "from the Baseline's weights of the same seed, the new weight at 0"
+    return f"from the decoder's defaults (Moses' weights, the new weight at {extra_start():g})"
 
 
-def per_word_text(rows: dict[str, dict[int, SMTResult]], base: BaselineRow) -> str:
-    """The per-word reading of the feature against the Baseline and against the paper's reading,
-    with :func:`clark`'s interval (Markdown); what the chapter says when the row is off."""
-    if "+RNN per word" not in rows:
-        return "not computed in this run (`per_word_row` is off)"
-    refs = list(base.data.test_refs[0])
-    out = row_outputs({k: rows[k] for k in ("Baseline", "+RNN", "+RNN per word")})
-    parts = []
-    for a, b in (("+RNN per word", "Baseline"), ("+RNN per word", "+RNN")):
-        label, diff, low, high = clark(f"{a} − {b}", out[a]["test"], out[b]["test"], refs)
-        parts.append(f"{label} on test {diff:+.2f} BLEU [{low:+.2f}, {high:+.2f}]")
-    return "; ".join(parts) + " (95% intervals over the MERT seeds and test sentences)"
+def start_numbers(P: Params) -> dict[str, Any]:
+    """How hard every row's MERT searched: its dev decodings and random starting points."""
+    return {"cho-mert-iterations": P.mert_iterations, "cho-mert-restarts": P.mert_restarts}
+
+
+def _gain(name: str, row: tuple) -> dict[str, Any]:
+    """A difference of two rows with its interval (:func:`clark`'s ``(label, diff, low, high)``,
+    NaN where it was not measured) under ``name``, ``name-low`` and ``name-high``."""
+    _, diff, low, high = row
+    return {name: (diff, 2), f"{name}-low": (low, 2), f"{name}-high": (high, 2)}
+
+
+NOT_MEASURED = ("", np.nan, np.nan, np.nan)
+
+
+def per_word_numbers(rows: dict[str, dict[int, SMTResult]], base: BaselineRow) -> dict[str, Any]:
+    """The per-word reading of the feature against the Baseline and against the paper's reading
+    on test, each with :func:`clark`'s interval (NaN when the row is off)."""
+    found = {"base": NOT_MEASURED, "rnn": NOT_MEASURED}
+    if "+RNN per word" in rows:
+        refs = list(base.data.test_refs[0])
+        out = row_outputs({k: rows[k] for k in ("Baseline", "+RNN", "+RNN per word")})
+        for key, b in (("base", "Baseline"), ("rnn", "+RNN")):
+            a = "+RNN per word"
+            found[key] = clark(f"{a} − {b}", out[a]["test"], out[b]["test"], refs)
+    return {**_gain("cho-per-word-base", found["base"]), **_gain("cho-per-word-rnn", found["rnn"])}
+
+
+def per_word_words(rows: dict[str, dict[int, SMTResult]]) -> str:
+    """Whether the per-word row was built, in words for the prose."""
+    return "was built" if "+RNN per word" in rows else "was not built (`per_word_row` is off)"
 
 
 def best_tuning(runs: dict[int, SMTResult]) -> np.ndarray:
@@ -85,44 +96,47 @@ def best_tuning(runs: dict[int, SMTResult]) -> np.ndarray:
     )
 
 
-def defaults_text(rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int) -> str:
-    """The +RNN row tuned from the decoder's defaults (:data:`DEFAULTS_ROW`) against the Baseline,
-    which MERT starts from the same defaults, and against the +RNN row, which starts from the
-    Baseline's weights: each difference on the held-out dev sentences and on test with
-    :func:`clark`'s interval, and each row's best tuning BLEU (Markdown); what the chapter says
-    when the row is not built."""
-    if DEFAULTS_ROW not in rows:
-        return (
-            "not built in this run (`mert_default_seeds` is 0, or `mert_start` is `defaults`, "
-            "where the +RNN row itself starts from the defaults)"
-        )
+def defaults_numbers(
+    rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int
+) -> dict[str, Any]:
+    """The +RNN row tuned from the decoder's defaults (:data:`DEFAULTS_ROW`) against the
+    Baseline, which MERT starts from the same defaults (``cho-defaults-cold…``), and the +RNN
+    row, which starts from the Baseline's weights, against it (``cho-defaults-warm…``): each
+    difference on the held-out dev sentences and on test with :func:`clark`'s interval; its
+    MERT runs, and each row's best tuning BLEU (NaN where not measured)."""
     names = ("Baseline", "+RNN", DEFAULTS_ROW)
-    out = row_outputs({k: rows[k] for k in names})
-    n_dev = len(out["Baseline"]["dev"][0])
-    refs = {
-        "held-out dev": list(base.data.dev_refs[0])[n_tune:n_dev],
-        "test": list(base.data.test_refs[0]),
-    }
+    pairs = {"cold": (DEFAULTS_ROW, "Baseline"), "warm": ("+RNN", DEFAULTS_ROW)}
+    found = {(k, s): NOT_MEASURED for k in pairs for s in ("heldout", "test")}
+    if DEFAULTS_ROW in rows:
+        out = row_outputs({k: rows[k] for k in names})
+        n_dev = len(out["Baseline"]["dev"][0])
+        refs = {"heldout": list(base.data.dev_refs[0])[n_tune:n_dev]}
+        refs["test"] = list(base.data.test_refs[0])
 
-    def hyps(name: str, split: str) -> list[list[str]]:
-        if split == "test":
-            return out[name]["test"]
-        return [lines[n_tune:] for lines in out[name]["dev"]]
+        def hyps(name: str, split: str) -> list[list[str]]:
+            if split == "test":
+                return out[name]["test"]
+            return [lines[n_tune:] for lines in out[name]["dev"]]
 
-    parts = []
-    for a, b in ((DEFAULTS_ROW, "Baseline"), ("+RNN", DEFAULTS_ROW)):
-        found = []
-        for split, ref in refs.items():
-            if ref:
-                _, diff, low, high = clark("", hyps(a, split), hyps(b, split), ref)
-                found.append(f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] on {split}")
-        parts.append(f"{a} − {b}: " + ", ".join(found))
-    tuning = ", ".join(f"{k} {best_tuning(rows[k]).mean():.2f}" for k in names)
-    return (
-        f"{'; '.join(parts)} (BLEU, 95% intervals over the MERT seeds and sentences; "
-        f"{len(rows[DEFAULTS_ROW])} MERT run{'s' * (len(rows[DEFAULTS_ROW]) != 1)} from the "
-        f"defaults). MERT's best BLEU on the tuning set, mean over the seeds: {tuning}"
-    )
+        for key, (a, b) in pairs.items():
+            for split, ref in refs.items():
+                if ref:
+                    found[(key, split)] = clark("", hyps(a, split), hyps(b, split), ref)
+    got = {}
+    for (key, split), row in found.items():
+        got.update(_gain(f"cho-defaults-{key}-{split}", row))
+    got["cho-defaults-runs"] = len(rows.get(DEFAULTS_ROW, {}))
+    for name, key in zip(names, ("baseline", "rnn", "defaults")):
+        best = best_tuning(rows[name]).mean() if DEFAULTS_ROW in rows else np.nan
+        got[f"cho-defaults-tuning-{key}"] = (best, 2)
+    return got
+
+
+def defaults_words(rows: dict[str, dict[int, SMTResult]]) -> str:
+    """Whether the +RNN row tuned from the defaults was built, in words for the prose."""
+    if DEFAULTS_ROW in rows:
+        return "was built"
+    return "was not built (`mert_default_seeds` is 0, or `mert_start` is `defaults`)"
 
 
 def rnn_weights(runs: dict[int, SMTResult]) -> pd.DataFrame:
@@ -133,5 +147,5 @@ def rnn_weights(runs: dict[int, SMTResult]) -> pd.DataFrame:
 
 
 def signature(base: BaselineRow) -> str:
-    """The sacreBLEU signature of the scores of Table 1 (Markdown)."""
-    return f"sacreBLEU signature: `{base.first_run.bleu['test']['single']['signature']}`"
+    """The sacreBLEU signature of the scores of Table 1 (Markdown code)."""
+    return f"`{base.first_run.bleu['test']['single']['signature']}`"
