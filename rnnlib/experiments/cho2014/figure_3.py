@@ -5,12 +5,12 @@ C-A-F3-3."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ... import verdicts
-from ...book.chapter import Number
 from ...book.claims import ClaimCheck
 from ...stats import (
     bootstrap_rounds,
@@ -80,7 +80,7 @@ def figure_3(pick: pd.DataFrame):
     return grid.figure
 
 
-def figure_3_numbers(pick: pd.DataFrame, untrained: pd.DataFrame, seed: int) -> list[Number]:
+def numbers(pick: pd.DataFrame, untrained: pd.DataFrame, seed: int) -> dict[str, Any]:
     """The correlations of Fig. 3 and its number of pairs; the correlation within target length
     of the trained and the untrained network (:func:`figure_3_claims`'s, the same shuffle) and
     the shares (%) scored alike, alike by chance and far apart."""
@@ -88,20 +88,20 @@ def figure_3_numbers(pick: pd.DataFrame, untrained: pd.DataFrame, seed: int) -> 
     v, _, _ = _agreement(pick, np.random.default_rng(seed + 7), 0)
     u, _, _ = _agreement(untrained, np.random.default_rng(seed + 7), 0)
     alike, far = _shares(pick)
-    return [
-        Number("cho-pearson", r["pearson"], 2),
-        Number("cho-spearman", r["spearman"], 2),
-        Number("cho-scatter-n", len(pick)),
-        Number("cho-count-corr-tm", r["count_tm"], 2),
-        Number("cho-count-corr-rnn", r["count_rnn"], 2),
-        Number("cho-rho-length", v[0], 2),
-        Number("cho-rho-length-untrained", u[0], 2),
-        Number("cho-alike-share", 100 * alike, 1),
-        Number("cho-alike-chance", 100 * (alike - v[1]), 1),
-        Number("cho-far-share", 100 * far, 1),
-        Number("cho-alike", ALIKE),
-        Number("cho-far", FAR),
-    ]
+    return {
+        "cho-pearson": (r["pearson"], 2),
+        "cho-spearman": (r["spearman"], 2),
+        "cho-scatter-n": len(pick),
+        "cho-count-corr-tm": (r["count_tm"], 2),
+        "cho-count-corr-rnn": (r["count_rnn"], 2),
+        "cho-rho-length": (v[0], 2),
+        "cho-rho-length-untrained": (u[0], 2),
+        "cho-alike-share": (100 * alike, 1),
+        "cho-alike-chance": (100 * (alike - v[1]), 1),
+        "cho-far-share": (100 * far, 1),
+        "cho-alike": ALIKE,
+        "cho-far": FAR,
+    }
 
 
 def _percentiles(pick: pd.DataFrame, col: str) -> np.ndarray:

@@ -12,6 +12,7 @@ import torch
 
 from ... import verdicts
 from ...book.chapter import Number
+from ...book.claims import ClaimCheck
 from ...cache import ArtifactCache
 from ..spread import across, further_cached, origin_text, with_mean_sd
 from .controls import controls, rescored
@@ -85,6 +86,14 @@ def claims_across(
         claim: across(check, [(a, checks[claim]) for a, checks in further])
         for claim, check in found.items()
     }
+
+
+def across_alignments(
+    found: dict[str, verdicts.Check], further: Sequence[tuple[int, dict[str, verdicts.Check]]]
+) -> list[ClaimCheck]:
+    """:func:`claims_across` as the chapter records the checks
+    (:func:`rnnlib.book.claims.record_all`; each verdict glued as ``claim-<ID>`` only)."""
+    return [ClaimCheck(c, check) for c, check in claims_across(found, further).items()]
 
 
 def replicates_table(replicates: Sequence[Replicate], n_tune: int) -> pd.DataFrame:

@@ -12,7 +12,6 @@ import torch
 
 from ... import verdicts
 from ...book import papers
-from ...book.chapter import Number
 from ...book.claims import ClaimCheck
 from ...stats import (
     bootstrap_mean,
@@ -111,7 +110,7 @@ def paper_table_2() -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["group", "source"])
 
 
-def table_2_numbers(phrases: LongPhrases, P: Params) -> list[Number]:
+def numbers(phrases: LongPhrases, P: Params) -> dict[str, Any]:
     """Table 2's settings, the sizes of its groups, the mean top-3 overlap of the drawn frequent
     and rare sources and the mean length of their top-3 targets by each model."""
     overlap = {g: [] for g in phrases.chosen}
@@ -123,18 +122,18 @@ def table_2_numbers(phrases: LongPhrases, P: Params) -> list[Number]:
             overlap[g].append(_overlap(tm3, rnn3, len(cand)))
             len_tm += [len(t) for t in tm3]
             len_rnn += [len(t) for t in rnn3]
-    return [
-        Number("cho-min-words", P.min_source_words),
-        Number("cho-frequent-count", P.frequent_count),
-        Number("cho-rare-count", P.rare_count),
-        Number("cho-n-frequent", len(phrases.groups["frequent"])),
-        Number("cho-n-rare", len(phrases.groups["rare"])),
-        Number("cho-overlap-frequent", mean_or_nan(overlap["frequent"]), 2),
-        Number("cho-overlap-rare", mean_or_nan(overlap["rare"]), 2),
-        Number("cho-len-tm", mean_or_nan(len_tm), 2),
-        Number("cho-len-rnn", mean_or_nan(len_rnn), 2),
-        Number("cho-t2-sources", len(phrases.groups["frequent"]) + len(phrases.groups["rare"])),
-    ]
+    return {
+        "cho-min-words": P.min_source_words,
+        "cho-frequent-count": P.frequent_count,
+        "cho-rare-count": P.rare_count,
+        "cho-n-frequent": len(phrases.groups["frequent"]),
+        "cho-n-rare": len(phrases.groups["rare"]),
+        "cho-overlap-frequent": (mean_or_nan(overlap["frequent"]), 2),
+        "cho-overlap-rare": (mean_or_nan(overlap["rare"]), 2),
+        "cho-len-tm": (mean_or_nan(len_tm), 2),
+        "cho-len-rnn": (mean_or_nan(len_rnn), 2),
+        "cho-t2-sources": len(phrases.groups["frequent"]) + len(phrases.groups["rare"]),
+    }
 
 
 def _literal(targets: list[tuple], lex: dict) -> float:

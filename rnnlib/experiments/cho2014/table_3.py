@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,6 @@ import torch
 from ... import verdicts
 from ...batch import source_batch
 from ...book import papers
-from ...book.chapter import Number
 from ...book.claims import ClaimCheck
 from ...search import sample
 from ...stats import (
@@ -123,16 +123,16 @@ def table_3_samples(
     return Table3(table, in_table, top_share, top_in)
 
 
-def table_3_numbers(t3: Table3, n_samples: int) -> list[Number]:
+def numbers(t3: Table3, n_samples: int) -> dict[str, Any]:
     """The samples per source, the share (%) of the shown samples in the phrase table, the mean
     share (%) of the most frequent sample and the share (%) of sources whose most frequent
     sample is in the table."""
-    return [
-        Number("cho-n-samples", n_samples),
-        Number("cho-in-table", 100 * mean_or_nan(t3.in_table), 1),
-        Number("cho-top-share", 100 * mean_or_nan(t3.top_share), 1),
-        Number("cho-top-in-table", 100 * mean_or_nan(t3.top_in_table), 1),
-    ]
+    return {
+        "cho-n-samples": n_samples,
+        "cho-in-table": (100 * mean_or_nan(t3.in_table), 1),
+        "cho-top-share": (100 * mean_or_nan(t3.top_share), 1),
+        "cho-top-in-table": (100 * mean_or_nan(t3.top_in_table), 1),
+    }
 
 
 def _concentration(t3: Table3, boot, n_boot: int):
