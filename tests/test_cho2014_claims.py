@@ -163,23 +163,22 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
     values = table.copy()
     table.loc["mean"] = values.mean()
     table.loc["sd"] = values.std(ddof=1)
-    got = {n.name: n.value for n in rebuilds.replicates_numbers(table)}
+    got = {k: v[0] if isinstance(v, tuple) else v for k, v in rebuilds.numbers(table).items()}
     assert got["cho-replicates-n"] == 3
     assert got["cho-gain-test-spread"] == pytest.approx(0.5)
     assert got["cho-gain-test-spread-n"] == 3
     assert got["cho-gain-heldout-spread"] == pytest.approx(0.0)
     assert got["cho-best-dev-nll-spread"] == pytest.approx(1.0)
-    assert "3 word alignments" in rebuilds.replicates_text(table, Params(alignment_replicates=3))
-    assert "3 alignments, built by this build" in rebuilds.replicates_text(
-        table, Params(alignment_replicates=3)
-    )
-    assert "2 read from the cache" in rebuilds.replicates_text(
-        table, Params()
-    )  # cached_spread read them
+    spread = rebuilds.spread_numbers(table, Params(alignment_replicates=1, mert_seeds=3))
+    assert (spread["cho-replicates-built"], spread["cho-replicates-read"]) == (1, 2)
+    assert spread["cho-replicates-sd-test"][0] == pytest.approx(0.5)
+    assert np.isnan(spread["cho-replicates-sd-cslm"][0]) and spread["cho-replicates-runs"] == 6
+    assert rebuilds.spread_words(table) == "measured here"
+    assert "first alignment" in rebuilds.cslm_spread_words(table)
     one = table.loc[["1"]]
-    assert [n.name for n in rebuilds.replicates_numbers(one)] == ["cho-replicates-n"]
-    assert "alignment_replicates=3" in rebuilds.replicates_text(one, Params())
-    assert "6 MERT runs" in rebuilds.replicates_text(one, Params(mert_seeds=3))
+    assert list(rebuilds.numbers(one)) == ["cho-replicates-n"]
+    assert "one alignment" in rebuilds.spread_words(one)
+    assert np.isnan(rebuilds.spread_numbers(one, Params())["cho-replicates-sd-test"][0])
 
 
 def test_pooled_rows_group_each_rows_runs_by_alignment():

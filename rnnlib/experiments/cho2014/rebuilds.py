@@ -5,16 +5,16 @@ from the cache where a ``spread`` build left them), their table, and the claims 
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 import torch
 
 from ... import verdicts
-from ...book.chapter import Number
 from ...book.claims import ClaimCheck
 from ...cache import ArtifactCache
-from ..spread import across, further_cached, origin_text, with_mean_sd
+from ..spread import across, further_cached, with_mean_sd
 from .controls import controls, rescored
 from .figure_3 import figure_3_claims, figure_3_pairs, scored_frame
 from .network import best_eval
@@ -134,13 +134,13 @@ def _alignments(table: pd.DataFrame) -> int:
     return len(table.index.difference(["mean", "sd"]))
 
 
-def replicates_numbers(table: pd.DataFrame) -> list[Number]:
+def numbers(table: pd.DataFrame) -> dict[str, Any]:
     """The number of alignments and, with several, the standard deviation of the test and
     held-out dev gains and of the network's best held-out NLL per pair over them, as siblings
     ``-spread`` and ``-spread-n`` of ``cho-gain-test``, ``cho-gain-heldout`` and
     ``cho-best-dev-nll`` (read by ``rnnlib compare`` as their rebuild noise)."""
     n = _alignments(table)
-    out = [Number("cho-replicates-n", n)]
+    out: dict[str, Any] = {"cho-replicates-n": n}
     if n < 2:
         return out
     for col, name in (
@@ -148,45 +148,39 @@ def replicates_numbers(table: pd.DataFrame) -> list[Number]:
         ("+RNN − Baseline, dev held out", "cho-gain-heldout"),
         ("network NLL per pair", "cho-best-dev-nll"),
     ):
-        out += [Number(f"{name}-spread", table.loc["sd", col], 3), Number(f"{name}-spread-n", n)]
+        out[f"{name}-spread"] = (table.loc["sd", col], 3)
+        out[f"{name}-spread-n"] = n
     return out
 
 
-def replicates_text(table: pd.DataFrame, P: Params) -> str:
-    """What the rebuild spread says (Markdown): with one alignment, how to measure it."""
+def spread_numbers(table: pd.DataFrame, P: Params) -> dict[str, Any]:
+    """For the prose: the alignments built by this build and read from the cache, the standard
+    deviations over them (NaN with one alignment; the CSLM rows' where every alignment has
+    them) and the MERT runs a further alignment costs."""
     n = _alignments(table)
-    if n < 2:
-        runs = 2 * P.mert_seeds
-        return (
-            "This build has one alignment, so the rebuild spread is not measured here: "
-            "`rnnlib build --profile spread` (or `-p cho2014.alignment_replicates=3`) builds the "
-            "Baseline and +RNN rows on two more alignments "
-            f"(each about as much again as the alignment, the network and {runs} MERT runs: see "
-            '"Where the time goes"), and C-A-T1-1 then reads all of them; a build of this profile '
-            "on the same cache reads them too (`cached_spread`)."
-        )
-    sd = table.loc["sd"]
-    built = P.alignment_replicates
-    return (
-        f"{origin_text(built, n - built, 'alignment')}. "
-        f"Over these {n} word alignments the test gain of the RNN score moves with a standard "
-        f"deviation of {sd['+RNN − Baseline, test']:.2f} BLEU (held-out dev "
-        f"{sd['+RNN − Baseline, dev held out']:.2f}), the Baseline's test BLEU with "
-        f"{sd['Baseline test']:.2f}. C-A-T1-1 reads every alignment's runs, so its verdict "
-        "accounts for a rebuild" + _cslm_spread(table, sd) + "."
-    )
-
-
-def _cslm_spread(table: pd.DataFrame, sd: pd.Series) -> str:
-    """The CSLM rows' part of :func:`replicates_text`: their spread, and which claims read them,
-    or that they were built on the first alignment only."""
+    built = min(P.alignment_replicates, n)
+    sd = table.loc["sd"] if n >= 2 else pd.Series(dtype=float)
     col = "+CSLM+RNN − +RNN, test"
-    if col not in table.columns:
-        return (
-            "; the CSLM rows were built on the first alignment only, so C-A-T1-2 ... C-A-T1-4 "
-            "read that alignment's runs"
-        )
-    return (
-        f"; so do C-A-T1-2 ... C-A-T1-4, which read the CSLM rows built on each alignment too "
-        f"(the test gain +CSLM+RNN − +RNN moves with a standard deviation of {sd[col]:.2f})"
-    )
+    return {
+        "cho-replicates-built": built,
+        "cho-replicates-read": n - built,
+        "cho-replicates-sd-test": (sd.get("+RNN − Baseline, test", np.nan), 2),
+        "cho-replicates-sd-heldout": (sd.get("+RNN − Baseline, dev held out", np.nan), 2),
+        "cho-replicates-sd-baseline": (sd.get("Baseline test", np.nan), 2),
+        "cho-replicates-sd-cslm": (sd.get(col, np.nan), 2),
+        "cho-replicates-runs": 2 * P.mert_seeds,
+    }
+
+
+def spread_words(table: pd.DataFrame) -> str:
+    """Whether this build measures the rebuild spread, in words for the prose."""
+    if _alignments(table) < 2:
+        return "not measured here: this build has one alignment"
+    return "measured here"
+
+
+def cslm_spread_words(table: pd.DataFrame) -> str:
+    """Whether C-A-T1-2 ... C-A-T1-4 read every alignment too, in words for the prose."""
+    if "+CSLM+RNN − +RNN, test" in table.columns:
+        return "read every alignment too: the CSLM rows were built on each"
+    return "read the first alignment's runs: the CSLM rows were built on it only"
