@@ -423,14 +423,20 @@ def _tuned_run(at_once):
 
 def test_the_stages_say_when_systems_were_tuned_side_by_side():
     alone = {"Baseline": {1: _tuned_run(1), 2: _tuned_run(1)}}
-    assert (
-        stages_mod.side_by_side_text(alone) == "Each of the 2 MERT-tuned systems was tuned alone."
-    )
+    assert stages_mod.side_by_side_words(alone) == "Each MERT-tuned system was tuned alone"
+    assert stages_mod.side_by_side_numbers(alone)["cho-systems-shared"] == 0
     rows = {"Baseline": {1: _tuned_run(1)}, "+RNN": {1: _tuned_run(2), 2: _tuned_run(None)}}
-    text = stages_mod.side_by_side_text(rows)
-    assert text.startswith("1 of the 3 MERT-tuned systems were tuned side by side, up to 2 at")
-    assert "1 were built before this was recorded" in text
-    assert "0 of the 1" in stages_mod.side_by_side_text({"+RNN": {1: _tuned_run(None)}})
+    got = stages_mod.side_by_side_numbers(rows)
+    assert got == {
+        "cho-systems-n": 3,
+        "cho-systems-shared": 1,
+        "cho-systems-at-once": 2,
+        "cho-systems-unknown": 1,
+    }
+    assert "Not every" in stages_mod.side_by_side_words(rows)
+    old = {"+RNN": {1: _tuned_run(None)}}
+    assert "Not every" in stages_mod.side_by_side_words(old)
+    assert stages_mod.side_by_side_numbers(old)["cho-systems-unknown"] == 1
 
 
 def test_no_claim_reads_the_rows_that_extend_the_papers_table():

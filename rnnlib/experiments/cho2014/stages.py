@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -15,38 +15,38 @@ from .rows import DEFAULTS_ROW, BaselineRow, RNNRow
 from .scorer import trained_threads
 
 
-def side_by_side_text(rows: dict[str, dict[int, SMTResult]]) -> str:
-    """Whether the MERT-tuned systems of ``rows`` (name -> seed -> run) were tuned side by side
-    (``systems_at_once``), as their records say: then their times in the table are clocks with
-    another system beside them. Runs recorded before this was are counted apart."""
-    runs = [r for seeds in rows.values() for r in seeds.values()]
-    at_once = [r.tuned.extra.get("systems_at_once") for r in runs]
-    shared = sum(1 for n in at_once if n is not None and n > 1)
-    unknown = sum(1 for n in at_once if n is None)
-    if shared == 0 and unknown == 0:
-        return f"Each of the {len(runs)} MERT-tuned systems was tuned alone."
-    text = (
-        f"{shared} of the {len(runs)} MERT-tuned systems were tuned side by side, up to "
-        f"{max(n for n in at_once if n is not None) if shared else 1} at a time "
-        "(`systems_at_once`), each decoding on its share of the cores: their MERT and "
-        "evaluation times are clocks with other systems beside them"
-    )
-    if unknown:
-        text += f"; {unknown} were built before this was recorded"
-    return text + "."
+def _at_once(rows: dict[str, dict[int, SMTResult]]) -> list[int | None]:
+    """Each MERT-tuned system's ``systems_at_once`` as its record says (``None``: recorded
+    before it was)."""
+    return [r.tuned.extra.get("systems_at_once") for seeds in rows.values() for r in seeds.values()]
+
+
+def side_by_side_numbers(rows: dict[str, dict[int, SMTResult]]) -> dict[str, Any]:
+    """How many of the MERT-tuned systems of ``rows`` (name -> seed -> run) were tuned side by
+    side (``systems_at_once``), up to how many at a time, and how many were recorded before
+    this was: their times in the table are then clocks with another system beside them."""
+    at_once = _at_once(rows)
+    known = [n for n in at_once if n is not None]
+    shared = sum(1 for n in known if n > 1)
+    return {
+        "cho-systems-n": len(at_once),
+        "cho-systems-shared": shared,
+        "cho-systems-at-once": max(known) if shared else 1,
+        "cho-systems-unknown": len(at_once) - len(known),
+    }
+
+
+def side_by_side_words(rows: dict[str, dict[int, SMTResult]]) -> str:
+    """Whether the MERT-tuned systems were tuned alone, in words for the prose."""
+    if all(n is not None and n <= 1 for n in _at_once(rows)):
+        return "Each MERT-tuned system was tuned alone"
+    return "Not every MERT-tuned system was tuned alone"
 
 
 def threads_text(networks: dict[str, Artifact]) -> str:
     """On how many torch threads each trained network of ``networks`` (what it is -> its
-    artifact) was trained (:func:`trained_threads`); a network's time is a clock with another
-    job beside it where it trained on one thread beside the systems."""
-    parts = [f"{name} on {trained_threads(art)}" for name, art in networks.items()]
-    return (
-        "Torch threads of the networks' training: "
-        + "; ".join(parts)
-        + " (one where it was trained beside the systems, `systems_at_once` above 1, "
-        "its time then a clock with another job beside it; `threads` where it was trained alone)."
-    )
+    artifact) was trained (:func:`trained_threads`), for the prose."""
+    return "; ".join(f"{name} on {trained_threads(art)}" for name, art in networks.items())
 
 
 # -- where the time goes, and the set-up -------------------------------------------------------
