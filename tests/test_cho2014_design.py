@@ -456,7 +456,7 @@ def test_table_1_rows_keep_the_chapters_order_and_leave_out_rows_not_built():
     assert list(table_1.table_1_rows(base, rnn, {}))[2:] == ["+RNN per word", rows_mod.DEFAULTS_ROW]
 
 
-def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_start(
+def test_defaults_numbers_set_the_cold_start_against_the_baseline_and_the_warm_start(
     tmp_path, monkeypatch
 ):
     import json
@@ -712,3 +712,23 @@ def test_shortlist_kn_scores_the_dev_text_as_the_cslm_reads_it(tmp_path):
     expected = NgramLM(tmp_path / "lm.arpa").perplexity(on_shortlist(dev, vocab))
     assert art.extra["dev_perplexity"] == pytest.approx(expected)
     assert not any(p.name == "lm.arpa" for p in art.path.iterdir())  # the model is not kept
+
+
+def test_per_word_numbers_give_each_difference_with_its_interval_or_nan_when_off(monkeypatch):
+    refs = [f"the cat sat on mat number {i} today" for i in range(8)]
+    worse = refs[:2] + ["the cat sat on a mat today"] * 6
+    outputs = {
+        "Baseline": {"dev": [worse, worse], "test": [worse, worse]},
+        "+RNN": {"dev": [refs, worse], "test": [refs, worse]},
+        "+RNN per word": {"dev": [refs, refs], "test": [refs, refs]},
+    }
+    monkeypatch.setattr(tuning, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
+    base = SimpleNamespace(data=SimpleNamespace(test_refs=[refs]))
+    rows = {k: {1: None, 2: None} for k in outputs}
+    got = tuning.per_word_numbers(rows, base)
+    assert got["cho-per-word-base"][0] > 0 and got["cho-per-word-rnn"][0] > 0
+    assert got["cho-per-word-base-low"][0] <= got["cho-per-word-base"][0]
+    assert tuning.per_word_words(rows) == "was built"
+    off = {k: rows[k] for k in ("Baseline", "+RNN")}
+    assert np.isnan(tuning.per_word_numbers(off, base)["cho-per-word-rnn-high"][0])
+    assert "`per_word_row` is off" in tuning.per_word_words(off)
