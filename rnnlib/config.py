@@ -15,7 +15,7 @@ config's share of them and ``load_config(cls, config_subset(cls, params))`` buil
 Cache keys and ``ModelConfig.unit``
 -----------------------------------
 The book's artifact cache keys trained models by :meth:`ModelConfig.to_dict`
-(:mod:`rnnlib.experiments.training_runs`, :mod:`rnnlib.experiments.cho2014`, the copy-task
+(:mod:`rnnlib.experiments.training_runs`, :mod:`rnnlib.experiments.cho2014.scorer`, the copy-task
 chapter, and any ModelConfig the cache serialises). ``unit`` was added after runs were cached, so
 ``to_dict`` leaves it out while it is the default ``"gru"``: every GRU key stays what it was, and
 a ``"tanh"`` config keys apart. A dict without ``unit`` loads as ``"gru"``.

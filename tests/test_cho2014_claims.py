@@ -1,4 +1,4 @@
-"""The rules of paper A's claims (rnnlib.experiments.cho2014, issue 23): for each, evidence where
+"""The rules of paper A's claims (rnnlib.experiments.cho2014): for each, evidence where
 the claim holds, evidence where it fails, and its control (whose verdict must not be "holds"),
 on synthetic outputs, scores, phrase lists and samples."""
 
@@ -8,8 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import rnnlib.experiments.cho2014 as cho
+from rnnlib.experiments.cho2014 import controls
+from rnnlib.experiments.cho2014 import cslm as cslm_mod
+from rnnlib.experiments.cho2014 import figure_3
+from rnnlib.experiments.cho2014 import rebuilds
+from rnnlib.experiments.cho2014 import rows as rows_mod
+from rnnlib.experiments.cho2014 import table_1
+from rnnlib.experiments.cho2014 import table_2
+from rnnlib.experiments.cho2014 import table_3
+from rnnlib.experiments.cho2014.setting import Params
 from rnnlib import verdicts
+from rnnlib.verdicts import BLEU_FLOOR
 
 N = 80  # test sentences of the synthetic Table 1
 _rng = np.random.default_rng(0)
@@ -46,41 +55,43 @@ ORACLE = [list(REFS)] * 3  # every sentence exact: a system BLEU must prefer
 
 @pytest.fixture(autouse=True)
 def _few_resamples(monkeypatch):
-    monkeypatch.setattr(cho, "N_BOOT", 100)
+    monkeypatch.setattr(table_1, "N_BOOT", 100)
 
 
 # -- Table 1 --------------------------------------------------------------------------------------
 def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
-    got = cho.table_1_claims(_rows(), REFS2, ORACLE)
+    got = table_1.table_1_claims(_rows(), REFS2, ORACLE)
     assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
     assert _verdict(got["C-A-T1-2"]) == verdicts.HOLDS  # above +RNN on both, and every row on test
     assert _verdict(got["C-A-T1-3"]) == verdicts.HOLDS  # the penalty lowers BLEU: no gain
     for c in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-4"):  # a row against itself
         assert _control(got[c]) == verdicts.NOISE
     assert _control(got["C-A-T1-3"]) == verdicts.FAILS  # the oracle improves: the rule sees it
-    assert got["C-A-T1-1"].floor.values[0][1] > cho.BLEU_FLOOR
+    assert got["C-A-T1-1"].floor.values[0][1] > BLEU_FLOOR
 
 
 def test_t1_claims_fail_where_the_rows_say_otherwise():
-    worse = cho.table_1_claims(_rows(base=40, rnn=20), REFS2, ORACLE)
+    worse = table_1.table_1_claims(_rows(base=40, rnn=20), REFS2, ORACLE)
     assert _verdict(worse["C-A-T1-1"]) == verdicts.FAILS
-    not_best = cho.table_1_claims(_rows(cslm=70), REFS2, ORACLE)  # +CSLM beats +CSLM+RNN
+    not_best = table_1.table_1_claims(_rows(cslm=70), REFS2, ORACLE)  # +CSLM beats +CSLM+RNN
     assert _verdict(not_best["C-A-T1-2"]) == verdicts.FAILS
-    assert _verdict(cho.table_1_claims(_rows(wp=60), REFS2, ORACLE)["C-A-T1-2"]) == verdicts.NOISE
-    gains = cho.table_1_claims(_rows(wp=75), REFS2, ORACLE)
+    assert (
+        _verdict(table_1.table_1_claims(_rows(wp=60), REFS2, ORACLE)["C-A-T1-2"]) == verdicts.NOISE
+    )
+    gains = table_1.table_1_claims(_rows(wp=75), REFS2, ORACLE)
     assert _verdict(gains["C-A-T1-3"]) == verdicts.FAILS  # the penalty improves BLEU
     assert _verdict(gains["C-A-T1-4"]) == verdicts.FAILS  # gains far over 2 BLEU
 
 
 def test_t1_claims_need_two_mert_runs_and_the_floor():
-    one = cho.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
+    one = table_1.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
     assert {_verdict(c) for c in one.values()} == {verdicts.UNMEASURABLE}
     zero = [["zz"] * N] * 3
     low = {n: {"dev": zero, "test": zero} for n in _rows()}
     low["+RNN"] = _row(40)
-    got = cho.table_1_claims(low, REFS2, ORACLE)
+    got = table_1.table_1_claims(low, REFS2, ORACLE)
     assert _verdict(got["C-A-T1-1"]) == verdicts.UNMEASURABLE  # the Baseline under 3 BLEU
-    assert cho.table_1_claims(_rows(), REFS2, None)["C-A-T1-3"].rule == "not_measurable"
+    assert table_1.table_1_claims(_rows(), REFS2, None)["C-A-T1-3"].rule == "not_measurable"
 
 
 def _grouped(*alignments) -> dict:
@@ -96,21 +107,21 @@ def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
     while the other claims keep reading the book's alignment."""
     rows = _rows()
     same = {"Baseline": _row(20), "+RNN": _row(40)}
-    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same))
+    got = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same))
     assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
     assert "2 independent word alignments" in got["C-A-T1-1"].note
     assert _control(got["C-A-T1-1"]) == verdicts.NOISE
     flip = {"Baseline": _row(40), "+RNN": _row(20)}
-    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip))
+    flipped = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, flip))
     assert _verdict(flipped["C-A-T1-1"]) == verdicts.NOISE
     assert _verdict(flipped["C-A-T1-2"]) == _verdict(got["C-A-T1-2"])  # not pooled
     # one MERT seed per row, two alignments: C-A-T1-1 is measured, the others are not
     one = {"Baseline": _row(20, 1), "+RNN": _row(40, 1)}
-    single = cho.table_1_claims(_rows(seeds=1), REFS2, ORACLE, pooled=_grouped(one, one))
+    single = table_1.table_1_claims(_rows(seeds=1), REFS2, ORACLE, pooled=_grouped(one, one))
     assert _verdict(single["C-A-T1-1"]) == verdicts.HOLDS
     assert _verdict(single["C-A-T1-2"]) == verdicts.UNMEASURABLE
     # one alignment: C-A-T1-1 reads the book's rows as without replicates
-    alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same))
+    alone = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same))
     assert _verdict(alone["C-A-T1-1"]) == verdicts.HOLDS
 
 
@@ -119,7 +130,7 @@ def test_the_cslm_claims_read_every_alignment_when_their_rows_were_rebuilt_on_ea
     gain that a second alignment reverses is inside the noise, where the book's alignment alone
     said it holds; every difference of such a claim is pooled, and says so."""
     rows = _rows()
-    got = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, rows))
+    got = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, rows))
     for c in ("C-A-T1-2", "C-A-T1-3", "C-A-T1-4"):
         assert "2 independent word alignments" in got[c].note, c
         assert got[c].rebuilds == "pooled over 2 word alignments", c
@@ -127,11 +138,11 @@ def test_the_cslm_claims_read_every_alignment_when_their_rows_were_rebuilt_on_ea
     assert _verdict(got["C-A-T1-3"]) == verdicts.HOLDS
     assert _control(got["C-A-T1-2"]) == verdicts.NOISE
     reversed_ = _rows(cr=20)  # +CSLM+RNN below +RNN and the Baseline on the second alignment
-    flipped = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, reversed_))
+    flipped = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(rows, reversed_))
     assert _verdict(flipped["C-A-T1-2"]) == verdicts.NOISE
     # the Baseline and +RNN rows alone on each alignment: the CSLM claims read the book's
     two = {"Baseline": _row(20), "+RNN": _row(40)}
-    alone = cho.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(two, two))
+    alone = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(two, two))
     assert "not covered: one word alignment" in alone["C-A-T1-2"].note
     assert not alone["C-A-T1-2"].rebuilds
     assert _verdict(alone["C-A-T1-2"]) == verdicts.HOLDS
@@ -152,21 +163,22 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
     values = table.copy()
     table.loc["mean"] = values.mean()
     table.loc["sd"] = values.std(ddof=1)
-    got = {n.name: n.value for n in cho.replicates_numbers(table)}
+    got = {k: v[0] if isinstance(v, tuple) else v for k, v in rebuilds.numbers(table).items()}
     assert got["cho-replicates-n"] == 3
     assert got["cho-gain-test-spread"] == pytest.approx(0.5)
     assert got["cho-gain-test-spread-n"] == 3
     assert got["cho-gain-heldout-spread"] == pytest.approx(0.0)
     assert got["cho-best-dev-nll-spread"] == pytest.approx(1.0)
-    assert "3 word alignments" in cho.replicates_text(table, {"alignment_replicates": 3})
-    assert "3 alignments, built by this build" in cho.replicates_text(
-        table, {"alignment_replicates": 3}
-    )
-    assert "2 read from the cache" in cho.replicates_text(table, {})  # cached_spread read them
+    spread = rebuilds.spread_numbers(table, Params(alignment_replicates=1, mert_seeds=3))
+    assert (spread["cho-replicates-built"], spread["cho-replicates-read"]) == (1, 2)
+    assert spread["cho-replicates-sd-test"][0] == pytest.approx(0.5)
+    assert np.isnan(spread["cho-replicates-sd-cslm"][0]) and spread["cho-replicates-runs"] == 6
+    assert rebuilds.spread_words(table) == "measured here"
+    assert "first alignment" in rebuilds.cslm_spread_words(table)
     one = table.loc[["1"]]
-    assert [n.name for n in cho.replicates_numbers(one)] == ["cho-replicates-n"]
-    assert "alignment_replicates=3" in cho.replicates_text(one, {})
-    assert "6 MERT runs" in cho.replicates_text(one, {"mert_seeds": 3})
+    assert list(rebuilds.numbers(one)) == ["cho-replicates-n"]
+    assert "one alignment" in rebuilds.spread_words(one)
+    assert np.isnan(rebuilds.spread_numbers(one, Params())["cho-replicates-sd-test"][0])
 
 
 def test_pooled_rows_group_each_rows_runs_by_alignment():
@@ -176,16 +188,16 @@ def test_pooled_rows_group_each_rows_runs_by_alignment():
         NS(alignment=a, base=NS(runs={1: f"b{a}"}), rnn=NS(runs={1: f"r{a}"}), cslm=None)
         for a in (1, 2)
     ]
-    assert cho.pooled_rows(reps) == {
+    assert rows_mod.pooled_rows(reps) == {
         "Baseline": [{1: "b1"}, {1: "b2"}],
         "+RNN": [{1: "r1"}, {1: "r2"}],
     }
     # the CSLM rows join only when every alignment has them
     for r in reps:
         r.cslm = {"+CSLM": {1: f"c{r.alignment}"}}
-    assert cho.pooled_rows(reps)["+CSLM"] == [{1: "c1"}, {1: "c2"}]
+    assert rows_mod.pooled_rows(reps)["+CSLM"] == [{1: "c1"}, {1: "c2"}]
     reps[1].cslm = None
-    assert "+CSLM" not in cho.pooled_rows(reps)
+    assert "+CSLM" not in rows_mod.pooled_rows(reps)
 
 
 # -- Figure 3 -------------------------------------------------------------------------------------
@@ -199,12 +211,12 @@ def _pairs(n: int, coupling: float, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame({"tgt": tgt, "rnn": rnn - 5 * lens, "tm": tm - 5 * lens, "count": 1})
 
 
-CTL = cho.Controls(model=None, gain=2.0, gain_untrained=-4.0)
+CTL = controls.Controls(model=None, gain=2.0, gain_untrained=-4.0)
 
 
 def test_f3_claims_hold_for_weak_positive_agreement_and_not_for_the_untrained_network():
     weak, untrained = _pairs(3000, 0.3), _pairs(3000, 0.0, seed=1)
-    got = cho.figure_3_claims(weak, 1, untrained, CTL, n_boot=200)
+    got = figure_3.figure_3_claims(weak, 1, untrained, CTL, n_boot=200)
     assert _verdict(got["C-A-F3-1"]) == verdicts.HOLDS
     assert _verdict(got["C-A-F3-2"]) == verdicts.HOLDS
     # the untrained network agrees with the TM only through the length, which the rule removes
@@ -214,18 +226,17 @@ def test_f3_claims_hold_for_weak_positive_agreement_and_not_for_the_untrained_ne
 
 
 def test_f3_claims_fail_for_identical_scores_and_stop_at_the_floor():
-    same = cho.figure_3_claims(_pairs(500, 1.0), 1, _pairs(500, 0.0, 1), CTL, n_boot=100)
+    same = figure_3.figure_3_claims(_pairs(500, 1.0), 1, _pairs(500, 0.0, 1), CTL, n_boot=100)
     assert _verdict(same["C-A-F3-1"]) == verdicts.FAILS  # ρ = 1
     assert _verdict(same["C-A-F3-2"]) == verdicts.FAILS  # no pair scored apart
-    low = cho.Controls(model=None, gain=0.5, gain_untrained=-4.0)
-    weak = cho.figure_3_claims(_pairs(500, 0.3), 1, _pairs(500, 0.0, 1), low, n_boot=100)
+    low = controls.Controls(model=None, gain=0.5, gain_untrained=-4.0)
+    weak = figure_3.figure_3_claims(_pairs(500, 0.3), 1, _pairs(500, 0.0, 1), low, n_boot=100)
     assert _verdict(weak["C-A-F3-1"]) == verdicts.UNMEASURABLE
     assert "below the floor" in verdicts.evaluate(weak["C-A-F3-1"]).reason
 
 
 # -- Table 2 --------------------------------------------------------------------------------------
-PARAMS = {"min_source_words": 4, "frequent_count": 20, "rare_count": 2, "seed": 1,
-          "phrases_per_group": 2}  # fmt: skip
+PARAMS = Params(min_source_words=4, frequent_count=20, rare_count=2, seed=1, phrases_per_group=2)
 
 
 def _frame(rnn_literal: bool = True, candidates: int = 6, seed: int = 0) -> pd.DataFrame:
@@ -248,9 +259,9 @@ def _frame(rnn_literal: bool = True, candidates: int = 6, seed: int = 0) -> pd.D
 
 
 def test_t2_claims_hold_for_a_literal_network_and_not_for_a_random_one():
-    phrases = cho.long_phrases(_frame(), PARAMS)
-    random = cho.long_phrases(_frame(rnn_literal=False), PARAMS)
-    got = cho.table_2_claims(phrases, random, PARAMS, CTL, 200)
+    phrases = table_2.long_phrases(_frame(), PARAMS)
+    random = table_2.long_phrases(_frame(rnn_literal=False), PARAMS)
+    got = table_2.table_2_claims(phrases, random, PARAMS, CTL, 200)
     assert _verdict(got["C-A-T2-1"]) == verdicts.HOLDS
     assert _verdict(got["C-A-T2-3"]) == verdicts.HOLDS  # the lists agree on frequent sources only
     assert _control(got["C-A-T2-1"]) != verdicts.HOLDS
@@ -262,24 +273,24 @@ def test_t2_claims_hold_for_a_literal_network_and_not_for_a_random_one():
 def test_t2_claims_fail_the_other_way_round_and_skip_short_candidate_lists():
     flipped = _frame()
     flipped["tm"], flipped["rnn"] = flipped["rnn"], flipped["tm"]
-    phrases = cho.long_phrases(flipped, PARAMS)
-    got = cho.table_2_claims(phrases, phrases, PARAMS, CTL, 200)
+    phrases = table_2.long_phrases(flipped, PARAMS)
+    got = table_2.table_2_claims(phrases, phrases, PARAMS, CTL, 200)
     assert _verdict(got["C-A-T2-1"]) == verdicts.FAILS  # the TM's targets the more literal
-    few = cho.long_phrases(_frame(candidates=3), PARAMS)  # overlap 1 by construction
-    got = cho.table_2_claims(few, few, PARAMS, CTL, 200)
+    few = table_2.long_phrases(_frame(candidates=3), PARAMS)  # overlap 1 by construction
+    got = table_2.table_2_claims(few, few, PARAMS, CTL, 200)
     assert _verdict(got["C-A-T2-3"]) == verdicts.UNMEASURABLE
     assert _verdict(got["C-A-T2-1"]) == verdicts.UNMEASURABLE
 
 
 # -- Table 3 --------------------------------------------------------------------------------------
-def _t3(shares, top_in, in_table) -> cho.Table3:
-    return cho.Table3(pd.DataFrame(), list(in_table), list(shares), list(top_in))
+def _t3(shares, top_in, in_table) -> table_3.Table3:
+    return table_3.Table3(pd.DataFrame(), list(in_table), list(shares), list(top_in))
 
 
 def test_t3_claims_hold_for_concentrated_samples_and_not_for_the_untrained_network():
     trained = _t3([0.5, 0.6, 0.4, 0.55, 0.5, 0.45], [True] * 6, [True, False, False])
     untrained = _t3([0.02, 0.04, 0.02, 0.02, 0.02, 0.02], [False] * 6, [False] * 20)
-    got = cho.table_3_claims(trained, 50, 1, untrained, CTL, 200)
+    got = table_3.table_3_claims(trained, 50, 1, untrained, CTL, 200)
     assert _verdict(got["C-A-T3-1"]) == verdicts.HOLDS
     assert _verdict(got["C-A-T3-2"]) == verdicts.HOLDS
     assert _control(got["C-A-T3-1"]) == verdicts.FAILS
@@ -288,14 +299,15 @@ def test_t3_claims_hold_for_concentrated_samples_and_not_for_the_untrained_netwo
 
 def test_t3_claims_fail_for_spread_or_wrong_samples():
     spread = _t3([0.02, 0.04, 0.03], [False, False, True], [True, True])
-    got = cho.table_3_claims(spread, 50, 1, spread, CTL, 200)
+    got = table_3.table_3_claims(spread, 50, 1, spread, CTL, 200)
     assert _verdict(got["C-A-T3-1"]) == verdicts.FAILS
     assert _verdict(got["C-A-T3-2"]) == verdicts.FAILS  # all shown samples in the table
     wrong = _t3([0.5, 0.6, 0.5], [False, False, False], [False, True])
     assert (
-        _verdict(cho.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"]) == verdicts.FAILS
+        _verdict(table_3.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"])
+        == verdicts.FAILS
     )
-    empty = cho.table_3_claims(_t3([], [], []), 50, 1, spread)
+    empty = table_3.table_3_claims(_t3([], [], []), 50, 1, spread)
     assert {_verdict(c) for c in empty.values()} == {verdicts.UNMEASURABLE}
 
 
@@ -307,12 +319,12 @@ def test_the_claims_about_the_network_are_judged_on_every_alignment():
         )
 
     found = {"C-A-F3-1": check(0.3), "C-A-F3-3": verdicts.not_measurable("by construction")}
-    assert cho.claims_across(found, []) == found
+    assert rebuilds.claims_across(found, []) == found
     further = [(2, {"C-A-F3-1": check(0.3), "C-A-F3-3": verdicts.not_measurable("same")})]
-    judged = cho.claims_across(found, further)
+    judged = rebuilds.claims_across(found, further)
     assert judged["C-A-F3-3"] is found["C-A-F3-3"]
     assert verdicts.evaluate(judged["C-A-F3-1"]).verdict == verdicts.HOLDS
-    flipped = cho.claims_across(found, [(2, {**further[0][1], "C-A-F3-1": check(-0.3)})])
+    flipped = rebuilds.claims_across(found, [(2, {**further[0][1], "C-A-F3-1": check(-0.3)})])
     assert verdicts.evaluate(flipped["C-A-F3-1"]).verdict == verdicts.NOISE
 
 
@@ -324,7 +336,6 @@ def test_cslm_replicates_builds_the_asked_alignments_and_reads_the_others_where_
     computed), and left out (``None``) where the cache lacks them."""
     from types import SimpleNamespace as NS
 
-    import rnnlib.experiments.cho2014_cslm as cc
     from rnnlib.cache import ArtifactCache, NotCached
 
     cache = ArtifactCache(tmp_path / "cache")
@@ -338,12 +349,36 @@ def test_cslm_replicates_builds_the_asked_alignments_and_reads_the_others_where_
             raise NotCached("cho2014/rescored_tuned", "x")
         return NS(runs={"+CSLM": {1: f"c{base.alignment}"}})
 
-    monkeypatch.setattr(cc, "cslm_rows", fake_rows)
-    reps = [cho.Replicate(a, NS(alignment=a), NS(runs={1: f"r{a}"})) for a in (1, 2, 3)]
+    monkeypatch.setattr(cslm_mod, "cslm_rows", fake_rows)
+    reps = [rows_mod.Replicate(a, NS(alignment=a), NS(runs={1: f"r{a}"})) for a in (1, 2, 3)]
     first = NS(runs={"+CSLM": {1: "c1"}})
-    got = cc.cslm_replicates(cache, {"alignment_replicates": 1}, reps, first)
+    got = cslm_mod.cslm_replicates(cache, Params(alignment_replicates=1), reps, first)
     assert [r.cslm for r in got] == [{"+CSLM": {1: "c1"}}, {"+CSLM": {1: "c2"}}, None]
     assert calls == [(2, True), (3, True)]  # read only: a cpu build computes none of them
     calls.clear()
-    built = cc.cslm_replicates(cache, {"alignment_replicates": 3}, reps, first)
+    built = cslm_mod.cslm_replicates(cache, Params(alignment_replicates=3), reps, first)
     assert calls == [(2, False), (3, False)] and built[2].cslm == {"+CSLM": {1: "c3"}}
+
+
+def test_one_function_per_claim_each_quoting_the_sentence_of_paper_a_it_judges():
+    import inspect
+
+    from rnnlib.book.claims import CLAIMS
+
+    found = {}
+    for module in (table_1, figure_3, table_2, table_3):
+        for name, fn in vars(module).items():
+            if name.startswith("claim_") and inspect.isfunction(fn):
+                found[name] = fn
+                lines = inspect.getsource(fn).splitlines()
+                assert len(lines) <= 40, name
+                doc = " ".join(fn.__doc__.split())
+                assert "Paper A (§" in doc and '"' in doc, name
+    ids = {f"C-A-{n[len('claim_') :].upper().replace('_', '-')}" for n in found}
+    assert ids == {c for c in CLAIMS if c[:6] in ("C-A-T1", "C-A-F3", "C-A-T2", "C-A-T3")}
+    ctl = verdicts.not_measurable("x")
+    got = table_1.claims_to_record({"C-A-T1-1": ctl, "C-A-T1-3": ctl})
+    assert [(c.claim, c.glue) for c in got] == [
+        ("C-A-T1-1", "cho-t1-verdict"),
+        ("C-A-T1-3", "cho-c3"),
+    ]

@@ -1,10 +1,11 @@
-"""Issue 25's design of paper A's experiment (rnnlib.experiments.cho2014, rnnlib.smt.system):
+"""The design of paper A's experiment (rnnlib.experiments.cho2014, rnnlib.smt.system):
 the scorer's optimiser by parameter, the held-out figures beside a unigram model and the phrase
 table, the feature read per target word, MERT started from the Baseline's weights, the dev BLEU
 split into the tuning set and held-out sentences."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -12,20 +13,31 @@ import pandas as pd
 import pytest
 import torch
 
-import rnnlib.experiments.cho2014 as cho
+from rnnlib.experiments.cho2014 import controls
+from rnnlib.experiments.cho2014 import network
+from rnnlib.experiments.cho2014 import rows as rows_mod
+from rnnlib.experiments.cho2014 import schedule
+from rnnlib.experiments.cho2014 import scorer as scorer_mod
+from rnnlib.experiments.cho2014 import stages as stages_mod
+from rnnlib.experiments.cho2014 import systems
+from rnnlib.experiments.cho2014 import table_1
+from rnnlib.experiments.cho2014 import table_2
+from rnnlib.experiments.cho2014 import table_3
+from rnnlib.experiments.cho2014 import tuning
+from rnnlib.experiments.cho2014.setting import Params
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.models import build_model
 from rnnlib.presets import preset
 from rnnlib.smt.rnn_scorer import ScoredTable
-from rnnlib.smt.system import start_weights
+from rnnlib.smt.system import SMTConfig, start_weights
 from rnnlib.train import TRAIN_PRESETS, train_preset
 
 
 # -- the scorer's optimiser ----------------------------------------------------------------------
 def test_scorer_optimiser_is_empty_for_the_papers_and_overrides_otherwise():
-    assert cho.scorer_optimiser({}) == {}
-    assert cho.scorer_optimiser({"rnn_optimizer": "adadelta", "rnn_lr": 1.0}) == {}
-    adam = cho.scorer_optimiser({"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1})
+    assert scorer_mod.scorer_optimiser(Params()) == {}
+    assert scorer_mod.scorer_optimiser(Params(rnn_optimizer="adadelta", rnn_lr=1.0)) == {}
+    adam = scorer_mod.scorer_optimiser(Params(rnn_optimizer="adam", rnn_lr=0.003, rnn_clip=1))
     assert adam == {"optimizer": "adam", "lr": 0.003, "clip_norm": 1.0}
     config = train_preset("paper-a", max_updates=5, **adam)
     assert (config.optimizer, config.lr, config.clip_norm) == ("adam", 0.003, 1.0)
@@ -42,7 +54,7 @@ def test_scorer_optimiser_is_empty_for_the_papers_and_overrides_otherwise():
 )
 def test_scorer_optimiser_names_a_bad_parameter(params, name):
     with pytest.raises(ValueError, match=name):
-        cho.scorer_optimiser(params)
+        scorer_mod.scorer_optimiser(Params(**params))
 
 
 # -- the held-out figures --------------------------------------------------------------------------
@@ -59,12 +71,11 @@ def _scorer():
     return SimpleNamespace(train_pairs=train, held=held, table=table), corpus
 
 
-def test_unigram_nll_counts_every_target_word_and_end_add_one():
-    from rnnlib.experiments.representations import floor
+def test_held_out_unigram_nll_counts_every_target_word_and_end_add_one():
     from rnnlib.specials import EOS
 
     scorer, corpus = _scorer()
-    nll, tokens = cho.unigram_nll(scorer, corpus)
+    nll, tokens = controls.held_out_unigram_nll(scorer, corpus)
     assert list(tokens) == [2, 4]  # words and <end>
     counts = np.ones(len(corpus.tgt_vocab))
     for _, t in scorer.train_pairs:
@@ -74,14 +85,20 @@ def test_unigram_nll_counts_every_target_word_and_end_add_one():
     p = counts / counts.sum()
     ids = [corpus.tgt_vocab.stoi[w] for w in ("w4", "w5", "w0")]
     assert nll[1] == pytest.approx(-(np.log(p[ids]).sum() + np.log(p[EOS])))
-    # the gating ablation's floor is the same model
-    held_out = floor.held_out_unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab)
-    assert held_out == pytest.approx(nll)
+    # the same model as the base function's, on the targets encoded alike
+    from rnnlib.ragged import Ragged
+    from rnnlib.smt import rnn_scorer
+
+    def targets(pairs):
+        return Ragged.from_lists(corpus.tgt_vocab.encode(t) for _, t in pairs)
+
+    logp = rnn_scorer.unigram_logp(targets(scorer.train_pairs), len(corpus.tgt_vocab))
+    assert rnn_scorer.unigram_nll(logp, targets(scorer.held))[0] == pytest.approx(nll)
 
 
 def test_table_nll_reads_the_tables_p_t_given_s_of_each_held_out_pair():
     scorer, _ = _scorer()
-    assert cho.table_nll(scorer) == pytest.approx([np.log(2), np.log(4)])
+    assert controls.table_nll(scorer) == pytest.approx([np.log(2), np.log(4)])
 
 
 def test_heldout_table_sets_the_network_against_the_unigram_model():
@@ -89,11 +106,11 @@ def test_heldout_table_sets_the_network_against_the_unigram_model():
     torch.manual_seed(0)
     cfg = preset("smoke-cho2014", src_vocab=len(corpus.src_vocab), tgt_vocab=len(corpus.tgt_vocab))
     model = build_model(cfg).eval()
-    table = cho.heldout_table(scorer, model, model, corpus)
+    table = controls.heldout_table(scorer, model, model, corpus)
     uni = "target unigram model (shortlist, add-one)"
     assert table.loc[uni, "× unigram"] == pytest.approx(1.0)
-    _, tokens = cho.unigram_nll(scorer, corpus)
-    net = cho.network_nll(scorer, model, corpus)
+    _, tokens = controls.held_out_unigram_nll(scorer, corpus)
+    net = controls.network_nll(scorer, model, corpus)
     row = table.iloc[0]
     assert row["NLL per target token"] == pytest.approx(net.sum() / tokens.sum())
     assert row["× unigram"] == pytest.approx(
@@ -102,7 +119,7 @@ def test_heldout_table_sets_the_network_against_the_unigram_model():
     # an untrained network over 10 words is near uniform: worse than the unigram model
     assert row["× unigram"] > 1
     # the gain over the unigram model is the same comparison per token, in nats
-    gain = cho.unigram_gain(scorer, model, corpus)
+    gain = controls.unigram_gain(scorer, model, corpus)
     assert gain == pytest.approx(
         table.loc[uni, "NLL per target token"] - row["NLL per target token"]
     )
@@ -123,13 +140,13 @@ def test_optimiser_table_picks_the_lowest_held_out_nll_per_token(tmp_path):
         art = SimpleNamespace(file=lambda name, d=d: d / name, extra={"updates": 20, "seconds": 60})
         train = train_preset("paper-a", max_updates=20)
         runs[label] = SimpleNamespace(artifact=art, train_config=train)
-    table = cho.optimiser_table(runs)
+    table = network.optimiser_table(runs)
     assert table.loc["a", "best update"] == 20 and table.loc["b", "best update"] == 10
     assert list(table["chosen by the rule"]) == [True, False]
     assert table.loc["a", "optimiser"] == "Adadelta at rate 1, no clipping"
     # a shorter check run: both are read up to its last update, where "b" is lower
     runs["b"].artifact.extra["updates"] = 10
-    short = cho.optimiser_table(runs)
+    short = network.optimiser_table(runs)
     assert (short["compared up to update"] == 10).all()
     assert short.loc["a", "best update"] == 10 and short.loc["a", "updates"] == 20
     assert list(short["chosen by the rule"]) == [False, True]
@@ -138,7 +155,7 @@ def test_optimiser_table_picks_the_lowest_held_out_nll_per_token(tmp_path):
 # -- the feature read per target word ----------------------------------------------------------
 def test_per_word_divides_each_score_by_the_target_words_and_end():
     scores = ScoredTable(["rnn"], {(("a",), ("x", "y")): (-6.0,), (("b",), ("z",)): (-4.0,)})
-    per = cho.per_word(scores)
+    per = rows_mod.per_word(scores)
     assert per.names == ["rnn_per_word"]
     assert per.lookup(("a",), ("x", "y")) == (-2.0,)
     assert per.lookup(("b",), ("z",)) == (-2.0,)
@@ -160,14 +177,14 @@ def test_baseline_start_takes_each_seeds_tuned_weights_and_the_new_feature_at_ze
         runs={1: SimpleNamespace(weights={"lm": 0.4}), 2: SimpleNamespace(weights={"lm": 0.6})},
     )
     extra = [ScoredTable(["rnn"], {})]
-    assert cho.baseline_start(base, extra) == {
+    assert systems.baseline_start(base, extra) == {
         1: {"lm": 0.4, "rnn": 0.0},
         2: {"lm": 0.6, "rnn": 0.0},
     }
-    assert cho.row_start(base, extra, {"mert_start": "defaults"}) is None
-    assert cho.row_start(base, extra, {}) == cho.baseline_start(base, extra)
+    assert systems.row_start(base, extra, Params(mert_start="defaults")) is None
+    assert systems.row_start(base, extra, Params()) == systems.baseline_start(base, extra)
     with pytest.raises(ValueError, match="mert_start"):
-        cho.row_start(base, extra, {"mert_start": "zero"})
+        systems.row_start(base, extra, Params(mert_start="zero"))
 
 
 def test_mert_runs_build_every_seed_on_the_rows_alignment_and_start(monkeypatch):
@@ -177,24 +194,24 @@ def test_mert_runs_build_every_seed_on_the_rows_alignment_and_start(monkeypatch)
         calls.append((config.seed, config.start_weights, alignment_run, tuple(extra)))
         return f"run {config.seed}"
 
-    monkeypatch.setattr(cho, "run", fake_run)
-    base = cho.BaselineRow(
+    monkeypatch.setattr(systems, "run", fake_run)
+    base = rows_mod.BaselineRow(
         corpus=SimpleNamespace(detokenize=lambda w: " ".join(w)),
         data=None,
-        config=cho.SMTConfig(),
+        config=SMTConfig(),
         seeds=[1, 2],
         runs={},
         device="cpu",
         alignment_run=3,
     )
     extra = [ScoredTable(["rnn"], {})]
-    got = cho.mert_runs(None, base, extra, start={1: {"rnn": 0.0}, 2: {"rnn": 0.5}})
+    got = systems.mert_runs(None, base, extra, start={1: {"rnn": 0.0}, 2: {"rnn": 0.5}})
     assert got == {1: "run 1", 2: "run 2"}
     assert calls == [
         (1, {"rnn": 0.0}, 3, tuple(extra)),
         (2, {"rnn": 0.5}, 3, tuple(extra)),
     ]
-    assert cho.BaselineRow(None, None, cho.SMTConfig(), [1], {}, "cpu").alignment_run == 1
+    assert rows_mod.BaselineRow(None, None, SMTConfig(), [1], {}, "cpu").alignment_run == 1
 
 
 def test_the_rnn_row_tuned_from_the_defaults_takes_its_own_seeds_and_no_start(monkeypatch):
@@ -204,17 +221,17 @@ def test_the_rnn_row_tuned_from_the_defaults_takes_its_own_seeds_and_no_start(mo
         calls.append((start, list(seeds), tuple(extra)))
         return {s: f"run {s}" for s in seeds}
 
-    monkeypatch.setattr(cho, "mert_runs", fake_mert_runs)
+    monkeypatch.setattr(systems, "mert_runs", fake_mert_runs)
     scores = ScoredTable(["rnn"], {})
-    got = cho.defaults_runs(None, "base", scores, {"mert_default_seeds": 2})
+    got = systems.defaults_runs(None, "base", scores, Params(mert_default_seeds=2))
     assert got == {1: "run 1", 2: "run 2"} and calls == [(None, [1, 2], (scores,))]
     # none asked for, or the +RNN row already starts from the defaults: nothing is tuned
-    assert cho.defaults_runs(None, "base", scores, {"mert_default_seeds": 0}) == {}
-    started = {"mert_default_seeds": 2, "mert_start": "defaults"}
-    assert cho.defaults_runs(None, "base", scores, started) == {} and len(calls) == 1
+    assert systems.defaults_runs(None, "base", scores, Params(mert_default_seeds=0)) == {}
+    started = Params(mert_default_seeds=2, mert_start="defaults")
+    assert systems.defaults_runs(None, "base", scores, started) == {} and len(calls) == 1
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="mert_default_seeds"):
-            cho.defaults_runs(None, "base", scores, {"mert_default_seeds": bad})
+            systems.defaults_runs(None, "base", scores, Params(mert_default_seeds=bad))
 
 
 def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_is_checked(
@@ -224,53 +241,54 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
     (each builds what :func:`mert_runs` then reads), builds nothing with one at a time, and
     names its parameter when it is not an integer >= 1."""
     built, stages = [], []
-    monkeypatch.setattr(cho, "build_stages", lambda *a, **k: stages.append(a[3]))
+    monkeypatch.setattr(systems, "build_stages", lambda *a, **k: stages.append(a[3]))
     monkeypatch.setattr(
-        cho, "build_side_by_side", lambda cache, jobs, n, device: built.append((jobs, n)) or {}
+        systems, "build_side_by_side", lambda cache, jobs, n, device: built.append((jobs, n)) or {}
     )
-    monkeypatch.setattr(cho, "mert_system", lambda *args: args)
-    base = cho.BaselineRow(None, None, cho.SMTConfig(), [1, 2], {}, "cpu")
-    rows = [("+RNN", ["rnn"], {1: {}, 2: {}}, [1, 2]), (cho.DEFAULTS_ROW, ["rnn"], None, [1])]
-    got = cho.systems_side_by_side("cache", base, rows, {"systems_at_once": 1})
+    monkeypatch.setattr(systems, "mert_system", lambda *args: args)
+    base = rows_mod.BaselineRow(None, None, SMTConfig(), [1, 2], {}, "cpu")
+    rows = [("+RNN", ["rnn"], {1: {}, 2: {}}, [1, 2]), (rows_mod.DEFAULTS_ROW, ["rnn"], None, [1])]
+    got = systems.systems_side_by_side("cache", base, rows, Params(systems_at_once=1))
     assert set(got.values()) == {"not started"} and not built and not stages
-    cho.systems_side_by_side("cache", base, rows, {"systems_at_once": 2})
+    systems.systems_side_by_side("cache", base, rows, Params(systems_at_once=2))
     ((jobs, n),) = built
     assert n == 2 and stages == [base.alignment_run]
     assert [j.name for j in jobs] == [
         "+RNN, MERT seed 1",
         "+RNN, MERT seed 2",
-        f"{cho.DEFAULTS_ROW}, MERT seed 1",
+        f"{rows_mod.DEFAULTS_ROW}, MERT seed 1",
     ]
     assert jobs[1].build() == ("cache", base, ["rnn"], {1: {}, 2: {}}, 2)
     assert jobs[2].build() == ("cache", base, ["rnn"], None, 1)
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(ValueError, match="systems_at_once"):
-            cho.systems_side_by_side("cache", base, rows, {"systems_at_once": bad})
-    assert cho.defaults_seeds({"mert_default_seeds": 3}) == [1, 2, 3]
-    assert cho.defaults_seeds({"mert_default_seeds": 3, "mert_start": "defaults"}) == []
+            systems.systems_side_by_side("cache", base, rows, Params(systems_at_once=bad))
+    assert systems.defaults_seeds(Params(mert_default_seeds=3)) == [1, 2, 3]
+    assert systems.defaults_seeds(Params(mert_default_seeds=3, mert_start="defaults")) == []
 
 
 def _ahead(monkeypatch, params, device="cpu"):
     """:func:`build_ahead` on stand-ins: the jobs and device it hands the pool, and what each
     job's build asked of :func:`mert_system`, the optimiser check and the CSLM."""
-    import rnnlib.experiments.cho2014_cslm as cslm_module
 
-    base = cho.BaselineRow("corpus", "data", cho.SMTConfig(), [1, 2], {}, torch.device(device))
+    base = rows_mod.BaselineRow("corpus", "data", SMTConfig(), [1, 2], {}, torch.device(device))
     scores = ScoredTable(["rnn"], {(("a",), ("b", "c")): (-3.0,)})
     weights = {s: {"lm": 0.5 + s, "wp": -1.0} for s in base.seeds}
     calls, pool = [], []
-    monkeypatch.setattr(cho, "baseline_setup", lambda cache, params: base)
-    monkeypatch.setattr(cho, "build_stages", lambda *a, **k: calls.append(("stages",)))
-    monkeypatch.setattr(cho, "scorer_plan", lambda cache, corpus, params, al: "plan")
-    monkeypatch.setattr(cho, "usable_pairs", lambda plan, data, params: (None, None, ["pair"]))
+    monkeypatch.setattr(schedule, "baseline_setup", lambda cache, params: base)
+    monkeypatch.setattr(schedule, "build_stages", lambda *a, **k: calls.append(("stages",)))
+    monkeypatch.setattr(schedule, "scorer_plan", lambda cache, corpus, params, al: "plan")
+    monkeypatch.setattr(schedule, "usable_pairs", lambda plan, data, params: (None, None, ["pair"]))
     trained = SimpleNamespace(model=lambda: "net")
     monkeypatch.setattr(
-        cho, "phrase_scorer", lambda cache, corpus, params, al, plan: calls.append(plan) or trained
+        schedule,
+        "phrase_scorer",
+        lambda cache, corpus, params, al, plan: calls.append(plan) or trained,
     )
     monkeypatch.setattr(
-        cho, "scored_usable", lambda cache, sc, model, usable, b: (sc, model, usable, b)
+        schedule, "scored_usable", lambda cache, sc, model, usable, b: (sc, model, usable, b)
     )
-    monkeypatch.setattr(cho, "load_scored", lambda art: calls.append(("load", art)) or scores)
+    monkeypatch.setattr(schedule, "load_scored", lambda art: calls.append(("load", art)) or scores)
 
     def mert_system(cache, b, extra, start, seed):
         calls.append(("mert", [t.names for t in extra], start, seed))
@@ -278,15 +296,19 @@ def _ahead(monkeypatch, params, device="cpu"):
             return SimpleNamespace(weights=weights[seed])
         return (extra, start, seed)
 
-    monkeypatch.setattr(cho, "mert_system", mert_system)
+    monkeypatch.setattr(schedule, "mert_system", mert_system)
     monkeypatch.setattr(
-        cho, "optimiser_check", lambda cache, corpus, sc, params: calls.append(("check", sc))
+        schedule, "optimiser_check", lambda cache, corpus, sc, params: calls.append(("check", sc))
     )
-    monkeypatch.setattr(cslm_module, "cslm_model", lambda c, b, p: calls.append(("cslm", b)))
+    monkeypatch.setattr(schedule, "cslm_model", lambda c, b, p: calls.append(("cslm", b)))
     monkeypatch.setattr(
-        cho, "build_side_by_side", lambda cache, jobs, n, dev: pool.append((jobs, n, dev)) or {}
+        schedule,
+        "build_side_by_side",
+        lambda cache, jobs, n, dev: pool.append((jobs, n, dev)) or {},
     )
-    out = cho.build_ahead("cache", {"systems_at_once": 2, "mert_default_seeds": 1, **params})
+    out = schedule.build_ahead(
+        "cache", Params(**{"systems_at_once": 2, "mert_default_seeds": 1, **params})
+    )
     return out, pool, calls, base, scores, weights
 
 
@@ -309,7 +331,7 @@ def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch
         ("+RNN, MERT seed 2", ("scores", "Baseline, MERT seed 2")),
         ("+RNN per word, MERT seed 1", ("scores", "Baseline, MERT seed 1")),
         ("+RNN per word, MERT seed 2", ("scores", "Baseline, MERT seed 2")),
-        (f"{cho.DEFAULTS_ROW}, MERT seed 1", ("scores",)),
+        (f"{rows_mod.DEFAULTS_ROW}, MERT seed 1", ("scores",)),
         ("optimiser check", ()),
         ("CSLM", ()),
     ]
@@ -317,16 +339,18 @@ def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch
     extra, start, seed = named["+RNN, MERT seed 2"].build()
     assert extra == [scores] and seed == 2
     # the start rnn_row computes from the whole Baseline row
-    whole = cho.BaselineRow(
+    whole = rows_mod.BaselineRow(
         None, None, None, [1, 2], {s: SimpleNamespace(weights=w) for s, w in weights.items()}, "cpu"
     )
-    assert start == {2: cho.baseline_start(whole, [scores])[2]} == {2: {**weights[2], "rnn": 0.0}}
+    assert (
+        start == {2: systems.baseline_start(whole, [scores])[2]} == {2: {**weights[2], "rnn": 0.0}}
+    )
     assert ("mert", [], None, 2) in calls  # the Baseline's system of seed 2, read
     extra, start, seed = named["+RNN per word, MERT seed 1"].build()
-    assert extra[0].table == cho.per_word(scores).table and start == {
+    assert extra[0].table == rows_mod.per_word(scores).table and start == {
         1: {**weights[1], "rnn_per_word": 0.0}
     }
-    extra, start, seed = named[f"{cho.DEFAULTS_ROW}, MERT seed 1"].build()
+    extra, start, seed = named[f"{rows_mod.DEFAULTS_ROW}, MERT seed 1"].build()
     assert extra == [scores] and start is None
     # the scores are read once per process, however many of its jobs read them
     loads = [c for c in calls if c[0] == "load"]
@@ -364,21 +388,30 @@ def test_the_optimiser_check_reads_only_the_plan_of_the_network(monkeypatch):
     network key it alike, so the check built ahead is the one the chapter reads."""
     keys = []
     monkeypatch.setattr(
-        cho,
+        scorer_mod,
         "scorer_run",
         lambda cache, config, mc, tc, tp, dp, data: keys.append((config, mc, tc, data)),
     )
     tc = train_preset("paper-a", max_updates=8, optimizer="adam", lr=0.003, clip_norm=1.0)
-    plan = cho.PhraseScorer(None, "mc", tc, "ptab", None, [], [], [], 0.0, {"phrase_table": "k"})
-    trained = cho.dataclasses.replace(plan, artifact="art", seconds=3.0)
+    plan = scorer_mod.PhraseScorer(
+        None, "mc", tc, "ptab", None, [], [], [], 0.0, {"phrase_table": "k"}
+    )
+    trained = dataclasses.replace(plan, artifact="art", seconds=3.0)
     corpus = SimpleNamespace(src_vocab=None, tgt_vocab=None, checksum="c")
     params = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0, "rnn_check_updates": 4}
     for scorer in (plan, trained):
-        cho.optimiser_check(None, corpus, scorer, params)
+        scorer_mod.optimiser_check(None, corpus, scorer, Params(**params))
     assert len(keys) == 2 and keys[0] == keys[1]
     assert keys[0][2].optimizer == "adadelta" and keys[0][2].max_updates == 4
-    assert cho.optimiser_check(None, corpus, plan, {**params, "rnn_check_optimiser": False}) is None
-    assert cho.optimiser_check(None, corpus, plan, {}) is None  # the paper's optimiser: no check
+    assert (
+        scorer_mod.optimiser_check(
+            None, corpus, plan, Params(**{**params, "rnn_check_optimiser": False})
+        )
+        is None
+    )
+    assert (
+        scorer_mod.optimiser_check(None, corpus, plan, Params()) is None
+    )  # the paper's optimiser: no check
 
 
 def _tuned_run(at_once):
@@ -390,29 +423,40 @@ def _tuned_run(at_once):
 
 def test_the_stages_say_when_systems_were_tuned_side_by_side():
     alone = {"Baseline": {1: _tuned_run(1), 2: _tuned_run(1)}}
-    assert cho.side_by_side_text(alone) == "Each of the 2 MERT-tuned systems was tuned alone."
+    assert stages_mod.side_by_side_words(alone) == "Each MERT-tuned system was tuned alone"
+    assert stages_mod.side_by_side_numbers(alone)["cho-systems-shared"] == 0
     rows = {"Baseline": {1: _tuned_run(1)}, "+RNN": {1: _tuned_run(2), 2: _tuned_run(None)}}
-    text = cho.side_by_side_text(rows)
-    assert text.startswith("1 of the 3 MERT-tuned systems were tuned side by side, up to 2 at")
-    assert "1 were built before this was recorded" in text
-    assert "0 of the 1" in cho.side_by_side_text({"+RNN": {1: _tuned_run(None)}})
+    got = stages_mod.side_by_side_numbers(rows)
+    assert got == {
+        "cho-systems-n": 3,
+        "cho-systems-shared": 1,
+        "cho-systems-at-once": 2,
+        "cho-systems-unknown": 1,
+    }
+    assert "Not every" in stages_mod.side_by_side_words(rows)
+    old = {"+RNN": {1: _tuned_run(None)}}
+    assert "Not every" in stages_mod.side_by_side_words(old)
+    assert stages_mod.side_by_side_numbers(old)["cho-systems-unknown"] == 1
 
 
 def test_no_claim_reads_the_rows_that_extend_the_papers_table():
-    assert cho.DEFAULTS_ROW in cho.EXTENSION_ROWS and "+RNN per word" in cho.EXTENSION_ROWS
-    assert not set(cho.EXTENSION_ROWS) & set(cho.PAPER_ROWS.values())
+    assert (
+        rows_mod.DEFAULTS_ROW in rows_mod.EXTENSION_ROWS
+        and "+RNN per word" in rows_mod.EXTENSION_ROWS
+    )
+    assert not set(rows_mod.EXTENSION_ROWS) & set(table_1.PAPER_ROWS.values())
 
 
 def test_table_1_rows_keep_the_chapters_order_and_leave_out_rows_not_built():
     base = SimpleNamespace(runs={1: "b"})
     rnn = SimpleNamespace(runs={1: "r"}, runs_per_word={}, runs_defaults={1: "d"})
-    rows = cho.table_1_rows(base, rnn, {"+CSLM": {1: "c"}})
-    assert list(rows) == ["Baseline", "+RNN", cho.DEFAULTS_ROW, "+CSLM"]
+    rows = table_1.table_1_rows(base, rnn, {"+CSLM": {1: "c"}})
+    assert list(rows) == ["Baseline", "+RNN", rows_mod.DEFAULTS_ROW, "+CSLM"]
     rnn.runs_per_word = {1: "w"}
-    assert list(cho.table_1_rows(base, rnn, {}))[2:] == ["+RNN per word", cho.DEFAULTS_ROW]
+    assert list(table_1.table_1_rows(base, rnn, {}))[2:] == ["+RNN per word", rows_mod.DEFAULTS_ROW]
 
 
-def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_start(
+def test_defaults_numbers_set_the_cold_start_against_the_baseline_and_the_warm_start(
     tmp_path, monkeypatch
 ):
     import json
@@ -422,9 +466,9 @@ def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_sta
     outputs = {
         "Baseline": {"dev": [worse, worse], "test": [worse, worse]},
         "+RNN": {"dev": [refs, refs], "test": [refs, refs]},
-        cho.DEFAULTS_ROW: {"dev": [refs, worse], "test": [refs, worse]},
+        rows_mod.DEFAULTS_ROW: {"dev": [refs, worse], "test": [refs, worse]},
     }
-    monkeypatch.setattr(cho, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
+    monkeypatch.setattr(tuning, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
 
     def run(best, name):
         path = tmp_path / name
@@ -435,16 +479,22 @@ def test_defaults_text_sets_the_cold_start_against_the_baseline_and_the_warm_sta
     rows = {
         "Baseline": {1: run(20.0, "b1"), 2: run(21.0, "b2")},
         "+RNN": {1: run(22.0, "r1"), 2: run(23.0, "r2")},
-        cho.DEFAULTS_ROW: {1: run(24.0, "d1"), 2: run(25.0, "d2")},
+        rows_mod.DEFAULTS_ROW: {1: run(24.0, "d1"), 2: run(25.0, "d2")},
     }
     base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
-    text = cho.defaults_text(rows, base, n_tune=2)
-    cold, warm = text.split("; ")[:2]
-    assert cold.startswith(f"{cho.DEFAULTS_ROW} − Baseline: +") and "on held-out dev" in cold
-    assert warm.startswith(f"+RNN − {cho.DEFAULTS_ROW}: +") and "on test" in warm
-    assert "2 MERT runs from the defaults" in text
-    assert "Baseline 20.50, +RNN 22.50, +RNN from defaults 24.50" in text
-    assert "not built" in cho.defaults_text({"Baseline": {}, "+RNN": {}}, base, n_tune=2)
+    got = tuning.defaults_numbers(rows, base, n_tune=2)
+    assert got["cho-defaults-cold-heldout"][0] > 0 and got["cho-defaults-warm-test"][0] > 0
+    low, high = got["cho-defaults-cold-heldout-low"][0], got["cho-defaults-cold-heldout-high"][0]
+    assert low <= got["cho-defaults-cold-heldout"][0] <= high
+    assert got["cho-defaults-runs"] == 2 and tuning.defaults_words(rows) == "was built"
+    assert [got[f"cho-defaults-tuning-{k}"][0] for k in ("baseline", "rnn", "defaults")] == [
+        20.5,
+        22.5,
+        24.5,
+    ]
+    off = {"Baseline": {}, "+RNN": {}}
+    assert "not built" in tuning.defaults_words(off)
+    assert np.isnan(tuning.defaults_numbers(off, base, n_tune=2)["cho-defaults-warm-test"][0])
 
 
 # -- dev: the tuning set and the held-out sentences ------------------------------------------------
@@ -453,12 +503,12 @@ def test_dev_parts_split_each_seeds_output_at_the_tuning_set(tmp_path, monkeypat
     good = list(refs)
     bad = refs[:3] + ["nothing alike here at all"] * 3
     outputs = {"A": {"dev": [good, bad], "test": [[], []]}}
-    monkeypatch.setattr(cho, "row_outputs", lambda rows: outputs)
-    parts = cho.dev_parts({"A": {}}, refs, 3)
+    monkeypatch.setattr(table_1, "row_outputs", lambda rows: outputs)
+    parts = table_1.dev_parts({"A": {}}, refs, 3)
     tune, held = parts["A"]
     assert tune == pytest.approx([100.0, 100.0])
     assert held[0] == pytest.approx(100.0) and held[1] < 5
-    table = cho.table_1(
+    table = table_1.table_1(
         {
             "Baseline": {
                 1: SimpleNamespace(
@@ -489,7 +539,7 @@ def test_table_1_with_dev_parts_never_mixes_tuning_and_held_out_sentences():
         name: (np.array([30.0 + k] * 2), np.array([10.0 - k] * 2)) for k, name in enumerate(rows)
     }
     intervals = {name: {"dev held out": (-1.0, 0.5), "test": (0.25, 1.75)} for name in rows}
-    table = cho.table_1(rows, parts, intervals, "n-gram + CSLM (weaker: 120.0 against 60.0)")
+    table = table_1.table_1(rows, parts, intervals, "n-gram + CSLM (weaker: 120.0 against 60.0)")
     assert "dev" not in table and "dev − Baseline" not in table  # the mixed column is gone
     assert (
         table.loc["+RNN", "tuning − Baseline"] == 1
@@ -500,13 +550,15 @@ def test_table_1_with_dev_parts_never_mixes_tuning_and_held_out_sentences():
     assert table.loc["Baseline", "test − Baseline, 95%"] == "[0.25, 1.75]"
     assert table.loc["+RNN", "language model"] == "n-gram"
     assert table.loc["+CSLM+RNN", "language model"].startswith("n-gram + CSLM (weaker")
-    numbers = {n.name: n.value for n in cho.table_1_numbers(table, rows)}
+    numbers = {
+        k: v[0] if isinstance(v, tuple) else v for k, v in table_1.numbers(table, rows).items()
+    }
     assert "cho-gain-dev" not in numbers and "cho-gain-cslm-dev" not in numbers
     assert numbers["cho-gain-tuning-cslm"] == 2 and numbers["cho-gain-heldout-cslm-rnn-wp"] == -4
     assert numbers["cho-gain-test"] == 1 and numbers["cho-gain-cslm-rnn-test"] == 3
-    without = cho.table_1(rows)  # no parts: one dev column, every dev sentence
+    without = table_1.table_1(rows)  # no parts: one dev column, every dev sentence
     assert without.loc["+RNN", "dev − Baseline"] == 1 and "tuning" not in without
-    assert "cho-gain-dev-cslm" in {n.name for n in cho.table_1_numbers(without, rows)}
+    assert "cho-gain-dev-cslm" in table_1.numbers(without, rows)
 
 
 def test_gain_intervals_resample_test_and_the_held_out_dev_sentences_only(tmp_path, monkeypatch):
@@ -522,38 +574,41 @@ def test_gain_intervals_resample_test_and_the_held_out_dev_sentences_only(tmp_pa
         "+RNN": {"dev": [wrong[:20] + good[20:]] * 2, "test": [good, good[:58] + wrong[58:]]},
         "+CSLM": {"dev": [good[:20] + wrong[20:]] * 2, "test": [wrong, wrong]},
     }
-    monkeypatch.setattr(cho, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
-    monkeypatch.setattr(cho, "N_BOOT", 200)
+    monkeypatch.setattr(table_1, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
+    monkeypatch.setattr(table_1, "N_BOOT", 200)
     rows = {name: _bleu_runs(20 + k, 19 + k) for k, name in enumerate(outputs)}
     base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
     cache = ArtifactCache(tmp_path)
-    got, art = cho.gain_intervals(cache, rows, base, n_tune=20)
+    got, art = table_1.gain_intervals(cache, rows, base, n_tune=20)
     assert art.kind == "cho2014/table1_intervals"
     assert set(got) == {"+RNN", "+CSLM"}
     assert got["+RNN"]["test"][0] > 0 and got["+RNN"]["dev held out"][0] > 0
     low, high = got["+CSLM"]["dev held out"]  # better on the tuning set only: no gain held out
     assert low == high == 0
-    assert cho.gain_intervals(cache, rows, base, n_tune=20)[0] == got  # read back from the cache
-    assert "dev held out" not in cho.gain_intervals(cache, rows, base, n_tune=60)[0]["+RNN"]
+    assert (
+        table_1.gain_intervals(cache, rows, base, n_tune=20)[0] == got
+    )  # read back from the cache
+    assert "dev held out" not in table_1.gain_intervals(cache, rows, base, n_tune=60)[0]["+RNN"]
 
 
-def test_training_length_says_whether_held_out_perplexity_was_still_falling():
-    falling = cho.training_length([3500, 4000], [22.6, 20.2], "rnn_updates", "per token")
-    assert "still falling" in falling and "`rnn_updates`" in falling and "4,000" in falling
-    flat = cho.training_length([500, 1000], [151.0, 150.0], "cslm_updates", "per word")
-    assert "levelled off" in flat and "per word" in flat
-
-
-def test_scorer_length_text_reads_the_per_token_nll_of_the_last_two_evaluations(tmp_path):
+def test_the_scorers_length_reads_the_per_token_nll_of_the_last_two_evaluations(tmp_path):
     log = pd.DataFrame({"update": [500, 1000], "dev_nll_token": [3.119, 3.008]})
     log.to_csv(tmp_path / "eval_log.csv", index=False)
     art = SimpleNamespace(file=lambda name: tmp_path / name)
-    text = cho.scorer_length_text(art)  # exp(3.119) = 22.6, exp(3.008) = 20.2: 11% lower
-    assert "still falling" in text and "22.6 at update 500, 20.2 at 1,000" in text
+    words = network.length_words(art)  # exp(3.119) = 22.6, exp(3.008) = 20.2: 11% lower
+    assert "still falling" in words and "`rnn_updates`" in words and len(words) <= 80
+    got = network.length_numbers(art)
+    assert got["cho-length-update0"] == 500 and got["cho-length-update1"] == 1000
+    assert (
+        round(got["cho-length-ppl0"][0], 1) == 22.6 and round(got["cho-length-ppl1"][0], 1) == 20.2
+    )
+    log.iloc[:1].to_csv(tmp_path / "eval_log.csv", index=False)
+    assert "unknown" in network.length_words(art)
+    assert np.isnan(network.length_numbers(art)["cho-length-ppl1"][0])
 
 
 def test_cslm_row_label_says_whether_the_cslm_is_the_weaker_language_model():
-    from rnnlib.experiments.cho2014_cslm import cslm_row_label
+    from rnnlib.experiments.cho2014.cslm import cslm_row_label
 
     def rows(ppl, kn):
         return SimpleNamespace(
@@ -571,21 +626,28 @@ def test_cslm_row_label_says_whether_the_cslm_is_the_weaker_language_model():
 
 # -- the CSLM against the n-gram model on the same shortlist ---------------------------------------
 def test_on_shortlist_writes_words_outside_the_vocabulary_as_unk():
-    from rnnlib.experiments.cho2014_cslm import on_shortlist
+    from rnnlib.experiments.cho2014.cslm import on_shortlist
 
     vocab = Vocab(["le", "chat"])
     assert on_shortlist([["le", "chien", "chat"]], vocab) == [["le", "[UNK]", "chat"]]
 
 
-def test_cslm_against_kn_says_which_is_better_and_whether_training_had_levelled_off():
-    from rnnlib.experiments.cho2014_cslm import cslm_against_kn
+def test_the_cslm_against_kn_and_its_training_length_in_words(tmp_path):
+    from rnnlib.experiments.cho2014 import cslm as cslm_mod
 
-    falling = pd.DataFrame({"update": [500, 1000], "dev_ppl": [200.0, 150.0]})
-    flat = pd.DataFrame({"update": [500, 1000], "dev_ppl": [151.0, 150.0]})
-    worse = cslm_against_kn(120.0, 80.0, falling)
-    assert "weaker" in worse and "still falling" in worse
-    better = cslm_against_kn(60.0, 80.0, flat)
-    assert "better" in better and "levelled off" in better
+    assert "weaker" in cslm_mod.against_kn_words(120.0, 80.0)
+    assert "better" in cslm_mod.against_kn_words(60.0, 80.0)
+    art = SimpleNamespace(file=lambda name: tmp_path / name)
+    pd.DataFrame({"update": [500, 1000], "dev_ppl": [200.0, 150.0]}).to_csv(
+        tmp_path / "eval_log.csv", index=False
+    )
+    words = cslm_mod.length_words(art)
+    assert "still falling" in words and "`cslm_updates`" in words and len(words) <= 80
+    assert cslm_mod.length_numbers(art)["cho-cslm-length-update1"] == 1000
+    pd.DataFrame({"update": [500, 1000], "dev_ppl": [151.0, 150.0]}).to_csv(
+        tmp_path / "eval_log.csv", index=False
+    )
+    assert cslm_mod.length_words(art) == "had levelled off"
 
 
 # -- the tuning table, the claims' dev part, the paper's Tables 2 and 3 ----------------------------
@@ -600,44 +662,46 @@ def test_tuning_table_shows_each_runs_first_and_best_tuning_bleu(tmp_path):
         return SimpleNamespace(tuned=SimpleNamespace(file=lambda f, p=path: p / f))
 
     rows = {"Baseline": {1: run(20.0, 21.5, "b1")}, "+RNN": {1: run(21.5, 21.5, "r1")}}
-    table = cho.tuning_table(rows)
+    table = tuning.tuning_table(rows)
     assert table.loc[("Baseline", 1), "gain over the first"] == pytest.approx(1.5)
     assert table.loc[("+RNN", 1), "gain over the first"] == 0  # a search that found nothing
     assert table.loc[("+RNN", 1), "decodings"] == 2
 
 
 def test_the_claims_dev_half_reads_the_held_out_sentences_when_there_are_any():
-    assert cho.dev_claim_start(300, 500) == 300
-    assert cho.dev_claim_start(500, 500) == 0 and cho.dev_claim_start(None, 500) == 0
-    assert "200 held-out" in cho.dev_claim_text(300, 500)
-    assert "tuning set" in cho.dev_claim_text(500, 500)
+    assert table_1.dev_claim_start(300, 500) == 300
+    assert table_1.dev_claim_start(500, 500) == 0 and table_1.dev_claim_start(None, 500) == 0
+    assert table_1.dev_claim_numbers(300, 500) == {"cho-dev-claim-n": 200}
+    assert "held-out" in table_1.dev_claim_words(300, 500)
+    assert "tuning set" in table_1.dev_claim_words(500, 500)
+    assert table_1.dev_claim_numbers(500, 500) == {"cho-dev-claim-n": 500}
 
 
 def test_the_papers_tables_2_and_3_have_ten_sources_in_two_groups():
-    t2, t3 = cho.paper_table_2(), cho.paper_table_3()
+    t2, t3 = table_2.paper_table_2(), table_3.paper_table_3()
     assert len(t2) == len(t3) == 10
     assert list(t2.index.get_level_values(0).unique()) == ["frequent", "rare"]
     assert (t2.index == t3.index).all()
     first = t3.loc[("frequent", "for the first time"), "samples (× times drawn)"]
     assert first.startswith("[pour la première fois] (×24)")
-    assert cho.paper_top_count() == 24 and cho.paper_samples() == 50
+    assert table_3.paper_top_count() == 24 and table_3.paper_samples() == 50
     # the largest printed count of each source with counts, over 50, averaged
-    assert cho.paper_top_share() == pytest.approx(
+    assert table_3.paper_top_share() == pytest.approx(
         100 * (11 + 24 + 6 + 9 + 13 + 3 + 11 + 5 + 7) / 9 / 50
     )
 
 
 def test_optimiser_verdict_says_whether_the_rule_confirms_the_chapters_choice():
     ok = pd.DataFrame({"chosen by the rule": [True, False]}, index=["the chapter's", "paper A's"])
-    assert "confirms" in cho.optimiser_verdict(ok)
+    assert "confirms" in network.optimiser_verdict(ok)
     bad = pd.DataFrame({"chosen by the rule": [False, True]}, index=["the chapter's", "paper A's"])
-    assert "does not pick" in cho.optimiser_verdict(bad)
-    assert "nothing was compared" in cho.optimiser_verdict(ok.iloc[:1])
+    assert "does not pick" in network.optimiser_verdict(bad)
+    assert "nothing was compared" in network.optimiser_verdict(ok.iloc[:1])
 
 
 def test_shortlist_kn_scores_the_dev_text_as_the_cslm_reads_it(tmp_path):
     from rnnlib.cache import ArtifactCache
-    from rnnlib.experiments.cho2014_cslm import on_shortlist, shortlist_kn
+    from rnnlib.experiments.cho2014.cslm import on_shortlist, shortlist_kn
     from rnnlib.smt.lm import NgramLM, train_arpa
 
     train = [["le", "chat", "dort"], ["le", "chien", "dort"], ["un", "chat", "mange"]] * 5
@@ -648,3 +712,23 @@ def test_shortlist_kn_scores_the_dev_text_as_the_cslm_reads_it(tmp_path):
     expected = NgramLM(tmp_path / "lm.arpa").perplexity(on_shortlist(dev, vocab))
     assert art.extra["dev_perplexity"] == pytest.approx(expected)
     assert not any(p.name == "lm.arpa" for p in art.path.iterdir())  # the model is not kept
+
+
+def test_per_word_numbers_give_each_difference_with_its_interval_or_nan_when_off(monkeypatch):
+    refs = [f"the cat sat on mat number {i} today" for i in range(8)]
+    worse = refs[:2] + ["the cat sat on a mat today"] * 6
+    outputs = {
+        "Baseline": {"dev": [worse, worse], "test": [worse, worse]},
+        "+RNN": {"dev": [refs, worse], "test": [refs, worse]},
+        "+RNN per word": {"dev": [refs, refs], "test": [refs, refs]},
+    }
+    monkeypatch.setattr(tuning, "row_outputs", lambda rows: {k: outputs[k] for k in rows})
+    base = SimpleNamespace(data=SimpleNamespace(test_refs=[refs]))
+    rows = {k: {1: None, 2: None} for k in outputs}
+    got = tuning.per_word_numbers(rows, base)
+    assert got["cho-per-word-base"][0] > 0 and got["cho-per-word-rnn"][0] > 0
+    assert got["cho-per-word-base-low"][0] <= got["cho-per-word-base"][0]
+    assert tuning.per_word_words(rows) == "was built"
+    off = {k: rows[k] for k in ("Baseline", "+RNN")}
+    assert np.isnan(tuning.per_word_numbers(off, base)["cho-per-word-rnn-high"][0])
+    assert "`per_word_row` is off" in tuning.per_word_words(off)

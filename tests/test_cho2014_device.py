@@ -16,9 +16,10 @@ import pytest
 import torch
 
 import rnnlib.experiments.baseline as baseline_module
-import rnnlib.experiments.cho2014 as cho
+from rnnlib.experiments.cho2014 import scorer as scorer_mod
+from rnnlib.experiments.cho2014 import setting
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments.cho2014_cslm import cslm_run, load_cslm
+from rnnlib.experiments.cho2014.cslm import cslm_run, load_cslm
 from rnnlib.book.params import OVERRIDES_ENV, chapter_specs
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.presets import preset
@@ -47,12 +48,12 @@ def test_cho2014_declares_device_auto_and_representations_reads_it(monkeypatch):
     spec = chapter_specs(ROOT / "chapters" / "cho2014.md")["device"]
     assert spec.default == "auto" and set(spec.choices) == {"auto", "cpu", "cuda"}
     assert (
-        cho.cho2014_params(ROOT, "smoke")["device"] == "auto"
+        setting.cho2014_params(ROOT, "smoke")["device"] == "auto"
     )  # what the representations chapter reads
     assert "device" not in chapter_specs(
         ROOT / "chapters" / "representations.md"
     )  # one device: cho2014's
-    assert "device" in cho.SCORER_PARAMS
+    assert "device" in scorer_mod.SCORER_PARAMS
     out = subprocess.run(
         [sys.executable, "-m", "rnnlib.cli", "params", "chapters/cho2014.md"],
         cwd=ROOT,
@@ -75,14 +76,9 @@ def test_the_chapters_hard_code_no_cpu():
         assert "torch.Generator()" not in code, (
             name
         )  # a sampler's generator lives on the network's device
-    for module in (
-        "rnnlib/experiments/cho2014.py",
-        "rnnlib/experiments/cho2014_cslm.py",
-        *sorted(
-            str(p.relative_to(ROOT))
-            for p in (ROOT / "rnnlib/experiments/representations").glob("*.py")
-        ),
-    ):
+    package = sorted((ROOT / "rnnlib/experiments/cho2014").glob("*.py"))
+    package += sorted((ROOT / "rnnlib/experiments/representations").glob("*.py"))
+    for module in [str(m.relative_to(ROOT)) for m in package]:
         assert 'map_location="cpu"' not in (ROOT / module).read_text(), module
 
 
@@ -103,13 +99,13 @@ def test_the_scorers_key_on_the_cpu_is_the_one_it_had_before_the_device_paramete
     )
     for device in ("auto", "cpu"):
         cache = KeyCache()
-        art = cho.scorer_run(
+        art = scorer_mod.scorer_run(
             cache, run_config, model_config, before.override(device=device), None, None, "data"
         )
         assert art.key == old_key, device
     # another device keys apart, by its type
     for device, kind in (("cuda", "cuda"), ("cuda:1", "cuda"), ("meta", "meta")):
-        assert cho.train_key(before.override(device=device))["device"] == kind
+        assert scorer_mod.train_key(before.override(device=device))["device"] == kind
 
 
 @dataclass
@@ -128,13 +124,13 @@ def _phrase_scorer(monkeypatch, params):
         baseline_module, "baseline_inputs", lambda corpus, params: (None, _SMTConfig())
     )
     monkeypatch.setattr(
-        cho,
+        scorer_mod,
         "build_stages",
         lambda *a, **k: (None, SimpleNamespace(key="table", file=lambda name: name), None),
     )
-    monkeypatch.setattr(cho, "PhraseTable", SimpleNamespace(load=lambda path: "table"))
+    monkeypatch.setattr(scorer_mod, "PhraseTable", SimpleNamespace(load=lambda path: "table"))
     monkeypatch.setattr(
-        cho,
+        scorer_mod,
         "table_pairs",
         lambda table, sample=None, seed=0, exclude=(): pairs[:2]
         if sample == 1
@@ -145,8 +141,8 @@ def _phrase_scorer(monkeypatch, params):
         seen["train_config"] = train_config
         return SimpleNamespace(key="scorer")
 
-    monkeypatch.setattr(cho, "scorer_run", scorer_run)
-    scorer = cho.phrase_scorer(
+    monkeypatch.setattr(scorer_mod, "scorer_run", scorer_run)
+    scorer = scorer_mod.phrase_scorer(
         None,
         corpus,
         {
@@ -175,16 +171,16 @@ def test_the_device_parameter_reaches_the_scorers_training_and_its_network(monke
 def test_checkpoints_load_onto_the_chosen_device(tmp_path):
     torch.manual_seed(0)
     model_config = preset("smoke-cho2014", src_vocab=20, tgt_vocab=20)
-    net = cho.build_model(model_config)
+    net = scorer_mod.build_model(model_config)
     torch.save(net.state_dict(), tmp_path / "model.pt")
     art = SimpleNamespace(file=lambda name: tmp_path / name)
-    cpu = cho.load_scorer(art, model_config, torch.device("cpu"))
+    cpu = scorer_mod.load_scorer(art, model_config, torch.device("cpu"))
     assert all(
         torch.equal(a, b) for a, b in zip(cpu.state_dict().values(), net.state_dict().values())
     )
-    assert {p.device.type for p in cho.load_scorer(art, model_config, "meta").parameters()} == {
-        "meta"
-    }
+    assert {
+        p.device.type for p in scorer_mod.load_scorer(art, model_config, "meta").parameters()
+    } == {"meta"}
     cslm_config = CSLMConfig(vocab=20, order=3, emb=4, hidden=(8,))
     torch.save(CSLM(cslm_config).state_dict(), tmp_path / "model.pt")
     cslm_art = SimpleNamespace(
@@ -225,10 +221,12 @@ def test_the_optimiser_parameters_reach_the_scorer_and_the_check_trains_the_pape
     assert (paper.optimizer, paper.lr, paper.clip_norm) == ("adadelta", 1.0, None)
     seen = {}
     monkeypatch.setattr(
-        cho, "scorer_run", lambda *a, **k: seen.setdefault("train", a[3]) and SimpleNamespace()
+        scorer_mod,
+        "scorer_run",
+        lambda *a, **k: seen.setdefault("train", a[3]) and SimpleNamespace(),
     )
-    monkeypatch.setattr(cho, "encode_pairs", lambda *a: None)
+    monkeypatch.setattr(scorer_mod, "encode_pairs", lambda *a: None)
     corpus = SimpleNamespace(src_vocab=None, tgt_vocab=None, checksum="c")
     scorer.run_config = {"phrase_table": "t"}
-    cho.scorer_variant(None, corpus, scorer, paper_optimiser=True)
+    scorer_mod.scorer_variant(None, corpus, scorer, paper_optimiser=True)
     assert seen["train"] == paper  # the paper's optimiser, everything else the chapter's

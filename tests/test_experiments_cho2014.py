@@ -1,5 +1,5 @@
-"""The functions of the cho2014 chapter (rnnlib.experiments.cho2014, cho2014_cslm,
-diagrams_cho2014): what each table, figure and claim check computes, on synthetic rows, pairs and
+"""The functions of the cho2014 chapter (the package rnnlib.experiments.cho2014): what each
+table, figure and claim check computes, on synthetic rows, pairs and
 a tiny untrained network, with controls for which a claim must not hold."""
 
 from __future__ import annotations
@@ -12,10 +12,17 @@ import pandas as pd
 import pytest
 import torch
 
-import rnnlib.experiments.cho2014 as cho
+from rnnlib.experiments.cho2014 import cslm as cslm_mod
+from rnnlib.experiments.cho2014 import figure_3
+from rnnlib.experiments.cho2014 import figures_1_2
+from rnnlib.experiments.cho2014 import stages as stages_mod
+from rnnlib.experiments.cho2014 import table_1
+from rnnlib.experiments.cho2014 import table_2
+from rnnlib.experiments.cho2014 import table_3
+from rnnlib.experiments.cho2014 import tuning
+from rnnlib.experiments.cho2014.setting import Params
 from rnnlib import verdicts
 from rnnlib.corpus.vocab import Vocab
-from rnnlib.experiments import cho2014_cslm, diagrams_cho2014
 from rnnlib.models import build_model
 from rnnlib.presets import preset
 
@@ -53,7 +60,7 @@ def _rows(gain: float, seeds: int = 3) -> dict:
 # -- Table 1 --------------------------------------------------------------------------------------
 def test_table_1_has_the_rows_columns_and_gains_of_the_paper_table():
     rows = _rows(0.5)
-    table = cho.table_1(rows)
+    table = table_1.table_1(rows)
     assert list(table.index) == ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"]
     assert table.loc["+RNN", "test − Baseline"] == pytest.approx(0.5)
     assert table.loc["+CSLM+RNN", "dev"] == pytest.approx(21.0)
@@ -61,10 +68,10 @@ def test_table_1_has_the_rows_columns_and_gains_of_the_paper_table():
     assert (table["MERT runs"] == 3).all()
     assert np.isnan(table.loc["+CSLM", "paper test"])  # the paper has no +CSLM row
     assert table.loc["+RNN", "paper test − Baseline"] == pytest.approx(0.57)
-    numbers = {n.name: n for n in cho.table_1_numbers(table, rows)}
-    assert numbers["cho-gain-test"].value == pytest.approx(0.5)
-    assert numbers["cho-seeds"].value == 3
-    assert numbers["cho-paper-gain-rnn-dev"].value == pytest.approx(0.56)
+    numbers = table_1.numbers(table, rows)
+    assert numbers["cho-gain-test"] == (pytest.approx(0.5), 2)
+    assert numbers["cho-seeds"] == 3
+    assert numbers["cho-paper-gain-rnn-dev"] == (pytest.approx(0.56), 2)
 
 
 def test_rnn_weights_have_one_column_per_seed():
@@ -72,7 +79,7 @@ def test_rnn_weights_have_one_column_per_seed():
         1: SimpleNamespace(weights={"rnn": 0.123456, "lm": 1.0}),
         2: SimpleNamespace(weights={"rnn": 0.2, "lm": 0.5}),
     }
-    weights = cho.rnn_weights(runs)
+    weights = tuning.rnn_weights(runs)
     assert list(weights.columns) == ["seed 1", "seed 2"] and weights.index.name == "feature"
     assert weights.loc["rnn", "seed 1"] == 0.1235
 
@@ -89,23 +96,25 @@ def _pairs(n: int, coupled: bool, seed: int = 0) -> pd.DataFrame:
 
 def test_figure_3_pairs_are_a_seeded_sample_in_the_frames_order():
     frame = _pairs(300, coupled=False)
-    pick = cho.figure_3_pairs(frame, 100, seed=3)
+    pick = figure_3.figure_3_pairs(frame, 100, seed=3)
     assert len(pick) == 100 and pick.index.is_monotonic_increasing and pick.index.is_unique
-    assert pick.equals(cho.figure_3_pairs(frame, 100, seed=3))
-    assert not pick.equals(cho.figure_3_pairs(frame, 100, seed=4))
-    assert len(cho.figure_3_pairs(frame, 1000, seed=3)) == 300
+    assert pick.equals(figure_3.figure_3_pairs(frame, 100, seed=3))
+    assert not pick.equals(figure_3.figure_3_pairs(frame, 100, seed=4))
+    assert len(figure_3.figure_3_pairs(frame, 1000, seed=3)) == 300
 
 
 def test_figure_3_numbers_and_figure():
     pick = _pairs(200, coupled=True)
-    numbers = {n.name: n.value for n in cho.figure_3_numbers(pick, pick, 1)}
+    numbers = {
+        k: v[0] if isinstance(v, tuple) else v for k, v in figure_3.numbers(pick, pick, 1).items()
+    }
     assert numbers["cho-pearson"] == pytest.approx(1.0) and numbers[
         "cho-spearman"
     ] == pytest.approx(1.0)
     assert numbers["cho-rho-length"] == pytest.approx(1.0)
     assert numbers["cho-far-share"] == 0 and numbers["cho-scatter-n"] == 200
     assert numbers["cho-alike-share"] == 100
-    fig = cho.figure_3(pick)
+    fig = figure_3.figure_3(pick)
     assert len(fig.axes) == 3  # the scatter and its two marginal distributions
     assert "Pearson r = 1.00" in fig.axes[1].get_title()
 
@@ -127,33 +136,29 @@ def _frame(tm_prefers_long: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["src", "tgt", "tm", "rnn", "count", "src_count", "src_len"])
 
 
-PARAMS = {
-    "min_source_words": 4,
-    "frequent_count": 20,
-    "rare_count": 2,
-    "seed": 1,
-    "phrases_per_group": 2,
-}
+PARAMS = Params(min_source_words=4, frequent_count=20, rare_count=2, seed=1, phrases_per_group=2)
 
 
 def test_long_phrases_groups_and_draws():
-    phrases = cho.long_phrases(_frame(), PARAMS)
+    phrases = table_2.long_phrases(_frame(), PARAMS)
     assert len(phrases.groups["frequent"]) == 3 and len(phrases.groups["rare"]) == 3
     assert all(len(s) >= 4 for g in phrases.groups.values() for s in g)
     assert {g: len(c) for g, c in phrases.chosen.items()} == {"frequent": 2, "rare": 2}
     assert all(set(phrases.chosen[g]) <= set(phrases.groups[g]) for g in phrases.groups)
-    assert cho.long_phrases(_frame(), PARAMS).chosen == phrases.chosen
+    assert table_2.long_phrases(_frame(), PARAMS).chosen == phrases.chosen
 
 
 def test_table_2_lists_each_models_top_three():
-    phrases = cho.long_phrases(_frame(), PARAMS)
-    table = cho.table_2(phrases)
+    phrases = table_2.long_phrases(_frame(), PARAMS)
+    table = table_2.table_2(phrases)
     assert table.index.names == ["group", "source"] and len(table) == 4
     first = table.iloc[0]
     assert first["seen"] == 30
     assert first["translation model"].split(" · ")[0] == "[t3 t3 t3 t3]"  # the longest first
     assert first["RNN Encoder–Decoder"].split(" · ")[0] == "[t0]"
-    numbers = {n.name: n.value for n in cho.table_2_numbers(phrases, PARAMS)}
+    numbers = {
+        k: v[0] if isinstance(v, tuple) else v for k, v in table_2.numbers(phrases, PARAMS).items()
+    }
     assert numbers["cho-t2-sources"] == 6 and numbers["cho-n-rare"] == 3
 
 
@@ -172,12 +177,12 @@ def _tiny_network():
         pairs, columns=["src", "tgt", "tm", "rnn", "count", "src_count", "src_len"]
     )
     rnn = SimpleNamespace(model=model, scorer=SimpleNamespace(device=torch.device("cpu")))
-    return cho.long_phrases(frame, PARAMS), rnn, corpus
+    return table_2.long_phrases(frame, PARAMS), rnn, corpus
 
 
 def test_table_3_samples_are_reproducible_and_counted():
     phrases, rnn, corpus = _tiny_network()
-    t3 = cho.table_3_samples(phrases, rnn, corpus, n_samples=20, seed=5)
+    t3 = table_3.table_3_samples(phrases, rnn, corpus, n_samples=20, seed=5)
     assert t3.table.index.names == ["group", "source"] and len(t3.table) == 4
     assert len(t3.top_share) == 4 and all(0.05 <= s <= 1 for s in t3.top_share)
     assert 4 <= len(t3.in_table) <= 20  # at most five distinct samples shown per source
@@ -186,10 +191,10 @@ def test_table_3_samples_are_reproducible_and_counted():
         assert (
             1 <= len(shown) <= 5 and sum(int(s.split("(×")[1].split(")")[0]) for s in shown) <= 20
         )
-    again = cho.table_3_samples(phrases, rnn, corpus, n_samples=20, seed=5)
+    again = table_3.table_3_samples(phrases, rnn, corpus, n_samples=20, seed=5)
     assert again.table.equals(t3.table) and again.top_share == t3.top_share
     assert len(t3.top_in_table) == 4
-    checks = cho.table_3_claims(t3, 20, seed=5, control=t3, n_boot=100)
+    checks = table_3.table_3_claims(t3, 20, seed=5, control=t3, n_boot=100)
     assert _verdict(checks["C-A-T3-1"]) in (verdicts.HOLDS, verdicts.NOISE, verdicts.FAILS)
     assert verdicts.evaluate(checks["C-A-T3-1"]).reason.startswith("share of the 20 draws")
 
@@ -212,11 +217,11 @@ def test_stages_table_lists_every_stage_and_run():
         runs_defaults={1: run},
     )
     cslm = SimpleNamespace(artifact=_art(8), runs={"+CSLM": {1: run, 2: run}}, kn=_art(9))
-    timing = cho2014_cslm.SearchTiming([["a"]], 1.26, 0.04, 10)
+    timing = cslm_mod.SearchTiming([["a"]], 1.26, 0.04, 10)
     check = SimpleNamespace(
         artifact=_art(10), train_config=SimpleNamespace(optimizer="adadelta", lr=1, clip_norm=None)
     )
-    table = cho.stages_table(base, rnn, cslm, timing, eval_nbest=5, checks=[check])
+    table = stages_mod.stages_table(base, rnn, cslm, timing, eval_nbest=5, checks=[check])
     assert table.index.name == "stage" and list(table.columns) == ["seconds"]
     assert len(table) == 10 + 3 * 2 * 2 + 2 + 2 * 2
     assert (
@@ -230,19 +235,21 @@ def test_stages_table_lists_every_stage_and_run():
     assert timing.ratio == pytest.approx(31.5)
 
 
-def test_rescore_how_names_the_mode_and_list_sizes():
-    lists = cho2014_cslm.rescore_how("lists", 7, 100)
-    assert (
-        "7-best lists" in lists
-        and "No sentence is decoded again" in lists
-        and "\\log p(e)" in lists
-    )
-    search = cho2014_cslm.rescore_how("search", 7, 100)
-    assert "100-best lists" in search and "7-best lists" in search
+def test_the_search_timing_and_mert_decoding_numbers(tmp_path):
+    timing = cslm_mod.SearchTiming([["a", "b"], ["c"]], 1.26, 0.04, 10)
+    got = cslm_mod.timing_numbers(timing, Params(eval_nbest=7, tune_nbest=100))
+    assert got["cho-search-words"] == 3 and got["cho-search-ratio"] == (pytest.approx(31.5), 1)
+    assert (got["cho-eval-nbest"], got["cho-tune-nbest"]) == (7, 100)
+    (tmp_path / "weights.json").write_text('{"history": [{"decode_s": 30}, {"decode_s": 50}]}')
+    tuned = SimpleNamespace(file=lambda name: tmp_path / name)
+    base = SimpleNamespace(first_run=SimpleNamespace(tuned=tuned))
+    got = cslm_mod.mert_decode_numbers(base, timing)
+    assert got["cho-mert-decode"] == (40.0, 0)
+    assert got["cho-mert-decode-cslm"][0] == pytest.approx(40 * 31.5 / 60)
 
 
 def test_the_diagrams_are_figures_of_one_panel():
-    for make in (diagrams_cho2014.figure_1, diagrams_cho2014.figure_2):
+    for make in (figures_1_2.figure_1, figures_1_2.figure_2):
         fig = make()
         assert len(fig.axes) == 1 and not fig.axes[0].axison
         assert len(fig.axes[0].patches) >= 4  # the nodes

@@ -197,10 +197,10 @@ def test_spearman_interval_over_units_separates_a_relation_from_none():
 
 
 def _tiny_scorer(tmp_path):
-    """A PhraseScorer as rnnlib.experiments.cho2014.phrase_scorer makes it, on toy pairs (no SMT
-    run)."""
+    """A PhraseScorer as rnnlib.experiments.cho2014.scorer.phrase_scorer makes it, on toy pairs
+    (no SMT run)."""
     from types import SimpleNamespace
-    from rnnlib.experiments.cho2014 import PhraseScorer, scorer_run
+    from rnnlib.experiments.cho2014.scorer import PhraseScorer, scorer_run
     from rnnlib.smt.rnn_scorer import encode_pairs
     from rnnlib.train import train_preset
 
@@ -253,7 +253,7 @@ def one_thread():
 
 def test_the_tanh_ablation_is_the_scorers_network_with_tanh_units_keyed_apart(tmp_path, one_thread):
     import pandas as pd
-    from rnnlib.experiments.cho2014 import scorer_variant
+    from rnnlib.experiments.cho2014.scorer import scorer_variant
     from rnnlib.gru import TanhCell
 
     cache, corpus, base = _tiny_scorer(tmp_path)

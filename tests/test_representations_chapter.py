@@ -339,18 +339,18 @@ def test_a_rebuild_measures_what_the_chapter_measured_and_reads_only_what_is_cac
     computing nothing."""
     from rnnlib.book.execute import resolve_all
     from rnnlib.cache import ArtifactCache
-    from rnnlib.experiments import cho2014
+    from rnnlib.experiments.cho2014 import setting as cho_setting
     from rnnlib.book.params import typed
     from rnnlib.experiments.representations import rebuilds as representation_rebuilds
     from rnnlib.experiments.representations.setting import Params
 
     _, values = chapter
     root = Path(__file__).resolve().parents[1]
-    cho = cho2014.cho2014_params(root, "smoke")
+    cho = cho_setting.cho2014_params(root, "smoke")
     resolved = resolve_all(root, "smoke", {}, only=["representations"])[1]["representations"]
     params = typed(Params, resolved, "representations")
     cache = ArtifactCache(session_cache)
-    corpus = cho2014.cho2014_corpus(cache, cho)
+    corpus = cho_setting.cho2014_corpus(cache, cho)
     again = representation_rebuilds.rebuild(cache, corpus, cho, params, 1)
     for col, (_, _, num) in representation_rebuilds.PURITY_CLAIMS.items():
         measured = again.purity_values[col]["trained network"]

@@ -170,21 +170,6 @@ def test_below_the_floor_every_claim_is_not_measurable():
         assert verdicts.evaluate(c.check).verdict == verdicts.HOLDS
 
 
-def test_unigram_nll_is_the_add_one_unigram_of_the_training_targets_with_eos():
-    from rnnlib.corpus.vocab import Vocab
-    from rnnlib.specials import EOS
-
-    vocab = Vocab(["a", "b"])
-    train = [((), ("a",)), ((), ("a", "b"))]
-    got = floor.held_out_unigram_nll(train, [((), ("b",))], vocab)
-    counts = np.ones(len(vocab))
-    counts[vocab.encode(["a"])[0]] += 2
-    counts[vocab.encode(["b"])[0]] += 1
-    counts[EOS] += 2
-    p = counts / counts.sum()
-    np.testing.assert_allclose(got, [-np.log(p[vocab.encode(["b"])[0]]) - np.log(p[EOS])])
-
-
 def _ablation(nll_tanh, nll_gru, unigram=40.0):
     gap = np.asarray(nll_tanh) - np.asarray(nll_gru)
     return SimpleNamespace(

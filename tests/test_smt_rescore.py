@@ -1,5 +1,5 @@
 """N-best rescoring (rnnlib.smt.rescore) and the CSLM rows' artifacts
-(rnnlib.experiments.cho2014_cslm)."""
+(rnnlib.experiments.cho2014.rescored)."""
 
 import dataclasses
 import functools
@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments.cho2014_cslm import RescoredSystem, cslm_run, load_cslm
+from rnnlib.experiments.cho2014.rescored import RescoredSystem
+from rnnlib.experiments.cho2014.cslm import cslm_run, load_cslm
 from rnnlib.corpus.vocab import Vocab
 from rnnlib.smt.cslm import CSLM, CSLMConfig, CSLMFeature
 from rnnlib.smt.decoder import DecoderConfig, Translation

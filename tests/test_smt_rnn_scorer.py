@@ -159,7 +159,7 @@ def test_training_on_the_pairs_makes_them_likelier_than_mismatched_ones(table, v
 
 
 def test_the_table_frame_reads_the_decoders_scores_equal_to_scoring_again(table, vocabs):
-    from rnnlib.experiments.cho2014 import table_frame
+    from rnnlib.experiments.cho2014.scorer import table_frame
     from rnnlib.smt.phrases import source_phrases
 
     model = tiny_model(vocabs).eval()

@@ -22,7 +22,8 @@ computes (:class:`rnnlib.smt.decoder.Decoder`, weights ``w_d``) and *sentence fe
   maximises corpus BLEU over all the weights. ``w_r`` only changes which candidate of a list
   wins; ``w_d`` also changes the lists when they are decoded again.
 
-Two ways of using it (chapter ``cho2014``, :class:`rnnlib.experiments.cho2014_cslm.RescoredSystem`):
+Two ways of using it (chapter ``cho2014``,
+:class:`rnnlib.experiments.cho2014.rescored.RescoredSystem`):
 the lists of the tuned base system, rescored once and tuned on as they are (the classic
 two-pass rescoring: no further decoding, the test lists reranked), or MERT's full loop with a
 decoding per iteration and a decoding of dev and test with the tuned search weights.

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from ... import verdicts
-from ...ragged import Ragged
-from ...smt import rnn_scorer
+from ..cho2014.controls import held_out_unigram_nll
 from .setting import PhraseScorer
 
 #: the floor of every claim about what the phrase scorer learned (C-A-F4-1 ... C-A-GRU-2): its
@@ -23,19 +21,6 @@ from .setting import PhraseScorer
 LEARNED_FLOOR = 0.0
 #: the floor's unit, as the ledger shows it
 FLOOR_UNIT = "nats per held-out pair under the unigram model's dev NLL"
-
-
-def held_out_unigram_nll(train_pairs, held, tgt_vocab) -> np.ndarray:
-    """``(len(held),) float64``: each held-out pair's target NLL (nats, ``EOS`` included, as
-    :func:`rnnlib.smt.rnn_scorer.score_pairs` scores it) under the unigram model of the training
-    pairs' targets (:func:`rnnlib.smt.rnn_scorer.unigram_logp`: the shortlist's ids, one ``EOS``
-    per target, add-one smoothing over the target vocabulary): the network's floor."""
-
-    def targets(pairs):
-        return Ragged.from_lists(tgt_vocab.encode(t) for _, t in pairs)
-
-    logp = rnn_scorer.unigram_logp(targets(train_pairs), len(tgt_vocab))
-    return rnn_scorer.unigram_nll(logp, targets(held))[0]
 
 
 @dataclass
@@ -63,7 +48,7 @@ def learned_floor(corpus, scorer: PhraseScorer, model: torch.nn.Module) -> Learn
 
     held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab)
     network = float(-score_pairs(model, held).mean())
-    unigram = float(held_out_unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab).mean())
+    unigram = float(held_out_unigram_nll(scorer, corpus)[0].mean())
     return LearnedFloor(network, unigram)
 
 

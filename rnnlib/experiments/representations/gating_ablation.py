@@ -2,13 +2,13 @@
 (Cho et al. 2014, §2.3, of tanh units: "We were not able to get meaningful result").
 
 * :func:`gating_ablation` -- the tanh network and the GRU (the scorer, or its run stopped at the
-  same number of updates) trained by :func:`rnnlib.experiments.cho2014.scorer_variant` on the
+  same number of updates) trained by :func:`rnnlib.experiments.cho2014.scorer.scorer_variant` on the
   same pairs, with the dev NLL of each held-out pair, the NLL at update 0 and the tanh - GRU
   difference with its bootstrap interval (:func:`rnnlib.stats.bootstrap_mean`);
 * :func:`numbers` and :func:`claim_gru_1` -- the numbers the chapter's prose shows
   and the claim's evidence (C-A-GRU-1, :mod:`rnnlib.book.claims`), with its control (the GRU
   against itself) and its floor (:data:`LEARNED_FLOOR`: the GRU beats the unigram model of the
-  targets, :func:`~.floor.held_out_unigram_nll`);
+  targets, :func:`rnnlib.experiments.cho2014.controls.held_out_unigram_nll`);
 * :func:`ablation_curves` -- dev NLL against updates for both networks (seaborn);
 * :func:`samples_table` -- held-out source phrases with the most frequent of ``n`` samples
   from each network (:func:`most_frequent_sample`, as A's Table 3 reads samples).
@@ -34,7 +34,8 @@ from ...book import claims
 from ... import verdicts
 from ...presets import build_model
 from ...smt.rnn_scorer import encode_pairs, score_pairs
-from .floor import FLOOR_UNIT, LEARNED_FLOOR, held_out_unigram_nll
+from ..cho2014.controls import held_out_unigram_nll
+from .floor import FLOOR_UNIT, LEARNED_FLOOR
 from .setting import Params, PhraseScorer, scorer_variant, trained_threads
 
 
@@ -51,7 +52,8 @@ class Ablation:
     measurable); ``interval``: its mean with the 95% bootstrap interval over the pairs, ``(mean,
     low, high)``; ``artifacts``: what the ablation was computed from (the corpus, the scorer, the
     tanh and GRU runs); ``nll_unigram``: each pair's NLL under the unigram model of the training
-    targets (:func:`~.floor.held_out_unigram_nll`), the floor of what the GRU learned."""
+    targets (:func:`rnnlib.experiments.cho2014.controls.held_out_unigram_nll`), the floor of
+    what the GRU learned."""
 
     scorer: PhraseScorer
     tanh: PhraseScorer
@@ -109,7 +111,7 @@ def gating_ablation(
     gap = nll_tanh - nll_gru  # a NaN (a diverged network) stays NaN: never evidence
     interval = stats.bootstrap_mean(gap, n_boot, seed)
     artifacts = [corpus, scorer.artifact, tanh.artifact, gru.artifact]
-    unigram = held_out_unigram_nll(scorer.train_pairs, scorer.held, corpus.tgt_vocab)
+    unigram = held_out_unigram_nll(scorer, corpus)[0]
     return Ablation(
         scorer, tanh, gru, tanh_model, gru_model, nll_tanh, nll_gru, start_nll, gap, interval,
         artifacts, unigram,

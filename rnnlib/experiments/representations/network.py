@@ -1,7 +1,7 @@
 """The network the chapter looks into (Cho et al. 2014, §4.4): the ``cho2014`` chapter's phrase
-scorer (:func:`rnnlib.experiments.cho2014.phrase_scorer`), the corpus it was trained on, and the
-same network before training, every claim's control (:func:`untrained_network`), with a second
-draw of its initialisation (:func:`second_initialisation`) for the control's own control.
+scorer (:func:`rnnlib.experiments.cho2014.scorer.phrase_scorer`), the corpus it was trained on,
+and the same network before training, every claim's control (:func:`untrained_network`), with a
+second draw of its initialisation (:func:`second_initialisation`) for the control's own control.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def second_initialisation(scorer: PhraseScorer) -> torch.nn.Module:
 
 def scorer_settings(scorer: PhraseScorer, cho: dict[str, Any]) -> pd.DataFrame:
     """The scorer's settings: the ``cho2014`` parameters of
-    :data:`~rnnlib.experiments.cho2014.SCORER_PARAMS` as ``cho`` sets them (index: parameter;
+    :data:`~rnnlib.experiments.cho2014.scorer.SCORER_PARAMS` as ``cho`` sets them (index: parameter;
     column: value, as Python writes it)."""
     values = {name: repr(cho[name]) for name in SCORER_PARAMS}
     table = pd.DataFrame({"value": pd.Series(values)})

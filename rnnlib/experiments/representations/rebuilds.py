@@ -55,8 +55,8 @@ class Rebuild:
 
 def rebuild(cache, corpus, cho: dict[str, Any], P: Params, alignment: int) -> Rebuild:
     """Every claim-bearing measure of the chapter on the phrase scorer of eflomal alignment
-    ``alignment`` (:func:`rnnlib.experiments.cho2014.phrase_scorer` with the cho2014 chapter's
-    parameters ``cho``), in the chapter's order and with its seeds (``P``: the chapter's
+    ``alignment`` (:func:`rnnlib.experiments.cho2014.scorer.phrase_scorer` with the cho2014
+    chapter's parameters ``cho``), in the chapter's order and with its seeds (``P``: the chapter's
     parameters);
     the gating ablation trains the tanh network on that scorer's pairs (a cached artifact).
     Torch's global random state is left as it was."""

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# moved by the cho2014 package: fixed at merge
-from ..cho2014 import (  # noqa: F401  (re-exported for the package's modules)
+from ..cho2014.scorer import (  # noqa: F401  (re-exported for the package's modules)
     SCORER_PARAMS,
     PhraseScorer,
     phrase_scorer,
