@@ -8,8 +8,7 @@ from types import SimpleNamespace
 
 import torch
 
-from rnnlib.experiments import rnnsearch as R
-from rnnlib.experiments.rnnsearch_design import paper_rate_ratio
+from rnnlib.experiments.rnnsearch import recipe, seeds, setting, table_2, training
 from rnnlib.experiments.run_pool import build_side_by_side
 from test_rnnsearch_design import _experiment, _without_data
 
@@ -35,13 +34,13 @@ def _recording(monkeypatch, **params):
         calls.append(art)
         return art
 
-    monkeypatch.setattr(R, "train_run", train_run)
+    monkeypatch.setattr(training, "train_run", train_run)
     return ex, calls
 
 
 def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monkeypatch):
     ex, calls = _recording(monkeypatch)
-    jobs = R.training_jobs(ex)
+    jobs = training.training_jobs(ex)
     names = [j.name for j in jobs]
     assert names == [  # the longer first: a free worker takes the first job it may
         "RNNsearch-50",
@@ -64,11 +63,11 @@ def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monke
     assert built["recipe 0.0/None"].model.dropout == 0.0
     assert built["encdec check"].arch == "rnnencdec" and built["encdec check"].train.lr == 0.003
     # the runs train_runs returns are the jobs' artifacts, read again in this process
-    monkeypatch.setattr(R, "run_logs", lambda art: {})
+    monkeypatch.setattr(training, "run_logs", lambda art: {})
     calls.clear()
     ex.p["train_workers"] = 1  # (the stand-in cache cannot be looked up)
-    runs = R.train_runs(ex)
-    assert [runs.runs[n].train for n in R.NAMES] == [built[n].train for n in R.NAMES]
+    runs = training.train_runs(ex)
+    assert [runs.runs[n].train for n in setting.NAMES] == [built[n].train for n in setting.NAMES]
     assert runs.adadelta.train == built["Adadelta"].train
     assert runs.encdec_check.train == built["encdec check"].train
     assert runs.recipe[(0.0, None)].train == built["recipe 0.0/None"].train
@@ -83,28 +82,28 @@ def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(mo
     ex, _ = _recording(
         monkeypatch, updates_search=1600, updates_search_long=2400, dropout_runs_long="0.1"
     )
-    built = {j.name: j.build() for j in R.training_jobs(ex)}
+    built = {j.name: j.build() for j in training.training_jobs(ex)}
     updates = {n: a.train.max_updates for n, a in built.items()}
     assert updates["RNNsearch-50"] == updates["dropout-50 0.1"] == 2400
-    assert updates["RNNencdec-50"] == round(2400 * paper_rate_ratio("long")) == 5139
+    assert updates["RNNencdec-50"] == round(2400 * training.paper_rate_ratio("long")) == 5139
     assert updates["RNNsearch-50*"] == max(ex.p["updates_star"], 2400)
     assert updates["RNNsearch-30"] == updates["recipe 0.0/None"] == 1600
     assert (
         updates["RNNencdec-30"]
         == updates["encdec check"]
-        == round(1600 * paper_rate_ratio("short"))
+        == round(1600 * training.paper_rate_ratio("short"))
     )
-    text = R.updates_text(ex)
+    text = training.updates_text(ex)
     assert "RNNsearch-30 1,600" in text and "RNNsearch-50 2,400" in text
     assert "RNNsearch-30 made 0.67 times RNNsearch-50's updates, against 1.64 in the paper" in text
     ex.p["updates_star"] = 100  # fewer than RNNsearch-50's: the star trains at least as long
-    assert R.training_jobs(ex)[1].build().train.max_updates == 2400
+    assert training.training_jobs(ex)[1].build().train.max_updates == 2400
     same, _ = _recording(monkeypatch, updates_search=1600, updates_search_long=None)
-    assert "budgets of their own" not in R.updates_text(same)
-    assert {n: u for n, (_, _, u) in R.run_specs(same).items()} == {
-        "RNNencdec-30": round(1600 * paper_rate_ratio("short")),
+    assert "budgets of their own" not in training.updates_text(same)
+    assert {n: u for n, (_, _, u) in training.run_specs(same).items()} == {
+        "RNNencdec-30": round(1600 * training.paper_rate_ratio("short")),
         "RNNsearch-30": 1600,
-        "RNNencdec-50": round(1600 * paper_rate_ratio("long")),
+        "RNNencdec-50": round(1600 * training.paper_rate_ratio("long")),
         "RNNsearch-50": 1600,
     }
 
@@ -113,7 +112,7 @@ def test_only_the_runs_the_parameters_ask_for_are_jobs(monkeypatch):
     ex, _ = _recording(
         monkeypatch, encdec_lr_check=False, recipe_runs="0.3/0.5", adadelta_updates=0
     )
-    assert [j.name for j in R.training_jobs(ex)] == [
+    assert [j.name for j in training.training_jobs(ex)] == [
         "RNNsearch-50",
         "RNNsearch-50*",
         "RNNencdec-50",
@@ -127,7 +126,7 @@ def test_the_long_models_dropout_and_its_candidates(monkeypatch):
     Adadelta run and further seeds too) and no other; dropout_runs_long adds RNNsearch-50 with
     each other candidate, the same run in every other respect."""
     ex, _ = _recording(monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1, 0.3")
-    jobs = R.training_jobs(ex)
+    jobs = training.training_jobs(ex)
     assert [j.name for j in jobs].count("dropout-50 0.3") == 1  # a repeated candidate trains once
     # 0.1 is the chapter's; each once, after the -50 pair: as long as RNNsearch-50
     assert [j.name for j in jobs][2:5] == ["RNNencdec-50", "dropout-50 0.3", "recipe 0.0/None"]
@@ -143,31 +142,31 @@ def test_the_long_models_dropout_and_its_candidates(monkeypatch):
     assert (
         other.train == built["RNNsearch-50"].train and other.config == built["RNNsearch-50"].config
     )
-    assert R._seed_run(ex, "RNNsearch-50", 2).model.dropout == 0.1
-    assert R._seed_run(ex, "RNNsearch-30", 2).model.dropout == 0.3
-    monkeypatch.setattr(R, "run_logs", lambda art: {})
+    assert seeds.seed_run(ex, "RNNsearch-50", 2).model.dropout == 0.1
+    assert seeds.seed_run(ex, "RNNsearch-30", 2).model.dropout == 0.3
+    monkeypatch.setattr(training, "run_logs", lambda art: {})
     ex.p["train_workers"] = 1
-    runs = R.train_runs(ex)
+    runs = training.train_runs(ex)
     assert runs.dropout_long[0.1].model == built["RNNsearch-50"].model
     assert runs.dropout_long[0.3].model == other.model
 
 
 def test_without_dropout_long_the_runs_keep_their_configs(monkeypatch):
     ex, _ = _recording(monkeypatch)
-    before = {j.name: j.build() for j in R.training_jobs(ex)}
+    before = {j.name: j.build() for j in training.training_jobs(ex)}
     ex2, _ = _recording(monkeypatch, dropout_long=0.3)  # the cpu profile's dropout: the same runs
-    after = {j.name: j.build() for j in R.training_jobs(ex2)}
+    after = {j.name: j.build() for j in training.training_jobs(ex2)}
     assert {n: (a.model, a.train) for n, a in before.items()} == {
         n: (a.model, a.train) for n, a in after.items()
     }
-    assert "-50 models" not in R._dropout_text(ex)
+    assert "-50 models" not in recipe._dropout_text(ex)
     ex.p["dropout_runs_long"] = "0.1"
-    assert "-50 models: 0.3 on the maxout units (compared on dev" in R._dropout_text(ex)
+    assert "-50 models: 0.3 on the maxout units (compared on dev" in recipe._dropout_text(ex)
 
 
 def test_further_seeds_jobs_train_what_seed_runs_reads(monkeypatch):
     ex, calls = _recording(monkeypatch)
-    jobs = R.seed_jobs(ex, [2, 3], short=False)
+    jobs = seeds.seed_jobs(ex, [2, 3], short=False)
     assert [j.name for j in jobs] == [
         "RNNsearch-50 seed 2",
         "RNNsearch-50* seed 2",
@@ -180,11 +179,11 @@ def test_further_seeds_jobs_train_what_seed_runs_reads(monkeypatch):
     built = {j.name: j.build() for j in jobs}
     assert built["RNNsearch-50* seed 3"].train.seed == 3
     assert built["RNNsearch-50* seed 3"].parent.train.seed == 3
-    assert built["RNNencdec-50 seed 2"].train == R._seed_run(ex, "RNNencdec-50", 2).train
-    short = [j.name for j in R.seed_jobs(ex, [2], short=True)]
+    assert built["RNNencdec-50 seed 2"].train == seeds.seed_run(ex, "RNNencdec-50", 2).train
+    short = [j.name for j in seeds.seed_jobs(ex, [2], short=True)]
     assert short[-2:] == ["RNNencdec-30 seed 2", "RNNsearch-30 seed 2"]
-    assert R.seed_jobs(ex, [], short=True) == []
-    assert build_side_by_side(None, R.seed_jobs(ex, [2], False), 1, torch.device("cpu")) == {
+    assert seeds.seed_jobs(ex, [], short=True) == []
+    assert build_side_by_side(None, seeds.seed_jobs(ex, [2], False), 1, torch.device("cpu")) == {
         "RNNsearch-50 seed 2": "not started",
         "RNNsearch-50* seed 2": "not started",
         "RNNencdec-50 seed 2": "not started",
@@ -196,7 +195,7 @@ def _runs(at_once: list[int], threads: list[int]):
         SimpleNamespace(key=f"k{i}", extra={"runs_at_once": n, "threads": t})
         for i, (n, t) in enumerate(zip(at_once, threads))
     ]
-    runs = dict(zip(R.NAMES, arts))
+    runs = dict(zip(setting.NAMES, arts))
     return SimpleNamespace(
         runs=runs,
         recipe={(0.3, 0.5): arts[1]},
@@ -207,14 +206,14 @@ def _runs(at_once: list[int], threads: list[int]):
 
 
 def test_the_side_by_side_sentence_reads_the_runs_records():
-    text = R.side_by_side_text(_runs([2, 2, 2, 2, 1], [1, 1, 1, 1, 1]))
+    text = table_2.side_by_side_text(_runs([2, 2, 2, 2, 1], [1, 1, 1, 1, 1]))
     assert text.startswith("4 of the 5 training runs were trained side by side, up to 2 at a time")
     assert "its own clock with another run beside it" in text
-    one = R.side_by_side_text(_runs([1, 1, 1, 1, 2], [1] * 5))
+    one = table_2.side_by_side_text(_runs([1, 1, 1, 1, 2], [1] * 5))
     assert one.startswith("1 of the 5 training runs was trained side by side")
-    alone = R.side_by_side_text(_runs([1] * 5, [2] * 5))
+    alone = table_2.side_by_side_text(_runs([1] * 5, [2] * 5))
     assert alone == "Each of the 5 training runs was trained alone on 2 torch threads"
     old = _runs([1] * 5, [2] * 5)  # runs recorded before the setting existed
     for art in old.runs.values():
         art.extra = {}
-    assert R.side_by_side_text(old) == "Each of the 5 training runs was trained alone"
+    assert table_2.side_by_side_text(old) == "Each of the 5 training runs was trained alone"

@@ -1,0 +1,381 @@
+"""B Table 1: test BLEU of every system on All and No UNK beside the paper's, the paired
+bootstrap of every difference the paper's claims rest on, and the claims C-B-T1-1 to
+C-B-T1-6, each controlled by two identical systems and floored at
+:data:`rnnlib.verdicts.BLEU_FLOOR`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import stats, verdicts
+from ...bleu import CorpusBleu, corpus_bleu
+from ...book import papers
+from ...book.claims import ClaimCheck
+from ...specials import UNK
+from .controls import IDENTICAL_WHAT, bleu_floor, dlh
+from .seeds import SEED_MODELS, SEED_POOLED, SEED_SHORT, SeedRuns, seed_translations
+from .setting import NAMES, SHOWN, SUBSETS, RNNsearchExperiment, glue_key, shown
+from .training import SELF_COMPARISON
+from .translations import Translations
+
+
+def table_1_by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, tests: dict | None = None
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, checks)``: the claims of B Table 1 (:func:`table_1_claims`, but
+    :data:`SEED_POOLED`, whose interval already spans the seeds) measured with each further
+    seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, and its "-30" pair where it
+    has its own (else the chapter's), beside the phrase-based system; each comparison a paired
+    bootstrap of that seed's translations. ``tests``: the chapter's (:func:`paired_tests`),
+    reused for the comparisons whose two systems' translations the seed leaves as they are."""
+    out = []
+    for k, seed in enumerate(sr.seeds[1:], start=1):
+        t = seed_translations(tr, sr, k)
+        changed = set(SEED_MODELS) | (set(SEED_SHORT) if sr.short_own[k] else set())
+        same = {key: res for key, res in (tests or {}).items() if not changed & set(key[:2])}
+        _, seed_tests_ = paired_tests(ex, t, same)
+        checks = table_1_claims(ex, t, seed_tests_, bleu_scores(t))
+        out.append((seed, [c for c in checks if c.claim != SEED_POOLED]))
+    return out
+
+
+def bleu_scores(tr: Translations) -> dict[tuple[str, str], CorpusBleu]:
+    """``(system, subset) -> corpus BLEU`` (sacreBLEU) of every system on All and No UNK."""
+    return {(n, s): corpus_bleu(tr.of(n, s), tr.refs[s]) for n in tr.systems for s in SUBSETS}
+
+
+def _paper_row(name: str) -> dict[str, float]:
+    return papers.B_TABLE1["Moses" if name == "phrase-based" else name]
+
+
+def table_1(tr: Translations, scores: dict) -> pd.DataFrame:
+    """B Table 1: test BLEU of every system on All and No UNK, beside the paper's."""
+    rows = []
+    for name in tr.systems:
+        paper = _paper_row(name)
+        model = "phrase-based (the paper: Moses)" if name == "phrase-based" else SHOWN[name]
+        same = name == "RNNsearch-50*" and tr.star_same
+        rows.append(
+            {
+                "model": model,
+                "All": scores[(name, "all")].score,
+                "No UNK": scores[(name, "no_unk")].score,
+                "paper: All": paper["all"],
+                "paper: No UNK": paper["no_unk"],
+                "BP (All)": scores[(name, "all")].bp,
+                "length ratio (All)": scores[(name, "all")].ratio,
+                "BP (No UNK)": scores[(name, "no_unk")].bp,
+                "length ratio (No UNK)": scores[(name, "no_unk")].ratio,
+                "note": "= RNNsearch-50 (the same parameters)" if same else "",
+            }
+        )
+    table = pd.DataFrame(rows).set_index("model")
+    lengths = [c for c in table.columns if c.startswith(("BP", "length ratio"))]
+    return table.round({c: 3 if c in lengths else 2 for c in table.columns})
+
+
+def table_1_numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> dict:
+    """``glue name -> (value, digits)`` of Table 1's prose: the sentences, the unknown words of
+    the No UNK subset and those generated (both must be 0 there), the minutes spent decoding,
+    and each system's BLEU."""
+    test = ex.corpus.test
+    unk_in_subset = sum(
+        int((test.src[i] == UNK).sum() + (test.tgt[i] == UNK).sum()) for i in ex.test[tr.known]
+    )
+    generated = {s: sum(tr.decoded[(n, s)].extra["unk_generated"] for n in NAMES) for s in SUBSETS}
+    if unk_in_subset != 0 or generated["no_unk"] != 0:
+        raise AssertionError("the No UNK column must hold no unknown word")
+    numbers = {
+        "rns-test-sentences": (ex.n_test, None),
+        "rns-no-unk-sentences": (int(tr.known.sum()), None),
+        "rns-no-unk-subset-unk": (unk_in_subset, None),
+        "rns-no-unk-generated-unk": (generated["no_unk"], None),
+        "rns-all-generated-unk": (generated["all"], None),
+        "rns-beam": (ex.p["beam_size"], None),
+        "rns-decode-minutes": (
+            sum(a.extra["seconds"] for a in {x.key: x for x in tr.decoded.values()}.values()) / 60,
+            1,
+        ),
+    }
+    for name in tr.systems:
+        numbers[f"rns-bleu-{glue_key(name)}"] = (scores[(name, "all")].score, 2)
+        numbers[f"rns-bleu-nounk-{glue_key(name)}"] = (scores[(name, "no_unk")].score, 2)
+    return numbers
+
+
+def baseline_note(ex: RNNsearchExperiment, tr: Translations) -> str:
+    """Why the phrase-based row is missing ("" when it is there)."""
+    if tr.base is not None:
+        return ""
+    why = (
+        "`baseline` is off."
+        if not ex.p["baseline"]
+        else (
+            "the baseline chapter's profile translates fewer test sentences than this chapter "
+            "evaluates."
+        )
+    )
+    return "The phrase-based row is missing: " + why
+
+
+def comparisons(tr: Translations) -> list[tuple[str, str, str]]:
+    """``(claim, a, b)``: the differences a - b the paper's Table 1 claims rest on."""
+    out = [
+        ("C-B-T1-1", "RNNsearch-30", "RNNencdec-30"),
+        ("C-B-T1-1", "RNNsearch-50", "RNNencdec-50"),
+        ("C-B-T1-2", "RNNsearch-30", "RNNencdec-50"),
+        ("C-B-T1-3", "RNNsearch-50", "RNNsearch-30"),
+        ("C-B-T1-3", "RNNencdec-50", "RNNencdec-30"),
+        ("C-B-T1-5", "RNNsearch-50*", "RNNsearch-50"),
+    ]
+    return out + ([("C-B-T1-6", "phrase-based", "RNNsearch-50*")] if tr.base is not None else [])
+
+
+def paired_tests(
+    ex: RNNsearchExperiment, tr: Translations, known: dict | None = None
+) -> tuple[pd.DataFrame, dict]:
+    """The paired bootstrap of every comparison of :func:`comparisons` on All and No UNK
+    (:func:`rnnlib.stats.paired_bootstrap`, ``n_boot`` resamples), or, for a comparison in
+    ``known``, the result given there: its interval over training seeds and test resampling
+    (:func:`seed_tests`), or a bootstrap already made on the same translations.
+    Returns the table (index ``(claim, comparison, column)``: difference, 95% interval,
+    sacreBLEU's p, the noise the interval covers, the paper's difference) and
+    ``(a, b, subset) -> result``."""
+    known = known or {}
+    tests, rows = {}, []
+    for claim, a, b in comparisons(tr):
+        for subset, label in SUBSETS.items():
+            if tr.star_same and {a, b} == {"RNNsearch-50*", "RNNsearch-50"}:
+                rows.append(  # identical outputs: no difference to test, no p-value to show
+                    {
+                        "claim": claim,
+                        "comparison": f"{shown(a)} − {shown(b)}",
+                        "column": label,
+                        "difference": np.nan,
+                        "95% interval": "= RNNsearch-50",
+                        "p (sacreBLEU)": np.nan,
+                        "noise": "",
+                        "paper": _paper_row(a)[subset] - _paper_row(b)[subset],
+                    }
+                )
+                continue
+            res = known.get((a, b, subset)) or stats.paired_bootstrap(
+                tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
+            )
+            tests[(a, b, subset)] = res
+            noise = (
+                "test sentences"
+                if "seeds" not in res
+                else (f"{res['seeds']} training seeds and test sentences (mean over the seeds)")
+            )
+            rows.append(
+                {
+                    "claim": claim,
+                    "comparison": f"{shown(a)} − {shown(b)}",
+                    "column": label,
+                    "difference": res["diff"],
+                    "95% interval": f"[{res['low']:.2f}, {res['high']:.2f}]",
+                    "p (sacreBLEU)": res["p_value"],
+                    "noise": noise,
+                    "paper": _paper_row(a)[subset] - _paper_row(b)[subset],
+                }
+            )
+    table = pd.DataFrame(rows).set_index(["claim", "comparison", "column"])
+    return table.round({"difference": 2, "p (sacreBLEU)": 4, "paper": 2}), tests
+
+
+def _control_test(ex: RNNsearchExperiment, tr: Translations, b: str, subset: str, cache: dict):
+    """The paired bootstrap of system ``b`` against itself (memoised): two identical systems,
+    the control of a comparison of two systems' BLEU."""
+    key = (b, subset)
+    if key not in cache:
+        cache[key] = stats.paired_bootstrap(
+            tr.of(b, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
+        )
+    return cache[key]
+
+
+def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, cache: dict):
+    """Every difference a - b of ``which`` above 0 (paired bootstrap intervals), controlled by
+    two identical systems (each ``b`` against itself), floored at :data:`BLEU_FLOOR` for every
+    system and column read."""
+    seeded = sorted(
+        {f"{shown(a)} − {shown(b)}" for a, b, s in which if "seeds" in tests[(a, b, s)]}
+    )
+    n_seeds = max(tests[(a, b, s)].get("seeds", 1) for a, b, s in which)
+    runs = (
+        f"{', '.join(seeded)}: the mean over {n_seeds} training seeds, its interval over the seeds "
+        "and the sentences (Clark et al. 2011); the other models one training run"
+        if seeded
+        else "one training run per model, so the spread over training seeds is not measured"
+    )
+    note = (
+        f"test BLEU, paired bootstrap ({ex.p['n_boot']} resamples, 95%) over the test sentences; "
+        + runs
+    )
+    check = verdicts.intervals_above(
+        [(f"{shown(a)} − {shown(b)}, {SUBSETS[s]}", *dlh(tests[(a, b, s)])) for a, b, s in which],
+        note=note,
+        rebuilds=f"{n_seeds} training seeds of {', '.join(seeded)}, pooled" if seeded else "",
+    )
+    control = verdicts.intervals_above(
+        [
+            (f"{shown(b)} − {shown(b)}, {SUBSETS[s]}", *dlh(_control_test(ex, tr, b, s, cache)))
+            for _, b, s in which
+        ]
+    )
+    read = sorted({(n, s) for a, b, s in which for n in (a, b)}, key=str)
+    values = [
+        (f"{shown(n)}, {SUBSETS[s]}", corpus_bleu(tr.of(n, s), tr.refs[s]).score) for n, s in read
+    ]
+    labels = [label for label, *_ in check.evidence["tests"]]
+    reads = [  # a system under the floor leaves the comparisons of the others to be judged
+        [label for label, (a, b, s) in zip(labels, which) if n in (a, b) and s == sn]
+        for n, sn in read
+    ]
+    return bleu_floor(
+        verdicts.controlled(check, IDENTICAL_WHAT + " in place of the better", control),
+        values,
+        "every system and column the claim reads",
+        reads,
+    )
+
+
+def table_1_claims(ex: RNNsearchExperiment, tr: Translations, tests: dict, scores: dict) -> list:
+    """The claims of B Table 1, as :class:`ClaimCheck`: RNNsearch beats RNNencdec (C-B-T1-1),
+    RNNsearch-30 even RNNencdec-50 (T1-2), "-50" beats "-30" (T1-3), longer training helps
+    (T1-5), No UNK scores higher than All (T1-4), and the phrase-based system's lead shrinks
+    on No UNK (T1-6). Each comparison is controlled by two identical systems (the worse system
+    in place of the better) and floored at :data:`BLEU_FLOOR` (see :func:`_intervals`)."""
+    both = list(SUBSETS)
+    same_data = [("RNNsearch-30", "RNNencdec-30"), ("RNNsearch-50", "RNNencdec-50")]
+    longer = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]
+    differences = {  # claim -> the differences a - b it rests on, in both columns
+        "C-B-T1-1": same_data,
+        "C-B-T1-2": [("RNNsearch-30", "RNNencdec-50")],
+        "C-B-T1-3": longer,
+        "C-B-T1-5": [("RNNsearch-50*", "RNNsearch-50")],
+    }
+    glue = {"C-B-T1-1": "rns-c1", "C-B-T1-2": "rns-c2", "C-B-T1-3": "rns-c3", "C-B-T1-5": "rns-c5"}
+    cache: dict = {}
+    out = [
+        ClaimCheck(
+            claim,
+            verdicts.not_measurable(SELF_COMPARISON)
+            if claim == "C-B-T1-5" and tr.star_same
+            else _intervals(ex, tr, tests, [(a, b, s) for a, b in pairs for s in both], cache),
+            glue[claim],
+        )
+        for claim, pairs in differences.items()
+    ]
+    out.append(ClaimCheck("C-B-T1-4", no_unk_claim(ex, tr), "rns-c4"))
+    return out + [_phrase_based_claim(ex, tr, tests, cache)]
+
+
+def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> verdicts.Check:
+    """C-B-T1-4, every system higher on No UNK than on All: BLEU(No UNK) − BLEU(All) per system
+    with :func:`rnnlib.stats.subset_difference` (the No UNK sentences lie inside All: both are
+    scored on the same resamples of All), each column with its own translations (No UNK's
+    searched with [UNK] forbidden, as Table 1's column). Control: a subset of All of No UNK's
+    size drawn at random (``seed``), scored with the All column's translations. Floor: every
+    system's BLEU on both."""
+    n_boot, known = ex.p["n_boot"], np.asarray(tr.known, dtype=bool)
+    if not known.any():
+        return verdicts.not_measurable("no test sentence is free of unknown words")
+    rng = np.random.default_rng([ex.p["seed"], 4])
+    random = np.zeros(len(known), dtype=bool)
+    random[rng.choice(len(known), int(known.sum()), replace=False)] = True
+    tests, control, values, reads = [], [], [], []
+    for n in tr.systems:
+        res = stats.subset_difference(
+            tr.of(n), tr.refs["all"], known, n_samples=n_boot, subset_hyps=tr.of(n, "no_unk")
+        )
+        tests.append((f"{shown(n)}: No UNK − All", *dlh(res)))
+        reads += [[tests[-1][0]]] * 2
+        values += [
+            (f"{shown(n)}, All", res["bleu_all"]),
+            (f"{shown(n)}, No UNK", res["bleu_subset"]),
+        ]
+        ctrl = stats.subset_difference(tr.of(n), tr.refs["all"], random, n_samples=n_boot)
+        control.append((f"{shown(n)}: random subset − All", *dlh(ctrl)))
+    check = verdicts.intervals_above(
+        tests,
+        note=f"Table 1's two columns, No UNK's sentences paired with All's ({n_boot} resamples "
+        "of All, each scoring its No UNK sentences with the No UNK column's translations, 95%); "
+        "one training run per model",
+    )
+    return bleu_floor(
+        verdicts.controlled(
+            check,
+            f"a random subset of All of the same size ({int(known.sum())} sentences)",
+            verdicts.intervals_above(control),
+        ),
+        values,
+        "every system, All and No UNK",
+        reads,  # a claim about every system: one above the floor that fails refutes it
+    )
+
+
+def _phrase_based_claim(ex: RNNsearchExperiment, tr: Translations, tests: dict, cache: dict):
+    """C-B-T1-6: the phrase-based system ahead of RNNsearch-50⋆ on All, and by more on All
+    than on No UNK (the two columns' intervals combined: conservative). Control: the untrained
+    RNNsearch-50⋆ against itself (two identical systems)."""
+    if tr.base is None:
+        return ClaimCheck(
+            "C-B-T1-6",
+            verdicts.not_measurable(
+                "no phrase-based row: `baseline` is off or translates fewer test sentences"
+            ),
+            "rns-c6",
+        )
+
+    def rule(on_all, known, who):
+        return verdicts.intervals_above(
+            [
+                (f"{who} − RNNsearch-50⋆, All", *dlh(on_all)),
+                (
+                    f"({who} − RNNsearch-50⋆ on All) − (on No UNK)",
+                    on_all["diff"] - known["diff"],
+                    on_all["low"] - known["high"],
+                    on_all["high"] - known["low"],
+                ),
+            ],
+            note="the second interval is conservative: the two columns' intervals combined; one "
+            "training run",
+        )
+
+    on_all = tests[("phrase-based", "RNNsearch-50*", "all")]
+    known = tests[("phrase-based", "RNNsearch-50*", "no_unk")]
+    ctrl = [_control_test(ex, tr, "RNNsearch-50*", s, cache) for s in SUBSETS]
+    check = verdicts.controlled(
+        rule(on_all, known, "phrase-based"),
+        "two identical systems: RNNsearch-50⋆ in place of the phrase-based system",
+        rule(*ctrl, "RNNsearch-50⋆"),
+    )
+    values = [
+        (f"{shown(n)}, {SUBSETS[s]}", corpus_bleu(tr.of(n, s), tr.refs[s]).score)
+        for n in ("phrase-based", "RNNsearch-50*")
+        for s in SUBSETS
+    ]
+    check = bleu_floor(check, values, "both systems and columns")
+    moses, star = papers.B_TABLE1["Moses"], papers.B_TABLE1["RNNsearch-50*"]
+    before = (
+        f"the phrase-based system is {on_all['diff']:+.2f} BLEU from RNNsearch-50⋆ on All and "
+        f"{known['diff']:+.2f} on No UNK (the paper: {moses['all'] - star['all']:+.2f} and "
+        f"{moses['no_unk'] - star['no_unk']:+.2f}): the claim "
+    )
+    return ClaimCheck("C-B-T1-6", check, "rns-c6", before)
+
+
+def gap_numbers(tests: dict) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 2)``: RNNsearch-50 − RNNencdec-50 on All with its interval, and
+    the paper's difference."""
+    d = tests[("RNNsearch-50", "RNNencdec-50", "all")]
+    paper = papers.B_TABLE1["RNNsearch-50"]["all"] - papers.B_TABLE1["RNNencdec-50"]["all"]
+    return {
+        "rns-gap50": (d["diff"], 2),
+        "rns-gap50-low": (d["low"], 2),
+        "rns-gap50-high": (d["high"], 2),
+        "rns-paper-gap50": (paper, 2),
+    }
