@@ -3,6 +3,7 @@ evidence where it fails, and its control, whose verdict must not be "holds"."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -67,14 +68,11 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     search = rng.normal(50, 5, 60)
     nll = {n: search + (0 if "search" in n else 3) for n in setting.NAMES}
     init = search + 40  # the untrained network: far worse
-    checks = {
-        c.claim: c.check
-        for c in table_2.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1))
-    }
+    checks = {c.claim: c.check for c in table_2.claims(_ex(), _runs(), nll, init, _times(0.2, 0.1))}
     assert _verdict(checks["C-B-T2-1"]).verdict == verdicts.HOLDS
     assert _verdict(checks["C-B-T2-1"]).control == verdicts.FAILS
     assert "not equal time" in checks["C-B-T2-1"].note  # updates_encdec set: fixed counts
-    equal = table_2.table_2_claims(_ex(updates_encdec=None), _runs(), nll, init, _times(0.2, 0.1))
+    equal = table_2.claims(_ex(updates_encdec=None), _runs(), nll, init, _times(0.2, 0.1))
     note = next(c.check.note for c in equal if c.claim == "C-B-T2-1")
     assert "the paper's ratio of updates at equal time" in note and "not equal time" not in note
     assert checks["C-B-T2-2"].rule == "not_measurable"  # ⋆ is RNNsearch-50: no self-comparison
@@ -83,10 +81,7 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     assert _verdict(checks["C-B-T2-4"]).verdict == verdicts.RECORDED
     # the other way round: RNNsearch worse, and slower RNNencdec updates
     worse = {n: search + (3 if "search" in n else 0) for n in setting.NAMES}
-    fail = {
-        c.claim: c.check
-        for c in table_2.table_2_claims(_ex(), _runs(), worse, init, _times(0.1, 0.2))
-    }
+    fail = {c.claim: c.check for c in table_2.claims(_ex(), _runs(), worse, init, _times(0.1, 0.2))}
     assert _verdict(fail["C-B-T2-1"]).verdict == verdicts.FAILS
     assert _verdict(fail["C-B-T2-3"]).verdict == verdicts.FAILS
 
@@ -100,7 +95,7 @@ def test_table_2_claim_1_is_judged_on_every_seed_of_the_50_pair():
     flips = [(4, {"RNNsearch-50": search + 2, "RNNencdec-50": search})]  # seed 4: worse
     judged = {}
     for name, seed_nll in (("agree", agree), ("flips", flips)):
-        checks = table_2.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1), None, seed_nll)
+        checks = table_2.claims(_ex(), _runs(), nll, init, _times(0.2, 0.1), None, seed_nll)
         judged[name] = next(c.check for c in checks if c.claim == "C-B-T2-1")
     assert judged["agree"].rule == "across_rebuilds"
     labels = [label for label, _ in judged["agree"].evidence["checks"]]
@@ -118,7 +113,7 @@ def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
     nll = {n: rng.normal(50, 5, 60) for n in setting.NAMES}
     a = rng.normal(50, 5, 30)
     star = {"RNNsearch-50": a, "RNNsearch-50*": a - 2}
-    checks = table_2.table_2_claims(
+    checks = table_2.claims(
         _ex(), _runs(star_best=6), nll, nll["RNNsearch-50"] + 40, _times(0.2, 0.1), star
     )
     v = _verdict(checks[1].check)
@@ -132,7 +127,7 @@ def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
         ({"RNNsearch-50": b - 2, "RNNsearch-50*": b}, verdicts.NOISE, "seed 4: does not hold"),
         (None, verdicts.NOISE, "seed 4: not measurable"),
     ):
-        seeded = table_2.table_2_claims(
+        seeded = table_2.claims(
             _ex(),
             _runs(star_best=6),
             nll,
@@ -188,7 +183,7 @@ def _tests(tr) -> dict:
 
 def test_table_1_claims_hold_above_the_floor_and_their_controls_do_not():
     tr = _translations(0.9)
-    checks = {c.claim: c.check for c in table_1.table_1_claims(_ex(), tr, _tests(tr), {})}
+    checks = {c.claim: c.check for c in table_1.claims(_ex(), tr, _tests(tr))}
     v = _verdict(checks["C-B-T1-1"])
     assert v.verdict == verdicts.HOLDS and v.control == verdicts.NOISE  # identical systems: [0, 0]
     assert checks["C-B-T1-5"].rule == "not_measurable"  # ⋆ is RNNsearch-50
@@ -203,7 +198,7 @@ def test_table_1_claims_are_not_measurable_below_the_floor():
     for key in list(tr.hyps):  # every RNNencdec output empty: 0 BLEU
         if "encdec" in key[0]:
             tr.hyps[key] = ["" for _ in tr.hyps[key]]
-    checks = {c.claim: c.check for c in table_1.table_1_claims(_ex(), tr, _tests(tr), {})}
+    checks = {c.claim: c.check for c in table_1.claims(_ex(), tr, _tests(tr))}
     v = _verdict(checks["C-B-T1-1"])
     assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     assert "holds" in v.reason  # the rule alone would have said it holds
@@ -211,7 +206,7 @@ def test_table_1_claims_are_not_measurable_below_the_floor():
 
 def test_no_unk_claim_fails_when_no_unk_scores_lower():
     tr = _translations(0.9)
-    good = verdicts.evaluate(replace_floor(table_1.no_unk_claim(_ex(), tr)))
+    good = verdicts.evaluate(replace_floor(table_1.claim_t1_4(_ex(), tr).check))
     for (
         name
     ) in setting.NAMES:  # the No UNK column (its own search) translated badly by every system
@@ -219,7 +214,7 @@ def test_no_unk_claim_fails_when_no_unk_scores_lower():
             " ".join("zz" if i % 2 else w for i, w in enumerate(h.split()))
             for h in tr.hyps[(name, "no_unk")]
         ]
-    check = table_1.no_unk_claim(_ex(), tr)
+    check = table_1.claim_t1_4(_ex(), tr).check
     assert check.rule == "intervals_above"
     assert verdicts.evaluate(replace_floor(check)).verdict == verdicts.FAILS
     # the column's own translations decide, not the All column's on the same sentences
@@ -271,7 +266,7 @@ def _sample(trained, untrained, bleu=20.0):
 def test_alignment_claims_hold_on_monotone_weights_not_on_the_untrained_control():
     trained = [_diagonal(8, inversion=k % 4 == 0) for k in range(40)]
     untrained = [_uniform(8 + k % 3) for k in range(40)]
-    checks = {c.claim: c.check for c in figure_3.alignment_claims(_sample(trained, untrained))}
+    checks = {c.claim: c.check for c in figure_3.claims(_sample(trained, untrained))}
     assert list(checks) == ["C-B-F3-1", "C-B-F3-4", "C-B-F3-2", "C-B-F3-3"]
     for claim, check in checks.items():
         v = _verdict(check)
@@ -287,20 +282,20 @@ def test_alignment_claims_fail_on_uniform_or_stuck_weights():
         stuck.append(w / w.sum(1, keepdims=True))
     a = figure_3.alignment_stats(stuck)
     assert (a.rho == 0).all()
-    checks = {c.claim: c.check for c in figure_3.alignment_claims(_sample(stuck, stuck))}
+    checks = {c.claim: c.check for c in figure_3.claims(_sample(stuck, stuck))}
     assert _verdict(checks["C-B-F3-1"]).verdict == verdicts.FAILS
     assert _verdict(checks["C-B-F3-2"]).verdict == verdicts.FAILS
     assert _verdict(checks["C-B-F3-4"]).verdict == verdicts.FAILS
     uniform = [_uniform(10) for _ in range(30)]
-    spread = {c.claim: c.check for c in figure_3.alignment_claims(_sample(uniform, uniform))}
+    spread = {c.claim: c.check for c in figure_3.claims(_sample(uniform, uniform))}
     assert _verdict(spread["C-B-F3-3"]).verdict == verdicts.FAILS  # spread everywhere, not locally
 
 
 def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
     trained = [_diagonal(8) for _ in range(10)]
-    low = {c.claim: c.check for c in figure_3.alignment_claims(_sample(trained, trained, bleu=1.0))}
+    low = {c.claim: c.check for c in figure_3.claims(_sample(trained, trained, bleu=1.0))}
     assert all(_verdict(c).verdict == verdicts.UNMEASURABLE for c in low.values())
-    empty = figure_3.alignment_claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
+    empty = figure_3.claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
     assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
 
 
@@ -418,7 +413,7 @@ def _abba(clock: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _t2_3(times: table_2.UpdateTimes):
     rng = np.random.default_rng(1)
     nll = {n: rng.normal(50, 5, 60) for n in setting.NAMES}
-    checks = table_2.table_2_claims(_ex(), _runs(), nll, nll["RNNsearch-50"] + 40, times)
+    checks = table_2.claims(_ex(), _runs(), nll, nll["RNNsearch-50"] + 40, times)
     return next(c.check for c in checks if c.claim == "C-B-T2-3")
 
 
@@ -451,3 +446,27 @@ def test_the_timing_control_reads_its_own_session_the_second_arm_minus_the_first
     assert verdicts.evaluate(check).verdict == verdicts.UNMEASURABLE
     ((label, diff, low, high),) = check.control.check.evidence["tests"]
     assert diff == pytest.approx(0.01) and low > 0
+
+
+def test_every_claim_of_paper_b_has_one_function_in_its_items_module():
+    """``claim_<item>_<k>`` of C-B-<ITEM>-<k> lives in the item's module, with a docstring that
+    names the claim and quotes paper B (its sentence, caption or printed numbers)."""
+    import importlib
+    import inspect
+
+    modules = {
+        "T1": "table_1",
+        "T2": "table_2",
+        "T3": "table_3",
+        "F2": "figure_2",
+        "F3": "figure_3",
+    }
+    ids = [c for c in claims.CLAIMS if c.startswith("C-B-")]
+    assert ids
+    for claim in ids:
+        item, k = claim.split("-")[2:]
+        module = importlib.import_module(f"rnnlib.experiments.rnnsearch.{modules[item]}")
+        fn = getattr(module, f"claim_{item.lower()}_{k}")
+        doc = inspect.getdoc(fn)
+        assert doc.startswith(claim) and re.search(r"\bB\s(§|Table|Fig)", doc), claim
+        assert len(inspect.getsource(fn).splitlines()) <= 45, claim

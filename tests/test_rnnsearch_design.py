@@ -474,7 +474,7 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     gaps = figure_2.length_gaps(ex, tr, by_length)
     slopes = figure_2.length_slopes(ex, tr)
     assert slopes["diff"] > 0 and slopes["low"] > 0
-    _, checks = figure_2.figure_2_claims(ex, tr, by_length, gaps, slopes)
+    checks = figure_2.claims(ex, tr, by_length, gaps, slopes)
     check = next(c.check for c in checks if c.claim == "C-B-F2-2")
     verdict = verdicts.evaluate(check)
     assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
@@ -482,7 +482,7 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     swapped = {"RNNsearch-50": b, "RNNencdec-50": a}
     tr2 = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": swapped[n])
     by2 = {n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in swapped.items()}
-    _, checks2 = figure_2.figure_2_claims(ex, tr2, by2, figure_2.length_gaps(ex, tr2, by2))
+    checks2 = figure_2.claims(ex, tr2, by2, figure_2.length_gaps(ex, tr2, by2))
     check2 = next(c.check for c in checks2 if c.claim == "C-B-F2-2")
     assert verdicts.evaluate(check2).verdict == verdicts.FAILS
 

@@ -29,20 +29,6 @@ MIN_BUCKET = 20
 NO_DROP_MARGIN = 0.10
 
 
-def figure_2_by_seed(
-    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
-) -> list[tuple[int, list[ClaimCheck]]]:
-    """``(seed, checks)``: the claims of Fig. 2 (:func:`figure_2_claims`, every one about the
-    "-50" pair) measured on each further seed's translations as on the chapter's own."""
-    out = []
-    for k, seed in enumerate(sr.seeds[1:], start=1):
-        t = seed_translations(tr, sr, k)
-        by_length = bleu_by_length(ex, t)
-        gaps = length_gaps(ex, t, by_length)
-        out.append((seed, figure_2_claims(ex, t, by_length, gaps, length_slopes(ex, t))[1]))
-    return out
-
-
 def bleu_by_length(ex: RNNsearchExperiment, tr: Translations) -> dict[str, pd.DataFrame]:
     """B Fig. 2: ``system -> one row per source-length bucket`` (:func:`rnnlib.stats.
     bleu_by_length`: corpus BLEU and its bootstrap band per bucket) of the four curves of the
@@ -270,85 +256,78 @@ def _slopes_rule(slopes: dict, note: str = "") -> verdicts.Check:
     )
 
 
-def figure_2_claims(
-    ex: RNNsearchExperiment,
-    tr: Translations,
-    by_length: dict,
-    gaps: pd.DataFrame,
-    slopes: dict | None = None,
-) -> tuple[dict, list]:
-    """The claims of B Fig. 2 on the shortest and longest buckets of at least
-    :data:`MIN_BUCKET` sentences ("solid" buckets), each with a control and floored at
-    :data:`BLEU_FLOOR`:
+def _solid(gaps: pd.DataFrame) -> pd.DataFrame:
+    """The buckets of :func:`length_gaps` with at least :data:`MIN_BUCKET` sentences, the only
+    ones that carry a claim ("solid" buckets)."""
+    return gaps[gaps["n"] >= MIN_BUCKET]
 
-    * C-B-F2-1, RNNencdec-50 drops with length: its BLEU in the shortest − in the longest
-      (bands combined); control: the same with the sentences' lengths shuffled (seeded); floor:
-      RNNencdec-50 in the shortest bucket (a model at zero cannot drop).
-    * C-B-F2-2, RNNsearch degrades much less than RNNencdec as length grows: the difference of
-      their slopes relative to their own shortest bucket (``slopes``, :func:`length_slopes`;
-      computed when ``None``) above 0; control: the same with the sentences' lengths shuffled;
-      floor: both models in the shortest bucket. (The absolute gap in the longest and the
-      shortest bucket is shown beside it.)
-    * C-B-F2-3, RNNsearch-50 does not deteriorate: BLEU(longest) − BLEU(all) by
-      :func:`rnnlib.stats.subset_difference` (the bucket within the whole), a null claim: holds
-      when the drop's upper end is at most :data:`NO_DROP_MARGIN` of its BLEU on all; control:
-      its translations with the longest bucket's cut in half; floor: its BLEU on all.
-    * C-B-F2-4, RNNsearch-50 ahead in every solid bucket (paired); control: RNNencdec-50
-      against itself (two identical systems); floor: both models in every solid bucket.
 
-    Returns ``(texts, checks)``: ``glue name -> Markdown`` and :class:`ClaimCheck` in the order
-    they are recorded."""
-    solid = gaps[gaps["n"] >= MIN_BUCKET]
+def _too_few(claim: str) -> ClaimCheck:
+    """``claim`` not measurable: fewer than two solid buckets."""
+    why = f"fewer than two length buckets hold at least {MIN_BUCKET} test sentences"
+    return ClaimCheck(claim, verdicts.not_measurable(why), f"rns-f2-claim{claim[-1]}")
+
+
+def _shuffled_lengths(ex: RNNsearchExperiment) -> np.ndarray:
+    """``(n_test,)``: the test sentences' source lengths shuffled (seeded), the control of C-B-F2-1
+    and C-B-F2-2: the same buckets' sizes, the lengths no longer the sentences'."""
+    return np.random.default_rng([ex.p["seed"], 2]).permutation(ex.src_len)
+
+
+#: what the controls of C-B-F2-1 and C-B-F2-2 read
+SHUFFLED_WHAT = "the same buckets with the test sentences' lengths shuffled (seeded)"
+
+
+def claim_f2_1(
+    ex: RNNsearchExperiment, tr: Translations, by_length: dict, gaps: pd.DataFrame
+) -> ClaimCheck:
+    """C-B-F2-1, RNNencdec-50's BLEU drops as the sentences get longer. B §5.1: "In Fig. 2, we
+    see that the performance of RNNencdec dramatically drops as the length of the sentences
+    increases." Its BLEU in the shortest solid bucket − in the longest above 0 (bands combined:
+    conservative); control: the same with the sentences' lengths shuffled; floor: RNNencdec-50
+    in the shortest bucket (a model at zero cannot drop)."""
+    solid = _solid(gaps)
     if len(solid) < 2:
-        texts = dict.fromkeys(
-            ("rns-gap-short", "rns-gap-long", "rns-f2-enc", "rns-f2-search"), "(too few sentences)"
+        return _too_few("C-B-F2-1")
+    p, short, long_ = ex.p, solid.index[0], solid.index[-1]
+    edges = length_edges(min(p["bucket_width"], p["bucket_last"]), p["bucket_last"])
+    by_shuffled = {
+        n: stats.bleu_by_length(
+            tr.of(n), tr.refs["all"], _shuffled_lengths(ex), edges, n_boot=p["n_boot"]
         )
-        texts["rns-f2-above"] = "none of the"
-        why = verdicts.not_measurable(
-            f"fewer than two length buckets hold at least {MIN_BUCKET} test sentences"
-        )
-        return texts, [ClaimCheck(f"C-B-F2-{k}", why, f"rns-f2-claim{k}") for k in range(1, 5)]
-
-    def interval(v):
-        return f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]"
-
-    p, refs = ex.p, tr.refs["all"]
-    short, long_ = solid.index[0], solid.index[-1]
-    first, last = solid.iloc[0], solid.iloc[-1]
-    enc = _band(by_length, "RNNencdec-50", short), _band(by_length, "RNNencdec-50", long_)
-    search = _band(by_length, "RNNsearch-50", short), _band(by_length, "RNNsearch-50", long_)
-    texts = {
-        "rns-gap-short": f"{first['diff']:+.2f} [{first['low']:.2f}, {first['high']:.2f}] "
-        f"in bucket {short}",
-        "rns-gap-long": f"{last['diff']:+.2f} [{last['low']:.2f}, {last['high']:.2f}] "
-        f"in bucket {long_}",
-        "rns-f2-enc": f"from {interval(enc[0])} to {interval(enc[1])}",
-        "rns-f2-search": f"from {interval(search[0])} to {interval(search[1])}",
-        "rns-f2-above": f"{int((solid['low'] > 0).sum())} of the {len(solid)}",
+        for n in ("RNNsearch-50", "RNNencdec-50")
     }
     note = (
         f"buckets {short} and {long_}, the shortest and longest with at least {MIN_BUCKET} "
         "sentences; 95% bootstrap within each bucket; one training run per model"
     )
-    # the control of F2-1 and F2-2: the same buckets' sizes, the sentences' lengths shuffled
-    shuffled = np.random.default_rng([p["seed"], 2]).permutation(ex.src_len)
-    edges = length_edges(min(p["bucket_width"], p["bucket_last"]), p["bucket_last"])
-    by_shuffled = {
-        n: stats.bleu_by_length(tr.of(n), refs, shuffled, edges, n_boot=p["n_boot"])
-        for n in ("RNNsearch-50", "RNNencdec-50")
-    }
-    shuffled_what = "the same buckets with the test sentences' lengths shuffled (seeded)"
-    in_short = [
-        (f"{n} in {short}", _band(by_length, n, short)[0]) for n in ("RNNencdec-50", "RNNsearch-50")
-    ]
     drop = verdicts.controlled(
         _drop_rule(by_length, short, long_, note + " (bands combined: conservative)"),
-        shuffled_what,
+        SHUFFLED_WHAT,
         _drop_rule(by_shuffled, short, long_),
     )
-    drop = bleu_floor(drop, in_short[:1], "the shortest bucket, where the drop would start")
+    in_short = [(f"RNNencdec-50 in {short}", _band(by_length, "RNNencdec-50", short)[0])]
+    drop = bleu_floor(drop, in_short, "the shortest bucket, where the drop would start")
+    return ClaimCheck("C-B-F2-1", drop, "rns-f2-claim1")
+
+
+def claim_f2_2(
+    ex: RNNsearchExperiment,
+    tr: Translations,
+    by_length: dict,
+    gaps: pd.DataFrame,
+    slopes: dict | None = None,
+) -> ClaimCheck:
+    """C-B-F2-2, RNNsearch degrades much less than RNNencdec as the sentences get longer. B
+    §5.1: "On the other hand, both RNNsearch-30 and RNNsearch-50 are more robust to the length of
+    the sentences." The difference of the two models' slopes relative to their own shortest
+    solid bucket (``slopes``, :func:`length_slopes`; computed when ``None``) above 0; control:
+    the same with the sentences' lengths shuffled; floor: both models in the shortest bucket."""
+    solid = _solid(gaps)
+    if len(solid) < 2:
+        return _too_few("C-B-F2-2")
+    p, short = ex.p, solid.index[0]
     slopes = length_slopes(ex, tr) if slopes is None else slopes
-    slopes_shuffled = length_slopes(ex, tr, src_len=shuffled)
     widening = verdicts.controlled(
         _slopes_rule(
             slopes,
@@ -357,64 +336,150 @@ def figure_2_claims(
             f"{p['n_boot']} resamples drawing each bucket's sentences for both models at once; "
             "one training run per model",
         ),
-        shuffled_what,
-        _slopes_rule(slopes_shuffled),
+        SHUFFLED_WHAT,
+        _slopes_rule(length_slopes(ex, tr, src_len=_shuffled_lengths(ex))),
     )
+    in_short = [
+        (f"{n} in {short}", _band(by_length, n, short)[0]) for n in ("RNNencdec-50", "RNNsearch-50")
+    ]
     widening = bleu_floor(widening, in_short, "the shortest bucket, both models")
-    # F2-3: the longest bucket within the whole, paired; control: that bucket cut in half
+    return ClaimCheck("C-B-F2-2", widening, "rns-f2-claim2")
+
+
+def claim_f2_3(
+    ex: RNNsearchExperiment, tr: Translations, by_length: dict, gaps: pd.DataFrame
+) -> ClaimCheck:
+    """C-B-F2-3, RNNsearch-50 shows no deterioration on the longest sentences. B §5.1:
+    "RNNsearch-50, especially, shows no performance deterioration even with sentences of length
+    50 or more." BLEU(all) − BLEU(longest solid bucket) by :func:`rnnlib.stats.subset_difference`
+    (the bucket within the whole), a null claim: holds when the drop's upper end is at most
+    :data:`NO_DROP_MARGIN` of its BLEU on all; control: its translations with the longest
+    bucket's cut in half; floor: its BLEU on all."""
+    solid = _solid(gaps)
+    if len(solid) < 2:
+        return _too_few("C-B-F2-3")
+    p, refs, long_ = ex.p, tr.refs["all"], solid.index[-1]
     edge = by_length["RNNsearch-50"].set_index("bucket").loc[long_]
     mask = (ex.src_len >= edge["low_len"]) & (ex.src_len < edge["high_len"])
-    members = np.flatnonzero(mask)
-    res = stats.subset_difference(tr.of("RNNsearch-50"), refs, mask, n_samples=p["n_boot"])
+    search = tr.of("RNNsearch-50")
+    res = stats.subset_difference(search, refs, mask, n_samples=p["n_boot"])
     margin = NO_DROP_MARGIN * res["bleu_all"]
-    cut = stats.subset_difference(
-        cut_translations(tr.of("RNNsearch-50"), members), refs, mask, n_samples=p["n_boot"]
-    )
+    cut = cut_translations(search, np.flatnonzero(mask))
+    cut_res = stats.subset_difference(cut, refs, mask, n_samples=p["n_boot"])
     label = f"RNNsearch-50: BLEU on all − in {long_}"
+    note = (
+        f"bucket {long_} within all {ex.n_test} sentences, paired (subset_difference, "
+        f"{p['n_boot']} resamples); margin: {NO_DROP_MARGIN:.0%} of its BLEU on all; one "
+        "training run"
+    )
     robust = verdicts.controlled(
-        _no_drop_rule(
-            res,
-            margin,
-            label,
-            note=f"bucket {long_} within all {ex.n_test} sentences, paired "
-            f"(subset_difference, {p['n_boot']} resamples); margin: {NO_DROP_MARGIN:.0%} of its "
-            "BLEU on all; one training run",
-        ),
+        _no_drop_rule(res, margin, label, note=note),
         f"RNNsearch-50's translations with those of bucket {long_} cut after half their words "
         "(a system that deteriorates there)",
-        _no_drop_rule(cut, margin, label),
+        _no_drop_rule(cut_res, margin, label),
     )
     robust = bleu_floor(robust, [("RNNsearch-50, all", res["bleu_all"])], "all sentences")
+    return ClaimCheck("C-B-F2-3", robust, "rns-f2-claim3")
+
+
+def claim_f2_4(
+    ex: RNNsearchExperiment, tr: Translations, by_length: dict, gaps: pd.DataFrame
+) -> ClaimCheck:
+    """C-B-F2-4, RNNsearch-50 is ahead of RNNencdec-50 at every length. B §1: "The improvement is
+    more apparent with longer sentences, but can be observed with sentences of any length."
+    RNNsearch-50 − RNNencdec-50 above 0 in every solid bucket (paired bootstrap within it);
+    control: RNNencdec-50 against itself (two identical systems); floor: both models in every
+    solid bucket."""
+    solid = _solid(gaps)
+    if len(solid) < 2:
+        return _too_few("C-B-F2-4")
     ctrl_gaps = length_gaps(ex, tr, by_length, a="RNNencdec-50").loc[solid.index]
-    ahead = verdicts.controlled(
-        verdicts.intervals_above(
+
+    def rule(rows: pd.DataFrame, a: str, note: str = "") -> verdicts.Check:
+        return verdicts.intervals_above(
             [
-                (f"RNNsearch-50 − RNNencdec-50 in {b}", r["diff"], r["low"], r["high"])
-                for b, r in solid.iterrows()
+                (f"{a} − RNNencdec-50 in {b}", r["diff"], r["low"], r["high"])
+                for b, r in rows.iterrows()
             ],
-            note=f"every bucket with at least {MIN_BUCKET} sentences; paired bootstrap within "
-            "the bucket; one training run per model",
+            note=note,
+        )
+
+    ahead = verdicts.controlled(
+        rule(
+            solid,
+            "RNNsearch-50",
+            f"every bucket with at least {MIN_BUCKET} sentences; paired bootstrap within the "
+            "bucket; one training run per model",
         ),
         IDENTICAL_WHAT + " RNNencdec-50 in place of RNNsearch-50",
-        verdicts.intervals_above(
-            [
-                (f"RNNencdec-50 − RNNencdec-50 in {b}", r["diff"], r["low"], r["high"])
-                for b, r in ctrl_gaps.iterrows()
-            ]
-        ),
+        rule(ctrl_gaps, "RNNencdec-50"),
     )
-    ahead = bleu_floor(
-        ahead,
-        [
-            (f"{n} in {b}", _band(by_length, n, b)[0])
-            for b in solid.index
-            for n in ("RNNencdec-50", "RNNsearch-50")
-        ],
-        "every bucket the claim reads, both models",
-    )
-    return texts, [
-        ClaimCheck("C-B-F2-2", widening, "rns-f2-claim2"),
-        ClaimCheck("C-B-F2-1", drop, "rns-f2-claim1"),
-        ClaimCheck("C-B-F2-3", robust, "rns-f2-claim3"),
-        ClaimCheck("C-B-F2-4", ahead, "rns-f2-claim4"),
+    read = [
+        (f"{n} in {b}", _band(by_length, n, b)[0])
+        for b in solid.index
+        for n in ("RNNencdec-50", "RNNsearch-50")
     ]
+    ahead = bleu_floor(ahead, read, "every bucket the claim reads, both models")
+    return ClaimCheck("C-B-F2-4", ahead, "rns-f2-claim4")
+
+
+def claims(
+    ex: RNNsearchExperiment,
+    tr: Translations,
+    by_length: dict,
+    gaps: pd.DataFrame,
+    slopes: dict | None = None,
+) -> list[ClaimCheck]:
+    """The claims of B Fig. 2 in the order the chapter records them, each on the solid buckets
+    (at least :data:`MIN_BUCKET` sentences), with a control and floored at
+    :data:`rnnlib.verdicts.BLEU_FLOOR` (with fewer than two solid buckets, none measurable, in
+    the order of their IDs)."""
+    if len(_solid(gaps)) < 2:
+        return [_too_few(f"C-B-F2-{k}") for k in range(1, 5)]
+    return [
+        claim_f2_2(ex, tr, by_length, gaps, slopes),
+        claim_f2_1(ex, tr, by_length, gaps),
+        claim_f2_3(ex, tr, by_length, gaps),
+        claim_f2_4(ex, tr, by_length, gaps),
+    ]
+
+
+def texts(by_length: dict, gaps: pd.DataFrame) -> dict[str, str]:
+    """``glue name -> Markdown`` of Fig. 2's prose: the gap RNNsearch-50 − RNNencdec-50 in the
+    shortest and longest solid buckets, each model's BLEU there with its band, and how many solid
+    buckets have RNNsearch-50 ahead beyond the noise."""
+    solid = _solid(gaps)
+    if len(solid) < 2:
+        keys = ("rns-gap-short", "rns-gap-long", "rns-f2-enc", "rns-f2-search")
+        return {**dict.fromkeys(keys, "(too few sentences)"), "rns-f2-above": "none of the"}
+
+    def interval(v):
+        return f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]"
+
+    short, long_ = solid.index[0], solid.index[-1]
+    first, last = solid.iloc[0], solid.iloc[-1]
+    enc = _band(by_length, "RNNencdec-50", short), _band(by_length, "RNNencdec-50", long_)
+    search = _band(by_length, "RNNsearch-50", short), _band(by_length, "RNNsearch-50", long_)
+    return {
+        "rns-gap-short": f"{first['diff']:+.2f} [{first['low']:.2f}, {first['high']:.2f}] "
+        f"in bucket {short}",
+        "rns-gap-long": f"{last['diff']:+.2f} [{last['low']:.2f}, {last['high']:.2f}] "
+        f"in bucket {long_}",
+        "rns-f2-enc": f"from {interval(enc[0])} to {interval(enc[1])}",
+        "rns-f2-search": f"from {interval(search[0])} to {interval(search[1])}",
+        "rns-f2-above": f"{int((solid['low'] > 0).sum())} of the {len(solid)}",
+    }
+
+
+def by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, checks)``: the claims of Fig. 2 (:func:`claims`, every one about the
+    "-50" pair) measured on each further seed's translations as on the chapter's own."""
+    out = []
+    for k, seed in enumerate(sr.seeds[1:], start=1):
+        t = seed_translations(tr, sr, k)
+        by_length = bleu_by_length(ex, t)
+        gaps = length_gaps(ex, t, by_length)
+        out.append((seed, claims(ex, t, by_length, gaps, length_slopes(ex, t))))
+    return out

@@ -20,26 +20,6 @@ from .training import SELF_COMPARISON
 from .translations import Translations
 
 
-def table_1_by_seed(
-    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, tests: dict | None = None
-) -> list[tuple[int, list[ClaimCheck]]]:
-    """``(seed, checks)``: the claims of B Table 1 (:func:`table_1_claims`, but
-    :data:`SEED_POOLED`, whose interval already spans the seeds) measured with each further
-    seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, and its "-30" pair where it
-    has its own (else the chapter's), beside the phrase-based system; each comparison a paired
-    bootstrap of that seed's translations. ``tests``: the chapter's (:func:`paired_tests`),
-    reused for the comparisons whose two systems' translations the seed leaves as they are."""
-    out = []
-    for k, seed in enumerate(sr.seeds[1:], start=1):
-        t = seed_translations(tr, sr, k)
-        changed = set(SEED_MODELS) | (set(SEED_SHORT) if sr.short_own[k] else set())
-        same = {key: res for key, res in (tests or {}).items() if not changed & set(key[:2])}
-        _, seed_tests_ = paired_tests(ex, t, same)
-        checks = table_1_claims(ex, t, seed_tests_, bleu_scores(t))
-        out.append((seed, [c for c in checks if c.claim != SEED_POOLED]))
-    return out
-
-
 def bleu_scores(tr: Translations) -> dict[tuple[str, str], CorpusBleu]:
     """``(system, subset) -> corpus BLEU`` (sacreBLEU) of every system on All and No UNK."""
     return {(n, s): corpus_bleu(tr.of(n, s), tr.refs[s]) for n in tr.systems for s in SUBSETS}
@@ -196,10 +176,13 @@ def _control_test(ex: RNNsearchExperiment, tr: Translations, b: str, subset: str
     return cache[key]
 
 
-def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, cache: dict):
+def _intervals(
+    ex: RNNsearchExperiment, tr: Translations, tests: dict, which, memo: dict | None = None
+):
     """Every difference a - b of ``which`` above 0 (paired bootstrap intervals), controlled by
-    two identical systems (each ``b`` against itself), floored at :data:`BLEU_FLOOR` for every
-    system and column read."""
+    two identical systems (each ``b`` against itself; ``memo``: their bootstraps, shared between
+    claims), floored at :data:`rnnlib.verdicts.BLEU_FLOOR` for every system and column read."""
+    cache = {} if memo is None else memo
     seeded = sorted(
         {f"{shown(a)} − {shown(b)}" for a, b, s in which if "seeds" in tests[(a, b, s)]}
     )
@@ -242,47 +225,69 @@ def _intervals(ex: RNNsearchExperiment, tr: Translations, tests: dict, which, ca
     )
 
 
-def table_1_claims(ex: RNNsearchExperiment, tr: Translations, tests: dict, scores: dict) -> list:
-    """The claims of B Table 1, as :class:`ClaimCheck`: RNNsearch beats RNNencdec (C-B-T1-1),
-    RNNsearch-30 even RNNencdec-50 (T1-2), "-50" beats "-30" (T1-3), longer training helps
-    (T1-5), No UNK scores higher than All (T1-4), and the phrase-based system's lead shrinks
-    on No UNK (T1-6). Each comparison is controlled by two identical systems (the worse system
-    in place of the better) and floored at :data:`BLEU_FLOOR` (see :func:`_intervals`)."""
-    both = list(SUBSETS)
-    same_data = [("RNNsearch-30", "RNNencdec-30"), ("RNNsearch-50", "RNNencdec-50")]
-    longer = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]
-    differences = {  # claim -> the differences a - b it rests on, in both columns
-        "C-B-T1-1": same_data,
-        "C-B-T1-2": [("RNNsearch-30", "RNNencdec-50")],
-        "C-B-T1-3": longer,
-        "C-B-T1-5": [("RNNsearch-50*", "RNNsearch-50")],
-    }
-    glue = {"C-B-T1-1": "rns-c1", "C-B-T1-2": "rns-c2", "C-B-T1-3": "rns-c3", "C-B-T1-5": "rns-c5"}
-    cache: dict = {}
-    out = [
-        ClaimCheck(
-            claim,
-            verdicts.not_measurable(SELF_COMPARISON)
-            if claim == "C-B-T1-5" and tr.star_same
-            else _intervals(ex, tr, tests, [(a, b, s) for a, b in pairs for s in both], cache),
-            glue[claim],
-        )
-        for claim, pairs in differences.items()
-    ]
-    out.append(ClaimCheck("C-B-T1-4", no_unk_claim(ex, tr), "rns-c4"))
-    return out + [_phrase_based_claim(ex, tr, tests, cache)]
+def _both(pairs: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """``(a, b, subset)`` of every pair, All then No UNK."""
+    return [(a, b, s) for a, b in pairs for s in SUBSETS]
 
 
-def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> verdicts.Check:
-    """C-B-T1-4, every system higher on No UNK than on All: BLEU(No UNK) − BLEU(All) per system
-    with :func:`rnnlib.stats.subset_difference` (the No UNK sentences lie inside All: both are
-    scored on the same resamples of All), each column with its own translations (No UNK's
-    searched with [UNK] forbidden, as Table 1's column). Control: a subset of All of No UNK's
-    size drawn at random (``seed``), scored with the All column's translations. Floor: every
-    system's BLEU on both."""
+def claim_t1_1(
+    ex: RNNsearchExperiment, tr: Translations, tests: dict, memo: dict | None = None
+) -> ClaimCheck:
+    """C-B-T1-1, RNNsearch beats RNNencdec trained on the same sentences, -30 and -50, in both
+    columns. B §5.1: "It is clear from the table that in all the cases, the proposed RNNsearch
+    outperforms the conventional RNNencdec." ``tests``: :func:`paired_tests` (with several seeds,
+    the "-50" comparison's interval over seeds and sentences); ``memo``: the controls'
+    bootstraps, shared between claims (:func:`_intervals`)."""
+    pairs = [("RNNsearch-30", "RNNencdec-30"), ("RNNsearch-50", "RNNencdec-50")]
+    return ClaimCheck("C-B-T1-1", _intervals(ex, tr, tests, _both(pairs), memo), "rns-c1")
+
+
+def claim_t1_2(
+    ex: RNNsearchExperiment, tr: Translations, tests: dict, memo: dict | None = None
+) -> ClaimCheck:
+    """C-B-T1-2, RNNsearch-30 beats even RNNencdec-50, in both columns. B §5.1: "This
+    superiority of the proposed model over the basic encoder–decoder is further confirmed by the
+    fact that the RNNsearch-30 even outperforms RNNencdec-50 (see Table 1).\" """
+    pairs = [("RNNsearch-30", "RNNencdec-50")]
+    return ClaimCheck("C-B-T1-2", _intervals(ex, tr, tests, _both(pairs), memo), "rns-c2")
+
+
+def claim_t1_3(
+    ex: RNNsearchExperiment, tr: Translations, tests: dict, memo: dict | None = None
+) -> ClaimCheck:
+    """C-B-T1-3, for each architecture the "-50" model beats the "-30" model, in both columns.
+    B Table 1 (no sentence states it): RNNencdec-30 13.93 / 24.19, RNNencdec-50 17.82 / 26.71,
+    RNNsearch-30 21.50 / 31.44, RNNsearch-50 26.75 / 34.16 (All / No UNK)."""
+    pairs = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]
+    return ClaimCheck("C-B-T1-3", _intervals(ex, tr, tests, _both(pairs), memo), "rns-c3")
+
+
+def claim_t1_5(
+    ex: RNNsearchExperiment, tr: Translations, tests: dict, memo: dict | None = None
+) -> ClaimCheck:
+    """C-B-T1-5, training longer helps: RNNsearch-50⋆ beats RNNsearch-50 in both columns. B
+    Table 1's caption: "Note that RNNsearch-50⋆ was trained much longer until the performance on
+    the development set stopped improving." Not measurable when RNNsearch-50⋆ delivered
+    RNNsearch-50's parameters (:data:`SELF_COMPARISON`)."""
+    if tr.star_same:
+        return ClaimCheck("C-B-T1-5", verdicts.not_measurable(SELF_COMPARISON), "rns-c5")
+    pairs = [("RNNsearch-50*", "RNNsearch-50")]
+    return ClaimCheck("C-B-T1-5", _intervals(ex, tr, tests, _both(pairs), memo), "rns-c5")
+
+
+def claim_t1_4(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
+    """C-B-T1-4, every system scores higher on No UNK than on All. B Table 1's caption: "The
+    second and third columns show respectively the scores on all the sentences and, on the
+    sentences without any unknown word in themselves and in the reference translations."
+    BLEU(No UNK) − BLEU(All) per system with :func:`rnnlib.stats.subset_difference` (the No UNK
+    sentences lie inside All: both are scored on the same resamples of All), each column with
+    its own translations (No UNK's searched with [UNK] forbidden, as Table 1's column). Control:
+    a subset of All of No UNK's size drawn at random (``seed``), scored with the All column's
+    translations. Floor: every system's BLEU on both."""
     n_boot, known = ex.p["n_boot"], np.asarray(tr.known, dtype=bool)
     if not known.any():
-        return verdicts.not_measurable("no test sentence is free of unknown words")
+        why = verdicts.not_measurable("no test sentence is free of unknown words")
+        return ClaimCheck("C-B-T1-4", why, "rns-c4")
     rng = np.random.default_rng([ex.p["seed"], 4])
     random = np.zeros(len(known), dtype=bool)
     random[rng.choice(len(known), int(known.sum()), replace=False)] = True
@@ -299,59 +304,60 @@ def no_unk_claim(ex: RNNsearchExperiment, tr: Translations) -> verdicts.Check:
         ]
         ctrl = stats.subset_difference(tr.of(n), tr.refs["all"], random, n_samples=n_boot)
         control.append((f"{shown(n)}: random subset − All", *dlh(ctrl)))
-    check = verdicts.intervals_above(
-        tests,
-        note=f"Table 1's two columns, No UNK's sentences paired with All's ({n_boot} resamples "
-        "of All, each scoring its No UNK sentences with the No UNK column's translations, 95%); "
-        "one training run per model",
-    )
-    return bleu_floor(
-        verdicts.controlled(
-            check,
-            f"a random subset of All of the same size ({int(known.sum())} sentences)",
-            verdicts.intervals_above(control),
-        ),
-        values,
-        "every system, All and No UNK",
-        reads,  # a claim about every system: one above the floor that fails refutes it
-    )
+    check = verdicts.intervals_above(tests, note=NO_UNK_NOTE.format(n_boot=n_boot))
+    random_what = f"a random subset of All of the same size ({int(known.sum())} sentences)"
+    check = verdicts.controlled(check, random_what, verdicts.intervals_above(control))
+    # a claim about every system: one above the floor that fails refutes it
+    check = bleu_floor(check, values, "every system, All and No UNK", reads)
+    return ClaimCheck("C-B-T1-4", check, "rns-c4")
 
 
-def _phrase_based_claim(ex: RNNsearchExperiment, tr: Translations, tests: dict, cache: dict):
-    """C-B-T1-6: the phrase-based system ahead of RNNsearch-50⋆ on All, and by more on All
-    than on No UNK (the two columns' intervals combined: conservative). Control: the untrained
-    RNNsearch-50⋆ against itself (two identical systems)."""
-    if tr.base is None:
-        return ClaimCheck(
-            "C-B-T1-6",
-            verdicts.not_measurable(
-                "no phrase-based row: `baseline` is off or translates fewer test sentences"
+#: C-B-T1-4's note on how its intervals were made
+NO_UNK_NOTE = (
+    "Table 1's two columns, No UNK's sentences paired with All's ({n_boot} resamples of All, each "
+    "scoring its No UNK sentences with the No UNK column's translations, 95%); one training run "
+    "per model"
+)
+
+
+def _lead_rule(on_all: dict, known: dict, who: str) -> verdicts.Check:
+    """C-B-T1-6's rule: ``who`` − RNNsearch-50⋆ above 0 on All (``on_all``), and by more on All
+    than on No UNK (``known``; the two columns' intervals combined: conservative)."""
+    return verdicts.intervals_above(
+        [
+            (f"{who} − RNNsearch-50⋆, All", *dlh(on_all)),
+            (
+                f"({who} − RNNsearch-50⋆ on All) − (on No UNK)",
+                on_all["diff"] - known["diff"],
+                on_all["low"] - known["high"],
+                on_all["high"] - known["low"],
             ),
-            "rns-c6",
-        )
+        ],
+        note="the second interval is conservative: the two columns' intervals combined; one "
+        "training run",
+    )
 
-    def rule(on_all, known, who):
-        return verdicts.intervals_above(
-            [
-                (f"{who} − RNNsearch-50⋆, All", *dlh(on_all)),
-                (
-                    f"({who} − RNNsearch-50⋆ on All) − (on No UNK)",
-                    on_all["diff"] - known["diff"],
-                    on_all["low"] - known["high"],
-                    on_all["high"] - known["low"],
-                ),
-            ],
-            note="the second interval is conservative: the two columns' intervals combined; one "
-            "training run",
-        )
 
+def claim_t1_6(
+    ex: RNNsearchExperiment, tr: Translations, tests: dict, memo: dict | None = None
+) -> ClaimCheck:
+    """C-B-T1-6, the phrase-based system ahead of RNNsearch-50⋆ on All, and by more on All than
+    on No UNK. B §5.1: "More importantly, the performance of the RNNsearch is as high as that of
+    the conventional phrase-based translation system (Moses), when only the sentences consisting
+    of known words are considered." Control: RNNsearch-50⋆ against itself (two identical
+    systems). Floor: both systems in both columns. The verdict is glued after the differences
+    (``before``)."""
+    if tr.base is None:
+        why = "no phrase-based row: `baseline` is off or translates fewer test sentences"
+        return ClaimCheck("C-B-T1-6", verdicts.not_measurable(why), "rns-c6")
+    memo = {} if memo is None else memo
     on_all = tests[("phrase-based", "RNNsearch-50*", "all")]
     known = tests[("phrase-based", "RNNsearch-50*", "no_unk")]
-    ctrl = [_control_test(ex, tr, "RNNsearch-50*", s, cache) for s in SUBSETS]
+    ctrl = [_control_test(ex, tr, "RNNsearch-50*", s, memo) for s in SUBSETS]
     check = verdicts.controlled(
-        rule(on_all, known, "phrase-based"),
+        _lead_rule(on_all, known, "phrase-based"),
         "two identical systems: RNNsearch-50⋆ in place of the phrase-based system",
-        rule(*ctrl, "RNNsearch-50⋆"),
+        _lead_rule(*ctrl, "RNNsearch-50⋆"),
     )
     values = [
         (f"{shown(n)}, {SUBSETS[s]}", corpus_bleu(tr.of(n, s), tr.refs[s]).score)
@@ -368,6 +374,21 @@ def _phrase_based_claim(ex: RNNsearchExperiment, tr: Translations, tests: dict, 
     return ClaimCheck("C-B-T1-6", check, "rns-c6", before)
 
 
+def claims(ex: RNNsearchExperiment, tr: Translations, tests: dict) -> list[ClaimCheck]:
+    """The claims of B Table 1 in the order the chapter records them, the controls' bootstraps
+    made once for all (each comparison is controlled by two identical systems, the worse system
+    in place of the better, and floored at :data:`rnnlib.verdicts.BLEU_FLOOR`)."""
+    memo: dict = {}
+    return [
+        claim_t1_1(ex, tr, tests, memo),
+        claim_t1_2(ex, tr, tests, memo),
+        claim_t1_3(ex, tr, tests, memo),
+        claim_t1_5(ex, tr, tests, memo),
+        claim_t1_4(ex, tr),
+        claim_t1_6(ex, tr, tests, memo),
+    ]
+
+
 def gap_numbers(tests: dict) -> dict[str, tuple[float, int]]:
     """``glue name -> (value, 2)``: RNNsearch-50 − RNNencdec-50 on All with its interval, and
     the paper's difference."""
@@ -379,3 +400,23 @@ def gap_numbers(tests: dict) -> dict[str, tuple[float, int]]:
         "rns-gap50-high": (d["high"], 2),
         "rns-paper-gap50": (paper, 2),
     }
+
+
+def by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, tests: dict | None = None
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, checks)``: the claims of B Table 1 (:func:`claims`, but
+    :data:`SEED_POOLED`, whose interval already spans the seeds) measured with each further
+    seed's "-50" pair and RNNsearch-50⋆ in place of the chapter's, and its "-30" pair where it
+    has its own (else the chapter's), beside the phrase-based system; each comparison a paired
+    bootstrap of that seed's translations. ``tests``: the chapter's (:func:`paired_tests`),
+    reused for the comparisons whose two systems' translations the seed leaves as they are."""
+    out = []
+    for k, seed in enumerate(sr.seeds[1:], start=1):
+        t = seed_translations(tr, sr, k)
+        changed = set(SEED_MODELS) | (set(SEED_SHORT) if sr.short_own[k] else set())
+        same = {key: res for key, res in (tests or {}).items() if not changed & set(key[:2])}
+        _, seed_tests_ = paired_tests(ex, t, same)
+        checks = claims(ex, t, seed_tests_)
+        out.append((seed, [c for c in checks if c.claim != SEED_POOLED]))
+    return out

@@ -16,17 +16,6 @@ from .setting import RNNsearchExperiment
 from .translations import Translations
 
 
-def long_sentence_by_seed(
-    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
-) -> list[tuple[int, list[ClaimCheck]]]:
-    """``(seed, [check])``: C-B-T3-1 (:func:`long_sentence_claim`) on each further seed's
-    "-50" pair, as on the chapter's."""
-    return [
-        (seed, [long_sentence_claim(ex, seed_translations(tr, sr, k))[2]])
-        for k, seed in enumerate(sr.seeds[1:], start=1)
-    ]
-
-
 def longest_sentences(ex: RNNsearchExperiment) -> np.ndarray:
     """``(n_long,)``: B Table 3's sentences, the longest evaluated test sentences (longest first,
     stable) among those the "-50" models could have trained on and the "-30" models could not:
@@ -77,54 +66,79 @@ def table_3(ex: RNNsearchExperiment, tr: Translations) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["sentence", ""]).round(2)
 
 
-def long_sentence_claim(ex: RNNsearchExperiment, tr: Translations) -> tuple[int, str, ClaimCheck]:
-    """C-B-T3-1: RNNsearch-50 − RNNencdec-50 on every evaluated test sentence of 30 tokens or
-    more (:func:`rnnlib.stats.paired_bootstrap`); control: RNNencdec-50 against itself (two
-    identical systems); floor: :data:`BLEU_FLOOR`. Returns ``(sentences, the difference in
-    words, the check)``."""
-    long_idx = np.flatnonzero(ex.src_len >= 30)
-    if len(long_idx) < 2:
-        why = verdicts.not_measurable("fewer than two test sentences of 30 tokens or more")
-        return (
-            len(long_idx),
-            "not measured (fewer than two such sentences)",
-            ClaimCheck("C-B-T3-1", why, "rns-t3-claim"),
-        )
-    search, encdec, refs = tr.of("RNNsearch-50"), tr.of("RNNencdec-50"), tr.refs["all"]
-    res = stats.paired_bootstrap(
-        [search[i] for i in long_idx],
-        [encdec[i] for i in long_idx],
-        [refs[i] for i in long_idx],
-        n_samples=ex.p["n_boot"],
+#: C-B-T3-1 reads the evaluated test sentences of at least this many source tokens (the paper's
+#: "30 words or more")
+LONG_TOKENS = 30
+
+
+def long_test_sentences(ex: RNNsearchExperiment) -> np.ndarray:
+    """Positions of the evaluated test sentences of at least :data:`LONG_TOKENS` source tokens."""
+    return np.flatnonzero(ex.src_len >= LONG_TOKENS)
+
+
+def long_gap(ex: RNNsearchExperiment, tr: Translations, a: str, b: str = "RNNencdec-50") -> dict:
+    """``a`` − ``b`` on :func:`long_test_sentences` (:func:`rnnlib.stats.paired_bootstrap`)."""
+    idx, refs = long_test_sentences(ex), tr.refs["all"]
+    ha, hb = tr.of(a), tr.of(b)
+    return stats.paired_bootstrap(
+        [ha[i] for i in idx], [hb[i] for i in idx], [refs[i] for i in idx], n_samples=ex.p["n_boot"]
     )
-    text = (
+
+
+def gap_text(ex: RNNsearchExperiment, tr: Translations) -> str:
+    """RNNsearch-50 − RNNencdec-50 on the long sentences in words: the difference, its interval
+    and both models' BLEU there."""
+    if len(long_test_sentences(ex)) < 2:
+        return "not measured (fewer than two such sentences)"
+    res = long_gap(ex, tr, "RNNsearch-50")
+    return (
         f"{res['diff']:+.2f} BLEU [{res['low']:.2f}, {res['high']:.2f}] "
         f"({res['bleu_a']:.2f} against {res['bleu_b']:.2f})"
     )
-    ctrl = stats.paired_bootstrap(
-        [encdec[i] for i in long_idx],
-        [encdec[i] for i in long_idx],
-        [refs[i] for i in long_idx],
-        n_samples=ex.p["n_boot"],
-    )
+
+
+def claim_t3_1(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
+    """C-B-T3-1, RNNencdec-50 drifts from the meaning of long sentences, RNNsearch-50 keeps it.
+    B §5.2.2: "the RNNencdec began deviating from the actual meaning of the source sentence after
+    generating approximately 30 words", while "the RNNsearch-50 generated the following correct
+    translation, preserving the whole meaning of the input sentence without omitting any
+    details". RNNsearch-50 − RNNencdec-50 above 0 on every evaluated test sentence of
+    :data:`LONG_TOKENS` tokens or more (paired bootstrap); control: RNNencdec-50 against itself
+    (two identical systems); floor: the two models on all sentences, RNNsearch-50 on the long."""
+    n = len(long_test_sentences(ex))
+    if n < 2:
+        why = verdicts.not_measurable("fewer than two test sentences of 30 tokens or more")
+        return ClaimCheck("C-B-T3-1", why, "rns-t3-claim")
+    res, ctrl = long_gap(ex, tr, "RNNsearch-50"), long_gap(ex, tr, "RNNencdec-50")
     label = "sentences of 30 tokens or more"
     check = verdicts.controlled(
         verdicts.intervals_above(
             [(f"RNNsearch-50 − RNNencdec-50, {label}", *dlh(res))],
-            note=f"{len(long_idx)} test sentences, paired bootstrap; one training run per model; "
+            note=f"{n} test sentences, paired bootstrap; one training run per model; "
             "BLEU reads the meaning kept only through shared n-grams",
         ),
         IDENTICAL_WHAT + " RNNencdec-50 in place of RNNsearch-50",
         verdicts.intervals_above([(f"RNNencdec-50 − RNNencdec-50, {label}", *dlh(ctrl))]),
     )
-    check = bleu_floor(
-        check,
-        [
-            ("RNNencdec-50, all", corpus_bleu(encdec, refs).score),
-            ("RNNsearch-50, all", corpus_bleu(search, refs).score),
-            (f"RNNsearch-50, {label}", res["bleu_a"]),
-        ],
+    encdec, search, refs = tr.of("RNNencdec-50"), tr.of("RNNsearch-50"), tr.refs["all"]
+    read = [
+        ("RNNencdec-50, all", corpus_bleu(encdec, refs).score),
+        ("RNNsearch-50, all", corpus_bleu(search, refs).score),
+        (f"RNNsearch-50, {label}", res["bleu_a"]),
+    ]
+    what = (
         "the two models on all sentences (a model must translate before it can drift), and "
-        "RNNsearch-50 on the long ones",
+        "RNNsearch-50 on the long ones"
     )
-    return len(long_idx), text, ClaimCheck("C-B-T3-1", check, "rns-t3-claim")
+    return ClaimCheck("C-B-T3-1", bleu_floor(check, read, what), "rns-t3-claim")
+
+
+def by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns
+) -> list[tuple[int, list[ClaimCheck]]]:
+    """``(seed, [check])``: C-B-T3-1 (:func:`claim_t3_1`) on each further seed's
+    "-50" pair, as on the chapter's."""
+    return [
+        (seed, [claim_t3_1(ex, seed_translations(tr, sr, k))])
+        for k, seed in enumerate(sr.seeds[1:], start=1)
+    ]
