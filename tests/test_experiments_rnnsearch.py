@@ -39,7 +39,7 @@ def _ex(n_boot=50, seed=3, **p) -> SimpleNamespace:
         "updates_search": 10,
         **p,
     }
-    return SimpleNamespace(p=params, dev=list(range(40)))
+    return SimpleNamespace(P=setting.Params(**params), dev=list(range(40)))
 
 
 # -- Table 1's claims ------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def test_length_buckets_and_gaps_use_the_paired_bootstrap_within_each_bucket():
         n: stats.bleu_by_length(tr.of(n), refs, src_len, [0, 10, 20], n_boot=0)
         for n in ("RNNsearch-50", "RNNencdec-50")
     }
-    ex = SimpleNamespace(src_len=src_len, p={"n_boot": 20})
+    ex = SimpleNamespace(src_len=src_len, P=setting.Params(n_boot=20))
     gaps = figure_2.length_gaps(ex, tr, by_length)
     assert list(gaps["n"]) == [3, 4, 1]
     inside = stats.paired_bootstrap(search[3:7], encdec[3:7], refs[3:7], n_samples=20)

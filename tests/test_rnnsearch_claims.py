@@ -47,7 +47,7 @@ def _ex(**p) -> SimpleNamespace:
         "updates_search": 10,
         **p,
     }
-    return SimpleNamespace(p=params, dev=list(range(60)))
+    return SimpleNamespace(P=setting.Params(**params), dev=list(range(60)))
 
 
 def _times(search: float, encdec: float, n: int = 40) -> table_2.UpdateTimes:
@@ -380,7 +380,7 @@ def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_
     bad = {s: ["nothing"] * len(r) for s, r in good.items()}
     hyps = {"RNNsearch-50": good, "RNNsearch-30": good, "RNNencdec-50": bad, "RNNencdec-30": bad}
     tr = SimpleNamespace(of=lambda n, s="all": hyps[n][s], refs=good)
-    ex = SimpleNamespace(p={"n_boot": 50})
+    ex = SimpleNamespace(P=setting.Params(**{"n_boot": 50}))
     which = [(a, b, s) for a, b in R_LONGER for s in ("all", "no_unk")]
 
     def verdict(search_diff):

@@ -4,7 +4,7 @@ Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -50,14 +50,16 @@ def test_encdec_updates_follow_the_ratio_unless_set():
     assert training.equal_time_updates(1000, None, "long") == round(1000 * ratio)
     assert training.equal_time_updates(1000, 777, "long") == 777
     ex = SimpleNamespace(
-        p={"updates_search": 100, "updates_encdec": None, "len_short": 30, "len_long": 50}
+        P=setting.Params(
+            **{"updates_search": 100, "updates_encdec": None, "len_short": 30, "len_long": 50}
+        )
     )
     specs = training.run_specs(ex)
     assert specs["RNNsearch-30"][2] == specs["RNNsearch-50"][2] == 100
     assert specs["RNNencdec-30"][2] == round(100 * training.paper_rate_ratio("short"))
     assert specs["RNNencdec-50"][2] == round(100 * training.paper_rate_ratio("long"))
     assert "equal time" in training.updates_text(ex)
-    ex.p["updates_encdec"] = 100
+    ex.P = replace(ex.P, updates_encdec=100)
     assert training.run_specs(ex)["RNNencdec-50"][2] == 100
     assert "not equal time" in training.updates_text(ex)
 
@@ -89,7 +91,7 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     assert table.loc[recipe.recipe_label(0.0, None), "lowest dev NLL"] == "←"
     assert table.loc[recipe.recipe_label(0.3, 0.5), "the chapter's"] == "yes"
     assert table.loc[recipe.recipe_label(0.0, None), "dev BLEU (greedy, at best)"] == 1.0
-    ex = SimpleNamespace(p={"dropout": 0.3, "lr_decay": 0.5})
+    ex = SimpleNamespace(P=setting.Params(**{"dropout": 0.3, "lr_decay": 0.5}))
     runs = SimpleNamespace(recipe={k: v[0] for k, v in cands.items()})
     logs = {id(v[0]): v[1] for v in cands.values()}
     monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
@@ -111,15 +113,21 @@ def test_the_long_dropout_rule_reads_dev_and_says_when_it_is_not_the_chapters(mo
     monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
     runs = SimpleNamespace(dropout_long={k: v[0] for k, v in cands.items()})
     p = {"dropout": 0.3, "lr_decay": 0.5, "dropout_long": None}
-    table, text = recipe.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.3), runs)
+    table, text = recipe.dropout_long_evidence(
+        SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.3), runs
+    )
     assert list(table.index) == [0.3, 0.1]
     assert table.loc[0.1, "lowest dev NLL"] == "←" and table.loc[0.3, "the chapter's"] == "yes"
     assert "does not pick the chapter's dropout of the -50 models" in text and "0.1" in text
     p["dropout_long"] = 0.1
-    _, text = recipe.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.1), runs)
+    _, text = recipe.dropout_long_evidence(
+        SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1), runs
+    )
     assert text.startswith("the chapter's dropout of the -50 models (0.1)")
     alone = SimpleNamespace(dropout_long={0.1: cands[0.1][0]})
-    _, text = recipe.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.1), alone)
+    _, text = recipe.dropout_long_evidence(
+        SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1), alone
+    )
     assert "nothing was chosen on dev" in text
 
 
@@ -262,16 +270,24 @@ def test_encdec_lr_evidence_reads_each_whole_runs_delivered_dev_nll():
 def _experiment(**params) -> setting.RNNsearchExperiment:
     """An RNNsearchExperiment whose ``train_config`` is the real one, from the cpu profile's
     parameters (``params`` on top), without a corpus."""
+    return _profile_experiment("cpu", **params)
+
+
+def _profile_experiment(profile: str, **params) -> setting.RNNsearchExperiment:
+    """:func:`_experiment` under ``profile`` (``None``: the chapter's defaults)."""
     from pathlib import Path
 
     from rnnlib.book.execute import resolve_all
-    from rnnlib.config import config_subset, load_config
+    from rnnlib.book.params import typed
 
-    _, resolved = resolve_all(Path(__file__).parents[1], "cpu", [], ["rnnsearch"])
+    if profile is None:
+        values = {**asdict(setting.Params()), **params}
+    else:
+        _, resolved = resolve_all(Path(__file__).parents[1], profile, [], ["rnnsearch"])
+        values = {**resolved["rnnsearch"], **params}
     ex = setting.RNNsearchExperiment.__new__(setting.RNNsearchExperiment)
-    ex.p = {**resolved["rnnsearch"], **params}
+    ex.P = typed(setting.Params, values, "rnnsearch")
     ex.device, ex.bf16 = torch.device("cpu"), False
-    ex.config = lambda cls, **kw: load_config(cls, {**config_subset(cls, ex.p), **kw}, "test")
     return ex
 
 
@@ -322,7 +338,7 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
     assert check.lr_cooldown_end == 2979
     assert replace(check, lr=chapters.lr) == chapters  # the rate is all that differs
     for off in ({"encdec_lr_check": False}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
-        ex.p.update({"encdec_lr_check": True, "lr_encdec": 0.001, **off})
+        ex.P = replace(ex.P, **{"encdec_lr_check": True, "lr_encdec": 0.001, **off})
         assert not training._encdec_check_wanted(ex) and training._encdec_check(ex) is None
 
 
@@ -340,7 +356,7 @@ def test_star_branches_from_the_trunk_when_rnnsearch_50_kept_one(monkeypatch):
         training, "train_model", lambda ex, name, train, **kw: calls.append(kw) or kw
     )
     ex = SimpleNamespace(
-        p={"updates_star": 2400, "updates_search": 1800, "star_patience": 4},
+        P=setting.Params(**{"updates_star": 2400, "updates_search": 1800, "star_patience": 4}),
         train_config=lambda updates, **kw: ("config", updates, kw),
     )
     with_trunk = SimpleNamespace(extra={"updates": 1800, "trunk_update": 1400})
@@ -431,7 +447,7 @@ def test_table_3_takes_the_longest_sentences_inside_the_50_token_filter():
     src_len = np.array([60, 45, 31, 29, 50, 48])
     tgt_len = np.array([70, 44, 30, 30, 51, 47])
     ex = SimpleNamespace(
-        p={"len_short": 30, "len_long": 50, "n_long": 2},
+        P=setting.Params(**{"len_short": 30, "len_long": 50, "n_long": 2}),
         src_len=src_len,
         n_test=6,
         test=np.arange(6),
@@ -439,7 +455,7 @@ def test_table_3_takes_the_longest_sentences_inside_the_50_token_filter():
     )
     # 60 is beyond the filter, 50 has a 51-token target, 29 is a "-30" sentence
     assert table_3.longest_sentences(ex).tolist() == [5, 1]
-    ex.p["n_long"] = 5
+    ex.P = replace(ex.P, n_long=5)
     assert table_3.longest_sentences(ex).tolist() == [5, 1, 2]
     assert list(table_3.paper_table_3().index.get_level_values(1)) == [
         "source",
@@ -463,7 +479,7 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     systems = {"RNNsearch-50": a, "RNNencdec-50": b}
     tr = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": systems[n])
     ex = SimpleNamespace(
-        p={"seed": 1, "bucket_width": 10, "bucket_last": 20, "n_boot": 200},
+        P=setting.Params(**{"seed": 1, "bucket_width": 10, "bucket_last": 20, "n_boot": 200}),
         src_len=lengths,
         n_test=len(refs),
     )
@@ -525,7 +541,7 @@ def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
 
 def test_seed_tests_widen_the_interval_by_the_seeds_spread():
     sr, tr = _seed_runs(3)
-    ex = SimpleNamespace(p={"n_boot": 200})
+    ex = SimpleNamespace(P=setting.Params(**{"n_boot": 200}))
     tests = seeds.seed_tests(ex, sr, tr)
     res = tests[("RNNsearch-50", "RNNencdec-50", "all")]
     assert res["seeds"] == 3 and res["se_seeds"] > 0
@@ -557,17 +573,19 @@ def test_schedule_text_counts_the_cuts_of_each_run():
         logs={n: {"eval": e} for n, e in evals.items()},
         runs={n: SimpleNamespace(extra=x) for n, x in extra.items()},
     )
-    text = budget.schedule_text(SimpleNamespace(p={"lr_decay": 0.5}), runs)
+    text = budget.schedule_text(SimpleNamespace(P=setting.Params(**{"lr_decay": 0.5})), runs)
     assert "RNNencdec-50 2 time(s), first by update 400, to 0.00075, then once more, below " in text
     assert "ended it at update 600" in text
     assert "RNNsearch-50 never (rate 0.003)" in text and text.count("lr_min") == 1
-    assert "constant" in budget.schedule_text(SimpleNamespace(p={"lr_decay": None}), runs)
+    assert "constant" in budget.schedule_text(
+        SimpleNamespace(P=setting.Params(**{"lr_decay": None})), runs
+    )
 
 
 def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     # seeds 2 and 3 read the chapter's "-30" pair: no "-30" spread, C-B-T1-1's "-30" half unpooled
     sr, tr = _seed_runs(3)
-    ex = SimpleNamespace(p={"n_boot": 200})
+    ex = SimpleNamespace(P=setting.Params(**{"n_boot": 200}))
     assert not sr.short_spread and sr.pairs == [seeds.SEED_PAIR]
     assert "RNNsearch-30, All" not in seeds.seed_spread(sr, tr).columns
     assert ("RNNsearch-30", "RNNencdec-30", "all") not in seeds.seed_tests(ex, sr, tr)
@@ -595,7 +613,7 @@ def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     assert numbers["rns-bleu-rnnsearch-30-spread-n"] == (3, None)
     # the paired table says the "-30" comparison's noise covers the seeds
     paired, _ = table_1.paired_tests(
-        SimpleNamespace(p={"n_boot": 50}),
+        SimpleNamespace(P=setting.Params(**{"n_boot": 50})),
         SimpleNamespace(
             refs=tr.refs,
             base=None,
@@ -606,3 +624,20 @@ def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     )
     noise = paired.loc[("C-B-T1-1", "RNNsearch-30 − RNNencdec-30", "All"), "noise"]
     assert noise.startswith("3 training seeds")
+
+
+def test_params_are_the_chapters_parameters_cell_with_its_defaults_and_types():
+    from dataclasses import fields
+    from pathlib import Path
+
+    from rnnlib.book.params import chapter_specs, typed
+
+    specs = chapter_specs(Path(__file__).parents[1] / "chapters" / "rnnsearch.md")
+    declared = {f.name: f for f in fields(setting.Params)}
+    assert list(declared) == list(specs)  # the cell's order too
+    for name, spec in specs.items():
+        assert declared[name].default == spec.default, name
+        annotation = spec.type + (" | None" if spec.optional else "")
+        assert declared[name].type == annotation, name
+    defaults = {n: s.default for n, s in specs.items()}
+    assert typed(setting.Params, defaults, "rnnsearch") == setting.Params()

@@ -4,13 +4,18 @@ with rnnlib.experiments.run_pool)."""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 from types import SimpleNamespace
 
+import pytest
 import torch
+from test_rnnsearch_design import _experiment, _profile_experiment, _without_data
 
+from rnnlib.config import ModelConfig
 from rnnlib.experiments.rnnsearch import recipe, seeds, setting, table_2, training
+from rnnlib.experiments.rnnsearch.setting import cooldown_updates
 from rnnlib.experiments.run_pool import build_side_by_side
-from test_rnnsearch_design import _experiment, _without_data
+from rnnlib.train import TrainConfig
 
 
 def _recording(monkeypatch, **params):
@@ -65,7 +70,7 @@ def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monke
     # the runs train_runs returns are the jobs' artifacts, read again in this process
     monkeypatch.setattr(training, "run_logs", lambda art: {})
     calls.clear()
-    ex.p["train_workers"] = 1  # (the stand-in cache cannot be looked up)
+    ex.P = replace(ex.P, train_workers=1)  # (the stand-in cache cannot be looked up)
     runs = training.train_runs(ex)
     assert [runs.runs[n].train for n in setting.NAMES] == [built[n].train for n in setting.NAMES]
     assert runs.adadelta.train == built["Adadelta"].train
@@ -86,7 +91,7 @@ def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(mo
     updates = {n: a.train.max_updates for n, a in built.items()}
     assert updates["RNNsearch-50"] == updates["dropout-50 0.1"] == 2400
     assert updates["RNNencdec-50"] == round(2400 * training.paper_rate_ratio("long")) == 5139
-    assert updates["RNNsearch-50*"] == max(ex.p["updates_star"], 2400)
+    assert updates["RNNsearch-50*"] == max(ex.P.updates_star, 2400)
     assert updates["RNNsearch-30"] == updates["recipe 0.0/None"] == 1600
     assert (
         updates["RNNencdec-30"]
@@ -96,7 +101,8 @@ def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(mo
     text = training.updates_text(ex)
     assert "RNNsearch-30 1,600" in text and "RNNsearch-50 2,400" in text
     assert "RNNsearch-30 made 0.67 times RNNsearch-50's updates, against 1.64 in the paper" in text
-    ex.p["updates_star"] = 100  # fewer than RNNsearch-50's: the star trains at least as long
+    # fewer than RNNsearch-50's: the star trains at least as long
+    ex.P = replace(ex.P, updates_star=100)
     assert training.training_jobs(ex)[1].build().train.max_updates == 2400
     same, _ = _recording(monkeypatch, updates_search=1600, updates_search_long=None)
     assert "budgets of their own" not in training.updates_text(same)
@@ -145,7 +151,7 @@ def test_the_long_models_dropout_and_its_candidates(monkeypatch):
     assert seeds.seed_run(ex, "RNNsearch-50", 2).model.dropout == 0.1
     assert seeds.seed_run(ex, "RNNsearch-30", 2).model.dropout == 0.3
     monkeypatch.setattr(training, "run_logs", lambda art: {})
-    ex.p["train_workers"] = 1
+    ex.P = replace(ex.P, train_workers=1)
     runs = training.train_runs(ex)
     assert runs.dropout_long[0.1].model == built["RNNsearch-50"].model
     assert runs.dropout_long[0.3].model == other.model
@@ -160,7 +166,7 @@ def test_without_dropout_long_the_runs_keep_their_configs(monkeypatch):
         n: (a.model, a.train) for n, a in after.items()
     }
     assert "-50 models" not in recipe._dropout_text(ex)
-    ex.p["dropout_runs_long"] = "0.1"
+    ex.P = replace(ex.P, dropout_runs_long="0.1")
     assert "-50 models: 0.3 on the maxout units (compared on dev" in recipe._dropout_text(ex)
 
 
@@ -217,3 +223,60 @@ def test_the_side_by_side_sentence_reads_the_runs_records():
     for art in old.runs.values():
         art.extra = {}
     assert table_2.side_by_side_text(old) == "Each of the 5 training runs was trained alone"
+
+
+class _Pairs(list):
+    """Stand-in training pairs: a length, and a selection that is themselves."""
+
+    def select(self, index):
+        return self
+
+
+def _old_way(ex, cls, **overrides):
+    """A config as the chapter built it before its parameters were typed: every parameter named
+    like a field of ``cls`` (``Chapter.config``, :func:`rnnlib.config.config_subset`), then
+    ``overrides`` by name."""
+    from rnnlib.config import config_subset, load_config
+
+    return load_config(cls, {**config_subset(cls, dataclasses.asdict(ex.P)), **overrides})
+
+
+@pytest.mark.parametrize("profile", [None, "smoke", "cpu", "spread", "paper"])
+def test_the_typed_configs_are_those_the_parameters_gave_by_name(monkeypatch, profile):
+    """Every run's TrainConfig and ModelConfig, built from the typed parameters field by field,
+    equals the one matching the parameters' names gave (so the runs' cache keys stay): every
+    call the chapter's jobs make (its runs, the further seeds', the schedule's evidence), for the
+    chapter's defaults and each profile."""
+    ex = _profile_experiment(profile, seed_runs=1, dropout_runs_long="0.1", recipe_runs="0/none")
+    _without_data(ex, monkeypatch)
+    ex.corpus.train = _Pairs(range(10))  # the smoke profile's max_train reads its length
+    monkeypatch.setattr(training, "train_run", lambda *a, **kw: SimpleNamespace(extra={}, **kw))
+    calls = {"train": [], "model": []}
+    real_train, real_model = ex.train_config, ex.model_config
+
+    def train_config(updates, arch="rnnsearch", **overrides):
+        calls["train"].append((updates, arch, overrides))
+        return real_train(updates, arch, **overrides)
+
+    def model_config(arch, **overrides):
+        calls["model"].append((arch, overrides))
+        return real_model(arch, **overrides)
+
+    ex.train_config, ex.model_config = train_config, model_config
+    for job in training.training_jobs(ex) + seeds.seed_jobs(ex, [2], short=True):
+        job.build()
+    assert len(calls["train"]) >= 10 and len(calls["model"]) >= 10
+    vocab = {"src_vocab": len(ex.corpus.src_vocab), "tgt_vocab": len(ex.corpus.tgt_vocab)}
+    for arch, overrides in calls["model"]:
+        old = _old_way(ex, ModelConfig, arch=arch, **vocab, **overrides)
+        assert dataclasses.asdict(real_model(arch, **overrides)) == dataclasses.asdict(old)
+    for updates, arch, overrides in calls["train"]:
+        n = cooldown_updates(ex.P.cooldown, updates, ex.P.eval_every)
+        cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
+        fixed = {"max_updates": updates, "checkpoint_every": None, "device": "cpu", "bf16": False}
+        batch = {"eval_batch_size": max(80, ex.P.batch_size)}
+        more = {"lr": ex.lr_of(arch), **cooldown, **overrides}
+        old = _old_way(ex, TrainConfig, **fixed, **batch, **more)
+        new = real_train(updates, arch, **overrides)
+        assert dataclasses.asdict(new) == dataclasses.asdict(old)
+        assert new.to_dict() == old.to_dict()

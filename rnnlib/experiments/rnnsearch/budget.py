@@ -22,8 +22,8 @@ from .training import Runs, run_specs, train_model
 def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
     """How the learning-rate schedule acted on each run (from its evaluation log): how many
     times the rate was cut, at which update it was first cut, and the rate it ended with."""
-    if ex.p["lr_decay"] is None:
-        but = " but for the cool-down at its end (`cooldown`)" if ex.p.get("cooldown") else ""
+    if ex.P.lr_decay is None:
+        but = " but for the cool-down at its end (`cooldown`)" if ex.P.cooldown else ""
         return f"the rate stayed constant in every run{but} (`lr_decay` is None)"
     parts = []
     for name in NAMES:
@@ -143,8 +143,8 @@ def schedule_start_evidence(
     verdict in words (per model, the lower mean dev NLL over the seeds, dev only, with the
     per-seed differences' spread and a flag when it does not pick the chapter's setting) and
     the runs the table reads (the chapter's included)."""
-    p = ex.p
-    start = p.get("lr_decay_start")
+    p = ex.P
+    start = p.lr_decay_start
     late_label = f"from update {start:,}" if start else "as set"
     columns = [
         "rate first cut after update, from the first evaluation",
@@ -153,7 +153,7 @@ def schedule_start_evidence(
         f"dev NLL per token, {late_label}",
     ]
     empty = pd.DataFrame(columns=["model", "seed", *columns]).set_index(["model", "seed"])
-    if p["lr_decay"] is None:
+    if p.lr_decay is None:
         return (
             empty,
             "the rate is constant (`lr_decay` is None): there is no schedule to hold back",
@@ -167,19 +167,19 @@ def schedule_start_evidence(
         arch, _, updates = specs[name]
         return ex.train_config(updates, arch, seed=seed, lr_decay_start=None)
 
-    if p.get("start_runs"):
+    if p.start_runs:
         jobs = [
             Job(f"{name} seed {seed}", lambda n=name, s=seed: train_model(ex, n, from_first(n, s)))
             for name in SEED_PAIR
             for seed in sr.seeds
         ]
-        build_side_by_side(ex.cache, jobs, p["train_workers"], ex.device)
+        build_side_by_side(ex.cache, jobs, p.train_workers, ex.device)
     for k, seed in enumerate(sr.seeds):
         for name in SEED_PAIR:
             mine = runs.runs[name] if k == 0 else sr.further[k - 1][name]
             config = from_first(name, seed)
             try:
-                if p.get("start_runs"):
+                if p.start_runs:
                     other = train_model(ex, name, config)
                 else:
                     with ex.cache.lookup_only():

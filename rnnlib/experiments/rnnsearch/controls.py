@@ -41,7 +41,7 @@ def untrained_dev_nll(ex: RNNsearchExperiment) -> np.ndarray:
     (``rnnsearch/dev_nll_init``), the control of C-B-T2-1."""
 
     def make(out: Path, work: Path) -> None:
-        nll = -score_pairs(untrained_model(ex), ex.dev, batch_size=ex.p["decode_batch"])
+        nll = -score_pairs(untrained_model(ex), ex.dev, batch_size=ex.P.decode_batch)
         np.save(out / "nll.npy", nll)
 
     config = {**init_config(ex), "sentences": len(ex.dev)}

@@ -71,9 +71,9 @@ def optimiser_figure(ex: RNNsearchExperiment, runs: Runs) -> tuple[Any, str, lis
     """Dev NLL per token against minutes of training: RNNsearch-50 and its continuation with
     the chapter's optimiser, and the same model with the paper's Adadelta (seaborn). Returns
     ``(figure, the comparison in words, the runs drawn)``."""
-    p = ex.p
+    p = ex.P
     chosen = runs.logs["RNNsearch-50*"]["eval"]
-    label = f"{p['optimizer']} (lr {p['lr']:g}), RNNsearch-50 and RNNsearch-50⋆ of this chapter"
+    label = f"{p.optimizer} (lr {p.lr:g}), RNNsearch-50 and RNNsearch-50⋆ of this chapter"
     curves = [chosen.assign(optimiser=label)]
     compared = [runs.runs["RNNsearch-50*"]]
     text = "no Adadelta run was made here (`adadelta_updates` is 0, or the chosen optimiser is "

@@ -33,12 +33,12 @@ def bleu_by_length(ex: RNNsearchExperiment, tr: Translations) -> dict[str, pd.Da
     """B Fig. 2: ``system -> one row per source-length bucket`` (:func:`rnnlib.stats.
     bleu_by_length`: corpus BLEU and its bootstrap band per bucket) of the four curves of the
     paper and the phrase-based system. Every evaluated sentence is in one bucket."""
-    p = ex.p
-    edges = length_edges(min(p["bucket_width"], p["bucket_last"]), p["bucket_last"])
+    p = ex.P
+    edges = length_edges(min(p.bucket_width, p.bucket_last), p.bucket_last)
     refs, src_len = tr.refs["all"], ex.src_len
     systems = CURVES + (["phrase-based"] if tr.base is not None else [])
     out = {
-        n: stats.bleu_by_length(tr.of(n), refs, src_len, edges, n_boot=p["n_boot"]) for n in systems
+        n: stats.bleu_by_length(tr.of(n), refs, src_len, edges, n_boot=p.n_boot) for n in systems
     }
     if int(out["RNNsearch-50"]["sentences"].sum()) != ex.n_test:
         raise AssertionError("every evaluated test sentence is in one bucket")
@@ -122,7 +122,7 @@ def length_gaps(
                 [hyps_a[i] for i in members],
                 [hyps_b[i] for i in members],
                 [refs[i] for i in members],
-                n_samples=ex.p["n_boot"],
+                n_samples=ex.P.n_boot,
             )
             gap.update(diff=res["diff"], low=res["low"], high=res["high"])
         gaps.append({**gap, "n": len(members)})
@@ -150,9 +150,9 @@ def length_slopes(
     each over length and their difference with a joint paired bootstrap over the test sentences
     (:func:`rnnlib.stats.relative_length_slopes`; its keys, ``a`` RNNsearch-50). ``src_len``:
     the sentences' lengths (default: their source lengths; a control passes them shuffled)."""
-    p = ex.p
-    edges = length_edges(min(p["bucket_width"], p["bucket_last"]), p["bucket_last"])
-    rng = np.random.default_rng([p["seed"], 24])
+    p = ex.P
+    edges = length_edges(min(p.bucket_width, p.bucket_last), p.bucket_last)
+    rng = np.random.default_rng([p.seed, 24])
     return stats.relative_length_slopes(
         tr.of("RNNsearch-50"),
         tr.of("RNNencdec-50"),
@@ -160,7 +160,7 @@ def length_slopes(
         ex.src_len if src_len is None else src_len,
         edges,
         MIN_BUCKET,
-        n_boot=p["n_boot"],
+        n_boot=p.n_boot,
         seed=rng,
     )
 
@@ -271,7 +271,7 @@ def _too_few(claim: str) -> ClaimCheck:
 def _shuffled_lengths(ex: RNNsearchExperiment) -> np.ndarray:
     """``(n_test,)``: the test sentences' source lengths shuffled (seeded), the control of C-B-F2-1
     and C-B-F2-2: the same buckets' sizes, the lengths no longer the sentences'."""
-    return np.random.default_rng([ex.p["seed"], 2]).permutation(ex.src_len)
+    return np.random.default_rng([ex.P.seed, 2]).permutation(ex.src_len)
 
 
 #: what the controls of C-B-F2-1 and C-B-F2-2 read
@@ -289,11 +289,11 @@ def claim_f2_1(
     solid = _solid(gaps)
     if len(solid) < 2:
         return _too_few("C-B-F2-1")
-    p, short, long_ = ex.p, solid.index[0], solid.index[-1]
-    edges = length_edges(min(p["bucket_width"], p["bucket_last"]), p["bucket_last"])
+    p, short, long_ = ex.P, solid.index[0], solid.index[-1]
+    edges = length_edges(min(p.bucket_width, p.bucket_last), p.bucket_last)
     by_shuffled = {
         n: stats.bleu_by_length(
-            tr.of(n), tr.refs["all"], _shuffled_lengths(ex), edges, n_boot=p["n_boot"]
+            tr.of(n), tr.refs["all"], _shuffled_lengths(ex), edges, n_boot=p.n_boot
         )
         for n in ("RNNsearch-50", "RNNencdec-50")
     }
@@ -326,14 +326,14 @@ def claim_f2_2(
     solid = _solid(gaps)
     if len(solid) < 2:
         return _too_few("C-B-F2-2")
-    p, short = ex.p, solid.index[0]
+    p, short = ex.P, solid.index[0]
     slopes = length_slopes(ex, tr) if slopes is None else slopes
     widening = verdicts.controlled(
         _slopes_rule(
             slopes,
             f"least-squares slopes of each model's BLEU over its own in bucket {short}, over "
             f"the {len(solid)} buckets of at least {MIN_BUCKET} sentences; 95% interval from "
-            f"{p['n_boot']} resamples drawing each bucket's sentences for both models at once; "
+            f"{p.n_boot} resamples drawing each bucket's sentences for both models at once; "
             "one training run per model",
         ),
         SHUFFLED_WHAT,
@@ -358,18 +358,18 @@ def claim_f2_3(
     solid = _solid(gaps)
     if len(solid) < 2:
         return _too_few("C-B-F2-3")
-    p, refs, long_ = ex.p, tr.refs["all"], solid.index[-1]
+    p, refs, long_ = ex.P, tr.refs["all"], solid.index[-1]
     edge = by_length["RNNsearch-50"].set_index("bucket").loc[long_]
     mask = (ex.src_len >= edge["low_len"]) & (ex.src_len < edge["high_len"])
     search = tr.of("RNNsearch-50")
-    res = stats.subset_difference(search, refs, mask, n_samples=p["n_boot"])
+    res = stats.subset_difference(search, refs, mask, n_samples=p.n_boot)
     margin = NO_DROP_MARGIN * res["bleu_all"]
     cut = cut_translations(search, np.flatnonzero(mask))
-    cut_res = stats.subset_difference(cut, refs, mask, n_samples=p["n_boot"])
+    cut_res = stats.subset_difference(cut, refs, mask, n_samples=p.n_boot)
     label = f"RNNsearch-50: BLEU on all − in {long_}"
     note = (
         f"bucket {long_} within all {ex.n_test} sentences, paired (subset_difference, "
-        f"{p['n_boot']} resamples); margin: {NO_DROP_MARGIN:.0%} of its BLEU on all; one "
+        f"{p.n_boot} resamples); margin: {NO_DROP_MARGIN:.0%} of its BLEU on all; one "
         "training run"
     )
     robust = verdicts.controlled(

@@ -42,17 +42,17 @@ def _panel_sources(
     (``align_text``, or test sentence ``align_sentence``, or else the first eligible sentence
     among ``reordered``, those whose alignment shows a local reordering, or the first eligible
     one when none does), (b-d) three eligible sentences drawn with ``seed``."""
-    p, corpus, eligible = ex.p, ex.corpus, eligible_sentences(ex)
+    p, corpus, eligible = ex.P, ex.corpus, eligible_sentences(ex)
     words_of = corpus.text("test", "src")
-    if p["align_text"]:
-        words = corpus.tokenizer("src").tokenize(p["align_text"])
+    if p.align_text:
+        words = corpus.tokenizer("src").tokenize(p.align_text)
         if not words:
-            raise ValueError(f"parameter 'align_text' = {p['align_text']!r} has no words")
+            raise ValueError(f"parameter 'align_text' = {p.align_text!r} has no words")
         ids = corpus.src_vocab.encode(words)
         shown_words = [w if i != UNK else "[UNK]" for w, i in zip(words, ids)]
         panels, exclude = [("(a) your sentence", shown_words, ids)], None
     else:
-        pick = p["align_sentence"]
+        pick = p.align_sentence
         if pick is not None and pick >= len(corpus.test):
             raise ValueError(
                 f"parameter 'align_sentence' = {pick}: the test set has {len(corpus.test)} "
@@ -66,7 +66,7 @@ def _panel_sources(
     pool = np.array([i for i in eligible if i != exclude])
     drawn = []
     if len(pool):
-        rng = np.random.default_rng(p["seed"])
+        rng = np.random.default_rng(p.seed)
         drawn = rng.choice(pool, size=min(3, len(pool)), replace=False)
     for label, i in zip("bcd", drawn):
         i = int(i)
@@ -86,9 +86,9 @@ def reordered_sentences(ex: RNNsearchExperiment, tr: Translations, sample) -> np
 
 def panel_rule(ex: RNNsearchExperiment, reordered: np.ndarray) -> str:
     """Which rule chose Fig. 3's panel (a) (:func:`_panel_sources`), in words."""
-    if ex.p["align_text"]:
+    if ex.P.align_text:
         return "the sentence of `align_text`"
-    if ex.p["align_sentence"] is not None:
+    if ex.P.align_sentence is not None:
         return "the test sentence `align_sentence` names"
     if len(np.intersect1d(eligible_sentences(ex), reordered)):
         return (
@@ -110,7 +110,7 @@ def alignment_panels(
     ``{"label", "source", "output", "weights"}``, ``weights (len(output) + 1,
     len(source) + 1)`` (the weights alpha_ij of Eq. 6; last row and column: the end)."""
     panels = _panel_sources(ex, reordered)
-    beam = ex.p["beam_size"]
+    beam = ex.P.beam_size
 
     def make(out: Path, work: Path) -> None:
         model = runs.model(ex, "RNNsearch-50")
@@ -260,13 +260,13 @@ def _sample_of(
     sources = [ex.corpus.test.src[int(i)] for i in ex.test[tr.known]]
     tokens = read_lines(decoded.file("tokens.txt"))
     outputs = [ex.corpus.tgt_vocab.encode(line.split()) for line in tokens]
-    batch, untrained = ex.p["decode_batch"], untrained or untrained_model(ex)
+    batch, untrained = ex.P.decode_batch, untrained or untrained_model(ex)
     return AlignmentSample(
         attention_matrices(model, sources, outputs, batch),
         attention_matrices(untrained, sources, outputs, batch),
         corpus_bleu(lines, tr.refs["no_unk"]).score,
-        ex.p["seed"],
-        ex.p["n_boot"],
+        ex.P.seed,
+        ex.P.n_boot,
     )
 
 

@@ -45,20 +45,20 @@ def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFram
     encdec_check`), each over its whole budget, as a table and a sentence with the rule's verdict
     (:func:`encdec_lr_table`)."""
     own = ex.lr_of("rnnencdec")
-    if own == ex.p["lr"]:
+    if own == ex.P.lr:
         return None, (
             f"both architectures train at the same rate ({own:g}; `lr_encdec` is None or "
             "equals `lr`)"
         )
     if runs.encdec_check is None:
         return None, (
-            f"RNNencdec trains at its own rate ({own:g}, against RNNsearch's {ex.p['lr']:g}), "
+            f"RNNencdec trains at its own rate ({own:g}, against RNNsearch's {ex.P.lr:g}), "
             "not compared on dev in this run (`encdec_lr_check` is off)"
         )
     check = runs.encdec_check
     return encdec_lr_table(
         (own, runs.runs["RNNencdec-30"], runs.logs["RNNencdec-30"]),
-        (ex.p["lr"], check, run_logs(check)),
+        (ex.P.lr, check, run_logs(check)),
     )
 
 
@@ -66,7 +66,7 @@ def recipe_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, 
     """The recipe runs (:attr:`Runs.recipe`: RNNsearch-30 with each candidate recipe, the same
     pairs, updates and seed) as a table, and a sentence on which the dev rule picks and whether
     it is the chapter's recipe."""
-    chosen = (ex.p["dropout"], ex.p["lr_decay"])
+    chosen = (ex.P.dropout, ex.P.lr_decay)
     table, winner = recipe_runs_table({k: (a, run_logs(a)) for k, a in runs.recipe.items()}, chosen)
     col = "dev NLL per token (best)"
     if len(table) < 2:
@@ -94,7 +94,7 @@ def dropout_long_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataF
     each, the same pairs, updates, seed and schedule) as a table, and a sentence on which the dev
     rule picks (the lowest dev NLL per token of the delivered parameters) and whether it is the
     chapter's ``dropout_long``."""
-    decay = ex.p["lr_decay"]
+    decay = ex.P.lr_decay
     chosen = ex.dropout_of("RNNsearch-50")
     candidates = {(d, decay): (a, run_logs(a)) for d, a in runs.dropout_long.items()}
     table, winner = recipe_runs_table(candidates, (chosen, decay))
@@ -102,7 +102,7 @@ def dropout_long_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataF
     table = table.drop(columns=["dropout", "lr_decay"]).set_axis(list(runs.dropout_long))
     table.index.name = "dropout"
     col = "dev NLL per token (best)"
-    same = "" if ex.p.get("dropout_long") is not None else " (`dropout_long` is None: `dropout`)"
+    same = "" if ex.P.dropout_long is not None else " (`dropout_long` is None: `dropout`)"
     if len(table) < 2:
         return table, (
             f"only the chapter's own dropout of the -50 models ({chosen:g}{same}) was trained "
@@ -136,7 +136,7 @@ def cooldown_evidence(runs: Runs) -> tuple[pd.DataFrame | None, str]:
 def _precision(ex: RNNsearchExperiment) -> str:
     """The precision row of the recipe: bf16 or float32, and why when ``bf16`` was ``None``."""
     text = "bfloat16 autocast" if ex.bf16 else "float32"
-    if ex.p["bf16"] is not None:
+    if ex.P.bf16 is not None:
         return text
     if ex.device.type == "cpu" and ex.bf16:
         return text + f" (bf16=None: the CPU has {', '.join(cpu_bf16_instructions())})"
@@ -146,7 +146,7 @@ def _precision(ex: RNNsearchExperiment) -> str:
 def _chosen(ex: RNNsearchExperiment) -> str:
     """How a recipe row was chosen: compared on dev with ``recipe_runs`` (see the recipe
     section for whether the rule picked it), or not compared here."""
-    if parse_recipe_runs(ex.p["recipe_runs"]):
+    if parse_recipe_runs(ex.P.recipe_runs):
         return " (compared on dev with the recipe runs)"
     return " (not compared on dev in this run: `recipe_runs` is empty)"
 
@@ -154,15 +154,15 @@ def _chosen(ex: RNNsearchExperiment) -> str:
 def _dropout_text(ex: RNNsearchExperiment) -> str:
     """The departures table's dropout: the "-30" models' (compared on dev with the recipe runs
     or not) and, where it differs, the "-50" models' (with ``dropout_runs_long`` or not)."""
-    p = ex.p
+    p = ex.P
 
     def on(d: float) -> str:
         return f"{d:g} on the maxout units" if d else "none"
 
-    short = on(p["dropout"]) + _chosen(ex)
+    short = on(p.dropout) + _chosen(ex)
     long = ex.dropout_of("RNNsearch-50")
-    candidates = parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")
-    if long == p["dropout"] and not candidates:
+    candidates = parse_dropouts(p.dropout_runs_long, "dropout_runs_long")
+    if long == p.dropout and not candidates:
         return short
     how = (
         "compared on dev with the runs of `dropout_runs_long`"
@@ -175,44 +175,44 @@ def _dropout_text(ex: RNNsearchExperiment) -> str:
 def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
     """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
     chapter parameters that set it."""
-    p = ex.p
+    p = ex.P
     n_train = f"{len(ex.corpus.train):,} training pairs"
-    if p["max_train"] is not None:
-        n_train += f", the first {p['max_train']:,}"
-    optimiser = p["optimizer"] + (f", lr {p['lr']:g}" if p["optimizer"] != "adadelta" else "")
-    if ex.lr_of("rnnencdec") != p["lr"]:
+    if p.max_train is not None:
+        n_train += f", the first {p.max_train:,}"
+    optimiser = p.optimizer + (f", lr {p.lr:g}" if p.optimizer != "adadelta" else "")
+    if ex.lr_of("rnnencdec") != p.lr:
         optimiser += f" (RNNencdec: {ex.lr_of('rnnencdec'):g}" + (
             ", compared on dev with RNNsearch's rate)"
-            if p.get("encdec_lr_check")
+            if p.encdec_lr_check
             else ", not compared on dev in this run: `encdec_lr_check` is off)"
         )
-    clip = "none" if p["clip_norm"] is None else f"L2 norm {p['clip_norm']:g}"
+    clip = "none" if p.clip_norm is None else f"L2 norm {p.clip_norm:g}"
     rows = [
         (
             "corpus",
             "WMT'14 English→French, 348M words",
-            f"{p['corpus']}: {n_train}",
+            f"{p.corpus}: {n_train}",
             "corpus, max_train",
         ),
         (
             "shortlists (source / target)",
             "30,000 / 30,000",
-            f"{p['src_vocab']:,} / {p['tgt_vocab']:,}",
+            f"{p.src_vocab:,} / {p.tgt_vocab:,}",
             "src_vocab, tgt_vocab",
         ),
         (
             "length filters",
             "30 / 50 words",
-            f"{p['len_short']} / {p['len_long']} tokens, both sides",
+            f"{p.len_short} / {p.len_long} tokens, both sides",
             "len_short, len_long",
         ),
         (
             "hidden units n, alignment n'",
             "1000, 1000",
-            f"{p['hidden']}, {p['align']}",
+            f"{p.hidden}, {p.align}",
             "hidden, align",
         ),
-        ("embedding m, maxout l", "620, 500", f"{p['emb']}, {p['maxout']}", "emb, maxout"),
+        ("embedding m, maxout l", "620, 500", f"{p.emb}, {p.maxout}", "emb, maxout"),
         (
             "dropout",
             "none",
@@ -223,8 +223,8 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "learning-rate schedule",
             "none (Adadelta's own step sizes)",
             "constant"
-            if p["lr_decay"] is None
-            else f"× {p['lr_decay']:g} after every {p['lr_patience']} dev evaluation(s) in a "
+            if p.lr_decay is None
+            else f"× {p.lr_decay:g} after every {p.lr_patience} dev evaluation(s) in a "
             "row without a lower dev NLL" + decay_start_text(ex) + _chosen(ex),
             "lr_decay, lr_patience, lr_decay_start, recipe_runs",
         ),
@@ -232,8 +232,8 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "cool-down at the end of a run",
             "none",
             "none"
-            if p.get("cooldown") is None
-            else f"the rate falls linearly towards 0 over the last {p['cooldown']:g} of each "
+            if p.cooldown is None
+            else f"the rate falls linearly towards 0 over the last {p.cooldown:g} of each "
             "run's budget (kept if it lowers RNNsearch-50's dev NLL; the paper's Adadelta run "
             "has none)",
             "cooldown",
@@ -245,7 +245,7 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "optimizer, lr, lr_encdec, encdec_lr_check",
         ),
         ("gradient clipping", "L2 norm 1", clip, "clip_norm"),
-        ("minibatch", "80 pairs", f"{p['batch_size']} pairs", "batch_size"),
+        ("minibatch", "80 pairs", f"{p.batch_size} pairs", "batch_size"),
         (
             "training length",
             "about 5 days each (2.9–8.5 × 10⁵ updates)",
@@ -256,12 +256,12 @@ def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
             "RNNsearch-50⋆",
             "trained until dev stopped improving (6.7 × 10⁵ updates)",
             "RNNsearch-50 continued"
-            + (" from where its cool-down began" if p.get("cooldown") is not None else "")
-            + f", at most {star_updates(p):,} updates, patience {p['star_patience']}",
+            + (" from where its cool-down began" if p.cooldown is not None else "")
+            + f", at most {star_updates(p):,} updates, patience {p.star_patience}",
             "updates_star, star_patience",
         ),
         ("precision", "float32 (GPU)", _precision(ex), "bf16"),
-        ("beam width", "not stated", f"{p['beam_size']}", "beam_size"),
+        ("beam width", "not stated", f"{p.beam_size}", "beam_size"),
         (
             "minimum length of a translation",
             "not stated (the papers' code: len(source)/2, GroundHog's sampler)",

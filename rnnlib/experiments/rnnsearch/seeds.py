@@ -113,7 +113,7 @@ def train_seeds(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRu
     and translations the cache holds follow, none computed
     (:func:`rnnlib.experiments.spread.further_cached`); ``built`` counts the seeds this call
     may compute (the chapter's own included)."""
-    p = ex.p
+    p = ex.P
     specs = run_specs(ex)
 
     def models(seed: int, names: Sequence[str], texts: dict, arts: dict) -> None:
@@ -156,11 +156,11 @@ def train_seeds(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> SeedRu
             arts.update(short[1])
         return seed, texts, arts
 
-    first, built = p["seed"], p["seed_runs"]
-    jobs = seed_jobs(ex, range(first + 1, first + built), p.get("seed_short", False))
-    build_side_by_side(ex.cache, jobs, p["train_workers"], ex.device)
-    further = [one_seed(first + k, p.get("seed_short", False)) for k in range(1, built)]
-    if p.get("cached_spread", False):
+    first, built = p.seed, p.seed_runs
+    jobs = seed_jobs(ex, range(first + 1, first + built), p.seed_short)
+    build_side_by_side(ex.cache, jobs, p.train_workers, ex.device)
+    further = [one_seed(first + k, p.seed_short) for k in range(1, built)]
+    if p.cached_spread:
         further += further_cached(ex.cache, one_seed, first + built, first + MAX_CACHED + 1)
     names = SEED_MODELS + SEED_SHORT
     hyps = {(n, s): [tr.of(n, s)] for n in names for s in SUBSETS}
@@ -293,7 +293,7 @@ def seed_tests(ex: RNNsearchExperiment, sr: SeedRuns, tr: Translations) -> dict:
                 sr.hyps[(a, subset)],
                 sr.hyps[(b, subset)],
                 tr.refs[subset],
-                n_samples=ex.p["n_boot"],
+                n_samples=ex.P.n_boot,
             )
             out[(a, b, subset)] = {**res, "p_value": np.nan, "seeds": len(sr.seeds)}
     return out

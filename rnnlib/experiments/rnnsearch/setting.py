@@ -4,10 +4,9 @@ and training configs every run is built from (:class:`RNNsearchExperiment`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -69,17 +68,93 @@ def glue_key(name: str) -> str:
     return name.lower().replace("*", "star")
 
 
+@dataclass(frozen=True)
+class Params:
+    """The chapter's parameters, exactly its parameters cell (the corpus block of ``# include:
+    corpus`` expanded; :func:`rnnlib.book.params.typed` checks the field set against the cell),
+    with the same names, types and defaults. Each is documented in the cell; B's value is beside
+    every departure there and in :func:`rnnlib.experiments.rnnsearch.recipe.recipe`."""
+
+    profile: str = "cpu"
+    # the seeds: the chapter's, the further ones of the rebuild spread (seeds.py)
+    seed: int = 1
+    seed_runs: int = 1
+    seed_short: bool = False
+    cached_spread: bool = True
+    start_runs: bool = False
+    # the corpus (rnnlib.book.corpus_params; B's shortlists are 30,000)
+    corpus: str = "bible"
+    corpus_dir: str | None = None
+    corpus_layout: str = "pair"
+    tokenizer: str = "moses"
+    en_version: str = "4"
+    fr_version: str = "l"
+    src_vocab: int = 8000
+    tgt_vocab: int = 8000
+    max_len: int | None = None
+    length_guard: int | None = 1000
+    lowercase: bool = False
+    max_train: int | None = None
+    max_test: int | None = None
+    max_dev: int | None = None
+    len_short: int = 30
+    len_long: int = 50
+    # the model (ModelConfig)
+    hidden: int = 256
+    emb: int = 128
+    maxout: int = 128
+    align: int = 256
+    dropout: float = 0.0
+    # training (TrainConfig) and the recipe chosen on dev (recipe.py, budget.py)
+    optimizer: str = "adam"
+    lr: float = 0.001
+    lr_encdec: float | None = None
+    batch_size: int = 80
+    lr_decay: float | None = None
+    lr_patience: int = 1
+    lr_decay_start: int | None = None
+    lr_min: float | None = None
+    cooldown: float | None = None
+    recipe_runs: str = ""
+    dropout_long: float | None = None
+    dropout_runs_long: str = ""
+    encdec_lr_check: bool = False
+    clip_norm: float | None = 1.0
+    updates_encdec: int | None = None
+    updates_search: int = 1600
+    updates_search_long: int | None = None
+    updates_star: int = 3200
+    star_patience: int | None = 3
+    eval_every: int = 200
+    dev_bleu_sentences: int = 200
+    adadelta_updates: int = 400
+    bf16: bool | None = False
+    device: str = "auto"
+    threads: int | None = 2
+    train_workers: int = 1
+    # decoding and the items
+    beam_size: int = 10
+    min_len: str = "groundhog"
+    decode_batch: int = 32
+    bucket_width: int = 10
+    bucket_last: int = 60
+    n_boot: int = 1000
+    timing_seconds: float = 30.0
+    align_sentence: int | None = None
+    align_text: str | None = None
+    n_long: int = 3
+    baseline: bool = True
+
+
 @dataclass
 class RNNsearchExperiment:
-    """The chapter's setting: its parameters ``p`` (a dict), the prepared corpus, the artifact
-    cache, the configs from the parameters (``config``: :meth:`rnnlib.book.chapter.Chapter.config`),
-    the device and precision, and the evaluated sentences (the first ``n_test`` of test, the
-    first ``max_dev`` of dev)."""
+    """The chapter's setting: its parameters ``P`` (:class:`Params`), the prepared corpus, the
+    artifact cache, the book's root, the device and precision, and the evaluated sentences (the
+    first ``n_test`` of test, the first ``max_dev`` of dev)."""
 
-    p: dict[str, Any]
+    P: Params
     corpus: Corpus
     cache: ArtifactCache
-    config: Callable[..., Any]
     root: Path
     device: torch.device
     bf16: bool
@@ -88,30 +163,29 @@ class RNNsearchExperiment:
     dev_index: np.ndarray  # (n,) the dev sentences of the dev BLEU curve
 
     @classmethod
-    def start(cls, ch) -> "RNNsearchExperiment":
-        """Set torch's threads, resolve the device and bf16, prepare the corpus (cached) and
-        choose the evaluated test and dev sentences, from the chapter ``ch``'s parameters."""
-        p = ch.params
-        if p["len_short"] > p["len_long"]:
+    def start(cls, P: Params, cache: ArtifactCache, root: Path) -> "RNNsearchExperiment":
+        """Set torch's threads, resolve the device and bf16, prepare the corpus (cached in
+        ``cache``) and choose the evaluated test and dev sentences, from the parameters ``P``."""
+        if P.len_short > P.len_long:
             raise ValueError(
-                f"parameter 'len_short' = {p['len_short']} is larger than "
-                f"'len_long' = {p['len_long']}"
+                f"parameter 'len_short' = {P.len_short} is larger than 'len_long' = {P.len_long}"
             )
-        if p["threads"] is not None:
-            torch.set_num_threads(p["threads"])
-        device = resolve_device(p["device"])
+        if P.threads is not None:
+            torch.set_num_threads(P.threads)
+        device = resolve_device(P.device)
         # bf16=None: only where the hardware has it (emulated bf16 is slower than fp32)
-        bf16 = resolve_bf16(p["bf16"], device)
-        corpus = prepare_corpus(corpus_config(p), ch.cache)
-        n_test = len(corpus.test) if p["max_test"] is None else min(p["max_test"], len(corpus.test))
+        bf16 = resolve_bf16(P.bf16, device)
+        # the corpus block's parameters are CorpusConfig's fields by name (corpus_params)
+        corpus = prepare_corpus(corpus_config(asdict(P)), cache)
+        n_test = len(corpus.test) if P.max_test is None else min(P.max_test, len(corpus.test))
         dev = corpus.dev
-        if p["max_dev"] is not None:
-            dev = dev.select(np.arange(min(p["max_dev"], len(dev))))
+        if P.max_dev is not None:
+            dev = dev.select(np.arange(min(P.max_dev, len(dev))))
         # the dev BLEU curve's sentences: drawn with the seed (the first ones are all from one book)
-        n_bleu = min(p["dev_bleu_sentences"], len(dev))
-        rng = np.random.default_rng(p["seed"])
+        n_bleu = min(P.dev_bleu_sentences, len(dev))
+        rng = np.random.default_rng(P.seed)
         dev_index = np.sort(rng.choice(len(dev), size=n_bleu, replace=False))
-        return cls(p, corpus, ch.cache, ch.config, ch.root, device, bf16, n_test, dev, dev_index)
+        return cls(P, corpus, cache, root, device, bf16, n_test, dev, dev_index)
 
     # the evaluated test sentences: the first n_test
     @property
@@ -140,7 +214,7 @@ class RNNsearchExperiment:
     @property
     def min_len(self) -> str | None:
         """The search's minimum length (:data:`rnnlib.search.MIN_LENS`), ``None`` for none."""
-        return None if self.p["min_len"] == "none" else self.p["min_len"]
+        return None if self.P.min_len == "none" else self.P.min_len
 
     def search_options(self) -> dict:
         """Keyword arguments of every search of the chapter beyond the beam: the minimum length
@@ -161,42 +235,61 @@ class RNNsearchExperiment:
 
     def model_config(self, arch: str, **overrides) -> ModelConfig:
         """The model config of ``arch`` (``rnnsearch`` or ``rnnencdec``) from the parameters,
-        ``overrides`` by field name on top."""
-        vocab = {"src_vocab": len(self.corpus.src_vocab), "tgt_vocab": len(self.corpus.tgt_vocab)}
-        return self.config(ModelConfig, arch=arch, **vocab, **overrides)
+        the vocabularies' sizes from the corpus, ``overrides`` by field name on top."""
+        P = self.P
+        fields = dict(
+            arch=arch,
+            src_vocab=len(self.corpus.src_vocab),
+            tgt_vocab=len(self.corpus.tgt_vocab),
+            emb=P.emb,
+            hidden=P.hidden,
+            maxout=P.maxout,
+            align=P.align,
+            dropout=P.dropout,
+        )
+        return ModelConfig(**{**fields, **overrides})
 
     def dropout_of(self, name: str) -> float:
         """The dropout on the maxout units of a run of model ``name`` (its continuations and
         further seeds alike): ``dropout_long`` for the "-50" models (:data:`LONG`) where it is
         set, else ``dropout``."""
-        if name.rstrip("*") in LONG and self.p.get("dropout_long") is not None:
-            return self.p["dropout_long"]
-        return self.p["dropout"]
+        if name.rstrip("*") in LONG and self.P.dropout_long is not None:
+            return self.P.dropout_long
+        return self.P.dropout
 
     def lr_of(self, arch: str) -> float:
         """The learning rate of a run of ``arch`` (``rnnsearch`` or ``rnnencdec``): ``lr_encdec``
         for RNNencdec where it is set, else ``lr``."""
-        if arch == "rnnencdec" and self.p.get("lr_encdec") is not None:
-            return self.p["lr_encdec"]
-        return self.p["lr"]
+        if arch == "rnnencdec" and self.P.lr_encdec is not None:
+            return self.P.lr_encdec
+        return self.P.lr
 
     def train_config(self, updates: int, arch: str = "rnnsearch", **overrides) -> TrainConfig:
         """The training config of a run of ``arch`` of ``updates`` updates (the resolved device:
         "auto" would key CPU and GPU runs alike), at the architecture's learning rate
         (:meth:`lr_of`), with the cool-down the ``cooldown`` parameter gives its budget
-        (:func:`cooldown_updates`)."""
-        batch = max(80, self.p["batch_size"])
-        n = cooldown_updates(self.p.get("cooldown"), updates, self.p["eval_every"])
+        (:func:`cooldown_updates`), ``overrides`` by field name on top."""
+        P = self.P
+        n = cooldown_updates(P.cooldown, updates, P.eval_every)
         cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
-        return self.config(
-            TrainConfig,
+        fields = dict(
+            optimizer=P.optimizer,
+            lr=self.lr_of(arch),
+            clip_norm=P.clip_norm,
+            batch_size=P.batch_size,
             max_updates=updates,
+            eval_every=P.eval_every,
+            eval_batch_size=max(80, P.batch_size),
             checkpoint_every=None,
-            eval_batch_size=batch,
-            device=self.device.type,
+            lr_decay=P.lr_decay,
+            lr_patience=P.lr_patience,
+            lr_decay_start=P.lr_decay_start,
+            lr_min=P.lr_min,
+            seed=P.seed,
             bf16=self.bf16,
-            **{"lr": self.lr_of(arch), **cooldown, **overrides},
+            device=self.device.type,
         )
+        return TrainConfig(**{**fields, **cooldown, **overrides})
 
     def to_words(self, ids) -> list[str]:
         """Target-side token ids -> words."""
@@ -207,7 +300,7 @@ class RNNsearchExperiment:
         sources = [self.dev.src[i] for i in self.dev_index]
         refs = self.corpus.references("dev")[0]
         hyps = translate(
-            model, sources, beam_size=1, batch_size=self.p["decode_batch"], **self.search_options()
+            model, sources, beam_size=1, batch_size=self.P.decode_batch, **self.search_options()
         )
         out = [self.corpus.detokenize(self.to_words(h.tokens)) for h in hyps]
         return corpus_bleu(out, [refs[i] for i in self.dev_index]).score

@@ -72,7 +72,7 @@ def table_1_numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> 
         "rns-no-unk-subset-unk": (unk_in_subset, None),
         "rns-no-unk-generated-unk": (generated["no_unk"], None),
         "rns-all-generated-unk": (generated["all"], None),
-        "rns-beam": (ex.p["beam_size"], None),
+        "rns-beam": (ex.P.beam_size, None),
         "rns-decode-minutes": (
             sum(a.extra["seconds"] for a in {x.key: x for x in tr.decoded.values()}.values()) / 60,
             1,
@@ -90,7 +90,7 @@ def baseline_note(ex: RNNsearchExperiment, tr: Translations) -> str:
         return ""
     why = (
         "`baseline` is off."
-        if not ex.p["baseline"]
+        if not ex.P.baseline
         else (
             "the baseline chapter's profile translates fewer test sentences than this chapter "
             "evaluates."
@@ -141,7 +141,7 @@ def paired_tests(
                 )
                 continue
             res = known.get((a, b, subset)) or stats.paired_bootstrap(
-                tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
+                tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.P.n_boot
             )
             tests[(a, b, subset)] = res
             noise = (
@@ -171,7 +171,7 @@ def _control_test(ex: RNNsearchExperiment, tr: Translations, b: str, subset: str
     key = (b, subset)
     if key not in cache:
         cache[key] = stats.paired_bootstrap(
-            tr.of(b, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.p["n_boot"]
+            tr.of(b, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.P.n_boot
         )
     return cache[key]
 
@@ -194,7 +194,7 @@ def _intervals(
         else "one training run per model, so the spread over training seeds is not measured"
     )
     note = (
-        f"test BLEU, paired bootstrap ({ex.p['n_boot']} resamples, 95%) over the test sentences; "
+        f"test BLEU, paired bootstrap ({ex.P.n_boot} resamples, 95%) over the test sentences; "
         + runs
     )
     check = verdicts.intervals_above(
@@ -284,11 +284,11 @@ def claim_t1_4(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
     its own translations (No UNK's searched with [UNK] forbidden, as Table 1's column). Control:
     a subset of All of No UNK's size drawn at random (``seed``), scored with the All column's
     translations. Floor: every system's BLEU on both."""
-    n_boot, known = ex.p["n_boot"], np.asarray(tr.known, dtype=bool)
+    n_boot, known = ex.P.n_boot, np.asarray(tr.known, dtype=bool)
     if not known.any():
         why = verdicts.not_measurable("no test sentence is free of unknown words")
         return ClaimCheck("C-B-T1-4", why, "rns-c4")
-    rng = np.random.default_rng([ex.p["seed"], 4])
+    rng = np.random.default_rng([ex.P.seed, 4])
     random = np.zeros(len(known), dtype=bool)
     random[rng.choice(len(known), int(known.sum()), replace=False)] = True
     tests, control, values, reads = [], [], [], []

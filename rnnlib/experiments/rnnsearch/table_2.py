@@ -25,7 +25,7 @@ from ..spread import across
 from ..training_runs import length_filter, load_model
 from .controls import untrained_model
 from .seeds import SEED_PAIR, SEED_SHORT, SeedRuns
-from .setting import NAMES, SHOWN, RNNsearchExperiment, glue_key
+from .setting import NAMES, SHOWN, Params, RNNsearchExperiment, glue_key
 from .training import (
     SELF_COMPARISON,
     Runs,
@@ -70,7 +70,7 @@ def table_2(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
     for name in NAMES:
         art, log = runs.runs[name], runs.logs[name]["train"]
         paper = papers.B_TABLE2[TABLE2_NAME[name]]
-        train_nll = log["train_nll_sentence"].tail(max(1, ex.p["eval_every"])).mean()
+        train_nll = log["train_nll_sentence"].tail(max(1, ex.P.eval_every)).mean()
         rows.append(
             {
                 "model": SHOWN[name],
@@ -117,8 +117,8 @@ def training_numbers(ex: RNNsearchExperiment, runs: Runs) -> dict[str, tuple[Any
     with_bleu = own + [r["RNNsearch-50*"]] + ([runs.adadelta] if runs.adadelta is not None else [])
     ada_minutes = runs.adadelta.extra["seconds"] / 60 if runs.adadelta is not None else 0
     return {
-        "rns-len-short": (ex.p["len_short"], None),
-        "rns-len-long": (ex.p["len_long"], None),
+        "rns-len-short": (ex.P.len_short, None),
+        "rns-len-long": (ex.P.len_long, None),
         "rns-pairs-short": (r["RNNsearch-30"].extra["train_pairs"], None),
         "rns-pairs-long": (r["RNNsearch-50"].extra["train_pairs"], None),
         "rns-spu-search50": (spu["RNNsearch-50"], 3),
@@ -141,7 +141,7 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
     best = star["best"]["update"]
     if star["stopped"] == "early_stopping":
         text = (
-            f"stopped early: its dev NLL had not improved for {ex.p['star_patience']} "
+            f"stopped early: its dev NLL had not improved for {ex.P.star_patience} "
             "evaluations in a row"
         )
     else:
@@ -150,9 +150,9 @@ def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
         more = star["updates"] - star_start(runs)[0]
         rate = (
             "at a constant learning rate"
-            if ex.p["lr_decay"] is None
-            else f"(the rate multiplied by {ex.p['lr_decay']:g} after every "
-            f"{ex.p['lr_patience']} dev evaluation(s) in a row without a lower dev NLL"
+            if ex.P.lr_decay is None
+            else f"(the rate multiplied by {ex.P.lr_decay:g} after every "
+            f"{ex.P.lr_patience} dev evaluation(s) in a row without a lower dev NLL"
             f"{decay_start_text(ex)})"
         )
         if star.get("branch") == "trunk":
@@ -180,7 +180,7 @@ def dev_nll_of(ex: RNNsearchExperiment, run: Artifact, arch: str) -> np.ndarray:
 
     def make(out: Path, work: Path) -> None:
         model = load_model(run, ex.model_config(arch)).to(ex.device)
-        np.save(out / "nll.npy", -score_pairs(model, ex.dev, batch_size=ex.p["decode_batch"]))
+        np.save(out / "nll.npy", -score_pairs(model, ex.dev, batch_size=ex.P.decode_batch))
 
     config = {"run": run.key, "sentences": len(ex.dev)}
     found = ex.cache.build("rnnsearch/dev_nll", config, make, data=ex.corpus.checksum)
@@ -199,7 +199,7 @@ def test_nll_of(ex: RNNsearchExperiment, run: Artifact, arch: str) -> np.ndarray
     def make(out: Path, work: Path) -> None:
         pairs = ex.corpus.test.select(ex.test)
         model = load_model(run, ex.model_config(arch)).to(ex.device)
-        nll = -score_pairs(model, pairs, batch_size=ex.p["decode_batch"])
+        nll = -score_pairs(model, pairs, batch_size=ex.P.decode_batch)
         np.save(out / "nll.npy", nll)
 
     config = {"run": run.key, "sentences": ex.n_test}
@@ -245,19 +245,19 @@ def update_times(ex: RNNsearchExperiment, seconds: float = TIMING_SECONDS) -> Up
     values) and first trains once on every minibatch, unmeasured (the first update on a new
     shape pays for its kernels), so that its measured update ``k`` trains on minibatch ``k % 3``,
     as the other arm's update ``k``."""
-    p, corpus = ex.p, ex.corpus
+    p, corpus = ex.P, ex.corpus
     train = corpus.train
-    if p["max_train"] is not None:
-        train = train.select(np.arange(min(p["max_train"], len(train))))
-    pairs = train.select(length_filter(train, p["len_long"]))
-    rng = np.random.default_rng(p["seed"])
-    size = min(p["batch_size"], len(pairs))
+    if p.max_train is not None:
+        train = train.select(np.arange(min(p.max_train, len(train))))
+    pairs = train.select(length_filter(train, p.len_long))
+    rng = np.random.default_rng(p.seed)
+    size = min(p.batch_size, len(pairs))
     batches = [
         make_batch(pairs, rng.choice(len(pairs), size, replace=False))
         for _ in range(TIMING_BATCHES)
     ]
     batches = [b.to(ex.device) for b in batches]
-    clip = p["clip_norm"] if p["clip_norm"] is not None else float("inf")
+    clip = p.clip_norm if p.clip_norm is not None else float("inf")
 
     def arm(arch: str) -> tuple:
         model = untrained_model(ex, arch).train()
@@ -325,7 +325,7 @@ def _lower_nll(
     """C-B-T2-1's rule on ``nll`` (name -> per-sentence dev NLL): each RNNencdec − the RNNsearch
     of its pair above 0 (paired bootstrap over the dev sentences, ``rng``); control: the
     untrained RNNsearch (``init_nll``) in place of the trained one (``control_rng``)."""
-    n_boot = ex.p["n_boot"]
+    n_boot = ex.P.n_boot
     lower = [
         (f"{SHOWN[e]} − {SHOWN[s]} dev NLL", *stats.paired_difference(nll[e], nll[s], n_boot, rng))
         for s, e in SAME_DATA
@@ -340,7 +340,7 @@ def _lower_nll(
     return verdicts.controlled(
         verdicts.intervals_above(lower, note=note),
         "the untrained RNNsearch (its parameters at initialisation with the chapter's seed, "
-        f"{ex.p['seed']}) in place of the trained one",
+        f"{ex.P.seed}) in place of the trained one",
         verdicts.intervals_above(lower_init),
     )
 
@@ -359,9 +359,9 @@ def claim_t2_1(
     chapter's generator, :func:`claims`); control: the untrained RNNsearch (``init_nll``). With
     further seeds of the "-50" pair (``seed_nll``: ``(seed, name -> dev NLL)``,
     :func:`seed_dev_nll`), judged on each seed (:func:`rnnlib.experiments.spread.across`)."""
-    p, n_boot = ex.p, ex.p["n_boot"]
+    p, n_boot = ex.P, ex.P.n_boot
     runs_read = (
-        f"the chapter's runs (seed {p['seed']}); the -50 pair's other seeds are judged beside"
+        f"the chapter's runs (seed {p.seed}); the -50 pair's other seeds are judged beside"
         if seed_nll
         else "one training run per model, so the spread over training seeds is not measured"
     )
@@ -369,25 +369,25 @@ def claim_t2_1(
         f"per-sentence dev NLL, paired bootstrap over the {len(ex.dev)} dev sentences "
         f"({n_boot} resamples); {runs_read}. {updates_text(ex)}: {_clocks(ex, runs)}"
     )
-    check = _lower_nll(ex, nll, init_nll, note, rng, np.random.default_rng([p["seed"], 1]))
+    check = _lower_nll(ex, nll, init_nll, note, rng, np.random.default_rng([p.seed, 1]))
     if seed_nll:
 
         def further(k: int, more: dict) -> str:
             if all(n in more for n in SEED_SHORT):
                 return f"the -50 and -30 pairs of seed {k}"
-            return f"the -50 pair of seed {k}, the -30 pair of seed {p['seed']} (its one run)"
+            return f"the -50 pair of seed {k}, the -30 pair of seed {p.seed} (its one run)"
 
         others = [
             (k, _lower_nll(ex, {**nll, **more}, init_nll, further(k, more), *_seed_rngs(p, k)))
             for k, more in seed_nll
         ]
-        check = across(check, others, "seed", p["seed"])
+        check = across(check, others, "seed", p.seed)
     return ClaimCheck("C-B-T2-1", check, "rns-t2-claim1")
 
 
-def _seed_rngs(p: dict, k: int) -> tuple[np.random.Generator, np.random.Generator]:
+def _seed_rngs(p: Params, k: int) -> tuple[np.random.Generator, np.random.Generator]:
     """The generators of further seed ``k``'s C-B-T2-1: its rule's and its control's."""
-    return np.random.default_rng([p["seed"], k]), np.random.default_rng([p["seed"], k, 1])
+    return np.random.default_rng([p.seed, k]), np.random.default_rng([p.seed, k, 1])
 
 
 def _longer_lowers(
@@ -427,14 +427,14 @@ def claim_t2_2(
     RNNsearch-50 (:func:`star_is_search50`); else on the test sentences (``star_nll``,
     :func:`test_nll`), since the dev set chose RNNsearch-50⋆'s parameters. With further seeds
     (``seed_star_nll``, :func:`seed_test_nll`), judged on each seed's pair."""
-    p, n_boot = ex.p, ex.p["n_boot"]
+    p, n_boot = ex.P, ex.P.n_boot
     check = _longer_lowers(None if star_is_search50(runs) else star_nll, n_boot, rng)
     if seed_star_nll:
         others = [
-            (k, _longer_lowers(more, n_boot, np.random.default_rng([p["seed"], k, 2])))
+            (k, _longer_lowers(more, n_boot, np.random.default_rng([p.seed, k, 2])))
             for k, more in seed_star_nll
         ]
-        check = across(check, others, "seed", p["seed"])
+        check = across(check, others, "seed", p.seed)
     return ClaimCheck("C-B-T2-2", check, "rns-t2-claim2")
 
 
@@ -446,7 +446,7 @@ def claim_t2_3(
     RNNenc-50 6.00 in 108 h, RNNsearch-50 2.88 in 111 h. The interleaved timing ``times``
     (:func:`update_times`), paired by minibatch and round; control: the same timing with a
     second RNNencdec in RNNsearch's place (an A/A comparison, measured in its own session)."""
-    n_boot = ex.p["n_boot"]
+    n_boot = ex.P.n_boot
     n = len(times.search) // 2 * 2
     slower = stats.paired_difference(times.search[:n], times.encdec[:n], n_boot, rng)
     m = len(times.again) // 2 * 2
@@ -497,7 +497,7 @@ def claims(
     """The claims of B Table 2 in the order the chapter records them, their bootstraps drawn in
     that order from one generator seeded with ``seed`` (the further seeds' and the controls' of
     C-B-T2-1 from generators of their own)."""
-    rng = np.random.default_rng(ex.p["seed"])
+    rng = np.random.default_rng(ex.P.seed)
     return [
         claim_t2_1(ex, runs, nll, init_nll, rng, seed_nll),
         claim_t2_2(ex, runs, star_nll, rng, seed_star_nll),

@@ -22,13 +22,13 @@ def longest_sentences(ex: RNNsearchExperiment) -> np.ndarray:
     source of at least ``len_short`` and both sides of at most ``len_long`` tokens (the paper:
     "30 words or more", its models trained on at most 50). When no sentence is in that range,
     the longest of all."""
-    p = ex.p
+    p = ex.P
     tgt_len = ex.corpus.test.tgt.lengths[: ex.n_test]
-    beyond_short = (ex.src_len > p["len_short"]) | (tgt_len > p["len_short"])
-    inside = beyond_short & (ex.src_len <= p["len_long"]) & (tgt_len <= p["len_long"])
+    beyond_short = (ex.src_len > p.len_short) | (tgt_len > p.len_short)
+    inside = beyond_short & (ex.src_len <= p.len_long) & (tgt_len <= p.len_long)
     pool = np.flatnonzero(inside) if inside.any() else np.arange(ex.n_test)
     order = pool[np.argsort(-ex.src_len[pool], kind="stable")]
-    return ex.test[order[: p["n_long"]]]
+    return ex.test[order[: p.n_long]]
 
 
 def paper_table_3() -> pd.DataFrame:
@@ -81,7 +81,7 @@ def long_gap(ex: RNNsearchExperiment, tr: Translations, a: str, b: str = "RNNenc
     idx, refs = long_test_sentences(ex), tr.refs["all"]
     ha, hb = tr.of(a), tr.of(b)
     return stats.paired_bootstrap(
-        [ha[i] for i in idx], [hb[i] for i in idx], [refs[i] for i in idx], n_samples=ex.p["n_boot"]
+        [ha[i] for i in idx], [hb[i] for i in idx], [refs[i] for i in idx], n_samples=ex.P.n_boot
     )
 
 

@@ -29,7 +29,7 @@ from ...cache import Artifact
 from ...train import TrainConfig
 from ..run_pool import Job, build_side_by_side
 from ..training_runs import length_filter, load_model, run_logs, train_run
-from .setting import NAMES, SHOWN, RNNsearchExperiment
+from .setting import NAMES, SHOWN, Params, RNNsearchExperiment
 
 
 @dataclass
@@ -88,35 +88,34 @@ def run_specs(ex: RNNsearchExperiment) -> dict[str, tuple[str, int, int]]:
     ``updates_search`` updates, RNNsearch-50 ``updates_search_long`` (``updates_search`` when
     None), RNNencdec as many as the paper's equal time gives beside the RNNsearch of its length
     (:func:`equal_time_updates`)."""
-    p = ex.p
-    search = p["updates_search"]
+    p = ex.P
+    search = p.updates_search
     long = search_long_updates(p)
     return {
         "RNNencdec-30": (
             "rnnencdec",
-            p["len_short"],
-            equal_time_updates(search, p["updates_encdec"], "short"),
+            p.len_short,
+            equal_time_updates(search, p.updates_encdec, "short"),
         ),
-        "RNNsearch-30": ("rnnsearch", p["len_short"], search),
+        "RNNsearch-30": ("rnnsearch", p.len_short, search),
         "RNNencdec-50": (
             "rnnencdec",
-            p["len_long"],
-            equal_time_updates(long, p["updates_encdec"], "long"),
+            p.len_long,
+            equal_time_updates(long, p.updates_encdec, "long"),
         ),
-        "RNNsearch-50": ("rnnsearch", p["len_long"], long),
+        "RNNsearch-50": ("rnnsearch", p.len_long, long),
     }
 
 
-def search_long_updates(p: dict) -> int:
-    """RNNsearch-50's updates: ``updates_search_long``, or ``updates_search`` when it is None
-    (or absent, as in the parameters of a chapter run before it existed)."""
-    long = p.get("updates_search_long")
-    return p["updates_search"] if long is None else int(long)
+def search_long_updates(p: Params) -> int:
+    """RNNsearch-50's updates: ``updates_search_long``, or ``updates_search`` when it is None."""
+    long = p.updates_search_long
+    return p.updates_search if long is None else int(long)
 
 
-def star_updates(p: dict) -> int:
+def star_updates(p: Params) -> int:
     """RNNsearch-50⋆'s limit of updates in all: ``updates_star``, at least RNNsearch-50's."""
-    return max(p["updates_star"], search_long_updates(p))
+    return max(p.updates_star, search_long_updates(p))
 
 
 def updates_text(ex: RNNsearchExperiment) -> str:
@@ -125,10 +124,10 @@ def updates_text(ex: RNNsearchExperiment) -> str:
     specs = run_specs(ex)
     counts = ", ".join(f"{SHOWN[n]} {u:,}" for n, (_, _, u) in specs.items())
     stop = ""
-    if ex.p.get("lr_min") is not None and ex.p["lr_decay"] is not None:
+    if ex.P.lr_min is not None and ex.P.lr_decay is not None:
         stop = (
             f"; these are budgets: a run stops sooner once the schedule has cut its rate below "
-            f"`lr_min` = {ex.p['lr_min']:g} (Table 2 gives the updates each run made)"
+            f"`lr_min` = {ex.P.lr_min:g} (Table 2 gives the updates each run made)"
         )
     own = ""
     short, long = specs["RNNsearch-30"][2], specs["RNNsearch-50"][2]
@@ -141,7 +140,7 @@ def updates_text(ex: RNNsearchExperiment) -> str:
             f"`updates_search_long`): RNNsearch-30 made {short / long:.2f} times RNNsearch-50's "
             f"updates, against {paper:.2f} in the paper's Table 2"
         )
-    if ex.p["updates_encdec"] is None:
+    if ex.P.updates_encdec is None:
         return (
             "The runs were given the paper's ratio of updates at equal time: RNNencdec made as "
             "many more updates than RNNsearch of the same length as in B Table 2, where every "
@@ -160,15 +159,15 @@ def train_model(
     """One training run (``rnnsearch/run``) of model ``name`` on its length-filtered pairs
     (``model_overrides``: model config fields that differ from the parameters')."""
     arch, max_len, updates = run_specs(ex)[name]
-    p, corpus = ex.p, ex.corpus
+    p, corpus = ex.P, ex.corpus
     train_all = corpus.train
-    if p["max_train"] is not None:
-        train_all = train_all.select(np.arange(min(p["max_train"], len(train_all))))
+    if p.max_train is not None:
+        train_all = train_all.select(np.arange(min(p.max_train, len(train_all))))
     pairs = train_all.select(length_filter(train_all, max_len))
     config = {
         "corpus_max_len": max_len,
-        "max_train": p["max_train"],
-        "max_dev": p["max_dev"],
+        "max_train": p.max_train,
+        "max_dev": p.max_dev,
         "batch_format": BATCH_FORMAT,
         "dev_bleu": ex.dev_bleu_config,
     }
@@ -194,9 +193,9 @@ def train_star(ex: RNNsearchExperiment, search50: Artifact, seed: int | None = N
     chapter's, and ``keep_state``) continued to ``updates_star`` updates in all (at least
     RNNsearch-50's), stopping after
     ``star_patience`` dev evaluations without a lower dev NLL."""
-    p = ex.p
+    p = ex.P
     seeded = {} if seed is None else {"seed": seed}
-    star = ex.train_config(star_updates(p), patience=p["star_patience"], **seeded)
+    star = ex.train_config(star_updates(p), patience=p.star_patience, **seeded)
     # with a cool-down, from where RNNsearch-50's began (its updates up to RNNsearch-50's end are
     # then RNNsearch-50 without it: cooldown_evidence)
     branch = "trunk" if "trunk_update" in search50.extra else "end"
@@ -213,19 +212,19 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     (``dropout_runs_long``) and the check of RNNencdec's own rate (``encdec_lr_check``). With
     ``train_workers`` above 1 the missing runs are first trained that many at a time, each on one
     thread (:func:`training_jobs`)."""
-    p = ex.p
+    p = ex.P
     jobs = training_jobs(ex)
-    build_side_by_side(ex.cache, jobs, p["train_workers"], ex.device)
+    build_side_by_side(ex.cache, jobs, p.train_workers, ex.device)
     built = {job.name: job.build() for job in jobs}  # read from the cache (or trained here)
     specs = run_specs(ex)
     runs = {name: built[name] for name in specs}
     runs["RNNsearch-50*"] = built["RNNsearch-50*"]
-    recipe = {(p["dropout"], p["lr_decay"]): runs["RNNsearch-30"]}
-    for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
+    recipe = {(p.dropout, p.lr_decay): runs["RNNsearch-30"]}
+    for dropout, decay in parse_recipe_runs(p.recipe_runs):
         if (dropout, decay) not in recipe:
             recipe[(dropout, decay)] = built[recipe_job_name(dropout, decay)]
     dropout_long = {ex.dropout_of("RNNsearch-50"): runs["RNNsearch-50"]}
-    for dropout in parse_dropouts(p["dropout_runs_long"], "dropout_runs_long"):
+    for dropout in parse_dropouts(p.dropout_runs_long, "dropout_runs_long"):
         if dropout not in dropout_long:
             dropout_long[dropout] = built[dropout_job_name(dropout)]
     logs = {name: run_logs(art) for name, art in runs.items()}
@@ -248,7 +247,7 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     candidate dropout of the "-50" models and ``recipe <dropout>/<lr_decay>`` per recipe run where
     the parameters ask for them, RNNencdec-30 and RNNsearch-30, then ``encdec check``
     (:func:`_encdec_check`) and ``Adadelta`` where asked for."""
-    p = ex.p
+    p = ex.P
 
     def own(name: str) -> Job:
         return Job(name, lambda: train_model(ex, name, keep_state=(name == "RNNsearch-50")))
@@ -259,7 +258,7 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     # left alone with a long one at the end (the cpu profile's build of 2026-11-28 trained the
     # recipe run for 1,110 s, the -30 pair for 1,062 and 1,012 s, the check 742, Adadelta 301)
     jobs = [search50, star, own("RNNencdec-50")]
-    for dropout in dict.fromkeys(parse_dropouts(p["dropout_runs_long"], "dropout_runs_long")):
+    for dropout in dict.fromkeys(parse_dropouts(p.dropout_runs_long, "dropout_runs_long")):
         if dropout != ex.dropout_of("RNNsearch-50"):
             jobs.append(
                 Job(
@@ -271,11 +270,11 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
                     ),
                 )
             )
-    seen = {(p["dropout"], p["lr_decay"])}
-    for dropout, decay in parse_recipe_runs(p["recipe_runs"]):
+    seen = {(p.dropout, p.lr_decay)}
+    for dropout, decay in parse_recipe_runs(p.recipe_runs):
         if (dropout, decay) not in seen:
             seen.add((dropout, decay))
-            other = ex.train_config(p["updates_search"], lr_decay=decay)
+            other = ex.train_config(p.updates_search, lr_decay=decay)
             jobs.append(
                 Job(
                     recipe_job_name(dropout, decay),
@@ -287,9 +286,9 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     jobs += [own("RNNencdec-30"), own("RNNsearch-30")]
     if _encdec_check_wanted(ex):
         jobs.append(Job("encdec check", lambda: _encdec_check(ex)))
-    if p["adadelta_updates"] and p["optimizer"] != "adadelta":
+    if p.adadelta_updates and p.optimizer != "adadelta":
         ada = ex.train_config(
-            p["adadelta_updates"],
+            p.adadelta_updates,
             optimizer="adadelta",
             lr=1.0,
             lr_decay=None,
@@ -314,7 +313,7 @@ def dropout_job_name(dropout: float) -> str:
 def _encdec_check_wanted(ex: RNNsearchExperiment) -> bool:
     """Whether the check behind ``lr_encdec`` is trained: ``encdec_lr_check`` is on and RNNencdec
     has a rate of its own."""
-    return bool(ex.p.get("encdec_lr_check")) and ex.lr_of("rnnencdec") != ex.p["lr"]
+    return bool(ex.P.encdec_lr_check) and ex.lr_of("rnnencdec") != ex.P.lr
 
 
 def _encdec_check(ex: RNNsearchExperiment) -> Artifact | None:
@@ -324,7 +323,7 @@ def _encdec_check(ex: RNNsearchExperiment) -> Artifact | None:
     if not _encdec_check_wanted(ex):
         return None
     arch, _, budget = run_specs(ex)["RNNencdec-30"]
-    return train_model(ex, "RNNencdec-30", ex.train_config(budget, arch, lr=ex.p["lr"]))
+    return train_model(ex, "RNNencdec-30", ex.train_config(budget, arch, lr=ex.P.lr))
 
 
 def star_start(runs: Runs) -> tuple[int, float]:
@@ -345,7 +344,7 @@ def star_own_seconds(runs: Runs) -> float:
 
 def decay_start_text(ex: RNNsearchExperiment) -> str:
     """``", from update 1,000 on"`` when ``lr_decay_start`` holds the schedule back, else ``""``."""
-    start = ex.p.get("lr_decay_start")
+    start = ex.P.lr_decay_start
     return f", from update {start:,} on" if start else ""
 
 

@@ -5,7 +5,7 @@ translations (``rnnsearch/init_translations``) and the phrase-based system of ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
@@ -73,8 +73,8 @@ def decode(ex: RNNsearchExperiment, art: Artifact, model: torch.nn.Module, subse
         ex.to_words,
         ex.corpus.detokenize,
         data=ex.corpus.checksum,
-        beam_size=ex.p["beam_size"],
-        batch_size=ex.p["decode_batch"],
+        beam_size=ex.P.beam_size,
+        batch_size=ex.P.decode_batch,
         forbid_unk=subset == "no_unk",
         **ex.search_options(),
     )
@@ -86,7 +86,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
     the greedy translations of All by the untrained RNNsearch (``rnnsearch/init_translations``,
     the controls' system), and the phrase-based system of chapter ``baseline`` (when
     ``baseline`` is on and it translated at least ``n_test`` sentences)."""
-    p, corpus, known = ex.p, ex.corpus, ex.known
+    p, corpus, known = ex.P, ex.corpus, ex.known
     decoded = {}
     same = star_is_search50(runs)
     for name in NAMES:
@@ -106,7 +106,7 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
         corpus.detokenize,
         data=corpus.checksum,
         beam_size=1,
-        batch_size=p["decode_batch"],
+        batch_size=p.decode_batch,
         **ex.search_options(),
     )
     refs = ex.test_refs
@@ -121,8 +121,8 @@ def translations(ex: RNNsearchExperiment, runs: Runs) -> Translations:
         untrained=read_lines(init.file("text.txt")),
         untrained_decoded=init,
     )
-    if p["baseline"]:
-        result = baseline_system(corpus, baseline_params(ex.root, p["profile"], p), ex.cache)
+    if p.baseline:
+        result = baseline_system(corpus, baseline_params(ex.root, p.profile, asdict(p)), ex.cache)
         out.base_evaluation = result.evaluation
         base_text = read_lines(result.evaluation.file("test.txt"))
         if len(base_text) >= ex.n_test:
