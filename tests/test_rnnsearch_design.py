@@ -4,7 +4,7 @@ Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -95,8 +95,13 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     runs = SimpleNamespace(recipe={k: v[0] for k, v in cands.items()})
     logs = {id(v[0]): v[1] for v in cands.values()}
     monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
-    _, text = recipe.recipe_evidence(ex, runs)
-    assert "does not pick the chapter's recipe" in text
+    table = recipe.recipe_candidates(ex, runs)
+    own = recipe.own_recipe(ex)
+    assert recipe.candidate_word(table, own, "recipe").startswith(
+        "**does not pick the chapter's recipe**"
+    )
+    numbers = recipe.candidate_numbers(table, own, "rns-recipe")
+    assert numbers == {"rns-recipe-own": (3.6, 3), "rns-recipe-other": (3.5, 3)}
 
 
 def test_dropouts_parse_and_reject_bad_entries_by_name():
@@ -113,22 +118,22 @@ def test_the_long_dropout_rule_reads_dev_and_says_when_it_is_not_the_chapters(mo
     monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
     runs = SimpleNamespace(dropout_long={k: v[0] for k, v in cands.items()})
     p = {"dropout": 0.3, "lr_decay": 0.5, "dropout_long": None}
-    table, text = recipe.dropout_long_evidence(
-        SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.3), runs
-    )
+    what = "dropout of the -50 models"
+    ex = SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.3)
+    table = recipe.dropout_long_candidates(ex, runs)
     assert list(table.index) == [0.3, 0.1]
     assert table.loc[0.1, "lowest dev NLL"] == "←" and table.loc[0.3, "the chapter's"] == "yes"
-    assert "does not pick the chapter's dropout of the -50 models" in text and "0.1" in text
+    assert recipe.candidate_word(table, 0.3, what).startswith(
+        f"**does not pick the chapter's {what}"
+    )
+    assert recipe.candidate_numbers(table, 0.3, "x") == {"x-own": (2.9, 3), "x-other": (2.7, 3)}
     p["dropout_long"] = 0.1
-    _, text = recipe.dropout_long_evidence(
-        SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1), runs
-    )
-    assert text.startswith("the chapter's dropout of the -50 models (0.1)")
-    alone = SimpleNamespace(dropout_long={0.1: cands[0.1][0]})
-    _, text = recipe.dropout_long_evidence(
-        SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1), alone
-    )
-    assert "nothing was chosen on dev" in text
+    ex = SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1)
+    table = recipe.dropout_long_candidates(ex, runs)
+    assert recipe.candidate_word(table, 0.1, what) == f"picks the chapter's {what}"
+    alone = recipe.dropout_long_candidates(ex, SimpleNamespace(dropout_long={0.1: cands[0.1][0]}))
+    assert "nothing was chosen on dev" in recipe.candidate_word(alone, 0.1, what)
+    assert np.isnan(recipe.candidate_numbers(alone, 0.1, "x")["x-other"][0])
 
 
 # -- the cool-down ---------------------------------------------------------------------------------
@@ -185,30 +190,32 @@ def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what
     assert table["update"].tolist() == [1200, 1200]
     assert table["dev NLL per token"].tolist() == [2.7, 3.0]
     assert table["dev BLEU (greedy)"].tolist() == [50.0, 50.0]
-    assert "lowers RNNsearch-50's dev NLL" in text and "the rule keeps it" in text
+    assert text == "the cool-down lowers it: the rule keeps it"
     # a cool-down that does not help is said to be dropped
     worse = _cooldown_run(
         [5, 4, 3.5, 3.2, 3.3, 3.4], 0.003, (400, 1200), extra={"trunk_update": 800}
     )
     _, text = recipe.cooldown_table(worse, star)
-    assert "does not lower" in text and "should be None" in text
+    assert text.startswith("**the cool-down does not lower it**")
     # no control: a continuation from the end, or one whose own cool-down began too early
     end = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600))
     assert recipe.cooldown_table(cooled, end)[0] is None
     early = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0], 0.003, (600, 1200), branch="trunk")
     table, text = recipe.cooldown_table(cooled, early)
-    assert table is None and "began at update 600" in text
+    assert table is None and "own cool-down began before" in text
     short = _cooldown_run([5, 4, 3.5, 3.2, 3.1], 0.003, (400, 1600), branch="trunk")
     table, text = recipe.cooldown_table(cooled, short)
-    assert table is None and "it stopped before" in text
+    assert table is None and "RNNsearch-50⋆ has no scheduled dev evaluation" in text
     off = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
     off[1]["eval"]["update"] += 50  # evaluations at 250, 450, ...: none at 1,200
     table, text = recipe.cooldown_table(cooled, off)
-    assert table is None and "RNNsearch-50⋆ has no" in text and "not on the grid" in text
+    assert table is None and "RNNsearch-50⋆ has no" in text
     own = _cooldown_run([5, 4, 3.5, 3.2, 2.9, 2.7], 0.003, (400, 1200), extra={"trunk_update": 800})
     own[1]["eval"].loc[5, "scheduled"] = False  # a last update off the grid: evaluated at the end
     table, text = recipe.cooldown_table(own, star)
-    assert table is None and text.startswith("RNNsearch-50 has no scheduled dev evaluation")
+    assert (
+        table is None and text == "not compared: RNNsearch-50 has no scheduled dev evaluation there"
+    )
 
 
 def _encdec(nlls, lr, budget=None, **extra):
@@ -234,9 +241,8 @@ def test_encdec_lr_evidence_reads_each_whole_runs_delivered_dev_nll():
     assert table["updates made"].tolist() == [1000, 1000]
     assert table["dev BLEU (greedy) there"].tolist() == [40.0, 10.0]
     assert table["the chapter's"].tolist() == ["yes", ""]
-    assert "delivers a dev NLL of 4.200 nats a token at its own rate (0.001)" in text
-    assert "4.300 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
-    assert "stopped" not in text
+    assert text == "the rule keeps RNNencdec's own rate"
+    assert table["stopped early"].tolist() == ["", ""]
     # the other rate delivering less: the rule drops the own rate, and the sentence is bold
     better = _encdec([5.1, 4.3, 4.1, 4.0, 4.05], 0.003)
     table, text = recipe.encdec_lr_table(own, better)
@@ -247,11 +253,12 @@ def test_encdec_lr_evidence_reads_each_whole_runs_delivered_dev_nll():
     stopped = _encdec([5, 4.6, 4.5], 0.001, budget=1000, stopped="lr_min")
     table, text = recipe.encdec_lr_table(stopped, other)
     assert table["updates made"].tolist() == [600, 1000]
-    assert "at rate 0.001 the run stopped at update 600 of 1,000 (lr_min)" in text
+    assert table["budget"].tolist() == [1000, 1000]
+    assert table["stopped early"].tolist() == ["lr_min", ""]
     assert text.startswith("**")  # 4.5 against 4.3
     stopped[1].config["train"].update(lr_cooldown=300, lr_cooldown_end=1000)
-    _, text = recipe.encdec_lr_table(stopped, other)
-    assert "(lr_min, before its cool-down over updates 701-1,000)" in text
+    table, _ = recipe.encdec_lr_table(stopped, other)
+    assert table["stopped early"].tolist() == ["lr_min, before its cool-down", ""]
     # the delivered parameters are the run's record (extra["best"]), here an unscheduled last
     # evaluation below every scheduled one
     last = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)
@@ -573,13 +580,15 @@ def test_schedule_text_counts_the_cuts_of_each_run():
         logs={n: {"eval": e} for n, e in evals.items()},
         runs={n: SimpleNamespace(extra=x) for n, x in extra.items()},
     )
-    text = budget.schedule_text(SimpleNamespace(P=setting.Params(**{"lr_decay": 0.5})), runs)
-    assert "RNNencdec-50 2 time(s), first by update 400, to 0.00075, then once more, below " in text
-    assert "ended it at update 600" in text
-    assert "RNNsearch-50 never (rate 0.003)" in text and text.count("lr_min") == 1
-    assert "constant" in budget.schedule_text(
-        SimpleNamespace(P=setting.Params(**{"lr_decay": None})), runs
-    )
+    table = budget.schedule_table(runs)
+    assert table.loc["RNNencdec-50"].tolist() == [2, 400, 0.00075, 600]
+    assert table.loc["RNNsearch-50", "rate cuts"] == 0
+    assert pd.isna(table.loc["RNNsearch-50", "first reported at update"])
+    assert table["ended below lr_min at update"].notna().sum() == 1
+    text = budget.schedule_text(SimpleNamespace(P=setting.Params(lr_decay=0.5)), runs)
+    assert text == "1 of the 5 models"
+    text = budget.schedule_text(SimpleNamespace(P=setting.Params(lr_decay=None)), runs)
+    assert text.startswith("no model: the rate stayed constant")
 
 
 def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
@@ -641,3 +650,51 @@ def test_params_are_the_chapters_parameters_cell_with_its_defaults_and_types():
         assert declared[name].type == annotation, name
     defaults = {n: s.default for n, s in specs.items()}
     assert typed(setting.Params, defaults, "rnnsearch") == setting.Params()
+
+
+def test_the_numbers_beside_the_chapters_sentences_are_glue_ready():
+    """The numbers and words the chapter's prose glues in place of its old sentences, on
+    stand-in inputs: every name always glued (NaN where not measured), every word short."""
+    ex = _experiment(updates_search=1600, updates_search_long=2400)
+    budgets = training.budget_numbers(ex)
+    assert budgets["rns-budget-rnnsearch-50"] == (2400, None)
+    assert budgets["rns-budget-ratio"] == (1600 / 2400, 2)
+    assert training.updates_word(ex) == "the paper's ratio of updates at equal time"
+    for name, value in recipe.encdec_lr_numbers(ex, None).items():
+        assert name.startswith("rns-encdec-lr-") and value[0] is not None
+    lead = table_1.lead_numbers({})  # no phrase-based row: NaN, the paper's as printed
+    assert np.isnan(lead["rns-c6-all"][0]) and lead["rns-paper-c6-all"] == (33.30 - 28.45, 2)
+    constant = SimpleNamespace(P=setting.Params(lr_decay=None))
+    table, word, read, numbers = budget.schedule_start_evidence(constant, None, None)
+    assert table.empty and read == [] and word.startswith("not measured")
+    assert set(numbers) == {
+        "rns-start-seeds",
+        "rns-start-diff-rnnsearch-50",
+        "rns-start-sd-rnnsearch-50",
+        "rns-start-diff-rnnencdec-50",
+        "rns-start-sd-rnnencdec-50",
+    }
+    assert len(setting.timed_prefixes()) <= 80
+
+
+def test_the_chapters_cells_are_short_and_rebind_no_parameter():
+    """Each code cell of chapter rnnsearch (its parameters cell aside) is at most 15 lines and
+    binds no name of a parameter (``P`` holds them)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "chapters" / "rnnsearch.md").read_text(encoding="utf-8")
+    cells = re.findall(r"```\{code-cell\} python\n(.*?)```", text, re.S)
+    names = {f.name for f in fields(setting.Params)}
+    for cell in cells:
+        lines = [line for line in cell.splitlines() if not line.startswith(":tags:")]
+        if ":tags: [parameters" in cell:
+            continue
+        assert len(lines) <= 15, lines[0]
+        bound = {
+            n.id
+            for n in ast.walk(ast.parse("\n".join(lines)))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        assert not bound & names, bound & names

@@ -211,18 +211,23 @@ def _runs(at_once: list[int], threads: list[int]):
     )
 
 
-def test_the_side_by_side_sentence_reads_the_runs_records():
-    text = table_2.side_by_side_text(_runs([2, 2, 2, 2, 1], [1, 1, 1, 1, 1]))
-    assert text.startswith("4 of the 5 training runs were trained side by side, up to 2 at a time")
-    assert "its own clock with another run beside it" in text
-    one = table_2.side_by_side_text(_runs([1, 1, 1, 1, 2], [1] * 5))
-    assert one.startswith("1 of the 5 training runs was trained side by side")
-    alone = table_2.side_by_side_text(_runs([1] * 5, [2] * 5))
-    assert alone == "Each of the 5 training runs was trained alone on 2 torch threads"
+def test_the_side_by_side_numbers_read_the_runs_records():
+    runs = _runs([2, 2, 2, 2, 1], [1, 1, 1, 1, 1])
+    numbers = table_2.side_by_side_numbers(runs)
+    assert numbers == {
+        "rns-runs-total": (5, None),
+        "rns-runs-side": (4, None),
+        "rns-runs-at-once": (2, None),
+    }
+    assert table_2.side_by_side_text(runs) == "alone on 1 torch threads"
+    one = _runs([1, 1, 1, 1, 2], [1] * 5)
+    assert table_2.side_by_side_numbers(one)["rns-runs-side"] == (1, None)
+    alone = _runs([1] * 5, [2] * 5)
+    assert table_2.side_by_side_text(alone) == "alone on 2 torch threads"
     old = _runs([1] * 5, [2] * 5)  # runs recorded before the setting existed
     for art in old.runs.values():
         art.extra = {}
-    assert table_2.side_by_side_text(old) == "Each of the 5 training runs was trained alone"
+    assert table_2.side_by_side_text(old) == "alone"
 
 
 class _Pairs(list):

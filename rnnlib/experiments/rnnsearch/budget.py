@@ -15,109 +15,114 @@ from ...verdicts import BLEU_FLOOR
 from ..run_pool import Job, build_side_by_side
 from ..training_runs import run_logs
 from .seeds import SEED_PAIR, SeedRuns
-from .setting import NAMES, RNNsearchExperiment, shown
+from .setting import NAMES, RNNsearchExperiment, glue_key, shown
 from .training import Runs, run_specs, train_model
 
 
-def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
-    """How the learning-rate schedule acted on each run (from its evaluation log): how many
-    times the rate was cut, at which update it was first cut, and the rate it ended with."""
-    if ex.P.lr_decay is None:
-        but = " but for the cool-down at its end (`cooldown`)" if ex.P.cooldown else ""
-        return f"the rate stayed constant in every run{but} (`lr_decay` is None)"
-    parts = []
+def schedule_table(runs: Runs) -> pd.DataFrame:
+    """How the learning-rate schedule acted on each run, from its evaluation log (index
+    ``model``): how many times the rate was cut, the update of the evaluation that first
+    reported a cut, the rate of the last evaluation, and the update at which a last cut below
+    ``lr_min`` ended the run (after its last evaluation; none when it did not)."""
+    rows = []
     for name in NAMES:
         ev = runs.logs[name]["eval"]
         if "lr" not in ev or not len(ev):
             continue
-        rates = ev["lr"].to_numpy()
-        cuts = int((rates[1:] < rates[:-1]).sum())
-        if cuts == 0:
-            parts.append(f"{shown(name)} never (rate {rates[-1]:.3g})")
-            continue
-        first = int(ev["update"].to_numpy()[1:][rates[1:] < rates[:-1]][0])
-        text = f"{shown(name)} {cuts} time(s), first by update {first:,}, to {rates[-1]:.3g}"
-        if runs.runs[name].extra.get("stopped") == "lr_min":
-            # the cut that ended the run comes after its last evaluation
-            done = runs.runs[name].extra["updates"]
-            text += f", then once more, below `lr_min`, which ended it at update {done:,}"
-        parts.append(text)
-    return "; ".join(parts)
+        rates, updates = ev["lr"].to_numpy(), ev["update"].to_numpy()
+        cut = rates[1:] < rates[:-1]
+        extra = runs.runs[name].extra
+        stopped = extra["updates"] if extra.get("stopped") == "lr_min" else None
+        rows.append(
+            {
+                "model": shown(name),
+                "rate cuts": int(cut.sum()),
+                "first reported at update": int(updates[1:][cut][0]) if cut.any() else None,
+                "last rate": float(rates[-1]),
+                "ended below lr_min at update": runs.runs[name].extra["updates"]
+                if stopped
+                else None,
+            }
+        )
+    columns = ["model", "rate cuts", "first reported at update", "last rate"]
+    table = pd.DataFrame(rows, columns=columns + ["ended below lr_min at update"])
+    for col in ("first reported at update", "ended below lr_min at update"):
+        table[col] = table[col].astype("Int64")
+    return table.set_index("model")
+
+
+def schedule_text(ex: RNNsearchExperiment, runs: Runs) -> str:
+    """Which runs' rates the schedule cut, in words: how many of the models
+    (:func:`schedule_table`), or none, the rate being constant."""
+    if ex.P.lr_decay is None:
+        but = " but for the cool-down" if ex.P.cooldown else ""
+        return f"no model: the rate stayed constant{but} (`lr_decay` is None)"
+    table = schedule_table(runs)
+    return f"{int((table['rate cuts'] > 0).sum())} of the {len(table)} models"
+
+
+#: the models whose dev BLEU during training says whether more training would lift them
+FLOOR_MODELS = ("RNNencdec-30", "RNNencdec-50", "RNNsearch-50")
+
+
+def floor_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 2)``: the highest greedy dev BLEU of any evaluation during training
+    (the curves' dev subset) of RNNencdec-30, RNNencdec-50 and RNNsearch-50 (NaN without a dev
+    BLEU curve), and the floor :data:`rnnlib.verdicts.BLEU_FLOOR`."""
+    out = {}
+    for name in FLOOR_MODELS:
+        bleu = runs.logs[name]["bleu"]
+        top = float(bleu["dev_bleu"].max()) if len(bleu) else np.nan
+        out[f"rns-floor-{glue_key(name)}"] = (top, 2)
+    return out
 
 
 def floor_evidence_text(runs: Runs) -> str:
-    """Whether the RNNencdec models reach the BLEU floor on dev during training (Markdown): the
-    highest greedy dev BLEU of each run's evaluations (the curves' dev subset), beside
-    RNNsearch-50's; the dev evidence for claims that read RNNencdec being not measurable at this
-    scale."""
-    parts = []
-    for name in ("RNNencdec-30", "RNNencdec-50", "RNNsearch-50"):
-        bleu = runs.logs[name]["bleu"]
-        if not len(bleu):
-            continue
-        top = bleu.loc[bleu["dev_bleu"].idxmax()]
-        parts.append(
-            f"{shown(name)} {top['dev_bleu']:.2f} (at update {int(top['update']):,} of "
-            f"{runs.runs[name].extra['updates']:,})"
-        )
-    if not parts:
+    """Whether the RNNencdec models reached the BLEU floor on dev during training, in words: the
+    dev evidence for claims that read RNNencdec being not measurable at this scale."""
+    if not any(len(runs.logs[n]["bleu"]) for n in FLOOR_MODELS):
         return "no run measured its dev BLEU during training (`dev_bleu_sentences` is 0)"
     encdec = [runs.logs[n]["bleu"]["dev_bleu"].max() for n in ("RNNencdec-30", "RNNencdec-50")]
     below = [n for n, b in zip(("RNNencdec-30", "RNNencdec-50"), encdec) if b < BLEU_FLOOR]
-    text = "the highest greedy dev BLEU of any evaluation during training was " + "; ".join(parts)
-    if below:
-        its, it = ("its", "it") if len(below) == 1 else ("their", "them")
-        text += (
-            f": {' and '.join(below)} never reached the floor of {BLEU_FLOOR:g} BLEU on dev in "
-            f"the updates {its} equal-time budget gives, so at this scale the claims that read "
-            f"{it} are not measurable, and more updates (a GPU, the `paper` profile) would be "
-            "needed"
-        )
-    return text
+    if not below:
+        return "both RNNencdec models reached the floor on dev"
+    return f"**{' and '.join(below)} never reached the floor on dev**"
+
+
+def budget_numbers(runs: Runs) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``, the dev evidence for RNNsearch's update budgets: per
+    RNNsearch run (-30, -50) its budget, the update of its lowest dev NLL per token, that NLL
+    and the one of its last evaluation; RNNsearch-50's last update and the lowest dev NLL of
+    RNNsearch-50⋆ after it (NaN without an evaluation there)."""
+    out: dict[str, tuple[float, int | None]] = {}
+    for name in ("RNNsearch-30", "RNNsearch-50"):
+        ev, key = runs.logs[name]["eval"], glue_key(name)
+        best = ev.loc[ev["dev_nll_token"].idxmin()]
+        out[f"rns-lowest-at-{key}"] = (int(best["update"]), None)
+        out[f"rns-lowest-{key}"] = (float(best["dev_nll_token"]), 3)
+        out[f"rns-last-{key}"] = (float(ev["dev_nll_token"].iloc[-1]), 3)
+    end50 = int(runs.runs["RNNsearch-50"].extra["updates"])
+    star = runs.logs["RNNsearch-50*"]["eval"]
+    beyond = star.loc[star["update"] > end50, "dev_nll_token"]
+    out["rns-end-rnnsearch-50"] = (end50, None)
+    out["rns-star-beyond"] = (float(beyond.min()) if len(beyond) else np.nan, 3)
+    return out
 
 
 def budget_evidence_text(runs: Runs) -> str:
-    """The dev evidence for RNNsearch's update budgets (``updates_search`` for the -30 pair,
-    ``updates_search_long`` for the -50 pair; Markdown): where each RNNsearch run's dev NLL per
-    token was lowest in its budget and what it was at its last evaluation, and whether
-    RNNsearch-50⋆, continuing RNNsearch-50, found a lower one *after* RNNsearch-50's last update
-    (then RNNsearch-50 was still learning when its budget ended; a lower one before it, where
-    RNNsearch-50⋆ is RNNsearch-50 without the cool-down, is the cool-down's evidence instead)."""
-    parts = []
-    for name in ("RNNsearch-30", "RNNsearch-50"):
-        ev = runs.logs[name]["eval"]
-        best, last = ev.loc[ev["dev_nll_token"].idxmin()], ev.iloc[-1]
-        budget = int(runs.runs[name].config["train"]["max_updates"])
-        text = (
-            f"{shown(name)} had its lowest dev NLL at update {int(best['update']):,} of its "
-            f"{budget:,} ({best['dev_nll_token']:.3f} nats a token"
-        )
-        if int(last["update"]) != int(best["update"]):
-            text += (
-                f"; {last['dev_nll_token']:.3f} at its last evaluation: it had stopped "
-                "improving before its budget ended"
-            )
-        parts.append(text + ")")
+    """Whether RNNsearch-50⋆, continuing RNNsearch-50, found a lower dev NLL *after*
+    RNNsearch-50's last update, in words: then RNNsearch-50 was still learning when its budget
+    ended (a lower one before it, where RNNsearch-50⋆ is RNNsearch-50 without the cool-down, is
+    the cool-down's evidence instead)."""
     end50 = int(runs.runs["RNNsearch-50"].extra["updates"])
     own50 = runs.logs["RNNsearch-50"]["eval"]["dev_nll_token"].min()
     star = runs.logs["RNNsearch-50*"]["eval"]
-    beyond = star[star["update"] > end50]
+    beyond = star.loc[star["update"] > end50, "dev_nll_token"]
     if not len(beyond):
-        tail = f"RNNsearch-50⋆ made no evaluation beyond RNNsearch-50's update {end50:,}"
-    elif beyond["dev_nll_token"].min() < own50:
-        top = beyond.loc[beyond["dev_nll_token"].idxmin()]
-        tail = (
-            f"RNNsearch-50⋆, RNNsearch-50 continued, went lower after RNNsearch-50's update "
-            f"{end50:,}, to {top['dev_nll_token']:.3f} at update {int(top['update']):,}: "
-            "RNNsearch-50 was still learning when its budget ended"
-        )
-    else:
-        tail = (
-            f"RNNsearch-50⋆, RNNsearch-50 continued, went no lower after RNNsearch-50's update "
-            f"{end50:,} ({beyond['dev_nll_token'].min():.3f} at best): RNNsearch-50's budget was "
-            "long enough"
-        )
-    return "; ".join(parts) + "; " + tail
+        return "RNNsearch-50⋆ made no evaluation beyond RNNsearch-50's last update"
+    if beyond.min() < own50:
+        return "RNNsearch-50 was still learning when its budget ended"
+    return "RNNsearch-50's budget was long enough"
 
 
 def _first_cut(art: Artifact) -> int | None:
@@ -133,16 +138,18 @@ def _first_cut(art: Artifact) -> int | None:
 
 def schedule_start_evidence(
     ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns
-) -> tuple[pd.DataFrame, str, list[Artifact]]:
+) -> tuple[pd.DataFrame, str, list[Artifact], dict]:
     """The evidence for ``lr_decay_start``: each model of the "-50" pair, for every seed the
     chapter reads, trained again with the schedule acting from the first evaluation
     (``lr_decay_start`` None), beside the chapter's run of that seed. Those runs are built when
     ``start_runs`` is set (the ``spread`` profile) and otherwise read from the cache where such a
     build left them, none computed. Returns the table (index ``(model, seed)``: the update after
     which each schedule first cut the rate, and the best dev NLL per token of each), the rule's
-    verdict in words (per model, the lower mean dev NLL over the seeds, dev only, with the
-    per-seed differences' spread and a flag when it does not pick the chapter's setting) and
-    the runs the table reads (the chapter's included)."""
+    verdict per model in words (the lower mean dev NLL over the seeds, dev only), the runs the
+    table reads (the chapter's included), and ``glue name -> (value, digits)``: per model the
+    mean over the seeds of the chapter's schedule − from the first evaluation
+    (``rns-start-diff-<model>``), the sd of the seeds' dev NLLs with the chapter's schedule
+    (``rns-start-sd-<model>``, NaN with one seed) and the seeds read (``rns-start-seeds``)."""
     p = ex.P
     start = p.lr_decay_start
     late_label = f"from update {start:,}" if start else "as set"
@@ -153,15 +160,41 @@ def schedule_start_evidence(
         f"dev NLL per token, {late_label}",
     ]
     empty = pd.DataFrame(columns=["model", "seed", *columns]).set_index(["model", "seed"])
+    numbers: dict[str, tuple[float, int | None]] = {"rns-start-seeds": (0, None)}
+    for name in SEED_PAIR:
+        numbers[f"rns-start-diff-{glue_key(name)}"] = (np.nan, 3)
+        numbers[f"rns-start-sd-{glue_key(name)}"] = (np.nan, 3)
     if p.lr_decay is None:
-        return (
-            empty,
-            "the rate is constant (`lr_decay` is None): there is no schedule to hold back",
-            [],
-        )
+        return empty, "not measured: the rate is constant (`lr_decay` is None)", [], numbers
     if not start:
-        return empty, "the schedule acts from the first evaluation (`lr_decay_start` is None)", []
-    specs, rows, read = run_specs(ex), [], []
+        return empty, "not measured: the schedule acts from the first evaluation", [], numbers
+    rows, read = _start_rows(ex, runs, sr, columns)
+    if not rows:
+        why = "not measured: no such run was made or found in the cache (`start_runs`)"
+        return empty, why, [], numbers
+    table = pd.DataFrame(rows).set_index(["model", "seed"])
+    for col in columns[:2]:
+        table[col] = table[col].astype("Int64")  # an update, or none
+    early, late = columns[2], columns[3]
+    verdicts = []
+    for model, group in table.groupby(level="model", sort=False):
+        diff = group[late] - group[early]
+        sd = group[late].std(ddof=1) if len(group) > 1 else np.nan
+        numbers[f"rns-start-diff-{glue_key(model)}"] = (float(diff.mean()), 3)
+        numbers[f"rns-start-sd-{glue_key(model)}"] = (float(sd), 3)
+        numbers["rns-start-seeds"] = (len(group), None)
+        pick = "the chapter's" if diff.mean() <= 0 else "**from the first**"
+        verdicts.append(f"{model}: {pick}")
+    return table.round(3), "; ".join(verdicts), read, numbers
+
+
+def _start_rows(
+    ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns, columns: list[str]
+) -> tuple[list[dict], list[Artifact]]:
+    """The rows of :func:`schedule_start_evidence` (``columns``: its table's), per seed and
+    model of the "-50" pair whose run with the schedule from the first evaluation was built
+    here (``start_runs``) or is in the cache, and the runs they read."""
+    p, specs, rows, read = ex.P, run_specs(ex), [], []
 
     def from_first(name: str, seed: int) -> TrainConfig:
         arch, _, updates = specs[name]
@@ -194,38 +227,4 @@ def schedule_start_evidence(
                 mine.extra["best"]["dev_nll_token"],
             )
             rows.append({"model": shown(name), "seed": seed, **dict(zip(columns, values))})
-    if not rows:
-        return (
-            empty,
-            (
-                "no run with the schedule acting from the first evaluation was made or found in "
-                "the cache (`start_runs`; a `spread` build makes them)"
-            ),
-            [],
-        )
-    table = pd.DataFrame(rows).set_index(["model", "seed"])
-    for col in columns[:2]:
-        table[col] = table[col].astype("Int64")  # an update, or none
-    early, late = columns[2], columns[3]
-    parts = []
-    for model, group in table.groupby(level="model", sort=False):
-        diff = group[late] - group[early]
-        text = (
-            f"{model}, {late_label} − from the first evaluation: {diff.mean():+.3f} nats a token "
-            f"(mean of {len(group)} seed(s)"
-        )
-        if len(group) > 1:
-            spread_late = group[late].std(ddof=1)
-            text += (
-                f"; per seed from {diff.min():+.3f} to {diff.max():+.3f}, while the seeds' own "
-                f"dev NLLs {late_label} have an sd of {spread_late:.3f}"
-            )
-        if diff.mean() <= 0:
-            text += f"), so the rule picks the schedule {late_label}, the chapter's"
-        else:
-            text += (
-                "), so **the rule picks the schedule from the first evaluation, not the "
-                "chapter's `lr_decay_start`**"
-            )
-        parts.append(text)
-    return table.round(3), "; ".join(parts), read
+    return rows, read

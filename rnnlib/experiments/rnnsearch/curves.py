@@ -67,29 +67,44 @@ def curves_figure(ex: RNNsearchExperiment, runs: Runs):
     return fig
 
 
-def optimiser_figure(ex: RNNsearchExperiment, runs: Runs) -> tuple[Any, str, list[Artifact]]:
+def adadelta_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 3 or 1)``: the minutes the Adadelta run trained (to its last
+    evaluation), the dev NLL per token it reached then, and the chosen optimiser's after as many
+    minutes (RNNsearch-50 and its continuation, interpolated); NaN without an Adadelta run."""
+    if runs.adadelta is None:
+        return dict.fromkeys(("rns-ada-minutes", "rns-ada-nll", "rns-ada-chosen-nll"), (np.nan, 3))
+    chosen = runs.logs["RNNsearch-50*"]["eval"]
+    ada = run_logs(runs.adadelta)["eval"]
+    minutes, reached = ada["seconds"].iloc[-1] / 60, ada["dev_nll_token"].iloc[-1]
+    same_time = np.interp(minutes, chosen["seconds"] / 60, chosen["dev_nll_token"])
+    return {
+        "rns-ada-minutes": (float(minutes), 1),
+        "rns-ada-nll": (float(reached), 3),
+        "rns-ada-chosen-nll": (float(same_time), 3),
+    }
+
+
+def adadelta_word(runs: Runs) -> str:
+    """Whether the chosen optimiser's dev NLL is lower than Adadelta's after as many minutes
+    (:func:`adadelta_numbers`), in words."""
+    if runs.adadelta is None:
+        return "not measured (no Adadelta run: `adadelta_updates` is 0, or Adadelta is chosen)"
+    numbers = adadelta_numbers(runs)
+    return "lower" if numbers["rns-ada-chosen-nll"][0] < numbers["rns-ada-nll"][0] else "not lower"
+
+
+def optimiser_figure(ex: RNNsearchExperiment, runs: Runs) -> tuple[Any, list[Artifact]]:
     """Dev NLL per token against minutes of training: RNNsearch-50 and its continuation with
     the chapter's optimiser, and the same model with the paper's Adadelta (seaborn). Returns
-    ``(figure, the comparison in words, the runs drawn)``."""
+    ``(figure, the runs drawn)``."""
     p = ex.P
     chosen = runs.logs["RNNsearch-50*"]["eval"]
     label = f"{p.optimizer} (lr {p.lr:g}), RNNsearch-50 and RNNsearch-50⋆ of this chapter"
     curves = [chosen.assign(optimiser=label)]
     compared = [runs.runs["RNNsearch-50*"]]
-    text = "no Adadelta run was made here (`adadelta_updates` is 0, or the chosen optimiser is "
-    text += "Adadelta)."
     if runs.adadelta is not None:
-        ada = run_logs(runs.adadelta)["eval"]
-        curves.append(ada.assign(optimiser="Adadelta (the paper's)"))
+        curves.append(run_logs(runs.adadelta)["eval"].assign(optimiser="Adadelta (the paper's)"))
         compared.append(runs.adadelta)
-        minutes, reached = ada["seconds"].iloc[-1] / 60, ada["dev_nll_token"].iloc[-1]
-        same_time = np.interp(minutes, chosen["seconds"] / 60, chosen["dev_nll_token"])
-        better = "lower" if same_time < reached else "not lower"
-        text = (
-            f"after {minutes:.1f} minutes of training the paper's Adadelta reaches a dev NLL of "
-            f"{reached:.3f} nats per token; the chosen optimiser, after as many minutes, "
-            f"{same_time:.3f} ({better})."
-        )
     data = pd.concat(curves, ignore_index=True).assign(minutes=lambda d: d["seconds"] / 60)
     fig, ax = plt.subplots(figsize=(0.9 * WIDTH, HEIGHT))
     sns.lineplot(
@@ -105,4 +120,4 @@ def optimiser_figure(ex: RNNsearchExperiment, runs: Runs) -> tuple[Any, str, lis
     )
     ax.set(xlabel="minutes of training", ylabel="dev NLL per token")
     ax.legend(title=None)
-    return fig, text, compared
+    return fig, compared

@@ -85,20 +85,16 @@ def reordered_sentences(ex: RNNsearchExperiment, tr: Translations, sample) -> np
 
 
 def panel_rule(ex: RNNsearchExperiment, reordered: np.ndarray) -> str:
-    """Which rule chose Fig. 3's panel (a) (:func:`_panel_sources`), in words."""
+    """Which sentence Fig. 3's panel (a) shows (:func:`_panel_sources`), in words: the one the
+    parameters name, or the first eligible one with a local reordering, or the first eligible
+    one when none has."""
     if ex.P.align_text:
         return "the sentence of `align_text`"
     if ex.P.align_sentence is not None:
         return "the test sentence `align_sentence` names"
     if len(np.intersect1d(eligible_sentences(ex), reordered)):
-        return (
-            "the first test sentence of 10 to 20 words without unknown words that has a local "
-            "reordering by that rule"
-        )
-    return (
-        "the first test sentence of 10 to 20 words without unknown words: none of them has a "
-        "local reordering by that rule"
-    )
+        return "the first such sentence with one"
+    return "the first such sentence: none of them has one"
 
 
 def alignment_panels(

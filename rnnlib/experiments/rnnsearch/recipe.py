@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ...cache import Artifact
@@ -42,19 +43,13 @@ from .training import (
 
 def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame | None, str]:
     """RNNencdec-30 at its own rate (the chapter's run) against RNNsearch's (:attr:`Runs.
-    encdec_check`), each over its whole budget, as a table and a sentence with the rule's verdict
-    (:func:`encdec_lr_table`)."""
+    encdec_check`), each over its whole budget, as a table and the rule's verdict in words
+    (:func:`encdec_lr_table`); ``None`` and why where there is nothing to compare."""
     own = ex.lr_of("rnnencdec")
     if own == ex.P.lr:
-        return None, (
-            f"both architectures train at the same rate ({own:g}; `lr_encdec` is None or "
-            "equals `lr`)"
-        )
+        return None, "both architectures train at the same rate (`lr_encdec` is None or `lr`)"
     if runs.encdec_check is None:
-        return None, (
-            f"RNNencdec trains at its own rate ({own:g}, against RNNsearch's {ex.P.lr:g}), "
-            "not compared on dev in this run (`encdec_lr_check` is off)"
-        )
+        return None, "not compared on dev in this run (`encdec_lr_check` is off)"
     check = runs.encdec_check
     return encdec_lr_table(
         (own, runs.runs["RNNencdec-30"], runs.logs["RNNencdec-30"]),
@@ -62,74 +57,91 @@ def encdec_lr_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFram
     )
 
 
-def recipe_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, str]:
+def encdec_lr_numbers(ex: RNNsearchExperiment, table: pd.DataFrame | None) -> dict:
+    """``glue name -> (value, digits)``: RNNencdec's own rate and RNNsearch's, and the lowest dev
+    NLL per token of RNNencdec-30 at each over its whole budget (``table``: of
+    :func:`encdec_lr_evidence`; NaN without one)."""
+    nll = [np.nan, np.nan] if table is None else table["lowest dev NLL per token"].tolist()
+    return {
+        "rns-encdec-lr-own": (ex.lr_of("rnnencdec"), None),
+        "rns-encdec-lr-other": (ex.P.lr, None),
+        "rns-encdec-lr-own-nll": (nll[0], 3),
+        "rns-encdec-lr-other-nll": (nll[1], 3),
+    }
+
+
+def cooldown_numbers(runs: Runs, table: pd.DataFrame | None) -> dict:
+    """``glue name -> (value, digits)``: the update after which RNNsearch-50's cool-down began
+    (NaN without one), its last update, and its dev NLL per token there with the cool-down and
+    without it (``table``: of :func:`cooldown_evidence`; NaN without one)."""
+    search50 = runs.runs["RNNsearch-50"].extra
+    nll = [np.nan, np.nan] if table is None else table["dev NLL per token"].tolist()
+    return {
+        "rns-cooldown-trunk": (search50.get("trunk_update", np.nan), None),
+        "rns-cooldown-end": (int(search50["updates"]), None),
+        "rns-cooldown-with": (nll[0], 3),
+        "rns-cooldown-without": (nll[1], 3),
+    }
+
+
+def recipe_candidates(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
     """The recipe runs (:attr:`Runs.recipe`: RNNsearch-30 with each candidate recipe, the same
-    pairs, updates and seed) as a table, and a sentence on which the dev rule picks and whether
-    it is the chapter's recipe."""
+    pairs, updates and seed) as a table (:func:`recipe_runs_table`), the lowest dev NLL marked."""
     chosen = (ex.P.dropout, ex.P.lr_decay)
-    table, winner = recipe_runs_table({k: (a, run_logs(a)) for k, a in runs.recipe.items()}, chosen)
-    col = "dev NLL per token (best)"
-    if len(table) < 2:
-        return table, (
-            "only the chapter's own recipe was trained (`recipe_runs` is empty): nothing was "
-            "chosen on dev here"
-        )
-    own = table.loc[recipe_label(*chosen), col]
-    others = table.drop(index=recipe_label(*chosen))[col]
-    if winner == chosen:
-        return table, (
-            f"the chapter's recipe ({recipe_label(*chosen)}) reaches the lowest dev NLL, "
-            f"{own:.3f} nats a token against {others.min():.3f} for the best other candidate: "
-            "the rule picks it"
-        )
-    return table, (
-        f"**the rule does not pick the chapter's recipe**: {recipe_label(*winner)} reaches "
-        f"{table[col].min():.3f} nats a token against the chapter's {own:.3f}; the profile's "
-        "`dropout` and `lr_decay` should follow it"
-    )
+    return recipe_runs_table({k: (a, run_logs(a)) for k, a in runs.recipe.items()}, chosen)[0]
 
 
-def dropout_long_evidence(ex: RNNsearchExperiment, runs: Runs) -> tuple[pd.DataFrame, str]:
+def own_recipe(ex: RNNsearchExperiment) -> str:
+    """The chapter's recipe as the table of :func:`recipe_candidates` names it."""
+    return recipe_label(ex.P.dropout, ex.P.lr_decay)
+
+
+def dropout_long_candidates(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
     """The candidate dropouts of the "-50" models (:attr:`Runs.dropout_long`: RNNsearch-50 with
-    each, the same pairs, updates, seed and schedule) as a table, and a sentence on which the dev
-    rule picks (the lowest dev NLL per token of the delivered parameters) and whether it is the
-    chapter's ``dropout_long``."""
+    each, the same pairs, updates, seed and schedule) as a table indexed by dropout, the lowest
+    dev NLL per token of the delivered parameters marked."""
     decay = ex.P.lr_decay
     chosen = ex.dropout_of("RNNsearch-50")
     candidates = {(d, decay): (a, run_logs(a)) for d, a in runs.dropout_long.items()}
-    table, winner = recipe_runs_table(candidates, (chosen, decay))
+    table, _ = recipe_runs_table(candidates, (chosen, decay))
     # indexed by the candidates' own values (the table's are rounded)
     table = table.drop(columns=["dropout", "lr_decay"]).set_axis(list(runs.dropout_long))
     table.index.name = "dropout"
-    col = "dev NLL per token (best)"
-    same = "" if ex.P.dropout_long is not None else " (`dropout_long` is None: `dropout`)"
+    return table
+
+
+#: the column the dev rule of the recipe's candidates reads
+DEV_RULE = "dev NLL per token (best)"
+
+
+def candidate_numbers(table: pd.DataFrame, own, prefix: str) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 3)``: the dev NLL per token of the chapter's own candidate ``own``
+    (a row of ``table``: :func:`recipe_candidates`, :func:`dropout_long_candidates`) and the
+    lowest of the others (NaN without others), as ``<prefix>-own`` and ``<prefix>-other``."""
+    others = table.drop(index=own)[DEV_RULE]
+    return {
+        f"{prefix}-own": (float(table.loc[own, DEV_RULE]), 3),
+        f"{prefix}-other": (float(others.min()) if len(others) else np.nan, 3),
+    }
+
+
+def candidate_word(table: pd.DataFrame, own, what: str) -> str:
+    """What the dev rule (the lowest dev NLL per token) does with the chapter's own candidate
+    ``own`` (its ``what``: "recipe", ...), in words."""
     if len(table) < 2:
-        return table, (
-            f"only the chapter's own dropout of the -50 models ({chosen:g}{same}) was trained "
-            "(`dropout_runs_long` names no other): nothing was chosen on dev here"
-        )
-    own, others = table.loc[chosen, col], table.drop(index=chosen)[col]
-    if winner[0] == chosen:
-        return table, (
-            f"the chapter's dropout of the -50 models ({chosen:g}{same}) reaches the lowest dev "
-            f"NLL, {own:.3f} nats a token against {others.min():.3f} for the best other "
-            "candidate: the rule picks it"
-        )
-    return table, (
-        f"**the rule does not pick the chapter's dropout of the -50 models**: {winner[0]:g} "
-        f"reaches {table[col].min():.3f} nats a token against the chapter's {chosen:g}{same} "
-        f"at {own:.3f}; the profile's `dropout_long` should follow it"
-    )
+        return f"had only the chapter's {what} to read: nothing was chosen on dev here"
+    if table.loc[own, "lowest dev NLL"] == "←":
+        return f"picks the chapter's {what}"
+    return f"**does not pick the chapter's {what}**: the profile should follow it"
 
 
 def cooldown_evidence(runs: Runs) -> tuple[pd.DataFrame | None, str]:
     """RNNsearch-50 at its last update with its cool-down and without it (RNNsearch-50⋆, branched
-    where the cool-down began), and the dev rule's verdict
-    (:func:`cooldown_table`); without a cool-down, ``None``
-    and a sentence saying so."""
+    where the cool-down began), and the dev rule's verdict in words (:func:`cooldown_table`);
+    without a cool-down, ``None`` and why."""
     search50, star = runs.runs["RNNsearch-50"], runs.runs["RNNsearch-50*"]
     if search50.config["train"].get("lr_cooldown") is None:
-        return None, "the runs end without a cool-down (`cooldown` is None)"
+        return None, "not compared: the runs end without a cool-down (`cooldown` is None)"
     return cooldown_table((search50, runs.logs["RNNsearch-50"]), (star, runs.logs["RNNsearch-50*"]))
 
 
@@ -297,14 +309,6 @@ def _dev_bleu_exactly(bleu: pd.DataFrame, update: int) -> float:
     return float(rows.iloc[0]) if len(rows) else math.nan
 
 
-def _bleu_aside(what: str, a: float, b: float) -> str:
-    """`` (greedy dev BLEU{what}, shown, not used: a against b)``, or ``""`` when neither was
-    measured (no dev BLEU curve: ``dev_bleu_sentences`` 0)."""
-    if math.isnan(a) and math.isnan(b):
-        return ""
-    return f" (greedy dev BLEU{what}, shown, not used: {a:.2f} against {b:.2f})"
-
-
 def _dev_bleu_at(bleu: pd.DataFrame, update: int) -> float:
     rows = bleu[bleu["update"] <= update]
     return float(rows["dev_bleu"].iloc[-1]) if len(rows) else math.nan
@@ -349,7 +353,7 @@ def cooldown_table(
     branch: tuple[Artifact, dict[str, pd.DataFrame]],
 ) -> tuple[pd.DataFrame | None, str]:
     """RNNsearch-50 (``cooled``: its run and logs) at its last update, with its cool-down,
-    against the same run without it, and the rule's verdict as a sentence.
+    against the same run without it, and the rule's verdict in words.
 
     The run without it is RNNsearch-50⋆ (``branch``) when it branched where RNNsearch-50's
     cool-down began (``trunk_update``) and its own cool-down began no earlier than
@@ -362,15 +366,9 @@ def cooldown_table(
     trunk = art.extra.get("trunk_update")
     b_start = cooldown_start(TrainConfig.from_dict(b_art.config["train"]))
     if trunk is None or b_art.config.get("branch") != "trunk":
-        return None, (
-            "RNNsearch-50⋆ did not branch where RNNsearch-50's cool-down began, so no run "
-            "shows RNNsearch-50 without it"
-        )
+        return None, "not compared: RNNsearch-50⋆ did not branch where the cool-down began"
     if b_start is not None and b_start < update:
-        return None, (
-            f"RNNsearch-50⋆'s own cool-down began at update {b_start:,}, before RNNsearch-50's "
-            f"last update ({update:,}), so it does not show RNNsearch-50 without its cool-down"
-        )
+        return None, "not compared: RNNsearch-50⋆'s own cool-down began before RNNsearch-50's end"
     rows = {}
     for label, run, lg in (
         ("with the cool-down (RNNsearch-50)", art, logs),
@@ -380,15 +378,7 @@ def cooldown_table(
         at = ev[(ev["update"] == update) & ev["scheduled"].astype(bool)]
         if not len(at):
             who = "RNNsearch-50⋆" if run is b_art else "RNNsearch-50"
-            why = (
-                "it stopped before"
-                if int(run.extra["updates"]) < update
-                else "it is not on the grid of evaluations, every `eval_every` updates"
-            )
-            return None, (
-                f"{who} has no scheduled dev evaluation at update {update:,}, RNNsearch-50's "
-                f"last ({why}), so the two cannot be compared there"
-            )
+            return None, f"not compared: {who} has no scheduled dev evaluation there"
         rows[label] = {
             "update": update,
             "dev NLL per token": float(at["dev_nll_token"].iloc[0]),
@@ -397,17 +387,10 @@ def cooldown_table(
     table = pd.DataFrame.from_dict(rows, orient="index")[COOLDOWN_COLUMNS]
     table.index.name = f"RNNsearch-50, cool-down from update {int(trunk):,}"
     with_, without = table["dev NLL per token"].tolist()
-    bleu_with, bleu_without = table["dev BLEU (greedy)"].tolist()
-    verb = "lowers" if with_ < without else "does not lower"
-    text = (
-        f"the cool-down over updates {int(trunk) + 1:,}-{update:,} {verb} RNNsearch-50's dev NLL "
-        f"at update {update:,}: {with_:.3f} nats a token with it, {without:.3f} without"
-        + _bleu_aside("", bleu_with, bleu_without)
-    )
-    if with_ >= without:
-        text = f"**{text}**; the rule does not keep it, and the profile's `cooldown` should be None"
+    if with_ < without:
+        text = "the cool-down lowers it: the rule keeps it"
     else:
-        text += "; the rule keeps it"
+        text = "**the cool-down does not lower it**: the rule does not keep it"
     return table.round({"dev NLL per token": 3, "dev BLEU (greedy)": 2}), text
 
 
@@ -416,6 +399,8 @@ ENCDEC_LR_COLUMNS = [
     "lowest dev NLL per token",
     "at update",
     "updates made",
+    "budget",
+    "stopped early",
     "dev BLEU (greedy) there",
     "the chapter's",
 ]
@@ -429,11 +414,11 @@ def encdec_lr_table(
     against RNNsearch's (``other``: the rate, the check run and its logs), two runs that differ
     in the rate alone (the same pairs, seed, minibatches, budget, schedule and cool-down; the
     schedule may stop either before its cool-down, once its rate falls below ``lr_min``), and
-    the rule's verdict as a sentence. Each run is read as the recipe runs are: the dev NLL per
+    the rule's verdict in words. Each run is read as the recipe runs are: the dev NLL per
     token of its delivered parameters (its lowest evaluation, ``extra["best"]``), over its whole
-    budget; a run the schedule stopped early (``lr_min``) delivered what it had, and the
-    sentence says so. Rule (dev only): the rate with the lower one is kept."""
-    rows, stops = {}, []
+    budget; a run the schedule stopped early (``lr_min``) delivered what it had, and the table
+    says so. Rule (dev only): the rate with the lower one is kept."""
+    rows = {}
     for label, (rate, art, logs), mine in (
         ("RNNencdec's own rate (`lr_encdec`)", own, "yes"),
         ("RNNsearch's rate (`lr`)", other, ""),
@@ -441,43 +426,25 @@ def encdec_lr_table(
         best = art.extra["best"]
         at = int(best["update"])
         made, budget = int(art.extra["updates"]), int(art.config["train"]["max_updates"])
-        if made < budget:
-            why = art.extra.get("stopped", "stopped")
-            cool = cooldown_start(TrainConfig.from_dict(art.config["train"]))
-            before = (
-                f", before its cool-down over updates {cool + 1:,}-{budget:,}"
-                if cool is not None and made <= cool
-                else ""
-            )
-            stops.append(
-                f"at rate {rate:g} the run stopped at update {made:,} of {budget:,} ({why}{before})"
-            )
+        cool = cooldown_start(TrainConfig.from_dict(art.config["train"]))
+        stopped = "" if made >= budget else art.extra.get("stopped", "stopped")
+        if stopped and cool is not None and made <= cool:
+            stopped += ", before its cool-down"
         rows[label] = {
             "lr": rate,
             "lowest dev NLL per token": float(best["dev_nll_token"]),
             "at update": at,
             "updates made": made,
+            "budget": budget,
+            "stopped early": stopped,
             "dev BLEU (greedy) there": _dev_bleu_exactly(logs["bleu"], at),
             "the chapter's": mine,
         }
     table = pd.DataFrame.from_dict(rows, orient="index")[ENCDEC_LR_COLUMNS]
     table.index.name = "RNNencdec-30, its whole budget at each rate"
-    (own_nll, other_nll), (own_bleu, other_bleu) = (
-        table["lowest dev NLL per token"].tolist(),
-        table["dev BLEU (greedy) there"].tolist(),
-    )
-    text = (
-        f"over its whole budget RNNencdec-30 delivers a dev NLL of {own_nll:.3f} nats a token at "
-        f"its own rate ({own[0]:g}) and {other_nll:.3f} at RNNsearch's ({other[0]:g})"
-        + _bleu_aside(" there", own_bleu, other_bleu)
-    )
-    if stops:
-        text += " (" + "; ".join(stops) + ")"
+    own_nll, other_nll = table["lowest dev NLL per token"].tolist()
     if own_nll < other_nll:
-        text += "; the rule keeps RNNencdec's own rate"
+        text = "the rule keeps RNNencdec's own rate"
     else:
-        text = (
-            f"**{text}**; the rule does not keep RNNencdec's own rate, and the profile's "
-            "`lr_encdec` should be None"
-        )
+        text = "**the rule does not keep RNNencdec's own rate**: `lr_encdec` should be None"
     return table.round({"lowest dev NLL per token": 3, "dev BLEU (greedy) there": 2}), text

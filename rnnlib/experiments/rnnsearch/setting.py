@@ -49,6 +49,11 @@ def timed(name: str) -> bool:
     return name.startswith(TIMED_NUMBERS) or name.endswith("-minutes")
 
 
+def timed_prefixes() -> str:
+    """:data:`TIMED_NUMBERS` in words, for the chapter's prose."""
+    return ", ".join(TIMED_NUMBERS)
+
+
 def timed_column(column: str) -> bool:
     """Whether a table column names a duration ("hours", "seconds per update", "minutes", ...)."""
     return any(word in str(column).split() for word in TIMED_COLUMNS)

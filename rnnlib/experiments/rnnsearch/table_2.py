@@ -29,7 +29,6 @@ from .setting import NAMES, SHOWN, Params, RNNsearchExperiment, glue_key
 from .training import (
     SELF_COMPARISON,
     Runs,
-    decay_start_text,
     run_specs,
     star_is_search50,
     star_own_seconds,
@@ -134,36 +133,38 @@ def training_numbers(ex: RNNsearchExperiment, runs: Runs) -> dict[str, tuple[Any
     }
 
 
-def star_stopped(ex: RNNsearchExperiment, runs: Runs) -> str:
-    """How RNNsearch-50⋆ ended (early stopping or its update limit), and whether it delivers
-    the same parameters as RNNsearch-50."""
-    star = runs.runs["RNNsearch-50*"].extra
-    best = star["best"]["update"]
-    if star["stopped"] == "early_stopping":
-        text = (
-            f"stopped early: its dev NLL had not improved for {ex.P.star_patience} "
-            "evaluations in a row"
-        )
-    else:
-        text = "reached its update limit (`updates_star`) before early stopping ended it"
+def star_stopped(runs: Runs) -> str:
+    """How RNNsearch-50⋆ ended, in words: early stopping (``star_patience``) or its update
+    limit (``updates_star``)."""
+    if runs.runs["RNNsearch-50*"].extra["stopped"] == "early_stopping":
+        return "stopped early (`star_patience` evaluations without a lower dev NLL)"
+    return "reached its update limit (`updates_star`) before early stopping ended it"
+
+
+def star_same_word(runs: Runs) -> str:
+    """Whether RNNsearch-50⋆ delivers RNNsearch-50's parameters (:func:`star_is_search50`), in
+    words."""
     if star_is_search50(runs):
-        more = star["updates"] - star_start(runs)[0]
-        rate = (
-            "at a constant learning rate"
-            if ex.P.lr_decay is None
-            else f"(the rate multiplied by {ex.P.lr_decay:g} after every "
-            f"{ex.P.lr_patience} dev evaluation(s) in a row without a lower dev NLL"
-            f"{decay_start_text(ex)})"
-        )
-        if star.get("branch") == "trunk":
-            rate += ", ending with its own cool-down"
-        return text + (
-            f". Its lowest dev NLL is still the one at update {best}, so **RNNsearch-50⋆ "
-            f"delivers the same parameters as RNNsearch-50**: in its {more:,} further updates "
-            f"{rate} the dev NLL did not go lower, and the claims that compare the two are not "
-            "judged"
-        )
-    return text + f"; its lowest dev NLL was at update {best}"
+        return "**delivers RNNsearch-50's parameters**"
+    return "delivers parameters of its own"
+
+
+def star_numbers(runs: Runs) -> dict[str, tuple[int, None]]:
+    """``glue name -> (value, None)``: the update of RNNsearch-50⋆'s lowest dev NLL, and the
+    updates it made after RNNsearch-50's (or after its branch)."""
+    star = runs.runs["RNNsearch-50*"].extra
+    return {
+        "rns-star-best": (int(star["best"]["update"]), None),
+        "rns-star-more": (int(star["updates"]) - star_start(runs)[0], None),
+    }
+
+
+def star_test_nll(ex: RNNsearchExperiment, runs: Runs) -> dict[str, np.ndarray] | None:
+    """RNNsearch-50's and RNNsearch-50⋆'s per-sentence test NLL (:func:`test_nll`), C-B-T2-2's
+    evidence; ``None`` when RNNsearch-50⋆ delivers RNNsearch-50's parameters."""
+    if star_is_search50(runs):
+        return None
+    return {n: test_nll(ex, runs, n) for n in ("RNNsearch-50", "RNNsearch-50*")}
 
 
 def dev_nll(ex: RNNsearchExperiment, runs: Runs) -> dict[str, np.ndarray]:
@@ -516,29 +517,31 @@ def epochs_texts(runs: Runs) -> dict[str, str]:
     }
 
 
-def side_by_side_text(runs: Runs) -> str:
-    """How the runs of the chapter were trained, from their records: alone on their threads, or
-    several at a time in their own processes on one thread each
-    (:mod:`rnnlib.experiments.run_pool`, ``train_workers``), which makes each run's hours its own
-    clock with others beside it."""
+def _all_runs(runs: Runs) -> list[Artifact]:
+    """Every training run of the chapter, once each."""
     arts = [*runs.runs.values(), *runs.recipe.values(), *runs.dropout_long.values()]
     arts += [a for a in (runs.adadelta, runs.encdec_check) if a is not None]
-    arts = list({a.key: a for a in arts}.values())
-    at_once = [int(a.extra.get("runs_at_once", 1)) for a in arts]
-    side = sum(n > 1 for n in at_once)
-    if not side:
-        threads = sorted({a.extra.get("threads") for a in arts} - {None})
-        on = f" on {' or '.join(map(str, threads))} torch threads" if threads else ""
-        return f"Each of the {len(arts)} training runs was trained alone{on}"
-    were = "was" if side == 1 else "were"
-    return (
-        f"{side} of the {len(arts)} training runs {were} trained side by side, up to "
-        f"{max(at_once)} at a time, each in its own process on one torch thread "
-        "(`train_workers`), which makes more updates a second on a CPU of few cores than one run "
-        "on all of them. The hours of such a run are its own clock with another run beside it "
-        "for most of its time, so it is slower than the same run alone; their sum is not the "
-        "time the training took"
-    )
+    return list({a.key: a for a in arts}.values())
+
+
+def side_by_side_numbers(runs: Runs) -> dict[str, tuple[int, None]]:
+    """``glue name -> (value, None)``: the chapter's training runs, how many of them were
+    trained side by side (:mod:`rnnlib.experiments.run_pool`, ``train_workers``), and the most
+    at a time."""
+    at_once = [int(a.extra.get("runs_at_once", 1)) for a in _all_runs(runs)]
+    return {
+        "rns-runs-total": (len(at_once), None),
+        "rns-runs-side": (sum(n > 1 for n in at_once), None),
+        "rns-runs-at-once": (max(at_once), None),
+    }
+
+
+def side_by_side_text(runs: Runs) -> str:
+    """How the runs not trained side by side ran, from their records, in words: alone, on how
+    many torch threads where recorded."""
+    alone = [a for a in _all_runs(runs) if int(a.extra.get("runs_at_once", 1)) == 1]
+    threads = sorted({a.extra.get("threads") for a in alone} - {None})
+    return "alone" + (f" on {' or '.join(map(str, threads))} torch threads" if threads else "")
 
 
 def time_ratio_numbers(runs: Runs) -> dict[str, tuple[float, int]]:

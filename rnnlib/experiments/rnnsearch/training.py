@@ -29,7 +29,7 @@ from ...cache import Artifact
 from ...train import TrainConfig
 from ..run_pool import Job, build_side_by_side
 from ..training_runs import length_filter, load_model, run_logs, train_run
-from .setting import NAMES, SHOWN, Params, RNNsearchExperiment
+from .setting import NAMES, SHOWN, Params, RNNsearchExperiment, glue_key
 
 
 @dataclass
@@ -147,6 +147,30 @@ def updates_text(ex: RNNsearchExperiment) -> str:
             f"model trained about {paper_hours():.0f} hours ({counts} updates){own}{stop}"
         )
     return f"The runs trained for fixed update counts, not equal time ({counts} updates){own}{stop}"
+
+
+def budget_numbers(ex: RNNsearchExperiment) -> dict[str, tuple[float, int | None]]:
+    """``glue name -> (value, digits)``: each model's update budget (:func:`run_specs`), the
+    ratio of RNNsearch-30's to RNNsearch-50's and the paper's (B Table 2), and the paper's mean
+    hours of training (:func:`paper_hours`)."""
+    specs = run_specs(ex)
+    b2 = papers.B_TABLE2
+    short, long = specs["RNNsearch-30"][2], specs["RNNsearch-50"][2]
+    paper = b2["RNNsearch-30"]["updates"] / b2["RNNsearch-50"]["updates"]
+    return {
+        **{f"rns-budget-{glue_key(n)}": (u, None) for n, (_, _, u) in specs.items()},
+        "rns-budget-ratio": (short / long, 2),
+        "rns-paper-budget-ratio": (paper, 2),
+        "rns-paper-hours": (paper_hours(), 0),
+    }
+
+
+def updates_word(ex: RNNsearchExperiment) -> str:
+    """How RNNencdec's update counts were set, in words: the paper's equal time or fixed counts
+    (``updates_encdec``)."""
+    if ex.P.updates_encdec is None:
+        return "the paper's ratio of updates at equal time"
+    return "fixed update counts, not equal time"
 
 
 def train_model(
