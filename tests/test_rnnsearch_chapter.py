@@ -1,4 +1,4 @@
-"""The RNNsearch chapter as the smoke build ran it (issue 11's checks on the real data)."""
+"""The RNNsearch chapter as the smoke build ran it (its checks on the real data)."""
 
 from __future__ import annotations
 

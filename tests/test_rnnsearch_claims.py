@@ -1,4 +1,4 @@
-"""The claims of chapter ``rnnsearch`` (issue 23): each rule with evidence where the claim holds,
+"""The claims of chapter ``rnnsearch``: each rule with evidence where the claim holds,
 evidence where it fails, and its control, whose verdict must not be "holds"."""
 
 from __future__ import annotations

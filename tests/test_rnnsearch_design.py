@@ -1,6 +1,7 @@
-"""Issue 24's design of paper B's experiment: equal training time from the paper's Table 2, the
-recipe runs and their rule, the minimum length of the papers' code, the brevity penalty in
-Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made inputs."""
+"""The design of paper B's experiment at a small scale: equal training time from the paper's
+Table 2, the recipe runs and their rule, the minimum length of the papers' code, the brevity
+penalty in Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made
+inputs."""
 
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     assert table.loc[recipe.recipe_label(0.3, 0.5), "the chapter's"] == "yes"
     assert table.loc[recipe.recipe_label(0.0, None), "dev BLEU (greedy, at best)"] == 1.0
     ex = SimpleNamespace(P=setting.Params(**{"dropout": 0.3, "lr_decay": 0.5}))
-    runs = SimpleNamespace(recipe={k: v[0] for k, v in cands.items()})
+    runs = SimpleNamespace(recipes={k: v[0] for k, v in cands.items()})
     logs = {id(v[0]): v[1] for v in cands.values()}
     monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
     table = recipe.recipe_candidates(ex, runs)
@@ -510,7 +511,7 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     assert verdicts.evaluate(check2).verdict == verdicts.FAILS
 
 
-# -- the rebuild spread (issue 28) -----------------------------------------------------------------
+# -- the rebuild spread ----------------------------------------------------------------------------
 def _seed_runs(n_seeds: int, short_own: list[bool] | None = None):
     """Seeds whose RNNsearch (both lengths) is perfect and whose RNNencdec gets one sentence
     right from seed 2 on; ``short_own``: which seeds have their own "-30" pair."""

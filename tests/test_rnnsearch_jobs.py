@@ -75,8 +75,8 @@ def test_the_chapters_jobs_are_its_runs_each_once_the_star_after_its_trunk(monke
     assert [runs.runs[n].train for n in setting.NAMES] == [built[n].train for n in setting.NAMES]
     assert runs.adadelta.train == built["Adadelta"].train
     assert runs.encdec_check.train == built["encdec check"].train
-    assert runs.recipe[(0.0, None)].train == built["recipe 0.0/None"].train
-    assert runs.recipe[(0.3, 0.5)] is runs.runs["RNNsearch-30"]
+    assert runs.recipes[(0.0, None)].train == built["recipe 0.0/None"].train
+    assert runs.recipes[(0.3, 0.5)] is runs.runs["RNNsearch-30"]
 
 
 def test_the_long_pair_has_a_budget_of_its_own_and_the_star_continues_past_it(monkeypatch):
@@ -204,7 +204,7 @@ def _runs(at_once: list[int], threads: list[int]):
     runs = dict(zip(setting.NAMES, arts))
     return SimpleNamespace(
         runs=runs,
-        recipe={(0.3, 0.5): arts[1]},
+        recipes={(0.3, 0.5): arts[1]},
         dropout_long={0.3: arts[3]},
         adadelta=None,
         encdec_check=None,

@@ -16,5 +16,5 @@ that the chapter records them in its own cells and order.
 Deviations
 ----------
 - Every departure from the paper's recipe is a chapter parameter, listed by
-  :func:`rnnlib.experiments.rnnsearch.recipe.recipe`.
+  :func:`rnnlib.experiments.rnnsearch.recipe.departures`.
 """

@@ -1,5 +1,5 @@
 """Every choice of the recipe that is not the paper's, and its evidence on dev: the departures
-table (:func:`recipe`), the recipe runs (dropout and learning-rate schedule, chosen on
+table (:func:`departures`), the recipe runs (dropout and learning-rate schedule, chosen on
 RNNsearch-30), the "-50" models' own dropout, RNNencdec's own rate and the cool-down at the end
 of each run.
 
@@ -85,10 +85,10 @@ def cooldown_numbers(runs: Runs, table: pd.DataFrame | None) -> dict:
 
 
 def recipe_candidates(ex: RNNsearchExperiment, runs: Runs) -> pd.DataFrame:
-    """The recipe runs (:attr:`Runs.recipe`: RNNsearch-30 with each candidate recipe, the same
+    """The recipe runs (:attr:`Runs.recipes`: RNNsearch-30 with each candidate recipe, the same
     pairs, updates and seed) as a table (:func:`recipe_runs_table`), the lowest dev NLL marked."""
     chosen = (ex.P.dropout, ex.P.lr_decay)
-    return recipe_runs_table({k: (a, run_logs(a)) for k, a in runs.recipe.items()}, chosen)[0]
+    return recipe_runs_table({k: (a, run_logs(a)) for k, a in runs.recipes.items()}, chosen)[0]
 
 
 def own_recipe(ex: RNNsearchExperiment) -> str:
@@ -184,7 +184,7 @@ def _dropout_text(ex: RNNsearchExperiment) -> str:
     return f"-30 models: {short}; -50 models: {on(long)} ({how})"
 
 
-def recipe(ex: RNNsearchExperiment) -> pd.DataFrame:
+def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
     """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
     chapter parameters that set it."""
     p = ex.P

@@ -78,7 +78,7 @@ class Params:
     """The chapter's parameters, exactly its parameters cell (the corpus block of ``# include:
     corpus`` expanded; :func:`rnnlib.book.params.typed` checks the field set against the cell),
     with the same names, types and defaults. Each is documented in the cell; B's value is beside
-    every departure there and in :func:`rnnlib.experiments.rnnsearch.recipe.recipe`."""
+    every departure there and in :func:`rnnlib.experiments.rnnsearch.recipe.departures`."""
 
     profile: str = "cpu"
     # the seeds: the chapter's, the further ones of the rebuild spread (seeds.py)

@@ -519,7 +519,7 @@ def epochs_texts(runs: Runs) -> dict[str, str]:
 
 def _all_runs(runs: Runs) -> list[Artifact]:
     """Every training run of the chapter, once each."""
-    arts = [*runs.runs.values(), *runs.recipe.values(), *runs.dropout_long.values()]
+    arts = [*runs.runs.values(), *runs.recipes.values(), *runs.dropout_long.values()]
     arts += [a for a in (runs.adadelta, runs.encdec_check) if a is not None]
     return list({a.key: a for a in arts}.values())
 

@@ -43,7 +43,7 @@ class Runs:
     adadelta: Artifact | None = None
     #: ``(dropout, lr_decay) -> RNNsearch-30 run`` of every recipe candidate (the chapter's own
     #: recipe is the RNNsearch-30 run itself), :func:`.recipe.recipe_runs_table`
-    recipe: dict[tuple[float, float | None], Artifact] = field(default_factory=dict)
+    recipes: dict[tuple[float, float | None], Artifact] = field(default_factory=dict)
     #: ``dropout -> RNNsearch-50 run`` of every candidate dropout of the "-50" models (the
     #: chapter's own is RNNsearch-50 itself), ``dropout_runs_long``
     dropout_long: dict[float, Artifact] = field(default_factory=dict)
@@ -243,10 +243,10 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     specs = run_specs(ex)
     runs = {name: built[name] for name in specs}
     runs["RNNsearch-50*"] = built["RNNsearch-50*"]
-    recipe = {(p.dropout, p.lr_decay): runs["RNNsearch-30"]}
+    recipes = {(p.dropout, p.lr_decay): runs["RNNsearch-30"]}
     for dropout, decay in parse_recipe_runs(p.recipe_runs):
-        if (dropout, decay) not in recipe:
-            recipe[(dropout, decay)] = built[recipe_job_name(dropout, decay)]
+        if (dropout, decay) not in recipes:
+            recipes[(dropout, decay)] = built[recipe_job_name(dropout, decay)]
     dropout_long = {ex.dropout_of("RNNsearch-50"): runs["RNNsearch-50"]}
     for dropout in parse_dropouts(p.dropout_runs_long, "dropout_runs_long"):
         if dropout not in dropout_long:
@@ -258,7 +258,7 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
         logs,
         arch,
         adadelta=built.get("Adadelta"),
-        recipe=recipe,
+        recipes=recipes,
         dropout_long=dropout_long,
         encdec_check=built.get("encdec check"),
     )
