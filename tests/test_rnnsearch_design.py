@@ -676,6 +676,9 @@ def test_the_numbers_beside_the_chapters_sentences_are_glue_ready():
         "rns-start-sd-rnnencdec-50",
     }
     assert len(setting.timed_prefixes()) <= 80
+    three = seeds.SeedRuns([1, 2, 3], {}, [], built=1)
+    assert seeds.origin_text(three) == "3 seeds (1 built by this build, 2 read from the cache)"
+    assert seeds.origin_text(seeds.SeedRuns([1], {}, [])) == "1 seed, built by this build"
 
 
 def test_the_chapters_cells_are_short_and_rebind_no_parameter():

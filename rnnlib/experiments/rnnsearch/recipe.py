@@ -184,13 +184,10 @@ def _dropout_text(ex: RNNsearchExperiment) -> str:
     return f"-30 models: {short}; -50 models: {on(long)} ({how})"
 
 
-def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
-    """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
-    chapter parameters that set it."""
+def _optimiser_text(ex: RNNsearchExperiment) -> str:
+    """The departures table's optimiser: the chosen one, its rate, and RNNencdec's own rate
+    (compared on dev with RNNsearch's or not)."""
     p = ex.P
-    n_train = f"{len(ex.corpus.train):,} training pairs"
-    if p.max_train is not None:
-        n_train += f", the first {p.max_train:,}"
     optimiser = p.optimizer + (f", lr {p.lr:g}" if p.optimizer != "adadelta" else "")
     if ex.lr_of("rnnencdec") != p.lr:
         optimiser += f" (RNNencdec: {ex.lr_of('rnnencdec'):g}" + (
@@ -198,8 +195,16 @@ def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
             if p.encdec_lr_check
             else ", not compared on dev in this run: `encdec_lr_check` is off)"
         )
-    clip = "none" if p.clip_norm is None else f"L2 norm {p.clip_norm:g}"
-    rows = [
+    return optimiser
+
+
+def _data_rows(ex: RNNsearchExperiment) -> list[tuple[str, str, str, str]]:
+    """The departures table's rows of the data and the model's sizes."""
+    p = ex.P
+    n_train = f"{len(ex.corpus.train):,} training pairs"
+    if p.max_train is not None:
+        n_train += f", the first {p.max_train:,}"
+    return [
         (
             "corpus",
             "WMT'14 English→French, 348M words",
@@ -225,6 +230,16 @@ def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
             "hidden, align",
         ),
         ("embedding m, maxout l", "620, 500", f"{p.emb}, {p.maxout}", "emb, maxout"),
+    ]
+
+
+def _training_rows(ex: RNNsearchExperiment) -> list[tuple[str, str, str, str]]:
+    """The departures table's rows of training: dropout, the schedule, the optimiser, the
+    lengths of the runs."""
+    p = ex.P
+    clip = "none" if p.clip_norm is None else f"L2 norm {p.clip_norm:g}"
+    optimiser = _optimiser_text(ex)
+    return [
         (
             "dropout",
             "none",
@@ -272,6 +287,13 @@ def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
             + f", at most {star_updates(p):,} updates, patience {p.star_patience}",
             "updates_star, star_patience",
         ),
+    ]
+
+
+def _evaluation_rows(ex: RNNsearchExperiment) -> list[tuple[str, str, str, str]]:
+    """The departures table's rows of precision, search and the evaluated sets."""
+    p = ex.P
+    return [
         ("precision", "float32 (GPU)", _precision(ex), "bf16"),
         ("beam width", "not stated", f"{p.beam_size}", "beam_size"),
         (
@@ -291,6 +313,12 @@ def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
         ),
         ("test set", "news-test-2014 (3,003 sentences)", f"{ex.n_test:,} sentences", "max_test"),
     ]
+
+
+def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
+    """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
+    chapter parameters that set it."""
+    rows = _data_rows(ex) + _training_rows(ex) + _evaluation_rows(ex)
     columns = ["setting", "Bahdanau et al. 2015", "this run", "parameters"]
     return pd.DataFrame(rows, columns=columns).set_index("setting")
 

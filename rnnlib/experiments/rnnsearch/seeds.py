@@ -217,6 +217,16 @@ def across_seeds(
     return out
 
 
+def origin_text(sr: SeedRuns) -> str:
+    """Where the seeds of ``sr`` come from, in words: how many this build made and how many it
+    read from the cache (``cached_spread``)."""
+    total, read = len(sr.seeds), len(sr.seeds) - sr.built
+    unit = "seed" if total == 1 else "seeds"
+    if not read:
+        return f"{total} {unit}, built by this build"
+    return f"{total} {unit} ({sr.built} built by this build, {read} read from the cache)"
+
+
 def seed_short_text(sr: SeedRuns) -> str:
     """Which further seeds have their own "-30" pair (Markdown, for the spread's prose)."""
     further = list(zip(sr.seeds[1:], sr.short_own[1:]))
