@@ -211,7 +211,7 @@ def test_the_schedule_start_is_checked_on_every_seed_with_the_schedule_from_the_
     early = table["rate first cut after update, from the first evaluation"]
     assert ((early > 0) | early.isna()).all()
     text = str(values["rns-start-text"])
-    assert text.startswith("RNNencdec-50: ") and "; RNNsearch-50: " in text
+    assert text.startswith("RNNsearch-50: ") and "; RNNencdec-50: " in text
     assert int(values["rns-start-seeds"]) == 2
     for model in ("rnnencdec-50", "rnnsearch-50"):  # the mean difference and the seeds' sd
         assert values[f"rns-start-diff-{model}"] is not None

@@ -702,3 +702,79 @@ def test_the_chapters_cells_are_short_and_rebind_no_parameter():
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         }
         assert not bound & names, bound & names
+
+
+def test_the_cooldown_numbers_read_the_evidence_table():
+    cooled = _cooldown_run(
+        [5, 4, 3.5, 3.2, 2.9, 2.7], 0.003, (400, 1200), extra={"trunk_update": 800}
+    )
+    star = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
+    runs = SimpleNamespace(
+        runs={"RNNsearch-50": cooled[0], "RNNsearch-50*": star[0]},
+        logs={"RNNsearch-50": cooled[1], "RNNsearch-50*": star[1]},
+    )
+    table, word = recipe.cooldown_evidence(runs)
+    assert word == "the cool-down lowers it: the rule keeps it"
+    assert recipe.cooldown_numbers(runs, table) == {
+        "rns-cooldown-trunk": (800, None),
+        "rns-cooldown-end": (1200, None),
+        "rns-cooldown-with": (2.7, 3),
+        "rns-cooldown-without": (3.0, 3),
+    }
+    plain = _cooldown_run([5, 4, 3.5], 0.003, None)
+    runs.runs["RNNsearch-50"], runs.logs["RNNsearch-50"] = plain
+    table, word = recipe.cooldown_evidence(runs)
+    assert table is None and word.startswith("not compared: the runs end without a cool-down")
+    numbers = recipe.cooldown_numbers(runs, table)
+    assert np.isnan(numbers["rns-cooldown-trunk"][0]) and np.isnan(numbers["rns-cooldown-with"][0])
+
+
+def test_the_adadelta_numbers_and_word(monkeypatch):
+    from rnnlib.experiments.rnnsearch import curves
+
+    chosen = pd.DataFrame({"seconds": [60.0, 120.0, 180.0], "dev_nll_token": [4.0, 3.0, 2.0]})
+    ada = pd.DataFrame({"seconds": [60.0, 90.0], "dev_nll_token": [4.5, 4.0]})
+    runs = SimpleNamespace(logs={"RNNsearch-50*": {"eval": chosen}}, adadelta=None)
+    assert curves.adadelta_word(runs).startswith("not measured")
+    assert all(np.isnan(v) for v, _ in curves.adadelta_numbers(runs).values())
+    runs.adadelta = SimpleNamespace()
+    monkeypatch.setattr(curves, "run_logs", lambda art: {"eval": ada})
+    assert curves.adadelta_numbers(runs) == {
+        "rns-ada-minutes": (1.5, 1),
+        "rns-ada-nll": (4.0, 3),
+        "rns-ada-chosen-nll": (3.5, 3),
+    }
+    assert curves.adadelta_word(runs) == "lower"
+
+
+def test_the_words_of_the_phrase_based_row_and_of_panel_a():
+    ex = SimpleNamespace(P=setting.Params(baseline=False))
+    assert table_1.baseline_note(ex, SimpleNamespace(base=["x"])) == "there"
+    assert table_1.baseline_note(ex, SimpleNamespace(base=None)) == "missing: `baseline` is off"
+    ex = SimpleNamespace(P=setting.Params(align_text="A sentence."))
+    assert figure_3.panel_rule(ex, np.array([])) == "the sentence of `align_text`"
+
+
+def test_the_schedule_starts_evidence_gives_per_model_numbers_and_words(monkeypatch):
+    ex = _experiment(lr_decay=0.5, lr_decay_start=400, start_runs=False)
+
+    def rows(ex, runs, sr, columns):
+        values = {
+            ("RNNsearch-50", 1): (200, None, 3.0, 2.9),
+            ("RNNencdec-50", 1): (200, 600, 3.5, 3.6),
+        }
+        values |= {
+            ("RNNsearch-50", 2): (200, None, 3.1, 3.0),
+            ("RNNencdec-50", 2): (None, 600, 3.4, 3.6),
+        }
+        out = [{"model": m, "seed": s, **dict(zip(columns, v))} for (m, s), v in values.items()]
+        return out, []
+
+    monkeypatch.setattr(budget, "_start_rows", rows)
+    table, word, read, numbers = budget.schedule_start_evidence(ex, None, None)
+    assert word == "RNNsearch-50: the chapter's; RNNencdec-50: **from the first**"
+    assert numbers["rns-start-seeds"] == (2, None)
+    assert numbers["rns-start-diff-rnnsearch-50"][0] == pytest.approx(-0.1)
+    assert numbers["rns-start-diff-rnnencdec-50"][0] == pytest.approx(0.15)
+    assert numbers["rns-start-sd-rnnencdec-50"][0] == pytest.approx(0.0)
+    assert len(table) == 4
