@@ -197,7 +197,7 @@ def relative_length_figure(by_length: dict):
     return fig
 
 
-def slope_numbers(slopes: dict) -> dict[str, tuple[float, int]]:
+def numbers(slopes: dict) -> dict[str, tuple[float, int]]:
     """``glue name -> (value, 1)``: the relative slopes in % of the shortest bucket's BLEU per 10
     tokens, and their difference with its interval."""
     per10 = {k: 1000 * slopes[k] for k in ("slope_a", "slope_b", "diff", "low", "high")}

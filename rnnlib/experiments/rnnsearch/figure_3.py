@@ -494,7 +494,7 @@ def claims(s: AlignmentSample) -> list[ClaimCheck]:
     return [claim_f3_1(s), claim_f3_4(s), claim_f3_2(s), claim_f3_3(s)]
 
 
-def alignment_numbers(ex: RNNsearchExperiment, s: AlignmentSample) -> dict:
+def numbers(ex: RNNsearchExperiment, s: AlignmentSample) -> dict:
     """``glue name -> (value, digits)`` of Fig. 3's prose: the panels' pool, the sentences read,
     and the measures of :func:`alignment_stats` for RNNsearch-50 and the untrained network."""
     a, u = alignment_stats(s.trained), alignment_stats(s.untrained)

@@ -66,7 +66,7 @@ def numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> dict:
     generated = {s: sum(tr.decoded[(n, s)].extra["unk_generated"] for n in NAMES) for s in SUBSETS}
     if unk_in_subset != 0 or generated["no_unk"] != 0:
         raise AssertionError("the No UNK column must hold no unknown word")
-    numbers = {
+    out = {
         "rns-test-sentences": (ex.n_test, None),
         "rns-no-unk-sentences": (int(tr.known.sum()), None),
         "rns-no-unk-subset-unk": (unk_in_subset, None),
@@ -79,9 +79,9 @@ def numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> dict:
         ),
     }
     for name in tr.systems:
-        numbers[f"rns-bleu-{glue_key(name)}"] = (scores[(name, "all")].score, 2)
-        numbers[f"rns-bleu-nounk-{glue_key(name)}"] = (scores[(name, "no_unk")].score, 2)
-    return numbers
+        out[f"rns-bleu-{glue_key(name)}"] = (scores[(name, "all")].score, 2)
+        out[f"rns-bleu-nounk-{glue_key(name)}"] = (scores[(name, "no_unk")].score, 2)
+    return out
 
 
 def baseline_note(ex: RNNsearchExperiment, tr: Translations) -> str:
