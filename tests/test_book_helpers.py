@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from rnnlib.experiments.baseline import baseline_inputs, baseline_params  # noqa: E402
 from rnnlib.experiments.cho2014.scorer import SCORER_PARAMS  # noqa: E402
 from rnnlib.experiments.cho2014.setting import cho2014_params  # noqa: E402
-from rnnlib.experiments.diagrams import rnnsearch_diagram  # noqa: E402
+from rnnlib.experiments.rnnsearch.figure_1 import rnnsearch_diagram  # noqa: E402
 from rnnlib.book.params import OVERRIDES_ENV, chapter_specs, overrides_in_environment, run_overrides  # noqa: E402
 from rnnlib.book.execute import resolve_all  # noqa: E402
 from minibook import make_minibook  # noqa: E402

@@ -5,8 +5,8 @@ copy of the smoke book's cache without those runs and every ``rnnsearch/`` artif
 them or from the seed's untrained network, so that the phrase-based row, whose eflomal alignment
 is sampled without a seed, is the same one) and every number, text and table the chapter glues is
 set against the smoke book's: only what measures time may differ, and the chapter says which
-(``rnnsearch.timed``, ``timed_column``). The further seeds' runs (the rebuild spread) are read
-from the copy: they take the same code path with another seed, so training them again would
+(``rnnsearch.setting.timed``, ``timed_column``). The further seeds' runs (the rebuild spread) are
+read from the copy: they take the same code path with another seed, so training them again would
 test nothing more and cost about as much again."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 
 from rnnlib.book import results
 from rnnlib.book.execute import resolve_all
-from rnnlib.experiments import rnnsearch
+from rnnlib.experiments.rnnsearch import setting as rnnsearch_setting
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,15 +78,15 @@ def test_the_seeds_networks_trained_again_give_the_same_numbers(
     first = results.load(out / "results")
     second = results.load(tmp_path / "out" / "results")
     names = [e["name"] for e in first.entries if e["chapter"] == "rnnsearch"]
-    assert len(names) > 100 and any(rnnsearch.timed(n) for n in names)
+    assert len(names) > 100 and any(rnnsearch_setting.timed(n) for n in names)
     differ = []
     for name in names:
         a, b = first.entry(name, "rnnsearch"), second.entry(name, "rnnsearch")
         if a["kind"] == "table":
             ta, tb = first.table(name, "rnnsearch"), second.table(name, "rnnsearch")
-            keep = [c for c in ta.columns if not rnnsearch.timed_column(c)]
+            keep = [c for c in ta.columns if not rnnsearch_setting.timed_column(c)]
             if not ta[keep].equals(tb[keep]):
                 differ.append(name)
-        elif a["value"] != b["value"] and not rnnsearch.timed(name):
+        elif a["value"] != b["value"] and not rnnsearch_setting.timed(name):
             differ.append(name)
     assert differ == [], f"two from-empty builds on one machine differ in {differ}"

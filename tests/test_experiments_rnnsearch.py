@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from rnnlib import stats
-from rnnlib.experiments import rnnsearch as R
+from rnnlib.experiments.rnnsearch import figure_2, figure_3, setting
 
 matplotlib.use("Agg")
 
@@ -21,9 +21,10 @@ def _runs(seconds: dict[str, np.ndarray], star_best: int = 6) -> SimpleNamespace
     """Runs whose RNNsearch-50 has its best dev NLL at update 3, RNNsearch-50⋆ at ``star_best``."""
     extra = {"updates": 3, "epochs": 1.0, "seconds": 1.0, "device": "CPU", "dev_nll": 1.0}
     logs = {
-        n: {"train": pd.DataFrame({"seconds": np.cumsum(seconds[n.rstrip("*")])})} for n in R.NAMES
+        n: {"train": pd.DataFrame({"seconds": np.cumsum(seconds[n.rstrip("*")])})}
+        for n in setting.NAMES
     }
-    runs = {n: SimpleNamespace(extra=dict(extra, best={"update": 3})) for n in R.NAMES}
+    runs = {n: SimpleNamespace(extra=dict(extra, best={"update": 3})) for n in setting.NAMES}
     runs["RNNsearch-50*"].extra.update(updates=8, best={"update": star_best})
     return SimpleNamespace(runs=runs, logs=logs)
 
@@ -38,7 +39,7 @@ def _ex(n_boot=50, seed=3, **p) -> SimpleNamespace:
         "updates_search": 10,
         **p,
     }
-    return SimpleNamespace(p=params, dev=list(range(40)))
+    return SimpleNamespace(P=setting.Params(**params), dev=list(range(40)))
 
 
 # -- Table 1's claims ------------------------------------------------------------------------------
@@ -73,13 +74,13 @@ def test_length_buckets_and_gaps_use_the_paired_bootstrap_within_each_bucket():
         n: stats.bleu_by_length(tr.of(n), refs, src_len, [0, 10, 20], n_boot=0)
         for n in ("RNNsearch-50", "RNNencdec-50")
     }
-    ex = SimpleNamespace(src_len=src_len, p={"n_boot": 20})
-    gaps = R.length_gaps(ex, tr, by_length)
+    ex = SimpleNamespace(src_len=src_len, P=setting.Params(n_boot=20))
+    gaps = figure_2.length_gaps(ex, tr, by_length)
     assert list(gaps["n"]) == [3, 4, 1]
     inside = stats.paired_bootstrap(search[3:7], encdec[3:7], refs[3:7], n_samples=20)
     assert gaps.loc["10-19", "diff"] == pytest.approx(inside["diff"]) and inside["diff"] > 0
     assert np.isnan(gaps.loc[">=20", "diff"])  # one sentence: no interval
-    table = R.length_buckets(by_length, gaps)
+    table = figure_2.length_buckets(by_length, gaps)
     assert list(table.columns) == [
         "sentences",
         "RNNsearch-50",
@@ -91,12 +92,12 @@ def test_length_buckets_and_gaps_use_the_paired_bootstrap_within_each_bucket():
 
 
 def test_bleu_by_length_figure_draws_a_line_and_a_band_per_network_and_the_bucket_sizes():
-    names = R.CURVES + ["phrase-based"]
+    names = figure_2.CURVES + ["phrase-based"]
     by_length = _by_length({n: [10.0 + i, 12.0, 9.0] for i, n in enumerate(names)}, [3, 4, 5])
-    fig = R.bleu_by_length_figure(by_length)
+    fig = figure_2.bleu_by_length_figure(by_length)
     ax, axn = fig.axes
     assert len(ax.get_lines()) >= len(names)
-    assert len(ax.collections) >= len(R.CURVES)  # one band per network
+    assert len(ax.collections) >= len(figure_2.CURVES)  # one band per network
     assert [t.get_text() for t in axn.get_xticklabels()] == ["0-9", "10-19", ">=20"]
     assert sorted(p.get_height() for p in axn.patches) == [3, 4, 5]
 
@@ -107,7 +108,7 @@ def test_alignment_figure_draws_one_greyscale_panel_per_item():
         {"label": f"({k})", "source": ["a", "b"], "output": ["x"], "weights": np.eye(2, 3).tolist()}
         for k in "abc"
     ]
-    fig = R.alignment_figure(items)
+    fig = figure_3.alignment_figure(items)
     used = [ax for ax in fig.axes if ax.images]
     assert len(used) == 3 and all(ax.images[0].get_cmap().name == "gray" for ax in used)
     assert [ax.get_xlabel() for ax in used] == ["(a)", "(b)", "(c)"]

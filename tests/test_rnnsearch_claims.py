@@ -1,8 +1,9 @@
-"""The claims of chapter ``rnnsearch`` (issue 23): each rule with evidence where the claim holds,
+"""The claims of chapter ``rnnsearch``: each rule with evidence where the claim holds,
 evidence where it fails, and its control, whose verdict must not be "holds"."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,8 +11,17 @@ import pytest
 import pandas as pd
 
 from rnnlib.book import claims
-from rnnlib import verdicts
-from rnnlib.experiments import rnnsearch as R
+from rnnlib import stats, verdicts
+from rnnlib.experiments.rnnsearch import (
+    budget,
+    figure_2,
+    figure_3,
+    seeds,
+    setting,
+    table_1,
+    table_2,
+    translations,
+)
 
 
 def _verdict(check):
@@ -20,10 +30,10 @@ def _verdict(check):
 
 def _runs(star_best: int = 3) -> SimpleNamespace:
     extra = {"updates": 3, "epochs": 1.0, "seconds": 60.0, "device": "CPU", "dev_nll": 1.0}
-    runs = {n: SimpleNamespace(extra=dict(extra, best={"update": 3})) for n in R.NAMES}
+    runs = {n: SimpleNamespace(extra=dict(extra, best={"update": 3})) for n in setting.NAMES}
     runs["RNNsearch-50*"].extra.update(updates=8, best={"update": star_best})
-    logs = {n: {"train": pd.DataFrame({"seconds": [1.0, 2.0]})} for n in R.NAMES}
-    arch = {n: "rnnsearch" if "search" in n else "rnnencdec" for n in R.NAMES}
+    logs = {n: {"train": pd.DataFrame({"seconds": [1.0, 2.0]})} for n in setting.NAMES}
+    arch = {n: "rnnsearch" if "search" in n else "rnnencdec" for n in setting.NAMES}
     return SimpleNamespace(runs=runs, logs=logs, arch=arch)
 
 
@@ -37,12 +47,12 @@ def _ex(**p) -> SimpleNamespace:
         "updates_search": 10,
         **p,
     }
-    return SimpleNamespace(p=params, dev=list(range(60)))
+    return SimpleNamespace(P=setting.Params(**params), dev=list(range(60)))
 
 
-def _times(search: float, encdec: float, n: int = 40) -> R.UpdateTimes:
+def _times(search: float, encdec: float, n: int = 40) -> table_2.UpdateTimes:
     rng = np.random.default_rng(0)
-    return R.UpdateTimes(
+    return table_2.UpdateTimes(
         rng.normal(search, 0.01, n),
         rng.normal(encdec, 0.01, n),
         rng.normal(encdec, 0.01, n),
@@ -56,15 +66,13 @@ def _times(search: float, encdec: float, n: int = 40) -> R.UpdateTimes:
 def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     rng = np.random.default_rng(1)
     search = rng.normal(50, 5, 60)
-    nll = {n: search + (0 if "search" in n else 3) for n in R.NAMES}
+    nll = {n: search + (0 if "search" in n else 3) for n in setting.NAMES}
     init = search + 40  # the untrained network: far worse
-    checks = {
-        c.claim: c.check for c in R.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1))
-    }
+    checks = {c.claim: c.check for c in table_2.claims(_ex(), _runs(), nll, init, _times(0.2, 0.1))}
     assert _verdict(checks["C-B-T2-1"]).verdict == verdicts.HOLDS
     assert _verdict(checks["C-B-T2-1"]).control == verdicts.FAILS
     assert "not equal time" in checks["C-B-T2-1"].note  # updates_encdec set: fixed counts
-    equal = R.table_2_claims(_ex(updates_encdec=None), _runs(), nll, init, _times(0.2, 0.1))
+    equal = table_2.claims(_ex(updates_encdec=None), _runs(), nll, init, _times(0.2, 0.1))
     note = next(c.check.note for c in equal if c.claim == "C-B-T2-1")
     assert "the paper's ratio of updates at equal time" in note and "not equal time" not in note
     assert checks["C-B-T2-2"].rule == "not_measurable"  # ⋆ is RNNsearch-50: no self-comparison
@@ -72,10 +80,8 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
     assert _verdict(checks["C-B-T2-3"]).control != verdicts.HOLDS
     assert _verdict(checks["C-B-T2-4"]).verdict == verdicts.RECORDED
     # the other way round: RNNsearch worse, and slower RNNencdec updates
-    worse = {n: search + (3 if "search" in n else 0) for n in R.NAMES}
-    fail = {
-        c.claim: c.check for c in R.table_2_claims(_ex(), _runs(), worse, init, _times(0.1, 0.2))
-    }
+    worse = {n: search + (3 if "search" in n else 0) for n in setting.NAMES}
+    fail = {c.claim: c.check for c in table_2.claims(_ex(), _runs(), worse, init, _times(0.1, 0.2))}
     assert _verdict(fail["C-B-T2-1"]).verdict == verdicts.FAILS
     assert _verdict(fail["C-B-T2-3"]).verdict == verdicts.FAILS
 
@@ -83,13 +89,13 @@ def test_table_2_claims_hold_fail_and_their_controls_do_not_hold():
 def test_table_2_claim_1_is_judged_on_every_seed_of_the_50_pair():
     rng = np.random.default_rng(4)
     search = rng.normal(50, 5, 60)
-    nll = {n: search + (0 if "search" in n else 3) for n in R.NAMES}
+    nll = {n: search + (0 if "search" in n else 3) for n in setting.NAMES}
     init = search + 40
     agree = [(4, {"RNNsearch-50": search, "RNNencdec-50": search + 2})]
     flips = [(4, {"RNNsearch-50": search + 2, "RNNencdec-50": search})]  # seed 4: worse
     judged = {}
     for name, seed_nll in (("agree", agree), ("flips", flips)):
-        checks = R.table_2_claims(_ex(), _runs(), nll, init, _times(0.2, 0.1), None, seed_nll)
+        checks = table_2.claims(_ex(), _runs(), nll, init, _times(0.2, 0.1), None, seed_nll)
         judged[name] = next(c.check for c in checks if c.claim == "C-B-T2-1")
     assert judged["agree"].rule == "across_rebuilds"
     labels = [label for label, _ in judged["agree"].evidence["checks"]]
@@ -104,10 +110,10 @@ def test_table_2_claim_1_is_judged_on_every_seed_of_the_50_pair():
 
 def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
     rng = np.random.default_rng(2)
-    nll = {n: rng.normal(50, 5, 60) for n in R.NAMES}
+    nll = {n: rng.normal(50, 5, 60) for n in setting.NAMES}
     a = rng.normal(50, 5, 30)
     star = {"RNNsearch-50": a, "RNNsearch-50*": a - 2}
-    checks = R.table_2_claims(
+    checks = table_2.claims(
         _ex(), _runs(star_best=6), nll, nll["RNNsearch-50"] + 40, _times(0.2, 0.1), star
     )
     v = _verdict(checks[1].check)
@@ -121,7 +127,7 @@ def test_table_2_claim_2_reads_held_out_sentences_with_an_identical_control():
         ({"RNNsearch-50": b - 2, "RNNsearch-50*": b}, verdicts.NOISE, "seed 4: does not hold"),
         (None, verdicts.NOISE, "seed 4: not measurable"),
     ):
-        seeded = R.table_2_claims(
+        seeded = table_2.claims(
             _ex(),
             _runs(star_best=6),
             nll,
@@ -148,18 +154,18 @@ def _translations(good: float, n: int = 60) -> SimpleNamespace:
 
     known = np.arange(n) % 3 != 0
     hyps = {}
-    for k, name in enumerate(R.NAMES):
+    for k, name in enumerate(setting.NAMES):
         share = good if "search" in name else 0.6
         lines = system(share, k if name != "RNNsearch-50*" else 3)
         hyps[(name, "all")] = lines
         hyps[(name, "no_unk")] = [h for h, m in zip(lines, known) if m]
-    tr = R.Translations(
+    tr = translations.Translations(
         [],
         {},
         hyps,
         {"all": refs, "no_unk": [r for r, m in zip(refs, known) if m]},
         known,
-        systems=list(R.NAMES),
+        systems=list(setting.NAMES),
         star_same=True,
     )
     return tr
@@ -170,14 +176,14 @@ def _tests(tr) -> dict:
 
     return {
         (a, b, s): stats.paired_bootstrap(tr.of(a, s), tr.of(b, s), tr.refs[s], n_samples=100)
-        for _, a, b in R.comparisons(tr)
-        for s in R.SUBSETS
+        for _, a, b in table_1.comparisons(tr)
+        for s in setting.SUBSETS
     }
 
 
 def test_table_1_claims_hold_above_the_floor_and_their_controls_do_not():
     tr = _translations(0.9)
-    checks = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(tr), {})}
+    checks = {c.claim: c.check for c in table_1.claims(_ex(), tr, _tests(tr))}
     v = _verdict(checks["C-B-T1-1"])
     assert v.verdict == verdicts.HOLDS and v.control == verdicts.NOISE  # identical systems: [0, 0]
     assert checks["C-B-T1-5"].rule == "not_measurable"  # ⋆ is RNNsearch-50
@@ -192,7 +198,7 @@ def test_table_1_claims_are_not_measurable_below_the_floor():
     for key in list(tr.hyps):  # every RNNencdec output empty: 0 BLEU
         if "encdec" in key[0]:
             tr.hyps[key] = ["" for _ in tr.hyps[key]]
-    checks = {c.claim: c.check for c in R.table_1_claims(_ex(), tr, _tests(tr), {})}
+    checks = {c.claim: c.check for c in table_1.claims(_ex(), tr, _tests(tr))}
     v = _verdict(checks["C-B-T1-1"])
     assert v.verdict == verdicts.UNMEASURABLE and "below the floor" in v.reason
     assert "holds" in v.reason  # the rule alone would have said it holds
@@ -200,13 +206,15 @@ def test_table_1_claims_are_not_measurable_below_the_floor():
 
 def test_no_unk_claim_fails_when_no_unk_scores_lower():
     tr = _translations(0.9)
-    good = verdicts.evaluate(replace_floor(R.no_unk_claim(_ex(), tr)))
-    for name in R.NAMES:  # the No UNK column (its own search) translated badly by every system
+    good = verdicts.evaluate(replace_floor(table_1.claim_t1_4(_ex(), tr).check))
+    for (
+        name
+    ) in setting.NAMES:  # the No UNK column (its own search) translated badly by every system
         tr.hyps[(name, "no_unk")] = [
             " ".join("zz" if i % 2 else w for i, w in enumerate(h.split()))
             for h in tr.hyps[(name, "no_unk")]
         ]
-    check = R.no_unk_claim(_ex(), tr)
+    check = table_1.claim_t1_4(_ex(), tr).check
     assert check.rule == "intervals_above"
     assert verdicts.evaluate(replace_floor(check)).verdict == verdicts.FAILS
     # the column's own translations decide, not the All column's on the same sentences
@@ -222,10 +230,10 @@ def replace_floor(check):
 # -- Fig. 2: the no-deterioration rule and its control ---------------------------------------------
 def test_no_drop_rule_holds_on_a_flat_system_and_not_on_its_cut_control():
     flat = {"diff": -0.2, "low": -0.8, "high": 0.5}
-    assert _verdict(R._no_drop_rule(flat, 2.0, "x")).verdict == verdicts.HOLDS
+    assert _verdict(figure_2._no_drop_rule(flat, 2.0, "x")).verdict == verdicts.HOLDS
     dropped = {"diff": -8.0, "low": -10.0, "high": -6.0}
-    assert _verdict(R._no_drop_rule(dropped, 2.0, "x")).verdict == verdicts.FAILS
-    cut = R.cut_translations(["a b c d", "e f g h"], np.array([1]))
+    assert _verdict(figure_2._no_drop_rule(dropped, 2.0, "x")).verdict == verdicts.FAILS
+    cut = figure_2.cut_translations(["a b c d", "e f g h"], np.array([1]))
     assert cut == ["a b c d", "e f"]
 
 
@@ -252,13 +260,13 @@ def _uniform(n: int) -> np.ndarray:
 
 
 def _sample(trained, untrained, bleu=20.0):
-    return R.AlignmentSample(trained, untrained, bleu, 1, 200)
+    return figure_3.AlignmentSample(trained, untrained, bleu, 1, 200)
 
 
 def test_alignment_claims_hold_on_monotone_weights_not_on_the_untrained_control():
     trained = [_diagonal(8, inversion=k % 4 == 0) for k in range(40)]
     untrained = [_uniform(8 + k % 3) for k in range(40)]
-    checks = {c.claim: c.check for c in R.alignment_claims(_sample(trained, untrained))}
+    checks = {c.claim: c.check for c in figure_3.claims(_sample(trained, untrained))}
     assert list(checks) == ["C-B-F3-1", "C-B-F3-4", "C-B-F3-2", "C-B-F3-3"]
     for claim, check in checks.items():
         v = _verdict(check)
@@ -272,36 +280,34 @@ def test_alignment_claims_fail_on_uniform_or_stuck_weights():
         w = np.full((9, 9), 0.01)
         w[:, 0] = 0.92
         stuck.append(w / w.sum(1, keepdims=True))
-    a = R.alignment_stats(stuck)
+    a = figure_3.alignment_stats(stuck)
     assert (a.rho == 0).all()
-    checks = {c.claim: c.check for c in R.alignment_claims(_sample(stuck, stuck))}
+    checks = {c.claim: c.check for c in figure_3.claims(_sample(stuck, stuck))}
     assert _verdict(checks["C-B-F3-1"]).verdict == verdicts.FAILS
     assert _verdict(checks["C-B-F3-2"]).verdict == verdicts.FAILS
     assert _verdict(checks["C-B-F3-4"]).verdict == verdicts.FAILS
     uniform = [_uniform(10) for _ in range(30)]
-    spread = {c.claim: c.check for c in R.alignment_claims(_sample(uniform, uniform))}
+    spread = {c.claim: c.check for c in figure_3.claims(_sample(uniform, uniform))}
     assert _verdict(spread["C-B-F3-3"]).verdict == verdicts.FAILS  # spread everywhere, not locally
 
 
 def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
     trained = [_diagonal(8) for _ in range(10)]
-    low = {c.claim: c.check for c in R.alignment_claims(_sample(trained, trained, bleu=1.0))}
+    low = {c.claim: c.check for c in figure_3.claims(_sample(trained, trained, bleu=1.0))}
     assert all(_verdict(c).verdict == verdicts.UNMEASURABLE for c in low.values())
-    empty = R.alignment_claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
+    empty = figure_3.claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
     assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
 
 
 def test_the_claims_of_figure_2_are_judged_on_every_seed():
-    from rnnlib.experiments import rnnsearch as rns
-
     def found(diff):
         c = verdicts.intervals_above([("drop", diff, diff - 0.5, diff + 0.5)])
         c = verdicts.controlled(c, "shuffled", verdicts.intervals_above([("drop", 0, -0.5, 0.5)]))
         return claims.ClaimCheck("C-B-F2-1", c, "rns-f2-claim1")
 
     mine = [found(2.0)]
-    assert rns.across_seeds(mine, [], 1) == mine
-    judged = rns.across_seeds(mine, [(2, [found(2.0)]), (3, [found(-2.0)])], 1)
+    assert seeds.across_seeds(mine, [], 1) == mine
+    judged = seeds.across_seeds(mine, [(2, [found(2.0)]), (3, [found(-2.0)])], 1)
     assert judged[0].glue == "rns-f2-claim1"
     verdict = verdicts.evaluate(judged[0].check)
     assert verdict.verdict == verdicts.NOISE
@@ -314,14 +320,14 @@ def test_the_floor_evidence_names_the_encdec_models_that_never_reach_the_floor_o
         return {"bleu": pd.DataFrame({"update": updates, "dev_bleu": list(scores)})}
 
     runs = _runs()
-    runs.logs = {n: logs(0.5, 4.0) for n in R.NAMES}
+    runs.logs = {n: logs(0.5, 4.0) for n in setting.NAMES}
     runs.logs["RNNencdec-50"] = logs(0.4, 1.2, 0.9)
-    text = R.floor_evidence_text(runs)
-    assert "RNNencdec-50 1.20 (at update 400 of 3)" in text
-    assert "RNNencdec-50 never reached the floor of 3 BLEU" in text
-    assert "RNNencdec-30 never" not in text
+    numbers = budget.floor_numbers(runs)
+    assert numbers["rns-floor-rnnencdec-50"] == (1.2, 2)
+    assert numbers["rns-floor-rnnsearch-50"] == (4.0, 2)
+    assert budget.floor_evidence_text(runs) == "**RNNencdec-50 never reached the floor on dev**"
     runs.logs["RNNencdec-50"] = logs(3.5)
-    assert "never reached" not in R.floor_evidence_text(runs)
+    assert budget.floor_evidence_text(runs) == "both RNNencdec models reached the floor on dev"
 
 
 def test_the_budget_evidence_reads_where_each_rnnsearch_run_was_lowest_and_the_star_beyond_it():
@@ -330,8 +336,8 @@ def test_the_budget_evidence_reads_where_each_rnnsearch_run_was_lowest_and_the_s
         return {"eval": pd.DataFrame({"update": updates, "dev_nll_token": list(nll)})}
 
     runs = _runs()
-    for name, budget, made in (("RNNsearch-30", 800, 600), ("RNNsearch-50", 600, 600)):
-        runs.runs[name].config = {"train": {"max_updates": budget}}
+    for name, limit, made in (("RNNsearch-30", 800, 600), ("RNNsearch-50", 600, 600)):
+        runs.runs[name].config = {"train": {"max_updates": limit}}
         runs.runs[name].extra["updates"] = made
     runs.logs = {
         "RNNsearch-30": logs(5.0, 3.9, 4.1),
@@ -339,25 +345,22 @@ def test_the_budget_evidence_reads_where_each_rnnsearch_run_was_lowest_and_the_s
         # RNNsearch-50 without the cool-down up to its update 600, then beyond it
         "RNNsearch-50*": logs(5.0, 4.0, 3.6, 3.4, 3.45),
     }
-    text = R.budget_evidence_text(runs)
-    # the budget, not the updates a run stopped at
-    assert "RNNsearch-30 had its lowest dev NLL at update 400 of its 800 (3.900 nats" in text
-    assert "4.100 at its last evaluation: it had stopped improving" in text
-    assert (
-        "RNNsearch-50 had its lowest dev NLL at update 600 of its 600 (3.500 nats a token)" in text
-    )
-    assert (
-        "went lower after RNNsearch-50's update 600, to 3.400 at update 800: RNNsearch-50 was"
-        in (text)
-    )
+    numbers = budget.budget_numbers(runs)
+    assert numbers["rns-lowest-at-rnnsearch-30"] == (400, None)
+    assert numbers["rns-lowest-rnnsearch-30"] == (3.9, 3)
+    assert numbers["rns-last-rnnsearch-30"] == (4.1, 3)  # it had stopped improving
+    assert numbers["rns-lowest-at-rnnsearch-50"] == (600, None)
+    assert numbers["rns-end-rnnsearch-50"] == (600, None)
+    assert numbers["rns-star-beyond"] == (3.4, 3)
+    text = budget.budget_evidence_text(runs)
+    assert text == "RNNsearch-50 was still learning when its budget ended"
     # lower only where RNNsearch-50⋆ is RNNsearch-50 without its cool-down: no longer budget asked
     runs.logs["RNNsearch-50*"] = logs(5.0, 4.0, 3.3, 3.55)
-    assert (
-        "went no lower after RNNsearch-50's update 600 (3.550 at best): RNNsearch-50's budget"
-        in (R.budget_evidence_text(runs))
-    )
+    assert budget.budget_evidence_text(runs) == "RNNsearch-50's budget was long enough"
+    assert budget.budget_numbers(runs)["rns-star-beyond"] == (3.55, 3)
     runs.logs["RNNsearch-50*"] = logs(5.0, 4.0, 3.3)
-    assert "made no evaluation beyond RNNsearch-50's update 600" in R.budget_evidence_text(runs)
+    assert "made no evaluation beyond" in budget.budget_evidence_text(runs)
+    assert np.isnan(budget.budget_numbers(runs)["rns-star-beyond"][0])
 
 
 R_LONGER = [("RNNsearch-50", "RNNsearch-30"), ("RNNencdec-50", "RNNencdec-30")]
@@ -372,7 +375,7 @@ def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_
     bad = {s: ["nothing"] * len(r) for s, r in good.items()}
     hyps = {"RNNsearch-50": good, "RNNsearch-30": good, "RNNencdec-50": bad, "RNNencdec-30": bad}
     tr = SimpleNamespace(of=lambda n, s="all": hyps[n][s], refs=good)
-    ex = SimpleNamespace(p={"n_boot": 50})
+    ex = SimpleNamespace(P=setting.Params(**{"n_boot": 50}))
     which = [(a, b, s) for a, b in R_LONGER for s in ("all", "no_unk")]
 
     def verdict(search_diff):
@@ -383,7 +386,7 @@ def test_a_pair_above_the_floor_that_fails_refutes_a_table_1_claim_beside_pairs_
             else {"diff": 1.0, "low": 0.5, "high": 1.5}
             for a, b, s in which
         }
-        return verdicts.evaluate(R._intervals(ex, tr, tests, which, {}))
+        return verdicts.evaluate(table_1._intervals(ex, tr, tests, which, {}))
 
     fails = verdict((-2.0, -3.0, -1.0))
     assert fails.verdict == verdicts.FAILS and "RNNsearch-50 − RNNsearch-30, All" in fails.reason
@@ -402,10 +405,10 @@ def _abba(clock: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return clock[a], clock[b]
 
 
-def _t2_3(times: R.UpdateTimes):
+def _t2_3(times: table_2.UpdateTimes):
     rng = np.random.default_rng(1)
-    nll = {n: rng.normal(50, 5, 60) for n in R.NAMES}
-    checks = R.table_2_claims(_ex(), _runs(), nll, nll["RNNsearch-50"] + 40, times)
+    nll = {n: rng.normal(50, 5, 60) for n in setting.NAMES}
+    checks = table_2.claims(_ex(), _runs(), nll, nll["RNNsearch-50"] + 40, times)
     return next(c.check for c in checks if c.claim == "C-B-T2-3")
 
 
@@ -418,11 +421,11 @@ def test_the_timing_control_is_an_a_a_session_so_a_drift_of_the_machine_cancels(
     place = np.arange(80)
     encdec, search = _abba(0.3 - 0.002 * place)  # the claim's session
     encdec_control, again = _abba(0.2 - 0.001 * place)  # the control's
-    check = _t2_3(R.UpdateTimes(search + 0.05, encdec, again, encdec_control, 3, 8))
+    check = _t2_3(table_2.UpdateTimes(search + 0.05, encdec, again, encdec_control, 3, 8))
     assert verdicts.evaluate(check).verdict == verdicts.HOLDS
     assert verdicts.evaluate(check).control != verdicts.HOLDS
     assert "identical RNNencdec" in check.control.what
-    lagged = R.stats.paired_difference(encdec_control[:-6], encdec_control[6:], 200, 1)
+    lagged = stats.paired_difference(encdec_control[:-6], encdec_control[6:], 200, 1)
     assert lagged[1] > 0  # the old control: it would have held
 
 
@@ -433,8 +436,45 @@ def test_the_timing_control_reads_its_own_session_the_second_arm_minus_the_first
     place = np.arange(80)
     encdec, search = _abba(0.3 - 0.002 * place)
     encdec_control, again = _abba(0.2 - 0.001 * place)
-    check = _t2_3(R.UpdateTimes(search + 0.05, encdec, again + 0.01, encdec_control, 3, 8))
+    check = _t2_3(table_2.UpdateTimes(search + 0.05, encdec, again + 0.01, encdec_control, 3, 8))
     assert verdicts.evaluate(check).control == verdicts.HOLDS
     assert verdicts.evaluate(check).verdict == verdicts.UNMEASURABLE
     ((label, diff, low, high),) = check.control.check.evidence["tests"]
     assert diff == pytest.approx(0.01) and low > 0
+
+
+def test_every_claim_of_paper_b_has_one_function_in_its_items_module():
+    """``claim_<item>_<k>`` of C-B-<ITEM>-<k> lives in the item's module, with a docstring that
+    names the claim and quotes paper B (its sentence, caption or printed numbers)."""
+    import importlib
+    import inspect
+
+    modules = {
+        "T1": "table_1",
+        "T2": "table_2",
+        "T3": "table_3",
+        "F2": "figure_2",
+        "F3": "figure_3",
+    }
+    ids = [c for c in claims.CLAIMS if c.startswith("C-B-")]
+    assert ids
+    for claim in ids:
+        item, k = claim.split("-")[2:]
+        module = importlib.import_module(f"rnnlib.experiments.rnnsearch.{modules[item]}")
+        fn = getattr(module, f"claim_{item.lower()}_{k}")
+        doc = inspect.getdoc(fn)
+        assert doc.startswith(claim) and re.search(r"\bB\s(§|Table|Fig)", doc), claim
+        assert len(inspect.getsource(fn).splitlines()) <= 45, claim
+
+
+def test_rnnsearch_50_stars_numbers_and_words():
+    runs = _runs()  # RNNsearch-50⋆'s best is RNNsearch-50's: the same parameters
+    runs.runs["RNNsearch-50*"].extra["stopped"] = "early_stopping"
+    assert table_2.star_numbers(runs) == {"rns-star-best": (3, None), "rns-star-more": (5, None)}
+    assert table_2.star_same_word(runs) == "**delivers RNNsearch-50's parameters**"
+    assert table_2.star_stopped(runs).startswith("stopped early")
+    assert table_2.star_test_nll(None, runs) is None  # no test NLL to read: no comparison
+    other = _runs(star_best=6)
+    other.runs["RNNsearch-50*"].extra["stopped"] = "max_updates"
+    assert table_2.star_same_word(other) == "delivers parameters of its own"
+    assert "update limit" in table_2.star_stopped(other)

@@ -1,10 +1,11 @@
-"""Issue 24's design of paper B's experiment: equal training time from the paper's Table 2, the
-recipe runs and their rule, the minimum length of the papers' code, the brevity penalty in
-Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made inputs."""
+"""The design of paper B's experiment at a small scale: equal training time from the paper's
+Table 2, the recipe runs and their rule, the minimum length of the papers' code, the brevity
+penalty in Table 1, Fig. 2's relative view, Table 3's and Fig. 3's choices. Small hand-made
+inputs."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, fields, replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -17,44 +18,60 @@ from rnnlib import search, stats
 from rnnlib.bleu import corpus_bleu
 from rnnlib.book import papers
 from rnnlib import verdicts
-from rnnlib.experiments import rnnsearch as R
-from rnnlib.experiments import rnnsearch_design as D
+from rnnlib.experiments.rnnsearch import (
+    budget,
+    figure_2,
+    figure_3,
+    recipe,
+    seeds,
+    setting,
+    table_1,
+    table_2,
+    table_3,
+    training,
+)
 
 
 # -- equal time ------------------------------------------------------------------------------------
 def test_the_equal_time_ratio_is_the_papers_ratio_of_updates_per_hour():
     t2 = papers.B_TABLE2
     rate = {n: t2[n]["updates"] / t2[n]["hours"] for n in t2}
-    assert D.paper_rate_ratio("short") == pytest.approx(rate["RNNenc-30"] / rate["RNNsearch-30"])
-    assert D.paper_rate_ratio("long") == pytest.approx(rate["RNNenc-50"] / rate["RNNsearch-50"])
+    assert training.paper_rate_ratio("short") == pytest.approx(
+        rate["RNNenc-30"] / rate["RNNsearch-30"]
+    )
+    assert training.paper_rate_ratio("long") == pytest.approx(
+        rate["RNNenc-50"] / rate["RNNsearch-50"]
+    )
     # RNNencdec made about twice the updates in the same time
-    assert 1.5 < D.paper_rate_ratio("short") < D.paper_rate_ratio("long") < 2.5
+    assert 1.5 < training.paper_rate_ratio("short") < training.paper_rate_ratio("long") < 2.5
 
 
 def test_encdec_updates_follow_the_ratio_unless_set():
-    ratio = D.paper_rate_ratio("long")
-    assert D.equal_time_updates(1000, None, "long") == round(1000 * ratio)
-    assert D.equal_time_updates(1000, 777, "long") == 777
+    ratio = training.paper_rate_ratio("long")
+    assert training.equal_time_updates(1000, None, "long") == round(1000 * ratio)
+    assert training.equal_time_updates(1000, 777, "long") == 777
     ex = SimpleNamespace(
-        p={"updates_search": 100, "updates_encdec": None, "len_short": 30, "len_long": 50}
+        P=setting.Params(
+            **{"updates_search": 100, "updates_encdec": None, "len_short": 30, "len_long": 50}
+        )
     )
-    specs = R.run_specs(ex)
+    specs = training.run_specs(ex)
     assert specs["RNNsearch-30"][2] == specs["RNNsearch-50"][2] == 100
-    assert specs["RNNencdec-30"][2] == round(100 * D.paper_rate_ratio("short"))
-    assert specs["RNNencdec-50"][2] == round(100 * D.paper_rate_ratio("long"))
-    assert "equal time" in R.updates_text(ex)
-    ex.p["updates_encdec"] = 100
-    assert R.run_specs(ex)["RNNencdec-50"][2] == 100
-    assert "not equal time" in R.updates_text(ex)
+    assert specs["RNNencdec-30"][2] == round(100 * training.paper_rate_ratio("short"))
+    assert specs["RNNencdec-50"][2] == round(100 * training.paper_rate_ratio("long"))
+    assert "equal time" in training.updates_text(ex)
+    ex.P = replace(ex.P, updates_encdec=100)
+    assert training.run_specs(ex)["RNNencdec-50"][2] == 100
+    assert "not equal time" in training.updates_text(ex)
 
 
 # -- the recipe runs -------------------------------------------------------------------------------
 def test_recipe_runs_parse_and_reject_bad_entries_by_name():
-    assert D.parse_recipe_runs("0/none, 0.3/0.5") == [(0.0, None), (0.3, 0.5)]
-    assert D.parse_recipe_runs("") == [] and D.parse_recipe_runs(None) == []
+    assert training.parse_recipe_runs("0/none, 0.3/0.5") == [(0.0, None), (0.3, 0.5)]
+    assert training.parse_recipe_runs("") == [] and training.parse_recipe_runs(None) == []
     for bad in ("0.3", "x/none", "0.3/2", "1.0/none", "0/0.5/1"):
         with pytest.raises(ValueError, match="recipe_runs"):
-            D.parse_recipe_runs(bad)
+            training.parse_recipe_runs(bad)
 
 
 def _candidate(best_nll: float, best_update: int):
@@ -70,57 +87,72 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     monkeypatch,
 ):
     cands = {(0.3, 0.5): _candidate(3.6, 200), (0.0, None): _candidate(3.5, 100)}
-    table, winner = D.recipe_runs_table(cands, chosen=(0.3, 0.5))
+    table, winner = recipe.recipe_runs_table(cands, chosen=(0.3, 0.5))
     assert winner == (0.0, None)
-    assert table.loc[D.recipe_label(0.0, None), "lowest dev NLL"] == "←"
-    assert table.loc[D.recipe_label(0.3, 0.5), "the chapter's"] == "yes"
-    assert table.loc[D.recipe_label(0.0, None), "dev BLEU (greedy, at best)"] == 1.0
-    ex = SimpleNamespace(p={"dropout": 0.3, "lr_decay": 0.5})
-    runs = SimpleNamespace(recipe={k: v[0] for k, v in cands.items()})
+    assert table.loc[recipe.recipe_label(0.0, None), "lowest dev NLL"] == "←"
+    assert table.loc[recipe.recipe_label(0.3, 0.5), "the chapter's"] == "yes"
+    assert table.loc[recipe.recipe_label(0.0, None), "dev BLEU (greedy, at best)"] == 1.0
+    ex = SimpleNamespace(P=setting.Params(**{"dropout": 0.3, "lr_decay": 0.5}))
+    runs = SimpleNamespace(recipes={k: v[0] for k, v in cands.items()})
     logs = {id(v[0]): v[1] for v in cands.values()}
-    monkeypatch.setattr(R, "run_logs", lambda art: logs[id(art)])
-    _, text = R.recipe_evidence(ex, runs)
-    assert "does not pick the chapter's recipe" in text
+    monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
+    table = recipe.recipe_candidates(ex, runs)
+    own = recipe.own_recipe(ex)
+    assert recipe.candidate_word(table, own, "recipe").startswith(
+        "**does not pick the chapter's recipe**"
+    )
+    numbers = recipe.candidate_numbers(table, own, "rns-recipe")
+    assert numbers == {"rns-recipe-own": (3.6, 3), "rns-recipe-other": (3.5, 3)}
 
 
 def test_dropouts_parse_and_reject_bad_entries_by_name():
-    assert D.parse_dropouts("0.1, 0.3", "dropout_runs_long") == [0.1, 0.3]
-    assert D.parse_dropouts("", "x") == [] and D.parse_dropouts(None, "x") == []
+    assert training.parse_dropouts("0.1, 0.3", "dropout_runs_long") == [0.1, 0.3]
+    assert training.parse_dropouts("", "x") == [] and training.parse_dropouts(None, "x") == []
     for bad in ("0.1/0.5", "x", "1.0", "-0.1"):
         with pytest.raises(ValueError, match="dropout_runs_long"):
-            D.parse_dropouts(bad, "dropout_runs_long")
+            training.parse_dropouts(bad, "dropout_runs_long")
 
 
 def test_the_long_dropout_rule_reads_dev_and_says_when_it_is_not_the_chapters(monkeypatch):
     cands = {0.3: _candidate(2.9, 1800), 0.1: _candidate(2.7, 1800)}
     logs = {id(v[0]): v[1] for v in cands.values()}
-    monkeypatch.setattr(R, "run_logs", lambda art: logs[id(art)])
+    monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
     runs = SimpleNamespace(dropout_long={k: v[0] for k, v in cands.items()})
     p = {"dropout": 0.3, "lr_decay": 0.5, "dropout_long": None}
-    table, text = R.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.3), runs)
+    what = "dropout of the -50 models"
+    ex = SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.3)
+    table = recipe.dropout_long_candidates(ex, runs)
     assert list(table.index) == [0.3, 0.1]
     assert table.loc[0.1, "lowest dev NLL"] == "←" and table.loc[0.3, "the chapter's"] == "yes"
-    assert "does not pick the chapter's dropout of the -50 models" in text and "0.1" in text
+    assert recipe.candidate_word(table, 0.3, what).startswith(
+        f"**does not pick the chapter's {what}"
+    )
+    assert recipe.candidate_numbers(table, 0.3, "x") == {"x-own": (2.9, 3), "x-other": (2.7, 3)}
     p["dropout_long"] = 0.1
-    _, text = R.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.1), runs)
-    assert text.startswith("the chapter's dropout of the -50 models (0.1)")
-    alone = SimpleNamespace(dropout_long={0.1: cands[0.1][0]})
-    _, text = R.dropout_long_evidence(SimpleNamespace(p=p, dropout_of=lambda n: 0.1), alone)
-    assert "nothing was chosen on dev" in text
+    ex = SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1)
+    table = recipe.dropout_long_candidates(ex, runs)
+    assert recipe.candidate_word(table, 0.1, what) == f"picks the chapter's {what}"
+    alone = recipe.dropout_long_candidates(ex, SimpleNamespace(dropout_long={0.1: cands[0.1][0]}))
+    assert "nothing was chosen on dev" in recipe.candidate_word(alone, 0.1, what)
+    assert np.isnan(recipe.candidate_numbers(alone, 0.1, "x")["x-other"][0])
 
 
 # -- the cool-down ---------------------------------------------------------------------------------
 def test_the_cooldown_is_a_share_of_the_budget_beginning_on_the_evaluation_grid():
-    assert D.cooldown_updates(None, 1800, 200) is None
-    assert D.cooldown_updates(0.25, 1800, 200) == 400  # from 1,400 (1,350 to the nearest 200)
-    assert D.cooldown_updates(0.25, 2400, 200) == 600  # from 1,800
-    assert D.cooldown_updates(0.25, 12, 10) == 2  # from 10: on the grid, off a budget that is not
-    assert D.cooldown_updates(0.01, 1800, 200) == 200  # at least one evaluation interval
-    assert D.cooldown_updates(0.9, 1800, 200) == 1600
-    assert D.cooldown_updates(0.5, 100, 200) == 100  # a budget shorter than an interval: all of it
+    assert setting.cooldown_updates(None, 1800, 200) is None
+    assert setting.cooldown_updates(0.25, 1800, 200) == 400  # from 1,400 (1,350 to the nearest 200)
+    assert setting.cooldown_updates(0.25, 2400, 200) == 600  # from 1,800
+    assert (
+        setting.cooldown_updates(0.25, 12, 10) == 2
+    )  # from 10: on the grid, off a budget that is not
+    assert setting.cooldown_updates(0.01, 1800, 200) == 200  # at least one evaluation interval
+    assert setting.cooldown_updates(0.9, 1800, 200) == 1600
+    assert (
+        setting.cooldown_updates(0.5, 100, 200) == 100
+    )  # a budget shorter than an interval: all of it
     for bad in (0.0, 1.0, -0.2):
         with pytest.raises(ValueError, match="parameter 'cooldown'"):
-            D.cooldown_updates(bad, 1800, 200)
+            setting.cooldown_updates(bad, 1800, 200)
 
 
 def _cooldown_run(nlls: list[float], lr: float, cooldown: tuple[int, int] | None, **extra):
@@ -155,34 +187,36 @@ def test_the_cooldown_evidence_reads_the_branch_at_the_same_update_and_says_what
     )
     # RNNsearch-50⋆ branched at 800: at the full rate to 1,200, its own cool-down from 1,200 on
     star = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
-    table, text = D.cooldown_table(cooled, star)
+    table, text = recipe.cooldown_table(cooled, star)
     assert table["update"].tolist() == [1200, 1200]
     assert table["dev NLL per token"].tolist() == [2.7, 3.0]
     assert table["dev BLEU (greedy)"].tolist() == [50.0, 50.0]
-    assert "lowers RNNsearch-50's dev NLL" in text and "the rule keeps it" in text
+    assert text == "the cool-down lowers it: the rule keeps it"
     # a cool-down that does not help is said to be dropped
     worse = _cooldown_run(
         [5, 4, 3.5, 3.2, 3.3, 3.4], 0.003, (400, 1200), extra={"trunk_update": 800}
     )
-    _, text = D.cooldown_table(worse, star)
-    assert "does not lower" in text and "should be None" in text
+    _, text = recipe.cooldown_table(worse, star)
+    assert text.startswith("**the cool-down does not lower it**")
     # no control: a continuation from the end, or one whose own cool-down began too early
     end = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600))
-    assert D.cooldown_table(cooled, end)[0] is None
+    assert recipe.cooldown_table(cooled, end)[0] is None
     early = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0], 0.003, (600, 1200), branch="trunk")
-    table, text = D.cooldown_table(cooled, early)
-    assert table is None and "began at update 600" in text
+    table, text = recipe.cooldown_table(cooled, early)
+    assert table is None and "own cool-down began before" in text
     short = _cooldown_run([5, 4, 3.5, 3.2, 3.1], 0.003, (400, 1600), branch="trunk")
-    table, text = D.cooldown_table(cooled, short)
-    assert table is None and "it stopped before" in text
+    table, text = recipe.cooldown_table(cooled, short)
+    assert table is None and "RNNsearch-50⋆ has no scheduled dev evaluation" in text
     off = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
     off[1]["eval"]["update"] += 50  # evaluations at 250, 450, ...: none at 1,200
-    table, text = D.cooldown_table(cooled, off)
-    assert table is None and "RNNsearch-50⋆ has no" in text and "not on the grid" in text
+    table, text = recipe.cooldown_table(cooled, off)
+    assert table is None and "RNNsearch-50⋆ has no" in text
     own = _cooldown_run([5, 4, 3.5, 3.2, 2.9, 2.7], 0.003, (400, 1200), extra={"trunk_update": 800})
     own[1]["eval"].loc[5, "scheduled"] = False  # a last update off the grid: evaluated at the end
-    table, text = D.cooldown_table(own, star)
-    assert table is None and text.startswith("RNNsearch-50 has no scheduled dev evaluation")
+    table, text = recipe.cooldown_table(own, star)
+    assert (
+        table is None and text == "not compared: RNNsearch-50 has no scheduled dev evaluation there"
+    )
 
 
 def _encdec(nlls, lr, budget=None, **extra):
@@ -201,63 +235,71 @@ def _encdec(nlls, lr, budget=None, **extra):
 def test_encdec_lr_evidence_reads_each_whole_runs_delivered_dev_nll():
     own = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)  # the chapter's run: lowest at its end
     other = _encdec([5.1, 4.3, 4.35, 4.4, 4.5], 0.003)  # at lr: ahead at 400, behind at the end
-    table, text = D.encdec_lr_table(own, other)
+    table, text = recipe.encdec_lr_table(own, other)
     assert table["lr"].tolist() == [0.001, 0.003]
     assert table["lowest dev NLL per token"].tolist() == [4.2, 4.3]
     assert table["at update"].tolist() == [1000, 400]
     assert table["updates made"].tolist() == [1000, 1000]
     assert table["dev BLEU (greedy) there"].tolist() == [40.0, 10.0]
     assert table["the chapter's"].tolist() == ["yes", ""]
-    assert "delivers a dev NLL of 4.200 nats a token at its own rate (0.001)" in text
-    assert "4.300 at RNNsearch's (0.003)" in text and "the rule keeps RNNencdec's own" in text
-    assert "stopped" not in text
+    assert text == "the rule keeps RNNencdec's own rate"
+    assert table["stopped early"].tolist() == ["", ""]
     # the other rate delivering less: the rule drops the own rate, and the sentence is bold
     better = _encdec([5.1, 4.3, 4.1, 4.0, 4.05], 0.003)
-    table, text = D.encdec_lr_table(own, better)
+    table, text = recipe.encdec_lr_table(own, better)
     assert table["lowest dev NLL per token"].tolist() == [4.2, 4.0]
     assert text.startswith("**") and "`lr_encdec` should be None" in text
     # a run the schedule stopped early is read at what it delivered, and the sentence says so,
     # and whether it stopped before its cool-down
     stopped = _encdec([5, 4.6, 4.5], 0.001, budget=1000, stopped="lr_min")
-    table, text = D.encdec_lr_table(stopped, other)
+    table, text = recipe.encdec_lr_table(stopped, other)
     assert table["updates made"].tolist() == [600, 1000]
-    assert "at rate 0.001 the run stopped at update 600 of 1,000 (lr_min)" in text
+    assert table["budget"].tolist() == [1000, 1000]
+    assert table["stopped early"].tolist() == ["lr_min", ""]
     assert text.startswith("**")  # 4.5 against 4.3
     stopped[1].config["train"].update(lr_cooldown=300, lr_cooldown_end=1000)
-    _, text = D.encdec_lr_table(stopped, other)
-    assert "(lr_min, before its cool-down over updates 701-1,000)" in text
+    table, _ = recipe.encdec_lr_table(stopped, other)
+    assert table["stopped early"].tolist() == ["lr_min, before its cool-down", ""]
     # the delivered parameters are the run's record (extra["best"]), here an unscheduled last
     # evaluation below every scheduled one
     last = _encdec([5, 4.6, 4.4, 4.3, 4.2], 0.001)
     last[2]["eval"].loc[4, "scheduled"] = False
     last[1].extra["best"] = {"update": 1000, "dev_nll_token": 4.2, "scheduled": False}
-    table, _ = D.encdec_lr_table(last, other)
+    table, _ = recipe.encdec_lr_table(last, other)
     assert table["lowest dev NLL per token"].tolist() == [4.2, 4.3]
     # without a dev BLEU curve the sentence has no BLEU aside (no "nan")
     for run in (own, other):
         run[2]["bleu"] = run[2]["bleu"].iloc[0:0]
-    table, text = D.encdec_lr_table(own, other)
+    table, text = recipe.encdec_lr_table(own, other)
     assert table["dev BLEU (greedy) there"].isna().all()
     assert "nan" not in text and "BLEU" not in text
 
 
-def _experiment(**params) -> R.RNNsearchExperiment:
+def _experiment(**params) -> setting.RNNsearchExperiment:
     """An RNNsearchExperiment whose ``train_config`` is the real one, from the cpu profile's
     parameters (``params`` on top), without a corpus."""
+    return _profile_experiment("cpu", **params)
+
+
+def _profile_experiment(profile: str, **params) -> setting.RNNsearchExperiment:
+    """:func:`_experiment` under ``profile`` (``None``: the chapter's defaults)."""
     from pathlib import Path
 
     from rnnlib.book.execute import resolve_all
-    from rnnlib.config import config_subset, load_config
+    from rnnlib.book.params import typed
 
-    _, resolved = resolve_all(Path(__file__).parents[1], "cpu", [], ["rnnsearch"])
-    ex = R.RNNsearchExperiment.__new__(R.RNNsearchExperiment)
-    ex.p = {**resolved["rnnsearch"], **params}
+    if profile is None:
+        values = {**asdict(setting.Params()), **params}
+    else:
+        _, resolved = resolve_all(Path(__file__).parents[1], profile, [], ["rnnsearch"])
+        values = {**resolved["rnnsearch"], **params}
+    ex = setting.RNNsearchExperiment.__new__(setting.RNNsearchExperiment)
+    ex.P = typed(setting.Params, values, "rnnsearch")
     ex.device, ex.bf16 = torch.device("cpu"), False
-    ex.config = lambda cls, **kw: load_config(cls, {**config_subset(cls, ex.p), **kw}, "test")
     return ex
 
 
-def _without_data(ex: R.RNNsearchExperiment, monkeypatch) -> None:
+def _without_data(ex: setting.RNNsearchExperiment, monkeypatch) -> None:
     """Give ``ex`` a stand-in corpus of 9 words and no cache, dev set or pairs, for tests whose
     ``train_run`` is replaced."""
     ex.cache, ex.dev, ex.dev_index = None, None, []
@@ -267,7 +309,7 @@ def _without_data(ex: R.RNNsearchExperiment, monkeypatch) -> None:
         src_vocab=[0] * 9,
         tgt_vocab=[0] * 9,
     )
-    monkeypatch.setattr(R, "length_filter", lambda pairs, n: [])
+    monkeypatch.setattr(training, "length_filter", lambda pairs, n: [])
 
 
 def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatch):
@@ -278,13 +320,13 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
     # every run a training function starts gets its architecture's rate
     trained = []
     monkeypatch.setattr(
-        R,
+        training,
         "train_run",
         lambda cache, kind, config, model, train, *a, **kw: (trained.append((model.arch, train))),
     )
     _without_data(ex, monkeypatch)
     for name in ("RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"):
-        R._run(ex, name)
+        training.train_model(ex, name)
     assert [(a, t.lr) for a, t in trained] == [
         ("rnnencdec", 0.001),
         ("rnnencdec", 0.001),
@@ -294,9 +336,9 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
     # the check: RNNencdec-30 at RNNsearch's rate, as the chapter's RNNencdec-30 in every other
     # respect (its budget, 2,979 at 1,600 search updates, and its cool-down from 2,200)
     trained.clear()
-    assert R._encdec_check_wanted(ex)
-    R._encdec_check(ex)
-    R._run(ex, "RNNencdec-30")
+    assert training._encdec_check_wanted(ex)
+    training._encdec_check(ex)
+    training.train_model(ex, "RNNencdec-30")
     (arch, check), (_, chapters) = trained
     assert arch == "rnnencdec" and check.lr == 0.003 and chapters.lr == 0.001
     assert check.max_updates == chapters.max_updates == 2979
@@ -304,38 +346,40 @@ def test_rnnencdec_trains_at_its_own_rate_and_the_check_at_rnnsearchs(monkeypatc
     assert check.lr_cooldown_end == 2979
     assert replace(check, lr=chapters.lr) == chapters  # the rate is all that differs
     for off in ({"encdec_lr_check": False}, {"lr_encdec": None}, {"lr_encdec": 0.003}):
-        ex.p.update({"encdec_lr_check": True, "lr_encdec": 0.001, **off})
-        assert not R._encdec_check_wanted(ex) and R._encdec_check(ex) is None
+        ex.P = replace(ex.P, **{"encdec_lr_check": True, "lr_encdec": 0.001, **off})
+        assert not training._encdec_check_wanted(ex) and training._encdec_check(ex) is None
 
 
 def test_table_2s_last_rate_is_the_one_the_last_update_used():
     cooled, logs = _cooldown_run([5, 4, 3], 0.004, (200, 600))
-    assert R.last_rate(cooled, logs["eval"]) == pytest.approx(0.004 / 201)
+    assert table_2.last_rate(cooled, logs["eval"]) == pytest.approx(0.004 / 201)
     plain, logs = _cooldown_run([5, 4, 3], 0.004, None)
-    assert R.last_rate(plain, logs["eval"]) == pytest.approx(0.004)
-    assert np.isnan(R.last_rate(plain, pd.DataFrame({"update": []})))
+    assert table_2.last_rate(plain, logs["eval"]) == pytest.approx(0.004)
+    assert np.isnan(table_2.last_rate(plain, pd.DataFrame({"update": []})))
 
 
 def test_star_branches_from_the_trunk_when_rnnsearch_50_kept_one(monkeypatch):
     calls = []
-    monkeypatch.setattr(R, "_run", lambda ex, name, train, **kw: calls.append(kw) or kw)
+    monkeypatch.setattr(
+        training, "train_model", lambda ex, name, train, **kw: calls.append(kw) or kw
+    )
     ex = SimpleNamespace(
-        p={"updates_star": 2400, "updates_search": 1800, "star_patience": 4},
+        P=setting.Params(**{"updates_star": 2400, "updates_search": 1800, "star_patience": 4}),
         train_config=lambda updates, **kw: ("config", updates, kw),
     )
     with_trunk = SimpleNamespace(extra={"updates": 1800, "trunk_update": 1400})
-    assert R._star_run(ex, with_trunk)["branch"] == "trunk"
-    assert R._star_run(ex, SimpleNamespace(extra={"updates": 1800}))["branch"] == "end"
+    assert training.train_star(ex, with_trunk)["branch"] == "trunk"
+    assert training.train_star(ex, SimpleNamespace(extra={"updates": 1800}))["branch"] == "end"
     assert all(c["parent"] is not None for c in calls)
     # the same best update after the branch is another model's parameters
     search50 = SimpleNamespace(extra={"best": {"update": 1800}, "trunk_update": 1400})
     star = SimpleNamespace(extra={"best": {"update": 1800}, "branch": "trunk"})
-    assert not R._same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
+    assert not training.same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
     search50.extra["best"]["update"] = star.extra["best"]["update"] = 1200  # before the branch
-    assert R._same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
+    assert training.same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
     star.extra.pop("branch")
     star.extra["best"]["update"] = 1200
-    assert R._same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
+    assert training.same_best({"RNNsearch-50": search50, "RNNsearch-50*": star})
 
 
 # -- decoding as the papers' code ------------------------------------------------------------------
@@ -401,7 +445,7 @@ def test_relative_view_divides_each_curve_by_its_own_shortest_kept_bucket():
             "bleu": [50.0, 20.0, 10.0],
         }
     )
-    rel = R.relative_by_length({"RNNsearch-50": t})
+    rel = figure_2.relative_by_length({"RNNsearch-50": t})
     assert rel["bucket"].tolist() == ["10-19", ">=20"]  # the 5-sentence bucket is too small
     assert rel["relative"].tolist() == pytest.approx([1.0, 0.5])
 
@@ -411,17 +455,17 @@ def test_table_3_takes_the_longest_sentences_inside_the_50_token_filter():
     src_len = np.array([60, 45, 31, 29, 50, 48])
     tgt_len = np.array([70, 44, 30, 30, 51, 47])
     ex = SimpleNamespace(
-        p={"len_short": 30, "len_long": 50, "n_long": 2},
+        P=setting.Params(**{"len_short": 30, "len_long": 50, "n_long": 2}),
         src_len=src_len,
         n_test=6,
         test=np.arange(6),
         corpus=SimpleNamespace(test=SimpleNamespace(tgt=SimpleNamespace(lengths=tgt_len))),
     )
     # 60 is beyond the filter, 50 has a 51-token target, 29 is a "-30" sentence
-    assert R.longest_sentences(ex).tolist() == [5, 1]
-    ex.p["n_long"] = 5
-    assert R.longest_sentences(ex).tolist() == [5, 1, 2]
-    assert list(R.paper_table_3().index.get_level_values(1)) == [
+    assert table_3.longest_sentences(ex).tolist() == [5, 1]
+    ex.P = replace(ex.P, n_long=5)
+    assert table_3.longest_sentences(ex).tolist() == [5, 1, 2]
+    assert list(table_3.paper_table_3().index.get_level_values(1)) == [
         "source",
         "reference",
         "RNNenc-50",
@@ -435,7 +479,7 @@ def test_reordered_sentences_follow_the_reordering_rule_of_c_b_f3_2():
     ex = SimpleNamespace(test=np.arange(3))
     tr = SimpleNamespace(known=np.array([True, False, True]))
     sample = SimpleNamespace(trained=[eye, swapped])
-    assert R.reordered_sentences(ex, tr, sample).tolist() == [2]
+    assert figure_3.reordered_sentences(ex, tr, sample).tolist() == [2]
 
 
 def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
@@ -443,7 +487,7 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     systems = {"RNNsearch-50": a, "RNNencdec-50": b}
     tr = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": systems[n])
     ex = SimpleNamespace(
-        p={"seed": 1, "bucket_width": 10, "bucket_last": 20, "n_boot": 200},
+        P=setting.Params(**{"seed": 1, "bucket_width": 10, "bucket_last": 20, "n_boot": 200}),
         src_len=lengths,
         n_test=len(refs),
     )
@@ -451,10 +495,10 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     by_length = {
         n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in systems.items()
     }
-    gaps = R.length_gaps(ex, tr, by_length)
-    slopes = R.length_slopes(ex, tr)
+    gaps = figure_2.length_gaps(ex, tr, by_length)
+    slopes = figure_2.length_slopes(ex, tr)
     assert slopes["diff"] > 0 and slopes["low"] > 0
-    _, checks = R.figure_2_claims(ex, tr, by_length, gaps, slopes)
+    checks = figure_2.claims(ex, tr, by_length, gaps, slopes)
     check = next(c.check for c in checks if c.claim == "C-B-F2-2")
     verdict = verdicts.evaluate(check)
     assert verdict.verdict == verdicts.HOLDS and verdict.control != verdicts.HOLDS
@@ -462,12 +506,12 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
     swapped = {"RNNsearch-50": b, "RNNencdec-50": a}
     tr2 = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": swapped[n])
     by2 = {n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in swapped.items()}
-    _, checks2 = R.figure_2_claims(ex, tr2, by2, R.length_gaps(ex, tr2, by2))
+    checks2 = figure_2.claims(ex, tr2, by2, figure_2.length_gaps(ex, tr2, by2))
     check2 = next(c.check for c in checks2 if c.claim == "C-B-F2-2")
     assert verdicts.evaluate(check2).verdict == verdicts.FAILS
 
 
-# -- the rebuild spread (issue 28) -----------------------------------------------------------------
+# -- the rebuild spread ----------------------------------------------------------------------------
 def _seed_runs(n_seeds: int, short_own: list[bool] | None = None):
     """Seeds whose RNNsearch (both lengths) is perfect and whose RNNencdec gets one sentence
     right from seed 2 on; ``short_own``: which seeds have their own "-30" pair."""
@@ -475,21 +519,21 @@ def _seed_runs(n_seeds: int, short_own: list[bool] | None = None):
     good = list(refs)
     bad = ["the dog", "a cat sat", "we at home"]
     hyps = {}
-    for subset in R.SUBSETS:
+    for subset in setting.SUBSETS:
         hyps[("RNNsearch-50", subset)] = [good] * n_seeds
         hyps[("RNNencdec-50", subset)] = [bad] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
         hyps[("RNNsearch-50*", subset)] = [good] + [[refs[0], *bad[1:]]] * (n_seeds - 1)
         hyps[("RNNsearch-30", subset)] = [good] * n_seeds
         hyps[("RNNencdec-30", subset)] = [bad] + [[*bad[:2], refs[2]]] * (n_seeds - 1)
     tr = SimpleNamespace(refs={"all": refs, "no_unk": refs})
-    seeds = list(range(1, n_seeds + 1))
+    seed_list = list(range(1, n_seeds + 1))
     own = short_own if short_own is not None else [True] + [False] * (n_seeds - 1)
-    return R.SeedRuns(seeds, hyps, [], short_own=own), tr
+    return seeds.SeedRuns(seed_list, hyps, [], short_own=own), tr
 
 
 def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
     sr, tr = _seed_runs(3)
-    table = R.seed_spread(sr, tr)
+    table = seeds.seed_spread(sr, tr)
     assert list(table.index) == ["1", "2", "3", "mean", "sd"]
     per_seed = table.loc[["1", "2", "3"], "RNNencdec-50, All"].astype(float)
     assert table.loc["mean", "RNNencdec-50, All"] == pytest.approx(per_seed.mean(), abs=0.01)
@@ -498,13 +542,15 @@ def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
     star = table.loc[["1", "2", "3"], "RNNsearch-50⋆, No UNK"].astype(float).tolist()
     assert star[0] == 100 and star[1:] == table.loc[["2", "3"], "RNNencdec-50, No UNK"].tolist()
     one, tr1 = _seed_runs(1)
-    assert list(R.seed_spread(one, tr1).index) == ["1"] and R.seed_tests(None, one, tr1) == {}
+    assert (
+        list(seeds.seed_spread(one, tr1).index) == ["1"] and seeds.seed_tests(None, one, tr1) == {}
+    )
 
 
 def test_seed_tests_widen_the_interval_by_the_seeds_spread():
     sr, tr = _seed_runs(3)
-    ex = SimpleNamespace(p={"n_boot": 200})
-    tests = R.seed_tests(ex, sr, tr)
+    ex = SimpleNamespace(P=setting.Params(**{"n_boot": 200}))
+    tests = seeds.seed_tests(ex, sr, tr)
     res = tests[("RNNsearch-50", "RNNencdec-50", "all")]
     assert res["seeds"] == 3 and res["se_seeds"] > 0
     direct = stats.seeds_and_sentences(
@@ -515,48 +561,53 @@ def test_seed_tests_widen_the_interval_by_the_seeds_spread():
 
 def test_spread_numbers_are_the_seeds_sd_beside_table_1s_numbers():
     sr, tr = _seed_runs(3)
-    numbers = R.spread_numbers(sr, tr)
+    numbers = seeds.spread_numbers(sr, tr)
     scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-50", "all")]]
     assert numbers["rns-bleu-rnnencdec-50-spread"][0] == pytest.approx(np.std(scores, ddof=1))
     assert numbers["rns-bleu-rnnencdec-50-spread-n"] == (3, None)
     assert numbers["rns-bleu-rnnsearch-50star-spread"][0] > 0  # RNNsearch-50⋆'s spread too
-    assert R.spread_numbers(*_seed_runs(1)) == {}
+    assert seeds.spread_numbers(*_seed_runs(1)) == {}
 
 
 def test_schedule_text_counts_the_cuts_of_each_run():
     evals = {
-        n: pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 3e-3, 3e-3]}) for n in R.NAMES
+        n: pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 3e-3, 3e-3]})
+        for n in setting.NAMES
     }
     evals["RNNencdec-50"] = pd.DataFrame({"update": [200, 400, 600], "lr": [3e-3, 1.5e-3, 7.5e-4]})
-    extra = {n: {"stopped": "max_updates", "updates": 600} for n in R.NAMES}
+    extra = {n: {"stopped": "max_updates", "updates": 600} for n in setting.NAMES}
     extra["RNNencdec-50"] = {"stopped": "lr_min", "updates": 600}
     runs = SimpleNamespace(
         logs={n: {"eval": e} for n, e in evals.items()},
         runs={n: SimpleNamespace(extra=x) for n, x in extra.items()},
     )
-    text = R.schedule_text(SimpleNamespace(p={"lr_decay": 0.5}), runs)
-    assert "RNNencdec-50 2 time(s), first by update 400, to 0.00075, then once more, below " in text
-    assert "ended it at update 600" in text
-    assert "RNNsearch-50 never (rate 0.003)" in text and text.count("lr_min") == 1
-    assert "constant" in R.schedule_text(SimpleNamespace(p={"lr_decay": None}), runs)
+    table = budget.schedule_table(runs)
+    assert table.loc["RNNencdec-50"].tolist() == [2, 400, 0.00075, 600]
+    assert table.loc["RNNsearch-50", "rate cuts"] == 0
+    assert pd.isna(table.loc["RNNsearch-50", "first reported at update"])
+    assert table["ended below lr_min at update"].notna().sum() == 1
+    text = budget.schedule_text(SimpleNamespace(P=setting.Params(lr_decay=0.5)), runs)
+    assert text == "1 of the 5 models"
+    text = budget.schedule_text(SimpleNamespace(P=setting.Params(lr_decay=None)), runs)
+    assert text.startswith("no model: the rate stayed constant")
 
 
 def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     # seeds 2 and 3 read the chapter's "-30" pair: no "-30" spread, C-B-T1-1's "-30" half unpooled
     sr, tr = _seed_runs(3)
-    ex = SimpleNamespace(p={"n_boot": 200})
-    assert not sr.short_spread and sr.pairs == [R.SEED_PAIR]
-    assert "RNNsearch-30, All" not in R.seed_spread(sr, tr).columns
-    assert ("RNNsearch-30", "RNNencdec-30", "all") not in R.seed_tests(ex, sr, tr)
-    assert "rns-bleu-rnnsearch-30-spread" not in R.spread_numbers(sr, tr)
+    ex = SimpleNamespace(P=setting.Params(**{"n_boot": 200}))
+    assert not sr.short_spread and sr.pairs == [seeds.SEED_PAIR]
+    assert "RNNsearch-30, All" not in seeds.seed_spread(sr, tr).columns
+    assert ("RNNsearch-30", "RNNencdec-30", "all") not in seeds.seed_tests(ex, sr, tr)
+    assert "rns-bleu-rnnsearch-30-spread" not in seeds.spread_numbers(sr, tr)
     # every seed with its own pair: per-seed columns, its sd, and the pooled interval
     sr, tr = _seed_runs(3, [True, True, True])
-    table = R.seed_spread(sr, tr)
+    table = seeds.seed_spread(sr, tr)
     per_seed = table.loc[["1", "2", "3"], "RNNsearch-30 − RNNencdec-30, All"].astype(float)
     enc = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-30", "all")]]
     assert per_seed.tolist() == pytest.approx([100 - e for e in enc], abs=0.01)
     assert table.loc["sd", "RNNencdec-30, All"] > 0 and table.loc["sd", "RNNsearch-30, All"] == 0
-    tests = R.seed_tests(ex, sr, tr)
+    tests = seeds.seed_tests(ex, sr, tr)
     res = tests[("RNNsearch-30", "RNNencdec-30", "no_unk")]
     direct = stats.seeds_and_sentences(
         sr.hyps[("RNNsearch-30", "no_unk")],
@@ -567,12 +618,12 @@ def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     assert res["seeds"] == 3 and (res["low"], res["high"]) == pytest.approx(
         (direct["low"], direct["high"])
     )
-    numbers = R.spread_numbers(sr, tr)
+    numbers = seeds.spread_numbers(sr, tr)
     assert numbers["rns-bleu-rnnencdec-30-spread"][0] == pytest.approx(np.std(enc, ddof=1))
     assert numbers["rns-bleu-rnnsearch-30-spread-n"] == (3, None)
     # the paired table says the "-30" comparison's noise covers the seeds
-    paired, _ = R.paired_tests(
-        SimpleNamespace(p={"n_boot": 50}),
+    paired, _ = table_1.paired_tests(
+        SimpleNamespace(P=setting.Params(**{"n_boot": 50})),
         SimpleNamespace(
             refs=tr.refs,
             base=None,
@@ -583,3 +634,147 @@ def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     )
     noise = paired.loc[("C-B-T1-1", "RNNsearch-30 − RNNencdec-30", "All"), "noise"]
     assert noise.startswith("3 training seeds")
+
+
+def test_params_are_the_chapters_parameters_cell_with_its_defaults_and_types():
+    from dataclasses import fields
+    from pathlib import Path
+
+    from rnnlib.book.params import chapter_specs, typed
+
+    specs = chapter_specs(Path(__file__).parents[1] / "chapters" / "rnnsearch.md")
+    declared = {f.name: f for f in fields(setting.Params)}
+    assert list(declared) == list(specs)  # the cell's order too
+    for name, spec in specs.items():
+        assert declared[name].default == spec.default, name
+        annotation = spec.type + (" | None" if spec.optional else "")
+        assert declared[name].type == annotation, name
+    defaults = {n: s.default for n, s in specs.items()}
+    assert typed(setting.Params, defaults, "rnnsearch") == setting.Params()
+
+
+def test_the_numbers_beside_the_chapters_sentences_are_glue_ready():
+    """The numbers and words the chapter's prose glues in place of its old sentences, on
+    stand-in inputs: every name always glued (NaN where not measured), every word short."""
+    ex = _experiment(updates_search=1600, updates_search_long=2400)
+    budgets = training.budget_numbers(ex)
+    assert budgets["rns-budget-rnnsearch-50"] == (2400, None)
+    assert budgets["rns-budget-ratio"] == (1600 / 2400, 2)
+    assert training.updates_word(ex) == "the paper's ratio of updates at equal time"
+    for name, value in recipe.encdec_lr_numbers(ex, None).items():
+        assert name.startswith("rns-encdec-lr-") and value[0] is not None
+    lead = table_1.lead_numbers({})  # no phrase-based row: NaN, the paper's as printed
+    assert np.isnan(lead["rns-c6-all"][0]) and lead["rns-paper-c6-all"] == (33.30 - 28.45, 2)
+    constant = SimpleNamespace(P=setting.Params(lr_decay=None))
+    table, word, read, numbers = budget.schedule_start_evidence(constant, None, None)
+    assert table.empty and read == [] and word.startswith("not measured")
+    assert set(numbers) == {
+        "rns-start-seeds",
+        "rns-start-diff-rnnsearch-50",
+        "rns-start-sd-rnnsearch-50",
+        "rns-start-diff-rnnencdec-50",
+        "rns-start-sd-rnnencdec-50",
+    }
+    assert len(setting.timed_prefixes()) <= 80
+    three = seeds.SeedRuns([1, 2, 3], {}, [], built=1)
+    assert seeds.origin_text(three) == "3 seeds (1 built by this build, 2 read from the cache)"
+    assert seeds.origin_text(seeds.SeedRuns([1], {}, [])) == "1 seed, built by this build"
+
+
+def test_the_chapters_cells_are_short_and_rebind_no_parameter():
+    """Each code cell of chapter rnnsearch (its parameters cell aside) is at most 15 lines and
+    binds no name of a parameter (``P`` holds them)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "chapters" / "rnnsearch.md").read_text(encoding="utf-8")
+    cells = re.findall(r"```\{code-cell\} python\n(.*?)```", text, re.S)
+    names = {f.name for f in fields(setting.Params)}
+    for cell in cells:
+        lines = [line for line in cell.splitlines() if not line.startswith(":tags:")]
+        if ":tags: [parameters" in cell:
+            continue
+        assert len(lines) <= 15, lines[0]
+        bound = {
+            n.id
+            for n in ast.walk(ast.parse("\n".join(lines)))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        assert not bound & names, bound & names
+
+
+def test_the_cooldown_numbers_read_the_evidence_table():
+    cooled = _cooldown_run(
+        [5, 4, 3.5, 3.2, 2.9, 2.7], 0.003, (400, 1200), extra={"trunk_update": 800}
+    )
+    star = _cooldown_run([5, 4, 3.5, 3.2, 3.1, 3.0, 2.8, 2.6], 0.003, (400, 1600), branch="trunk")
+    runs = SimpleNamespace(
+        runs={"RNNsearch-50": cooled[0], "RNNsearch-50*": star[0]},
+        logs={"RNNsearch-50": cooled[1], "RNNsearch-50*": star[1]},
+    )
+    table, word = recipe.cooldown_evidence(runs)
+    assert word == "the cool-down lowers it: the rule keeps it"
+    assert recipe.cooldown_numbers(runs, table) == {
+        "rns-cooldown-trunk": (800, None),
+        "rns-cooldown-end": (1200, None),
+        "rns-cooldown-with": (2.7, 3),
+        "rns-cooldown-without": (3.0, 3),
+    }
+    plain = _cooldown_run([5, 4, 3.5], 0.003, None)
+    runs.runs["RNNsearch-50"], runs.logs["RNNsearch-50"] = plain
+    table, word = recipe.cooldown_evidence(runs)
+    assert table is None and word.startswith("not compared: the runs end without a cool-down")
+    numbers = recipe.cooldown_numbers(runs, table)
+    assert np.isnan(numbers["rns-cooldown-trunk"][0]) and np.isnan(numbers["rns-cooldown-with"][0])
+
+
+def test_the_adadelta_numbers_and_word(monkeypatch):
+    from rnnlib.experiments.rnnsearch import curves
+
+    chosen = pd.DataFrame({"seconds": [60.0, 120.0, 180.0], "dev_nll_token": [4.0, 3.0, 2.0]})
+    ada = pd.DataFrame({"seconds": [60.0, 90.0], "dev_nll_token": [4.5, 4.0]})
+    runs = SimpleNamespace(logs={"RNNsearch-50*": {"eval": chosen}}, adadelta=None)
+    assert curves.adadelta_word(runs).startswith("not measured")
+    assert all(np.isnan(v) for v, _ in curves.adadelta_numbers(runs).values())
+    runs.adadelta = SimpleNamespace()
+    monkeypatch.setattr(curves, "run_logs", lambda art: {"eval": ada})
+    assert curves.adadelta_numbers(runs) == {
+        "rns-ada-minutes": (1.5, 1),
+        "rns-ada-nll": (4.0, 3),
+        "rns-ada-chosen-nll": (3.5, 3),
+    }
+    assert curves.adadelta_word(runs) == "lower"
+
+
+def test_the_words_of_the_phrase_based_row_and_of_panel_a():
+    ex = SimpleNamespace(P=setting.Params(baseline=False))
+    assert table_1.baseline_note(ex, SimpleNamespace(base=["x"])) == "there"
+    assert table_1.baseline_note(ex, SimpleNamespace(base=None)) == "missing: `baseline` is off"
+    ex = SimpleNamespace(P=setting.Params(align_text="A sentence."))
+    assert figure_3.panel_rule(ex, np.array([])) == "the sentence of `align_text`"
+
+
+def test_the_schedule_starts_evidence_gives_per_model_numbers_and_words(monkeypatch):
+    ex = _experiment(lr_decay=0.5, lr_decay_start=400, start_runs=False)
+
+    def rows(ex, runs, sr, columns):
+        values = {
+            ("RNNsearch-50", 1): (200, None, 3.0, 2.9),
+            ("RNNencdec-50", 1): (200, 600, 3.5, 3.6),
+        }
+        values |= {
+            ("RNNsearch-50", 2): (200, None, 3.1, 3.0),
+            ("RNNencdec-50", 2): (None, 600, 3.4, 3.6),
+        }
+        out = [{"model": m, "seed": s, **dict(zip(columns, v))} for (m, s), v in values.items()]
+        return out, []
+
+    monkeypatch.setattr(budget, "_start_rows", rows)
+    table, word, read, numbers = budget.schedule_start_evidence(ex, None, None)
+    assert word == "RNNsearch-50: the chapter's; RNNencdec-50: **from the first**"
+    assert numbers["rns-start-seeds"] == (2, None)
+    assert numbers["rns-start-diff-rnnsearch-50"][0] == pytest.approx(-0.1)
+    assert numbers["rns-start-diff-rnnencdec-50"][0] == pytest.approx(0.15)
+    assert numbers["rns-start-sd-rnnencdec-50"][0] == pytest.approx(0.0)
+    assert len(table) == 4

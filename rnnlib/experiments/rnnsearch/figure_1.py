@@ -1,11 +1,8 @@
-"""Model diagrams drawn by code (no image files), with the papers' symbols.
-
-:func:`rnnsearch_diagram` draws Bahdanau et al. 2015, Fig. 1 on an axes
-(:func:`rnnsearch_figure`: on a figure of its own): the RNNsearch decoder generating the t-th
-target word y_t from a source sentence (x_1, ..., x_T). Bottom to top: the source
-words; the forward and backward encoder states (→h_j, ←h_j), whose concatenation is the
-annotation h_j (Eq. 7); the weights α_{t,j} (Eq. 6) into a weighted sum, the context c_t
-(Eq. 5); the decoder states s_{t-1} → s_t and the words y_{t-1}, y_t (Eq. 4).
+"""B Fig. 1, the RNNsearch decoder generating the t-th target word y_t from a source sentence
+(x_1, ..., x_T), drawn by code with the paper's symbols. Bottom to top: the source words; the
+forward and backward encoder states (→h_j, ←h_j), whose concatenation is the annotation h_j
+(Eq. 7); the weights α_{t,j} (Eq. 6) into a weighted sum, the context c_t (Eq. 5); the decoder
+states s_{t-1} → s_t and the words y_{t-1}, y_t (Eq. 4).
 
 Equations
 ---------
@@ -128,6 +125,3 @@ def rnnsearch_figure(width: float = 6.5, height: float = 5.5):
     fig, ax = plt.subplots(figsize=(width, height))
     rnnsearch_diagram(ax)
     return fig
-
-
-__all__ = ["rnnsearch_diagram", "rnnsearch_figure"]
