@@ -156,10 +156,15 @@ def test_publish_writes_the_records_the_log_and_the_manifest(tmp_path, reference
     ]
     assert meta["artifacts_computed"] == 2 and meta["artifact_seconds"] == 105.0
     assert meta["published"] == NOW.isoformat(timespec="seconds")
-    # the records as the build wrote them, the build log, the README kept
+    # the claims records and the build log as the build wrote them, the README kept; the glued
+    # values as recorded, without the provenance the manifest lists
     src = tmp_path / "ref-build"
-    for rel in ("results/rns.json", "results/claims/rns.json", "build-log.jsonl"):
+    for rel in ("results/claims/rns.json", "build-log.jsonl"):
         assert (to / rel).read_bytes() == (src / rel).read_bytes(), rel
+    recorded = json.loads((src / "results" / "rns.json").read_text())
+    published = json.loads((to / "results" / "rns.json").read_text())
+    assert any("artifacts" in e for e in recorded)
+    assert published == [{k: v for k, v in e.items() if k != "artifacts"} for e in recorded]
     assert sorted(p.name for p in (to / "results").glob("*.json")) == [
         "data.json",
         "results.json",

@@ -7,7 +7,8 @@ _build``), and every build's results page does so by itself
 models, data or figures)::
 
     published.json                 the manifest (:func:`manifest`)
-    results/<chapter>.json         each chapter's glued values with their provenance, as recorded
+    results/<chapter>.json         each chapter's glued values, as recorded (without the
+                                   artifacts each came from: the manifest lists them all)
     results/claims/<chapter>.json  each chapter's claims records, as recorded
     build-log.jsonl                the build log: one line per artifact looked up, with its time
     README.md                      what the folder is and how it is refreshed (kept as it is)
@@ -255,6 +256,13 @@ def manifest(out: Path, records: dict, claims: dict, log: list[dict], now: datet
 
 
 # -- writing the reference -------------------------------------------------------------------------
+def without_provenance(entries: list[dict]) -> list[dict]:
+    """A chapter's record entries without each entry's ``artifacts`` (the cache keys it was
+    computed from): three quarters of a record's size, and repeated in the manifest's list of
+    every artifact; ``rnnlib compare`` reads the values, not the provenance."""
+    return [{k: v for k, v in e.items() if k != "artifacts"} for e in entries]
+
+
 def publish(out: Path, to: Path, chapters: Iterable[str], now: datetime | None = None) -> dict:
     """Write the reference folder ``to`` from the build output folder ``out`` of the book whose
     chapters are ``chapters`` (stems); returns the manifest. :class:`Refused` before anything is
@@ -265,7 +273,7 @@ def publish(out: Path, to: Path, chapters: Iterable[str], now: datetime | None =
     shutil.rmtree(to / "results", ignore_errors=True)
     (to / "results" / "claims").mkdir(parents=True)
     for stem in records:
-        shutil.copyfile(out / "results" / f"{stem}.json", to / "results" / f"{stem}.json")
+        write_json_atomic(to / "results" / f"{stem}.json", without_provenance(records[stem]))
         if stem in claims:
             shutil.copyfile(
                 out / "results" / "claims" / f"{stem}.json",
