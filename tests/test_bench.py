@@ -1,4 +1,4 @@
-"""``rnnlib bench`` (issue 4, item 12): a tiny smoke run that prints every figure (not a timed
+"""``rnnlib bench``: a tiny smoke run that prints every figure (not a timed
 test)."""
 
 from __future__ import annotations

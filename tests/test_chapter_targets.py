@@ -1,8 +1,8 @@
 """A chapter reads like a lecture: no function defined in it, short cells, and the cell that
 glues each table or figure shown collapsed (``hide-input``) with the call that made it.
 
-Measured on the MyST source, the ``parameters`` cell aside (issue 22's targets). The chapters
-listed here have been brought to the targets; add a chapter when it is.
+Measured on the MyST source, the ``parameters`` cell aside (the chapters' size targets). The
+chapters listed here have been brought to the targets; add a chapter when it is.
 """
 
 from __future__ import annotations

@@ -102,9 +102,9 @@ def _grouped(*alignments) -> dict:
 
 
 def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
-    """Issue 28: with rows on several alignments C-A-T1-1 reads all of them, the alignment the
-    independent unit; a gain that one alignment shows and another reverses is inside the noise,
-    while the other claims keep reading the book's alignment."""
+    """The rebuild spread: with rows on several alignments C-A-T1-1 reads all of them, the
+    alignment the independent unit; a gain that one alignment shows and another reverses is
+    inside the noise, while the other claims keep reading the book's alignment."""
     rows = _rows()
     same = {"Baseline": _row(20), "+RNN": _row(40)}
     got = table_1.table_1_claims(rows, REFS2, ORACLE, pooled=_grouped(same, same))

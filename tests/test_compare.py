@@ -367,8 +367,9 @@ def test_bad_input_exits_2_naming_the_path(tmp_path, builds, capsys):
 
 
 def test_a_glued_rebuild_spread_is_the_numbers_noise(tmp_path):
-    """``X-spread`` and ``X-spread-n`` (issue 28): two rebuilds differ by sd sqrt(2), within the
-    t quantile of n - 1 degrees of freedom; it takes precedence over ``X-low``/``X-high``."""
+    """``X-spread`` and ``X-spread-n`` (the rebuild spread): two rebuilds differ by sd sqrt(2),
+    within the t quantile of n - 1 degrees of freedom; it takes precedence over
+    ``X-low``/``X-high``."""
     from scipy.stats import t
 
     def build(root, value, spread):

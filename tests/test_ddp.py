@@ -1,4 +1,4 @@
-"""Several processes (issue 4, item 9): torchrun with 2 CPU processes (gloo) reproduces one
+"""Several processes: torchrun with 2 CPU processes (gloo) reproduces one
 process."""
 
 from __future__ import annotations

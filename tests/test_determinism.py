@@ -1,4 +1,4 @@
-"""Two from-empty builds on one machine give the same numbers (issue 28, item 3).
+"""Two from-empty builds on one machine give the same numbers.
 
 The rnnsearch chapter's networks of its own seed are trained again in a cache of their own (a
 copy of the smoke book's cache without those runs and every ``rnnsearch/`` artifact computed from

@@ -194,7 +194,7 @@ def test_the_book_profiles_resolve_and_paper_keeps_the_papers_sizes():
         name: resolve(chapters, load_profile(root, name), name, [])
         for name in ("smoke", "cpu", "paper", "spread")
     }
-    # spread is cpu with the replicates (issue 28) and the schedule-start runs of each seed
+    # spread is cpu with the rebuild spread's replicates and each seed's schedule-start runs
     for stem, params in resolved["spread"].items():
         differ = {k for k in params if params[k] != resolved["cpu"][stem][k]}
         assert differ <= {

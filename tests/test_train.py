@@ -1,4 +1,4 @@
-"""Training (issue 4, items 7 and 8): config, presets, pools, random minibatches, logs, early
+"""Training: config, presets, pools, random minibatches, logs, early
 stopping, determinism, kill/resume, resume with changed limits."""
 
 from __future__ import annotations
