@@ -200,8 +200,11 @@ def test_the_claims_table_and_summary_say_which_verdicts_read_rebuilds():
     rows = glance.claims_table(ledger, set()).split("\n")
     assert "e Rebuilds: pooled over 3 word alignments. |" in rows[2]
     assert "Rebuilds" not in rows[3]
-    summary = glance.rebuild_summary(ledger)
-    assert summary.startswith("1 of the 2 verdicts read rebuilds") and "`C-1`" in summary
-    assert "`C-2`" not in summary
-    none = glance.rebuild_summary(ledger.drop(columns="rebuilds"))
-    assert none.startswith("No verdict of this build reads a rebuild")
+    assert glance.rebuild_claims(ledger) == [("C-1", "pooled over 3 word alignments")]
+    assert glance.rebuilds_table(ledger).split("\n") == [
+        "| claim | the rebuilds its verdict reads |",
+        "|---|---|",
+        "| `C-1` | pooled over 3 word alignments |",
+    ]
+    assert glance.rebuild_claims(ledger.drop(columns="rebuilds")) == []
+    assert glance.rebuilds_table(ledger.drop(columns="rebuilds")) == "none"

@@ -37,6 +37,7 @@ k: int = 2  # [0, 2] how many claims to record
 ```
 
 ```{{code-cell}} python
+from rnnlib import verdicts
 from rnnlib.book import claims
 from rnnlib.book.chapter import Chapter
 ch = Chapter.start("{name}", globals())

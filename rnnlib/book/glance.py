@@ -396,24 +396,22 @@ def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
     return {key: int(counts.get(verdict, 0)) for key, verdict in VERDICT_KEYS.items()}
 
 
-def rebuild_summary(ledger: pd.DataFrame) -> str:
-    """Which verdicts of ``ledger`` read more than this build (its ``rebuilds`` column: further
-    word alignments or training seeds, judged on each or pooled), in Markdown."""
+def rebuild_claims(ledger: pd.DataFrame) -> list[tuple[str, str]]:
+    """``(claim, what it reads)`` for each verdict of ``ledger`` that reads more than this build
+    (its ``rebuilds`` column: further word alignments or training seeds, judged on each or
+    pooled), in the ledger's order."""
     column = ledger["rebuilds"] if "rebuilds" in ledger else pd.Series([], dtype=object)
-    read = [c for c, r in zip(ledger["claim"], column) if isinstance(r, str) and r]
+    return [(c, r) for c, r in zip(ledger["claim"], column) if isinstance(r, str) and r]
+
+
+def rebuilds_table(ledger: pd.DataFrame) -> str:
+    """The verdicts that read rebuilds (:func:`rebuild_claims`) as a Markdown table, or
+    "none" when no verdict does."""
+    read = rebuild_claims(ledger)
     if not read:
-        return (
-            "No verdict of this build reads a rebuild: each rests on one word alignment and one "
-            "training seed per model, and a rebuild can move a number by more than the interval "
-            "it is judged with (see each chapter's reproducibility section, and "
-            "`rnnlib build --profile spread`)."
-        )
-    listed = ", ".join(f"`{c}`" for c in read)
-    return (
-        f"{len(read)} of the {len(ledger)} verdicts read rebuilds (further word alignments or "
-        f"training seeds, pooled or judged on each; the evidence column says which): {listed}. "
-        "The others rest on this build's one alignment and one training seed per model."
-    )
+        return "none"
+    rows = "\n".join(f"| `{claim}` | {_cell(what)} |" for claim, what in read)
+    return f"| claim | the rebuilds its verdict reads |\n|---|---|\n{rows}"
 
 
 def deviation_sections(chapters: Path) -> set[str]:
