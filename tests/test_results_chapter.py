@@ -199,7 +199,8 @@ def test_the_built_html_holds_no_path_of_the_build_machine(smoke_book, session_c
     root = Path(__file__).resolve().parents[1]
     machine = {str(root), str(out.resolve().parent), str(Path(session_cache).resolve())}
     found = []
-    for page in sorted((out / "_build" / "html").rglob("*.html")):
+    pages = (out / "_build" / "html").rglob("*")  # the pages and what they offer for download
+    for page in sorted(p for p in pages if p.suffix in (".html", ".ipynb", ".json", ".txt")):
         text = page.read_text(encoding="utf-8", errors="replace")
         found += [f"{page.name}: {path}" for path in machine if path in text]
     assert not found, found

@@ -268,7 +268,9 @@ def execute_chapter(
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    _hide_injected_parameters(target)
+    _hide_injected_parameters(
+        target, {"<build>": out, "<cache>": cache, "<book>": root, "<python>": Path(sys.prefix)}
+    )
     result = ChapterResult(stem, time.perf_counter() - start, notebook=target)
     for event in _read_events(log, skip=before):
         result.artifacts.append(event)
@@ -279,9 +281,13 @@ def execute_chapter(
     return result
 
 
-def _hide_injected_parameters(notebook: Path) -> None:
+def _hide_injected_parameters(notebook: Path, places: dict[str, Path] | None = None) -> None:
     """Tag papermill's injected-parameters cell ``remove-cell``: the chapter's header shows the
-    values in a table, and the raw cell would repeat them as code."""
+    values in a table, and the raw cell would repeat them as code. ``places`` (a name such as
+    ``<build>`` -> a folder of this machine): each folder's path, in papermill's metadata and in
+    the text the cells printed (a library's warning names its file), is written as its name, so
+    the executed notebook, which the HTML book offers for download, names no path of the
+    machine that built it."""
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
@@ -289,6 +295,23 @@ def _hide_injected_parameters(notebook: Path) -> None:
         tags = cell.metadata.get("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             cell.metadata["tags"] = tags + ["remove-cell"]
+    if places:
+        # the longest first: a folder inside another is named as itself
+        order = sorted(((str(Path(p).resolve()), n) for n, p in places.items()), reverse=True)
+
+        def local(text: str) -> str:
+            for path, name in order:
+                text = text.replace(path, name)
+            return text
+
+        meta = nb.metadata.get("papermill", {})
+        for key in ("input_path", "output_path"):
+            if isinstance(meta.get(key), str):
+                meta[key] = local(meta[key])
+        for cell in nb.cells:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "stream":
+                    output["text"] = local(output["text"])
     nbformat.write(nb, notebook)
 
 

@@ -1,0 +1,38 @@
+"""The executed notebook a build keeps (and the HTML book offers for download) names no folder of
+the machine that built it: papermill's paths and the text the cells printed use placeholders."""
+
+import nbformat
+
+from rnnlib.book.execute import _hide_injected_parameters
+
+
+def test_the_machines_folders_become_placeholders(tmp_path):
+    book, out = tmp_path / "book", tmp_path / "book" / "_build"
+    python = book / ".venv"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {
+        "input_path": str(out / "inputs" / "chapters" / "x.ipynb"),
+        "output_path": str(out / "src" / "chapters" / "x.ipynb"),
+    }
+    injected = nbformat.v4.new_code_cell("seed = 2")
+    injected.metadata["tags"] = ["injected-parameters"]
+    cell = nbformat.v4.new_code_cell("import tqdm.auto")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "stream", name="stderr", text=f"{python}/lib/tqdm/auto.py:21: TqdmWarning: ...\n"
+        ),
+        nbformat.v4.new_output("stream", name="stdout", text="nothing local\n"),
+    ]
+    nb.cells = [injected, cell]
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    _hide_injected_parameters(path, {"<build>": out, "<book>": book, "<python>": python})
+    got = nbformat.read(path, as_version=4)
+    assert got.metadata["papermill"] == {
+        "input_path": "<build>/inputs/chapters/x.ipynb",
+        "output_path": "<build>/src/chapters/x.ipynb",
+    }
+    assert got.cells[0].metadata["tags"] == ["injected-parameters", "remove-cell"]
+    texts = [o["text"] for o in got.cells[1].outputs]
+    assert texts == ["<python>/lib/tqdm/auto.py:21: TqdmWarning: ...\n", "nothing local\n"]
+    assert str(tmp_path) not in path.read_text()
