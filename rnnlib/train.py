@@ -980,13 +980,13 @@ def _set_dotted(config: dict, assignment: str) -> None:
     key, sep, value = assignment.partition("=")
     if not sep:
         raise ValueError(f"--set {assignment!r}: expected KEY=VALUE, e.g. train.max_updates=100")
-    import yaml
+    from .config import parse_value
 
     node = config
     *parents, last = key.split(".")
     for p in parents:
         node = node.setdefault(p, {})
-    node[last] = yaml.safe_load(value)
+    node[last] = parse_value(value)
 
 
 RUN_KEYS = {"model", "data", "work_dir", "train", "threads", "src_vocab", "tgt_vocab"}

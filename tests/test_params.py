@@ -62,7 +62,7 @@ def test_cell_lines_must_be_annotated_assignments():
         parse_parameters_cell("steps = 3\n")
 
 
-def test_overrides_parse_yaml_values():
+def test_overrides_parse_python_literals():
     assert parse_override("beam_size=5") == (None, "beam_size", 5)
     assert parse_override("copy_task.lr=0.5") == ("copy_task", "lr", 0.5)
     assert parse_override("arch=rnnencdec") == (None, "arch", "rnnencdec")
@@ -74,6 +74,27 @@ def test_overrides_parse_yaml_values():
     )  # the spelling rnnlib params shows
     with pytest.raises(ParameterError, match="name=value"):
         parse_override("beam_size")
+    # what YAML 1.1 read wrong: 1e-3 as a string, no/off as booleans
+    assert parse_override("lr=1e-3") == (None, "lr", 0.001)
+    assert isinstance(parse_override("lr=1e-3")[2], float)
+    assert parse_override("tokenizer=no") == (None, "tokenizer", "no")
+    assert parse_override("mode=off") == (None, "mode", "off")
+    assert parse_override("bf16=true") == (None, "bf16", True)
+    assert parse_override("bf16=False") == (None, "bf16", False)
+    assert parse_override("dropout_runs_long=0.1,0.3") == (None, "dropout_runs_long", "0.1,0.3")
+    assert parse_override("recipe_runs=0.1:0.5") == (None, "recipe_runs", "0.1:0.5")
+    assert parse_override("name='a b'") == (None, "name", "a b")
+    assert parse_override("corpus_dir=/data/wmt14") == (None, "corpus_dir", "/data/wmt14")
+    assert parse_override("text=") == (None, "text", "")
+
+
+def test_train_set_reads_values_as_python_literals():
+    from rnnlib.train import _set_dotted
+
+    config: dict = {"train": {"lr": 0.5}}
+    _set_dotted(config, "train.lr=1e-3")
+    _set_dotted(config, "model.arch=no")
+    assert config == {"train": {"lr": 0.001}, "model": {"arch": "no"}}
 
 
 def test_profile_then_override_order_and_unknown_names(tmp_path):

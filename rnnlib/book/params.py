@@ -56,6 +56,8 @@ from typing import Any
 
 import yaml
 
+from ..config import parse_value
+
 
 class ParameterError(ValueError):
     """A parameter that is unknown, of the wrong type or out of range."""
@@ -366,10 +368,9 @@ def load_profile(book_root: Path, name: str, _seen: tuple[str, ...] = ()) -> dic
 
 
 def parse_override(text: str) -> tuple[str | None, str, Any]:
-    """``[chapter.]name=value`` -> ``(chapter or None, name, value)``; the value is read as YAML.
-
-    ``None`` (the spelling the parameters cells and ``rnnlib params`` use) is read as YAML's
-    ``null``, so ``-p max_len=None`` and ``-p max_len=null`` both unset an optional parameter.
+    """``[chapter.]name=value`` -> ``(chapter or None, name, value)``; the value is read as a
+    Python literal (:func:`rnnlib.config.parse_value`: ``-p lr=1e-3`` is a float, ``-p
+    tokenizer=no`` the string ``"no"``); ``None`` and ``null`` both unset an optional parameter.
     """
     if "=" not in text:
         raise ParameterError(f"override {text!r} must read name=value or chapter.name=value")
@@ -378,15 +379,7 @@ def parse_override(text: str) -> tuple[str | None, str, Any]:
     chapter, _, name = lhs.rpartition(".")
     if not name.isidentifier() or (chapter and not re.fullmatch(r"[\w-]+", chapter)):
         raise ParameterError(f"override {text!r}: {lhs!r} is not a parameter name")
-    if rhs.strip() == "None":
-        return chapter or None, name, None
-    try:
-        value = yaml.safe_load(rhs) if rhs.strip() else ""
-    except yaml.YAMLError:
-        value = rhs
-    if isinstance(value, (dict, list)):
-        value = rhs  # a plain string that happens to look like YAML structure
-    return chapter or None, name, value
+    return chapter or None, name, parse_value(rhs) if rhs.strip() else ""
 
 
 #: The environment variable that carries the command-line overrides of ``rnnlib run`` and
