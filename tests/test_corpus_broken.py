@@ -300,3 +300,21 @@ def test_a_corpus_mostly_copied_is_refused_even_with_some_real_translations(tmp_
     (folder / "train.fr").write_text("\n".join(mixed), encoding="utf-8")
     with pytest.raises(CopiedCorpus, match=r"11 of 20 training pairs read \(55%\)"):
         prep(folder, tmp_path / "cache")
+
+
+def test_the_corpus_command_reports_bad_input_on_stderr_naming_the_files(tmp_path, capsys):
+    import argparse
+
+    from rnnlib.corpus import cli
+
+    folder = write_corpus(tmp_path / "c", n_train=20)
+    (folder / "train.fr").write_bytes((folder / "train.en").read_bytes())
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    args = parser.parse_args(
+        ["--corpus", "files", "--corpus-dir", str(folder), "--cache", str(tmp_path / "cache")]
+    )
+    assert cli.main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("rnnlib corpus: error: train.en and train.fr: 20 of 20 training pairs")

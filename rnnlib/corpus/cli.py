@@ -10,6 +10,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..cache import ArtifactCache
@@ -118,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
         )
         corpus = prepare_corpus(cfg, ArtifactCache(args.cache) if args.cache else None)
     except (ValueError, FileNotFoundError, RuntimeError) as e:
-        print(f"rnnlib corpus: error: {e}")
+        print(f"rnnlib corpus: error: {e}", file=sys.stderr)
         return 2
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 30)
