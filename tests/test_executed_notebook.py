@@ -2,6 +2,8 @@
 the machine that built it: papermill's paths and the text the cells printed use placeholders."""
 
 import nbformat
+import pytest
+from nbclient.exceptions import DeadKernelError
 
 from rnnlib.book.execute import _hide_injected_parameters
 
@@ -36,3 +38,33 @@ def test_the_machines_folders_become_placeholders(tmp_path):
     texts = [o["text"] for o in got.cells[1].outputs]
     assert texts == ["<python>/lib/tqdm/auto.py:21: TqdmWarning: ...\n", "nothing local\n"]
     assert str(tmp_path) not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    "stop, said",
+    [
+        (lambda: DeadKernelError("Kernel died"), "its kernel died (out of memory is the usual"),
+        (KeyboardInterrupt, "interrupted."),
+    ],
+)
+def test_a_chapter_that_stops_names_itself_and_says_that_rerunning_resumes(
+    tmp_path, monkeypatch, stop, said
+):
+    import papermill
+
+    from rnnlib.book.execute import RESUMES, ChapterFailed, execute_chapter
+    from minibook import make_minibook
+
+    root = make_minibook(tmp_path / "book")
+
+    def dies(*args, **kwargs):
+        raise stop()
+
+    monkeypatch.setattr(papermill, "execute_notebook", dies)
+    with pytest.raises(ChapterFailed) as e:
+        execute_chapter(
+            root, "demo", root / "chapters" / "demo.md", {}, root / "_build", root / "_cache",
+            progress=False,
+        )  # fmt: skip
+    assert str(e.value).startswith("chapter chapters/demo.md: ") and said in str(e.value)
+    assert str(e.value).endswith(RESUMES) and "run the same command again" in RESUMES

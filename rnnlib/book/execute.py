@@ -49,6 +49,13 @@ from .params import ParameterError, is_notebook, load_profile, resolve
 BOOK_FILES = ("_config.yml", "_toc.yml", "CITATION.cff", "references.bib")
 
 
+#: what a reader is told when a chapter stops before its end (a dead kernel, Ctrl-C)
+RESUMES = (
+    "Nothing computed is lost: every finished artifact is in the cache, and an interrupted "
+    "training resumes from its last checkpoint; run the same command again to go on."
+)
+
+
 class ChapterFailed(RuntimeError):
     """A chapter raised while executing; the message names the chapter, the cell and the error."""
 
@@ -227,6 +234,7 @@ def execute_chapter(
     (:func:`rnnlib.book.claims.reconcile`); raise :class:`ChapterFailed` on error."""
     import jupytext
     import papermill
+    from nbclient.exceptions import DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
     rel = path.relative_to(root).with_suffix(".ipynb")
@@ -265,6 +273,14 @@ def execute_chapter(
             f"chapter {path.relative_to(root)} failed in {cell}: {e.ename}: {e.evalue}\n"
             f"  the executed notebook with the traceback is kept at {target}"
         ) from None
+    except DeadKernelError:
+        raise ChapterFailed(
+            f"chapter {path.relative_to(root)}: its kernel died (out of memory is the usual "
+            "cause: `dmesg` says; a smaller profile or fewer workers needs less). "
+            f"{RESUMES}"
+        ) from None
+    except KeyboardInterrupt:
+        raise ChapterFailed(f"chapter {path.relative_to(root)}: interrupted. {RESUMES}") from None
     finally:
         os.environ.clear()
         os.environ.update(saved)
