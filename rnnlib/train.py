@@ -694,7 +694,14 @@ class Trainer:
             return None
         ckpt = load_checkpoint(self.ckpt_path)
         _check_checkpoint(ckpt, self.cfg, self.ckpt_path)
-        self.model.load_state_dict(ckpt["model"])
+        try:
+            self.model.load_state_dict(ckpt["model"])
+        except RuntimeError as err:  # another architecture or size than the run that wrote it
+            first = str(err).strip().splitlines()[-1].strip()
+            raise ValueError(
+                f"{self.ckpt_path}: the checkpoint's model is not this run's model ({first}); "
+                "resume with the run's own settings, or start afresh in another work_dir"
+            ) from None
         self.optimizer.load_state_dict(ckpt["optimizer"])
         states = ckpt["rng"]  # one per process of the run that wrote it
         set_rng_state(states[self.world.rank] if self.world.rank < len(states) else states[0])
@@ -1044,7 +1051,20 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--config {args.config}: no such file")
     tune_allocator()  # a program entry point (also under torchrun): rnnlib.fast.allocator
     bound_primitive_cache()
+    try:
+        return _train_from_run_file(args)
+    except (ValueError, KeyError, FileNotFoundError) as err:  # bad input, named in the message
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        print(f"rnnlib train: error: {message}", file=sys.stderr)
+        return 2
+
+
+def _train_from_run_file(args: argparse.Namespace) -> int:
+    """:func:`main` after its arguments are read: the run file's data, model and training."""
     config = read_run_file(args.config, args.set)
+    for key in ("data", "work_dir", "model"):
+        if key not in config:
+            raise ValueError(f"{args.config}: the run file has no {key!r} (see --help)")
     base = args.config.resolve().parent
     if config.get("threads"):
         torch.set_num_threads(int(config["threads"]))

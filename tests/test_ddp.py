@@ -115,3 +115,28 @@ def test_two_processes_reproduce_the_single_process_loss_curve(tmp_path, restore
     pa = load_checkpoint(tmp_path / "ddp" / "checkpoint.pt")["model"]
     pb = load_checkpoint(tmp_path / "single" / "checkpoint.pt")["model"]
     assert max(float((pa[k] - pb[k]).abs().max()) for k in pa) < 1e-4
+
+
+def test_bad_run_files_are_one_line_on_stderr_naming_the_file(tmp_path, restore_threads, capsys):
+    run = write_run(tmp_path, "bad")
+    spec = yaml.safe_load(run.read_text())
+
+    def fails(changed: dict, *sets: str, drop: str | None = None) -> str:
+        path = tmp_path / "changed.yml"
+        written = {k: v for k, v in {**spec, **changed}.items() if k != drop}
+        path.write_text(yaml.safe_dump(written))
+        argv = ["--config", str(path), "--no-progress"] + [a for s in sets for a in ("--set", s)]
+        assert train_main(argv) == 2
+        out, err = capsys.readouterr()
+        assert err.startswith("rnnlib train: error: ") and err.count("\n") == 1, err
+        assert str(path) in err or "checkpoint" in err, err
+        return err
+
+    assert "unknown key 'modle'" in fails({"modle": {}})
+    assert "no train.src.ids.npy" in fails({"data": "nowhere"})
+    assert "the run file has no 'work_dir'" in fails({}, drop="work_dir")
+    # a checkpoint written by a model of another size does not resume silently
+    assert train_main(["--config", str(run), "--no-progress"]) == 0
+    capsys.readouterr()
+    err = fails({}, "model.hidden=32")
+    assert "the checkpoint's model is not this run's model" in err
