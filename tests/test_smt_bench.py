@@ -70,3 +70,17 @@ def test_bench_cli_reports_speed(tmp_path, capsys):
         4,
         3,
     )
+
+
+def test_a_missing_file_is_named_in_one_line(tmp_path, capsys):
+    from rnnlib.bench.smt import main
+
+    source = tmp_path / "source.txt"
+    source.write_text("a b\n")
+    argv = ["--phrase-table", str(tmp_path / "pt"), "--lm", str(tmp_path / "lm.arpa")]
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--source", str(source)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"no such file: --phrase-table {tmp_path / 'pt'}; --lm {tmp_path / 'lm.arpa'}" in err
+    assert "Traceback" not in err

@@ -155,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.rounds < 1 or args.nbest < 1:
         p.error("--rounds and --nbest must be >= 1")
+    given = {"--phrase-table": args.phrase_table, "--lm": args.lm, "--source": args.source}
+    given["--weights"] = args.weights
+    missing = [f"{flag} {path}" for flag, path in given.items() if path and not path.exists()]
+    if missing:
+        p.error(f"no such file: {'; '.join(missing)}")
     sents = [line.split() for line in args.source.read_text(encoding="utf-8").splitlines()][
         : args.limit
     ]
