@@ -1,4 +1,11 @@
-"""``rnnlib cache verify [--cache DIR] [--fast] [--dry-run]``: check the artifact cache.
+"""``rnnlib cache verify|ls|clean``: check the artifact cache, see what it holds, free space.
+
+``ls`` lists every entry (kind, key, size, when and in how long it was computed, the commit,
+and the settings that tell a chapter's runs apart: architecture, length, updates, seed), then
+the quarantine and the work folders with their sizes. ``clean`` deletes the quarantine and,
+with ``--work``, the work folders of unfinished artifacts that no process is using (an
+interrupted training's checkpoints: deleting them means it starts afresh); ``--dry-run`` says
+what it would delete.
 
 ``verify`` hashes every file of every entry and compares it with the entry's sidecar
 (:meth:`rnnlib.cache.ArtifactCache.verify`). Each entry that fails is named with the file, what
@@ -14,16 +21,22 @@ modification times, as every read does) or ``off``.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 import warnings
 from pathlib import Path
 
 from .cache import (
+    _KEY,
     QUARANTINE,
     ArtifactCache,
     CacheIntegrityWarning,
     Verification,
+    _acquire,
+    _key_lock,
+    _read_sidecar,
+    _release,
     default_cache_root,
 )
 
@@ -51,13 +64,131 @@ def add_arguments(parser) -> None:
         help="compare sizes and modification times only (hash a file only if its time changed)",
     )
     v.add_argument("--dry-run", action="store_true", help="report what fails, move nothing")
+    ls = sub.add_parser("ls", help="list the entries, the quarantine and the work folders")
+    ls.add_argument("--cache", type=Path, default=None, help="artifact cache folder")
+    ls.add_argument("--kind", default="", help="only kinds starting so, e.g. rnnsearch/run")
+    clean = sub.add_parser(
+        "clean", help="delete the quarantine (and with --work, unused work folders)"
+    )
+    clean.add_argument("--cache", type=Path, default=None, help="artifact cache folder")
+    clean.add_argument(
+        "--work",
+        action="store_true",
+        help="also delete the work folders no process is using (interrupted runs start afresh)",
+    )
+    clean.add_argument("--dry-run", action="store_true", help="say what would go, delete nothing")
+
+
+#: config fields that tell a chapter's runs apart in ``rnnlib cache ls``
+SHOWN = ("arch", "max_len", "corpus_max_len", "max_updates", "seed", "beam_size", "dropout")
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _settings(config: dict) -> str:
+    """The :data:`SHOWN` fields found anywhere in ``config`` (nested configs included)."""
+    found: dict[str, object] = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in SHOWN and not isinstance(v, (dict, list)) and k not in found:
+                    found[k] = v
+                walk(v)
+
+    walk(config)
+    return " ".join(f"{k}={found[k]}" for k in SHOWN if k in found)
+
+
+def list_entries(root: Path, kind: str = "") -> list[dict]:
+    """One row per entry of the cache at ``root`` whose kind starts with ``kind``."""
+    rows = []
+    for k, key, path in ArtifactCache(root).entries():
+        if not k.startswith(kind):
+            continue
+        meta = _read_sidecar(path) or {}
+        rows.append(
+            {
+                "kind": k,
+                "key": key,
+                "MB": round(_size(path) / 1e6, 1),
+                "created": str(meta.get("created", "?"))[:16],
+                "seconds": meta.get("wall_time_s"),
+                "commit": str(meta.get("git_commit") or "?")[:8],
+                "settings": _settings(meta.get("config") or {}),
+            }
+        )
+    return rows
+
+
+def work_folders(root: Path) -> list[tuple[Path, bool]]:
+    """``(folder, in use)`` for each work folder of an unfinished artifact under ``root``: in
+    use when a process holds its key's lock."""
+    cache, found = ArtifactCache(root), []
+    work = root / "work"
+    for k, key, path in _work_entries(work):
+        lock = _key_lock(cache.lock_path(k, key))
+        free = _acquire(lock, timeout=0)
+        if free:
+            _release(lock)
+        found.append((path, not free))
+    return found
+
+
+def _work_entries(work: Path):
+    if not work.is_dir():
+        return
+    for folder, subdirs, _ in os.walk(work):
+        here = Path(folder)
+        for d in sorted(subdirs):
+            if _KEY.fullmatch(d):
+                yield here.relative_to(work).as_posix(), d, here / d
+        subdirs[:] = [d for d in subdirs if not _KEY.fullmatch(d)]
+
+
+def ls_main(root: Path, kind: str) -> int:
+    rows = list_entries(root, kind)
+    if rows:
+        import pandas as pd
+
+        print(pd.DataFrame(rows).to_string(index=False))
+    total = sum(r["MB"] for r in rows)
+    print(f"{len(rows)} entries, {total:.1f} MB")
+    quarantine = root / QUARANTINE
+    if quarantine.is_dir():
+        print(f"quarantine: {_size(quarantine) / 1e6:.1f} MB in {quarantine}")
+    for path, used in work_folders(root):
+        state = "in use" if used else "not in use: resumable, or abandoned"
+        print(f"work folder {path.relative_to(root)}: {_size(path) / 1e6:.1f} MB, {state}")
+    return 0
+
+
+def clean_main(root: Path, work: bool, dry_run: bool) -> int:
+    doomed = [root / QUARANTINE] if (root / QUARANTINE).is_dir() else []
+    if work:
+        doomed += [path for path, used in work_folders(root) if not used]
+    verb = "would delete" if dry_run else "deleted"
+    for path in doomed:
+        size = _size(path) / 1e6
+        if not dry_run:
+            shutil.rmtree(path, ignore_errors=True)
+        print(f"{verb} {path.relative_to(root)} ({size:.1f} MB)")
+    if not doomed:
+        print("nothing to delete")
+    return 0
 
 
 def main(args) -> int:
     root = (args.cache or default_cache_root()).resolve()
     if not root.is_dir():
-        print(f"rnnlib cache verify: no cache at {root}", file=sys.stderr)
+        print(f"rnnlib cache {args.action}: no cache at {root}", file=sys.stderr)
         return 2
+    if args.action == "ls":
+        return ls_main(root, args.kind)
+    if args.action == "clean":
+        return clean_main(root, args.work, args.dry_run)
     report = run_verify(root, full=not args.fast, repair=not args.dry_run)
     return 0 if report.ok else 1
 

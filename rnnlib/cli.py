@@ -30,7 +30,7 @@ COMMANDS = {
     ),
     "cache": (
         "rnnlib.cache_commands",
-        "check the artifact cache (verify: hash every entry, quarantine what fails)",
+        "the artifact cache: verify (hash every entry, quarantine what fails), ls, clean",
     ),
 }
 

@@ -268,3 +268,52 @@ def test_the_check_at_the_start_of_a_build(tmp_path, monkeypatch, capsys):
     report = verify_before_build(tmp_path)  # full by default
     assert not report.ok and not art.path.exists()
     assert f"demo/x/{art.key}" in capsys.readouterr().err
+
+
+def test_cache_ls_and_clean_show_and_free_what_the_cache_holds(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    cache = ArtifactCache(tmp_path)
+
+    def make(out, work):
+        (out / "model.pt").write_bytes(b"x" * 2_000_000)
+
+    cache.build("rnnsearch/run", {"model": {"arch": "rnnsearch"}, "max_len": 50, "seed": 2}, make)
+    cache.build("corpus/prepared", {"max_len": 30}, lambda out, work: None)
+    idle = cache.work_dir("rnnsearch/run", {"seed": 3})  # an interrupted run's checkpoints
+    idle.mkdir(parents=True)
+    (idle / "state.pt").write_bytes(b"y" * 1_000_000)
+    busy_config = {"seed": 4}
+    busy = cache.work_dir("rnnsearch/run", busy_config)
+    busy.mkdir(parents=True)
+    (tmp_path / ".quarantine" / "old").mkdir(parents=True)
+    lock = cache.lock_path("rnnsearch/run", cache.key("rnnsearch/run", busy_config, None))
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time, filelock; held = filelock.FileLock(sys.argv[1]);"
+         " held.acquire(); print('held', flush=True); time.sleep(60)", str(lock)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert cli_main(["cache", "ls", "--cache", str(tmp_path), "--kind", "rnnsearch"]) == 0
+        out = capsys.readouterr().out
+        assert "rnnsearch/run" in out and "corpus/prepared" not in out
+        assert "arch=rnnsearch max_len=50 seed=2" in out and "1 entries, 2.0 MB" in out
+        assert f"work folder {idle.relative_to(tmp_path)}: 1.0 MB, not in use" in out
+        assert f"work folder {busy.relative_to(tmp_path)}: 0.0 MB, in use" in out
+        assert "quarantine: 0.0 MB" in out
+        argv = ["cache", "clean", "--cache", str(tmp_path), "--work"]
+        assert cli_main([*argv, "--dry-run"]) == 0
+        assert "would delete .quarantine" in capsys.readouterr().out and idle.is_dir()
+        assert cli_main(argv) == 0
+        out = capsys.readouterr().out
+        assert f"deleted {idle.relative_to(tmp_path)} (1.0 MB)" in out
+        assert not idle.exists() and not (tmp_path / ".quarantine").exists()
+        assert busy.is_dir()  # a process is using it: kept
+        finished = {"model": {"arch": "rnnsearch"}, "max_len": 50, "seed": 2}
+        assert cache.get("rnnsearch/run", finished) is not None  # entries are never cleaned
+    finally:
+        holder.kill()
+        holder.wait()
