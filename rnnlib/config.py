@@ -135,12 +135,13 @@ def parse_value(text: str) -> Any:
     """A value typed on the command line (``-p lr=1e-3``, ``--set train.lr=1e-3``), read as a
     Python literal: ``1e-3`` is a float, ``3`` an int, ``True``/``true`` and ``False``/``false``
     booleans, ``None``/``null`` nothing, ``'a b'`` a quoted string; anything else (``no``,
-    ``0.1,0.3``, ``a:b``) is the string as typed. YAML, which read these before, takes ``1e-3``
-    for a string (YAML 1.1 wants ``1.0e-3``) and ``no``/``off`` for ``False``."""
+    ``none``, a choice such as ``min_len=none``, ``0.1,0.3``, ``a:b``) is the string as typed.
+    YAML, which read these before, takes ``1e-3`` for a string (YAML 1.1 wants ``1.0e-3``) and
+    ``no``/``off`` for ``False``."""
     import ast
 
     stripped = text.strip()
-    words = {"true": True, "false": False, "null": None, "none": None, "~": None}
+    words = {"true": True, "false": False, "null": None, "~": None}
     if stripped.lower() in words:
         return words[stripped.lower()]
     try:

@@ -86,6 +86,7 @@ def test_overrides_parse_python_literals():
     assert parse_override("name='a b'") == (None, "name", "a b")
     assert parse_override("corpus_dir=/data/wmt14") == (None, "corpus_dir", "/data/wmt14")
     assert parse_override("text=") == (None, "text", "")
+    assert parse_override("min_len=none") == (None, "min_len", "none")  # a choice, not None
 
 
 def test_train_set_reads_values_as_python_literals():
