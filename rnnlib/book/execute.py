@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,9 +52,13 @@ BOOK_FILES = ("_config.yml", "_toc.yml", "CITATION.cff", "references.bib")
 
 #: what a reader is told when a chapter stops before its end (a dead kernel, Ctrl-C)
 RESUMES = (
-    "Nothing computed is lost: every finished artifact is in the cache, and an interrupted "
-    "training resumes from its last checkpoint; run the same command again to go on."
+    "Nothing finished is lost: every artifact computed before it stopped is in the cache; run "
+    "the same command again to go on from there."
 )
+
+
+class ChapterInterrupted(KeyboardInterrupt):
+    """A chapter stopped by Ctrl-C; the message names it and says what rerunning does."""
 
 
 class ChapterFailed(RuntimeError):
@@ -280,7 +285,8 @@ def execute_chapter(
             f"{RESUMES}"
         ) from None
     except KeyboardInterrupt:
-        raise ChapterFailed(f"chapter {path.relative_to(root)}: interrupted. {RESUMES}") from None
+        where = path.relative_to(root)
+        raise ChapterInterrupted(f"chapter {where}: interrupted. {RESUMES}") from None
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -312,22 +318,34 @@ def _hide_injected_parameters(notebook: Path, places: dict[str, Path] | None = N
         if "injected-parameters" in tags and "remove-cell" not in tags:
             cell.metadata["tags"] = tags + ["remove-cell"]
     if places:
-        # the longest first: a folder inside another is named as itself
-        order = sorted(((str(Path(p).resolve()), n) for n, p in places.items()), reverse=True)
+        # the longest first, as given and resolved: a folder inside another is named as itself;
+        # a path is replaced only whole (not /work/main in /work/main2)
+        paths = {(str(q), n) for n, p in places.items() for q in (Path(p), Path(p).resolve())}
+        order = sorted(paths, key=lambda pn: len(pn[0]), reverse=True)
+        patterns = [(re.compile(re.escape(path) + r"(?![\w.-])"), name) for path, name in order]
 
-        def local(text: str) -> str:
-            for path, name in order:
-                text = text.replace(path, name)
+        def local(text):
+            if isinstance(text, list):
+                return [local(t) for t in text]
+            if not isinstance(text, str):
+                return text
+            for pattern, name in patterns:
+                text = pattern.sub(name, text)
             return text
 
         meta = nb.metadata.get("papermill", {})
         for key in ("input_path", "output_path"):
-            if isinstance(meta.get(key), str):
+            if key in meta:
                 meta[key] = local(meta[key])
         for cell in nb.cells:
             for output in cell.get("outputs", []):
-                if output.get("output_type") == "stream":
+                if "text" in output:
                     output["text"] = local(output["text"])
+                if "traceback" in output:
+                    output["traceback"] = local(output["traceback"])
+                for mime in ("text/plain", "text/markdown", "text/html"):
+                    if mime in output.get("data", {}):
+                        output["data"][mime] = local(output["data"][mime])
     nbformat.write(nb, notebook)
 
 

@@ -9,6 +9,7 @@ import time
 from ..params import ParameterError, overrides_in_environment
 from ..execute import (
     ChapterFailed,
+    ChapterInterrupted,
     build_html,
     execute_chapter,
     new_build,
@@ -56,10 +57,10 @@ def main(args) -> int:
                         root, stem, path, params[stem], out, cache, progress=not args.no_progress
                     )
                 )
-        except ChapterFailed as e:
+        except (ChapterFailed, ChapterInterrupted) as e:
             print(summary_table(results, None, time.perf_counter() - start))
             print(f"rnnlib build: {e}", file=sys.stderr)
-            return 1
+            return 130 if isinstance(e, ChapterInterrupted) else 1
     html_seconds = None
     if not args.no_html:
         print("== jupyter-book build", flush=True)

@@ -7,7 +7,13 @@ import time
 from pathlib import Path
 
 from ..params import ParameterError, overrides_in_environment
-from ..execute import ChapterFailed, execute_chapter, resolve_all, summary_table
+from ..execute import (
+    ChapterFailed,
+    ChapterInterrupted,
+    execute_chapter,
+    resolve_all,
+    summary_table,
+)
 from ._common import add_profile_arguments, book_root, folders
 
 
@@ -41,9 +47,9 @@ def main(args) -> int:
             result = execute_chapter(
                 root, stem, chapters[stem], params[stem], out, cache, progress=not args.no_progress
             )
-    except ChapterFailed as e:
+    except (ChapterFailed, ChapterInterrupted) as e:
         print(f"rnnlib run: {e}", file=sys.stderr)
-        return 1
+        return 130 if isinstance(e, ChapterInterrupted) else 1
     print(summary_table([result], None, time.perf_counter() - start))
     print(f"executed notebook: {result.notebook}")
     return 0
