@@ -584,11 +584,15 @@ class TrainState:
         return state
 
 
+class CheckpointMismatch(ValueError):
+    """A work folder's checkpoint that this run may not resume; the message names the file."""
+
+
 def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
     """Refuse a checkpoint of another format, or one written with a config this run may not
     change."""
     if ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(
+        raise CheckpointMismatch(
             f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
             "(written by another rnnlib version); use another work_dir"
         )
@@ -598,7 +602,7 @@ def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
             continue
         value = saved.get(f.name, f.default)
         if now[f.name] != value:
-            raise ValueError(
+            raise CheckpointMismatch(
                 f"{path}: the checkpoint was written with TrainConfig.{f.name}={value!r} but this "
                 f"run has {now[f.name]!r}; use another work_dir or the same value"
             )
@@ -698,7 +702,7 @@ class Trainer:
             self.model.load_state_dict(ckpt["model"])
         except RuntimeError as err:  # another architecture or size than the run that wrote it
             first = str(err).strip().splitlines()[-1].strip()
-            raise ValueError(
+            raise CheckpointMismatch(
                 f"{self.ckpt_path}: the checkpoint's model is not this run's model ({first}); "
                 "resume with the run's own settings, or start afresh in another work_dir"
             ) from None
@@ -1052,15 +1056,42 @@ def main(argv: list[str] | None = None) -> int:
     tune_allocator()  # a program entry point (also under torchrun): rnnlib.fast.allocator
     bound_primitive_cache()
     try:
-        return _train_from_run_file(args)
-    except (ValueError, KeyError, FileNotFoundError) as err:  # bad input, named in the message
-        message = err.args[0] if isinstance(err, KeyError) and err.args else err
-        print(f"rnnlib train: error: {message}", file=sys.stderr)
+        config, data_dir, cfg, model, train_pairs = _read_run(args)
+        result = train(
+            model,
+            train_pairs,
+            load_pairs(data_dir, "dev"),
+            cfg,
+            args.config.resolve().parent / config["work_dir"],
+            progress=not args.no_progress,
+        )
+    except (RunFileError, CheckpointMismatch) as err:  # bad input, named in the message
+        print(f"rnnlib train: error: {err}", file=sys.stderr)
         return 2
+    world = distributed.setup()
+    if world.is_main:
+        print(json.dumps({"stopped": result.stopped, **result.table2_row()}))
+    if world.active:
+        torch.distributed.destroy_process_group()
+    return 0
 
 
-def _train_from_run_file(args: argparse.Namespace) -> int:
-    """:func:`main` after its arguments are read: the run file's data, model and training."""
+class RunFileError(ValueError):
+    """A run file that cannot be trained from (a key unknown or missing, data not found)."""
+
+
+def _read_run(args: argparse.Namespace):
+    """The run file's config, data folder, training config, model and training pairs; a
+    :class:`RunFileError` naming the file for what is wrong in it (and only for that: an error
+    of the code below keeps its traceback)."""
+    try:
+        return _read_run_file(args)
+    except (UnknownNameError, ValueError, KeyError, FileNotFoundError) as err:
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise RunFileError(str(message)) from None
+
+
+def _read_run_file(args: argparse.Namespace):
     config = read_run_file(args.config, args.set)
     for key in ("data", "work_dir", "model"):
         if key not in config:
@@ -1077,20 +1108,7 @@ def _train_from_run_file(args: argparse.Namespace) -> int:
     cfg = run_train_config(config)
     seed_everything(cfg.seed)
     model = build_model_from_spec(config["model"], src_vocab, tgt_vocab)
-    result = train(
-        model,
-        train_pairs,
-        load_pairs(data_dir, "dev"),
-        cfg,
-        base / config["work_dir"],
-        progress=not args.no_progress,
-    )
-    world = distributed.setup()
-    if world.is_main:
-        print(json.dumps({"stopped": result.stopped, **result.table2_row()}))
-    if world.active:
-        torch.distributed.destroy_process_group()
-    return 0
+    return config, data_dir, cfg, model, train_pairs
 
 
 if __name__ == "__main__":
