@@ -270,17 +270,27 @@ def publish(out: Path, to: Path, chapters: Iterable[str], now: datetime | None =
     out, to = Path(out), Path(to)
     records, claims, log = read_build(out, chapters)
     meta = manifest(out, records, claims, log, now or datetime.now(timezone.utc))
-    shutil.rmtree(to / "results", ignore_errors=True)
-    (to / "results" / "claims").mkdir(parents=True)
+    # the new reference is written whole beside the old, then swapped in: an interrupted publish
+    # leaves the old reference as it was, never new records under an old manifest
+    new, old = to.with_name(to.name + ".new"), to.with_name(to.name + ".old")
+    shutil.rmtree(new, ignore_errors=True)
+    (new / "results" / "claims").mkdir(parents=True)
     for stem in records:
-        write_json_atomic(to / "results" / f"{stem}.json", without_provenance(records[stem]))
+        write_json_atomic(new / "results" / f"{stem}.json", without_provenance(records[stem]))
         if stem in claims:
             shutil.copyfile(
                 out / "results" / "claims" / f"{stem}.json",
-                to / "results" / "claims" / f"{stem}.json",
+                new / "results" / "claims" / f"{stem}.json",
             )
-    shutil.copyfile(out / "build-log.jsonl", to / "build-log.jsonl")
-    write_json_atomic(to / MANIFEST, meta)
+    shutil.copyfile(out / "build-log.jsonl", new / "build-log.jsonl")
+    if (to / "README.md").is_file():
+        shutil.copyfile(to / "README.md", new / "README.md")
+    write_json_atomic(new / MANIFEST, meta)
+    shutil.rmtree(old, ignore_errors=True)
+    if to.exists():
+        to.rename(old)
+    new.rename(to)
+    shutil.rmtree(old, ignore_errors=True)
     return meta
 
 
