@@ -179,6 +179,15 @@ def test_replicate_tables_give_the_spread_of_the_gains_and_say_how_to_measure_it
     assert list(rebuilds.numbers(one)) == ["cho-replicates-n"]
     assert "one alignment" in rebuilds.spread_words(one)
     assert np.isnan(rebuilds.spread_numbers(one, Params())["cho-replicates-sd-test"][0])
+    # the prose: a table of the sds over several alignments; with one, words and no nan
+    sds = rebuilds.spread_table(table).split("\n")
+    assert sds[0] == "| over 3 alignments | sd (BLEU) |"
+    assert "| the test gain of the RNN score (+RNN − Baseline) | 0.50 |" in sds
+    assert not any("CSLM" in row for row in sds)  # not built on every alignment: not shown
+    assert rebuilds.spread_table(one) == "No standard deviation: this build has one alignment."
+    assert rebuilds.t1_spread_words(table).startswith("reads every alignment's runs")
+    assert rebuilds.t1_spread_words(one).startswith("reads this build's one alignment")
+    assert max(len(rebuilds.t1_spread_words(t)) for t in (table, one)) <= 80
 
 
 def test_pooled_rows_group_each_rows_runs_by_alignment():

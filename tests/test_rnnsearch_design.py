@@ -135,6 +135,13 @@ def test_the_long_dropout_rule_reads_dev_and_says_when_it_is_not_the_chapters(mo
     alone = recipe.dropout_long_candidates(ex, SimpleNamespace(dropout_long={0.1: cands[0.1][0]}))
     assert "nothing was chosen on dev" in recipe.candidate_word(alone, 0.1, what)
     assert np.isnan(recipe.candidate_numbers(alone, 0.1, "x")["x-other"][0])
+    # the sentence's clause: numbers where there is something to compare, else says so (no nan)
+    assert recipe.candidate_result(table, 0.1) == (
+        "it reaches 2.700 nats a token, the best other candidate 2.900"
+    )
+    assert recipe.candidate_result(alone, 0.1) == (
+        "it was the only candidate trained: nothing to compare"
+    )
 
 
 # -- the cool-down ---------------------------------------------------------------------------------
@@ -668,6 +675,8 @@ def test_the_numbers_beside_the_chapters_sentences_are_glue_ready():
     constant = SimpleNamespace(P=setting.Params(lr_decay=None))
     table, word, read, numbers = budget.schedule_start_evidence(constant, None, None)
     assert table.empty and read == [] and word.startswith("not measured")
+    assert budget.start_summary(numbers).startswith("not measured")  # no nan in the prose
+    assert len(budget.start_summary(numbers)) <= 80
     assert set(numbers) == {
         "rns-start-seeds",
         "rns-start-diff-rnnsearch-50",
@@ -778,3 +787,6 @@ def test_the_schedule_starts_evidence_gives_per_model_numbers_and_words(monkeypa
     assert numbers["rns-start-diff-rnnencdec-50"][0] == pytest.approx(0.15)
     assert numbers["rns-start-sd-rnnencdec-50"][0] == pytest.approx(0.0)
     assert len(table) == 4
+    summary = budget.start_summary(numbers).split("\n")
+    assert summary[0].startswith("| model | chapter's schedule − from the first evaluation (mean")
+    assert summary[2:] == ["| RNNsearch-50 | -0.100 | 0.071 |", "| RNNencdec-50 | +0.150 | 0.000 |"]

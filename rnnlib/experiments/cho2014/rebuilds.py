@@ -179,6 +179,36 @@ def spread_words(table: pd.DataFrame) -> str:
     return "measured here"
 
 
+#: the standard deviations the prose shows, by what moves
+SPREAD_SHOWN = {
+    "+RNN − Baseline, test": "the test gain of the RNN score (+RNN − Baseline)",
+    "+RNN − Baseline, dev held out": "its held-out dev gain",
+    "Baseline test": "the Baseline's test BLEU",
+    "+CSLM+RNN − +RNN, test": "the test gain +CSLM+RNN − +RNN (where every alignment has it)",
+}
+
+
+def spread_table(table: pd.DataFrame) -> str:
+    """The standard deviations over the alignments as a Markdown table for the prose, or, with
+    one alignment, that there is none to give (at most 80 characters)."""
+    n = _alignments(table)
+    if n < 2:
+        return "No standard deviation: this build has one alignment."
+    rows = [
+        f"| {what} | {table.loc['sd', col]:.2f} |"
+        for col, what in SPREAD_SHOWN.items()
+        if col in table.columns
+    ]
+    return f"| over {n} alignments | sd (BLEU) |\n|---|---|\n" + "\n".join(rows)
+
+
+def t1_spread_words(table: pd.DataFrame) -> str:
+    """What C-A-T1-1's verdict reads of the alignments, in words for the prose."""
+    if _alignments(table) < 2:
+        return "reads this build's one alignment: its verdict does not see a rebuild"
+    return "reads every alignment's runs, so its verdict accounts for a rebuild"
+
+
 def cslm_spread_words(table: pd.DataFrame) -> str:
     """Whether C-A-T1-2 ... C-A-T1-4 read every alignment too, in words for the prose."""
     if "+CSLM+RNN − +RNN, test" in table.columns:

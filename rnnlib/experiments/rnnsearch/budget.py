@@ -136,6 +136,29 @@ def _first_cut(art: Artifact) -> int | None:
     return int(updates[cut[0]]) if len(cut) else None
 
 
+def start_summary(numbers: dict) -> str:
+    """The schedule-start evidence's numbers (:func:`schedule_start_evidence`'s) for the prose:
+    a Markdown table of each model's mean difference and its seeds' sd, or, with no seed read,
+    that nothing was measured (at most 80 characters)."""
+    seeds = numbers["rns-start-seeds"][0]
+    if not seeds:
+        return "not measured: no run with the schedule from the first evaluation"
+
+    def cell(name: str) -> str:
+        value = numbers[name][0]
+        return "—" if value != value else f"{value:+.3f}"
+
+    rows = [
+        f"| {model} | {cell(f'rns-start-diff-{glue_key(model)}')} | "
+        f"{cell(f'rns-start-sd-{glue_key(model)}').lstrip('+')} |"
+        for model in SEED_PAIR
+    ]
+    return (
+        f"| model | chapter's schedule − from the first evaluation (mean of {seeds} seeds) | "
+        "sd of the seeds' dev NLLs, chapter's schedule |\n|---|---|---|\n" + "\n".join(rows)
+    )
+
+
 def schedule_start_evidence(
     ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns
 ) -> tuple[pd.DataFrame, str, list[Artifact], dict]:

@@ -125,6 +125,17 @@ def candidate_numbers(table: pd.DataFrame, own, prefix: str) -> dict[str, tuple[
     }
 
 
+def candidate_result(table: pd.DataFrame, own) -> str:
+    """What the chapter's own candidate ``own`` reached against the others, in words for the
+    prose (at most 80 characters): its dev NLL per token and the lowest of the others', or that
+    it was the only candidate trained."""
+    numbers = candidate_numbers(table, own, "x")
+    if len(table) < 2:
+        return "it was the only candidate trained: nothing to compare"
+    own_nll, other = numbers["x-own"][0], numbers["x-other"][0]
+    return f"it reaches {own_nll:.3f} nats a token, the best other candidate {other:.3f}"
+
+
 def candidate_word(table: pd.DataFrame, own, what: str) -> str:
     """What the dev rule (the lowest dev NLL per token) does with the chapter's own candidate
     ``own`` (its ``what``: "recipe", ...), in words."""
