@@ -228,6 +228,8 @@ def test_the_side_by_side_numbers_read_the_runs_records():
     for art in old.runs.values():
         art.extra = {}
     assert table_2.side_by_side_text(old) == "alone"
+    every = _runs([2] * 5, [1] * 5)
+    assert table_2.side_by_side_text(every) == "none: every run had another beside it"
 
 
 class _Pairs(list):

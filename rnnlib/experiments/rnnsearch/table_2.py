@@ -543,6 +543,8 @@ def side_by_side_text(runs: Runs) -> str:
     """How the runs not trained side by side ran, from their records, in words: alone, on how
     many torch threads where recorded."""
     alone = [a for a in _all_runs(runs) if int(a.extra.get("runs_at_once", 1)) == 1]
+    if not alone:
+        return "none: every run had another beside it"
     threads = sorted({a.extra.get("threads") for a in alone} - {None})
     return "alone" + (f" on {' or '.join(map(str, threads))} torch threads" if threads else "")
 
