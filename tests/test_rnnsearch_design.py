@@ -746,6 +746,7 @@ def test_the_adadelta_numbers_and_word(monkeypatch):
     runs = SimpleNamespace(logs={"RNNsearch-50*": {"eval": chosen}}, adadelta=None)
     assert curves.adadelta_word(runs).startswith("not measured")
     assert all(np.isnan(v) for v, _ in curves.adadelta_numbers(runs).values())
+    assert curves.adadelta_result(runs).startswith("no Adadelta run was made")  # no nan
     runs.adadelta = SimpleNamespace()
     monkeypatch.setattr(curves, "run_logs", lambda art: {"eval": ada})
     assert curves.adadelta_numbers(runs) == {
@@ -754,6 +755,9 @@ def test_the_adadelta_numbers_and_word(monkeypatch):
         "rns-ada-chosen-nll": (3.5, 3),
     }
     assert curves.adadelta_word(runs) == "lower"
+    said = curves.adadelta_result(runs)
+    assert said == "after 1.5 min Adadelta reaches 4.000 nats a token, the chosen optimiser 3.500"
+    assert len(said) <= 80
 
 
 def test_the_words_of_the_phrase_based_row_and_of_panel_a():

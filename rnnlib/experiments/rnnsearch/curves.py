@@ -84,6 +84,18 @@ def adadelta_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
     }
 
 
+def adadelta_result(runs: Runs) -> str:
+    """The Adadelta comparison's numbers in words for the prose (at most 80 characters), or that
+    there is no Adadelta run to compare."""
+    if runs.adadelta is None:
+        return "no Adadelta run was made (`adadelta_updates` is 0, or Adadelta is chosen)"
+    n = {k: v[0] for k, v in adadelta_numbers(runs).items()}
+    return (
+        f"after {n['rns-ada-minutes']:.1f} min Adadelta reaches {n['rns-ada-nll']:.3f} nats "
+        f"a token, the chosen optimiser {n['rns-ada-chosen-nll']:.3f}"
+    )
+
+
 def adadelta_word(runs: Runs) -> str:
     """Whether the chosen optimiser's dev NLL is lower than Adadelta's after as many minutes
     (:func:`adadelta_numbers`), in words."""
