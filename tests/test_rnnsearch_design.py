@@ -794,3 +794,11 @@ def test_the_schedule_starts_evidence_gives_per_model_numbers_and_words(monkeypa
     summary = budget.start_summary(numbers).split("\n")
     assert summary[0].startswith("| model | chapter's schedule − from the first evaluation (mean")
     assert summary[2:] == ["| RNNsearch-50 | -0.100 | 0.071 |", "| RNNencdec-50 | +0.150 | 0.000 |"]
+
+
+def test_a_pair_of_dev_nlls_in_words_and_no_nan_without_the_pair():
+    numbers = {"a": (3.4121, 3), "b": 3.398}
+    said = recipe.pair_result(numbers, ("a", "b"), ("with it", "without"))
+    assert said == "3.412 nats a token with it and 3.398 without" and len(said) <= 80
+    missing = recipe.pair_result({"a": (np.nan, 3), "b": 3.0}, ("a", "b"), ("x", "y"))
+    assert missing == "there is no such pair of runs to compare in this build"

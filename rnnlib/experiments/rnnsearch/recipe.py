@@ -70,6 +70,16 @@ def encdec_lr_numbers(ex: RNNsearchExperiment, table: pd.DataFrame | None) -> di
     }
 
 
+def pair_result(numbers: dict, names: tuple[str, str], what: tuple[str, str]) -> str:
+    """Two dev NLLs per token of ``numbers`` (glue names ``names``) in words for the prose, each
+    named by ``what`` (at most 80 characters), or, when either is missing (NaN: the evidence was
+    not made), that there is nothing to compare."""
+    a, b = (v[0] if isinstance(v, tuple) else v for v in (numbers[n] for n in names))
+    if a != a or b != b:
+        return "there is no such pair of runs to compare in this build"
+    return f"{a:.3f} nats a token {what[0]} and {b:.3f} {what[1]}"
+
+
 def cooldown_numbers(runs: Runs, table: pd.DataFrame | None) -> dict:
     """``glue name -> (value, digits)``: the update after which RNNsearch-50's cool-down began
     (NaN without one), its last update, and its dev NLL per token there with the cool-down and
