@@ -30,6 +30,8 @@ def test_search_numbers_count_errors_and_gains_against_the_larger_search(tmp_pat
     assert got["smt-search-errors"][0] == pytest.approx(100 / 3)  # the first: lower than Moses'
     assert got["smt-search-better"][0] == pytest.approx(100 / 3)  # the third: higher
     assert got["smt-search-time-ratio"][0] == pytest.approx(4.0)
+    said = baseline.search_result(got)
+    assert said == "33.3% of 3 lower (search errors), 33.3% higher, 4.0x the time"
 
 
 def test_search_table_rows_name_each_search_and_its_settings(tmp_path):
@@ -58,6 +60,7 @@ def test_search_check_is_skipped_when_off_or_already_moses(tmp_path):
     assert all(np.isnan(value) for value, _ in not_computed.values())
     assert "`search_check` is 0" in baseline.search_status(None, 0)
     assert "Moses' settings" in baseline.search_status(None, 100)
+    assert "nothing to compare" in baseline.search_result(not_computed)  # no nan in the prose
 
 
 def test_search_status_says_the_check_was_measured(tmp_path):

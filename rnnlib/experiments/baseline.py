@@ -356,6 +356,18 @@ def search_numbers(check) -> dict[str, tuple[float, int | None]]:
     }
 
 
+def search_result(numbers: dict) -> str:
+    """The search check's numbers (:func:`search_numbers`) in words for the prose (at most 80
+    characters), or that nothing was compared."""
+    n = {k: v[0] for k, v in numbers.items()}
+    if n["smt-search-sentences"] != n["smt-search-sentences"]:  # NaN: not computed
+        return "no sentence was decoded twice, so there is nothing to compare"
+    return (
+        f"{n['smt-search-errors']:.1f}% of {int(n['smt-search-sentences'])} lower (search errors), "
+        f"{n['smt-search-better']:.1f}% higher, {n['smt-search-time-ratio']:.1f}x the time"
+    )
+
+
 def search_status(check, n_param: int) -> str:
     """Whether the check of :func:`search_check` ran, in words (``n_param``: the chapter's
     ``search_check``): measured, off, or nothing to compare."""
