@@ -77,7 +77,12 @@ def test_each_code_toggle_opens_on_the_call_that_made_its_item(smoke_book):
         for page, items in pages.items():
             browser.get((html_root / page).as_uri())
             for name in items:
-                cell = browser.execute_script(find_cell, f'"{name}"')
+                try:  # the theme's scripts wrap the cells in toggles after the page loads
+                    cell = WebDriverWait(browser, 10).until(
+                        lambda b: b.execute_script(find_cell, f'"{name}"')
+                    )
+                except TimeoutException:
+                    cell = None
                 assert cell is not None, f"{page}: no collapsed code cell names {name!r}"
                 source = cell.find_element(By.CSS_SELECTOR, "pre")
                 if cell.find_element(By.CSS_SELECTOR, "details").get_attribute("open"):
