@@ -349,3 +349,17 @@ def test_the_results_page_says_in_one_line_when_no_comparison_is_made(tmp_path, 
     assert r["text"] == "This build mixes profiles: no comparison is made."
     for text in (r["text"],):
         assert len(text) <= 80 and "\n" not in text
+
+
+def test_a_published_value_names_no_folder_of_the_build_machine(tmp_path):
+    out = tmp_path / "book" / "_build"
+    entries = [
+        {"name": "res-glance", "kind": "text", "value": f"not measured ({out}/results)"},
+        {"name": "x", "kind": "table", "value": {"rows": [[f"{out.parent}/data", 1]]}},
+        {"name": "y", "kind": "number", "value": 2.5, "artifacts": [{"kind": "k", "key": "a"}]},
+    ]
+    got = P.without_provenance(entries, {"<build>": out, "<book>": out.parent})
+    assert got[0]["value"] == "not measured (<build>/results)"
+    assert got[1]["value"] == {"rows": [["<book>/data", 1]]}
+    assert got[2] == {"name": "y", "kind": "number", "value": 2.5}
+    assert str(tmp_path) not in json.dumps(got)

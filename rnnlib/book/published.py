@@ -256,11 +256,31 @@ def manifest(out: Path, records: dict, claims: dict, log: list[dict], now: datet
 
 
 # -- writing the reference -------------------------------------------------------------------------
-def without_provenance(entries: list[dict]) -> list[dict]:
+def without_provenance(entries: list[dict], places: dict[str, Path] | None = None) -> list[dict]:
     """A chapter's record entries without each entry's ``artifacts`` (the cache keys it was
     computed from): three quarters of a record's size, and repeated in the manifest's list of
-    every artifact; ``rnnlib compare`` reads the values, not the provenance."""
-    return [{k: v for k, v in e.items() if k != "artifacts"} for e in entries]
+    every artifact; ``rnnlib compare`` reads the values, not the provenance. ``places`` (a name
+    such as ``<build>`` -> a folder of the build machine): a text that names the folder (a
+    message of the results page) names it by its name instead, so that the repository holds no
+    path of the machine."""
+    order = sorted(
+        {(str(q), n) for n, p in (places or {}).items() for q in (Path(p), Path(p).resolve())},
+        key=lambda pn: len(pn[0]),
+        reverse=True,
+    )
+
+    def local(value):
+        if isinstance(value, str):
+            for path, name in order:
+                value = value.replace(path, name)
+            return value
+        if isinstance(value, list):
+            return [local(v) for v in value]
+        if isinstance(value, dict):
+            return {k: local(v) for k, v in value.items()}
+        return value
+
+    return [local({k: v for k, v in e.items() if k != "artifacts"}) for e in entries]
 
 
 def publish(out: Path, to: Path, chapters: Iterable[str], now: datetime | None = None) -> dict:
@@ -276,7 +296,10 @@ def publish(out: Path, to: Path, chapters: Iterable[str], now: datetime | None =
     shutil.rmtree(new, ignore_errors=True)
     (new / "results" / "claims").mkdir(parents=True)
     for stem in records:
-        write_json_atomic(new / "results" / f"{stem}.json", without_provenance(records[stem]))
+        places = {"<build>": out, "<book>": out.resolve().parent}
+        write_json_atomic(
+            new / "results" / f"{stem}.json", without_provenance(records[stem], places)
+        )
         if stem in claims:
             shutil.copyfile(
                 out / "results" / "claims" / f"{stem}.json",
