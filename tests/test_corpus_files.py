@@ -172,7 +172,8 @@ def test_cli_prepares_files_and_reports_bad_input(tmp_path, capsys):
     assert "train=15, dev=2, test=2" in out and "[test.en:1]" in out
     (tmp_path / "dev.fr").unlink()
     assert main(argv) == 2
-    assert "dev.fr: file not found" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "dev.fr: file not found" in err and out == ""  # errors go to stderr
 
 
 def test_lowercase_applies_to_tokens_and_references(tmp_path):

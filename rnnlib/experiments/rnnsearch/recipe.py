@@ -80,6 +80,20 @@ def pair_result(numbers: dict, names: tuple[str, str], what: tuple[str, str]) ->
     return f"{a:.3f} nats a token {what[0]} and {b:.3f} {what[1]}"
 
 
+def cooldown_result(numbers: dict) -> str:
+    """RNNsearch-50's dev NLL per token with the cool-down and without it (:func:`pair_result`
+    of :func:`cooldown_numbers`)."""
+    names = ("rns-cooldown-with", "rns-cooldown-without")
+    return pair_result(numbers, names, ("with it", "without"))
+
+
+def encdec_lr_result(numbers: dict) -> str:
+    """RNNencdec-30's dev NLL per token at its own rate and at RNNsearch's (:func:`pair_result`
+    of :func:`encdec_lr_numbers`)."""
+    names = ("rns-encdec-lr-own-nll", "rns-encdec-lr-other-nll")
+    return pair_result(numbers, names, ("at its own", "at RNNsearch's"))
+
+
 def cooldown_numbers(runs: Runs, table: pd.DataFrame | None) -> dict:
     """``glue name -> (value, digits)``: the update after which RNNsearch-50's cool-down began
     (NaN without one), its last update, and its dev NLL per token there with the cool-down and
