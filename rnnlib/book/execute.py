@@ -319,7 +319,7 @@ def _hide_injected_parameters(notebook: Path, places: dict[str, Path] | None = N
             cell.metadata["tags"] = tags + ["remove-cell"]
     if places:
         # the longest first, as given and resolved: a folder inside another is named as itself;
-        # a path is replaced only whole (not /work/main in /work/main2)
+        # a path is replaced only whole (not the folder "book" inside the name "book2")
         paths = {(str(q), n) for n, p in places.items() for q in (Path(p), Path(p).resolve())}
         order = sorted(paths, key=lambda pn: len(pn[0]), reverse=True)
         patterns = [(re.compile(re.escape(path) + r"(?![\w.-])"), name) for path, name in order]
