@@ -42,10 +42,11 @@ Deviations
   R^{500x1000}, but the maxout output has 500 units; we read G = G_l G_r as acting on the ``l``
   maxout units with an optional inner rank (``output_rank``: G_l (K x r), G_r (r x l));
   ``output_rank=None`` is B's full W_o.
-- RNNencdec (Reading the papers, ``reading-rnnencdec``): B only says RNNencdec is RNNsearch with a
-  fixed context; we use A's formulation for it: c = tanh(V h<N>), s_0 = tanh(V' c), c entering
-  every decoder step's gates and candidate and the deep output (C_o c), which is B's decoder with
-  c_i := c.
+- RNNencdec (Reading the papers, ``reading-rnnencdec``): B A.2.2 says the model becomes RNNencdec
+  "if we fix c_i to" the forward encoder's last state, and gives no initial state for it; we
+  choose A's formulation, the model B cites: c = tanh(V h<N>) (one learned layer more than B's
+  letter), s_0 = tanh(V' c), c entering every decoder step's gates and candidate and the deep
+  output (C_o c), which is B's decoder with c_i := c.
 - Biases, which the papers do not print: the deep output's ``t~_i`` has one (``U_o``'s), and
   ``W_s``, ``V'`` and ``W_o`` (``G_l``) have one each (zero at init; B.1 initialises "all the bias
   vectors" to zero).
