@@ -345,6 +345,24 @@ def across_rebuilds(checks: Iterable[tuple[str, Check]], note: str = "") -> Chec
     return controlled(rule(checks), "the same rule on every rebuild's control", rule(controls))
 
 
+def all_parts(parts: Iterable[tuple[str, Check]], note: str = "") -> Check:
+    """A claim that says several things at once (B Table 1: "ahead on All, and comparable on No
+    UNK"): ``parts`` is ``(label, check)`` per part, each with its own rule, control and floor.
+    Its control is the same rule over the parts' controls (every part needs one). The verdict:
+    "does not hold" when a part does not hold; else "not measurable" when a part is not
+    measurable; else "inside the noise" when a part is; else "holds"."""
+    parts = list(parts)
+    missing = [label for label, c in parts if c.control is None and c.rule != "not_measurable"]
+    if missing:
+        raise ValueError(f"all_parts: the check of {', '.join(missing)} has no control")
+
+    def rule(items: list[tuple[str, Check]]) -> Check:
+        return Check("all_parts", {"checks": [[k, asdict(c)] for k, c in items]}, note)
+
+    controls = [(k, c.control.check if c.control else c) for k, c in parts]
+    return controlled(rule(parts), "the same rule on every part's control", rule(controls))
+
+
 def _is_nan(x) -> bool:
     return isinstance(x, (float, np.floating)) and math.isnan(x)
 
@@ -480,7 +498,20 @@ def _across_rebuilds(ev: dict) -> Verdict:
     return Verdict(NOISE, f"the verdict changes between rebuilds: {listing}")
 
 
+def _all_parts(ev: dict) -> Verdict:
+    judged = [(label, evaluate(Check.from_dict(c))) for label, c in ev["checks"]]
+    if not judged:
+        return Verdict(UNMEASURABLE, "no part was judged")
+    listing = "; ".join(f"{label}: {v.verdict} ({v.reason})" for label, v in judged)
+    kinds = {v.verdict for _, v in judged}
+    for verdict in (FAILS, UNMEASURABLE, NOISE):
+        if verdict in kinds:
+            return Verdict(verdict, f"{verdict} in a part: {listing}")
+    return Verdict(HOLDS, f"every part holds: {listing}")
+
+
 RULES = {
+    "all_parts": _all_parts,
     "across_rebuilds": _across_rebuilds,
     "within_margin": _within_margin,
     "bookkeeping": _bookkeeping,

@@ -494,3 +494,24 @@ def test_compare_reads_each_rebuilds_evidence():
     numbers = evidence_numbers(asdict(check))
     assert numbers["a1: gap"] == (2.0, (1.5, 2.5, "95% interval"))
     assert numbers["a2: gap"][0] == -1.0
+
+
+def test_all_parts_holds_only_when_every_part_holds_and_fails_when_one_fails():
+    from rnnlib import verdicts as v
+
+    def part(low, ctrl_low=-1.0):
+        return v.controlled(
+            v.intervals_above([("d", low + 1, low, low + 2)]),
+            "identical",
+            v.intervals_above([("d", 0.0, ctrl_low, 1.0)]),
+        )
+
+    assert v.evaluate(v.all_parts([("a", part(1.0)), ("b", part(0.5))])).verdict == v.HOLDS
+    one_fails = v.all_parts([("a", part(1.0)), ("b", part(-5.0))])
+    assert v.evaluate(one_fails).verdict == v.FAILS
+    noisy = v.all_parts([("a", part(1.0)), ("b", part(-1.0))])
+    assert v.evaluate(noisy).verdict == v.NOISE
+    blind = v.all_parts([("a", part(1.0)), ("b", part(1.0, ctrl_low=0.5))])  # b's control holds
+    assert v.evaluate(blind).verdict == v.UNMEASURABLE
+    with pytest.raises(ValueError, match="no control"):
+        v.all_parts([("a", v.intervals_above([("d", 1.0, 0.5, 1.5)]))])

@@ -601,7 +601,7 @@ def evidence_numbers(check: dict | None) -> dict[str, tuple[Any, tuple[float, fl
         elif rule == "all_true":
             for label, ok in ev.get("observations", []):
                 out[str(label)] = (ok, None)
-        elif rule == "across_rebuilds":  # each rebuild's evidence, named by its rebuild
+        elif rule in ("across_rebuilds", "all_parts"):  # each part's evidence, named by it
             for rebuild, inner in ev.get("checks", []):
                 for label, value in evidence_numbers(inner).items():
                     out[f"{rebuild}: {label}"] = value
