@@ -13,8 +13,9 @@ One module, so that no chapter and no experiment carries its own copy:
 * :func:`bleu_by_length` -- corpus BLEU per source-length bucket with a bootstrap band per bucket
   (Bahdanau et al. 2015, Fig. 2).
 * :func:`relative_length_slopes` -- two systems' BLEU per length bucket relative to their own
-  shortest bucket, the slope of each over length and the difference of the slopes, the test
-  sentences resampled jointly for both systems (paired, within each bucket).
+  anchor bucket (the shortest that holds enough sentences), the slope of each over length and
+  the difference of the slopes, the test sentences resampled jointly for both systems (paired,
+  within each bucket).
 * :func:`paired_bootstrap` -- sacreBLEU's paired bootstrap test of two systems' BLEU, with the
   interval of the difference over the very resamples sacreBLEU draws.
 * :func:`seeds_difference` -- the difference of two groups of runs (MERT seeds) with its
@@ -462,12 +463,12 @@ def bleu_by_length(
     return pd.DataFrame(rows)
 
 
-def _relative_slope(bucket_bleu: np.ndarray, mids: np.ndarray) -> float:
-    """Least-squares slope of ``bucket_bleu / bucket_bleu[0]`` over ``mids`` (per token), NaN
-    when the first bucket scores 0."""
-    if not bucket_bleu[0] > 0:
+def _relative_slope(bucket_bleu: np.ndarray, mids: np.ndarray, anchor: int = 0) -> float:
+    """Least-squares slope of ``bucket_bleu / bucket_bleu[anchor]`` over ``mids`` (per token),
+    NaN when the anchor bucket scores 0."""
+    if not bucket_bleu[anchor] > 0:
         return math.nan
-    return float(np.polyfit(mids, bucket_bleu / bucket_bleu[0], 1)[0])
+    return float(np.polyfit(mids, bucket_bleu / bucket_bleu[anchor], 1)[0])
 
 
 def relative_length_slopes(
@@ -480,22 +481,26 @@ def relative_length_slopes(
     n_boot: int = 1000,
     seed: int | np.random.Generator = 0,
     level: float = 0.95,
+    anchor_min: int | None = None,
+    open_bucket: bool = True,
 ) -> dict:
-    """How two systems' BLEU falls with source length, each relative to its own shortest bucket.
+    """How two systems' BLEU falls with source length, each relative to its own anchor bucket.
 
-    The buckets are :func:`bleu_by_length`'s, those with at least ``min_bucket`` sentences kept.
-    For each system: corpus BLEU per kept bucket over its BLEU in the first kept bucket (1 there),
-    and the least-squares slope of that ratio against the bucket's middle length, per token (a
-    slope of -0.01: a tenth of the short sentences' BLEU lost every 10 tokens). The difference
-    ``a - b`` of the slopes gets a percentile interval from ``n_boot`` paired resamples: each draws
-    the sentences of every kept bucket with replacement (a bucket keeps its size), the same
-    sentences for both systems (a resample on which a slope is undefined is left out and counted,
-    ``nan_resamples``; above a twentieth of them the interval is NaN). The fit weighs the
-    buckets alike; the open last bucket sits at its lower edge plus half a bucket. Returns
-    ``{"buckets": DataFrame (bucket, mid, sentences, bleu_a, bleu_b, relative_a, relative_b),
-    "slope_a", "slope_b", "diff", "low", "high", "n_boot", "nan_resamples"}``; NaN slopes (and
-    interval) when fewer than 2 buckets are kept or a system scores 0 on its first kept
-    bucket."""
+    The buckets are :func:`bleu_by_length`'s, those with at least ``min_bucket`` sentences kept
+    (and without the open last bucket ``>= edges[-1]`` when ``open_bucket`` is false). The anchor
+    is the shortest kept bucket with at least ``anchor_min`` sentences (default ``min_bucket``:
+    the shortest kept one). For each system: corpus BLEU per kept bucket over its BLEU in the
+    anchor (1 there), and the least-squares slope of that ratio against the bucket's middle
+    length, per token (a slope of -0.01: a tenth of the anchor's BLEU lost every 10 tokens). The
+    difference ``a - b`` of the slopes gets a percentile interval from ``n_boot`` paired
+    resamples: each draws the sentences of every kept bucket with replacement (a bucket keeps its
+    size), the same sentences for both systems (a resample on which a slope is undefined is left
+    out and counted, ``nan_resamples``; above a twentieth of them the interval is NaN). The fit
+    weighs the buckets alike; the open last bucket sits at its lower edge plus half a bucket.
+    Returns ``{"buckets": DataFrame (bucket, mid, sentences, bleu_a, bleu_b, relative_a,
+    relative_b), "anchor": the anchor's label or None, "slope_a", "slope_b", "diff", "low",
+    "high", "n_boot", "nan_resamples"}``; NaN slopes (and interval) when fewer than 2 buckets are
+    kept, no kept bucket holds ``anchor_min`` sentences, or a system scores 0 on its anchor."""
     bleu.check_pairs(hyps_a, refs, "relative_length_slopes")
     bleu.check_pairs(hyps_b, refs, "relative_length_slopes")
     lengths = np.asarray(lengths)
@@ -505,6 +510,8 @@ def relative_length_slopes(
         np.flatnonzero((lengths >= r.low_len) & (lengths < r.high_len)) for r in kept.itertuples()
     ]
     mids = kept["mid"].to_numpy(dtype=float)
+    big = np.flatnonzero(kept["sentences"].to_numpy() >= (anchor_min or min_bucket))
+    at = int(big[0]) if len(big) else None
     scorer, stats_a = bleu.sufficient_stats(hyps_a, refs)
     _, stats_b = bleu.sufficient_stats(hyps_b, refs)
 
@@ -515,14 +522,14 @@ def relative_length_slopes(
     table = kept[["bucket", "mid", "sentences"]].assign(
         bleu_a=a,
         bleu_b=b,
-        relative_a=a / a[0] if len(a) and a[0] > 0 else np.nan,
-        relative_b=b / b[0] if len(b) and b[0] > 0 else np.nan,
+        relative_a=a / a[at] if at is not None and a[at] > 0 else np.nan,
+        relative_b=b / b[at] if at is not None and b[at] > 0 else np.nan,
     )
-    out = {"buckets": table, "n_boot": n_boot}
+    out = {"buckets": table, "n_boot": n_boot, "anchor": None if at is None else kept["bucket"][at]}
     nan = {"slope_a": math.nan, "slope_b": math.nan, "diff": math.nan}
-    if len(kept) < 2:
+    if len(kept) < 2 or at is None:
         return {**out, **nan, "low": math.nan, "high": math.nan, "nan_resamples": 0}
-    slope_a, slope_b = _relative_slope(a, mids), _relative_slope(b, mids)
+    slope_a, slope_b = _relative_slope(a, mids, at), _relative_slope(b, mids, at)
     out.update(slope_a=slope_a, slope_b=slope_b, diff=slope_a - slope_b)
     rng = np.random.default_rng(seed)
     diffs = np.empty(n_boot)
@@ -533,7 +540,7 @@ def relative_length_slopes(
         )
     finite = np.isfinite(diffs)
     out["nan_resamples"] = int((~finite).sum())
-    # a resample whose shortest bucket scores 0 has no relative slope: it is left out, and
+    # a resample whose anchor bucket scores 0 has no relative slope: it is left out, and
     # counted; with more than a twentieth of them left out, no interval is claimed
     if n_boot and np.isfinite(out["diff"]) and finite.sum() >= 0.95 * n_boot:
         out["low"], out["high"] = (float(x) for x in percentile_interval(diffs[finite], level))

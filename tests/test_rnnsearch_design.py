@@ -408,14 +408,14 @@ def test_table_1_brevity_penalty_and_length_ratio_are_sacrebleus():
 
 
 # -- Fig. 2, relative ------------------------------------------------------------------------------
-def _length_data():
-    """Sentences in three buckets of 10 tokens; system a right everywhere, system b right on the
-    short ones and wrong more and more often on longer ones."""
+def _length_data(shares=(0.0, 0.4, 0.8), sizes=(30, 30, 30)):
+    """Sentences in buckets of 10 tokens (one per share, of the given sizes); system a right
+    everywhere, system b right on the short ones and wrong more and more often on longer ones."""
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(40)]
     refs, a, b, lengths = [], [], [], []
-    for bucket, wrong_share in ((0, 0.0), (1, 0.4), (2, 0.8)):
-        for _ in range(30):
+    for bucket, (wrong_share, size) in enumerate(zip(shares, sizes)):
+        for _ in range(size):
             ref = " ".join(rng.choice(words, size=8))
             refs.append(ref)
             a.append(ref)
@@ -443,7 +443,23 @@ def test_relative_slopes_of_a_system_against_itself_are_zero_and_small_buckets_g
     assert np.isnan(few["diff"]) and np.isnan(few["low"]) and len(few["buckets"]) == 0
 
 
-def test_relative_view_divides_each_curve_by_its_own_shortest_kept_bucket():
+def test_relative_slopes_are_anchored_on_a_bucket_with_enough_sentences_inside_the_range():
+    a, b, refs, lengths = _length_data((0.0, 0.0, 0.4, 0.8), (10, 30, 30, 30))
+    edges = [0, 10, 20, 30]  # 0-9 (10 sentences), 10-19, 20-29, >=30 (open)
+    res = stats.relative_length_slopes(
+        a, b, refs, lengths, edges, 5, n_boot=50, seed=1, anchor_min=20, open_bucket=False
+    )
+    assert res["anchor"] == "10-19"  # the 10-sentence bucket is kept but anchors nothing
+    assert res["buckets"]["bucket"].tolist() == ["0-9", "10-19", "20-29"]  # no open bucket
+    assert res["buckets"]["relative_b"].iloc[1] == 1.0
+    with_open = stats.relative_length_slopes(a, b, refs, lengths, edges, 5, n_boot=0)
+    assert with_open["buckets"]["bucket"].tolist()[-1] == ">=30" and with_open["anchor"] == "0-9"
+    none = stats.relative_length_slopes(a, b, refs, lengths, edges, 5, n_boot=10, anchor_min=31)
+    assert none["anchor"] is None and np.isnan(none["diff"]) and np.isnan(none["low"])
+
+
+def test_relative_view_divides_each_curve_by_its_own_anchor_bucket(monkeypatch):
+    monkeypatch.setattr(figure_2, "ANCHOR_MIN", 20)
     t = pd.DataFrame(
         {
             "bucket": ["0-9", "10-19", ">=20"],
@@ -489,12 +505,13 @@ def test_reordered_sentences_follow_the_reordering_rule_of_c_b_f3_2():
     assert figure_3.reordered_sentences(ex, tr, sample).tolist() == [2]
 
 
-def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths():
-    a, b, refs, lengths = _length_data()
+def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths(monkeypatch):
+    monkeypatch.setattr(figure_2, "ANCHOR_MIN", 30)
+    a, b, refs, lengths = _length_data((0.0, 0.4, 0.8, 0.0), (30, 30, 30, 5))
     systems = {"RNNsearch-50": a, "RNNencdec-50": b}
     tr = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": systems[n])
     ex = SimpleNamespace(
-        P=setting.Params(**{"seed": 1, "bucket_width": 10, "bucket_last": 20, "n_boot": 200}),
+        P=setting.Params(**{"seed": 1, "bucket_width": 10, "bucket_last": 30, "n_boot": 200}),
         src_len=lengths,
         n_test=len(refs),
     )
@@ -802,3 +819,47 @@ def test_a_pair_of_dev_nlls_in_words_and_no_nan_without_the_pair():
     assert said == "3.412 nats a token with it and 3.398 without" and len(said) <= 80
     missing = recipe.pair_result({"a": (np.nan, 3), "b": 3.0}, ("a", "b"), ("x", "y"))
     assert missing == "there is no such pair of runs to compare in this build"
+
+
+def _paper_range_case(sizes):
+    """Fig. 2's inputs over buckets 0-9 ... 50-59 and >=60 of ``sizes`` sentences: RNNsearch-50
+    right on every sentence but those of >=60 (empty output there), RNNencdec-50 half wrong."""
+    shares = (0.5,) * len(sizes)
+    a, b, refs, lengths = _length_data(shares, sizes)
+    a = ["" if n >= 60 else h for h, n in zip(a, lengths)]
+    systems = {"RNNsearch-50": a, "RNNencdec-50": b}
+    tr = SimpleNamespace(refs={"all": refs}, of=lambda n, s="all": systems[n])
+    ex = SimpleNamespace(
+        P=setting.Params(**{"seed": 1, "bucket_width": 10, "bucket_last": 60, "n_boot": 100}),
+        src_len=lengths,
+        n_test=len(refs),
+    )
+    edges = [0, 10, 20, 30, 40, 50, 60]
+    by_length = {
+        n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=20) for n, h in systems.items()
+    }
+    return ex, tr, by_length, figure_2.length_gaps(ex, tr, by_length)
+
+
+def test_c_b_f2_3_reads_the_papers_last_bucket_and_shows_the_open_one_apart():
+    ex, tr, by_length, gaps = _paper_range_case((25, 25, 25, 25, 25, 25, 25))
+    assert figure_2.longest_texts(by_length, gaps) == {
+        "rns-f2-longest": "50-59",
+        "rns-f2-longest-why": "",
+    }
+    # RNNsearch-50 translates nothing past 59 tokens, yet shows no drop inside the paper's axis
+    check = figure_2.claim_f2_3(ex, tr, by_length, gaps).check
+    assert verdicts.evaluate(check).verdict == verdicts.HOLDS
+    assert "50-59" in check.note
+    past = figure_2.beyond(ex, tr, by_length)
+    assert past["rns-f2-beyond-n"] == (25, None)
+    assert past["rns-f2-beyond-low"][0] > 0  # the open bucket drops, beyond the noise
+
+
+def test_c_b_f2_3_falls_back_to_the_longest_bucket_that_holds_enough_and_says_why():
+    ex, tr, by_length, gaps = _paper_range_case((25, 25, 25, 25, 25, 8, 25))
+    assert figure_2.longest_texts(by_length, gaps) == {
+        "rns-f2-longest": "40-49",
+        "rns-f2-longest-why": " (bucket 50-59 holds only 8 sentences)",
+    }
+    assert "40-49" in figure_2.claim_f2_3(ex, tr, by_length, gaps).check.note

@@ -1,6 +1,10 @@
 """B Fig. 2: BLEU against the source sentence's length, with bootstrap bands per bucket, the
-relative view (each model against its own shortest bucket), the gap RNNsearch-50 − RNNencdec-50
-per bucket, and the claims C-B-F2-1 to C-B-F2-4."""
+relative view (each model against its own anchor bucket), the gap RNNsearch-50 − RNNencdec-50
+per bucket, and the claims C-B-F2-1 to C-B-F2-4.
+
+The claims read the buckets the paper plots: its axis ends at 60 and its models were trained on
+sentences of at most 50 words, so the open last bucket (``>= bucket_last``) is shown, in the
+figure, the table and the extension numbers of :func:`beyond`, but carries no claim."""
 
 from __future__ import annotations
 
@@ -22,6 +26,10 @@ from .translations import Translations
 CURVES = ["RNNsearch-50", "RNNsearch-30", "RNNencdec-50", "RNNencdec-30"]
 #: Fig. 2: buckets with fewer sentences are too noisy to carry a claim
 MIN_BUCKET = 20
+#: Fig. 2's relative view: each model is read against its BLEU in the shortest bucket holding at
+#: least this many sentences (its anchor). A bucket of 20 or 30 sentences scores with a band
+#: several BLEU wide, and every relative value divides by the anchor's score.
+ANCHOR_MIN = 100
 #: C-B-F2-3 ("no deterioration" on the longest sentences), a null claim: a drop from the BLEU on
 #: all sentences to the longest bucket's of at most this share of the former does not count.
 #: The paper's RNNencdec-50 loses more than half its BLEU from the shortest to the longest
@@ -109,14 +117,15 @@ def length_gaps(
 ) -> pd.DataFrame:
     """``a`` − ``b`` (RNNsearch-50 − RNNencdec-50) within each bucket of Fig. 2 (by the
     sentences' source lengths), by the paired bootstrap (:func:`rnnlib.stats.paired_bootstrap`):
-    index ``bucket``, columns ``diff``, ``low``, ``high`` (NaN below two sentences) and ``n``
-    (sentences)."""
+    index ``bucket``, columns ``diff``, ``low``, ``high`` (NaN below two sentences), ``closed``
+    (false for the open last bucket) and ``n`` (sentences)."""
     refs, src_len = tr.refs["all"], ex.src_len
     hyps_a, hyps_b = tr.of(a), tr.of(b)
     gaps = []
     for row in by_length["RNNsearch-50"].itertuples():
         members = np.flatnonzero((src_len >= row.low_len) & (src_len < row.high_len))
         gap = {"bucket": row.bucket, "diff": np.nan, "low": np.nan, "high": np.nan}
+        gap["closed"] = bool(np.isfinite(row.high_len))
         if len(members) >= 2:
             res = stats.paired_bootstrap(
                 [hyps_a[i] for i in members],
@@ -146,10 +155,12 @@ def length_slopes(
     ex: RNNsearchExperiment, tr: Translations, src_len: np.ndarray | None = None
 ) -> dict:
     """Fig. 2 read as the paper reads it: RNNsearch-50's and RNNencdec-50's BLEU in each bucket of
-    at least :data:`MIN_BUCKET` sentences relative to their own shortest such bucket, the slope of
-    each over length and their difference with a joint paired bootstrap over the test sentences
-    (:func:`rnnlib.stats.relative_length_slopes`; its keys, ``a`` RNNsearch-50). ``src_len``:
-    the sentences' lengths (default: their source lengths; a control passes them shuffled)."""
+    at least :data:`MIN_BUCKET` sentences inside the paper's range (the open last bucket left
+    out) relative to their own anchor (the shortest such bucket with at least
+    :data:`ANCHOR_MIN` sentences), the slope of each over length and their difference with a
+    joint paired bootstrap over the test sentences (:func:`rnnlib.stats.
+    relative_length_slopes`; its keys, ``a`` RNNsearch-50). ``src_len``: the sentences' lengths
+    (default: their source lengths; a control passes them shuffled)."""
     p = ex.P
     edges = length_edges(min(p.bucket_width, p.bucket_last), p.bucket_last)
     rng = np.random.default_rng([p.seed, 24])
@@ -162,26 +173,31 @@ def length_slopes(
         MIN_BUCKET,
         n_boot=p.n_boot,
         seed=rng,
+        anchor_min=ANCHOR_MIN,
+        open_bucket=False,
     )
 
 
 def relative_by_length(by_length: dict) -> pd.DataFrame:
-    """Every curve of Fig. 2 relative to its own BLEU in the shortest bucket of at least
-    :data:`MIN_BUCKET` sentences: long form (``system``, ``bucket``, ``mid``, ``relative``)."""
+    """Every curve of Fig. 2 (buckets of at least :data:`MIN_BUCKET` sentences) relative to its
+    own BLEU in its anchor, the shortest bucket of at least :data:`ANCHOR_MIN` sentences: long
+    form (``system``, ``bucket``, ``mid``, ``relative``)."""
     rows = [pd.DataFrame(columns=["bucket", "mid", "system", "relative"])]
     for name, t in by_length.items():
         kept = t[t["sentences"] >= MIN_BUCKET]
-        if not len(kept):
+        anchor = kept[kept["sentences"] >= ANCHOR_MIN]
+        if not len(anchor):
             continue
-        first = float(kept["bleu"].iloc[0])
+        first = float(anchor["bleu"].iloc[0])
         rel = kept["bleu"] / first if first > 0 else np.nan
         rows.append(kept[["bucket", "mid"]].assign(system=shown(name), relative=rel))
     return pd.concat(rows, ignore_index=True)
 
 
 def relative_length_figure(by_length: dict):
-    """Fig. 2's relative view: each system's BLEU per bucket over its own shortest bucket's
-    (buckets of at least :data:`MIN_BUCKET` sentences), a dashed line at 1. Returns the figure."""
+    """Fig. 2's relative view: each system's BLEU per bucket over its own anchor's (buckets of at
+    least :data:`MIN_BUCKET` sentences, the anchor the shortest of at least :data:`ANCHOR_MIN`),
+    a dashed line at 1. Returns the figure."""
     data = relative_by_length(by_length)
     fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT))
     _system_lines(ax, data, "relative", by_length)
@@ -190,7 +206,7 @@ def relative_length_figure(by_length: dict):
     ax.set_xticks(ticks["mid"], ticks["bucket"], fontsize=8)
     ax.set(
         xlabel="sentence length (source tokens)",
-        ylabel="BLEU / BLEU of the shortest bucket",
+        ylabel="BLEU / BLEU of the anchor bucket",
     )
     ax.legend(title=None)
     fig.tight_layout()
@@ -198,19 +214,72 @@ def relative_length_figure(by_length: dict):
 
 
 def numbers(slopes: dict) -> dict[str, tuple[float, int]]:
-    """``glue name -> (value, 1)``: the relative slopes in % of the shortest bucket's BLEU per 10
-    tokens, and their difference with its interval."""
+    """``glue name -> (value, digits)``: the relative slopes in % of the anchor bucket's BLEU per
+    10 tokens, and their difference with its interval; the anchor (its label, its sentences) and
+    RNNencdec-50's BLEU there; how many buckets the slopes read."""
     per10 = {k: 1000 * slopes[k] for k in ("slope_a", "slope_b", "diff", "low", "high")}
+    table, anchor = slopes["buckets"], slopes["anchor"]
+    at = table.set_index("bucket").loc[anchor] if anchor is not None else None
     return {
         "rns-slope-search50": (per10["slope_a"], 1),
         "rns-slope-encdec50": (per10["slope_b"], 1),
         "rns-slope-diff": (per10["diff"], 1),
         "rns-slope-diff-low": (per10["low"], 1),
         "rns-slope-diff-high": (per10["high"], 1),
-        "rns-slope-first-encdec50": (float(slopes["buckets"]["bleu_b"].iloc[0]), 2)
-        if len(slopes["buckets"])
-        else (np.nan, 2),
+        "rns-slope-first-encdec50": (np.nan if at is None else float(at["bleu_b"]), 2),
+        "rns-slope-anchor-n": (0 if at is None else int(at["sentences"]), None),
+        "rns-slope-buckets": (len(table), None),
+        "rns-anchor-min": (ANCHOR_MIN, None),
     }
+
+
+def anchor_label(slopes: dict) -> str:
+    """The bucket :func:`length_slopes` reads each model against ("none" without one)."""
+    return "none" if slopes["anchor"] is None else str(slopes["anchor"])
+
+
+def _paper_last(by_length: dict) -> pd.Series:
+    """The row of Fig. 2's table for the paper's last bucket: the longest below the open one."""
+    t = by_length["RNNsearch-50"]
+    return t[np.isfinite(t["high_len"].to_numpy(dtype=float))].iloc[-1]
+
+
+def longest_texts(by_length: dict, gaps: pd.DataFrame) -> dict[str, str]:
+    """``glue name -> Markdown``: the bucket C-B-F2-3 reads (``rns-f2-longest``) and, when it is
+    not the paper's last (50-59 by default), why (``rns-f2-longest-why``: that bucket's size)."""
+    solid, last = _solid(gaps), _paper_last(by_length)
+    if not len(solid):
+        return {"rns-f2-longest": "none", "rns-f2-longest-why": ""}
+    why = (
+        ""
+        if solid.index[-1] == last["bucket"]
+        else f" (bucket {last['bucket']} holds only {int(last['sentences'])} sentences)"
+    )
+    return {"rns-f2-longest": str(solid.index[-1]), "rns-f2-longest-why": why}
+
+
+def beyond(ex: RNNsearchExperiment, tr: Translations, by_length: dict) -> dict:
+    """The extension past the paper's axis, shown and not judged: RNNsearch-50's BLEU on all
+    sentences − on the open last bucket (``>= bucket_last``, sentences longer than the paper
+    plots), paired (:func:`rnnlib.stats.subset_difference`); ``glue name -> (value, digits)``,
+    NaN below two sentences."""
+    t = by_length["RNNsearch-50"]
+    row = t[~np.isfinite(t["high_len"].to_numpy(dtype=float))].iloc[-1]
+    mask = ex.src_len >= row["low_len"]
+    out = {"rns-f2-beyond-n": (int(mask.sum()), None)}
+    res = {"diff": np.nan, "low": np.nan, "high": np.nan}
+    if mask.sum() >= 2:
+        search = tr.of("RNNsearch-50")
+        res = stats.subset_difference(search, tr.refs["all"], mask, n_samples=ex.P.n_boot)
+    # subset_difference gives bucket − all; the drop is all − bucket
+    out.update(
+        {
+            "rns-f2-beyond-drop": (-res["diff"], 2),
+            "rns-f2-beyond-low": (-res["high"], 2),
+            "rns-f2-beyond-high": (-res["low"], 2),
+        }
+    )
+    return out
 
 
 def _band(by_length: dict, name: str, bucket) -> tuple[float, float, float]:
@@ -257,14 +326,17 @@ def _slopes_rule(slopes: dict, note: str = "") -> verdicts.Check:
 
 
 def _solid(gaps: pd.DataFrame) -> pd.DataFrame:
-    """The buckets of :func:`length_gaps` with at least :data:`MIN_BUCKET` sentences, the only
-    ones that carry a claim ("solid" buckets)."""
-    return gaps[gaps["n"] >= MIN_BUCKET]
+    """The buckets of :func:`length_gaps` inside the paper's range (not the open last one) with
+    at least :data:`MIN_BUCKET` sentences, the only ones that carry a claim ("solid" buckets)."""
+    return gaps[(gaps["n"] >= MIN_BUCKET) & gaps["closed"]]
 
 
 def _too_few(claim: str) -> ClaimCheck:
     """``claim`` not measurable: fewer than two solid buckets."""
-    why = f"fewer than two length buckets hold at least {MIN_BUCKET} test sentences"
+    why = (
+        f"fewer than two length buckets below the open last one hold at least {MIN_BUCKET} "
+        "test sentences"
+    )
     return ClaimCheck(claim, verdicts.not_measurable(why), f"rns-f2-claim{claim[-1]}")
 
 
@@ -320,19 +392,24 @@ def claim_f2_2(
 ) -> ClaimCheck:
     """C-B-F2-2, RNNsearch degrades much less than RNNencdec as the sentences get longer. B
     §5.1: "On the other hand, both RNNsearch-30 and RNNsearch-50 are more robust to the length of
-    the sentences." The difference of the two models' slopes relative to their own shortest
-    solid bucket (``slopes``, :func:`length_slopes`; computed when ``None``) above 0; control:
-    the same with the sentences' lengths shuffled; floor: both models in the shortest bucket."""
+    the sentences." The difference of the two models' slopes relative to their own anchor
+    bucket (``slopes``, :func:`length_slopes`; computed when ``None``) above 0; control: the same
+    with the sentences' lengths shuffled; floor: both models in the anchor bucket."""
     solid = _solid(gaps)
     if len(solid) < 2:
         return _too_few("C-B-F2-2")
-    p, short = ex.P, solid.index[0]
+    p = ex.P
     slopes = length_slopes(ex, tr) if slopes is None else slopes
+    short = slopes["anchor"]
+    if short is None:
+        why = f"no length bucket below the open last one holds {ANCHOR_MIN} test sentences"
+        return ClaimCheck("C-B-F2-2", verdicts.not_measurable(why), "rns-f2-claim2")
     widening = verdicts.controlled(
         _slopes_rule(
             slopes,
-            f"least-squares slopes of each model's BLEU over its own in bucket {short}, over "
-            f"the {len(solid)} buckets of at least {MIN_BUCKET} sentences; 95% interval from "
+            f"least-squares slopes of each model's BLEU over its own in bucket {short} (the "
+            f"shortest of at least {ANCHOR_MIN} sentences), over the {len(solid)} buckets of at "
+            f"least {MIN_BUCKET} sentences below the open last one; 95% interval from "
             f"{p.n_boot} resamples drawing each bucket's sentences for both models at once; "
             "one training run per model",
         ),
@@ -342,7 +419,7 @@ def claim_f2_2(
     in_short = [
         (f"{n} in {short}", _band(by_length, n, short)[0]) for n in ("RNNencdec-50", "RNNsearch-50")
     ]
-    widening = bleu_floor(widening, in_short, "the shortest bucket, both models")
+    widening = bleu_floor(widening, in_short, "the anchor bucket, both models")
     return ClaimCheck("C-B-F2-2", widening, "rns-f2-claim2")
 
 
@@ -354,7 +431,9 @@ def claim_f2_3(
     50 or more." BLEU(all) − BLEU(longest solid bucket) by :func:`rnnlib.stats.subset_difference`
     (the bucket within the whole), a null claim: holds when the drop's upper end is at most
     :data:`NO_DROP_MARGIN` of its BLEU on all; control: its translations with the longest
-    bucket's cut in half; floor: its BLEU on all."""
+    bucket's cut in half; floor: its BLEU on all. The longest solid bucket is the paper's last
+    (50-59 by default: its axis ends at 60, its models saw no sentence over 50 words) unless that
+    holds fewer than :data:`MIN_BUCKET` sentences; the open bucket beyond is :func:`beyond`'s."""
     solid = _solid(gaps)
     if len(solid) < 2:
         return _too_few("C-B-F2-3")
@@ -368,7 +447,8 @@ def claim_f2_3(
     cut_res = stats.subset_difference(cut, refs, mask, n_samples=p.n_boot)
     label = f"RNNsearch-50: BLEU on all − in {long_}"
     note = (
-        f"bucket {long_} within all {ex.n_test} sentences, paired (subset_difference, "
+        f"bucket {long_} (the longest inside the paper's axis with at least {MIN_BUCKET} "
+        f"sentences) within all {ex.n_test} sentences, paired (subset_difference, "
         f"{p.n_boot} resamples); margin: {NO_DROP_MARGIN:.0%} of its BLEU on all; one "
         "training run"
     )
