@@ -10,6 +10,8 @@ One module, so that no chapter and no experiment carries its own copy:
 * :func:`bootstrap_spearman` -- Spearman's rho with its bootstrap interval over the items.
 * :func:`bootstrap_rounds` -- several statistics of the same items per round, from one stream.
 * :func:`percentile_interval` -- where every interval ends: the percentiles 50 -/+ 50 level.
+* :func:`gap_change` -- how two systems' BLEU gap changes from the whole test set to a part of
+  it (All to No UNK), one joint paired bootstrap for the four scores.
 * :func:`bleu_by_length` -- corpus BLEU per source-length bucket with a bootstrap band per bucket
   (Bahdanau et al. 2015, Fig. 2).
 * :func:`relative_length_slopes` -- two systems' BLEU per length bucket relative to their own
@@ -404,6 +406,69 @@ def subset_difference(
     }
 
 
+def gap_change(
+    hyps_a: Sequence[str],
+    hyps_b: Sequence[str],
+    refs: Sequence[str],
+    subset: Sequence[bool],
+    subset_hyps_a: Sequence[str] | None = None,
+    subset_hyps_b: Sequence[str] | None = None,
+    n_samples: int = 1000,
+    seed=bleu.SACREBLEU_SEED,
+    level: float = 0.95,
+) -> dict:
+    """How the gap between two systems changes from the whole test set to a part of it:
+    ``(BLEU_a(all) - BLEU_b(all)) - (BLEU_a(subset) - BLEU_b(subset))`` (B Table 1: a lead on All
+    that shrinks on No UNK). One joint paired bootstrap: each of the ``n_samples`` rounds draws
+    ``n`` sentences of the whole with replacement and scores both systems on the draw and on the
+    part of it inside ``subset`` (``(n,) bool``), so the four scores share their sentences.
+    ``subset_hyps_a``/``_b`` (one per marked sentence, in order): the part's own translations
+    (No UNK's search forbids [UNK]; default: the marked sentences of ``hyps_a``/``_b``). Returns
+    ``{"diff", "low", "high", "gap_all", "gap_subset", "n_subset"}``; the interval is the
+    percentile interval at ``level``."""
+    mask = np.asarray(subset, dtype=bool)
+    if mask.shape != (len(refs),) or not mask.any():
+        raise ValueError(
+            f"gap_change: the subset must mark some of the {len(refs)} sentences, it marks "
+            f"{int(mask.sum())} of {mask.shape[0]}"
+        )
+    picked = [r for r, m in zip(refs, mask) if m]
+
+    def stats_of(hyps, sub_hyps, who):
+        bleu.check_pairs(hyps, refs, f"gap_change (system {who})")
+        scorer, st = bleu.sufficient_stats(hyps, refs)
+        st_sub = st.copy()
+        if sub_hyps is not None:
+            bleu.check_pairs(sub_hyps, picked, f"gap_change (system {who}, the subset)")
+            st_sub[mask] = bleu.sufficient_stats(sub_hyps, picked)[1]
+        return scorer, st, st_sub
+
+    scorer, st_a, sub_a = stats_of(hyps_a, subset_hyps_a, "a")
+    _, st_b, sub_b = stats_of(hyps_b, subset_hyps_b, "b")
+
+    def score(st):
+        return scorer._compute_score_from_stats(st.sum(0)).score if len(st) else np.nan
+
+    def change(ix):
+        part = ix[mask[ix]]
+        gap_all = score(st_a[ix]) - score(st_b[ix])
+        return gap_all, score(sub_a[part]) - score(sub_b[part])
+
+    whole = np.arange(len(refs))
+    gap_all, gap_sub = change(whole)
+    idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)))
+    diffs = np.array([np.subtract(*change(ix)) for ix in idxs])
+    low, high = percentile_interval(diffs, level, nan=True)
+    return {
+        "diff": float(gap_all - gap_sub),
+        "low": float(low),
+        "high": float(high),
+        "gap_all": float(gap_all),
+        "gap_subset": float(gap_sub),
+        "n_subset": int(mask.sum()),
+    }
+
+
 def bleu_by_length(
     hyps: Sequence[str],
     refs: Sequence[str],
@@ -505,7 +570,10 @@ def relative_length_slopes(
     bleu.check_pairs(hyps_b, refs, "relative_length_slopes")
     lengths = np.asarray(lengths)
     base = bleu_by_length(hyps_a, refs, lengths, edges, n_boot=0)
-    kept = base[base["sentences"] >= min_bucket].reset_index(drop=True)
+    keep = base["sentences"] >= min_bucket
+    if not open_bucket:
+        keep &= np.isfinite(base["high_len"].to_numpy(dtype=float))
+    kept = base[keep].reset_index(drop=True)
     members = [
         np.flatnonzero((lengths >= r.low_len) & (lengths < r.high_len)) for r in kept.itertuples()
     ]
@@ -535,8 +603,8 @@ def relative_length_slopes(
     diffs = np.empty(n_boot)
     for r in range(n_boot):
         picks = [m[rng.integers(0, len(m), size=len(m))] for m in members]
-        diffs[r] = _relative_slope(bucket_scores(stats_a, picks), mids) - _relative_slope(
-            bucket_scores(stats_b, picks), mids
+        diffs[r] = _relative_slope(bucket_scores(stats_a, picks), mids, at) - _relative_slope(
+            bucket_scores(stats_b, picks), mids, at
         )
     finite = np.isfinite(diffs)
     out["nan_resamples"] = int((~finite).sum())
@@ -634,6 +702,7 @@ __all__ = [
     "paired_difference",
     "percentile_interval",
     "relative_length_slopes",
+    "gap_change",
     "rebuilds_and_sentences",
     "seeds_and_sentences",
     "seeds_difference",

@@ -482,3 +482,31 @@ def test_rnnsearch_50_stars_numbers_and_words():
     other.runs["RNNsearch-50*"].extra["stopped"] = "max_updates"
     assert table_2.star_same_word(other) == "delivers parameters of its own"
     assert "update limit" in table_2.star_stopped(other)
+
+
+def _with_base(tr, close: bool):
+    """``tr`` with a phrase-based row: perfect on the sentences with an unknown word and, when
+    ``close``, RNNsearch-50⋆'s own output on the others (else perfect there too)."""
+    star = tr.of("RNNsearch-50*")
+    refs = tr.refs["all"]
+    tr.base = [s if close and k else r for s, r, k in zip(star, refs, tr.known)]
+    return tr
+
+
+def test_c_b_t1_6_holds_when_the_lead_on_all_shrinks_to_nothing_on_no_unk():
+    tr = _with_base(_translations(0.7), close=True)
+    check = next(c.check for c in table_1.claims(_ex(), tr, _tests(tr)) if c.claim == "C-B-T1-6")
+    assert check.rule == "all_parts" and len(check.evidence["checks"]) == 3
+    v = _verdict(check)
+    assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS, v.reason
+    change = table_1.gap_change(_ex(), tr)
+    assert change["gap_subset"] == 0 and change["low"] > 0  # the joint interval of the change
+    numbers = table_1.lead_numbers(_ex(), tr, _tests(tr))
+    assert numbers["rns-c6-change"] == (change["diff"], 2) and numbers["rns-c6-margin"][0] > 0
+
+
+def test_c_b_t1_6_fails_when_the_phrase_based_system_leads_as_much_on_no_unk():
+    tr = _with_base(_translations(0.7), close=False)
+    check = next(c.check for c in table_1.claims(_ex(), tr, _tests(tr)) if c.claim == "C-B-T1-6")
+    v = _verdict(check)
+    assert v.verdict == verdicts.FAILS and "close on No UNK: does not hold" in v.reason, v.reason

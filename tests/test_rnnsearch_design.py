@@ -515,7 +515,7 @@ def test_c_b_f2_2_reads_the_relative_slopes_against_shuffled_lengths(monkeypatch
         src_len=lengths,
         n_test=len(refs),
     )
-    edges = [0, 10, 20]
+    edges = [0, 10, 20, 30]
     by_length = {
         n: stats.bleu_by_length(h, refs, lengths, edges, n_boot=50) for n, h in systems.items()
     }
@@ -687,8 +687,10 @@ def test_the_numbers_beside_the_chapters_sentences_are_glue_ready():
     assert training.updates_word(ex) == "the paper's ratio of updates at equal time"
     for name, value in recipe.encdec_lr_numbers(ex, None).items():
         assert name.startswith("rns-encdec-lr-") and value[0] is not None
-    lead = table_1.lead_numbers({})  # no phrase-based row: NaN, the paper's as printed
+    # no phrase-based row: NaN, the paper's as printed
+    lead = table_1.lead_numbers(ex, SimpleNamespace(base=None), {})
     assert np.isnan(lead["rns-c6-all"][0]) and lead["rns-paper-c6-all"] == (33.30 - 28.45, 2)
+    assert np.isnan(lead["rns-c6-change"][0]) and np.isnan(lead["rns-c6-margin"][0])
     constant = SimpleNamespace(P=setting.Params(lr_decay=None))
     table, word, read, numbers = budget.schedule_start_evidence(constant, None, None)
     assert table.empty and read == [] and word.startswith("not measured")

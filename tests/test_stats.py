@@ -205,3 +205,18 @@ def test_t_quantile_uses_welchs_degrees_of_freedom():
     assert stats.t_quantile([1.0, 3.0], [0.0, 0.0, 0.0]) == pytest.approx(t.ppf(0.975, 1))
     with pytest.raises(ValueError, match="two runs"):
         stats.t_quantile([1.0], [1.0, 2.0])
+
+
+def test_gap_change_sees_a_lead_that_shrinks_on_the_part_and_none_between_equal_systems():
+    rng = np.random.default_rng(0)
+    refs = [" ".join(f"w{rng.integers(0, 40)}" for _ in range(10)) for _ in range(90)]
+    part = np.arange(90) % 3 != 0
+    weak = [" ".join(w if rng.random() < 0.5 else "zz" for w in r.split()) for r in refs]
+    strong = [r if not m else h for r, h, m in zip(refs, weak, part)]  # ahead off the part only
+    res = stats.gap_change(strong, weak, refs, part, n_samples=200)
+    assert res["gap_subset"] == 0 and res["gap_all"] > 0 and res["low"] > 0
+    assert res["diff"] == pytest.approx(res["gap_all"] - res["gap_subset"])
+    same = stats.gap_change(weak, weak, refs, part, n_samples=50)
+    assert (same["diff"], same["low"], same["high"]) == (0, 0, 0)
+    with pytest.raises(ValueError, match="subset must mark"):
+        stats.gap_change(weak, weak, refs, np.zeros(90, bool))
