@@ -369,6 +369,7 @@ class ArtifactCache:
         tmp.mkdir(parents=True)
         work = self.work_dir(kind, config, data)
         work.mkdir(parents=True, exist_ok=True)
+        self._say(f"computing {kind}/{key}")
         try:
             extra = make(tmp, work)
             seconds = time.perf_counter() - start
@@ -615,6 +616,13 @@ class ArtifactCache:
             if pid is None or not _pid_alive(pid):
                 shutil.rmtree(entry, ignore_errors=True)
 
+    def _say(self, message: str) -> None:
+        """One line on stderr during a build (``$RNNLIB_BUILD_LOG`` set): what the cache is
+        computing and how long it took, for the build's terminal summary
+        (:mod:`rnnlib.book.chapter_log`)."""
+        if os.environ.get("RNNLIB_BUILD_LOG"):
+            print(f"rnnlib cache: {message}", file=sys.stderr, flush=True)
+
     def _log(self, kind: str, key: str, hit: bool, seconds: float) -> None:
         event = {
             "kind": kind,
@@ -624,6 +632,8 @@ class ArtifactCache:
             "chapter": os.environ.get("RNNLIB_CHAPTER"),
         }
         self.events.append(event)
+        if not hit:
+            self._say(f"{kind}/{key} computed in {seconds:.0f} s")
         log = os.environ.get("RNNLIB_BUILD_LOG")
         if log:
             with open(log, "a", encoding="utf-8") as f:

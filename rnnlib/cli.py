@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from . import __version__
+
 # command -> (module, one-line help)
 COMMANDS = {
     "run": ("rnnlib.book.commands.run", "execute one chapter under a profile"),
@@ -58,6 +60,7 @@ def choose_allocator(command: str | None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rnnlib", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"rnnlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     argv = sys.argv[1:] if argv is None else argv
     wanted = argv[0] if argv and argv[0] in COMMANDS else None

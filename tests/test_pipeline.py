@@ -78,6 +78,10 @@ def test_failing_chapter_names_chapter_cell_and_error_and_keeps_the_notebook(boo
     kept = book / "_build" / "src" / "chapters" / "demo.ipynb"
     assert kept.exists() and "asked to fail" in kept.read_text()
     assert not (book / "_build" / "_build" / "html").exists()
+    # what the kernel said is kept, and the terminal had the cache's lines as they came
+    said = (book / "_build" / "logs" / "demo.log").read_text()
+    assert "rnnlib cache: computing demo/numbers/" in said and "computed in" in said
+    assert "  [demo 0:0" in res.stderr and "] computing demo/numbers/" in res.stderr
 
 
 @pytest.mark.slow
@@ -111,3 +115,10 @@ def test_build_killed_mid_write_is_neither_trusted_nor_fatal(book):
     numbers = final / "numbers.json"
     assert json.loads(numbers.read_text()) == [0, 3, 6, 9, 12]
     assert not list((cache / ".tmp").iterdir())  # the dead writer's folder was swept
+
+
+def test_version_is_printed(tmp_path):
+    from rnnlib import __version__
+
+    res = rnnlib(tmp_path, "--version")
+    assert res.returncode == 0 and res.stdout.strip() == f"rnnlib {__version__}"

@@ -21,6 +21,9 @@ Output folder layout (``--out``, default ``_build``)::
     results/              each chapter's record of its glued results (rnnlib.book.results)
       claims/             each chapter's claims checks (rnnlib.book.claims), naming the build
     build-log.jsonl       one line per artifact looked up (hit or computed), per chapter
+    logs/<chapter>.log    everything the chapter's kernel wrote (training progress, the cache's
+                          messages), appended per run; the terminal gets a summary
+                          (rnnlib.book.chapter_log)
     build.json            the finished build (:func:`write_build_record`), for ``rnnlib publish``
     _build/html/          the HTML book (index.html), self-contained (:func:`publish_html`):
       figures/            the figures and tables the chapters of this build made
@@ -44,6 +47,7 @@ from pathlib import Path
 
 import yaml
 
+from .chapter_log import ChapterLog
 from .params import ParameterError, is_notebook, load_profile, resolve
 
 # Files of the book root copied into the staging book besides the pages of the toc.
@@ -260,6 +264,8 @@ def execute_chapter(
     start = time.perf_counter()
     log = out / "build-log.jsonl"
     before = _count_lines(log)
+    said = ChapterLog(out / "logs" / f"{stem}.log", stem)
+    said.file.write(f"== {time.strftime('%Y-%m-%d %H:%M:%S')} chapter {stem}\n")
     try:
         papermill.execute_notebook(
             str(source_nb),
@@ -269,6 +275,8 @@ def execute_chapter(
             cwd=str(path.parent),
             progress_bar=progress,
             log_output=False,
+            stdout_file=said,
+            stderr_file=said,
             request_save_on_cell_execute=True,
             config=kernel_config(),
         )
@@ -288,6 +296,7 @@ def execute_chapter(
         where = path.relative_to(root)
         raise ChapterInterrupted(f"chapter {where}: interrupted. {RESUMES}") from None
     finally:
+        said.close()
         os.environ.clear()
         os.environ.update(saved)
     _hide_injected_parameters(
