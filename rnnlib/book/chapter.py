@@ -310,11 +310,15 @@ class Chapter:
 
     def glue(self, numbers: dict[str, Any], artifacts: list | None = None) -> dict[str, Any]:
         """Glue an item's numbers at once: ``numbers`` maps each glue name to a value or to
-        ``(value, digits)`` (see :meth:`number`), as an item module's ``numbers(...)`` returns
-        them; returns the glued values by name. The one convention for an item's numbers in
-        every chapter: ``ch.glue(figure_2.numbers(...))``."""
+        ``(value, digits)`` (see :meth:`number`), or to a short Markdown text (a ``str``, glued
+        by :meth:`text`), as an item module's ``numbers(...)`` or ``texts(...)`` returns them;
+        returns the glued values by name. The one convention for an item's numbers in every
+        chapter: ``ch.glue(figure_2.numbers(...))``."""
         glued = {}
         for name, value in numbers.items():
+            if isinstance(value, str):
+                glued[name] = self.text(name, value, artifacts=artifacts)
+                continue
             value, digits = value if isinstance(value, tuple) else (value, None)
             glued[name] = self.number(name, value, digits, artifacts=artifacts)
         return glued
