@@ -88,6 +88,11 @@ class Params:
     emb: int = 32
     beam_size: int = 5
     device: str = "auto"
+    length_min: int = 5
+    length_max: int = 50
+    length_train: int = 8000
+    length_test: int = 400
+    length_updates: int = 1500
 
 
 @dataclass
