@@ -5,6 +5,7 @@ below its floor."""
 
 from __future__ import annotations
 
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -170,3 +171,21 @@ def test_the_artifact_scores_each_reference_per_token_given_each_source(tmp_path
             pair = ParallelArrays(test.src.select([draws[i, c]]), test.tgt.select([i]))
             assert nll[i, 1 + c] == pytest.approx(-score_pairs(model, pair)[0] / tokens[i])
     assert art.meta["config"]["mismatched"] == 5 and art.meta["config"]["run"] == "run0"
+
+
+def test_the_table_and_figure_show_each_bucket_and_draw_nothing_without_two_sentences():
+    lengths = _lengths()
+    ex = _ex(lengths)
+    encdec = 0.3 + _noise(len(lengths), 1)
+    table = source_gain.gain_table(ex, _gains(ex, encdec + 0.01 * lengths, encdec))
+    assert list(table.columns) == ["sentences", *source_gain.PAIR, "RNNsearch-50 − RNNencdec-50"]
+    solid = table[table["sentences"] > 0]
+    diffs = [float(x.split()[0]) for x in solid["RNNsearch-50 − RNNencdec-50"]]
+    assert diffs == sorted(diffs) and diffs[0] > 0  # grows bucket by bucket
+    assert table.loc["0-9"].isna().sum() == 3  # no sentence: no value
+    lone = _ex(np.array([5, 15, 25]))  # each bucket's lone sentence has no mismatched source
+    nan = np.full(3, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = source_gain.gain_figure(lone, _gains(lone, nan, nan))
+    assert len(fig.axes) == 2

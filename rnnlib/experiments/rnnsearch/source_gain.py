@@ -226,22 +226,24 @@ def gain_figure(ex: RNNsearchExperiment, g: SourceGains):
     fig, (ax, axd) = plt.subplots(
         2, 1, figsize=(WIDTH, 1.6 * HEIGHT), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
     )
-    sns.lineplot(
-        data=long,
-        x="mid",
-        y="gain",
-        hue="system",
-        palette=colours,
-        marker="o",
-        estimator=None,
-        errorbar=None,
-        ax=ax,
-    )
+    if len(t):  # no bucket with two sentences: empty axes (and no seaborn warning)
+        sns.lineplot(
+            data=long,
+            x="mid",
+            y="gain",
+            hue="system",
+            palette=colours,
+            marker="o",
+            estimator=None,
+            errorbar=None,
+            ax=ax,
+        )
+        ax.legend(title=None)
+        sns.lineplot(data=t, x="mid", y="diff", color="0.2", marker="o", estimator=None, ax=axd)
     for k, name in zip("ab", PAIR):
-        ax.fill_between(t["mid"], t[f"{k}_low"], t[f"{k}_high"], color=colours[name], alpha=0.15)
+        band = t[f"{k}_low"], t[f"{k}_high"]
+        ax.fill_between(t["mid"], *band, color=colours[name], alpha=0.15, lw=0)
     ax.set(ylabel="source gain (nats / token)")
-    ax.legend(title=None)
-    sns.lineplot(data=t, x="mid", y="diff", color="0.2", marker="o", estimator=None, ax=axd)
     axd.fill_between(t["mid"], t["low"], t["high"], color="0.2", alpha=0.15, lw=0)
     axd.axhline(0.0, color="0.5", lw=0.8, ls="--")
     solid = t[t["solid"]]
