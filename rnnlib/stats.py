@@ -18,6 +18,9 @@ One module, so that no chapter and no experiment carries its own copy:
   anchor bucket (the shortest that holds enough sentences), the slope of each over length and
   the difference of the slopes, the test sentences resampled jointly for both systems (paired,
   within each bucket).
+* :func:`paired_means_by_length` -- two systems' per-sentence measures (the source gain in nats)
+  per source-length bucket with paired bands, and the slope of their difference over length,
+  the sentences of every bucket resampled jointly for both systems.
 * :func:`paired_bootstrap` -- sacreBLEU's paired bootstrap test of two systems' BLEU, with the
   interval of the difference over the very resamples sacreBLEU draws.
 * :func:`seeds_difference` -- the difference of two groups of runs (MERT seeds) with its
@@ -617,6 +620,88 @@ def relative_length_slopes(
     return out
 
 
+def _slope(values: np.ndarray, mids: np.ndarray) -> np.ndarray:
+    """Least-squares slope over ``mids (B,)`` of each row of ``values (..., B)``: ``(...,)``."""
+    x = mids - mids.mean()
+    return (values - values.mean(-1, keepdims=True)) @ x / (x @ x)
+
+
+def paired_means_by_length(
+    a: Sequence[float],
+    b: Sequence[float],
+    lengths: Sequence[int],
+    edges: Sequence[int],
+    min_bucket: int,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+    open_bucket: bool = True,
+) -> dict:
+    """Two paired per-sentence measures by source-length bucket, and how their difference
+    changes with length.
+
+    ``a``, ``b``: ``(n,)`` one value per sentence for each system (NaN: the sentence has no value
+    and is left out of both); ``lengths (n,)``; the buckets are :func:`bleu_by_length`'s
+    (``[edges[k], edges[k+1])`` and a last ``>= edges[-1]``). Per bucket: the mean of ``a``, of
+    ``b`` and of ``a - b`` over its sentences, each with a percentile interval from ``n_boot``
+    resamples of the bucket's sentences, the same resamples for all three (paired). Over the
+    buckets of at least ``min_bucket`` sentences (``solid``; the open last bucket never is with
+    ``open_bucket`` false): the least-squares slope of the
+    mean difference against the bucket's middle length (per token; the fit weighs the buckets
+    alike, the open last bucket sits at its lower edge plus half a bucket), with the percentile
+    interval of the slopes of the same resamples, each of which draws every bucket's sentences
+    with replacement, both systems at once. Returns ``{"buckets": DataFrame (bucket, low_len,
+    high_len, mid, sentences, solid, a, a_low, a_high, b, b_low, b_high, diff, low, high),
+    "slope", "low", "high", "n_boot"}``; NaN slope and interval with fewer than two solid
+    buckets, NaN bucket intervals below two sentences."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    lengths = np.asarray(lengths)
+    if not a.shape == b.shape == lengths.shape or a.ndim != 1:
+        raise ValueError(
+            f"paired_means_by_length: shapes {a.shape}, {b.shape} and {lengths.shape} differ"
+        )
+    edges = [int(e) for e in edges]
+    bucket = np.searchsorted(edges, lengths, side="right") - 1
+    ok = np.isfinite(a) & np.isfinite(b)
+    rng = np.random.default_rng(seed)
+    rows, draws = [], []
+    for k, low in enumerate(edges):
+        high = edges[k + 1] if k + 1 < len(edges) else np.inf
+        members = np.flatnonzero((bucket == k) & ok)
+        picks = members[rng.integers(0, len(members), size=(n_boot, len(members)))]
+        row = {
+            "bucket": f"{low}-{int(high) - 1}" if np.isfinite(high) else f">={low}",
+            "low_len": low,
+            "high_len": high,
+            "mid": (low + high - 1) / 2 if np.isfinite(high) else low + (edges[1] - edges[0]) / 2,
+            "sentences": len(members),
+            "solid": len(members) >= max(min_bucket, 1) and (open_bucket or np.isfinite(high)),
+        }
+        for name, v in (("a", a), ("b", b), ("diff", a - b)):
+            lo, hi = (np.nan, np.nan)
+            if len(members) >= 2 and n_boot:
+                lo, hi = percentile_interval(v[picks].mean(1), level)
+            head = v[members].mean() if len(members) else np.nan
+            ends = ("low", "high") if name == "diff" else (f"{name}_low", f"{name}_high")
+            row.update({name: float(head), ends[0]: float(lo), ends[1]: float(hi)})
+        rows.append(row)
+        draws.append(picks)
+    table = pd.DataFrame(rows)
+    out = {"buckets": table, "n_boot": n_boot, "slope": math.nan, "low": math.nan}
+    out["high"] = math.nan
+    solid = np.flatnonzero(table["solid"].to_numpy())
+    if len(solid) < 2:
+        return out
+    mids = table["mid"].to_numpy(dtype=float)[solid]
+    out["slope"] = float(_slope(table["diff"].to_numpy(dtype=float)[solid], mids))
+    if n_boot:
+        d = a - b
+        resampled = np.stack([d[draws[k]].mean(1) for k in solid], axis=1)  # (n_boot, B)
+        slopes = _slope(resampled, mids)
+        out["low"], out["high"] = (float(x) for x in percentile_interval(slopes, level))
+    return out
+
+
 @contextlib.contextmanager
 def _sacrebleu_seed(seed: int):
     old = os.environ.get("SACREBLEU_SEED")
@@ -700,6 +785,7 @@ __all__ = [
     "mean_difference",
     "paired_bootstrap",
     "paired_difference",
+    "paired_means_by_length",
     "percentile_interval",
     "relative_length_slopes",
     "gap_change",

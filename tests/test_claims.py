@@ -105,7 +105,7 @@ def test_record_then_ledger_recomputes_from_the_evidence(tmp_path, monkeypatch):
     assert v.verdict == verdicts.HOLDS and ch.glued["claim-C-B-T1-1"].startswith("**holds**")
     path = tmp_path / "results" / "claims" / "demo.json"
     rows = {r["claim"]: r for r in claims.ledger(tmp_path / "results")}
-    assert set(rows) == set(claims.CLAIMS) and len(rows) == 37
+    assert set(rows) == set(claims.CLAIMS) and len(rows) == 38
     assert rows["C-B-T1-1"]["verdict"] == verdicts.HOLDS and rows["C-B-T1-1"]["chapter"] == "demo"
     assert (
         rows["C-A-T1-1"]["verdict"] == verdicts.UNMEASURABLE and rows["C-A-T1-1"]["chapter"] is None

@@ -151,6 +151,13 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
     ),
     "C-B-F2-3": ("B", "Figure 2", "RNNsearch-50 shows no deterioration on the longest sentences."),
     "C-B-F2-4": ("B", "Figure 2", "RNNsearch is ahead of RNNencdec at every length."),
+    "C-B-F2-5": (
+        "B",
+        "Figure 2",
+        "The book's reading of Fig. 2 in nats: RNNsearch-50's source gain (how much its "
+        "prediction of the reference depends on its own source) minus RNNencdec-50's grows "
+        "with the source's length.",
+    ),
     "C-B-F3-1": ("B", "Figure 3", "The alignments are largely monotonic."),
     "C-B-F3-2": (
         "B",

@@ -1,0 +1,191 @@
+"""The source gain (chapter ``rnnsearch``, the book's reading of B Fig. 2 in nats): the draws of
+mismatched sources, the per-token NLL artifact on a tiny model, the statistic by length, and
+C-B-F2-5 where it holds, where it does not, where its shuffled-length control holds too, and
+below its floor."""
+
+from __future__ import annotations
+
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from rnnlib import stats, verdicts
+from rnnlib.cache import ArtifactCache
+from rnnlib.config import ModelConfig
+from rnnlib.experiments.rnnsearch import figure_2, setting, source_gain
+from rnnlib.models import build_model
+from rnnlib.ragged import ParallelArrays, Ragged
+from rnnlib.smt.rnn_scorer import score_pairs
+
+EDGES = [0, 10, 20, 30, 40, 50, 60]
+
+
+def _lengths(n: int = 600, seed: int = 0) -> np.ndarray:
+    """``(n,)`` source lengths over the buckets 10-19 to 50-59, about as many in each."""
+    return np.random.default_rng(seed).integers(10, 60, n)
+
+
+def _ex(src_len: np.ndarray, **p) -> SimpleNamespace:
+    params = setting.Params(**{"n_boot": 200, "seed": 3, **p})
+    return SimpleNamespace(P=params, src_len=src_len, n_test=len(src_len))
+
+
+def _gains(ex, search: np.ndarray, encdec: np.ndarray) -> source_gain.SourceGains:
+    """:class:`SourceGains` whose per-sentence gains are ``search`` and ``encdec`` (own NLL 3
+    nats per token, every mismatched source ``3 + gain``)."""
+    k = source_gain.MISMATCHED
+
+    def nll(gain):
+        return np.concatenate([np.full((len(gain), 1), 3.0), 3.0 + np.tile(gain[:, None], k)], 1)
+
+    per = {"RNNsearch-50": nll(search), "RNNencdec-50": nll(encdec)}
+    return source_gain.SourceGains([per], [ex.P.seed], ex.src_len, EDGES, [])
+
+
+def _noise(n: int, seed: int = 1, sd: float = 0.05) -> np.ndarray:
+    return np.random.default_rng(seed).normal(0.0, sd, n)
+
+
+def _judge(ex, g):
+    (c,) = source_gain.claims(ex, g)
+    assert c.claim == "C-B-F2-5" and c.glue == "rns-f2-claim5"
+    return verdicts.evaluate(c.check)
+
+
+def test_the_claim_holds_when_the_difference_grows_with_length_and_its_control_does_not():
+    lengths = _lengths()
+    ex = _ex(lengths)
+    encdec = 0.3 + _noise(len(lengths), 1)
+    search = encdec + 0.01 * lengths + _noise(len(lengths), 2)  # +0.1 nats a token per 10 tokens
+    v = _judge(ex, _gains(ex, search, encdec))
+    assert v.verdict == verdicts.HOLDS, v
+    assert v.control != verdicts.HOLDS, v  # the shuffled lengths carry no growth
+    numbers = source_gain.numbers(ex, _gains(ex, search, encdec))
+    assert numbers["rns-gain-slope"][0] == pytest.approx(0.1, abs=0.01)
+    assert numbers["rns-gain-slope-low"][0] > 0
+    assert (
+        numbers["rns-gain-shuffled-slope-low"][0] < 0 < numbers["rns-gain-shuffled-slope-high"][0]
+    )
+    assert numbers["rns-gain-encdec50"][0] == pytest.approx(0.3, abs=0.01)
+
+
+def test_the_claim_does_not_hold_when_the_difference_shrinks_and_is_noise_when_flat():
+    lengths = _lengths()
+    ex = _ex(lengths)
+    encdec = 0.3 + _noise(len(lengths), 1)
+    shrinking = encdec + 1.0 - 0.01 * lengths + _noise(len(lengths), 2)
+    assert _judge(ex, _gains(ex, shrinking, encdec)).verdict == verdicts.FAILS
+    flat = encdec + 0.5 + _noise(len(lengths), 2)  # ahead everywhere, by as much at every length
+    v = _judge(ex, _gains(ex, flat, encdec))
+    assert v.verdict in (verdicts.NOISE, verdicts.UNMEASURABLE) and v.verdict != verdicts.HOLDS
+    if v.verdict == verdicts.UNMEASURABLE:  # only through a control that held by chance
+        assert v.control == verdicts.HOLDS
+
+
+def test_a_difference_that_grows_along_the_shuffled_lengths_too_leaves_the_rule_blind():
+    """The control could hold: a difference that grows with the seeded permutation of the
+    lengths as much as with the lengths makes both slopes positive, and the claim is not
+    measurable, naming the control."""
+    lengths = _lengths()
+    ex = _ex(lengths)
+    shuffled = figure_2._shuffled_lengths(ex)
+    encdec = 0.3 + _noise(len(lengths), 1)
+    search = encdec + 0.01 * (lengths + shuffled) + _noise(len(lengths), 2)
+    v = _judge(ex, _gains(ex, search, encdec))
+    assert v.control == verdicts.HOLDS
+    assert v.verdict == verdicts.UNMEASURABLE and figure_2.SHUFFLED_WHAT in v.reason
+
+
+def test_a_model_that_ignores_its_source_is_below_the_floor():
+    lengths = _lengths()
+    ex = _ex(lengths)
+    ignores = _noise(len(lengths), 1, 0.01)  # mismatched sources cost it nothing
+    search = 0.2 + 0.01 * lengths + _noise(len(lengths), 2)
+    v = _judge(ex, _gains(ex, search, ignores))
+    assert v.verdict == verdicts.UNMEASURABLE
+    assert "below the floor of 0 nats per target token" in v.reason and "RNNencdec-50" in v.reason
+
+
+def test_fewer_than_two_solid_buckets_are_not_measurable():
+    lengths = np.full(30, 25)  # one bucket
+    ex = _ex(lengths)
+    g = _gains(ex, 0.5 + _noise(30, 1), 0.3 + _noise(30, 2))
+    (c,) = source_gain.claims(ex, g)
+    assert c.check.rule == "not_measurable"
+
+
+def test_the_paired_means_by_length_and_the_slope_of_their_difference():
+    lengths = np.repeat([5, 15, 25, 35], 40)
+    a = 0.02 * lengths + _noise(len(lengths), 1, 0.01)
+    b = np.zeros(len(lengths))
+    a[0] = np.nan  # a sentence without a value is left out of both
+    res = stats.paired_means_by_length(a, b, lengths, [0, 10, 20, 30], 20, 200, seed=0)
+    t = res["buckets"]
+    assert list(t["bucket"]) == ["0-9", "10-19", "20-29", ">=30"]
+    assert list(t["sentences"]) == [39, 40, 40, 40] and t["solid"].all()
+    assert res["slope"] == pytest.approx(0.02, abs=0.002)  # the open bucket sits at 35
+    assert res["low"] < res["slope"] < res["high"] and res["low"] > 0
+    assert (t["a_low"] < t["a"]).all() and (t["diff"] == t["a"]).all()
+    few = stats.paired_means_by_length(a, b, lengths, [0, 10, 20, 30], 41, 50, seed=0)
+    assert np.isnan(few["slope"]) and np.isnan(few["low"])
+
+
+def test_mismatched_sources_come_from_the_sentence_s_bucket_never_itself():
+    lengths = np.array([3, 12, 14, 15, 18, 25, 26, 44])  # 0-9 and 40-49 hold one sentence
+    ex = _ex(lengths)
+    draws = source_gain.mismatched_sources(ex, k=5)
+    assert draws.shape == (8, 5)
+    assert (draws[0] == -1).all() and (draws[7] == -1).all()
+    bucket = np.searchsorted(EDGES, lengths, side="right") - 1
+    for i in range(1, 7):
+        assert (draws[i] != i).all() and (bucket[draws[i]] == bucket[i]).all()
+    assert set(draws[5]) == {6}  # one other sentence: drawn with replacement
+    assert (source_gain.mismatched_sources(ex, k=5) == draws).all()  # seeded
+    assert not (source_gain.mismatched_sources(_ex(lengths, seed=4), k=5) == draws).all()
+
+
+def test_the_artifact_scores_each_reference_per_token_given_each_source(tmp_path, monkeypatch):
+    torch.manual_seed(0)
+    cfg = ModelConfig(src_vocab=20, tgt_vocab=20, emb=4, hidden=6, maxout=4, align=6)
+    model = build_model(cfg).eval()
+    rng = np.random.default_rng(0)
+    src = [rng.integers(4, 20, n) for n in (12, 13, 15, 22)]
+    tgt = [rng.integers(4, 20, n) for n in (11, 14, 9, 20)]
+    test = ParallelArrays(Ragged.from_lists(src), Ragged.from_lists(tgt))
+    corpus = SimpleNamespace(test=test, checksum="c")
+    ex = _ex(test.src.lengths, decode_batch=2)
+    ex.corpus, ex.cache, ex.device = corpus, ArtifactCache(tmp_path), torch.device("cpu")
+    ex.model_config = lambda arch: cfg
+    monkeypatch.setattr(source_gain, "load_model", lambda run, config: model)
+    draws = source_gain.mismatched_sources(ex, k=5)
+    art, nll = source_gain.sentence_nll(ex, SimpleNamespace(key="run0"), "rnnsearch", draws)
+    assert art.kind == "rnnsearch/source_gain" and nll.shape == (4, 6)
+    tokens = test.tgt.lengths + 1
+    own = -score_pairs(model, test) / tokens
+    assert np.allclose(nll[:, 0], own) and np.isnan(nll[3, 1:]).all()  # 20-29 holds one
+    for i in range(3):
+        for c in range(5):
+            pair = ParallelArrays(test.src.select([draws[i, c]]), test.tgt.select([i]))
+            assert nll[i, 1 + c] == pytest.approx(-score_pairs(model, pair)[0] / tokens[i])
+    assert art.meta["config"]["mismatched"] == 5 and art.meta["config"]["run"] == "run0"
+
+
+def test_the_table_and_figure_show_each_bucket_and_draw_nothing_without_two_sentences():
+    lengths = _lengths()
+    ex = _ex(lengths)
+    encdec = 0.3 + _noise(len(lengths), 1)
+    table = source_gain.gain_table(ex, _gains(ex, encdec + 0.01 * lengths, encdec))
+    assert list(table.columns) == ["sentences", *source_gain.PAIR, "RNNsearch-50 − RNNencdec-50"]
+    solid = table[table["sentences"] > 0]
+    diffs = [float(x.split()[0]) for x in solid["RNNsearch-50 − RNNencdec-50"]]
+    assert diffs == sorted(diffs) and diffs[0] > 0  # grows bucket by bucket
+    assert table.loc["0-9"].isna().sum() == 3  # no sentence: no value
+    lone = _ex(np.array([5, 15, 25]))  # each bucket's lone sentence has no mismatched source
+    nan = np.full(3, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = source_gain.gain_figure(lone, _gains(lone, nan, nan))
+    assert len(fig.axes) == 2
