@@ -106,6 +106,8 @@ def test_record_then_ledger_recomputes_from_the_evidence(tmp_path, monkeypatch):
     path = tmp_path / "results" / "claims" / "demo.json"
     rows = {r["claim"]: r for r in claims.ledger(tmp_path / "results")}
     assert set(rows) == set(claims.CLAIMS) and len(rows) == 36
+    assert [c for c, r in rows.items() if r["own"]] == sorted(claims.OWN_OBSERVATIONS)
+    assert rows["C-B-F3-4"]["own"] and not rows["C-B-F3-1"]["own"]
     assert rows["C-B-T1-1"]["verdict"] == verdicts.HOLDS and rows["C-B-T1-1"]["chapter"] == "demo"
     assert (
         rows["C-A-T1-1"]["verdict"] == verdicts.UNMEASURABLE and rows["C-A-T1-1"]["chapter"] is None
@@ -494,3 +496,11 @@ def test_compare_reads_each_rebuilds_evidence():
     numbers = evidence_numbers(asdict(check))
     assert numbers["a1: gap"] == (2.0, (1.5, 2.5, "95% interval"))
     assert numbers["a2: gap"][0] == -1.0
+
+
+def test_the_books_own_observations_are_claims_of_the_catalogue():
+    assert claims.OWN_OBSERVATIONS <= set(claims.CLAIMS)
+    assert claims.is_own("C-B-F3-4") and not claims.is_own("C-B-F3-3")
+    assert "own observation" in claims.CLAIMS["C-B-F3-4"][2]
+    with pytest.raises(ValueError):
+        claims.is_own("C-B-F9-9")

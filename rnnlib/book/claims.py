@@ -165,8 +165,8 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
     "C-B-F3-4": (
         "B",
         "Figure 3",
-        "Each row of weights is a distribution; the end of the translation attends to the "
-        "source's end.",
+        "The step that ends the translation attends most to the source's end (the book's own "
+        "observation on Fig. 3; each row being a distribution is the softmax's doing).",
     ),
     "C-B-T3-1": (
         "B",
@@ -174,6 +174,20 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
         "On long sentences RNNencdec-50 drifts from the meaning; RNNsearch-50 keeps it.",
     ),
 }
+
+#: The claims that are no sentence of their paper but the book's own observation on one of its
+#: items (ID, paper and item name where the observation is made). They are measured, controlled
+#: and recorded like the papers' claims, and counted apart from them: :func:`ledger` marks their
+#: rows ``own``, and the results page counts and lists them apart from the papers' verdicts.
+OWN_OBSERVATIONS: frozenset[str] = frozenset({"C-B-F3-4"})
+
+
+def is_own(claim: str) -> bool:
+    """Whether ``claim`` is the book's own observation (:data:`OWN_OBSERVATIONS`) rather than a
+    claim its paper makes."""
+    if claim not in CLAIMS:
+        raise ValueError(f"{claim!r} is no claim ID")
+    return claim in OWN_OBSERVATIONS
 
 
 @dataclass
@@ -329,7 +343,8 @@ def load_checks(folder: Path) -> list[Recorded]:
 def ledger(folder: Path) -> list[dict]:
     """One row per claim of :data:`CLAIMS`: its verdict evaluated now from the recorded evidence
     (a claim no chapter recorded is not measurable, saying so), the chapter and profile that
-    recorded it and its ``build`` (:func:`build_label`)."""
+    recorded it, its ``build`` (:func:`build_label`) and ``own``, whether it is the book's own
+    observation (:data:`OWN_OBSERVATIONS`) rather than its paper's claim."""
     by_claim: dict[str, list[Recorded]] = {}
     for rec in load_checks(folder):
         by_claim.setdefault(rec.claim, []).append(rec)
@@ -341,6 +356,7 @@ def ledger(folder: Path) -> list[dict]:
                 {
                     "claim": claim,
                     "paper": paper,
+                    "own": claim in OWN_OBSERVATIONS,
                     "item": item,
                     "statement": statement,
                     "verdict": UNMEASURABLE,
@@ -362,6 +378,7 @@ def ledger(folder: Path) -> list[dict]:
             {
                 "claim": claim,
                 "paper": paper,
+                "own": claim in OWN_OBSERVATIONS,
                 "item": item,
                 "statement": statement,
                 "verdict": v.verdict,
