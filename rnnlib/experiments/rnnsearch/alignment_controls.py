@@ -1,0 +1,122 @@
+"""B Fig. 3's controls that could hold: the position-only aligner (the diagonal, each row as
+sharp as a trained row), the rows that generate articles and elided determiners, and the
+spread of those rows against the other rows (C-B-F3-3 as B §5.2.1 words it: "letting the model
+look at both [the] and [man]").
+
+A weight matrix here is ``(words + 1, source + 1)``: one row per generated word and a last row
+for the step that ends the translation, one column per source word and a last column for the
+source's ``<end>`` (the weights alpha_ij of B Eq. 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ... import stats
+
+#: French articles and elided determiners whose rows C-B-F3-3 reads (lowercased; the corpus
+#: tokenizer keeps the apostrophe on the elided word: "l' homme")
+ARTICLES = ("l'", "le", "la", "les", "un", "une", "du", "des", "d'")
+
+
+def diagonal_position(row: int, rows: int, cols: int) -> float:
+    """Where row ``row`` of a ``(rows, cols)`` matrix sits on the diagonal: ``row`` scaled from
+    ``[0, rows - 1]`` to ``[0, cols - 1]`` (the first row on the first source word, the end row
+    on the source's ``<end>``; a matrix of one row is the end row alone)."""
+    return float(cols - 1) if rows < 2 else row * (cols - 1) / (rows - 1)
+
+
+def diagonal_aligner(w: np.ndarray) -> np.ndarray:
+    """The position-only aligner of a weight matrix ``w (words + 1, source + 1)``: the same shape,
+    every row a distribution. Row j puts ``w[j].max()`` (the trained row's sharpness) on the
+    column nearest its diagonal position p (:func:`diagonal_position`); of the rest it gives the
+    neighbouring column toward p (the next one when p is a column, the previous one at the last
+    column) as much as it can without passing the peak, and spreads what remains uniformly over
+    the other columns. Nothing of ``w`` but each row's largest weight is read."""
+    w = np.asarray(w, dtype=float)
+    rows, cols = w.shape
+    out = np.zeros_like(w)
+    for j in range(rows):
+        p = diagonal_position(j, rows, cols)
+        c = int(np.floor(p + 0.5))
+        if cols == 1:
+            out[j, 0] = 1.0
+            continue
+        n = c + 1 if p >= c else c - 1
+        n = n if 0 <= n < cols else c - 1 if c > 0 else c + 1
+        peak = float(w[j].max())
+        side = min(1.0 - peak, peak)
+        others = cols - 2
+        out[j] = (1.0 - peak - side) / others if others else 0.0
+        out[j, c], out[j, n] = peak, side + (0.0 if others else 1.0 - peak - side)
+    return out
+
+
+def diagonal_matrices(matrices: list[np.ndarray]) -> list[np.ndarray]:
+    """:func:`diagonal_aligner` of each matrix."""
+    return [diagonal_aligner(w) for w in matrices]
+
+
+def article_rows(words: list[str]) -> np.ndarray:
+    """``(len(words),) bool``: the generated words that are articles or elided determiners
+    (:data:`ARTICLES`, compared lowercased)."""
+    return np.array([w.lower() in ARTICLES for w in words], dtype=bool)
+
+
+@dataclass
+class RowSpread:
+    """Per sentence: the article rows (``articles``) and the other word rows (``others``), and
+    how many of each spread their weight (largest weight under the threshold), ``*_spread``.
+    The end row is left out."""
+
+    articles: np.ndarray
+    articles_spread: np.ndarray
+    others: np.ndarray
+    others_spread: np.ndarray
+
+
+def row_spread(matrices: list[np.ndarray], flags: list[np.ndarray], threshold: float) -> RowSpread:
+    """:class:`RowSpread` of ``matrices`` (each ``(words + 1, source + 1)``), the word rows
+    marked by ``flags`` (each ``(words,) bool``) against the other word rows; a row spreads
+    when its largest weight is under ``threshold``."""
+    if len(matrices) != len(flags):
+        raise ValueError(f"row_spread: {len(matrices)} matrices for {len(flags)} lists of flags")
+    cols = [[], [], [], []]
+    for w, f in zip(matrices, flags):
+        top = np.asarray(w, dtype=float)[:-1].max(1) if len(w) > 1 else np.zeros(0)
+        f = np.asarray(f, dtype=bool)
+        if len(f) != len(top):
+            raise ValueError(f"row_spread: {len(f)} flags for a matrix of {len(top)} word rows")
+        spread = top < threshold
+        for k, x in enumerate((f.sum(), (f & spread).sum(), (~f).sum(), (~f & spread).sum())):
+            cols[k].append(int(x))
+    return RowSpread(*(np.array(c, dtype=int) for c in cols))
+
+
+def _difference(r: RowSpread, i: np.ndarray) -> float:
+    a, o = r.articles[i].sum(), r.others[i].sum()
+    if a == 0 or o == 0:
+        return np.nan
+    return 100 * (r.articles_spread[i].sum() / a - r.others_spread[i].sum() / o)
+
+
+def spread_difference(r: RowSpread, n_boot: int, seed) -> tuple[float, float, float]:
+    """``(difference, low, high)``: the % of article rows that spread minus the % of the other
+    word rows that spread (each pooled over the sentences), with its 95% bootstrap interval over
+    the sentences (NaN where a resample has no row of one kind)."""
+    every = np.arange(len(r.articles))
+    if not len(every):
+        return np.nan, np.nan, np.nan
+    rounds = stats.bootstrap_rounds(len(every), lambda i: [_difference(r, i)], n_boot, seed)
+    if np.isnan(rounds).all():
+        return np.nan, np.nan, np.nan
+    low, high = stats.percentile_interval(rounds[:, 0], nan=True)
+    return _difference(r, every), float(low), float(high)
+
+
+def shuffled_flags(flags: list[np.ndarray], seed: int) -> list[np.ndarray]:
+    """C-B-F3-3's control: in each sentence, as many word rows as it has article rows, drawn at
+    random among its word rows (``seed``): the same counts per sentence, the words forgotten."""
+    rng = np.random.default_rng([seed, 9])
+    return [rng.permutation(np.asarray(f, dtype=bool)) for f in flags]
