@@ -105,7 +105,7 @@ def test_record_then_ledger_recomputes_from_the_evidence(tmp_path, monkeypatch):
     assert v.verdict == verdicts.HOLDS and ch.glued["claim-C-B-T1-1"].startswith("**holds**")
     path = tmp_path / "results" / "claims" / "demo.json"
     rows = {r["claim"]: r for r in claims.ledger(tmp_path / "results")}
-    assert set(rows) == set(claims.CLAIMS) and len(rows) == 36
+    assert set(rows) == set(claims.CLAIMS) and len(rows) == 37
     assert [c for c, r in rows.items() if r["own"]] == sorted(claims.OWN_OBSERVATIONS)
     assert rows["C-B-F3-4"]["own"] and not rows["C-B-F3-1"]["own"]
     assert rows["C-B-T1-1"]["verdict"] == verdicts.HOLDS and rows["C-B-T1-1"]["chapter"] == "demo"

@@ -124,7 +124,43 @@ def test_precision_recall_and_aer_of_a_hand_case():
 def test_the_agreement_table_scores_each_aligner_against_the_sure_links():
     eye = np.eye(5)  # 4 words on 4 source words and the end on <end>
     sure = [{(i, i) for i in range(4)}] * 3
-    table = ag.agreement_table({"diagonal": [eye] * 3, "first": [np.roll(eye, -1, 1)] * 3}, sure)
+    counts = ag.aligner_counts({"diagonal": [eye] * 3, "off": [np.roll(eye, -1, 1)] * 3}, sure)
+    table = ag.agreement_table(counts)
     assert list(table.columns) == ["precision (%)", "recall (%)", "AER (%)"]
     assert table.loc["diagonal"].tolist() == [100.0, 100.0, 0.0]
-    assert table.loc["first", "AER (%)"] > 50
+    assert table.loc["off", "AER (%)"] == 100.0  # word 0 on <end>, the others one word off
+
+
+def _reordered(n_sent: int) -> tuple[list, list]:
+    """Sentences of 6 words whose alignment inverts words 1-2 and 3-4 (eflomal's links say so),
+    the network's weights sharp on the inverted positions."""
+    order = [0, 2, 1, 4, 3, 5]
+    sure = [{(i, j) for j, i in enumerate(order)}] * n_sent
+    w = np.full((7, 7), 0.01)
+    for j, i in enumerate(order):
+        w[j, i] = 0.94
+    w[6, 6] = 0.94
+    return [w / w.sum(1, keepdims=True)] * n_sent, sure
+
+
+def test_the_network_beats_the_position_only_aligner_where_it_follows_the_links():
+    mats, sure = _reordered(30)
+    net = ag.aligner_counts({"x": mats}, sure)["x"]
+    diag = ag.aligner_counts({"x": ac.diagonal_matrices(mats)}, sure)["x"]
+    assert net.scores()[2] == 0 and diag.scores()[2] > 50
+    gain, lo, hi = ac.aer_gain(net, diag, 200, 0)
+    assert gain == pytest.approx(diag.scores()[2]) and lo > 0
+    # the control: the same rows given to other words; it does not beat the diagonal
+    shuffled = ag.aligner_counts({"x": ac.shuffled_rows(mats, 1)}, sure)["x"]
+    assert ac.aer_gain(shuffled, diag, 200, 0)[2] < 20
+    # nor does an aligner that follows position alone beat itself
+    assert ac.aer_gain(diag, diag, 50, 0) == (0.0, 0.0, 0.0)
+
+
+def test_shuffled_rows_keep_each_row_and_the_end_row():
+    mats, _ = _reordered(3)
+    out = ac.shuffled_rows(mats, 2)
+    for w, s in zip(mats, out):
+        np.testing.assert_array_equal(s[-1], w[-1])
+        assert sorted(map(tuple, s[:-1])) == sorted(map(tuple, w[:-1]))
+    assert any((s != w).any() for w, s in zip(mats, out))

@@ -316,6 +316,31 @@ def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
     assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
 
 
+def test_c_b_f3_5_holds_where_the_weights_follow_the_links_and_not_where_position_does():
+    from rnnlib.experiments.rnnsearch import agreement, alignment_controls as ac
+
+    order = [0, 2, 1, 4, 3, 5]  # eflomal inverts two pairs of words
+    w = np.full((7, 7), 0.01)
+    for j, i in enumerate(order):
+        w[j, i] = 0.94
+    w[6, 6] = 0.94
+    mats = [w / w.sum(1, keepdims=True)] * 40
+    sure = [{(i, j) for j, i in enumerate(order)}] * 40
+    s = _sample(mats, mats)
+
+    def judged(weights):
+        ws = dict(zip(ac.ALIGNERS, (weights, ac.diagonal_matrices(weights), weights)))
+        counts = agreement.aligner_counts(ws, sure)
+        shuffled = agreement.aligner_counts({"s": ac.shuffled_rows(weights, 1)}, sure)["s"]
+        return _verdict(figure_3.claim_f3_5(s, counts, shuffled).check)
+
+    v = judged(mats)
+    assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS, v
+    monotone = [np.eye(7) * 0.94 + 0.01] * 40  # weights that follow position only
+    assert judged(monotone).verdict in (verdicts.FAILS, verdicts.UNMEASURABLE, verdicts.NOISE)
+    assert judged(monotone).verdict != verdicts.HOLDS
+
+
 def test_figure_3_numbers_show_the_three_aligners_and_the_article_rows():
     trained = [_diagonal(8, inversion=k % 4 == 0) for k in range(20)]
     s = _sample(trained, [_uniform(8) for _ in trained], words=[_words(8) for _ in trained])

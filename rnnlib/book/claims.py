@@ -168,6 +168,13 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
         "The step that ends the translation attends most to the source's end (the book's own "
         "observation on Fig. 3; each row being a distribution is the softmax's doing).",
     ),
+    "C-B-F3-5": (
+        "B",
+        "Figure 3",
+        "RNNsearch's weights on the reference translations agree with an independent word "
+        "aligner (eflomal) better than an aligner that knows only the positions (the book's "
+        "own observation on Fig. 3).",
+    ),
     "C-B-T3-1": (
         "B",
         "Table 3",
@@ -179,7 +186,7 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
 #: items (ID, paper and item name where the observation is made). They are measured, controlled
 #: and recorded like the papers' claims, and counted apart from them: :func:`ledger` marks their
 #: rows ``own``, and the results page counts and lists them apart from the papers' verdicts.
-OWN_OBSERVATIONS: frozenset[str] = frozenset({"C-B-F3-4"})
+OWN_OBSERVATIONS: frozenset[str] = frozenset({"C-B-F3-4", "C-B-F3-5"})
 
 
 def is_own(claim: str) -> bool:

@@ -25,53 +25,21 @@ import pandas as pd
 from ...cache import Artifact, config_hash
 from ...smt.align import align, format_links, parse_links
 from ..baseline import smt_config, typed_params
-from .alignment_controls import diagonal_matrices
+from .alignment_controls import (
+    ALIGNERS,
+    Links,
+    LinkCounts,
+    aer_gain,
+    attention_links,
+    diagonal_matrices,
+    link_counts,
+    shuffled_rows,
+)
 from .controls import untrained_model
 from .figure_3 import attention_matrices
 from .setting import RNNsearchExperiment
 from .training import Runs
 from .translations import Translations
-
-Links = set[tuple[int, int]]
-
-
-def attention_links(w: np.ndarray) -> Links:
-    """The links ``(source position, target position)`` of a weight matrix ``w (words + 1,
-    source + 1)``: each word row (the end row left out) linked to the column of its largest
-    weight, none when that column is the source's ``<end>``."""
-    w = np.asarray(w)
-    top = w[:-1].argmax(1)
-    return {(int(i), j) for j, i in enumerate(top) if i < w.shape[1] - 1}
-
-
-@dataclass
-class LinkCounts:
-    """Per sentence: the links an aligner proposes (``proposed``), eflomal's (``sure``) and the
-    links in both (``common``)."""
-
-    proposed: np.ndarray
-    sure: np.ndarray
-    common: np.ndarray
-
-    def scores(self, i: np.ndarray | None = None) -> tuple[float, float, float]:
-        """``(precision, recall, AER)`` in %, pooled over the sentences ``i`` (default: all)."""
-        i = np.arange(len(self.sure)) if i is None else i
-        a, s, c = self.proposed[i].sum(), self.sure[i].sum(), self.common[i].sum()
-        p = 100 * c / a if a else np.nan
-        r = 100 * c / s if s else np.nan
-        aer = 100 * (1 - 2 * c / (a + s)) if a + s else np.nan
-        return float(p), float(r), float(aer)
-
-
-def link_counts(proposed: list[Links], sure: list[Links]) -> LinkCounts:
-    """:class:`LinkCounts` of the proposed links of each sentence against eflomal's."""
-    if len(proposed) != len(sure):
-        raise ValueError(f"link_counts: {len(proposed)} sentences proposed, {len(sure)} sure")
-    return LinkCounts(
-        np.array([len(a) for a in proposed], dtype=int),
-        np.array([len(s) for s in sure], dtype=int),
-        np.array([len(a & s) for a, s in zip(proposed, sure)], dtype=int),
-    )
 
 
 def _pairs(ex: RNNsearchExperiment, tr: Translations) -> np.ndarray:
@@ -79,7 +47,7 @@ def _pairs(ex: RNNsearchExperiment, tr: Translations) -> np.ndarray:
     return ex.test[tr.known]
 
 
-def test_links(ex: RNNsearchExperiment, tr: Translations) -> Artifact:
+def reference_links(ex: RNNsearchExperiment, tr: Translations) -> Artifact:
     """eflomal's links of the No UNK test pairs (source and reference), aligned together with
     the chapter's training pairs (the first ``max_train``), both directions symmetrised by
     grow-diag-final-and with the baseline chapter's eflomal settings (the profile's)
@@ -114,7 +82,7 @@ def test_links(ex: RNNsearchExperiment, tr: Translations) -> Artifact:
 
 
 def read_links(art: Artifact) -> list[Links]:
-    """The links of :func:`test_links`, one set per pair."""
+    """The links of :func:`reference_links`, one set per pair."""
     lines = art.file("links.txt").read_text(encoding="utf-8").split("\n")[:-1]
     return [set(parse_links(x)) for x in lines]
 
@@ -122,23 +90,31 @@ def read_links(art: Artifact) -> list[Links]:
 @dataclass
 class Agreement:
     """The agreement with eflomal: ``table`` (one row per aligner: precision, recall, AER),
-    ``numbers`` (glue name -> (value, digits)) and ``cited`` (the artifacts read)."""
+    ``numbers`` (glue name -> (value, digits)), ``cited`` (the artifacts read), ``counts`` (the
+    link counts of each aligner of :data:`ALIGNERS`, by name) and ``shuffled`` (those of
+    RNNsearch-50's rows in a random order: C-B-F3-5's control)."""
 
     table: pd.DataFrame
     numbers: dict
     cited: list[Artifact]
+    counts: dict[str, LinkCounts]
+    shuffled: LinkCounts
 
 
-#: the aligners of the agreement table, as printed
-ALIGNERS = ("RNNsearch-50", "position-only aligner", "untrained RNNsearch")
+def aligner_counts(matrices: dict[str, list[np.ndarray]], sure: list[Links]) -> dict:
+    """``name -> LinkCounts`` of each aligner's links (``matrices``: name -> its weight
+    matrices, one per pair) against eflomal's ``sure`` links."""
+    return {
+        name: link_counts([attention_links(w) for w in ws], sure) for name, ws in matrices.items()
+    }
 
 
-def agreement_table(matrices: dict[str, list[np.ndarray]], sure: list[Links]) -> pd.DataFrame:
-    """Precision, recall and AER (%) of each aligner's links (``matrices``: name -> its weight
-    matrices, one per pair) against eflomal's ``sure`` links, one row per aligner."""
+def agreement_table(counts: dict[str, LinkCounts]) -> pd.DataFrame:
+    """Precision, recall and AER (%) of each aligner (``counts``: :func:`aligner_counts`), one
+    row per aligner."""
     rows = []
-    for name, ws in matrices.items():
-        p, r, aer = link_counts([attention_links(w) for w in ws], sure).scores()
+    for name, c in counts.items():
+        p, r, aer = c.scores()
         rows.append({"aligner": name, "precision (%)": p, "recall (%)": r, "AER (%)": aer})
     return pd.DataFrame(rows).set_index("aligner").round(1)
 
@@ -146,22 +122,31 @@ def agreement_table(matrices: dict[str, list[np.ndarray]], sure: list[Links]) ->
 def agreement(ex: RNNsearchExperiment, runs: Runs, tr: Translations) -> Agreement:
     """:class:`Agreement` of RNNsearch-50, the position-only aligner (each row as sharp as
     RNNsearch-50's) and the untrained network, all teacher-forced on the references of the No
-    UNK test pairs (computed now, seconds), against eflomal's links (:func:`test_links`)."""
-    pairs = _pairs(ex, tr)
+    UNK test pairs (computed now, seconds), against eflomal's links (:func:`reference_links`)."""
+    pairs, p = _pairs(ex, tr), ex.P
     sources = [ex.corpus.test.src[int(i)] for i in pairs]
     refs = [ex.corpus.test.tgt[int(i)] for i in pairs]
-    batch = ex.P.decode_batch
-    trained = attention_matrices(runs.model(ex, "RNNsearch-50"), sources, refs, batch)
-    untrained = attention_matrices(untrained_model(ex), sources, refs, batch)
-    links = test_links(ex, tr)
+    trained = attention_matrices(runs.model(ex, "RNNsearch-50"), sources, refs, p.decode_batch)
+    untrained = attention_matrices(untrained_model(ex), sources, refs, p.decode_batch)
+    links = reference_links(ex, tr)
+    sure = read_links(links)
     ws = dict(zip(ALIGNERS, (trained, diagonal_matrices(trained), untrained)))
-    table = agreement_table(ws, read_links(links))
+    counts = aligner_counts(ws, sure)
+    shuffled = aligner_counts({"shuffled": shuffled_rows(trained, p.seed)}, sure)["shuffled"]
+    table = agreement_table(counts)
     aer = table["AER (%)"]
+    base, seed = counts[ALIGNERS[1]], np.random.default_rng([p.seed, 11])
+    gain = aer_gain(counts[ALIGNERS[0]], base, p.n_boot, seed)
     numbers = {
         "rns-agree-pairs": (len(pairs), None),
         "rns-agree-train-pairs": (int(links.config["train_pairs"]), None),
         "rns-agree-aer": (float(aer.iloc[0]), 1),
         "rns-agree-aer-diag": (float(aer.iloc[1]), 1),
         "rns-agree-aer-init": (float(aer.iloc[2]), 1),
+        "rns-agree-gain": (gain[0], 1),
+        "rns-agree-gain-low": (gain[1], 1),
+        "rns-agree-gain-high": (gain[2], 1),
+        "rns-agree-shuffled": (float(shuffled.scores()[2]), 1),
     }
-    return Agreement(table, numbers, [runs.runs["RNNsearch-50"], links])
+    cited = [runs.runs["RNNsearch-50"], links]
+    return Agreement(table, numbers, cited, counts, shuffled)

@@ -15,6 +15,12 @@ import numpy as np
 
 from ... import stats
 
+#: word links ``(source position, target position)`` of one sentence pair
+Links = set[tuple[int, int]]
+#: the aligners scored against eflomal, as printed: RNNsearch-50, its position-only aligner and
+#: the untrained network
+ALIGNERS = ("RNNsearch-50", "position-only aligner", "untrained RNNsearch")
+
 #: French articles and elided determiners whose rows C-B-F3-3 reads (lowercased; the corpus
 #: tokenizer keeps the apostrophe on the elided word: "l' homme")
 ARTICLES = ("l'", "le", "la", "les", "un", "une", "du", "des", "d'")
@@ -120,3 +126,70 @@ def shuffled_flags(flags: list[np.ndarray], seed: int) -> list[np.ndarray]:
     random among its word rows (``seed``): the same counts per sentence, the words forgotten."""
     rng = np.random.default_rng([seed, 9])
     return [rng.permutation(np.asarray(f, dtype=bool)) for f in flags]
+
+
+def attention_links(w: np.ndarray) -> Links:
+    """The links ``(source position, target position)`` of a weight matrix ``w (words + 1,
+    source + 1)``: each word row (the end row left out) linked to the column of its largest
+    weight, none when that column is the source's ``<end>``."""
+    w = np.asarray(w)
+    top = w[:-1].argmax(1)
+    return {(int(i), j) for j, i in enumerate(top) if i < w.shape[1] - 1}
+
+
+@dataclass
+class LinkCounts:
+    """Per sentence: the links an aligner proposes (``proposed``), eflomal's (``sure``) and the
+    links in both (``common``)."""
+
+    proposed: np.ndarray
+    sure: np.ndarray
+    common: np.ndarray
+
+    def scores(self, i: np.ndarray | None = None) -> tuple[float, float, float]:
+        """``(precision, recall, AER)`` in %, pooled over the sentences ``i`` (default: all)."""
+        i = np.arange(len(self.sure)) if i is None else i
+        a, s, c = self.proposed[i].sum(), self.sure[i].sum(), self.common[i].sum()
+        p = 100 * c / a if a else np.nan
+        r = 100 * c / s if s else np.nan
+        aer = 100 * (1 - 2 * c / (a + s)) if a + s else np.nan
+        return float(p), float(r), float(aer)
+
+
+def link_counts(proposed: list[Links], sure: list[Links]) -> LinkCounts:
+    """:class:`LinkCounts` of the proposed links of each sentence against eflomal's."""
+    if len(proposed) != len(sure):
+        raise ValueError(f"link_counts: {len(proposed)} sentences proposed, {len(sure)} sure")
+    return LinkCounts(
+        np.array([len(a) for a in proposed], dtype=int),
+        np.array([len(s) for s in sure], dtype=int),
+        np.array([len(a & s) for a, s in zip(proposed, sure)], dtype=int),
+    )
+
+
+def aer_gain(x: LinkCounts, base: LinkCounts, n_boot: int, seed) -> tuple[float, float, float]:
+    """``(gain, low, high)``: the AER of ``base`` minus the AER of ``x`` (points; above 0: ``x``
+    agrees with the sure links better), pooled over the sentences, with its 95% paired bootstrap
+    interval (one resample of the sentences for both)."""
+    if len(x.sure) != len(base.sure):
+        raise ValueError(f"aer_gain: {len(x.sure)} sentences against {len(base.sure)}")
+    if not len(x.sure):
+        return np.nan, np.nan, np.nan
+
+    def gain(i):
+        return [base.scores(i)[2] - x.scores(i)[2]]
+
+    rounds = stats.bootstrap_rounds(len(x.sure), gain, n_boot, seed)
+    low, high = stats.percentile_interval(rounds[:, 0], nan=True)
+    return gain(np.arange(len(x.sure)))[0], float(low), float(high)
+
+
+def shuffled_rows(matrices: list[np.ndarray], seed: int) -> list[np.ndarray]:
+    """Each matrix with its word rows in a random order (``seed``), the end row last: every row
+    as the network wrote it, given to another word of the sentence."""
+    rng = np.random.default_rng([seed, 10])
+    out = []
+    for w in matrices:
+        w = np.asarray(w)
+        out.append(np.vstack([w[:-1][rng.permutation(len(w) - 1)], w[-1:]]))
+    return out

@@ -26,8 +26,11 @@ from ...specials import BOS, UNK
 from ...translate import translate
 from ..training_runs import load_model, read_lines
 from .alignment_controls import (
+    ALIGNERS,
     ARTICLES,
+    LinkCounts,
     RowSpread,
+    aer_gain,
     article_rows,
     diagonal_matrices,
     row_spread,
@@ -462,6 +465,17 @@ def _end(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
     return verdicts.at_least(v, END_SHARE, what, lo, hi)
 
 
+def _beats_position(x: LinkCounts, base: LinkCounts, n_boot: int, seed: int) -> verdicts.Check:
+    """C-B-F3-5's rule on one aligner's links ``x``: its AER against eflomal's links is below
+    the position-only aligner's (``base``), the difference's 95% paired bootstrap interval over
+    the sentences above 0."""
+    if x.sure.sum() == 0:
+        return verdicts.not_measurable("eflomal links no word of the pairs read")
+    v, lo, hi = aer_gain(x, base, n_boot, np.random.default_rng([seed, 11]))
+    what = f"AER of the position-only aligner minus this aligner's ({len(x.sure)} pairs)"
+    return verdicts.intervals_above([(what, v, lo, hi)])
+
+
 F3_NOTES = {
     "C-B-F3-1": "argmax positions of the generated words against their positions (Spearman), "
     "per sentence; ties do not count as monotone steps; 95% bootstrap over the sentences; "
@@ -472,6 +486,9 @@ F3_NOTES = {
     f"the rows that generate an article or elided determiner ({', '.join(ARTICLES)}) should "
     "spread their weight more often than the other rows; pooled over the sentences, 95% "
     "bootstrap over the sentences",
+    "C-B-F3-5": "RNNsearch-50 teacher-forced on the references of the No UNK pairs; each word "
+    "linked to the source word of its largest weight (none on <end>), scored against eflomal's "
+    "symmetrised links taken as sure links; 95% paired bootstrap over the sentences",
     "C-B-F3-4": "that each row is a distribution is softmax's doing (largest deviation of a row "
     "sum from 1 glued in the prose), not a finding: the rule reads the end of the translation; "
     "95% bootstrap over the sentences",
@@ -481,6 +498,8 @@ POSITION_ONLY = (
     "the position-only aligner: each row's largest weight on the diagonal, the rest on the "
     "neighbouring source word, then uniform"
 )
+#: the control of C-B-F3-5
+SHUFFLED_ROWS = "RNNsearch-50's word rows given to the words of their sentence in a random order"
 #: the control of C-B-F3-3
 SHUFFLED_ARTICLES = "as many word rows per sentence as it has article rows, drawn at random"
 
@@ -545,6 +564,22 @@ def claim_f3_4(s: AlignmentSample) -> ClaimCheck:
     what = "the end row of each sentence replaced by one of its word rows drawn at random"
     control = _end(shuffled, s.n_boot, s.seed)
     return _judged("C-B-F3-4", _end(s.trained_stats, s.n_boot, s.seed), what, control, s.bleu)
+
+
+def claim_f3_5(
+    s: AlignmentSample, counts: dict[str, LinkCounts], shuffled: LinkCounts
+) -> ClaimCheck:
+    """C-B-F3-5, the book's own observation: the weights are an alignment an independent aligner
+    recognises. B §5.2.1: "From this we see which positions in the source sentence were
+    considered more important when generating the target word." Read as: RNNsearch-50's links
+    on the references (``counts``, :data:`ALIGNERS`) have a lower AER against eflomal's than the
+    position-only aligner's, which knows the positions and nothing of the words. Control: the
+    same rule on RNNsearch-50's word rows given to the words of their sentence in a random order
+    (``shuffled``): the network's weights, no longer in their place; it passes only if position
+    were worth less than nothing."""
+    base = counts[ALIGNERS[1]]
+    rule = partial(_beats_position, base=base, n_boot=s.n_boot, seed=s.seed)
+    return _judged("C-B-F3-5", rule(counts[ALIGNERS[0]]), SHUFFLED_ROWS, rule(shuffled), s.bleu)
 
 
 def claims(s: AlignmentSample) -> list[ClaimCheck]:
@@ -632,9 +667,13 @@ def by_seed(
 
 
 def claims_by_seed(
-    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, s: AlignmentSample
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, s: AlignmentSample, agree=None
 ) -> list[ClaimCheck]:
     """The claims of Fig. 3 (:func:`claims` of ``s``), each judged on every seed's RNNsearch-50
     where there are further seeds (:func:`by_seed`, :func:`rnnlib.experiments.rnnsearch.seeds.
-    across_seeds`)."""
-    return across_seeds(claims(s), by_seed(ex, tr, sr), ex.P.seed)
+    across_seeds`), then C-B-F3-5 on the chapter's RNNsearch-50 alone where ``agree`` (an
+    :class:`rnnlib.experiments.rnnsearch.agreement.Agreement`) is given."""
+    checks = across_seeds(claims(s), by_seed(ex, tr, sr), ex.P.seed)
+    if agree is not None:
+        checks.append(claim_f3_5(s, agree.counts, agree.shuffled))
+    return checks
