@@ -212,8 +212,10 @@ ITEMS: list[Item] = [
         "rns-alignments",
         True,
         "largely monotonic",
-        lambda v: f"rank correlation ρ = {_f(v('rns-align-rho'))} (untrained: "
-        f"{_f(v('rns-align-rho-init'))}) on {v('rns-align-sentences')} No UNK test sentences",
+        lambda v: f"rank correlation ρ = {_f(v('rns-align-rho'))} (position-only aligner: "
+        f"{_f(v('rns-align-rho-diag'))}) on {v('rns-align-sentences')} No UNK test sentences; "
+        f"AER against eflomal {_f(v('rns-agree-aer'), 1)}% (position-only: "
+        f"{_f(v('rns-agree-aer-diag'), 1)}%)",
     ),
 ]
 

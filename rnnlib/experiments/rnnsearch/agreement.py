@@ -1,7 +1,7 @@
 """B Fig. 3 against an independent aligner: RNNsearch-50's weights (B Eq. 6) teacher-forced on
 the *reference* translations of the No UNK test pairs, read as word links (each reference word
 linked to the source word of its largest weight) and scored against eflomal's symmetrised links
-on the same pairs (``rnnsearch/test_links``), beside the position-only aligner
+on the same pairs (``smt/test_links``), beside the position-only aligner
 (:func:`rnnlib.experiments.rnnsearch.alignment_controls.diagonal_aligner`) and the untrained
 network on the same pairs.
 
@@ -51,7 +51,10 @@ def reference_links(ex: RNNsearchExperiment, tr: Translations) -> Artifact:
     """eflomal's links of the No UNK test pairs (source and reference), aligned together with
     the chapter's training pairs (the first ``max_train``), both directions symmetrised by
     grow-diag-final-and with the baseline chapter's eflomal settings (the profile's)
-    (``rnnsearch/test_links``, ``links.txt``: one line per pair, ``i-j``: source i, target j)."""
+    (``smt/test_links``, ``links.txt``: one line per pair, ``i-j``: source i, target j). Kept
+    among the phrase-based system's eflomal alignments (``smt/``), not among the artifacts of
+    the chapter's networks: eflomal samples without a seed, so these links stay what they are
+    when the networks are trained again."""
     corpus, pairs, p = ex.corpus, _pairs(ex, tr), ex.P
     n_train = len(corpus.train) if p.max_train is None else min(p.max_train, len(corpus.train))
     smt = smt_config(typed_params(ex.root, p.profile, p))
@@ -78,7 +81,7 @@ def reference_links(ex: RNNsearchExperiment, tr: Translations) -> Artifact:
         "train_pairs": n_train,
         "test_pairs": config_hash([int(i) for i in pairs]),
     }
-    return ex.cache.build("rnnsearch/test_links", config, make, data=corpus.checksum)
+    return ex.cache.build("smt/test_links", config, make, data=corpus.checksum)
 
 
 def read_links(art: Artifact) -> list[Links]:
