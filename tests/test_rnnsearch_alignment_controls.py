@@ -36,17 +36,23 @@ def test_the_position_only_aligner_keeps_shape_rows_and_sharpness(shape):
 
 
 def test_the_position_only_aligner_spreads_its_rest_by_a_fixed_rule():
-    w = np.array([[0.6, 0.1, 0.1, 0.1, 0.1], [0.1, 0.1, 0.2, 0.3, 0.3], [0.25] * 4 + [0.0]])
+    w = np.array([[0.8, 0.05, 0.05, 0.05, 0.05], [0.1, 0.1, 0.2, 0.3, 0.3], [0.25] * 4 + [0.0]])
     d = ac.diagonal_aligner(w)
-    # row 0 (p = 0): 0.6 on 0, the rest (0.4) beside it, nothing left to spread
-    np.testing.assert_allclose(d[0], [0.6, 0.4, 0, 0, 0])
-    # row 1 (p = 2): 0.3 on 2, 0.3 on 3 (as much as the peak), 0.4 over the other three
-    np.testing.assert_allclose(d[1], [0.4 / 3, 0.4 / 3, 0.3, 0.3, 0.4 / 3])
-    # row 2 (p = 4, the last column): 0.25 on 4, 0.25 on 3, 0.5 over the other three
-    np.testing.assert_allclose(d[2], [0.5 / 3, 0.5 / 3, 0.5 / 3, 0.25, 0.25])
-    # a fractional position gives its rest toward it: 3 rows over 4 columns, p = 1.5 for row 1
+    # row 0 (p = 0), a peak over 2/3: 0.8 on 0, the rest beside it, no floor
+    np.testing.assert_allclose(d[0], [0.8, 0.2, 0, 0, 0])
+    # row 1 (p = 2), peak 0.3: floor f and bump b with b + f = 0.3 and 1.5 b + 5 f = 1
+    b = (0.3 - 0.2) / (1 - 0.3)
+    f = (1 - 1.5 * b) / 5
+    np.testing.assert_allclose(d[1], [f, f, b + f, b / 2 + f, f])
+    assert b + f == pytest.approx(0.3)
+    # row 2 (p = 4, the last column): its neighbour is the previous column
+    assert d[2].argmax() == 4 and d[2, 3] > d[2, 2] == pytest.approx(d[2, 0])
+    # a fractional position gives its neighbour toward it: 3 rows over 4 columns, p = 1.5
     d = ac.diagonal_aligner(np.array([[0.7, 0.1, 0.1, 0.1]] * 3))
     assert d[1, 2] == pytest.approx(0.7) and d[1, 1] == pytest.approx(0.3)  # p rounds up to 2
+    # a peak at or under 2/3 is still the row's only largest weight
+    d = ac.diagonal_aligner(np.full((4, 6), 1 / 6) + np.eye(4, 6) * 0.01)
+    assert all(np.sum(row == row.max()) == 1 for row in d)
 
 
 def test_article_rows_are_read_lowercased():

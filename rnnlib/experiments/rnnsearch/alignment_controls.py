@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import stats
+from ... import stats, verdicts
 
 #: word links ``(source position, target position)`` of one sentence pair
 Links = set[tuple[int, int]]
@@ -35,11 +35,13 @@ def diagonal_position(row: int, rows: int, cols: int) -> float:
 
 def diagonal_aligner(w: np.ndarray) -> np.ndarray:
     """The position-only aligner of a weight matrix ``w (words + 1, source + 1)``: the same shape,
-    every row a distribution. Row j puts ``w[j].max()`` (the trained row's sharpness) on the
-    column nearest its diagonal position p (:func:`diagonal_position`); of the rest it gives the
-    neighbouring column toward p (the next one when p is a column, the previous one at the last
-    column) as much as it can without passing the peak, and spreads what remains uniformly over
-    the other columns. Nothing of ``w`` but each row's largest weight is read."""
+    every row a distribution. Row j is an even floor plus a bump: the trained row's largest
+    weight (its sharpness) on the column c nearest its diagonal position p
+    (:func:`diagonal_position`), half the bump's height above the floor on the neighbouring
+    column toward p (the next one when p is c, the previous one at the last column), the floor
+    on every other column; the floor is 0 when the largest weight is over 2/3, the neighbour then
+    taking all the rest. So c is the row's only largest weight (unless the trained row is
+    uniform) and nothing of ``w`` but each row's largest weight is read."""
     w = np.asarray(w, dtype=float)
     rows, cols = w.shape
     out = np.zeros_like(w)
@@ -50,12 +52,15 @@ def diagonal_aligner(w: np.ndarray) -> np.ndarray:
             out[j, 0] = 1.0
             continue
         n = c + 1 if p >= c else c - 1
-        n = n if 0 <= n < cols else c - 1 if c > 0 else c + 1
+        n = n if 0 <= n < cols else c - 1
         peak = float(w[j].max())
-        side = min(1.0 - peak, peak)
-        others = cols - 2
-        out[j] = (1.0 - peak - side) / others if others else 0.0
-        out[j, c], out[j, n] = peak, side + (0.0 if others else 1.0 - peak - side)
+        if peak > 2 / 3:
+            out[j, c], out[j, n] = peak, 1.0 - peak
+            continue
+        bump = max(0.0, (peak - 1 / cols) / (1 - 1.5 / cols))
+        out[j] = (1 - 1.5 * bump) / cols
+        out[j, c] += bump
+        out[j, n] += bump / 2
     return out
 
 
@@ -119,6 +124,24 @@ def spread_difference(r: RowSpread, n_boot: int, seed) -> tuple[float, float, fl
         return np.nan, np.nan, np.nan
     low, high = stats.percentile_interval(rounds[:, 0], nan=True)
     return _difference(r, every), float(low), float(high)
+
+
+def articles_spread_check(
+    r: RowSpread | None, threshold: float, n_boot: int, seed: int
+) -> verdicts.Check:
+    """C-B-F3-3's rule on one set of rows: the % of article rows (:data:`ARTICLES`) whose
+    largest weight is under ``threshold``, minus the % of the other word rows, above 0 (a 95%
+    bootstrap interval over the sentences, :func:`spread_difference`)."""
+    if r is None:
+        return verdicts.not_measurable("the generated words are not known")
+    if r.articles.sum() == 0 or r.others.sum() == 0:
+        return verdicts.not_measurable("no generated word is an article, or every one is")
+    v, lo, hi = spread_difference(r, n_boot, np.random.default_rng([seed, 8]))
+    what = (
+        f"% of the {int(r.articles.sum())} article rows whose largest weight is under "
+        f"{threshold:g} minus % of the {int(r.others.sum())} other word rows"
+    )
+    return verdicts.intervals_above([(what, v, lo, hi)])
 
 
 def shuffled_flags(flags: list[np.ndarray], seed: int) -> list[np.ndarray]:
@@ -193,3 +216,14 @@ def shuffled_rows(matrices: list[np.ndarray], seed: int) -> list[np.ndarray]:
         w = np.asarray(w)
         out.append(np.vstack([w[:-1][rng.permutation(len(w) - 1)], w[-1:]]))
     return out
+
+
+def beats_position_check(x: LinkCounts, base: LinkCounts, n_boot: int, seed: int) -> verdicts.Check:
+    """C-B-F3-5's rule on one aligner's links ``x``: its AER against the sure links is below the
+    position-only aligner's (``base``), the difference's 95% paired bootstrap interval over the
+    sentences above 0 (:func:`aer_gain`)."""
+    if x.sure.sum() == 0:
+        return verdicts.not_measurable("eflomal links no word of the pairs read")
+    v, lo, hi = aer_gain(x, base, n_boot, np.random.default_rng([seed, 11]))
+    what = f"AER of the position-only aligner minus this aligner's ({len(x.sure)} pairs)"
+    return verdicts.intervals_above([(what, v, lo, hi)])
