@@ -36,7 +36,8 @@ from typing import Iterable
 from ..verdicts import NO_CONTROL_RULES, UNMEASURABLE, Check, Floor, Verdict, evaluate
 
 # ID -> (paper, item, statement). Statements paraphrase the papers (inventory of the claims:
-# Reading the papers); the checks that operationalise them are in the chapters named in CHAPTER.
+# Reading the papers), but for the book's own observations on a paper's item
+# (OWN_OBSERVATIONS below); the checks that operationalise them are in the chapters.
 CLAIMS: dict[str, tuple[str, str, str]] = {
     "C-A-T1-1": (
         "A",
