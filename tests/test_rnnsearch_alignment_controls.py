@@ -170,3 +170,30 @@ def test_shuffled_rows_keep_each_row_and_the_end_row():
         np.testing.assert_array_equal(s[-1], w[-1])
         assert sorted(map(tuple, s[:-1])) == sorted(map(tuple, w[:-1]))
     assert any((s != w).any() for w, s in zip(mats, out))
+
+
+def test_eflomal_links_the_no_unk_test_pairs_with_the_training_pairs(tmp_path):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from rnnlib.cache import ArtifactCache
+    from rnnlib.experiments.rnnsearch import setting
+
+    src = ["the man sees the house", "a man", "the house is big", "the big house"] * 10
+    tgt = ["l' homme voit la maison", "un homme", "la maison est grande", "la grande maison"] * 10
+    text = {("train", "src"): src, ("train", "tgt"): tgt}
+    text |= {("test", "src"): ["the man", "the house", "a big man"]}
+    text |= {("test", "tgt"): ["l' homme", "la maison", "un grand homme"]}
+    corpus = SimpleNamespace(train=src, text=lambda split, side: text[(split, side)], checksum="c")
+    root = Path(__file__).resolve().parents[1]
+    P = setting.Params(max_train=30, profile="smoke")
+    ex = SimpleNamespace(
+        corpus=corpus, P=P, test=np.arange(3), cache=ArtifactCache(tmp_path), root=root
+    )
+    tr = SimpleNamespace(known=np.array([True, False, True]))  # the second pair has an unknown word
+    art = ag.reference_links(ex, tr)
+    links = ag.read_links(art)
+    assert len(links) == 2 and art.config["train_pairs"] == 30
+    assert art.kind == "smt/test_links" and art.extra["aligned_pairs"] == 32
+    assert all(i < 3 and j < 3 for i, j in links[1]) and links[0]  # "a big man" / "un grand homme"
+    assert ag.reference_links(ex, tr).from_cache
