@@ -105,7 +105,9 @@ def test_record_then_ledger_recomputes_from_the_evidence(tmp_path, monkeypatch):
     assert v.verdict == verdicts.HOLDS and ch.glued["claim-C-B-T1-1"].startswith("**holds**")
     path = tmp_path / "results" / "claims" / "demo.json"
     rows = {r["claim"]: r for r in claims.ledger(tmp_path / "results")}
-    assert set(rows) == set(claims.CLAIMS) and len(rows) == 38
+    assert set(rows) == set(claims.CLAIMS) and len(rows) == 39
+    assert [c for c, r in rows.items() if r["own"]] == sorted(claims.OWN_OBSERVATIONS)
+    assert rows["C-B-F3-4"]["own"] and not rows["C-B-F3-1"]["own"]
     assert rows["C-B-T1-1"]["verdict"] == verdicts.HOLDS and rows["C-B-T1-1"]["chapter"] == "demo"
     assert (
         rows["C-A-T1-1"]["verdict"] == verdicts.UNMEASURABLE and rows["C-A-T1-1"]["chapter"] is None
@@ -515,3 +517,11 @@ def test_all_parts_holds_only_when_every_part_holds_and_fails_when_one_fails():
     assert v.evaluate(blind).verdict == v.UNMEASURABLE
     with pytest.raises(ValueError, match="no control"):
         v.all_parts([("a", v.intervals_above([("d", 1.0, 0.5, 1.5)]))])
+
+
+def test_the_books_own_observations_are_claims_of_the_catalogue():
+    assert claims.OWN_OBSERVATIONS <= set(claims.CLAIMS)
+    assert claims.is_own("C-B-F3-4") and not claims.is_own("C-B-F3-3")
+    assert "own observation" in claims.CLAIMS["C-B-F3-4"][2]
+    with pytest.raises(ValueError):
+        claims.is_own("C-B-F9-9")

@@ -87,7 +87,14 @@ def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp
         ]
     )  # fmt: skip
     counts = glance.verdict_counts(ledger)
-    assert counts == {"holds": 1, "fails": 0, "noise": 1, "unmeasurable": 1, "recorded": 0}
+    assert counts == {
+        "holds": 1,
+        "fails": 0,
+        "noise": 1,
+        "unmeasurable": 1,
+        "recorded": 0,
+        "own": 0,
+    }
     (tmp_path / "cho2014.md").write_text("text\n(cho2014-deviations)=\n## Departures\n")
     (tmp_path / "rnnsearch.md").write_text("no section of its own\n")
     sections = glance.deviation_sections(tmp_path)
@@ -101,6 +108,26 @@ def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp
     )
     assert "| e | — | {doc}`rnnsearch` | {ref}`data and scale <results-deviations>` |" in rows[3]
     assert "| — | {ref}`data and scale" in rows[4]
+
+
+def test_the_books_own_observations_are_counted_and_listed_apart_from_the_papers_claims():
+    ledger = pd.DataFrame(
+        [
+            dict(claim="C-1", paper="B", own=False, item="B-F3", statement="s",
+                 verdict=verdicts.HOLDS, evidence="e", chapter="rnnsearch"),
+            dict(claim="C-2", paper="B", own=True, item="B-F3", statement="t",
+                 verdict=verdicts.FAILS, evidence="f", chapter="rnnsearch"),
+        ]
+    )  # fmt: skip
+    counts = glance.verdict_counts(ledger)
+    assert counts["holds"] == 1 and counts["fails"] == 0 and counts["own"] == 1
+    papers, own = glance.split_own(ledger)
+    assert papers["claim"].tolist() == ["C-1"] and own["claim"].tolist() == ["C-2"]
+    table = glance.claims_table(own, set(), own=True).split("\n")
+    assert table[0].startswith("| claim | the book observes |") and len(table) == 3
+    assert "| the paper says |" in glance.claims_table(papers, set()).split("\n")[0]
+    # a ledger without the column (older records) has no observation of the book's own
+    assert glance.split_own(ledger.drop(columns="own"))[1].empty
 
 
 def test_recipe_and_data_tables_read_the_records_or_say_they_are_missing():

@@ -155,7 +155,7 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
 
 
 def test_every_claim_has_a_control_and_no_control_holds(smoke_book):
-    """Each of the 38 claims is recorded with a control (the same rule on a system for which the
+    """Each of the 39 claims is recorded with a control (the same rule on a system for which the
     claim must not hold), and on the book's own corpus no control holds: a control that held
     would mean the rule cannot tell the claim from its absence, a broken rule."""
     out, _ = smoke_book

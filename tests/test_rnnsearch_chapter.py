@@ -153,7 +153,9 @@ def _smoke_checks(smoke_book, prefixes: tuple[str, ...]) -> dict:
 
 def test_the_claims_of_figures_2_and_3_are_judged_on_every_seed_of_the_50_pair(smoke_book):
     records = _smoke_checks(smoke_book, ("C-B-F2-", "C-B-F3-"))
-    assert len(records) == 9  # C-B-F2-1 to C-B-F2-5, C-B-F3-1 to C-B-F3-4
+    assert len(records) == 10  # C-B-F2-1 to C-B-F2-5, C-B-F3-1 to C-B-F3-5
+    # the agreement with eflomal is judged on the chapter's own seed only (its own observation)
+    assert records.pop("C-B-F3-5").rule != "across_rebuilds"
     across = {c: check for c, check in records.items() if check.rule == "across_rebuilds"}
     # the smoke profile trains the -50 pair with two seeds: each claim reads both, but for one
     # that no seed can measure by how it is built (rule not_measurable, kept as it is)

@@ -259,22 +259,34 @@ def _uniform(n: int) -> np.ndarray:
     return w / w.sum(1, keepdims=True)
 
 
-def _sample(trained, untrained, bleu=20.0):
-    return figure_3.AlignmentSample(trained, untrained, bleu, 1, 200)
+def _words(n: int) -> list[str]:
+    """n generated words, the second (the spread row of :func:`_diagonal`) an article."""
+    return ["Le", "la", *[f"mot{k}" for k in range(n - 2)]]
 
 
-def test_alignment_claims_hold_on_monotone_weights_not_on_the_untrained_control():
+def _sample(trained, untrained, bleu=20.0, words=None):
+    return figure_3.AlignmentSample(trained, untrained, bleu, 1, 200, words)
+
+
+def test_alignment_claims_against_controls_that_could_hold():
     trained = [_diagonal(8, inversion=k % 4 == 0) for k in range(40)]
     untrained = [_uniform(8 + k % 3) for k in range(40)]
-    checks = {c.claim: c.check for c in figure_3.claims(_sample(trained, untrained))}
+    s = _sample(trained, untrained, words=[_words(8) for _ in trained])
+    checks = {c.claim: c.check for c in figure_3.claims(s)}
     assert list(checks) == ["C-B-F3-1", "C-B-F3-4", "C-B-F3-2", "C-B-F3-3"]
-    for claim, check in checks.items():
-        v = _verdict(check)
+    for claim in ("C-B-F3-2", "C-B-F3-3", "C-B-F3-4"):
+        v = _verdict(checks[claim])
         assert v.verdict == verdicts.HOLDS, (claim, v)
         assert v.control != verdicts.HOLDS, (claim, v)
+    assert checks["C-B-F3-1"].control.what == figure_3.POSITION_ONLY
+    # the diagonal is as monotone as the network: the rule cannot tell, and says so
+    v = _verdict(checks["C-B-F3-1"])
+    assert v.control == verdicts.HOLDS and v.verdict == verdicts.UNMEASURABLE
+    assert "cannot tell" in v.reason
+    assert checks["C-B-F3-3"].control.what == figure_3.SHUFFLED_ARTICLES
 
 
-def test_alignment_claims_fail_on_uniform_or_stuck_weights():
+def test_alignment_claims_fail_on_stuck_weights_or_articles_that_do_not_spread():
     stuck = []
     for k in range(30):  # every word on the first source word: ties are no monotone steps
         w = np.full((9, 9), 0.01)
@@ -283,20 +295,63 @@ def test_alignment_claims_fail_on_uniform_or_stuck_weights():
     a = figure_3.alignment_stats(stuck)
     assert (a.rho == 0).all()
     checks = {c.claim: c.check for c in figure_3.claims(_sample(stuck, stuck))}
-    assert _verdict(checks["C-B-F3-1"]).verdict == verdicts.FAILS
+    assert verdicts.evaluate(checks["C-B-F3-1"].control.check).verdict == verdicts.HOLDS
+    assert figure_3._monotone(a, 200, 1).evidence["value"] == 0  # the rule itself fails here
+    assert _verdict(figure_3._monotone(a, 200, 1)).verdict == verdicts.FAILS
     assert _verdict(checks["C-B-F3-2"]).verdict == verdicts.FAILS
     assert _verdict(checks["C-B-F3-4"]).verdict == verdicts.FAILS
-    uniform = [_uniform(10) for _ in range(30)]
-    spread = {c.claim: c.check for c in figure_3.claims(_sample(uniform, uniform))}
-    assert _verdict(spread["C-B-F3-3"]).verdict == verdicts.FAILS  # spread everywhere, not locally
+    assert checks["C-B-F3-3"].rule == "not_measurable"  # no words known
+    trained = [_diagonal(8) for _ in range(30)]  # the spread row generates a noun, articles not
+    words = [["le", "chat", "la", *[f"mot{k}" for k in range(5)]] for _ in trained]
+    f33 = {c.claim: c.check for c in figure_3.claims(_sample(trained, trained, words=words))}
+    assert _verdict(f33["C-B-F3-3"]).verdict == verdicts.FAILS
 
 
 def test_alignment_claims_are_not_measurable_below_the_floor_or_without_words():
     trained = [_diagonal(8) for _ in range(10)]
-    low = {c.claim: c.check for c in figure_3.claims(_sample(trained, trained, bleu=1.0))}
+    words = [_words(8) for _ in trained]
+    low = {c.claim: c.check for c in figure_3.claims(_sample(trained, trained, 1.0, words))}
     assert all(_verdict(c).verdict == verdicts.UNMEASURABLE for c in low.values())
     empty = figure_3.claims(_sample([np.array([[0.0, 1.0]])], [np.array([[0.5, 0.5]])]))
     assert {c.claim: c.check.rule for c in empty}["C-B-F3-1"] == "not_measurable"
+
+
+def test_c_b_f3_5_holds_where_the_weights_follow_the_links_and_not_where_position_does():
+    from rnnlib.experiments.rnnsearch import agreement, alignment_controls as ac
+
+    order = [0, 2, 1, 4, 3, 5]  # eflomal inverts two pairs of words
+    w = np.full((7, 7), 0.01)
+    for j, i in enumerate(order):
+        w[j, i] = 0.94
+    w[6, 6] = 0.94
+    mats = [w / w.sum(1, keepdims=True)] * 40
+    sure = [{(i, j) for j, i in enumerate(order)}] * 40
+    s = _sample(mats, mats)
+
+    def judged(weights):
+        ws = dict(zip(ac.ALIGNERS, (weights, ac.diagonal_matrices(weights), weights)))
+        counts = agreement.aligner_counts(ws, sure)
+        shuffled = agreement.aligner_counts({"s": ac.shuffled_rows(weights, 1)}, sure)["s"]
+        return _verdict(figure_3.claim_f3_5(s, counts, shuffled).check)
+
+    v = judged(mats)
+    assert v.verdict == verdicts.HOLDS and v.control != verdicts.HOLDS, v
+    monotone = [np.eye(7) * 0.94 + 0.01] * 40  # weights that follow position only
+    assert judged(monotone).verdict in (verdicts.FAILS, verdicts.UNMEASURABLE, verdicts.NOISE)
+    assert judged(monotone).verdict != verdicts.HOLDS
+
+
+def test_figure_3_numbers_show_the_three_aligners_and_the_article_rows():
+    trained = [_diagonal(8, inversion=k % 4 == 0) for k in range(20)]
+    s = _sample(trained, [_uniform(8) for _ in trained], words=[_words(8) for _ in trained])
+    ex = SimpleNamespace(known=np.ones(3, bool), src_len=np.array([5, 12, 15]))
+    got = {k: v[0] for k, v in figure_3.numbers(ex, s).items()}
+    assert got["rns-align-eligible"] == 2 and got["rns-align-sentences"] == 20
+    assert got["rns-align-rho-diag"] > 0.9 and got["rns-align-reorder-diag"] == 0
+    assert got["rns-align-reorder"] == 25.0
+    assert got["rns-align-article-rows"] == 40  # "Le" (confident) and "la" (spread) in each
+    assert got["rns-align-article-spread"] == 50.0 and got["rns-align-other-spread"] == 0
+    assert got["rns-align-article-diff"] == 50.0
 
 
 def test_the_claims_of_figure_2_are_judged_on_every_seed():

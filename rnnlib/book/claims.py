@@ -36,7 +36,8 @@ from typing import Iterable
 from ..verdicts import NO_CONTROL_RULES, UNMEASURABLE, Check, Floor, Verdict, evaluate
 
 # ID -> (paper, item, statement). Statements paraphrase the papers (inventory of the claims:
-# Reading the papers); the checks that operationalise them are in the chapters named in CHAPTER.
+# Reading the papers), but for the book's own observations on a paper's item
+# (OWN_OBSERVATIONS below); the checks that operationalise them are in the chapters.
 CLAIMS: dict[str, tuple[str, str, str]] = {
     "C-A-T1-1": (
         "A",
@@ -172,8 +173,15 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
     "C-B-F3-4": (
         "B",
         "Figure 3",
-        "Each row of weights is a distribution; the end of the translation attends to the "
-        "source's end.",
+        "The step that ends the translation attends most to the source's end (the book's own "
+        "observation on Fig. 3; each row being a distribution is the softmax's doing).",
+    ),
+    "C-B-F3-5": (
+        "B",
+        "Figure 3",
+        "RNNsearch's weights on the reference translations agree with an independent word "
+        "aligner (eflomal) better than an aligner that knows only the positions (the book's "
+        "own observation on Fig. 3).",
     ),
     "C-B-T3-1": (
         "B",
@@ -181,12 +189,26 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
         "On long sentences RNNencdec-50 drifts from the meaning; RNNsearch-50 keeps it.",
     ),
     "C-BOOK-COPY-1": (
-        "book",
+        "B",
         "Copy task",
         "The book's check of the mechanism behind B Fig. 2: on the copy task, RNNencdec's "
         "accuracy falls more with the sequence's length than RNNsearch's.",
     ),
 }
+
+#: The claims that are no sentence of their paper but the book's own observation on one of its
+#: items (ID, paper and item name where the observation is made). They are measured, controlled
+#: and recorded like the papers' claims, and counted apart from them: :func:`ledger` marks their
+#: rows ``own``, and the results page counts and lists them apart from the papers' verdicts.
+OWN_OBSERVATIONS: frozenset[str] = frozenset({"C-B-F3-4", "C-B-F3-5", "C-BOOK-COPY-1"})
+
+
+def is_own(claim: str) -> bool:
+    """Whether ``claim`` is the book's own observation (:data:`OWN_OBSERVATIONS`) rather than a
+    claim its paper makes."""
+    if claim not in CLAIMS:
+        raise ValueError(f"{claim!r} is no claim ID")
+    return claim in OWN_OBSERVATIONS
 
 
 @dataclass
@@ -342,7 +364,8 @@ def load_checks(folder: Path) -> list[Recorded]:
 def ledger(folder: Path) -> list[dict]:
     """One row per claim of :data:`CLAIMS`: its verdict evaluated now from the recorded evidence
     (a claim no chapter recorded is not measurable, saying so), the chapter and profile that
-    recorded it and its ``build`` (:func:`build_label`)."""
+    recorded it, its ``build`` (:func:`build_label`) and ``own``, whether it is the book's own
+    observation (:data:`OWN_OBSERVATIONS`) rather than its paper's claim."""
     by_claim: dict[str, list[Recorded]] = {}
     for rec in load_checks(folder):
         by_claim.setdefault(rec.claim, []).append(rec)
@@ -354,6 +377,7 @@ def ledger(folder: Path) -> list[dict]:
                 {
                     "claim": claim,
                     "paper": paper,
+                    "own": claim in OWN_OBSERVATIONS,
                     "item": item,
                     "statement": statement,
                     "verdict": UNMEASURABLE,
@@ -375,6 +399,7 @@ def ledger(folder: Path) -> list[dict]:
             {
                 "claim": claim,
                 "paper": paper,
+                "own": claim in OWN_OBSERVATIONS,
                 "item": item,
                 "statement": statement,
                 "verdict": v.verdict,

@@ -212,8 +212,10 @@ ITEMS: list[Item] = [
         "rns-alignments",
         True,
         "largely monotonic",
-        lambda v: f"rank correlation ρ = {_f(v('rns-align-rho'))} (untrained: "
-        f"{_f(v('rns-align-rho-init'))}) on {v('rns-align-sentences')} No UNK test sentences",
+        lambda v: f"rank correlation ρ = {_f(v('rns-align-rho'))} (position-only aligner: "
+        f"{_f(v('rns-align-rho-diag'))}) on {v('rns-align-sentences')} No UNK test sentences; "
+        f"AER against eflomal {_f(v('rns-agree-aer'), 1)}% (position-only: "
+        f"{_f(v('rns-agree-aer-diag'), 1)}%)",
     ),
 ]
 
@@ -389,11 +391,25 @@ VERDICT_KEYS = {
 }
 
 
+def split_own(ledger: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(papers, own)``: the rows of ``ledger`` (:func:`rnnlib.book.claims.ledger`) that are
+    the papers' claims, and those that are the book's own observations (its ``own`` column,
+    :data:`rnnlib.book.claims.OWN_OBSERVATIONS`; a ledger without the column has none)."""
+    if "own" in ledger:
+        own = ledger["own"].fillna(False).astype(bool)
+    else:
+        own = pd.Series(False, index=ledger.index)
+    return ledger[~own], ledger[own]
+
+
 def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
     """How many claims of ``ledger`` (:func:`rnnlib.book.claims.ledger`, one row per claim)
-    have each verdict, by :data:`VERDICT_KEYS`' keys."""
-    counts = ledger["verdict"].value_counts()
-    return {key: int(counts.get(verdict, 0)) for key, verdict in VERDICT_KEYS.items()}
+    have each verdict, by :data:`VERDICT_KEYS`' keys: the papers' claims only, the book's own
+    observations (:func:`split_own`) counted apart under ``own``."""
+    papers, own = split_own(ledger)
+    counts = papers["verdict"].value_counts()
+    out = {key: int(counts.get(verdict, 0)) for key, verdict in VERDICT_KEYS.items()}
+    return {**out, "own": len(own)}
 
 
 def rebuild_claims(ledger: pd.DataFrame) -> list[tuple[str, str]]:
@@ -424,14 +440,15 @@ def deviation_sections(chapters: Path) -> set[str]:
     }
 
 
-def claims_table(ledger: pd.DataFrame, deviations: set[str]) -> str:
+def claims_table(ledger: pd.DataFrame, deviations: set[str], own: bool = False) -> str:
     """Every claim of both papers (``ledger``: :func:`rnnlib.book.claims.ledger`) as a MyST
     Markdown table: the statement, the verdict, its evidence, the chapter that measured it (with
     the build its record comes from, where ``ledger`` has a ``build`` column) and the deviations
     the verdict rests on (the chapter's own section, if it is in ``deviations``, and the results
-    page's "data and scale")."""
+    page's "data and scale"). ``own``: the rows are the book's own observations, headed so."""
+    says = "the book observes" if own else "the paper says"
     rows = [
-        "| claim | the paper says | verdict | evidence | control: the same rule where the claim "
+        f"| claim | {says} | verdict | evidence | control: the same rule where the claim "
         "must not hold | chapter | deviations it rests on |",
         "|---|---|---|---|---|---|---|",
     ]

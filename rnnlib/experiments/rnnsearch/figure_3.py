@@ -1,6 +1,9 @@
 """B Fig. 3: the alignments (the weights alpha_ij of Eq. 6) RNNsearch-50 finds for four test
-sentences, in greyscale (``rnnsearch/alignments``), and the claims C-B-F3-1 to C-B-F3-4
-measured on every No UNK test sentence's weights against the untrained network's."""
+sentences, in greyscale (``rnnsearch/alignments``), and the claims C-B-F3-1 to C-B-F3-5
+measured on every No UNK test sentence's weights, each against a control: the position-only
+aligner (C-B-F3-1, C-B-F3-2), the article rows drawn at random (C-B-F3-3), the end row drawn at
+random (C-B-F3-4) and the rows given to other words (C-B-F3-5; the last two the book's own
+observations). The untrained network's numbers stay beside them as a second reference."""
 
 from __future__ import annotations
 
@@ -22,8 +25,21 @@ from ...cache import Artifact
 from ...specials import BOS, UNK
 from ...translate import translate
 from ..training_runs import load_model, read_lines
+from .alignment_controls import (
+    ALIGNERS,
+    ARTICLES,
+    LinkCounts,
+    RowSpread,
+    articles_spread_check,
+    beats_position_check,
+    article_rows,
+    diagonal_matrices,
+    row_spread,
+    shuffled_flags,
+    spread_difference,
+)
 from .controls import bleu_floor, untrained_model
-from .seeds import SEED_PAIR, SeedRuns
+from .seeds import SEED_PAIR, SeedRuns, across_seeds
 from .setting import RNNsearchExperiment
 from .training import Runs
 from .translations import Translations
@@ -168,6 +184,8 @@ def alignment_figure(items: list[dict]):
     return fig
 
 
+#: the chapter's parameters Fig. 3's panels read (its citation names them)
+PANEL_PARAMS = ["beam_size", "seed", "align_sentence", "align_text", "min_len"]
 #: C-B-F3-1: "largely monotonic" read as a mean rank correlation of at least this between the
 #: position of a word's largest weight and the word's position (1 is a perfectly monotone
 #: alignment, 0 no relation: what the untrained network's attention gives)
@@ -178,8 +196,6 @@ CONFIDENT = 0.5
 REORDER_SHARE = 5.0
 #: C-B-F3-3: a row "spreads" when its largest weight is under this
 SPREAD = 0.7
-#: C-B-F3-3: most (this %) of the spread rows hold their weight on two neighbouring source words
-NEIGHBOUR_SHARE = 50.0
 #: C-B-F3-4: the end of the translation attends most to the source's end in at least this %
 END_SHARE = 50.0
 
@@ -211,13 +227,45 @@ class AlignmentSample:
     """The weights of RNNsearch-50 (``trained``) and of the untrained RNNsearch (``untrained``)
     on the same pairs: the No UNK test sentences and RNNsearch-50's translations of them (beam
     search, ``[UNK]`` forbidden: Table 1's No UNK column), one matrix per sentence
-    (:func:`attention_matrices`); ``bleu``: RNNsearch-50's BLEU on them."""
+    (:func:`attention_matrices`); ``bleu``: RNNsearch-50's BLEU on them; ``words``: the
+    generated words of each sentence (one per word row; ``None``: not known, and C-B-F3-3 not
+    measurable)."""
 
     trained: list[np.ndarray]
     untrained: list[np.ndarray]
     bleu: float
     seed: int
     n_boot: int
+    words: list[list[str]] | None = None
+
+    @cached_property
+    def diagonal(self) -> list[np.ndarray]:
+        """The position-only aligner of each trained matrix
+        (:func:`rnnlib.experiments.rnnsearch.alignment_controls.diagonal_aligner`)."""
+        return diagonal_matrices(self.trained)
+
+    @cached_property
+    def diagonal_stats(self) -> AlignmentStats:
+        """:func:`alignment_stats` of the position-only aligner's weights."""
+        return alignment_stats(self.diagonal)
+
+    @cached_property
+    def articles(self) -> RowSpread | None:
+        """The article rows of RNNsearch-50's weights against its other word rows
+        (:data:`ARTICLES`, spread: largest weight under :data:`SPREAD`); ``None`` without
+        ``words``."""
+        if self.words is None:
+            return None
+        return row_spread(self.trained, [article_rows(w) for w in self.words], SPREAD)
+
+    @cached_property
+    def articles_shuffled(self) -> RowSpread | None:
+        """C-B-F3-3's control: :attr:`articles` with each sentence's article rows replaced by as
+        many of its word rows drawn at random (``seed``)."""
+        if self.words is None:
+            return None
+        flags = shuffled_flags([article_rows(w) for w in self.words], self.seed)
+        return row_spread(self.trained, flags, SPREAD)
 
     @cached_property
     def trained_stats(self) -> AlignmentStats:
@@ -263,6 +311,7 @@ def _sample_of(
         corpus_bleu(lines, tr.refs["no_unk"]).score,
         ex.P.seed,
         ex.P.n_boot,
+        [line.split() for line in tokens],
     )
 
 
@@ -388,21 +437,6 @@ def _reordering(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
     return verdicts.at_least(v, REORDER_SHARE, what, lo, hi)
 
 
-def _neighbours(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
-    """C-B-F3-3's rule on one set of weights: at least :data:`NEIGHBOUR_SHARE` % of the spread
-    words hold their weight on two neighbouring source words."""
-    if a.spread.sum() == 0:
-        return verdicts.not_measurable(
-            f"no generated word spreads its weight (every largest weight is {SPREAD:g} or more)"
-        )
-    v, lo, hi = _ratio(a.neighbour, a.spread, n_boot, np.random.default_rng([seed, 8]))
-    what = (
-        f"% of the {int(a.spread.sum())} words whose largest weight is under {SPREAD:g} "
-        f"that hold at least {SPREAD:g} on two neighbouring source words"
-    )
-    return verdicts.at_least(v, NEIGHBOUR_SHARE, what, lo, hi)
-
-
 def _end(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
     """C-B-F3-4's rule on one set of weights: in at least :data:`END_SHARE` % of the sentences
     the end of the translation attends most to the source's ``<end>``."""
@@ -422,15 +456,26 @@ F3_NOTES = {
     f"'largely monotonic' read as a mean of at least {MONOTONE_RHO:g}",
     "C-B-F3-2": "the paper's example is an adjective-noun inversion; a backward step between two "
     "confident words is counted, whatever the words; 95% bootstrap over the sentences",
-    "C-B-F3-3": "'where needed' needs word alignments the corpus does not have: the rule reads "
-    "whether spread weight sits on neighbouring source words (the paper's [the man] -> "
-    "[l'homme]) rather than over the whole sentence; 95% bootstrap over the sentences",
+    "C-B-F3-3": "the paper's example is 'the man' -> 'l'homme', where the article needs the noun: "
+    f"the rows that generate an article or elided determiner ({', '.join(ARTICLES)}) should "
+    "spread their weight more often than the other rows; pooled over the sentences, 95% "
+    "bootstrap over the sentences",
+    "C-B-F3-5": "RNNsearch-50 teacher-forced on the references of the No UNK pairs; each word "
+    "linked to the source word of its largest weight (none on <end>), scored against eflomal's "
+    "symmetrised links taken as sure links; 95% paired bootstrap over the sentences",
     "C-B-F3-4": "that each row is a distribution is softmax's doing (largest deviation of a row "
     "sum from 1 glued in the prose), not a finding: the rule reads the end of the translation; "
     "95% bootstrap over the sentences",
 }
-#: the control of C-B-F3-1 to C-B-F3-3
-UNTRAINED_WEIGHTS = "the untrained RNNsearch's weights on the same pairs"
+#: the control of C-B-F3-1 and C-B-F3-2
+POSITION_ONLY = (
+    "the position-only aligner: each row's largest weight on the diagonal, the rest on the "
+    "neighbouring source word, then uniform"
+)
+#: the control of C-B-F3-5
+SHUFFLED_ROWS = "RNNsearch-50's word rows given to the words of their sentence in a random order"
+#: the control of C-B-F3-3
+SHUFFLED_ARTICLES = "as many word rows per sentence as it has article rows, drawn at random"
 
 
 def _judged(
@@ -450,30 +495,41 @@ def _judged(
 def claim_f3_1(s: AlignmentSample) -> ClaimCheck:
     """C-B-F3-1, the alignments are largely monotonic. B §5.2.1: "We can see from the alignments
     in Fig. 3 that the alignment of words between English and French is largely monotonic. We
-    see strong weights along the diagonal of each matrix." Control: the untrained network's
-    weights on the same pairs."""
+    see strong weights along the diagonal of each matrix." Control: the position-only aligner
+    (:func:`rnnlib.experiments.rnnsearch.alignment_controls.diagonal_aligner`), which has no
+    alignment at all but the diagonal; if it passes the rule too, the rule cannot tell."""
     rule = partial(_monotone, n_boot=s.n_boot, seed=s.seed)
-    control = rule(s.untrained_stats)
-    return _judged("C-B-F3-1", rule(s.trained_stats), UNTRAINED_WEIGHTS, control, s.bleu)
+    control = rule(s.diagonal_stats)
+    return _judged("C-B-F3-1", rule(s.trained_stats), POSITION_ONLY, control, s.bleu)
 
 
 def claim_f3_2(s: AlignmentSample) -> ClaimCheck:
     """C-B-F3-2, there are local reorderings. B §5.2.1: "However, we also observe a number of
     non-trivial, non-monotonic alignments. Adjectives and nouns are typically ordered differently
-    between French and English." Control: the untrained network's weights on the same pairs."""
+    between French and English." Control: the position-only aligner, each row as sharp as the
+    trained row (so the confident rows are the same). It never steps back, so it cannot hold:
+    for a claim that something exists, judged by counting it, no aligner without it can; the
+    control checks only that the rule counts no tie or rounding of the diagonal as a step
+    back."""
     rule = partial(_reordering, n_boot=s.n_boot, seed=s.seed)
-    control = rule(s.untrained_stats)
-    return _judged("C-B-F3-2", rule(s.trained_stats), UNTRAINED_WEIGHTS, control, s.bleu)
+    control = rule(s.diagonal_stats)
+    return _judged("C-B-F3-2", rule(s.trained_stats), POSITION_ONLY, control, s.bleu)
 
 
 def claim_f3_3(s: AlignmentSample) -> ClaimCheck:
     """C-B-F3-3, the weight spreads over several source words where a word needs them. B §5.2.1:
     "Our soft-alignment solves this issue naturally by letting the model look at both [the] and
-    [man]" ("where needed" is not measured). Control: the untrained network's weights on the
-    same pairs."""
-    rule = partial(_neighbours, n_boot=s.n_boot, seed=s.seed)
-    control = rule(s.untrained_stats)
-    return _judged("C-B-F3-3", rule(s.trained_stats), UNTRAINED_WEIGHTS, control, s.bleu)
+    [man], and in this example, we see that the model was able correctly to translate [the] into
+    [l']." Read on the rows that generate articles and elided determiners (:data:`ARTICLES`):
+    they spread their weight more often than the other word rows. Control: in each sentence as
+    many word rows as it has article rows, drawn at random, judged by the same rule. The
+    position-only aligner cannot serve: it copies each row's largest weight, so it spreads
+    exactly the rows the network spreads and would pass whenever the claim does; the untrained
+    network spreads every row (a difference of exactly 0). Random rows keep each sentence's
+    counts and weights and forget only which words they generate: they pass only by chance."""
+    rule = partial(articles_spread_check, threshold=SPREAD, n_boot=s.n_boot, seed=s.seed)
+    control = rule(s.articles_shuffled)
+    return _judged("C-B-F3-3", rule(s.articles), SHUFFLED_ARTICLES, control, s.bleu)
 
 
 def claim_f3_4(s: AlignmentSample) -> ClaimCheck:
@@ -487,6 +543,22 @@ def claim_f3_4(s: AlignmentSample) -> ClaimCheck:
     return _judged("C-B-F3-4", _end(s.trained_stats, s.n_boot, s.seed), what, control, s.bleu)
 
 
+def claim_f3_5(
+    s: AlignmentSample, counts: dict[str, LinkCounts], shuffled: LinkCounts
+) -> ClaimCheck:
+    """C-B-F3-5, the book's own observation: the weights are an alignment an independent aligner
+    recognises. B §5.2.1: "From this we see which positions in the source sentence were
+    considered more important when generating the target word." Read as: RNNsearch-50's links
+    on the references (``counts``, :data:`ALIGNERS`) have a lower AER against eflomal's than the
+    position-only aligner's, which knows the positions and nothing of the words. Control: the
+    same rule on RNNsearch-50's word rows given to the words of their sentence in a random order
+    (``shuffled``): the network's weights, no longer in their place; it passes only if position
+    were worth less than nothing."""
+    base = counts[ALIGNERS[1]]
+    rule = partial(beats_position_check, base=base, n_boot=s.n_boot, seed=s.seed)
+    return _judged("C-B-F3-5", rule(counts[ALIGNERS[0]]), SHUFFLED_ROWS, rule(shuffled), s.bleu)
+
+
 def claims(s: AlignmentSample) -> list[ClaimCheck]:
     """The claims of B Fig. 3 on every No UNK test sentence's weights (:class:`AlignmentSample`),
     in the order the chapter records them; each floored at RNNsearch-50's BLEU on these
@@ -494,30 +566,65 @@ def claims(s: AlignmentSample) -> list[ClaimCheck]:
     return [claim_f3_1(s), claim_f3_4(s), claim_f3_2(s), claim_f3_3(s)]
 
 
+def _pct(x) -> float:
+    return 100 * float(np.mean(x)) if len(x) else float("nan")
+
+
+def _neighbour_pct(st: AlignmentStats) -> float:
+    return 100 * st.neighbour.sum() / st.spread.sum() if st.spread.sum() else float("nan")
+
+
+def _mean_rho(st: AlignmentStats) -> float:
+    return float(np.nanmean(st.rho)) if np.isfinite(st.rho).any() else np.nan
+
+
 def numbers(ex: RNNsearchExperiment, s: AlignmentSample) -> dict:
     """``glue name -> (value, digits)`` of Fig. 3's prose: the panels' pool, the sentences read,
-    and the measures of :func:`alignment_stats` for RNNsearch-50 and the untrained network."""
-    a, u = alignment_stats(s.trained), alignment_stats(s.untrained)
-
-    def pct(x):
-        return 100 * float(np.mean(x)) if len(x) else float("nan")
-
-    def spread(st):
-        return 100 * st.neighbour.sum() / st.spread.sum() if st.spread.sum() else float("nan")
-
+    and the measures of :func:`alignment_stats` for RNNsearch-50 (no suffix), the untrained
+    network (``-init``) and the position-only aligner (``-diag``)."""
+    a, u, d = s.trained_stats, s.untrained_stats, s.diagonal_stats
     return {
         "rns-align-eligible": (len(eligible_sentences(ex)), None),
         "rns-align-sentences": (a.sentences, None),
-        "rns-align-rho": (float(np.nanmean(a.rho)) if np.isfinite(a.rho).any() else np.nan, 2),
-        "rns-align-rho-init": (float(np.nanmean(u.rho)) if np.isfinite(u.rho).any() else np.nan, 2),
-        "rns-align-reorder": (pct(a.reorder), 1),
-        "rns-align-reorder-init": (pct(u.reorder), 1),
-        "rns-align-neighbour": (spread(a), 1),
-        "rns-align-neighbour-init": (spread(u), 1),
-        "rns-align-end": (pct(a.end), 1),
+        "rns-align-rho": (_mean_rho(a), 2),
+        "rns-align-rho-init": (_mean_rho(u), 2),
+        "rns-align-rho-diag": (_mean_rho(d), 2),
+        "rns-align-reorder": (_pct(a.reorder), 1),
+        "rns-align-reorder-init": (_pct(u.reorder), 1),
+        "rns-align-reorder-diag": (_pct(d.reorder), 1),
+        "rns-align-neighbour": (_neighbour_pct(a), 1),
+        "rns-align-neighbour-init": (_neighbour_pct(u), 1),
+        "rns-align-neighbour-diag": (_neighbour_pct(d), 1),
+        "rns-align-end": (_pct(a.end), 1),
         "rns-align-rowsum": (a.row_error, 6),
         "rns-monotone-rho": (MONOTONE_RHO, 1),
         "rns-spread": (SPREAD, 1),
+        **article_numbers(s),
+    }
+
+
+def article_numbers(s: AlignmentSample) -> dict:
+    """``glue name -> (value, digits)`` of C-B-F3-3: the article rows and the other word rows of
+    RNNsearch-50's weights, the % of each that spread, their difference with its interval, and
+    the same difference on the control's rows drawn at random (NaN without words)."""
+    r, c = s.articles, s.articles_shuffled
+    if r is None:
+        r = c = RowSpread(*(np.zeros(0, dtype=int) for _ in range(4)))
+
+    def share(num, den) -> float:
+        return 100 * num.sum() / den.sum() if den.sum() else float("nan")
+
+    rng = [np.random.default_rng([s.seed, 8]) for _ in range(2)]
+    diff = spread_difference(r, s.n_boot, rng[0])
+    control = spread_difference(c, s.n_boot, rng[1])
+    return {
+        "rns-align-article-rows": (int(r.articles.sum()), None),
+        "rns-align-article-spread": (share(r.articles_spread, r.articles), 1),
+        "rns-align-other-spread": (share(r.others_spread, r.others), 1),
+        "rns-align-article-diff": (diff[0], 1),
+        "rns-align-article-low": (diff[1], 1),
+        "rns-align-article-high": (diff[2], 1),
+        "rns-align-article-shuffled": (control[0], 1),
     }
 
 
@@ -534,3 +641,16 @@ def by_seed(
         sample = _sample_of(ex, tr, model, arts[(name, "no_unk")], lines, untrained)
         out.append((seed, claims(sample)))
     return out
+
+
+def claims_by_seed(
+    ex: RNNsearchExperiment, tr: Translations, sr: SeedRuns, s: AlignmentSample, agree=None
+) -> list[ClaimCheck]:
+    """The claims of Fig. 3 (:func:`claims` of ``s``), each judged on every seed's RNNsearch-50
+    where there are further seeds (:func:`by_seed`, :func:`rnnlib.experiments.rnnsearch.seeds.
+    across_seeds`), then C-B-F3-5 on the chapter's RNNsearch-50 alone where ``agree`` (an
+    :class:`rnnlib.experiments.rnnsearch.agreement.Agreement`) is given."""
+    checks = across_seeds(claims(s), by_seed(ex, tr, sr), ex.P.seed)
+    if agree is not None:
+        checks.append(claim_f3_5(s, agree.counts, agree.shuffled))
+    return checks
