@@ -151,7 +151,7 @@ class TrainConfig:
     optimizer: str = "adadelta"  # {adadelta, adam, sgd}
     lr: float = 1.0
     rho: float = 0.95
-    eps: float = 1e-6
+    eps: float = 1e-6  # Adadelta's (B B.2); Adam takes it too (Adam's own default is 1e-8)
     clip_norm: float | None = 1.0
     batch_size: int = 80
     batching: str = "pools"  # {pools, random}

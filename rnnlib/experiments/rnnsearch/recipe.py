@@ -224,6 +224,8 @@ def _optimiser_text(ex: RNNsearchExperiment) -> str:
     (compared on dev with RNNsearch's or not)."""
     p = ex.P
     optimiser = p.optimizer + (f", lr {p.lr:g}" if p.optimizer != "adadelta" else "")
+    if p.optimizer == "adam":  # TrainConfig.eps is Adadelta's, kept when Adam was chosen
+        optimiser += ", eps 1e-6 (Adadelta's; Adam's own is 1e-8)"
     if ex.lr_of("rnnencdec") != p.lr:
         optimiser += f" (RNNencdec: {ex.lr_of('rnnencdec'):g}" + (
             ", compared on dev with RNNsearch's rate)"
