@@ -1,0 +1,273 @@
+"""Which source files each artifact kind is computed with, and their hashes (for the sidecars).
+
+The cache's keys name the config and the data, not the code (:mod:`rnnlib.cache`). So that a
+build never reuses, without saying so, an artifact that other code computed, every artifact's
+sidecar records ``code``: the sha256 (16 hex digits) of each source file its kind depends on,
+by path (``{"rnnlib/attention.py": "3f2a...", ...}``). :data:`SOURCES` maps a kind, or a kind
+prefix ending in ``/``, to those files: the modules its ``make`` runs (for a trained model the
+model and training modules, for a phrase-based system the smt modules...), not the whole package
+and not plotting. A kind's entry is its longest matching key; a kind matching none records no
+code (the kinds of tests, for instance). A folder entry (``"fast/"``) stands for every ``.py``
+and ``.pxd`` file in it (a ``.pxd`` gives a compiled module its C types).
+
+How the map is kept honest:
+
+* ``tests/test_code_deps.py`` computes smoke-sized artifacts through the chapters' own code
+  (a copy-task model, its decoded test set, and an ``rnnsearch/run`` training with its dev-BLEU
+  curve) while tracing every Python function that runs, and fails naming each ``rnnlib``
+  module that ran during the computation but is not in the kind's set (:data:`BOOKKEEPING`
+  aside: the cache's own code, which runs for every artifact and shapes none).
+* The same test file finds every kind string the package passes to ``cache.build`` (and to
+  the helpers that call it) and fails on one that :func:`sources_of` does not map.
+* Kinds the traced tests do not compute (the phrase-based chain, paper A's rescoring) list
+  their make functions' modules by reading: add the module whose code you make such a kind run.
+
+Moving or editing a listed file changes the recorded hashes, so a build then names the kind's
+artifacts as stale (:mod:`rnnlib.cache`: recomputed by default, kept with ``--keep-stale``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import lru_cache
+from pathlib import Path
+
+#: the folder of the package ``rnnlib`` (paths in :data:`SOURCES` are relative to it)
+PACKAGE = Path(__file__).resolve().parent
+
+#: environment variable: ``1`` keeps artifacts (and resumes work folders) made by other code
+KEEP_STALE_ENV = "RNNLIB_KEEP_STALE"
+
+#: modules that run while any artifact is computed but shape no result (the cache's bookkeeping:
+#: keys, sidecars, locks, the machine's description)
+BOOKKEEPING = ("cache.py", "code_deps.py", "machine.py")
+
+# building blocks of the map
+_MODEL = (
+    "models.py",
+    "gru.py",
+    "encoders.py",
+    "decoders.py",
+    "attention.py",
+    "init.py",
+    "config.py",
+    "presets.py",
+    "specials.py",
+    "ragged.py",
+    "batch.py",
+    "loss.py",
+    "device.py",
+    "fast/",
+)
+_TRAINING = (
+    "train.py",
+    "minibatch_order.py",
+    "distributed.py",
+    "checkpoint.py",
+    "experiments/training_runs.py",
+    "experiments/run_pool.py",
+)
+_SEARCH = ("search.py", "translate.py", "bleu.py")
+_CORPUS = ("corpus/", "config.py", "ragged.py", "specials.py")
+_SMT = ("smt/", "config.py", "bleu.py", "ragged.py", "specials.py")
+_RESCORING = (
+    *_SMT,
+    *_MODEL,
+    "experiments/cho2014/rescored.py",
+    "experiments/cho2014/rows.py",
+    "experiments/cho2014/cslm.py",
+)
+
+#: kind (or kind prefix ending in ``/``) -> the files, relative to :data:`PACKAGE`, it depends on
+SOURCES: dict[str, tuple[str, ...]] = {
+    "corpus/": _CORPUS,
+    "copy_task/model": (*_MODEL, *_TRAINING, "experiments/copy_task.py"),
+    "copy_task/decoded": (
+        *_MODEL,
+        *_SEARCH,
+        "checkpoint.py",
+        "experiments/training_runs.py",
+        "experiments/copy_task.py",
+    ),
+    "rnnsearch/run": (
+        *_MODEL,
+        *_TRAINING,
+        *_SEARCH,
+        "corpus/dataset.py",
+        "corpus/tokenize.py",
+        "corpus/vocab.py",
+        "experiments/rnnsearch/training.py",
+        "experiments/rnnsearch/setting.py",
+    ),
+    "rnnsearch/translations": (
+        *_MODEL,
+        *_SEARCH,
+        "checkpoint.py",
+        "corpus/dataset.py",
+        "corpus/tokenize.py",
+        "corpus/vocab.py",
+        "experiments/training_runs.py",
+        "experiments/rnnsearch/translations.py",
+        "experiments/rnnsearch/setting.py",
+    ),
+    "rnnsearch/init_translations": (
+        *_MODEL,
+        *_SEARCH,
+        "corpus/dataset.py",
+        "corpus/tokenize.py",
+        "corpus/vocab.py",
+        "experiments/training_runs.py",
+        "experiments/rnnsearch/translations.py",
+        "experiments/rnnsearch/controls.py",
+        "experiments/rnnsearch/setting.py",
+    ),
+    "rnnsearch/dev_nll": (
+        *_MODEL,
+        "checkpoint.py",
+        "smt/rnn_scorer.py",
+        "experiments/training_runs.py",
+        "experiments/rnnsearch/table_2.py",
+    ),
+    "rnnsearch/test_nll": (
+        *_MODEL,
+        "checkpoint.py",
+        "smt/rnn_scorer.py",
+        "experiments/training_runs.py",
+        "experiments/rnnsearch/table_2.py",
+    ),
+    "rnnsearch/dev_nll_init": (
+        *_MODEL,
+        "smt/rnn_scorer.py",
+        "experiments/rnnsearch/controls.py",
+    ),
+    "rnnsearch/alignments": (
+        *_MODEL,
+        *_SEARCH,
+        "checkpoint.py",
+        "stats.py",
+        "experiments/training_runs.py",
+        "experiments/rnnsearch/figure_3.py",
+        "experiments/rnnsearch/controls.py",
+    ),
+    "cho2014/scorer": (
+        *_MODEL,
+        *_TRAINING,
+        *_SMT,
+        "experiments/baseline.py",
+        "experiments/cho2014/scorer.py",
+        "experiments/cho2014/setting.py",
+    ),
+    "cho2014/rnn_feature": (*_MODEL, *_SMT, "checkpoint.py", "experiments/cho2014/scorer.py"),
+    "cho2014/cslm": (*_MODEL, *_TRAINING, *_SMT, "experiments/cho2014/cslm.py"),
+    "cho2014/kn_shortlist": (*_SMT, "experiments/cho2014/cslm.py"),
+    "cho2014/nbest": _RESCORING,
+    "cho2014/rescoring": _RESCORING,
+    "cho2014/rescored_tuned": _RESCORING,
+    "cho2014/rescored_eval": _RESCORING,
+    "cho2014/table1_intervals": (
+        *_SMT,
+        "stats.py",
+        "experiments/cho2014/table_1.py",
+        "experiments/cho2014/rows.py",
+    ),
+    "cho2014/table1_checks": (
+        *_SMT,
+        "stats.py",
+        "verdicts.py",
+        "experiments/cho2014/table_1.py",
+        "experiments/cho2014/rows.py",
+    ),
+    "smt/": _SMT,
+    "representations/tsne": ("experiments/representations/tsne.py",),
+}
+
+
+#: what a training checkpoint (:mod:`rnnlib.train`) records of its code: the model and training
+#: modules, whichever kind it belongs to (a checkpoint resumes only under the code that wrote it)
+CHECKPOINT_SOURCES = (*_MODEL, *_TRAINING)
+
+
+def checkpoint_code() -> dict[str, str]:
+    """``{path: hash}`` of :data:`CHECKPOINT_SOURCES`, for a training checkpoint."""
+    return {path: file_hash(path) for path in expand(CHECKPOINT_SOURCES)}
+
+
+def sources_of(kind: str) -> tuple[str, ...] | None:
+    """The :data:`SOURCES` entry of ``kind``: its own, else the longest prefix ``"a/"`` that
+    begins it; ``None`` when none does (such a kind records no code)."""
+    if kind in SOURCES:
+        return SOURCES[kind]
+    prefixes = [k for k in SOURCES if k.endswith("/") and kind.startswith(k)]
+    return SOURCES[max(prefixes, key=len)] if prefixes else None
+
+
+def expand(entries: tuple[str, ...], package: Path | None = None) -> list[str]:
+    """The files an entry list names, as sorted paths ``"rnnlib/<...>"`` (a folder: its
+    ``.py`` and ``.pxd`` files, recursively); a listed file that does not exist is an error."""
+    package = package or PACKAGE
+    out = set()
+    for entry in entries:
+        where = package / entry
+        if entry.endswith("/"):
+            if not where.is_dir():
+                raise FileNotFoundError(f"code_deps: no folder {where}")
+            found = [p for p in where.rglob("*") if p.suffix in (".py", ".pxd")]
+            out.update(p for p in found if "__pycache__" not in p.parts)
+        elif where.is_file():
+            out.add(where)
+        else:
+            raise FileNotFoundError(f"code_deps: no file {where}")
+    return sorted(f"rnnlib/{p.relative_to(package).as_posix()}" for p in out)
+
+
+@lru_cache(maxsize=None)
+def file_hash(path: str) -> str:
+    """The sha256 (16 hex digits) of the package file ``path`` (``"rnnlib/..."``), read once per
+    process: the code this process loaded, not a later edit made while it runs."""
+    data = (PACKAGE.parent / path).read_bytes()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def code_hashes(kind: str) -> dict[str, str] | None:
+    """``{path: hash}`` of every file ``kind`` depends on; ``None`` for a kind not mapped."""
+    entries = sources_of(kind)
+    if entries is None:
+        return None
+    return {path: file_hash(path) for path in expand(entries)}
+
+
+def changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """The files whose hash differs between two records, with those in only one of them (a
+    module moved, added to the set or taken out), sorted."""
+    names = set(recorded) | set(current)
+    return sorted(n for n in names if recorded.get(n) != current.get(n))
+
+
+def keep_stale() -> bool:
+    """Whether ``$RNNLIB_KEEP_STALE`` asks to keep what other code made (``rnnlib build
+    --keep-stale`` sets it for its chapters)."""
+    return os.environ.get(KEEP_STALE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def describe(files: list[str], limit: int = 4) -> str:
+    """The changed files in a line: ``"rnnlib/a.py, rnnlib/b.py and 3 more"``."""
+    shown = ", ".join(files[:limit])
+    return shown + (f" and {len(files) - limit} more" if len(files) > limit else "")
+
+
+__all__ = [
+    "BOOKKEEPING",
+    "CHECKPOINT_SOURCES",
+    "KEEP_STALE_ENV",
+    "PACKAGE",
+    "SOURCES",
+    "changed",
+    "checkpoint_code",
+    "code_hashes",
+    "describe",
+    "expand",
+    "file_hash",
+    "keep_stale",
+    "sources_of",
+]
