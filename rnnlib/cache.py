@@ -44,11 +44,12 @@ map kind -> files is :data:`rnnlib.code_deps.SOURCES`, kept honest by a test tha
 computation). A build that finds an artifact compares that record with the files of now:
 
 * no record (an artifact made before it existed): *adopted*, the code of now is written into
-  its sidecar, nothing is recomputed;
-* the same: reused;
-* different (an edited, moved or added file): *stale*. By default the build recomputes it: the
-  old entry is moved to ``.quarantine/`` (``quarantine.json`` names the files that changed) with
-  the entries built from it, as for a damaged entry, and a :class:`StaleArtifactWarning` says
+  its sidecar, nothing is recomputed (and so for a file added to the kind's set since);
+* the same: reused (a file is hashed as its code: docstrings and comments do not count);
+* different (a recorded file edited, moved or taken out of the set): *stale*. By default the
+  build recomputes it: the old entry is moved to ``.quarantine/`` (``quarantine.json`` names the
+  files that changed) with the entries that name its key (built from its files: their inputs
+  change, their keys do not), as for a damaged entry, and a :class:`StaleArtifactWarning` says
   so. With ``RNNLIB_KEEP_STALE=1`` (``rnnlib build --keep-stale``, for a change checked to
   change nothing, such as a move) it is kept and its record brought up to date (the old hashes
   of the changed files under ``code_kept``). Inside :meth:`lookup_only` a stale entry is not
@@ -401,7 +402,9 @@ class ArtifactCache:
         """``found`` if it was computed by the code of now (or kept, or adopted), else ``None``.
 
         A sidecar without ``code`` (written before it was recorded) is adopted: its kind's code
-        of now is written into it, nothing is recomputed. A sidecar whose ``code`` differs is
+        of now is written into it, nothing is recomputed; so are the files added to the kind's
+        set since the record was written (:func:`rnnlib.code_deps.changed`). A sidecar whose
+        ``code`` differs (a recorded file changed, or gone from the set) is
         stale: with ``$RNNLIB_KEEP_STALE`` it is kept and its record brought up to date (the old
         one under ``code_kept``); else, outside :meth:`lookup_only`, it is quarantined with the
         entries built from it, so that the build recomputes them. Either way the build log's
@@ -420,6 +423,10 @@ class ArtifactCache:
             return found
         files = code_deps.changed(recorded, now)
         if not files:
+            if set(now) - set(recorded):  # files added to the kind's set since: adopted
+                found.meta["code"] = now
+                self._notes[(found.kind, found.key)] = {"adopted": True}
+                _rewrite_sidecar(found.path, found.meta)
             return found
         keep = code_deps.keep_stale()
         self._notes[(found.kind, found.key)] = {"stale": {"changed": files, "kept": keep}}
@@ -441,9 +448,10 @@ class ArtifactCache:
         return None
 
     def _reject_stale(self, kind: str, key: str, files: list[str]) -> None:
-        """Quarantine a stale entry, and the entries built from it (their inputs change)."""
+        """Quarantine a stale entry, and the entries that name its key (their inputs change with
+        it, their keys do not; those that name its content checksum get new keys if it does)."""
         self._quarantine(kind, key, {"stale_code": files, "damage": []})
-        for (dkind, dkey), _ in self.dependents({(kind, key)}).items():
+        for (dkind, dkey), _ in self.dependents({(kind, key)}, by_content=False).items():
             reason = {"built_from": f"{kind}/{key}", "damage": []}
             if self._quarantine(dkind, dkey, reason) is not None:
                 self._notes[(dkind, dkey)] = {"stale": {"built_from": f"{kind}/{key}"}}
@@ -610,10 +618,13 @@ class ArtifactCache:
                 subdirs[:] = keep
 
     def dependents(
-        self, failed: set[tuple[str, str]], metas: dict[tuple[str, str], dict] | None = None
+        self,
+        failed: set[tuple[str, str]],
+        metas: dict[tuple[str, str], dict] | None = None,
+        by_content: bool = True,
     ) -> dict[tuple[str, str], tuple[str, str]]:
         """Entries built from a failed one, transitively: ``{(kind, key): (kind, key) of the
-        entry it was built from}``.
+        entry it was built from}`` (without ``by_content``: only those that name its key).
 
         An entry depends on another when its config or its ``data`` names the other's key or
         :func:`content_checksum` (a 16-hex-digit token). Chapter code passes upstream artifacts
@@ -630,7 +641,7 @@ class ArtifactCache:
         aliases: dict[str, set[tuple[str, str]]] = {}  # a key or content checksum -> entries
         for ident in set(metas) | set(failed):
             aliases.setdefault(ident[1], set()).add(ident)
-        for ident, meta in metas.items():
+        for ident, meta in metas.items() if by_content else ():
             try:
                 aliases.setdefault(content_checksum(meta), set()).add(ident)
             except (KeyError, TypeError, AttributeError):

@@ -28,8 +28,11 @@ artifacts as stale (:mod:`rnnlib.cache`: recomputed by default, kept with ``--ke
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import io
 import os
+import tokenize
 from functools import lru_cache
 from pathlib import Path
 
@@ -223,10 +226,48 @@ def expand(entries: tuple[str, ...], package: Path | None = None) -> list[str]:
 
 @lru_cache(maxsize=None)
 def file_hash(path: str) -> str:
-    """The sha256 (16 hex digits) of the package file ``path`` (``"rnnlib/..."``), read once per
-    process: the code this process loaded, not a later edit made while it runs."""
+    """The hash (16 hex digits) of the package file ``path`` (``"rnnlib/..."``), read once per
+    process: the code this process loaded, not a later edit made while it runs. A Python file
+    is hashed as its code (:func:`code_text`: docstrings, comments and line breaks inside
+    brackets do not count); another file (a ``.pxd``) as its bytes."""
     data = (PACKAGE.parent / path).read_bytes()
+    if path.endswith(".py"):
+        data = code_text(data.decode("utf-8")).encode("utf-8")
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+def code_text(source: str) -> str:
+    """``source``'s tokens without comments, docstrings and non-logical line breaks, one a line
+    (indentation as ``INDENT``/``DEDENT``): two sources that differ only in what a reader sees
+    give the same text; a source that does not parse is returned as it is."""
+    try:
+        tree = ast.parse(source)
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return source
+    docstrings = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = body[0] if body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    docstrings.add((first.lineno, first.col_offset))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+    out, dropped = [], False
+    for tok in tokens:
+        if tok.type in skip:
+            continue
+        if tok.type == tokenize.STRING and tok.start in docstrings:
+            dropped = True  # the docstring's logical line goes, with its NEWLINE
+            continue
+        if dropped and tok.type == tokenize.NEWLINE:
+            dropped = False
+            continue
+        dropped = False
+        name = tokenize.tok_name[tok.type]
+        out.append(name if tok.type in (tokenize.INDENT, tokenize.DEDENT) else tok.string)
+    return "\n".join(out)
 
 
 def code_hashes(kind: str) -> dict[str, str] | None:
@@ -238,10 +279,11 @@ def code_hashes(kind: str) -> dict[str, str] | None:
 
 
 def changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
-    """The files whose hash differs between two records, with those in only one of them (a
-    module moved, added to the set or taken out), sorted."""
-    names = set(recorded) | set(current)
-    return sorted(n for n in names if recorded.get(n) != current.get(n))
+    """The recorded files whose hash is not the current one, or that are no longer in the set
+    (a module edited, moved or taken out), sorted. A file in the set that the record lacks is
+    not a change: it was added to the map since, and is adopted like a record made before
+    hashes existed (a kind that starts running a new module changes a listed one too)."""
+    return sorted(n for n in recorded if recorded[n] != current.get(n))
 
 
 def keep_stale() -> bool:

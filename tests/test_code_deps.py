@@ -18,7 +18,7 @@ import torch
 
 from rnnlib import code_deps
 from rnnlib.book.execute import ChapterResult, stale_lines
-from rnnlib.cache import ArtifactCache, StaleArtifactWarning
+from rnnlib.cache import ArtifactCache, StaleArtifactWarning, content_checksum
 from rnnlib.experiments import copy_task
 from rnnlib.experiments.rnnsearch import setting as rns_setting
 from rnnlib.experiments.rnnsearch.training import train_model
@@ -200,7 +200,25 @@ def test_a_kind_takes_its_own_entry_else_its_longest_prefix():
     assert code_deps.sources_of("smt/tuned") == code_deps.SOURCES["smt/"]
     assert code_deps.sources_of("rnnsearch/run") == code_deps.SOURCES["rnnsearch/run"]
     assert code_deps.sources_of("demo/x") is None
-    assert code_deps.changed({"a": "1", "b": "2"}, {"a": "1", "b": "3", "c": "4"}) == ["b", "c"]
+    # a file edited or gone from the set is a change; one added to the set since is not
+    assert code_deps.changed({"a": "1", "b": "2", "d": "5"}, {"a": "1", "b": "3", "c": "4"}) == [
+        "b",
+        "d",
+    ]
+
+
+def test_a_files_hash_is_its_code_not_its_docstrings_comments_or_line_breaks():
+    code = code_deps.code_text
+    base = 'def f(x):\n    """Doc."""\n    return g(x, 1)  # note\n'
+    same = (
+        '# header\ndef f(x):\n    """Other words,\n    two lines."""\n\n'
+        "    return g(\n        x, 1\n    )\n"
+    )
+    assert code(base) == code(same)
+    assert code(base) != code(base.replace("1)", "2)"))  # an edited number
+    assert code(base) != code(base.replace("    return", "    y = 0\n    return"))
+    assert code('x = "not a docstring"\n') != code('x = "other"\n')
+    assert code("def broken(:\n") == "def broken(:\n"  # what does not parse: as it is
 
 
 # -- stale, kept, adopted -------------------------------------------------------------------------
@@ -261,6 +279,19 @@ def test_what_was_built_from_a_stale_artifact_is_recomputed_too(tmp_path, monkey
     assert cache.events[-1]["stale"] == {"built_from": f"rnnsearch/run/{run.key}"}
 
 
+def test_what_took_a_stale_artifacts_content_checksum_as_data_stays(tmp_path, monkeypatch):
+    """Its key changes by itself if the recomputed content differs, and is right if not."""
+    cache, calls = ArtifactCache(tmp_path), []
+    corpus = cache.build("corpus/prepared", {"n": 1}, counting_make(calls))
+    model = cache.build(
+        "rnnsearch/run", {"n": 1}, counting_make(calls), data=content_checksum(corpus.meta)
+    )
+    edited(monkeypatch, "rnnlib/corpus/clean.py")
+    with pytest.warns(StaleArtifactWarning):
+        cache.build("corpus/prepared", {"n": 1}, counting_make(calls))
+    assert cache.get("rnnsearch/run", {"n": 1}, data=model.meta["data_checksum"]) is not None
+
+
 def test_editing_a_plotting_module_changes_no_artifact(tmp_path, monkeypatch):
     cache, calls = ArtifactCache(tmp_path), []
     cache.build("rnnsearch/run", {"n": 1}, counting_make(calls))
@@ -316,6 +347,20 @@ def test_an_artifact_made_before_the_code_was_recorded_is_adopted_not_recomputed
     assert cache.events[-1]["adopted"] is True
     lines = stale_lines([ChapterResult("rnnsearch", 1.0, artifacts=cache.events)])
     assert lines == [lines[-1]] and lines[-1].startswith("1 artifacts made before")
+
+
+def test_a_file_added_to_a_kinds_set_is_adopted_one_taken_out_makes_it_stale(tmp_path, monkeypatch):
+    cache, calls = ArtifactCache(tmp_path), []
+    cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
+    extra = (*code_deps.SOURCES["copy_task/decoded"], "stats.py")
+    monkeypatch.setitem(code_deps.SOURCES, "copy_task/decoded", extra)
+    again = cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
+    assert again.from_cache and cache.events[-1]["adopted"] is True
+    assert "rnnlib/stats.py" in json.loads((again.path / "meta.json").read_text())["code"]
+    monkeypatch.setitem(code_deps.SOURCES, "copy_task/decoded", extra[:-2])
+    with pytest.warns(StaleArtifactWarning, match="experiments/copy_task.py"):
+        cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
+    assert len(calls) == 2
 
 
 def test_a_kind_without_an_entry_records_no_code(tmp_path):
