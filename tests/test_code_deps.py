@@ -164,6 +164,56 @@ def test_the_rnnsearch_chapters_training_and_corpus_run_only_hashed_modules(tmp_
     assert set(run.meta["code"]) == set(code_deps.expand(code_deps.sources_of("rnnsearch/run")))
 
 
+def test_the_phrase_based_chain_runs_only_hashed_modules(tmp_path, monkeypatch):
+    """Alignment, phrase table, LM, MERT tuning and evaluation of a toy phrase-based system
+    (the plain Python search, so that its code is traced too)."""
+    from rnnlib.smt.compiled import ENV
+    from rnnlib.smt.decoder import DecoderConfig
+    from rnnlib.smt.system import SMTConfig, SMTData, run
+
+    monkeypatch.setenv(ENV, "python")
+    rng = np.random.default_rng(0)
+    train_, dev, test = toy_pairs(150, rng), toy_pairs(12, rng), toy_pairs(8, rng)
+    data = SMTData(
+        train_src=train_[0],
+        train_tgt=train_[1],
+        dev_src=dev[0],
+        dev_tgt=dev[1],
+        test_src=test[0],
+        dev_refs=[[" ".join(t) for t in dev[1]]],
+        test_refs=[[" ".join(t) for t in test[1]]],
+    )
+    cfg = SMTConfig(
+        lm_order=3,
+        tune_nbest=10,
+        mert_iterations=2,
+        mert_restarts=1,
+        decoder=DecoderConfig(stack_size=10, workers=1),
+        eflomal_rel_iterations=0.5,
+    )
+    cache = ArtifactCache(tmp_path)
+    ran = traced(cache)
+    run(data, cfg, cache, detokenize=" ".join, log=lambda msg: None)
+    assert {"smt/alignment", "smt/phrase_table", "smt/lm", "smt/tuned", "smt/eval"} <= set(ran)
+    assert "rnnlib/smt/stack_search.py" in ran["smt/tuned"]
+    for kind, files in ran.items():
+        assert_covered(kind, files)
+
+
+def toy_pairs(n: int, rng) -> tuple[list[list[str]], list[list[str]]]:
+    """A word-for-word toy pair of languages where "ADJ NOUN" becomes "NOUN ADJ"."""
+    src, tgt = [], []
+    for _ in range(n):
+        noun, adj, verb = f"n{rng.integers(12)}", f"a{rng.integers(6)}", f"v{rng.integers(6)}"
+        if rng.random() < 0.5:
+            src.append(["the", adj, noun, verb])
+            tgt.append(["le", noun.upper(), adj.upper(), verb.upper()])
+        else:
+            src.append(["the", noun, verb])
+            tgt.append(["le", noun.upper(), verb.upper()])
+    return src, tgt
+
+
 # -- the map itself -------------------------------------------------------------------------------
 BUILDERS = {"build", "artifact", "train_run", "decode_run", "tsne_artifact"}
 
