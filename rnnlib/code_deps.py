@@ -2,28 +2,33 @@
 
 The cache's keys name the config and the data, not the code (:mod:`rnnlib.cache`). So that a
 build never reuses, without saying so, an artifact that other code computed, every artifact's
-sidecar records ``code``: the sha256 (16 hex digits) of each source file its kind depends on,
-by path (``{"rnnlib/attention.py": "3f2a...", ...}``). :data:`SOURCES` maps a kind, or a kind
-prefix ending in ``/``, to those files: the modules its ``make`` runs (for a trained model the
-model and training modules, for a phrase-based system the smt modules...), not the whole package
-and not plotting. A kind's entry is its longest matching key; a kind matching none records no
-code (the kinds of tests, for instance). A folder entry (``"fast/"``) stands for every ``.py``
-and ``.pxd`` file in it (a ``.pxd`` gives a compiled module its C types).
+sidecar records ``code``: a hash (16 hex digits) of each source file its kind depends on, by
+path (``{"rnnlib/attention.py": "3f2a...", ...}``). A Python file is hashed as its code
+(:func:`code_text`): editing a docstring or a comment, or breaking a line, changes nothing.
+:data:`SOURCES` maps a kind, or a kind prefix ending in ``/``, to those files: the modules its
+``make`` runs (for a trained model the model and training modules, for a phrase-based system the
+smt modules...), not the whole package and not plotting. A kind's entry is its own key, else
+the longest prefix that begins it; a kind matching none records no code (the kinds of tests,
+for instance). A folder entry (``"fast/"``) stands for every ``.py`` and ``.pxd`` file in it (a
+``.pxd`` gives a compiled module its C types).
 
 How the map is kept honest:
 
-* ``tests/test_code_deps.py`` computes smoke-sized artifacts through the chapters' own code
-  (a copy-task model, its decoded test set, and an ``rnnsearch/run`` training with its dev-BLEU
-  curve) while tracing every Python function that runs, and fails naming each ``rnnlib``
-  module that ran during the computation but is not in the kind's set (:data:`BOOKKEEPING`
+* ``tests/test_code_deps.py`` computes smoke-sized artifacts through the chapters' own code (the
+  copy task's model and decoded test set; the rnnsearch chapter's corpus and an
+  ``rnnsearch/run`` training with its dev-BLEU curve; a toy phrase-based system from alignment
+  to evaluation) while tracing every Python function that runs inside each ``make``, and fails
+  naming each ``rnnlib`` module that ran but is not in that kind's set (:data:`BOOKKEEPING`
   aside: the cache's own code, which runs for every artifact and shapes none).
-* The same test file finds every kind string the package passes to ``cache.build`` (and to
-  the helpers that call it) and fails on one that :func:`sources_of` does not map.
-* Kinds the traced tests do not compute (the phrase-based chain, paper A's rescoring) list
-  their make functions' modules by reading: add the module whose code you make such a kind run.
+* The same file finds every kind string the package passes to ``cache.build`` (and to the
+  helpers that call it) and fails on one that :func:`sources_of` does not map, and on a listed
+  file that no longer exists (a moved module must be moved in the map too).
+* Kinds the traced tests do not compute (paper A's scorer and rescoring, paper B's evaluations
+  and alignments, the t-SNE maps) list their make functions' modules by reading: whoever makes
+  such a kind run another module adds it here.
 
-Moving or editing a listed file changes the recorded hashes, so a build then names the kind's
-artifacts as stale (:mod:`rnnlib.cache`: recomputed by default, kept with ``--keep-stale``).
+Editing, moving or taking out a listed file makes the kind's artifacts stale (:mod:`rnnlib.cache`:
+recomputed by default, kept with ``--keep-stale``); a file added to a kind's set is adopted.
 """
 
 from __future__ import annotations
