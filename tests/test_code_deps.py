@@ -396,7 +396,7 @@ def test_an_artifact_made_before_the_code_was_recorded_is_adopted_not_recomputed
     assert json.loads(sidecar.read_text())["code"] == code_deps.code_hashes("rnnsearch/run")
     assert cache.events[-1]["adopted"] is True
     lines = stale_lines([ChapterResult("rnnsearch", 1.0, artifacts=cache.events)])
-    assert lines == [lines[-1]] and lines[-1].startswith("1 artifacts made before")
+    assert lines == [lines[-1]] and lines[-1].startswith("1 artifact made before")
 
 
 def test_a_file_added_to_a_kinds_set_is_adopted_one_taken_out_makes_it_stale(tmp_path, monkeypatch):

@@ -550,8 +550,9 @@ def stale_lines(results: list[ChapterResult]) -> list[str]:
     if lines:
         lines.insert(0, f"artifacts made by other code than now ({len(lines)}):")
     if adopted:
+        them = "artifact" if adopted == 1 else "artifacts"
         lines.append(
-            f"{adopted} artifacts made before their code was recorded: adopted "
-            "(their code of now written into their sidecars, none recomputed)"
+            f"{adopted} {them} made before the code was recorded: adopted "
+            "(the code of now written into the sidecar, nothing recomputed)"
         )
     return lines
