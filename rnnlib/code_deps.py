@@ -15,17 +15,20 @@ for instance). A folder entry (``"fast/"``) stands for every ``.py`` and ``.pxd`
 How the map is kept honest:
 
 * ``tests/test_code_deps.py`` computes smoke-sized artifacts through the chapters' own code (the
-  copy task's model and decoded test set; the rnnsearch chapter's corpus and an
-  ``rnnsearch/run`` training with its dev-BLEU curve; a toy phrase-based system from alignment
-  to evaluation) while tracing every Python function that runs inside each ``make``, and fails
+  copy task's model and decoded test set; the rnnsearch chapter's corpus, an ``rnnsearch/run``
+  training with its dev-BLEU curve, its NLLs, translations and alignments; a toy phrase-based
+  system from alignment to evaluation) while tracing every Python function that runs inside
+  each ``make``, and fails
   naming each ``rnnlib`` module that ran but is not in that kind's set (:data:`BOOKKEEPING`
   aside: the cache's own code, which runs for every artifact and shapes none).
 * The same file finds every kind string the package passes to ``cache.build`` (and to the
   helpers that call it) and fails on one that :func:`sources_of` does not map, and on a listed
   file that no longer exists (a moved module must be moved in the map too).
-* Kinds the traced tests do not compute (paper A's scorer and rescoring, paper B's evaluations
-  and alignments, the t-SNE maps) list their make functions' modules by reading: whoever makes
-  such a kind run another module adds it here.
+* Kinds the traced tests do not compute (paper A's scorer, CSLM and rescoring, the t-SNE maps)
+  list their make functions' modules by reading: whoever makes such a kind run another module
+  adds it here. So do the inputs a caller hands its ``make`` ready-made (the model that
+  ``rnnsearch/translations`` decodes, loaded by ``training_runs``), which no trace of the
+  ``make`` sees.
 
 Editing, moving or taking out a listed file makes the kind's artifacts stale (:mod:`rnnlib.cache`:
 recomputed by default, kept with ``--keep-stale``); a file added to a kind's set is adopted.
@@ -82,9 +85,22 @@ _SMT = ("smt/", "config.py", "bleu.py", "ragged.py", "specials.py")
 _RESCORING = (
     *_SMT,
     *_MODEL,
+    "search.py",
+    "corpus/vocab.py",
     "experiments/cho2014/rescored.py",
     "experiments/cho2014/rows.py",
     "experiments/cho2014/cslm.py",
+)
+
+_NLL = (  # paper B's per-sentence NLL of a trained model
+    *_MODEL,
+    "search.py",
+    "checkpoint.py",
+    "smt/rnn_scorer.py",
+    "corpus/vocab.py",
+    "experiments/training_runs.py",
+    "experiments/rnnsearch/table_2.py",
+    "experiments/rnnsearch/setting.py",
 )
 
 #: kind (or kind prefix ending in ``/``) -> the files, relative to :data:`PACKAGE`, it depends on
@@ -122,6 +138,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "rnnsearch/init_translations": (
         *_MODEL,
         *_SEARCH,
+        "train.py",
         "corpus/dataset.py",
         "corpus/tokenize.py",
         "corpus/vocab.py",
@@ -130,45 +147,48 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "experiments/rnnsearch/controls.py",
         "experiments/rnnsearch/setting.py",
     ),
-    "rnnsearch/dev_nll": (
-        *_MODEL,
-        "checkpoint.py",
-        "smt/rnn_scorer.py",
-        "experiments/training_runs.py",
-        "experiments/rnnsearch/table_2.py",
-    ),
-    "rnnsearch/test_nll": (
-        *_MODEL,
-        "checkpoint.py",
-        "smt/rnn_scorer.py",
-        "experiments/training_runs.py",
-        "experiments/rnnsearch/table_2.py",
-    ),
+    "rnnsearch/dev_nll": _NLL,
+    "rnnsearch/test_nll": _NLL,
     "rnnsearch/dev_nll_init": (
         *_MODEL,
+        "search.py",
+        "train.py",
         "smt/rnn_scorer.py",
+        "corpus/vocab.py",
         "experiments/rnnsearch/controls.py",
+        "experiments/rnnsearch/setting.py",
     ),
     "rnnsearch/alignments": (
         *_MODEL,
         *_SEARCH,
         "checkpoint.py",
         "stats.py",
+        "corpus/vocab.py",
         "experiments/training_runs.py",
         "experiments/rnnsearch/figure_3.py",
         "experiments/rnnsearch/controls.py",
+        "experiments/rnnsearch/training.py",
+        "experiments/rnnsearch/setting.py",
     ),
     "cho2014/scorer": (
         *_MODEL,
         *_TRAINING,
         *_SMT,
+        "corpus/vocab.py",
         "experiments/baseline.py",
         "experiments/cho2014/scorer.py",
         "experiments/cho2014/setting.py",
     ),
-    "cho2014/rnn_feature": (*_MODEL, *_SMT, "checkpoint.py", "experiments/cho2014/scorer.py"),
-    "cho2014/cslm": (*_MODEL, *_TRAINING, *_SMT, "experiments/cho2014/cslm.py"),
-    "cho2014/kn_shortlist": (*_SMT, "experiments/cho2014/cslm.py"),
+    "cho2014/rnn_feature": (
+        *_MODEL,
+        *_SMT,
+        "search.py",
+        "checkpoint.py",
+        "corpus/vocab.py",
+        "experiments/cho2014/scorer.py",
+    ),
+    "cho2014/cslm": (*_SMT, "device.py", "corpus/vocab.py", "experiments/cho2014/cslm.py"),
+    "cho2014/kn_shortlist": (*_SMT, "corpus/vocab.py", "experiments/cho2014/cslm.py"),
     "cho2014/nbest": _RESCORING,
     "cho2014/rescoring": _RESCORING,
     "cho2014/rescored_tuned": _RESCORING,

@@ -20,8 +20,9 @@ from rnnlib import code_deps
 from rnnlib.book.execute import ChapterResult, stale_lines
 from rnnlib.cache import ArtifactCache, StaleArtifactWarning, content_checksum
 from rnnlib.experiments import copy_task
+from rnnlib.experiments.rnnsearch import controls, figure_3, table_2, translations
 from rnnlib.experiments.rnnsearch import setting as rns_setting
-from rnnlib.experiments.rnnsearch.training import train_model
+from rnnlib.experiments.rnnsearch.training import Runs, train_model
 from rnnlib.ragged import ParallelArrays, Ragged
 from rnnlib.train import CheckpointMismatch, TrainConfig, train
 
@@ -133,9 +134,11 @@ def corpus_files(folder: Path) -> Path:
     return folder
 
 
-def test_the_rnnsearch_chapters_training_and_corpus_run_only_hashed_modules(tmp_path):
-    """An ``rnnsearch/run`` through the chapter's own :func:`train_model` (a few updates with its
-    dev-BLEU curve), and the ``corpus/prepared`` artifact it trains on."""
+def test_the_rnnsearch_chapters_artifacts_run_only_hashed_modules(tmp_path):
+    """The rnnsearch chapter's own functions on a toy corpus: the ``corpus/prepared`` artifact,
+    an ``rnnsearch/run`` (:func:`train_model`: a few updates with its dev-BLEU curve), then its
+    dev and test NLL, the untrained network's dev NLL, its translations (All and No UNK) and the
+    alignments of Fig. 3."""
     P = rns_setting.Params(
         corpus="files",
         corpus_dir=str(corpus_files(tmp_path / "corpus")),
@@ -151,14 +154,33 @@ def test_the_rnnsearch_chapters_training_and_corpus_run_only_hashed_modules(tmp_
         device="cpu",
         threads=1,
         decode_batch=2,
+        beam_size=2,
+        align_sentence=0,
     )
     cache = ArtifactCache(tmp_path / "cache")
     ran = traced(cache)
     ex = rns_setting.RNNsearchExperiment.start(P, cache, tmp_path)
     run = train_model(ex, "RNNsearch-30")
-    assert run.extra["updates"] == 4 and set(ran) == {"corpus/prepared", "rnnsearch/run"}
+    runs = Runs({"RNNsearch-50": run}, {}, {"RNNsearch-50": "rnnsearch"})
+    table_2.dev_nll_of(ex, run, "rnnsearch")
+    table_2.test_nll_of(ex, run, "rnnsearch")
+    controls.untrained_dev_nll(ex)
+    for subset in ("all", "no_unk"):
+        translations.decode(ex, run, runs.model(ex, "RNNsearch-50"), subset)
+    figure_3.alignment_panels(ex, runs, np.arange(ex.n_test))
+    assert run.extra["updates"] == 4
+    assert set(ran) == {
+        "corpus/prepared",
+        "rnnsearch/run",
+        "rnnsearch/dev_nll",
+        "rnnsearch/test_nll",
+        "rnnsearch/dev_nll_init",
+        "rnnsearch/translations",
+        "rnnsearch/alignments",
+    }
     assert "rnnlib/corpus/tokenize.py" in ran["corpus/prepared"]
     assert {"rnnlib/train.py", "rnnlib/translate.py"} <= ran["rnnsearch/run"]  # dev BLEU ran
+    assert "rnnlib/smt/rnn_scorer.py" in ran["rnnsearch/dev_nll"]
     for kind, files in ran.items():
         assert_covered(kind, files)
     assert set(run.meta["code"]) == set(code_deps.expand(code_deps.sources_of("rnnsearch/run")))
@@ -200,6 +222,49 @@ def test_the_phrase_based_chain_runs_only_hashed_modules(tmp_path, monkeypatch):
         assert_covered(kind, files)
 
 
+def test_paper_as_scorer_its_feature_and_the_cslm_run_only_hashed_modules(tmp_path):
+    """Paper A's chapter functions on toy phrase pairs: the RNN scorer (``cho2014/scorer``: a
+    few updates), the pairs it scores (``cho2014/rnn_feature``), the CSLM and its n-gram rival
+    on the same shortlist (``cho2014/cslm``, ``cho2014/kn_shortlist``)."""
+    from collections import Counter
+
+    from rnnlib.corpus.vocab import Vocab
+    from rnnlib.experiments.cho2014 import cslm, scorer
+    from rnnlib.presets import preset
+    from rnnlib.smt.cslm import CSLMConfig
+
+    src, tgt = toy_pairs(40, np.random.default_rng(0))
+    sv = Vocab.build(Counter(w for s in src for w in s), 50)
+    tv = Vocab.build(Counter(w for s in tgt for w in s), 50)
+
+    def encoded():
+        return ParallelArrays(
+            Ragged.from_lists([sv.encode(s) for s in src]),
+            Ragged.from_lists([tv.encode(s) for s in tgt]),
+        )
+
+    mc = preset("smoke-rnnencdec", src_vocab=len(sv), tgt_vocab=len(tv))
+    tc = TrainConfig(
+        optimizer="adam", lr=0.01, batch_size=8, max_updates=3, eval_every=3, device="cpu"
+    )
+    cache = ArtifactCache(tmp_path)
+    ran = traced(cache)
+    run = scorer.scorer_run(cache, {"table": "toy"}, mc, tc, encoded, encoded, data="toy")
+    pairs = [(tuple(a), tuple(b)) for a, b in zip(src[:10], tgt[:10])]
+    model = scorer.load_scorer(run, mc)
+    scorer.scored_pairs(cache, run, model, pairs, sv, tv, data="toy")
+    config = CSLMConfig(vocab=len(tv), order=3, emb=4, hidden=(8,))
+    cslm.cslm_run(
+        cache, config, tgt, tgt[:5], tv, updates=3, batch_size=8, lr=0.01, eval_every=3,
+        dev_share=0.2, seed=1, data="toy",
+    )  # fmt: skip
+    cslm.shortlist_kn(cache, tgt, tgt[:5], tv, 3, data="toy")
+    kinds = {"cho2014/scorer", "cho2014/rnn_feature", "cho2014/cslm", "cho2014/kn_shortlist"}
+    assert set(ran) == kinds and "rnnlib/train.py" in ran["cho2014/scorer"]
+    for kind, files in ran.items():
+        assert_covered(kind, files)
+
+
 def toy_pairs(n: int, rng) -> tuple[list[list[str]], list[list[str]]]:
     """A word-for-word toy pair of languages where "ADJ NOUN" becomes "NOUN ADJ"."""
     src, tgt = [], []
@@ -218,10 +283,12 @@ def toy_pairs(n: int, rng) -> tuple[list[list[str]], list[list[str]]]:
 BUILDERS = {"build", "artifact", "train_run", "decode_run", "tsne_artifact"}
 
 
-def kinds_in_package() -> set[str]:
-    """Every kind string the package passes to the cache's ``build`` or a helper that calls it."""
-    kinds = set()
+def kinds_in_package() -> dict[str, set[str]]:
+    """Every kind string the package passes to the cache's ``build`` or a helper that calls it,
+    with the files that do."""
+    kinds: dict[str, set[str]] = {}
     for path in PACKAGE.rglob("*.py"):
+        where = "rnnlib/" + path.relative_to(PACKAGE).as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
@@ -231,19 +298,27 @@ def kinds_in_package() -> set[str]:
             for arg in node.args[:3]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     if "/" in arg.value and " " not in arg.value:
-                        kinds.add(arg.value)
+                        kinds.setdefault(arg.value, set()).add(where)
     return kinds
 
 
 def test_every_kind_the_package_builds_is_mapped_to_files_that_exist():
     kinds = kinds_in_package()
-    assert {"rnnsearch/run", "smt/tuned", "corpus/prepared", "cho2014/nbest"} <= kinds
+    assert {"rnnsearch/run", "smt/tuned", "corpus/prepared", "cho2014/nbest"} <= set(kinds)
     assert len(kinds) >= 29
     unmapped = sorted(k for k in kinds if code_deps.sources_of(k) is None)
     assert not unmapped, f"kinds without an entry in rnnlib/code_deps.py SOURCES: {unmapped}"
     for entry in code_deps.SOURCES:
         files = code_deps.expand(code_deps.SOURCES[entry])  # raises on a file that is gone
         assert not [f for f in files if f.startswith("rnnlib/book/")], entry  # no plotting
+    # the module that builds a kind (and defines its make) is in its set
+    outside = sorted(
+        (kind, where)
+        for kind, wheres in kinds.items()
+        for where in wheres
+        if where not in code_deps.expand(code_deps.sources_of(kind))
+    )
+    assert not outside, f"kinds built by a module outside their hashed set: {outside}"
 
 
 def test_a_kind_takes_its_own_entry_else_its_longest_prefix():
