@@ -17,18 +17,20 @@ How the map is kept honest:
 * ``tests/test_code_deps.py`` computes smoke-sized artifacts through the chapters' own code (the
   copy task's model and decoded test set; the rnnsearch chapter's corpus, an ``rnnsearch/run``
   training with its dev-BLEU curve, its NLLs, translations and alignments; a toy phrase-based
-  system from alignment to evaluation) while tracing every Python function that runs inside
-  each ``make``, and fails
-  naming each ``rnnlib`` module that ran but is not in that kind's set (:data:`BOOKKEEPING`
-  aside: the cache's own code, which runs for every artifact and shapes none).
+  system from alignment to evaluation and its search check; paper A's scorer, its scored
+  pairs, the CSLM and its n-gram rival) while tracing every Python function that runs inside
+  each ``make``, and fails naming each ``rnnlib`` module that ran but is not in that kind's set
+  (:data:`BOOKKEEPING` aside: the cache's own code, which runs for every artifact and shapes
+  none).
 * The same file finds every kind string the package passes to ``cache.build`` (and to the
-  helpers that call it) and fails on one that :func:`sources_of` does not map, and on a listed
-  file that no longer exists (a moved module must be moved in the map too).
-* Kinds the traced tests do not compute (paper A's scorer, CSLM and rescoring, the t-SNE maps)
-  list their make functions' modules by reading: whoever makes such a kind run another module
-  adds it here. So do the inputs a caller hands its ``make`` ready-made (the model that
-  ``rnnsearch/translations`` decodes, loaded by ``training_runs``), which no trace of the
-  ``make`` sees.
+  helpers that call it) and fails on one that :func:`sources_of` does not map, on one built by
+  a module outside its set, and on a listed file that no longer exists (a moved module must be
+  moved in the map too).
+* Kinds the traced tests do not compute (paper A's rescoring and Table 1 checks, the Bible's
+  cleaning and tokens, the t-SNE maps) list their make functions' modules by reading: whoever
+  makes such a kind run another module adds it here. So do the inputs a caller hands its
+  ``make`` ready-made (the model that ``rnnsearch/translations`` decodes, loaded by
+  ``training_runs``), which no trace of the ``make`` sees.
 
 Editing, moving or taking out a listed file makes the kind's artifacts stale (:mod:`rnnlib.cache`:
 recomputed by default, kept with ``--keep-stale``); a file added to a kind's set is adopted.

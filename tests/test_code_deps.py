@@ -191,7 +191,7 @@ def test_the_phrase_based_chain_runs_only_hashed_modules(tmp_path, monkeypatch):
     (the plain Python search, so that its code is traced too)."""
     from rnnlib.smt.compiled import ENV
     from rnnlib.smt.decoder import DecoderConfig
-    from rnnlib.smt.system import SMTConfig, SMTData, run
+    from rnnlib.smt.system import SMTConfig, SMTData, build_search_check, run
 
     monkeypatch.setenv(ENV, "python")
     rng = np.random.default_rng(0)
@@ -215,8 +215,10 @@ def test_the_phrase_based_chain_runs_only_hashed_modules(tmp_path, monkeypatch):
     )
     cache = ArtifactCache(tmp_path)
     ran = traced(cache)
-    run(data, cfg, cache, detokenize=" ".join, log=lambda msg: None)
-    assert {"smt/alignment", "smt/phrase_table", "smt/lm", "smt/tuned", "smt/eval"} <= set(ran)
+    result = run(data, cfg, cache, detokenize=" ".join, log=lambda msg: None)
+    build_search_check(data, cfg, cache, result, sentences=2, reference={"stack_size": 12})
+    kinds = {"smt/alignment", "smt/phrase_table", "smt/lm", "smt/tuned", "smt/eval"}
+    assert kinds | {"smt/search_check"} <= set(ran)
     assert "rnnlib/smt/stack_search.py" in ran["smt/tuned"]
     for kind, files in ran.items():
         assert_covered(kind, files)
