@@ -213,9 +213,9 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 
 
-#: what a training checkpoint (:mod:`rnnlib.train`) records of its code: the model and training
-#: modules, whichever kind it belongs to (a checkpoint resumes only under the code that wrote it)
-CHECKPOINT_SOURCES = (*_MODEL, *_TRAINING)
+#: what a training checkpoint (:mod:`rnnlib.train`) records of its code: the model modules and
+#: those the trainer runs, whichever kind it belongs to (it resumes only under that code)
+CHECKPOINT_SOURCES = (*_MODEL, "train.py", "minibatch_order.py", "distributed.py", "checkpoint.py")
 
 
 def checkpoint_code() -> dict[str, str]:

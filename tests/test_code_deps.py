@@ -563,6 +563,13 @@ def _pairs(n=24, seed=0, vocab=12):
     return ParallelArrays(Ragged.from_lists(srcs), Ragged.from_lists([s[::-1] for s in srcs]))
 
 
+def test_the_code_a_checkpoint_records_is_in_every_kind_that_trains_with_rnnlib_train():
+    """So that a work folder the cache lets resume never holds a checkpoint train refuses."""
+    recorded = set(code_deps.expand(code_deps.CHECKPOINT_SOURCES))
+    for kind in ("copy_task/model", "rnnsearch/run", "cho2014/scorer"):
+        assert recorded <= set(code_deps.expand(code_deps.sources_of(kind))), kind
+
+
 def test_a_checkpoint_from_other_code_is_not_resumed(tmp_path, monkeypatch):
     from rnnlib.presets import build_model, preset
 
