@@ -490,6 +490,19 @@ def test_a_file_added_to_a_kinds_set_is_adopted_one_taken_out_makes_it_stale(tmp
     assert len(calls) == 2
 
 
+def test_cache_ls_says_which_entries_are_stale(tmp_path, monkeypatch, capsys):
+    from rnnlib.cli import main as cli_main
+
+    cache, calls = ArtifactCache(tmp_path), []
+    cache.build("rnnsearch/run", {"n": 1}, counting_make(calls))
+    cache.build("smt/lm", {"n": 1}, counting_make(calls))
+    edited(monkeypatch, "rnnlib/gru.py")
+    assert cli_main(["cache", "ls", "--cache", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "stale: gru.py" in out and "current" in out and "1 entries computed by other" in out
+    assert len(calls) == 2  # listing changes nothing
+
+
 def test_a_kind_without_an_entry_records_no_code(tmp_path):
     art = ArtifactCache(tmp_path).build("demo/x", {"n": 1}, counting_make([]))
     assert "code" not in art.meta
