@@ -43,8 +43,9 @@ artifact's ``meta.json`` holds ``code``, the hash of every source file its kind 
 map kind -> files is :data:`rnnlib.code_deps.SOURCES`, kept honest by a test that traces a
 computation). A build that finds an artifact compares that record with the files of now:
 
-* no record (an artifact made before it existed): *adopted*, the code of now is written into
-  its sidecar, nothing is recomputed (and so for a file added to the kind's set since);
+* no record (an artifact made before it existed, or a record hashed another way:
+  ``code_scheme``): *adopted*, the code of now is written into its sidecar, nothing is
+  recomputed (and so for a file added to the kind's set since);
 * the same: reused (a file is hashed as its code: docstrings and comments do not count);
 * different (a recorded file edited, moved or taken out of the set): *stale*. By default the
   build recomputes it: the old entry is moved to ``.quarantine/`` (``quarantine.json`` names the
@@ -415,16 +416,16 @@ class ArtifactCache:
         now = code_deps.code_hashes(found.kind)
         if now is None:
             return found
-        recorded = found.meta.get("code")
-        if not isinstance(recorded, dict):
-            found.meta["code"] = now
+        recorded = code_deps.recorded(found.meta)
+        if recorded is None:
+            found.meta.update(code_deps.stamped(now))
             self._notes[(found.kind, found.key)] = {"adopted": True}
             _rewrite_sidecar(found.path, found.meta)
             return found
         files = code_deps.changed(recorded, now)
         if not files:
             if set(now) - set(recorded):  # files added to the kind's set since: adopted
-                found.meta["code"] = now
+                found.meta.update(code_deps.stamped(now))
                 self._notes[(found.kind, found.key)] = {"adopted": True}
                 _rewrite_sidecar(found.path, found.meta)
             return found
@@ -435,7 +436,7 @@ class ArtifactCache:
             old = {f: recorded.get(f) for f in files}
             when = datetime.now(timezone.utc).isoformat(timespec="seconds")
             found.meta["code_kept"] = {"changed": old, "kept": when}
-            found.meta["code"] = now
+            found.meta.update(code_deps.stamped(now))
             _rewrite_sidecar(found.path, found.meta)
             _warn_stale(f"{what} (changed: {code_deps.describe(files)}): kept, as {KEEP} asks")
             return found
@@ -469,10 +470,10 @@ class ArtifactCache:
             return
         note = work / WORK_CODE
         try:
-            recorded = json.loads(note.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            recorded = code_deps.recorded(json.loads(note.read_text(encoding="utf-8")))
+        except (OSError, ValueError, AttributeError):
             recorded = None
-        if isinstance(recorded, dict) and code_deps.changed(recorded, now):
+        if recorded is not None and code_deps.changed(recorded, now):
             files = code_deps.changed(recorded, now)
             if not code_deps.keep_stale():
                 stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
@@ -491,7 +492,7 @@ class ArtifactCache:
                     file=sys.stderr,
                     flush=True,
                 )
-        _write_atomic(note, json.dumps(now, indent=2, sort_keys=True))
+        _write_atomic(note, json.dumps(code_deps.stamped(now), indent=2, sort_keys=True))
 
     def _log_stale(self, kind: str, key: str) -> None:
         """Log a key that lookup only found stale (so the build's summary names it)."""
@@ -535,7 +536,7 @@ class ArtifactCache:
                 "cache_format": CACHE_FORMAT,
                 "files": files,
                 "extra": extra or {},
-                **({"code": code} if code is not None else {}),
+                **(code_deps.stamped(code) if code is not None else {}),
             }
             _write_atomic(
                 tmp / SIDECAR, json.dumps(meta, indent=2, sort_keys=True, default=_jsonable)

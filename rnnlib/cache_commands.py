@@ -133,8 +133,8 @@ def code_state(kind: str, meta: dict) -> str:
     now = code_deps.code_hashes(kind)
     if now is None:
         return "-"
-    recorded = meta.get("code")
-    if not isinstance(recorded, dict):
+    recorded = code_deps.recorded(meta)
+    if recorded is None:
         return "unrecorded"
     files = [f.removeprefix("rnnlib/") for f in code_deps.changed(recorded, now)]
     return "stale: " + code_deps.describe(files, 2) if files else "current"

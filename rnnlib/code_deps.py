@@ -313,6 +313,26 @@ def changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
     return sorted(n for n in recorded if recorded[n] != current.get(n))
 
 
+#: how :func:`file_hash` hashes, recorded beside every record (``code_scheme``): a record made
+#: another way cannot be compared, and is adopted like one made before records existed
+SCHEME = "tokens-sha256-16"
+
+
+def stamped(files: dict[str, str]) -> dict:
+    """``{"code": files, "code_scheme": SCHEME}``: a record of code, as sidecars, work folders and
+    checkpoints hold it."""
+    return {"code": files, "code_scheme": SCHEME}
+
+
+def recorded(holder: dict) -> dict[str, str] | None:
+    """The record of code in ``holder`` (a sidecar, a checkpoint...), or ``None`` when it has
+    none that can be compared with :func:`code_hashes` (none at all, or made another way)."""
+    files = holder.get("code")
+    if not isinstance(files, dict) or holder.get("code_scheme") != SCHEME:
+        return None
+    return files
+
+
 def keep_stale() -> bool:
     """Whether ``$RNNLIB_KEEP_STALE`` asks to keep what other code made (``rnnlib build
     --keep-stale`` sets it for its chapters)."""
@@ -330,10 +350,13 @@ __all__ = [
     "CHECKPOINT_SOURCES",
     "KEEP_STALE_ENV",
     "PACKAGE",
+    "SCHEME",
     "SOURCES",
     "changed",
     "checkpoint_code",
     "code_hashes",
+    "recorded",
+    "stamped",
     "describe",
     "expand",
     "file_hash",

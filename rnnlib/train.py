@@ -602,8 +602,9 @@ def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
             f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
             "(written by another rnnlib version); use another work_dir"
         )
-    if isinstance(ckpt.get("code"), dict) and not code_deps.keep_stale():
-        files = code_deps.changed(ckpt["code"], code_deps.checkpoint_code())
+    written_by = code_deps.recorded(ckpt)
+    if written_by is not None and not code_deps.keep_stale():
+        files = code_deps.changed(written_by, code_deps.checkpoint_code())
         if files:
             raise CheckpointMismatch(
                 f"{path}: the checkpoint was written by other code (changed: "
@@ -866,7 +867,7 @@ class Trainer:
             save_atomic(
                 {
                     "format": CHECKPOINT_FORMAT,
-                    "code": code_deps.checkpoint_code(),
+                    **code_deps.stamped(code_deps.checkpoint_code()),
                     "config": asdict(self.cfg),
                     "model": self.model.state_dict(),
                     "optimizer": self.optimizer.state_dict(),

@@ -461,16 +461,23 @@ def test_a_stale_artifact_looked_up_only_is_not_used_and_stays(tmp_path, monkeyp
     assert cache.events[-1]["missing"] and cache.events[-1]["stale"]["kept"] is False
 
 
-def test_an_artifact_made_before_the_code_was_recorded_is_adopted_not_recomputed(tmp_path):
+@pytest.mark.parametrize("made", ["before records", "hashed another way"])
+def test_an_artifact_made_before_the_code_was_recorded_is_adopted_not_recomputed(tmp_path, made):
     cache, calls = ArtifactCache(tmp_path), []
     art = cache.build("rnnsearch/run", {"n": 1}, counting_make(calls))
     sidecar = art.path / "meta.json"
     meta = json.loads(sidecar.read_text())
-    del meta["code"]  # as older code wrote it
+    if made == "before records":
+        del meta["code"], meta["code_scheme"]  # as older code wrote it
+    else:
+        meta["code_scheme"] = "bytes-sha256"
+        meta["code"] = {f: "0" * 16 for f in meta["code"]}
     sidecar.write_text(json.dumps(meta))
     again = cache.build("rnnsearch/run", {"n": 1}, counting_make(calls))
     assert again.from_cache and len(calls) == 1
-    assert json.loads(sidecar.read_text())["code"] == code_deps.code_hashes("rnnsearch/run")
+    assert code_deps.recorded(json.loads(sidecar.read_text())) == code_deps.code_hashes(
+        "rnnsearch/run"
+    )
     assert cache.events[-1]["adopted"] is True
     lines = stale_lines([ChapterResult("rnnsearch", 1.0, artifacts=cache.events)])
     assert lines == [lines[-1]] and lines[-1].startswith("1 artifact made before")
@@ -526,7 +533,8 @@ def test_unfinished_state_written_by_other_code_is_set_aside_and_the_work_starts
     with pytest.raises(KeyboardInterrupt):
         cache.build("rnnsearch/run", {"n": 1}, interrupted)
     work = cache.work_dir("rnnsearch/run", {"n": 1})
-    assert json.loads((work / "code.json").read_text()) == code_deps.code_hashes("rnnsearch/run")
+    note = json.loads((work / "code.json").read_text())
+    assert code_deps.recorded(note) == code_deps.code_hashes("rnnsearch/run")
     edited(monkeypatch, "rnnlib/decoders.py")
     cache.build("rnnsearch/run", {"n": 1}, resume)
     assert seen == [False]  # started over
@@ -592,7 +600,7 @@ def test_a_checkpoint_from_other_code_is_not_resumed(tmp_path, monkeypatch):
     mc = preset("smoke-rnnsearch", src_vocab=12, tgt_vocab=12)
     train(build_model(mc), _pairs(), None, cfg, tmp_path, progress=False)
     ckpt = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
-    assert ckpt["code"] == code_deps.checkpoint_code()
+    assert code_deps.recorded(ckpt) == code_deps.checkpoint_code()
     longer = cfg.override(max_updates=5)
     edited(monkeypatch, "rnnlib/attention.py")
     with pytest.raises(CheckpointMismatch, match="other code .*rnnlib/attention.py"):
