@@ -8,9 +8,11 @@ changing one parameter recomputes exactly the artifacts whose config contains it
 Layout under the cache root::
 
     <kind>/<key>/                    a finished artifact: its files and meta.json
-    <kind>/<key>/meta.json           the sidecar (config, data, versions, machine, commit, time)
+    <kind>/<key>/meta.json           the sidecar (config, data, code, versions, machine, commit,
+                                     time)
     .tmp/<kind>.<key>.<pid>.<n>/     an artifact being written
-    work/<kind>/<key>/               resumable state of an unfinished artifact (checkpoints)
+    work/<kind>/<key>/               resumable state of an unfinished artifact (checkpoints,
+                                     and code.json: the code that wrote them)
     .locks/<kind>.<key>.lock         the lock of a key being built (``/`` in kinds written ``~``)
     .quarantine/<kind>.<key>.<time>/ an entry that failed verification, moved out of the way
 
@@ -35,6 +37,32 @@ is never trusted: a :class:`CacheIntegrityWarning` names it, it is moved to ``.q
 a ``quarantine.json`` saying why, and so is every entry built from it (see
 :meth:`ArtifactCache.dependents`), so the next lookup recomputes them all. Sidecars written
 before times were recorded are checked by size on read, and get their times from ``verify``.
+
+Code: keys name the config and the data, not the code; the sidecar records it instead. Each
+artifact's ``meta.json`` holds ``code``, the hash of every source file its kind depends on (the
+map kind -> files is :data:`rnnlib.code_deps.SOURCES`, kept honest by a test that traces a
+computation). A build that finds an artifact compares that record with the files of now:
+
+* no record (an artifact made before it existed, or a record hashed another way:
+  ``code_scheme``): *adopted*, the code of now is written into its sidecar, nothing is
+  recomputed (and so for a file added to the kind's set since);
+* the same: reused (a file is hashed as its code: docstrings and comments do not count);
+* different (a recorded file edited, moved or taken out of the set): *stale*. By default the
+  build recomputes it: the old entry is moved to ``.quarantine/`` (``quarantine.json`` names the
+  files that changed) with the entries that name its key (built from its files: their inputs
+  change, their keys do not), as for a damaged entry, and a :class:`StaleArtifactWarning` says
+  so. With ``RNNLIB_KEEP_STALE=1`` (``rnnlib build --keep-stale``, for a change checked to
+  change nothing, such as a move) it is kept and its record brought up to date (the old hashes
+  of the changed files under ``code_kept``). Inside :meth:`lookup_only` a stale entry is not
+  used and left in place. The build log's event of each such entry says ``adopted`` or
+  ``stale`` (the files that changed, and whether it was kept), and the build's summary lists
+  them.
+
+A work folder records the code that wrote its state (``work/<kind>/<key>/code.json``). State
+written by other code is moved to ``.quarantine/work~<kind>.<key>...`` and the artifact starts
+over, with a one-line message on stderr (``RNNLIB_KEEP_STALE=1`` resumes it instead); state
+without a record is adopted. A training checkpoint also records its code itself
+(:mod:`rnnlib.train`), so that one copied elsewhere is refused under other code.
 
 Lookup only: inside ``with cache.lookup_only():`` a build returns what the cache holds and raises
 :class:`NotCached` instead of computing a missing artifact. A chapter reads that way what another
@@ -62,7 +90,7 @@ from typing import Any, Callable, Iterator
 
 from filelock import FileLock, Timeout
 
-from . import machine
+from . import code_deps, machine
 
 # Bump when the meaning of stored artifacts changes in a way configs do not capture.
 CACHE_FORMAT = 1
@@ -70,6 +98,8 @@ SIDECAR = "meta.json"
 LOCKS = ".locks"
 QUARANTINE = ".quarantine"
 QUARANTINE_NOTE = "quarantine.json"
+WORK_CODE = "code.json"  # in a work folder: the code that wrote its state
+KEEP = f"--keep-stale / {code_deps.KEEP_STALE_ENV}=1"  # how a build keeps what other code made
 _KEY = re.compile(r"[0-9a-f]{16}")
 _KEY_TOKEN = re.compile(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])")
 
@@ -124,6 +154,11 @@ class NotCached(LookupError):
 
 class CacheIntegrityWarning(UserWarning):
     """A cache entry failed verification: it was moved to ``.quarantine`` and will be rebuilt."""
+
+
+class StaleArtifactWarning(UserWarning):
+    """A cache entry was computed by other code than its kind's of now (:mod:`rnnlib.code_deps`):
+    it is recomputed (moved to ``.quarantine``), or kept when asked to."""
 
 
 @dataclass(frozen=True)
@@ -281,6 +316,8 @@ class ArtifactCache:
     root: Path = field(default_factory=default_cache_root)
     events: list = field(default_factory=list)
     _lookup_depth: int = field(default=0, init=False, repr=False, compare=False)
+    # (kind, key) -> what the build log's next event of the key says about its code
+    _notes: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -345,19 +382,122 @@ class ArtifactCache:
         missing artifact raises :class:`NotCached` and nothing is computed.
         """
         start = time.perf_counter()
-        found = self.get(kind, config, data)
+        found = self._current(self.get(kind, config, data))
         if found is not None:
             self._log(kind, found.key, hit=True, seconds=time.perf_counter() - start)
             return found
         key = self.key(kind, config, data)
         if self._lookup_depth:
+            self._log_stale(kind, key)
             raise NotCached(kind, key)
         with self._hold(kind, key, waiting=True):
-            found = self.get(kind, config, data)  # built by another process while we waited
+            # built by another process while we waited
+            found = self._current(self.get(kind, config, data))
             if found is not None:
                 self._log(kind, key, hit=True, seconds=time.perf_counter() - start)
                 return found
             return self._make(kind, key, config, data, make, start)
+
+    # -- the code an artifact was computed with --------------------------------------------
+    def _current(self, found: Artifact | None) -> Artifact | None:
+        """``found`` if it was computed by the code of now (or kept, or adopted), else ``None``.
+
+        A sidecar without ``code`` (written before it was recorded) is adopted: its kind's code
+        of now is written into it, nothing is recomputed; so are the files added to the kind's
+        set since the record was written (:func:`rnnlib.code_deps.changed`). A sidecar whose
+        ``code`` differs (a recorded file changed, or gone from the set) is
+        stale: with ``$RNNLIB_KEEP_STALE`` it is kept and its record brought up to date (the old
+        one under ``code_kept``); else, outside :meth:`lookup_only`, it is quarantined with the
+        entries built from it, so that the build recomputes them. Either way the build log's
+        event of the key names the files that changed (``stale``).
+        """
+        if found is None:
+            return None
+        now = code_deps.code_hashes(found.kind)
+        if now is None:
+            return found
+        recorded = code_deps.recorded(found.meta)
+        if recorded is None:
+            found.meta.update(code_deps.stamped(now))
+            self._notes[(found.kind, found.key)] = {"adopted": True}
+            _rewrite_sidecar(found.path, found.meta)
+            return found
+        files = code_deps.changed(recorded, now)
+        if not files:
+            if set(now) - set(recorded):  # files added to the kind's set since: adopted
+                found.meta.update(code_deps.stamped(now))
+                self._notes[(found.kind, found.key)] = {"adopted": True}
+                _rewrite_sidecar(found.path, found.meta)
+            return found
+        keep = code_deps.keep_stale()
+        self._notes[(found.kind, found.key)] = {"stale": {"changed": files, "kept": keep}}
+        what = f"cache entry {found.kind}/{found.key} was computed by other code"
+        if keep:
+            old = {f: recorded.get(f) for f in files}
+            when = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            found.meta["code_kept"] = {"changed": old, "kept": when}
+            found.meta.update(code_deps.stamped(now))
+            _rewrite_sidecar(found.path, found.meta)
+            _warn_stale(f"{what} (changed: {code_deps.describe(files)}): kept, as {KEEP} asks")
+            return found
+        if not self._lookup_depth:
+            _warn_stale(
+                f"{what} (changed: {code_deps.describe(files)}): it will be recomputed "
+                f"({KEEP} keeps it)"
+            )
+            self._reject_stale(found.kind, found.key, files)
+        return None
+
+    def _reject_stale(self, kind: str, key: str, files: list[str]) -> None:
+        """Quarantine a stale entry, and the entries that name its key (their inputs change with
+        it, their keys do not; those that name its content checksum get new keys if it does)."""
+        self._quarantine(kind, key, {"stale_code": files, "damage": []})
+        for (dkind, dkey), _ in self.dependents({(kind, key)}, by_content=False).items():
+            reason = {"built_from": f"{kind}/{key}", "damage": []}
+            if self._quarantine(dkind, dkey, reason) is not None:
+                self._notes[(dkind, dkey)] = {"stale": {"built_from": f"{kind}/{key}"}}
+                _warn_stale(
+                    f"cache entry {dkind}/{dkey} was built from {kind}/{key}, which other "
+                    "code computed: it will be recomputed too"
+                )
+
+    def _work_code(self, kind: str, key: str, work: Path) -> None:
+        """Record in ``work`` the code of now (``code.json``); state there that other code left
+        is moved to ``.quarantine`` and the artifact starts over, unless ``$RNNLIB_KEEP_STALE``
+        (then it resumes). State without a record (left by older code) is adopted."""
+        now = code_deps.code_hashes(kind)
+        if now is None:
+            return
+        note = work / WORK_CODE
+        try:
+            recorded = code_deps.recorded(json.loads(note.read_text(encoding="utf-8")))
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        if recorded is not None and code_deps.changed(recorded, now):
+            files = code_deps.changed(recorded, now)
+            if not code_deps.keep_stale():
+                stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+                target = self.root / QUARANTINE / f"work~{_flat(kind)}.{key}.{stamp}.{os.getpid()}"
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.rename(work, target)
+                except OSError:  # cannot be moved aside: it goes, as it must not be resumed
+                    shutil.rmtree(work, ignore_errors=True)
+                    target = "nowhere (it could not be moved aside, and was deleted)"
+                work.mkdir(parents=True, exist_ok=True)
+                print(
+                    f"rnnlib cache: the unfinished state of {kind}/{key} was written by other "
+                    f"code (changed: {code_deps.describe(files)}): starting over ({KEEP} "
+                    f"resumes it; the old state is in {target})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        _write_atomic(note, json.dumps(code_deps.stamped(now), indent=2, sort_keys=True))
+
+    def _log_stale(self, kind: str, key: str) -> None:
+        """Log a key that lookup only found stale (so the build's summary names it)."""
+        if "stale" in self._notes.get((kind, key), {}):
+            self._log(kind, key, hit=False, seconds=0.0, missing=True)
 
     def _make(self, kind, key, config, data, make, start) -> Artifact:
         """Compute and publish the artifact (the caller holds the key's lock)."""
@@ -371,6 +511,8 @@ class ArtifactCache:
         work.mkdir(parents=True, exist_ok=True)
         self._say(f"computing {kind}/{key}")
         try:
+            self._work_code(kind, key, work)
+            code = code_deps.code_hashes(kind)
             extra = make(tmp, work)
             seconds = time.perf_counter() - start
             files = {}
@@ -395,6 +537,7 @@ class ArtifactCache:
                 "cache_format": CACHE_FORMAT,
                 "files": files,
                 "extra": extra or {},
+                **(code_deps.stamped(code) if code is not None else {}),
             }
             _write_atomic(
                 tmp / SIDECAR, json.dumps(meta, indent=2, sort_keys=True, default=_jsonable)
@@ -412,6 +555,11 @@ class ArtifactCache:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             _remove_empty(tmp_root, self.root)
+            try:  # the record of the code alone is no resumable state
+                if [p.name for p in work.iterdir()] == [WORK_CODE]:
+                    (work / WORK_CODE).unlink()
+            except OSError:
+                pass
             _remove_empty(work, self.root)  # a work folder holding nothing is no resumable state
             raise
         shutil.rmtree(work, ignore_errors=True)
@@ -472,10 +620,13 @@ class ArtifactCache:
                 subdirs[:] = keep
 
     def dependents(
-        self, failed: set[tuple[str, str]], metas: dict[tuple[str, str], dict] | None = None
+        self,
+        failed: set[tuple[str, str]],
+        metas: dict[tuple[str, str], dict] | None = None,
+        by_content: bool = True,
     ) -> dict[tuple[str, str], tuple[str, str]]:
         """Entries built from a failed one, transitively: ``{(kind, key): (kind, key) of the
-        entry it was built from}``.
+        entry it was built from}`` (without ``by_content``: only those that name its key).
 
         An entry depends on another when its config or its ``data`` names the other's key or
         :func:`content_checksum` (a 16-hex-digit token). Chapter code passes upstream artifacts
@@ -492,7 +643,7 @@ class ArtifactCache:
         aliases: dict[str, set[tuple[str, str]]] = {}  # a key or content checksum -> entries
         for ident in set(metas) | set(failed):
             aliases.setdefault(ident[1], set()).add(ident)
-        for ident, meta in metas.items():
+        for ident, meta in metas.items() if by_content else ():
             try:
                 aliases.setdefault(content_checksum(meta), set()).add(ident)
             except (KeyError, TypeError, AttributeError):
@@ -623,16 +774,18 @@ class ArtifactCache:
         if os.environ.get("RNNLIB_BUILD_LOG"):
             print(f"rnnlib cache: {message}", file=sys.stderr, flush=True)
 
-    def _log(self, kind: str, key: str, hit: bool, seconds: float) -> None:
+    def _log(self, kind: str, key: str, hit: bool, seconds: float, missing: bool = False) -> None:
         event = {
             "kind": kind,
             "key": key,
             "hit": hit,
             "seconds": round(seconds, 3),
             "chapter": os.environ.get("RNNLIB_CHAPTER"),
+            **self._notes.pop((kind, key), {}),
+            **({"missing": True} if missing else {}),
         }
         self.events.append(event)
-        if not hit:
+        if not hit and not missing:
             self._say(f"{kind}/{key} computed in {seconds:.0f} s")
         log = os.environ.get("RNNLIB_BUILD_LOG")
         if log:
@@ -658,12 +811,17 @@ def _check_kind(kind: str) -> None:
         )
 
 
-def _warn(message: str) -> None:
-    """A :class:`CacheIntegrityWarning` attributed to the first caller outside this module."""
+def _warn(message: str, category: type[Warning] | None = None) -> None:
+    """A warning (default :class:`CacheIntegrityWarning`) attributed to the first caller outside
+    this module."""
     frame, level = sys._getframe(1), 2
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, CacheIntegrityWarning, stacklevel=level)
+    warnings.warn(message, category or CacheIntegrityWarning, stacklevel=level)
+
+
+def _warn_stale(message: str) -> None:
+    _warn(message, StaleArtifactWarning)
 
 
 def _flat(kind: str) -> str:
@@ -788,6 +946,15 @@ def _record_times(path: Path, meta: dict, retimed: dict[str, int]) -> None:
         pass
 
 
+def _rewrite_sidecar(path: Path, meta: dict) -> None:
+    """Write ``meta`` as the sidecar of the entry folder ``path`` (best effort: a read-only
+    cache keeps its sidecars, and adopts or re-records them on each read)."""
+    try:
+        _write_atomic(path / SIDECAR, json.dumps(meta, indent=2, sort_keys=True, default=_jsonable))
+    except OSError:
+        pass
+
+
 def _identity(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return st.st_dev, st.st_ino
@@ -843,6 +1010,7 @@ __all__ = [
     "ArtifactCache",
     "CacheIntegrityWarning",
     "Damage",
+    "StaleArtifactWarning",
     "Verification",
     "canonical_json",
     "config_hash",

@@ -1,8 +1,9 @@
 """``rnnlib cache verify|ls|clean``: check the artifact cache, see what it holds, free space.
 
 ``ls`` lists every entry (kind, key, size, when and in how long it was computed, the commit,
-and the settings that tell a chapter's runs apart: architecture, length, updates, seed), then
-the quarantine and the work folders with their sizes. ``clean`` deletes the quarantine and,
+the settings that tell a chapter's runs apart: architecture, length, updates, seed, and whether
+its code is the code of now: :func:`code_state`), then the quarantine and the work folders with
+their sizes. ``clean`` deletes the quarantine and,
 with ``--work``, the work folders of unfinished artifacts that no process is using (an
 interrupted training's checkpoints: deleting them means it starts afresh); ``--dry-run`` says
 what it would delete.
@@ -27,6 +28,7 @@ import time
 import warnings
 from pathlib import Path
 
+from . import code_deps
 from .cache import (
     _KEY,
     QUARANTINE,
@@ -118,9 +120,24 @@ def list_entries(root: Path, kind: str = "") -> list[dict]:
                 "seconds": meta.get("wall_time_s"),
                 "commit": str(meta.get("git_commit") or "?")[:8],
                 "settings": _settings(meta.get("config") or {}),
+                "code": code_state(k, meta),
             }
         )
     return rows
+
+
+def code_state(kind: str, meta: dict) -> str:
+    """Whether an entry was computed by its kind's code of now (:mod:`rnnlib.code_deps`):
+    ``current``, ``stale: <the files that changed>`` (a build recomputes it), ``unrecorded``
+    (made before the code was recorded: a build adopts it), or ``-`` (a kind with no code)."""
+    now = code_deps.code_hashes(kind)
+    if now is None:
+        return "-"
+    recorded = code_deps.recorded(meta)
+    if recorded is None:
+        return "unrecorded"
+    files = [f.removeprefix("rnnlib/") for f in code_deps.changed(recorded, now)]
+    return "stale: " + code_deps.describe(files, 2) if files else "current"
 
 
 def work_folders(root: Path) -> list[tuple[Path, bool]]:
@@ -156,6 +173,12 @@ def ls_main(root: Path, kind: str) -> int:
         print(pd.DataFrame(rows).to_string(index=False))
     total = sum(r["MB"] for r in rows)
     print(f"{len(rows)} entries, {total:.1f} MB")
+    stale = sum(r["code"].startswith("stale") for r in rows)
+    if stale:
+        print(
+            f"{stale} entries computed by other code than now: a build recomputes them "
+            "(rnnlib build --keep-stale keeps them)"
+        )
     quarantine = root / QUARANTINE
     if quarantine.is_dir():
         print(f"quarantine: {_size(quarantine) / 1e6:.1f} MB in {quarantine}")

@@ -28,7 +28,11 @@ that the checkpoint is already past cannot be undone: the run returns at once wi
 state (more updates than ``max_updates`` asks for), and a ``patience`` that an earlier streak
 of evaluations without improvement would have ended counts from the current streak, which is
 how a finished run is continued with early stopping. ``eval_every`` may not change: the
-evaluations already made decide ``patience`` and the best parameters.
+evaluations already made decide ``patience`` and the best parameters. A checkpoint records the
+hashes of the model and training modules (:func:`rnnlib.code_deps.checkpoint_code`) and resumes
+only under that code: under other code it is refused (:class:`CheckpointMismatch`, naming the
+files that changed) unless ``RNNLIB_KEEP_STALE=1``; one written before the code was recorded is
+resumed.
 
 Evaluations run every ``eval_every`` updates (*scheduled*), and once more at the end when the
 run stops between two of them (a limit reached off the schedule, or no ``eval_every``). That
@@ -107,7 +111,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import distributed
+from . import code_deps, distributed
 from .batch import Batch, make_batch
 from .minibatch_order import PoolBatcher, Position, RandomBatcher, eval_batches
 from .checkpoint import load_checkpoint, save_atomic
@@ -589,13 +593,24 @@ class CheckpointMismatch(ValueError):
 
 
 def _check_checkpoint(ckpt: dict, cfg: TrainConfig, path: Path) -> None:
-    """Refuse a checkpoint of another format, or one written with a config this run may not
-    change."""
+    """Refuse a checkpoint of another format, one written by other model or training code than
+    this run's (:func:`rnnlib.code_deps.checkpoint_code`; unless ``$RNNLIB_KEEP_STALE``; a
+    checkpoint that records no code, written before it was recorded, is resumed), or one
+    written with a config this run may not change."""
     if ckpt.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointMismatch(
             f"{path}: checkpoint format {ckpt.get('format')!r}, expected {CHECKPOINT_FORMAT} "
             "(written by another rnnlib version); use another work_dir"
         )
+    written_by = code_deps.recorded(ckpt)
+    if written_by is not None and not code_deps.keep_stale():
+        files = code_deps.changed(written_by, code_deps.checkpoint_code())
+        if files:
+            raise CheckpointMismatch(
+                f"{path}: the checkpoint was written by other code (changed: "
+                f"{code_deps.describe(files)}); use another work_dir to start over, or "
+                f"{code_deps.KEEP_STALE_ENV}=1 to resume under this code"
+            )
     saved, now = ckpt["config"], asdict(cfg)
     for f in fields(TrainConfig):
         if f.name in RESUMABLE_CHANGES:
@@ -852,6 +867,7 @@ class Trainer:
             save_atomic(
                 {
                     "format": CHECKPOINT_FORMAT,
+                    **code_deps.stamped(code_deps.checkpoint_code()),
                     "config": asdict(self.cfg),
                     "model": self.model.state_dict(),
                     "optimizer": self.optimizer.state_dict(),

@@ -305,6 +305,8 @@ def execute_chapter(
     result = ChapterResult(stem, time.perf_counter() - start, notebook=target)
     for event in _read_events(log, skip=before):
         result.artifacts.append(event)
+        if event.get("missing"):  # a stale entry looked up only (listed by stale_lines)
+            continue
         if event["hit"]:
             result.cached += 1
         else:
@@ -530,4 +532,36 @@ def summary_table(results: list[ChapterResult], html_seconds: float | None, tota
         f"{'total':<{width}}  {total:8.1f}  {sum(r.computed for r in results):8d}  "
         f"{sum(r.cached for r in results):6d}"
     )
-    return "\n".join(lines)
+    return "\n".join(lines + stale_lines(results))
+
+
+def stale_lines(results: list[ChapterResult]) -> list[str]:
+    """The summary's lines on the code of the artifacts (:mod:`rnnlib.code_deps`): each one
+    that other code computed, what became of it and which files changed (or which stale entry
+    it was built from), and how many made before the code was recorded were adopted."""
+    lines, adopted = [], 0
+    for r in results:
+        for e in r.artifacts:
+            adopted += bool(e.get("adopted"))
+            stale = e.get("stale")
+            if not stale:
+                continue
+            if e.get("missing"):
+                fate = "not used (looked up only)"
+            else:
+                fate = "kept (--keep-stale)" if stale.get("kept") else "recomputed"
+            why = (
+                f"built from {stale['built_from']}"
+                if "built_from" in stale
+                else "changed: " + ", ".join(stale.get("changed", []))
+            )
+            lines.append(f"  {e['kind']}/{e['key']} ({r.stem}): {fate}; {why}")
+    if lines:
+        lines.insert(0, f"artifacts made by other code than now ({len(lines)}):")
+    if adopted:
+        them = "artifact" if adopted == 1 else "artifacts"
+        lines.append(
+            f"{adopted} {them} made before the code was recorded: adopted "
+            "(the code of now written into the sidecar, nothing recomputed)"
+        )
+    return lines

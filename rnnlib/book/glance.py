@@ -238,6 +238,8 @@ def rebuild_cost(build_log, cache_root) -> pd.DataFrame:
         if not line.strip():
             continue
         event = json.loads(line)
+        if event.get("missing"):  # a stale entry looked up only: neither used nor computed
+            continue
         row = rows.setdefault(
             event["chapter"], {"artifacts": 0, "computed now": 0, "minutes from empty": 0.0}
         )

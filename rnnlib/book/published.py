@@ -151,7 +151,7 @@ def artifacts(log: list[dict]) -> list[dict]:
     seen: dict[tuple, dict] = {}
     for e in log:
         ident = (e.get("kind"), e.get("key"))
-        if ident not in seen:
+        if ident not in seen and not e.get("missing"):  # (a stale entry looked up only)
             seen[ident] = {
                 "kind": e.get("kind"),
                 "key": e.get("key"),

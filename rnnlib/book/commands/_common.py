@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ...cache import default_cache_root, find_book_root
+from ...code_deps import KEEP_STALE_ENV
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +35,19 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         help="artifact cache folder (default: $RNNLIB_CACHE or <book>/_cache)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--keep-stale",
+        action="store_true",
+        help="keep artifacts (and resume unfinished trainings) made by other code than their "
+        "kind's of now, instead of recomputing them: for a change checked to change nothing, "
+        f"such as a move (sets {KEEP_STALE_ENV}=1; the summary lists them)",
+    )
+
+
+def keep_stale_from(args) -> None:
+    """Pass ``--keep-stale`` to the chapters' kernels (through the environment)."""
+    if getattr(args, "keep_stale", False):
+        os.environ[KEEP_STALE_ENV] = "1"
 
 
 def book_root() -> Path:
@@ -47,8 +62,6 @@ def folders(args, root: Path) -> tuple[Path, Path]:
     if args.cache:
         cache = args.cache.resolve()
     else:
-        import os
-
         cache = (
             Path(os.environ["RNNLIB_CACHE"]).resolve()
             if os.environ.get("RNNLIB_CACHE")
@@ -59,4 +72,10 @@ def folders(args, root: Path) -> tuple[Path, Path]:
     return out, cache
 
 
-__all__ = ["add_profile_arguments", "book_root", "default_cache_root", "folders"]
+__all__ = [
+    "add_profile_arguments",
+    "book_root",
+    "default_cache_root",
+    "folders",
+    "keep_stale_from",
+]

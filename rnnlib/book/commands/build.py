@@ -20,7 +20,7 @@ from ..execute import (
 )
 from ...cache_commands import verify_before_build
 from ..claims import reconcile
-from ._common import add_profile_arguments, book_root, folders
+from ._common import add_profile_arguments, book_root, folders, keep_stale_from
 
 
 def add_arguments(parser) -> None:
@@ -36,6 +36,7 @@ def main(args) -> int:
         print(f"rnnlib build: {e}", file=sys.stderr)
         return 2
     out, cache = folders(args, root)
+    keep_stale_from(args)
     verify_before_build(cache)  # RNNLIB_CACHE_VERIFY=full (default) | fast | off
     (out / "build-log.jsonl").unlink(missing_ok=True)
     (out / "build.json").unlink(missing_ok=True)  # written again when this build finishes

@@ -14,7 +14,7 @@ from ..execute import (
     resolve_all,
     summary_table,
 )
-from ._common import add_profile_arguments, book_root, folders
+from ._common import add_profile_arguments, book_root, folders, keep_stale_from
 
 
 def add_arguments(parser) -> None:
@@ -39,6 +39,7 @@ def main(args) -> int:
         print(f"rnnlib run: {e}", file=sys.stderr)
         return 2
     out, cache = folders(args, root)
+    keep_stale_from(args)
     start = time.perf_counter()
     try:
         with overrides_in_environment(
