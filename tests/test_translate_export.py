@@ -355,7 +355,8 @@ def test_translate_reproduces_the_smoke_books_rnnsearch_50_test_bleu(
     smoke_book, session_cache, tmp_path
 ):
     """After the smoke build, the test set's source file through ``rnnlib translate`` (from the
-    cache and from an exported folder) scores the chapter's RNNsearch-50 test BLEU to 0.01."""
+    cache and from an exported folder, each in a new process) gives the chapter's RNNsearch-50
+    translations line for line, and its test BLEU to 0.01."""
     from rnnlib.bleu import corpus_bleu
     from rnnlib.book.results import load
 
@@ -369,6 +370,14 @@ def test_translate_reproduces_the_smoke_books_rnnsearch_50_test_bleu(
     refs = read_lines(corpus / "test.tgt.txt")
     max_test = found.entry("params", "rnnsearch")["value"].get("max_test")
     n_test = len(sources) if max_test is None else min(max_test, len(sources))
+    chapter = None  # the chapter's own translations of All by RNNsearch-50 (rns-table1 cites them)
+    for ref in found.entry("rns-table1", "rnnsearch")["artifacts"]:
+        folder = Path(session_cache) / ref["kind"] / ref["key"]
+        if ref["kind"] == "rnnsearch/translations":
+            config = json.loads((folder / "meta.json").read_text())["config"]
+            if config["run"] == tm.about["key"] and not config["search"]["forbid_unk"]:
+                chapter = read_lines(folder / "text.txt")
+    assert chapter is not None and len(chapter) == n_test
     src = tmp_path / "test.src.txt"
     src.write_text("".join(s + "\n" for s in sources[:n_test]), encoding="utf-8")
     folder = tmp_path / "folder"
@@ -384,4 +393,5 @@ def test_translate_reproduces_the_smoke_books_rnnsearch_50_test_bleu(
         )
         assert proc.returncode == 0, proc.stderr
         hyps = proc.stdout.split("\n")[:-1]
+        assert hyps == chapter
         assert abs(corpus_bleu(hyps, refs[:n_test]).score - glued) <= 0.01

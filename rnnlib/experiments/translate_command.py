@@ -118,9 +118,9 @@ def read_input(path: Path | None) -> list[str]:
         raise ValueError(f"--input {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
-def write_alignments(folder: Path, translations: list[Translation]) -> int:
-    """Each translated sentence's weights as ``folder/line-<n>.png`` (n from 1, the input line)
-    in the style of B Fig. 3's panels; returns how many were written."""
+def write_alignments(folder: Path, translations: list[Translation], start: int = 1) -> int:
+    """Each translated sentence's weights as ``folder/line-<n>.png`` (``n`` the input line,
+    ``start`` the first's) in the style of B Fig. 3's panels; returns how many were written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -132,7 +132,7 @@ def write_alignments(folder: Path, translations: list[Translation]) -> int:
     style.use()
     folder.mkdir(parents=True, exist_ok=True)
     written = 0
-    for n, t in enumerate(translations, 1):
+    for n, t in enumerate(translations, start):
         if t.attention is None:
             continue
         item = {"label": f"line {n}", "source": t.source, "output": t.output}
@@ -162,30 +162,46 @@ def _translate(args: argparse.Namespace) -> int:
             f"--alignments: {tm.name} has no alignment model (arch {tm.config.arch}); "
             "an RNNsearch has"
         )
-    lines = read_input(args.input)
-    where = f"--input {args.input}" if args.input is not None else "standard input"
-    if not any(line.strip() for line in lines):
-        raise ValueError(f"{where}: no sentence to translate (one sentence a line)")
-    out = translator.translate(
-        lines,
+    options = dict(
         beam_size=args.beam,
         min_len=min_len,
         forbid_unk=args.no_unk,
         attention=args.alignments is not None,
     )
-    sys.stdout.write("".join(t.text + "\n" for t in out))
-    sys.stdout.flush()
-    drawn = write_alignments(args.alignments, out) if args.alignments is not None else 0
+    if args.input is None and sys.stdin.isatty():  # typed: each line as soon as it is entered
+        print(f"{PROG}: {tm.name}: type a sentence and Enter; Ctrl-D ends", file=sys.stderr)
+        out = []
+        for line in sys.stdin:
+            out += translator.translate([line], **options)
+            print(out[-1].text, flush=True)
+            if args.alignments is not None:
+                write_alignments(args.alignments, out[-1:], start=len(out))
+    else:
+        lines = read_input(args.input)
+        where = f"--input {args.input}" if args.input is not None else "standard input"
+        if not any(line.strip() for line in lines):
+            raise ValueError(f"{where}: no sentence to translate (one sentence a line)")
+        out = translator.translate(lines, **options)
+        sys.stdout.write("".join(t.text + "\n" for t in out))
+        sys.stdout.flush()
+        if args.alignments is not None:
+            write_alignments(args.alignments, out)
     if not args.quiet:
-        unknown = sum(len(t.unknown) for t in out)
-        origin = tm.about.get("folder") or f"{tm.about.get('kind')}/{tm.about.get('key')}"
-        print(
-            f"{PROG}: {len(out)} line{'s' if len(out) != 1 else ''} with {tm.name} ({origin}); "
-            f"{unknown} source words outside its shortlist read as [UNK]"
-            + (f"; {drawn} alignment matrices in {args.alignments}" if drawn else ""),
-            file=sys.stderr,
-        )
+        _summary(tm, out, args.alignments)
     return 0
+
+
+def _summary(tm: TrainedModel, out: list[Translation], alignments: Path | None) -> None:
+    """One line on standard error: lines, model, unknown words, alignment matrices drawn."""
+    unknown = sum(len(t.unknown) for t in out)
+    drawn = sum(t.attention is not None for t in out) if alignments is not None else 0
+    origin = tm.about.get("folder") or f"{tm.about.get('kind')}/{tm.about.get('key')}"
+    print(
+        f"{PROG}: {len(out)} line{'s' if len(out) != 1 else ''} with {tm.name} ({origin}); "
+        f"{unknown} source words outside its shortlist read as [UNK]"
+        + (f"; {drawn} alignment matrices in {alignments}" if drawn else ""),
+        file=sys.stderr,
+    )
 
 
 __all__ = ["add_arguments", "add_model_arguments", "load_model", "main", "read_input"]
