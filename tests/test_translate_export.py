@@ -181,6 +181,22 @@ def test_without_results_a_run_is_named_by_its_key(book, tmp_path):
     assert "no build results" in err.value.message and err.value.candidates
 
 
+def test_a_damaged_cache_entry_is_named_and_left_where_it_is(book, tmp_path):
+    import shutil
+
+    cache = tmp_path / "cache"
+    shutil.copytree(book["cache"], cache)
+    run = book["runs"].runs["RNNsearch-50"]
+    weights = cache / run.kind / run.key / "model.pt"
+    weights.write_bytes(weights.read_bytes()[:100])
+    with pytest.raises(ModelNotFound, match="model.pt: size changed"):
+        resolve("rnnsearch-50", cache, book["out"])
+    assert weights.stat().st_size == 100  # read only: nothing quarantined
+    assert resolve("rnnencdec-30", cache, book["out"]).about["key"] == (
+        book["runs"].runs["RNNencdec-30"].key
+    )
+
+
 def test_the_exported_folder_translates_as_the_cache_does(book, tmp_path):
     tm = resolve("rnnsearch-50", book["cache"], book["out"])
     folder = write_folder(tm, tmp_path / "model")

@@ -66,6 +66,8 @@ class Candidate:
     name: str
     run: Artifact
     cited: str
+    #: why the entry cannot be trusted (its first damage), ``None`` when it is intact
+    damage: str | None = None
 
     def line(self) -> str:
         c, extra = self.run.config, self.run.extra
@@ -74,7 +76,10 @@ class Candidate:
             f"dropout={model.get('dropout')} optimizer={train.get('optimizer')} "
             f"seed={train.get('seed')} updates={extra.get('updates')}"
         )
-        return f"{self.name:<14} {self.run.kind}/{self.run.key}  {settings}  ({self.cited})"
+        damaged = ", damaged" if self.damage else ""
+        return (
+            f"{self.name:<14} {self.run.kind}/{self.run.key}  {settings}  ({self.cited}{damaged})"
+        )
 
 
 def normalize(name: str) -> str:
@@ -141,13 +146,18 @@ def build_models(cache: Path, out: Path) -> tuple[list[Candidate], Params, str]:
         for ref in entry.get("artifacts", []):
             if ref.get("kind") != RUN_KIND:
                 continue
-            run = lookup(cache, RUN_KIND, ref["key"])
-            if run is None:
+            path = cache / RUN_KIND / ref["key"]
+            meta, damage, _ = _inspect(path, RUN_KIND, ref["key"])
+            if meta is None:
                 raise ModelNotFound(
                     f"{folder}: {table} cites {RUN_KIND}/{ref['key']}, which is not in the "
                     f"cache {cache} (was the build made with another --cache?)"
                 )
-            candidates.append(Candidate(run_name(run.config, P), run, f"{CHAPTER} {table}"))
+            run = Artifact(RUN_KIND, ref["key"], path, meta, True)
+            why = _damaged(damage[0], cache) if damage else None
+            candidates.append(
+                Candidate(run_name(meta["config"], P), run, f"{CHAPTER} {table}", why)
+            )
         return candidates, P, str(folder)
     return [], P, str(folder)
 
@@ -159,11 +169,15 @@ def lookup(cache: Path, kind: str, key: str) -> Artifact | None:
     path = cache / kind / key
     meta, damage, _ = _inspect(path, kind, key)
     if damage:
-        raise ModelNotFound(
-            f"{damage[0]}: the cache entry is damaged (rnnlib cache verify --cache {cache} "
-            "quarantines it, and the next build makes it again)"
-        )
+        raise ModelNotFound(_damaged(damage[0], cache))
     return None if meta is None else Artifact(kind, key, path, meta, True)
+
+
+def _damaged(damage, cache: Path) -> str:
+    return (
+        f"{damage}: the cache entry is damaged (rnnlib cache verify --cache {cache} "
+        "quarantines it, and the next build makes it again)"
+    )
 
 
 def _keys(cache: Path, kind: str) -> list[str]:
@@ -173,14 +187,22 @@ def _keys(cache: Path, kind: str) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir() and _KEY.fullmatch(p.name))
 
 
+def _intact(cache: Path, kind: str) -> list[Artifact]:
+    """Every intact entry of ``kind`` in the cache (a damaged one is passed over in a scan)."""
+    out = []
+    for key in _keys(cache, kind):
+        try:
+            art = lookup(cache, kind, key)
+        except ModelNotFound:
+            continue
+        if art is not None:
+            out.append(art)
+    return out
+
+
 def cache_runs(cache: Path, P: Params) -> list[Candidate]:
     """Every training run of the chapter's kind in the cache, named from its config."""
-    out = []
-    for key in _keys(cache, RUN_KIND):
-        run = lookup(cache, RUN_KIND, key)
-        if run is not None:
-            out.append(Candidate(run_name(run.config, P), run, "cache"))
-    return out
+    return [Candidate(run_name(run.config, P), run, "cache") for run in _intact(cache, RUN_KIND)]
 
 
 def _match(name: str, candidates: list[Candidate]) -> list[Candidate]:
@@ -236,9 +258,8 @@ def find_run(name: str, cache: Path, out: Path) -> tuple[Candidate, Params]:
 def run_corpus(cache: Path, run: Artifact) -> Artifact:
     """The ``corpus/prepared`` entry ``run`` was trained on (its data checksum)."""
     checksum = run.meta.get("data_checksum")
-    for key in _keys(cache, CORPUS_KIND):
-        corpus = lookup(cache, CORPUS_KIND, key)
-        if corpus is not None and content_checksum(corpus.meta) == checksum:
+    for corpus in _intact(cache, CORPUS_KIND):
+        if content_checksum(corpus.meta) == checksum:
             return corpus
     raise ModelNotFound(
         f"{run.kind}/{run.key}: the cache {cache} holds no {CORPUS_KIND} entry with its "
@@ -250,6 +271,8 @@ def trained_model(cache: Path, found: Candidate, P: Params) -> TrainedModel:
     """The :class:`TrainedModel` of a training run: its delivered parameters (``model.pt``), its
     config, its corpus's vocabularies and tokenizer settings, and the chapter's search."""
     run = found.run
+    if found.damage:
+        raise ModelNotFound(found.damage)
     corpus = run_corpus(cache, run)
     c = corpus.config
     state = load_checkpoint(run.file("model.pt"))
