@@ -34,6 +34,14 @@ COMMANDS = {
         "rnnlib.cache_commands",
         "the artifact cache: verify (hash every entry, quarantine what fails), ls, clean",
     ),
+    "translate": (
+        "rnnlib.experiments.translate_command",
+        "translate text, one sentence a line, with a trained model of the book or a model folder",
+    ),
+    "export": (
+        "rnnlib.experiments.export_command",
+        "write a trained model of the book as a self-contained folder (safetensors, vocabularies)",
+    ),
 }
 
 # commands whose module's ``main(argv)`` parses its own arguments
@@ -41,7 +49,7 @@ PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.bench.smt"}
 
 # commands that train or decode models -> whether they start other processes that do
 # (chapter kernels)
-MODEL_COMMANDS = {"train": False, "bench": False, "build": True, "run": True}
+MODEL_COMMANDS = {"train": False, "bench": False, "build": True, "run": True, "translate": False}
 
 
 def choose_allocator(command: str | None) -> bool:
