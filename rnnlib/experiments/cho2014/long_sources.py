@@ -77,8 +77,8 @@ def long_sources(
     P: Params,
     batch_size: int = 512,
 ) -> tuple[pd.DataFrame, Artifact]:
-    """``(frame, artifact)``: the drawn sources' pairs (:func:`drawn_rows` of ``scorer.table``, ``P.long_sources`` per
-    group) as :func:`rnnlib.experiments.cho2014.scorer.table_frame`'s columns (``src``, ``tgt``
+    """``(frame, artifact)``: the drawn sources' pairs (:func:`drawn_rows` of ``scorer.table``,
+    ``P.long_sources`` per group) as :func:`rnnlib.experiments.cho2014.scorer.table_frame`'s columns (``src``, ``tgt``
     word tuples, ``tm``, ``rnn``, ``lex``, ``count``, ``src_count``, ``src_len``) with ``group``
     and ``rnn0``, the untrained network's ``log p(t|s)``; ``attrs["population"]``: how many
     sources each group has in the whole table. Cached as ``cho2014/long_sources`` (keyed by the
