@@ -77,12 +77,13 @@ def long_sources(
     P: Params,
     batch_size: int = 512,
 ) -> tuple[pd.DataFrame, Artifact]:
-    """``(frame, artifact)``: the drawn sources' pairs (:func:`drawn_rows` of ``scorer.table``,
-    ``P.long_sources`` per group) as :func:`rnnlib.experiments.cho2014.scorer.table_frame`'s columns (``src``, ``tgt``
-    word tuples, ``tm``, ``rnn``, ``lex``, ``count``, ``src_count``, ``src_len``) with ``group``
-    and ``rnn0``, the untrained network's ``log p(t|s)``; ``attrs["population"]``: how many
-    sources each group has in the whole table. Cached as ``cho2014/long_sources`` (keyed by the
-    scorer's run, which names its phrase table, and the draw's parameters)."""
+    """``(frame, artifact)``: the drawn sources' pairs (:func:`drawn_rows` of
+    ``scorer.table``, ``P.long_sources`` per group) as the columns of
+    :func:`rnnlib.experiments.cho2014.scorer.table_frame` (``src``, ``tgt`` word tuples, ``tm``,
+    ``rnn``, ``lex``, ``count``, ``src_count``, ``src_len``) with ``group`` and ``rnn0``, the
+    untrained network's ``log p(t|s)``; ``attrs["population"]``: how many sources each group
+    has in the whole table. Cached as ``cho2014/long_sources`` (keyed by the scorer's run,
+    which names its phrase table, and the draw's parameters); seconds at ``cpu``."""
     table = scorer.table
     config = {
         "scorer": scorer.artifact.key,
