@@ -75,12 +75,15 @@ def test_t1_2_fails_above_the_cslm_floor_and_t1_4_is_refuted_without_the_cslm():
 
 def test_reach_counts_only_the_lists_where_the_penalty_varies():
     chosen = [" ".join(r.split()[:-1] + ["zz"]) for r in REFS]  # one wrong word each
-    oracle = list(REFS)  # the reference is in every list
-    idle = [[0.0, 0.0, 0.0]] * N
-    assert lm_floors.reach(idle, chosen, oracle, REFS) == (0.0, 0.0)
+    lists = [[c, r] for c, r in zip(chosen, REFS)]  # the reference is in every list
+    idle = [[0.0, 0.0]] * N
+    assert lm_floors.reach(lists, idle, chosen, REFS) == (0.0, 0.0)
     active = [[0.0, 1.0]] * N
-    gain, share = lm_floors.reach(active, chosen, oracle, REFS)
+    gain, share = lm_floors.reach(lists, active, chosen, REFS)
     assert gain > 10 and share == 1.0
+    half = [[0.0, 1.0] if i % 2 else [0.0, 0.0] for i in range(N)]
+    part, share = lm_floors.reach(lists, half, chosen, REFS)
+    assert 0 < part < gain and share == 0.5
 
 
 def test_t1_3_under_above_and_failing_the_penalty_s_reach():

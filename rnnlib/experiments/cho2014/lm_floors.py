@@ -31,7 +31,7 @@ from ... import verdicts
 from ...cache import Artifact, ArtifactCache
 from ...smt.system import SMTResult, checksum
 from .rows import BaselineRow, row_outputs
-from .table_1 import WP_MARGIN, nbest_oracle
+from .table_1 import WP_MARGIN, oracle_choice
 
 #: C-A-T1-2 and C-A-T1-4: the CSLM's lead over the same-shortlist Kneser-Ney model (log
 #: perplexity on the dev references, nats per word) must be at least 0: at least as good
@@ -67,20 +67,25 @@ def cslm_floored(check: verdicts.Check, cslm_ppl: float, kn_ppl: float) -> verdi
 
 
 def reach(
+    lists: Sequence[Sequence[str]],
     lists_wp: Sequence[Sequence[float]],
     chosen: Sequence[str],
-    oracle: Sequence[str],
     refs: Sequence[str],
 ) -> tuple[float, float]:
-    """``(reach, share)`` for one MERT seed: ``lists_wp`` holds, per test sentence, the word
-    penalty of each candidate of its n-best list; ``chosen`` the row's output (+CSLM+RNN),
-    ``oracle`` the list's best candidate by the reference (:func:`.table_1.nbest_oracle`).
-    ``reach``: corpus BLEU of ``chosen`` with the oracle's choice in the lists where the
-    penalty varies, minus that of ``chosen``; ``share``: the share of lists where it varies."""
+    """``(reach, share)`` for one MERT seed: ``lists`` holds each test sentence's n-best list
+    (detokenized candidates; only those where the penalty varies are read), ``lists_wp`` the
+    word penalty of each candidate, ``chosen`` the row's output (+CSLM+RNN). ``reach``: corpus
+    BLEU of ``chosen`` with the list's best candidate by the reference
+    (:func:`.table_1.oracle_choice`) in the lists where the penalty varies, minus that of
+    ``chosen``; ``share``: the share of lists where it varies. Only those lists are scored
+    against the reference."""
     from ...bleu import corpus_bleu
 
     varies = [len(set(wp)) > 1 for wp in lists_wp]
-    mixed = [o if v else c for v, o, c in zip(varies, oracle, chosen)]
+    where = [i for i, v in enumerate(varies) if v]
+    mixed = list(chosen)
+    for i, best in zip(where, oracle_choice([lists[i] for i in where], [refs[i] for i in where])):
+        mixed[i] = best
     gain = corpus_bleu(mixed, refs).score - corpus_bleu(list(chosen), refs).score
     return float(gain), float(np.mean(varies)) if varies else float("nan")
 
@@ -96,8 +101,8 @@ def wp_reach(
     the +RNN row's test n-best lists (the lists +CSLM+RNN+WP reranks in mode ``lists``), the
     penalty of each candidate (its words outside the target shortlist, as
     :class:`rnnlib.smt.rescore.ShortlistWords` counts them), +CSLM+RNN's output of the same
-    seed. Seconds at ``cpu`` (the oracle's sentence statistics of every candidate). ``None``
-    when an evaluation kept no n-best lists."""
+    seed. Seconds at ``cpu`` (the sentence statistics of the candidates of the lists where the
+    penalty varies). ``None`` when an evaluation kept no n-best lists."""
     from ...smt.rescore import ShortlistWords, load_nbest
 
     if not all((r.evaluation.path / "test.nbest.json.gz").exists() for r in rnn_runs.values()):
@@ -112,13 +117,16 @@ def wp_reach(
 
     def make(out: Path, work: Path) -> dict:
         wp = ShortlistWords(vocab)
-        oracle = nbest_oracle(rnn_runs, refs, base.detokenize)
         chosen = row_outputs({"r": cslm_rnn_runs})["r"]["test"]
         found = []
-        for r, orc, ch in zip(rnn_runs.values(), oracle, chosen):
+        for r, ch in zip(rnn_runs.values(), chosen):
             lists = load_nbest(r.evaluation.path / "test.nbest.json.gz")
             lists_wp = [wp.values([t.words for t in lst])[:, 0].tolist() for lst in lists]
-            found.append(reach(lists_wp, ch, orc, refs))
+            text = [  # only the lists where the penalty varies are read
+                [base.detokenize(t.words) for t in lst] if len(set(w)) > 1 else []
+                for lst, w in zip(lists, lists_wp)
+            ]
+            found.append(reach(text, lists_wp, ch, refs))
         text = json.dumps({"reach": [g for g, _ in found], "share": [s for _, s in found]})
         (out / "reach.json").write_text(text, encoding="utf-8")
         return {"seeds": len(found)}
