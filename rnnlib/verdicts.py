@@ -22,7 +22,10 @@ measurable", naming the control. A claim about a model's behaviour may carry a *
 measurable at this scale", with the floor and the measured values; where the floor names which
 tests read which value (``reads``, for a claim about every one of several systems), the tests
 above it are still judged, and one that fails (its control on the same tests not holding)
-refutes the claim. :func:`rnnlib.book.claims.record` refuses a
+refutes the claim. A claim that needs two things at once (each row at least 3 BLEU, and the
+language model a row adds at least as good as the one it joins) carries a floor for each
+(:func:`floored` with ``add=True``): it is measurable only above all of them, and the verdict
+names every value under its floor. :func:`rnnlib.book.claims.record` refuses a
 check without a control (only :func:`not_measurable` and :func:`bookkeeping` judge nothing and
 need none). A NaN is never evidence: every rule turns it into "not measurable".
 
