@@ -24,6 +24,13 @@ from .setting import N_BOOT, Params
 
 
 # -- Tables 2 and 3 -----------------------------------------------------------------------------
+#: the chapter's parameters that choose the sources of Tables 2-3 (what their tables cite)
+DRAWN = [
+    "seed", "min_source_words", "frequent_count", "rare_count", "phrases_per_group",
+    "long_sources",
+]  # fmt: skip
+
+
 @dataclass
 class LongPhrases:
     """The source phrases of A Tables 2-3 (:func:`long_phrases`).
