@@ -22,7 +22,10 @@ measurable", naming the control. A claim about a model's behaviour may carry a *
 measurable at this scale", with the floor and the measured values; where the floor names which
 tests read which value (``reads``, for a claim about every one of several systems), the tests
 above it are still judged, and one that fails (its control on the same tests not holding)
-refutes the claim. :func:`rnnlib.book.claims.record` refuses a
+refutes the claim. A claim that needs two things at once (each row at least 3 BLEU, and the
+language model a row adds at least as good as the one it joins) carries a floor for each
+(:func:`floored` with ``add=True``): it is measurable only above all of them, and the verdict
+names every value under its floor. :func:`rnnlib.book.claims.record` refuses a
 check without a control (only :func:`not_measurable` and :func:`bookkeeping` judge nothing and
 need none). A NaN is never evidence: every rule turns it into "not measurable".
 
@@ -55,7 +58,7 @@ translations. Recording a verdict, the ledger and the results page are :mod:`rnn
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -91,6 +94,15 @@ class Check:
     control: Control | None = None
     floor: Floor | None = None
     rebuilds: str = ""
+    #: floors beside ``floor`` (:func:`floored` with ``add=True``): a claim that needs two
+    #: things at once (each row at least 3 BLEU, and the language model it adds at least as good
+    #: as the one it is set against) is measurable only above every one of them
+    more_floors: list = field(default_factory=list)
+
+    @property
+    def floors(self) -> list[Floor]:
+        """Every floor of the check: ``floor`` first, then ``more_floors``."""
+        return ([self.floor] if self.floor is not None else []) + list(self.more_floors)
 
     @classmethod
     def from_dict(cls, d: dict) -> Check:
@@ -104,6 +116,7 @@ class Check:
             Control(control["what"], Check.from_dict(control["check"])) if control else None,
             Floor(**floor) if floor else None,
             d.get("rebuilds", ""),
+            [Floor(**f) for f in d.get("more_floors") or []],
         )
 
 
@@ -160,7 +173,9 @@ def _restricted(check: Check, labels: set[str]) -> Check:
     """``check`` with only the tests (observations) labelled ``labels``."""
     field_ = _ITEMS[check.rule]
     kept = [item for item in check.evidence[field_] if item[0] in labels]
-    return replace(check, evidence={**check.evidence, field_: kept}, control=None, floor=None)
+    return replace(
+        check, evidence={**check.evidence, field_: kept}, control=None, floor=None, more_floors=[]
+    )
 
 
 def controlled(check: Check, what: str, control: Check) -> Check:
@@ -182,6 +197,7 @@ def floored(
     unit: str,
     what: str = "",
     reads: Sequence[Sequence[str]] | None = None,
+    add: bool = False,
 ) -> Check:
     """``check``, measurable only where every ``(label, value)`` of ``values`` reaches ``floor``
     (for example at least 3 BLEU in every bucket the claim reads); below it (or with no value)
@@ -191,7 +207,11 @@ def floored(
     per value the labels of the tests that read it. Then the tests that read only values above
     the floor are still judged: one that fails refutes the claim ("for every system" is refuted
     by one measurable system), and otherwise the verdict stays "not measurable", saying what
-    the rule found above the floor."""
+    the rule found above the floor.
+
+    ``add``: keep the floor ``check`` already has and add this one (:attr:`Check.more_floors`):
+    the claim is measurable only above both. Its ``reads`` may then name only some tests: the
+    others are guarded by the check's first floor."""
     vals = [[str(l), None if _is_nan(v) or v is None else float(v)] for l, v in values]
     links = None
     if reads is not None:
@@ -208,11 +228,14 @@ def floored(
         named = {t for r in links for t in r}
         if named - known:
             raise ValueError(f"floored: reads names tests the check lacks: {sorted(named - known)}")
-        if known - named:  # a test no floored value guards would be judged unfloored
+        if known - named and not (add and check.floor is not None):  # judged unfloored else
             raise ValueError(
                 f"floored: no floored value is read by the tests {sorted(known - named)}"
             )
-    return replace(check, floor=Floor(vals, float(floor), str(unit), str(what), links))
+    new = Floor(vals, float(floor), str(unit), str(what), links)
+    if add and check.floor is not None:
+        return replace(check, more_floors=[*check.more_floors, new])
+    return replace(check, floor=new)
 
 
 # -- rules -----------------------------------------------------------------------------------------
@@ -555,17 +578,22 @@ def _finite(item) -> bool:
 
 
 def _above_floor(check: Check) -> tuple[Verdict, Verdict | None] | None:
-    """The rule's verdict on the tests of ``check`` that read only values at or above its floor
+    """The rule's verdict on the tests of ``check`` that read only values at or above its floors
     (:func:`floored`'s ``reads``) and have a value, and the control's on its tests at the same
-    positions (``None``: no control); ``None`` when the floor names no reads or no test is
-    left."""
-    floor = check.floor
-    if floor.reads is None or check.rule not in SEPARABLE_RULES:
+    positions (``None``: no control); ``None`` when a floor that is not met names no reads, or
+    no test is left."""
+    if check.rule not in SEPARABLE_RULES:
         return None
     under = set()
-    for (_, v), tests in zip(floor.values, floor.reads):
-        if v is None or not math.isfinite(v) or v < floor.floor:
-            under.update(tests)
+    for floor in check.floors:
+        low = [v is None or not math.isfinite(v) or v < floor.floor for _, v in floor.values]
+        if not any(low) and floor.values:
+            continue
+        if floor.reads is None or not floor.values:
+            return None
+        for is_low, tests in zip(low, floor.reads):
+            if is_low:
+                under.update(tests)
     items = check.evidence[_ITEMS[check.rule]]
     keep = [k for k, item in enumerate(items) if item[0] not in under and _finite(item)]
     if not keep:
@@ -596,8 +624,8 @@ def evaluate(check: Check) -> Verdict:
     ctrl = _rule(check.control.check) if check.control else None
     extra = {} if ctrl is None else {"control": ctrl.verdict, "control_reason": ctrl.reason}
     main = _rule(check)
-    if check.floor is not None and check.rule not in NO_CONTROL_RULES:
-        low = _below_floor(check.floor)
+    if check.floors and check.rule not in NO_CONTROL_RULES:
+        low = "; ".join(x for x in map(_below_floor, check.floors) if x)
         if low:
             judged = _above_floor(check)
             if judged is None:

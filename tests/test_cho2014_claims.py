@@ -285,39 +285,66 @@ def test_t2_claims_fail_the_other_way_round_and_skip_short_candidate_lists():
     phrases = table_2.long_phrases(flipped, PARAMS)
     got = table_2.table_2_claims(phrases, phrases, PARAMS, CTL, 200)
     assert _verdict(got["C-A-T2-1"]) == verdicts.FAILS  # the TM's targets the more literal
-    few = table_2.long_phrases(_frame(candidates=3), PARAMS)  # overlap 1 by construction
+    few = table_2.long_phrases(_frame(candidates=1), PARAMS)  # agreement 1 by construction
     got = table_2.table_2_claims(few, few, PARAMS, CTL, 200)
     assert _verdict(got["C-A-T2-3"]) == verdicts.UNMEASURABLE
     assert _verdict(got["C-A-T2-1"]) == verdicts.UNMEASURABLE
 
 
 # -- Table 3 --------------------------------------------------------------------------------------
-def _t3(shares, top_in, in_table) -> table_3.Table3:
-    return table_3.Table3(pd.DataFrame(), list(in_table), list(shares), list(top_in))
+def _t3(shares, top_in, hits, expected=10.0) -> table_3.Table3:
+    """A Table 3 of ``len(shares)`` sources, 50 draws each, ``hits`` of them table targets,
+    each source expecting ``expected`` such draws."""
+    return table_3.Table3(
+        pd.DataFrame(),
+        [],
+        list(shares),
+        list(top_in),
+        expected=[expected] * len(shares),
+        hits=list(hits),
+        draws=50,
+    )
 
 
 def test_t3_claims_hold_for_concentrated_samples_and_not_for_the_untrained_network():
-    trained = _t3([0.5, 0.6, 0.4, 0.55, 0.5, 0.45], [True] * 6, [True, False, False])
-    untrained = _t3([0.02, 0.04, 0.02, 0.02, 0.02, 0.02], [False] * 6, [False] * 20)
+    trained = _t3([0.5, 0.6, 0.4, 0.55, 0.5, 0.45], [True] * 6, [10, 20, 5, 0, 30, 25])
+    untrained = _t3([0.02, 0.04, 0.02, 0.02, 0.02, 0.02], [False] * 6, [0] * 6)
     got = table_3.table_3_claims(trained, 50, 1, untrained, CTL, 200)
     assert _verdict(got["C-A-T3-1"]) == verdicts.HOLDS
     assert _verdict(got["C-A-T3-2"]) == verdicts.HOLDS
     assert _control(got["C-A-T3-1"]) == verdicts.FAILS
-    assert _control(got["C-A-T3-2"]) == verdicts.FAILS  # none of its samples in the table
+    assert _control(got["C-A-T3-2"]) == verdicts.FAILS  # none of its draws in the table
 
 
 def test_t3_claims_fail_for_spread_or_wrong_samples():
-    spread = _t3([0.02, 0.04, 0.03], [False, False, True], [True, True])
+    spread = _t3([0.02, 0.04, 0.03], [False, False, True], [50, 50, 50])
     got = table_3.table_3_claims(spread, 50, 1, spread, CTL, 200)
     assert _verdict(got["C-A-T3-1"]) == verdicts.FAILS
-    assert _verdict(got["C-A-T3-2"]) == verdicts.FAILS  # all shown samples in the table
-    wrong = _t3([0.5, 0.6, 0.5], [False, False, False], [False, True])
+    assert _verdict(got["C-A-T3-2"]) == verdicts.FAILS  # every draw in the table
+    wrong = _t3([0.5, 0.6, 0.5], [False, False, False], [0, 5, 0])
     assert (
         _verdict(table_3.table_3_claims(wrong, 50, 1, spread, CTL, 200)["C-A-T3-1"])
         == verdicts.FAILS
     )
     empty = table_3.table_3_claims(_t3([], [], []), 50, 1, spread)
     assert {_verdict(c) for c in empty.values()} == {verdicts.UNMEASURABLE}
+
+
+def test_t3_claims_stop_where_too_few_table_targets_are_expected():
+    """A network whose probability of the table's targets makes a hit unlikely in 50 draws: no
+    hit seen is no evidence, and the verdicts say why, with the expected hits."""
+    rare = _t3([0.5, 0.6, 0.5], [False, False, False], [0, 0, 0], expected=0.01)
+    got = table_3.table_3_claims(rare, 50, 1, rare, CTL, 200)
+    for claim in ("C-A-T3-1", "C-A-T3-2"):
+        v = verdicts.evaluate(got[claim])
+        assert v.verdict == verdicts.UNMEASURABLE
+        assert "expected phrase-table targets in 50 draws" in v.reason
+    # the median floor reads the typical source: one source expecting many hits is not enough
+    one = _t3([0.5, 0.6, 0.5], [True, False, False], [30, 0, 0])
+    one.expected = [40.0, 0.01, 0.01]
+    got = table_3.table_3_claims(one, 50, 1, rare, CTL, 200)
+    assert _verdict(got["C-A-T3-1"]) == verdicts.UNMEASURABLE
+    assert _verdict(got["C-A-T3-2"]) == verdicts.HOLDS  # 40 expected over all draws: enough
 
 
 def test_the_claims_about_the_network_are_judged_on_every_alignment():

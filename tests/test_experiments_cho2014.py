@@ -224,6 +224,9 @@ def test_stages_table_lists_every_stage_and_run():
     table = stages_mod.stages_table(base, rnn, cslm, timing, eval_nbest=5, checks=[check])
     assert table.index.name == "stage" and list(table.columns) == ["seconds"]
     assert len(table) == 10 + 3 * 2 * 2 + 2 + 2 * 2
+    more = [("long sources", _art(11)), ("not built", None)]
+    longer = stages_mod.stages_table(base, rnn, cslm, timing, 5, [check], more)
+    assert len(longer) == len(table) + 1 and longer.loc["long sources", "seconds"] == 11
     assert (
         table.loc["training the RNN Encoder-Decoder again: Adadelta at rate 1, no clipping"].item()
         == 10

@@ -409,7 +409,7 @@ def ledger(folder: Path) -> list[dict]:
                 "build": build_label(rec.build),
                 "control": _control_text(rec.check, v),
                 "control_verdict": v.control,
-                "floor": _floor_text(rec.check.floor),
+                "floor": "; ".join(_floor_text(f) for f in rec.check.floors),
                 "rebuilds": rec.check.rebuilds,
             }
         )

@@ -22,7 +22,8 @@ from .rows import BaselineRow, Replicate, RNNRow, bleu_of
 from .setting import Params
 from .systems import baseline_row, rnn_row
 from .table_1 import dev_parts
-from .table_2 import long_phrases
+from .long_sources import long_sources
+from .table_2 import long_phrases, untrained_long
 from .table_3 import table_3_claims, table_3_samples
 
 
@@ -51,30 +52,35 @@ def alignment_replicates(
     return out
 
 
-def network_claims(rnn: RNNRow, corpus, P: Params) -> dict[str, verdicts.Check]:
+def network_claims(
+    rnn: RNNRow, corpus, P: Params, cache: ArtifactCache
+) -> dict[str, verdicts.Check]:
     """The claims about the network (Fig. 3: C-A-F3-1 ... C-A-F3-3; Table 3: C-A-T3-1, C-A-T3-2)
     measured on ``rnn`` exactly as the chapter measures them on its own row (the same pairs
-    drawn from its frame, the same seeds, its untrained network as the control): the checks of
-    a further alignment, which :func:`rnnlib.experiments.spread.across` sets beside the
-    chapter's. Torch's global random state is left as it was."""
+    drawn from its frame, the long sources drawn from its phrase table with ``cache``
+    (:func:`.long_sources.long_sources`), the same seeds, its untrained network as the
+    control): the checks of a further alignment, which :func:`rnnlib.experiments.spread.across`
+    sets beside the chapter's. Torch's global random state is left as it was."""
     seed, n_samples = P.seed, P.n_samples
     with torch.random.fork_rng(devices=[]):
         ctl = controls(rnn, corpus)
         frame = scored_frame(rnn, corpus)
         pick = figure_3_pairs(frame, P.scatter_points, seed)
         out = dict(figure_3_claims(pick, seed, rescored(pick, ctl.model, corpus), ctl))
-        phrases = long_phrases(frame, P)
+        long, _ = long_sources(cache, rnn.scorer, rnn.model, ctl.model, corpus, P)
+        phrases = long_phrases(long, P)
         samples = table_3_samples(phrases, rnn, corpus, n_samples, seed)
-        control = table_3_samples(phrases, rnn, corpus, n_samples, seed, ctl.model)
+        uphrases = untrained_long(phrases)
+        control = table_3_samples(uphrases, rnn, corpus, n_samples, seed, ctl.model)
         out.update(table_3_claims(samples, n_samples, seed, control, ctl))
     return out
 
 
 def further_network_claims(
-    replicates: Sequence[Replicate], corpus, P: Params
+    replicates: Sequence[Replicate], corpus, P: Params, cache: ArtifactCache
 ) -> list[tuple[int, dict[str, verdicts.Check]]]:
     """``(alignment, network_claims)`` of every alignment but the chapter's first."""
-    return [(rep.alignment, network_claims(rep.rnn, corpus, P)) for rep in replicates[1:]]
+    return [(rep.alignment, network_claims(rep.rnn, corpus, P, cache)) for rep in replicates[1:]]
 
 
 def claims_across(

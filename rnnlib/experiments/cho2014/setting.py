@@ -78,8 +78,9 @@ class Params:
     scatter_points: int = 5000
     min_source_words: int = 4
     frequent_count: int = 20
-    rare_count: int = 2
+    rare_count: int = 5
     phrases_per_group: int = 5
+    long_sources: int = 200
     n_samples: int = 50
 
     def as_dict(self) -> dict[str, Any]:

@@ -51,14 +51,21 @@ def threads_text(networks: dict[str, Artifact]) -> str:
 
 # -- where the time goes, and the set-up -------------------------------------------------------
 def stages_table(
-    base: BaselineRow, rnn: RNNRow, cslm, timing, eval_nbest: int, checks: Sequence = ()
+    base: BaselineRow,
+    rnn: RNNRow,
+    cslm,
+    timing,
+    eval_nbest: int,
+    checks: Sequence = (),
+    more: Sequence = (),
 ) -> pd.DataFrame:
     """Seconds of each stage (index: stage; 1 digit), as the run that computed it measured
     them: the phrase-based system's, the network's training and scoring, the CSLM's training
     (``cslm``: :class:`.cslm.CSLMRows`), the search with and without
     the CSLM (``timing``: :class:`.cslm.SearchTiming`, measured in
     this build), and each row's MERT and evaluation per seed. ``checks``: further networks
-    trained to check the chapter's choices (:func:`scorer_variant` runs), each its own row."""
+    trained to check the chapter's choices (:func:`scorer_variant` runs), each its own row;
+    ``more``: further ``(stage, artifact)`` rows (an artifact ``None``: not built, left out)."""
     first, n = base.first_run, len(timing.sentences)
     extra_runs = [
         (f"training the RNN Encoder-Decoder again: {optimiser_text(sc)}", sc.artifact)
@@ -73,6 +80,7 @@ def stages_table(
         ("scoring every usable pair", rnn.feature),
         ("training the CSLM", cslm.artifact),
         *([("the Kneser-Ney model on the CSLM's shortlist", cslm.kn)] if cslm.kn else []),
+        *[(stage, art) for stage, art in more if art is not None],
     ]
     rows = [(stage, art.meta["wall_time_s"]) for stage, art in rows]
     rows += [

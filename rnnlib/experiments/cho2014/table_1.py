@@ -262,26 +262,34 @@ WP_MARGIN = 0.5
 
 def nbest_oracle(runs: dict[int, SMTResult], refs: Sequence[str], detokenize) -> list[list[str]]:
     """Each MERT seed's test n-best lists (``test.nbest.json.gz`` of its evaluation) reranked by
-    the reference: for each sentence the candidate with the highest smoothed sentence BLEU
-    (add-one n-gram precisions and the brevity penalty, from sacreBLEU's statistics). A system
-    that BLEU must prefer: the control of the null claim C-A-T1-3."""
-    from ...bleu import sufficient_stats
+    the reference (:func:`oracle_choice`). A system that BLEU must prefer: the control of the
+    null claim C-A-T1-3."""
     from ...smt.rescore import load_nbest
 
     out = []
     for r in runs.values():
         lists = load_nbest(r.evaluation.path / "test.nbest.json.gz")
-        cands = [[detokenize(t.words) for t in lst] for lst in lists]
-        flat = [c for cs in cands for c in cs]
-        _, st = sufficient_stats(flat, [ref for ref, cs in zip(refs, cands) for _ in cs])
-        prec = np.log((st[:, 2:6] + 1) / (st[:, 6:10] + 1)).mean(1)
-        score = prec + np.minimum(0, 1 - st[:, 1] / np.maximum(st[:, 0], 1))
-        best, k = [], 0
-        for cs in cands:
-            best.append(cs[int(np.argmax(score[k : k + len(cs)]))] if cs else "")
-            k += len(cs)
-        out.append(best)
+        out.append(oracle_choice([[detokenize(t.words) for t in lst] for lst in lists], refs))
     return out
+
+
+def oracle_choice(cands: Sequence[Sequence[str]], refs: Sequence[str]) -> list[str]:
+    """For each sentence, the candidate of ``cands`` (its n-best list, detokenized) with the
+    highest smoothed sentence BLEU against its reference (add-one n-gram precisions and the
+    brevity penalty, from sacreBLEU's statistics); ``""`` for an empty list."""
+    from ...bleu import sufficient_stats
+
+    flat = [c for cs in cands for c in cs]
+    if not flat:
+        return ["" for _ in cands]
+    _, st = sufficient_stats(flat, [ref for ref, cs in zip(refs, cands) for _ in cs])
+    prec = np.log((st[:, 2:6] + 1) / (st[:, 6:10] + 1)).mean(1)
+    score = prec + np.minimum(0, 1 - st[:, 1] / np.maximum(st[:, 0], 1))
+    best, k = [], 0
+    for cs in cands:
+        best.append(cs[int(np.argmax(score[k : k + len(cs)]))] if cs else "")
+        k += len(cs)
+    return best
 
 
 def clark(label: str, a: list[list[str]], b: list[list[str]], refs: Sequence[str]) -> tuple:

@@ -15,7 +15,7 @@ from ... import verdicts
 from ...batch import source_batch
 from ...book import papers
 from ...book.claims import ClaimCheck
-from ...search import sample
+from ...search import beam_search, sample
 from ...stats import (
     bootstrap_mean,
 )
@@ -29,6 +29,15 @@ from .table_2 import LongPhrases, bracket, judged, mean_or_nan
 #: TOP_CORRECT of the sources ("typically a correct translation"; the table's targets are the
 #: book's proxy for a correct translation)
 TOP_SHARE, TOP_CORRECT = 0.1, 0.5
+
+#: the floors of Table 3's claims, on each source's *expected table hits*: its draws times the
+#: network's probability of all its phrase-table targets (those the network can write: every
+#: word in its shortlist), the draws that can be a table target by the network's own account.
+#: C-A-T3-1 (the most drawn sample a table target for most sources) needs the median source to
+#: expect at least HITS_MEDIAN_FLOOR such draws; C-A-T3-2 (some draws in the table, some not)
+#: needs at least HITS_TOTAL_FLOOR over all draws: with fewer, drawing none has a chance of
+#: e^-3 (5%) or more, so no overlap seen is no evidence
+HITS_MEDIAN_FLOOR, HITS_TOTAL_FLOOR = 1.0, 3.0
 
 
 def paper_table_3() -> pd.DataFrame:
@@ -76,12 +85,28 @@ class Table3:
     """A Table 3 (:func:`table_3_samples`): ``table`` (index: group, source); ``in_table``: for
     each shown sample, whether the phrase table has it for its source; ``top_share``: for each
     source, the share of its samples that are its most frequent one; ``top_in_table``: for each
-    source, whether that most frequent sample is among the phrase table's targets for it."""
+    source, whether that most frequent sample is among the phrase table's targets for it;
+    ``expected``: each source's expected table hits (:func:`expected_hits`); ``hits``: how many
+    of its draws are table targets; ``draws``: draws per source; ``beam_in_table``: whether the
+    network's beam-search output for the source is a table target."""
 
     table: pd.DataFrame
     in_table: list[bool]
     top_share: list[float]
     top_in_table: list[bool] = dataclasses.field(default_factory=list)
+    expected: list[float] = dataclasses.field(default_factory=list)
+    hits: list[int] = dataclasses.field(default_factory=list)
+    draws: int = 0
+    beam_in_table: list[bool] = dataclasses.field(default_factory=list)
+
+
+def expected_hits(cand: pd.DataFrame, vocab, n_samples: int) -> float:
+    """``n_samples`` times the network's probability of the targets of ``cand`` (one source's
+    rows of the table, ``rnn`` its ``log p(t|s)``) whose every word is in ``vocab`` (a target
+    with a word outside it cannot be drawn as itself): the draws expected to be table
+    targets."""
+    ok = [all(w in vocab for w in t) for t in cand["tgt"]]
+    return float(n_samples * np.exp(cand.loc[ok, "rnn"].to_numpy(dtype=np.float64)).sum())
 
 
 def table_3_samples(
@@ -96,10 +121,12 @@ def table_3_samples(
     when ``None``; :func:`rnnlib.search.sample`, one ``torch.Generator`` seeded with ``seed`` on
     the network's device, the sources in order) for each source of Table 2; the five best
     distinct samples by the network's score with how often each was drawn, a star on those the
-    phrase table lacks for that source."""
+    phrase table lacks for that source; the draws that are table targets against those
+    expected (:func:`expected_hits`, from ``phrases``' scores: pass the same network's), and
+    the network's beam-search output (beam 10)."""
     model = rnn.model if model is None else model
     gen = torch.Generator(device=rnn.scorer.device).manual_seed(seed)
-    rows, in_table, top_share, top_in = [], [], [], []
+    rows, t3 = [], Table3(pd.DataFrame(), [], [], [], draws=n_samples)
     for g, srcs in phrases.chosen.items():
         for s in srcs:
             src = source_batch([corpus.src_vocab.encode(s)])
@@ -110,28 +137,54 @@ def table_3_samples(
                 counts[words] = counts.get(words, 0) + 1
                 best[words] = h.score
             top = sorted(counts, key=lambda w: -best[w])[:5]
-            known = set(phrases.long[phrases.long["src"] == s]["tgt"])
-            in_table += [w in known for w in top]
-            top_share.append(max(counts.values()) / len(hyps))
-            top_in.append(max(counts, key=counts.get) in known)
+            cand = phrases.long[phrases.long["src"] == s]
+            known = set(cand["tgt"])
+            beam = tuple(
+                corpus.tgt_vocab.decode(beam_search(model, src, beam_size=10)[0][0].tokens)
+            )
+            t3.in_table += [w in known for w in top]
+            t3.top_share.append(max(counts.values()) / len(hyps))
+            t3.top_in_table.append(max(counts, key=counts.get) in known)
+            t3.expected.append(expected_hits(cand, corpus.tgt_vocab, n_samples))
+            t3.hits.append(sum(c for w, c in counts.items() if w in known))
+            t3.beam_in_table.append(beam in known)
             shown = " · ".join(
                 f"{bracket(w)} (×{counts[w]})" + ("" if w in known else " *") for w in top
             )
-            rows.append({"group": g, "source": " ".join(s), "samples (top 5 by score)": shown})
-    columns = ["group", "source", "samples (top 5 by score)"]
-    table = pd.DataFrame(rows, columns=columns).set_index(["group", "source"])
-    return Table3(table, in_table, top_share, top_in)
+            rows.append(
+                {
+                    "group": g,
+                    "source": " ".join(s),
+                    "samples (top 5 by score)": shown,
+                    "table targets drawn": t3.hits[-1],
+                    "expected": round(t3.expected[-1], 2),
+                    "beam output": bracket(beam) + ("" if beam in known else " *"),
+                }
+            )
+    columns = ["group", "source", "samples (top 5 by score)", "table targets drawn", "expected"]
+    t3.table = pd.DataFrame(rows, columns=columns + ["beam output"]).set_index(["group", "source"])
+    return t3
 
 
 def numbers(t3: Table3, n_samples: int) -> dict[str, Any]:
     """The samples per source, the share (%) of the shown samples in the phrase table, the mean
     share (%) of the most frequent sample and the share (%) of sources whose most frequent
-    sample is in the table."""
+    sample is in the table; the share (%) of all draws that are table targets and the share
+    expected (:func:`expected_hits`), the median and total expected hits with their floors, and
+    the share (%) of sources whose beam output is a table target."""
+    all_draws = t3.draws * len(t3.hits)
     return {
         "cho-n-samples": n_samples,
         "cho-in-table": (100 * mean_or_nan(t3.in_table), 1),
         "cho-top-share": (100 * mean_or_nan(t3.top_share), 1),
         "cho-top-in-table": (100 * mean_or_nan(t3.top_in_table), 1),
+        "cho-draws-in-table": (100 * sum(t3.hits) / all_draws if all_draws else np.nan, 1),
+        "cho-expected-in-table": (100 * sum(t3.expected) / all_draws if all_draws else np.nan, 1),
+        "cho-hits-median": (float(np.median(t3.expected)) if t3.expected else np.nan, 2),
+        "cho-hits-total": (float(np.sum(t3.expected)), 2),
+        "cho-hits-median-floor": HITS_MEDIAN_FLOOR,
+        "cho-hits-total-floor": HITS_TOTAL_FLOOR,
+        "cho-beam-in-table": (100 * mean_or_nan(t3.beam_in_table), 1),
     }
 
 
@@ -195,36 +248,62 @@ def _concentrated(measured, n_samples: int, note: str = "") -> verdicts.Check | 
     )
 
 
+def hits_floored(check: verdicts.Check, t3: Table3, total: bool) -> verdicts.Check:
+    """``check`` also floored on the expected table hits of ``t3``'s sources
+    (:func:`expected_hits`): their median at :data:`HITS_MEDIAN_FLOOR` (C-A-T3-1), or their sum
+    over all draws at :data:`HITS_TOTAL_FLOOR` (``total``, C-A-T3-2). A check that judges
+    nothing is returned as it is."""
+    if check.rule in verdicts.NO_CONTROL_RULES:
+        return check
+    n, e = len(t3.expected), t3.expected
+    if total:
+        value = float(np.sum(e)) if n else None
+        values, floor = [(f"sum over the {n} sources", value)], HITS_TOTAL_FLOOR
+        what = "all draws (the draws times the network's probability of the table's targets)"
+    else:
+        value = float(np.median(e)) if n else None
+        values, floor = [(f"median of the {n} sources", value)], HITS_MEDIAN_FLOOR
+        what = "a source's draws (its draws times the network's probability of its targets)"
+    return verdicts.floored(
+        check, values, floor, f"expected phrase-table targets in {t3.draws} draws", what, add=True
+    )
+
+
 def claim_t3_1(m: Table3Measures, ctl: Controls | None = None) -> ClaimCheck:
     """C-A-T3-1, the samples concentrated on one (:data:`TOP_SHARE`) that is typically a correct
     translation, read as one of the table's targets for the source (:data:`TOP_CORRECT`);
-    control: the untrained network's samples; floored by ``ctl``. Paper A (§4.3): "We can see
-    that the RNN Encoder–Decoder is able to propose well-formed target phrases without looking
-    at the actual phrase table." """
+    control: the untrained network's samples; floored by ``ctl`` and on the median source's
+    expected table hits (:func:`hits_floored`). Paper A (§4.3): "We can see that the RNN
+    Encoder–Decoder is able to propose well-formed target phrases without looking at the actual
+    phrase table." """
     check = _concentrated(m.trained, m.n_samples, _note(m))
     control = _concentrated(m.untrained, m.n_samples)
     why = "fewer than two sources were drawn"
-    return ClaimCheck("C-A-T3-1", judged(check, control, why, UNTRAINED, ctl))
+    out = judged(check, control, why, UNTRAINED, ctl)
+    return ClaimCheck("C-A-T3-1", hits_floored(out, m.samples, total=False))
 
 
 def _overlapping(t3: Table3, note: str = "") -> verdicts.Check | None:
-    if not t3.in_table:
+    """Some of all of ``t3``'s draws are table targets, and some are not (``None``: no draw)."""
+    if not t3.hits:
         return None
-    shown, inside = len(t3.in_table), sum(t3.in_table)
-    some = f"some shown samples are in the phrase table ({inside} of {shown})"
+    n = t3.draws * len(t3.hits)
+    inside = sum(t3.hits)
+    some = f"some of the {n} draws are phrase-table targets ({inside})"
     return verdicts.all_true(
-        [(some, any(t3.in_table)), (f"some are not ({shown - inside})", not all(t3.in_table))],
-        note=note,
+        [(some, inside > 0), (f"some are not ({n - inside})", inside < n)], note=note
     )
 
 
 def claim_t3_2(m: Table3Measures, ctl: Controls | None = None) -> ClaimCheck:
-    """C-A-T3-2, the samples overlap the phrase table's targets, but not completely; control:
-    the untrained network's samples; floored by ``ctl``. Paper A (§4.3): "Importantly, the
-    generated phrases do not overlap completely with the target phrases from the phrase
-    table." """
+    """C-A-T3-2, the draws overlap the phrase table's targets, but not completely (over every
+    draw of every source); control: the untrained network's samples; floored by ``ctl`` and on
+    the expected table hits over all draws (:func:`hits_floored`). Paper A (§4.3):
+    "Importantly, the generated phrases do not overlap completely with the target phrases from
+    the phrase table." """
     check, control = _overlapping(m.samples, _note(m)), _overlapping(m.control)
-    return ClaimCheck("C-A-T3-2", judged(check, control, "no samples were drawn", UNTRAINED, ctl))
+    out = judged(check, control, "no samples were drawn", UNTRAINED, ctl)
+    return ClaimCheck("C-A-T3-2", hits_floored(out, m.samples, total=True))
 
 
 def table_3_claims(
