@@ -855,6 +855,7 @@ def test_c_b_f2_3_reads_the_papers_last_bucket_and_shows_the_open_one_apart():
     assert "50-59" in check.note
     past = figure_2.beyond(ex, tr, by_length)
     assert past["rns-f2-beyond-n"] == (25, None)
+    assert past["rns-f2-beyond"].startswith("+") and "[" in past["rns-f2-beyond"]
     assert past["rns-f2-beyond-low"][0] > 0  # the open bucket drops, beyond the noise
 
 

@@ -261,8 +261,8 @@ def longest_texts(by_length: dict, gaps: pd.DataFrame) -> dict[str, str]:
 def beyond(ex: RNNsearchExperiment, tr: Translations, by_length: dict) -> dict:
     """The extension past the paper's axis, shown and not judged: RNNsearch-50's BLEU on all
     sentences − on the open last bucket (``>= bucket_last``, sentences longer than the paper
-    plots), paired (:func:`rnnlib.stats.subset_difference`); ``glue name -> (value, digits)``,
-    NaN below two sentences."""
+    plots), paired (:func:`rnnlib.stats.subset_difference`); ``glue name -> (value, digits)``
+    (NaN below two sentences), and ``rns-f2-beyond``, the drop with its interval in words."""
     t = by_length["RNNsearch-50"]
     row = t[~np.isfinite(t["high_len"].to_numpy(dtype=float))].iloc[-1]
     mask = ex.src_len >= row["low_len"]
@@ -272,11 +272,15 @@ def beyond(ex: RNNsearchExperiment, tr: Translations, by_length: dict) -> dict:
         search = tr.of("RNNsearch-50")
         res = stats.subset_difference(search, tr.refs["all"], mask, n_samples=ex.P.n_boot)
     # subset_difference gives bucket − all; the drop is all − bucket
+    drop, low, high = -res["diff"], -res["high"], -res["low"]
     out.update(
         {
-            "rns-f2-beyond-drop": (-res["diff"], 2),
-            "rns-f2-beyond-low": (-res["high"], 2),
-            "rns-f2-beyond-high": (-res["low"], 2),
+            "rns-f2-beyond-drop": (drop, 2),
+            "rns-f2-beyond-low": (low, 2),
+            "rns-f2-beyond-high": (high, 2),
+            "rns-f2-beyond": f"{drop:+.2f} [{low:.2f}, {high:.2f}]"
+            if np.isfinite(drop)
+            else "not measured (fewer than two sentences)",
         }
     )
     return out
