@@ -4,6 +4,7 @@ and training configs every run is built from (:class:`RNNsearchExperiment`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
@@ -124,6 +125,9 @@ class Params:
     dropout_long: float | None = None
     dropout_runs_long: str = ""
     encdec_lr_check: bool = False
+    dropout_encdec: float | None = None
+    lr_decay_encdec: str = ""
+    encdec_runs: str = ""
     clip_norm: float | None = 1.0
     updates_encdec: int | None = None
     updates_search: int = 1600
@@ -256,8 +260,10 @@ class RNNsearchExperiment:
 
     def dropout_of(self, name: str) -> float:
         """The dropout on the maxout units of a run of model ``name`` (its continuations and
-        further seeds alike): ``dropout_long`` for the "-50" models (:data:`LONG`) where it is
-        set, else ``dropout``."""
+        further seeds alike): ``dropout_encdec`` for the RNNencdec models where it is set, else
+        ``dropout_long`` for the "-50" models (:data:`LONG`) where it is set, else ``dropout``."""
+        if name.startswith("RNNencdec") and self.P.dropout_encdec is not None:
+            return self.P.dropout_encdec
         if name.rstrip("*") in LONG and self.P.dropout_long is not None:
             return self.P.dropout_long
         return self.P.dropout
@@ -269,11 +275,19 @@ class RNNsearchExperiment:
             return self.P.lr_encdec
         return self.P.lr
 
+    def lr_decay_of(self, arch: str) -> float | None:
+        """The schedule's factor of a run of ``arch`` (``None``: a constant rate): RNNencdec's
+        own where ``lr_decay_encdec`` is set (:func:`parse_lr_decay`), else ``lr_decay``."""
+        if arch == "rnnencdec" and self.P.lr_decay_encdec.strip():
+            return parse_lr_decay(self.P.lr_decay_encdec, "lr_decay_encdec")
+        return self.P.lr_decay
+
     def train_config(self, updates: int, arch: str = "rnnsearch", **overrides) -> TrainConfig:
         """The training config of a run of ``arch`` of ``updates`` updates (the resolved device:
         "auto" would key CPU and GPU runs alike), at the architecture's learning rate
-        (:meth:`lr_of`), with the cool-down the ``cooldown`` parameter gives its budget
-        (:func:`cooldown_updates`), ``overrides`` by field name on top."""
+        (:meth:`lr_of`) and schedule (:meth:`lr_decay_of`), with the cool-down the ``cooldown``
+        parameter gives its budget (:func:`cooldown_updates`), ``overrides`` by field name on
+        top."""
         P = self.P
         n = cooldown_updates(P.cooldown, updates, P.eval_every)
         cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
@@ -286,7 +300,7 @@ class RNNsearchExperiment:
             eval_every=P.eval_every,
             eval_batch_size=max(80, P.batch_size),
             checkpoint_every=None,
-            lr_decay=P.lr_decay,
+            lr_decay=self.lr_decay_of(arch),
             lr_patience=P.lr_patience,
             lr_decay_start=P.lr_decay_start,
             lr_min=P.lr_min,
@@ -322,3 +336,18 @@ def cooldown_updates(share: float | None, budget: int, every: int) -> int | None
     start = every * round((1 - share) * budget / every)
     last = every * ((budget - 1) // every)  # the last evaluation before the end
     return budget - max(0, min(start, last))
+
+
+def parse_lr_decay(text: str, name: str) -> float | None:
+    """A schedule's factor written as a parameter ``name`` reads it: ``"none"`` for a constant
+    rate (``None``), else a number in (0, 1); anything else is an error naming the parameter."""
+    text = text.strip()
+    if text.lower() == "none":
+        return None
+    try:
+        decay = float(text)
+    except ValueError:
+        decay = math.nan
+    if not 0 < decay < 1:
+        raise ValueError(f"parameter {name!r}: {text!r} is not 'none' or a number in (0, 1)")
+    return decay
