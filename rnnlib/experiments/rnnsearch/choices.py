@@ -145,6 +145,14 @@ def study_label(recipe: Recipe) -> str:
     return f"{recipe_label(dropout, decay)}, lr {lr:g}"
 
 
+def study_parameters(recipe: Recipe) -> str:
+    """The chapter parameters that give RNNencdec the study recipe ``(dropout, lr, lr_decay)``
+    (what a profile sets when the rule chooses it)."""
+    dropout, lr, decay = recipe
+    schedule = "none" if decay is None else f"{decay:g}"
+    return f"dropout_encdec={dropout:g}, lr_encdec={lr:g}, lr_decay_encdec={schedule}"
+
+
 def study_draws(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> dict[Recipe, dict]:
     """``(dropout, lr, lr_decay) -> {seed: RNNencdec-50 run}``: the study's runs
     (:attr:`Runs.encdec_study`) grouped by recipe, the further seeds' RNNencdec-50 joining the
@@ -162,7 +170,8 @@ def study_draws(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> dict[Recip
 def study_table(draws: dict[Recipe, dict], paper: Recipe, own: Recipe) -> pd.DataFrame:
     """The study as a table, a row per recipe (:func:`study_draws`): its draws (seeds), the
     measure of each and their mean, the update of the first draw's delivered parameters and
-    its greedy dev BLEU there, the paper's and the chapter's recipe marked."""
+    its greedy dev BLEU there, the paper's and the chapter's recipe marked, and the parameters
+    that set it (:func:`study_parameters`)."""
     rows = []
     for recipe, by_seed in draws.items():
         nll = [best_nll(run) for run in by_seed.values()]
@@ -181,6 +190,7 @@ def study_table(draws: dict[Recipe, dict], paper: Recipe, own: Recipe) -> pd.Dat
                 "dev BLEU (greedy, there)": float(shown.iloc[-1]) if len(shown) else math.nan,
                 "the paper's": "yes" if recipe == paper else "",
                 "the chapter's": "yes" if recipe == own else "",
+                "as parameters": study_parameters(recipe),
             }
         )
     return pd.DataFrame(rows).set_index("recipe").round(3)
@@ -232,13 +242,23 @@ def _pair_margin(table: pd.DataFrame | None, column: str, own, other) -> float:
 
 
 def _row(
-    key: str, choice: str, made_on: str, against: str, margin: float, spread, departs: bool = True
+    key: str,
+    choice: str,
+    made_on: str,
+    against: str,
+    margin: float,
+    spread,
+    departs: bool = True,
+    why: str | None = None,
 ) -> dict:
     """A row of :func:`family_choices`, the rule applied to ``margin`` and ``spread`` (the
-    :func:`family_spread` pair); ``departs`` False: the choice is the paper's, nothing chosen."""
+    :func:`family_spread` pair); ``departs`` False: the choice is the paper's, nothing chosen;
+    ``why``: the rule's words where nothing was compared (in place of the rule's)."""
     family, setting, _ = CHOICES[key]
     value, whose = spread
     _, words = spread_rule(margin, value) if departs else (False, "the paper's: no departure")
+    if departs and why is not None and margin != margin:
+        words = why
     spread_value = math.nan if value is None else value
     values = [family, setting, choice, made_on, against, margin, spread_value, whose, words]
     return dict(zip(CHOICE_COLUMNS, values))
@@ -309,6 +329,7 @@ def family_choices(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> pd.Data
         choice["gain"],
         family_spread(draws, encdec[::-1], study_spread(table)),
         len(table) > 1 or own != paper,
+        choice["rule"],
     )
     return pd.DataFrame.from_dict(rows, orient="index")[CHOICE_COLUMNS]
 
@@ -343,12 +364,12 @@ def departure_rows(choices: pd.DataFrame) -> list[tuple[str, str, str, str]]:
     on which runs: margin over what, the spread and whose, the rule's verdict"."""
     rows = []
     for key, r in choices.iterrows():
-        margin = "no margin measured" if r["margin"] != r["margin"] else f"{r['margin']:.3f}"
         spread = "none" if r["spread"] != r["spread"] else f"{r['spread']:.3f} ({r['spread of']})"
-        text = (
-            f"{r['choice']}, on {r['made on']}: margin {margin} nats a token over "
-            f"{r['against']}, spread {spread}: {r['rule']}"
-        )
+        if r["margin"] != r["margin"]:
+            margin = f"no margin measured against {r['against']}"
+        else:
+            margin = f"dev NLL {r['margin']:.3f} nats a token below {r['against']}"
+        text = f"{r['choice']}, on {r['made on']}: {margin}; spread {spread}: {r['rule']}"
         rows.append(
             (f"choice: {r['family']}'s {r['setting']}", "no choice on dev", text, CHOICES[key][2])
         )

@@ -14,6 +14,11 @@ Deviations
   may not suit RNNencdec, so RNNencdec may have its own (``lr_encdec``), kept only if it lowers
   the dev NLL of RNNencdec-30's delivered parameters against the same run at ``lr``
   (``encdec_lr_check``).
+- B trains both architectures with one recipe. RNNencdec's dropout and schedule may be its own
+  (``dropout_encdec``, ``lr_decay_encdec``; RNNsearch's when unset), to be chosen on
+  RNNencdec-50, which underfits where RNNsearch-30 overfits, by the study of ``encdec_runs``;
+  every choice is held to the spread rule of :mod:`.choices`, and the departures table shows
+  each with its margin and the spread (:func:`.choices.departure_rows`).
 - B's Adadelta has no schedule; a run here may end with a cool-down (``cooldown``: the rate falls
   linearly towards 0 over the last share of its budget, the "stable then decay" schedule of
   Hu et al. 2024 and Hägele et al. 2024), kept only if it lowers RNNsearch-50's dev NLL.

@@ -1,7 +1,8 @@
 """The training runs and their schedule: the five models of B Table 1 (RNNencdec-30/50,
 RNNsearch-30/50 and RNNsearch-50⋆, RNNsearch-50 continued with early stopping on dev), the
-Adadelta run, the recipe runs, the candidate dropouts of the "-50" models and the check of
-RNNencdec's own rate, each an ``rnnsearch/run`` artifact and a job of
+Adadelta run, the recipe runs, the candidate dropouts of the "-50" models, the check of
+RNNencdec's own rate and the study of RNNencdec-50's recipe (``encdec_runs``), each an
+``rnnsearch/run`` artifact and a job of
 :func:`rnnlib.experiments.run_pool.build_side_by_side`.
 
 Deviations
