@@ -336,6 +336,16 @@ def test_a_study_record_is_read_checked_and_judged_by_the_rule(tmp_path):
     ):
         with pytest.raises(ValueError, match=match):
             choices.read_study_record(_record(tmp_path, **bad))
+    # the study's own runs written as such a record read back as they were
+    runs = {
+        (0.0, 0.003, None): {1: _run(3.6)[0], 2: _run(3.5)[0]},
+        (0.1, 0.003, None): {1: _run(3.3)[0]},
+    }
+    data = choices.study_record(runs, (0.0, 0.003, None), 0.1, "abc123", "2 CPUs")
+    assert data["seeds"] == {"0/0.003/none": [1, 2], "0.1/0.003/none": [1]}
+    path = tmp_path / "written.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert choices.read_study_record(path) == record
     path = _record(tmp_path)
     data = json.loads(path.read_text())
     del data["machine"]
@@ -344,8 +354,29 @@ def test_a_study_record_is_read_checked_and_judged_by_the_rule(tmp_path):
         choices.read_study_record(path)
 
 
+def test_the_chapter_reads_a_study_record_in_place_of_the_study(monkeypatch, tmp_path):
+    """With ``encdec_record`` and no ``encdec_runs`` the study's table and the RNNencdec row of
+    the choices are the record's, judged by the same rule on its spread (and the build's
+    RNNencdec-50 seeds', the larger); ``encdec_runs`` set, the runs are read, not the record."""
+    _record(tmp_path)  # study.json: 0.25 below the paper's recipe, spread 0.1
+    ex, runs, sr = _stand_in_runs(monkeypatch)
+    ex.root, ex.P = tmp_path, replace(ex.P, encdec_record="study.json")
+    table, choice = choices.encdec_study(ex, runs, sr)
+    assert list(table.index) == ["0/0.003/none", "0.1/0.003/none"]
+    assert choice["chosen"] and choice["source"].endswith("record study.json (commit abc123)")
+    row = choices.family_choices(ex, runs, sr).loc["encdec-study"]
+    assert row["choice"] == "0.1/0.003/none" and row["margin"] == pytest.approx(0.25)
+    assert row["spread"] == 0.1 and row["rule"].startswith("chosen")
+    _record(tmp_path, spread=None)
+    row = choices.family_choices(ex, runs, sr).loc["encdec-study"]
+    assert row["rule"] == "not chosen: no spread measured"
+    ex.P = replace(ex.P, encdec_runs="0.1/0.003/none")  # (its runs are not in runs: KeyError)
+    table, choice = choices.encdec_study(ex, runs, sr)
+    assert choice["source"] == "RNNencdec-50 (encdec_runs)" and len(table) == 1
+
+
 def test_the_new_parameters_are_in_the_chapters_cell_and_params():
     names = [f.name for f in dataclasses.fields(setting.Params)]
     assert names.index("dropout_encdec") == names.index("encdec_lr_check") + 1
     assert setting.Params().encdec_runs == "" and setting.Params().lr_decay_encdec == ""
-    assert setting.Params().dropout_encdec is None
+    assert setting.Params().dropout_encdec is None and setting.Params().encdec_record == ""

@@ -43,7 +43,13 @@ from .recipe import (
 )
 from .seeds import SeedRuns
 from .setting import NAMES, RNNsearchExperiment
-from .training import Runs, chapters_encdec_recipe, paper_encdec_recipe, parse_dropouts
+from .training import (
+    Runs,
+    chapters_encdec_recipe,
+    paper_encdec_recipe,
+    parse_dropouts,
+    parse_encdec_runs,
+)
 
 #: the selection measure of every choice, named before the runs
 MEASURE = "dev NLL per token of the delivered parameters"
@@ -227,10 +233,18 @@ def study_spread(table: pd.DataFrame) -> float | None:
 
 def encdec_study(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> tuple[pd.DataFrame, dict]:
     """The RNNencdec-50 study's table (:func:`study_table`) and the rule's choice
-    (:func:`study_choice`, its spread :func:`study_spread`)."""
+    (:func:`study_choice`, its spread :func:`study_spread`), with ``"source"``: whose runs.
+    With ``encdec_record`` set and ``encdec_runs`` empty, the record's instead
+    (:func:`read_study_record`, :func:`record_table`, its own spread)."""
+    if ex.P.encdec_record.strip() and not parse_encdec_runs(ex.P.encdec_runs):
+        record = read_study_record(ex.root / ex.P.encdec_record.strip())
+        table = record_table(record)
+        source = f"RNNencdec-50, record {ex.P.encdec_record.strip()} (commit {record.commit[:7]})"
+        return table, {**study_choice(table, record.paper, record.spread), "source": source}
     paper, own = paper_encdec_recipe(ex)[:3], chapters_encdec_recipe(ex)[:3]
     table = study_table(study_draws(ex, runs, sr), paper, own)
-    return table, study_choice(table, study_label(paper), study_spread(table))
+    choice = study_choice(table, study_label(paper), study_spread(table))
+    return table, {**choice, "source": "RNNencdec-50 (encdec_runs)"}
 
 
 # -- each family's choice, for the departures table ------------------------------------------------
@@ -324,10 +338,10 @@ def family_choices(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> pd.Data
     rows["encdec-study"] = _row(
         "encdec-study",
         choice["best"] or study_label(own),
-        "RNNencdec-50 (encdec_runs)",
+        choice["source"],
         study_label(paper),
         choice["gain"],
-        family_spread(draws, encdec[::-1], study_spread(table)),
+        family_spread(draws, encdec[::-1], choice["spread"]),
         len(table) > 1 or own != paper,
         choice["rule"],
     )
@@ -404,6 +418,35 @@ class StudyRecord:
     candidates: tuple[str, ...]
     dev_nll: dict[str, tuple[float, ...]]
     spread: float | None
+
+
+def study_entry(recipe: Recipe) -> str:
+    """A study recipe ``(dropout, lr, lr_decay)`` as an ``encdec_runs`` entry (a record's name)."""
+    dropout, lr, decay = recipe
+    return f"{dropout:g}/{lr:g}/{'none' if decay is None else f'{decay:g}'}"
+
+
+def study_record(
+    draws: dict[Recipe, dict], paper: Recipe, spread: float | None, commit: str, machine: str
+) -> dict:
+    """The study's runs (:func:`study_draws`) as a record for ``records/`` (the JSON
+    :func:`read_study_record` reads): ``commit`` and ``machine`` that ran it, the paper's recipe,
+    each recipe as an ``encdec_runs`` entry with the measure of each draw, and ``spread``."""
+    dev_nll = {
+        study_entry(r): [best_nll(run) for run in by_seed.values()] for r, by_seed in draws.items()
+    }
+    return {
+        "what": "RNNencdec-50 with each recipe of encdec_runs, on dev (chapter rnnsearch)",
+        "commit": commit,
+        "machine": machine,
+        "model": "RNNencdec-50",
+        "measure": MEASURE,
+        "paper": study_entry(paper),
+        "candidates": list(dev_nll),
+        "dev_nll": dev_nll,
+        "seeds": {study_entry(r): list(by_seed) for r, by_seed in draws.items()},
+        "spread": spread,
+    }
 
 
 def read_study_record(path: Path) -> StudyRecord:

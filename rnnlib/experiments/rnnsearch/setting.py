@@ -128,6 +128,7 @@ class Params:
     dropout_encdec: float | None = None
     lr_decay_encdec: str = ""
     encdec_runs: str = ""
+    encdec_record: str = ""
     clip_norm: float | None = 1.0
     updates_encdec: int | None = None
     updates_search: int = 1600
