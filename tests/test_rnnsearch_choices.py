@@ -175,6 +175,21 @@ def test_the_study_trains_each_recipe_of_rnnencdec_50_and_the_papers_once(monkey
     assert not [j.name for j in training.training_jobs(ex) if j.name.startswith("encdec-50 ")]
 
 
+def test_the_study_profile_adds_five_rnnencdec_50_runs_to_the_cpu_profiles(monkeypatch):
+    """``--profile encdec-study``: the cpu profile's runs, each with the same config, and the
+    study's five RNNencdec-50 runs (the paper's recipe with seeds 1 and 2, three candidates)."""
+    cpu = _job_configs(_profile_experiment("cpu"), monkeypatch)
+    study = _job_configs(_profile_experiment("encdec-study"), monkeypatch)
+    assert {n: study[n] for n in cpu} == cpu
+    assert sorted(set(study) - set(cpu)) == [
+        "encdec-50 0.0/0.001/None seed 1",
+        "encdec-50 0.0/0.003/0.5 seed 1",
+        "encdec-50 0.0/0.003/None seed 1",
+        "encdec-50 0.0/0.003/None seed 2",
+        "encdec-50 0.1/0.003/None seed 1",
+    ]
+
+
 def _run(nll: float, update: int = 200):
     art, logs = _candidate(nll, update)
     return art, logs
