@@ -68,17 +68,18 @@ def test_rnnencdec_dropout_and_schedule_are_its_own_only_where_set():
     ex = _experiment()  # the cpu profile: dropout 0.3, lr_decay 0.5
     assert ex.dropout_of("RNNencdec-50") == ex.dropout_of("RNNsearch-50") == 0.3
     assert ex.lr_decay_of("rnnencdec") == ex.lr_decay_of("rnnsearch") == 0.5
-    ex = _experiment(dropout_encdec=0.0, lr_decay_encdec="none", dropout_long=0.1)
+    ex = _experiment(dropout_encdec=0.0, lr_decay_encdec=1.0, dropout_long=0.1)
     assert ex.dropout_of("RNNencdec-50") == ex.dropout_of("RNNencdec-30") == 0.0
     assert ex.dropout_of("RNNsearch-50") == 0.1 and ex.dropout_of("RNNsearch-30") == 0.3
     assert ex.lr_decay_of("rnnencdec") is None and ex.lr_decay_of("rnnsearch") == 0.5
     assert ex.train_config(100, "rnnencdec").lr_decay is None
     assert ex.train_config(100, "rnnsearch").lr_decay == 0.5
-    assert _experiment(lr_decay_encdec=" 0.7 ").lr_decay_of("rnnencdec") == 0.7
-    for bad in ("1.5", "0", "half"):
+    assert _experiment(lr_decay_encdec=0.7).lr_decay_of("rnnencdec") == 0.7
+    for bad in (1.5, 0.0):
         with pytest.raises(ValueError, match="lr_decay_encdec"):
-            _experiment(lr_decay_encdec=bad).lr_decay_of("rnnencdec")
-    ex = _experiment(dropout_encdec=0.0, lr_decay_encdec="none")
+            ex.P = replace(ex.P, lr_decay_encdec=bad)
+            ex.lr_decay_of("rnnencdec")
+    ex = _experiment(dropout_encdec=0.0, lr_decay_encdec=1.0)
     assert "RNNencdec: none (its own, `dropout_encdec`)" in recipe._dropout_text(ex)
     assert recipe._encdec_decay(ex) == "; RNNencdec: a constant rate (its own, `lr_decay_encdec`)"
     assert recipe._encdec_decay(_experiment()) == ""
@@ -114,7 +115,7 @@ def test_rnnencdecs_parameters_at_their_fallbacks_leave_every_run_as_it_was(monk
     decay = ex.P.lr_decay
     same = dict(
         dropout_encdec=ex.dropout_of("RNNencdec-50"),
-        lr_decay_encdec="none" if decay is None else repr(decay),
+        lr_decay_encdec=1.0 if decay is None else decay,
         encdec_runs="",
     )
     if ex.dropout_of("RNNencdec-30") == same["dropout_encdec"]:  # one value for both lengths
@@ -214,7 +215,7 @@ def test_the_study_table_reads_each_recipes_draws_and_the_rule_its_spread(monkey
     assert table.loc[label, "the paper's"] == "yes"
     assert table.loc[choices.study_label(own), "the chapter's"] == "yes"
     assert table.loc[label, "as parameters"] == (
-        "dropout_encdec=0, lr_encdec=0.003, lr_decay_encdec=none"
+        "dropout_encdec=0, lr_encdec=0.003, lr_decay_encdec=1"
     )
     assert choices.study_parameters(own).endswith("lr_encdec=0.001, lr_decay_encdec=0.5")
     assert choices.study_spread(table) == pytest.approx(0.1)
@@ -393,5 +394,5 @@ def test_the_chapter_reads_a_study_record_in_place_of_the_study(monkeypatch, tmp
 def test_the_new_parameters_are_in_the_chapters_cell_and_params():
     names = [f.name for f in dataclasses.fields(setting.Params)]
     assert names.index("dropout_encdec") == names.index("encdec_lr_check") + 1
-    assert setting.Params().encdec_runs == "" and setting.Params().lr_decay_encdec == ""
+    assert setting.Params().encdec_runs == "" and setting.Params().lr_decay_encdec is None
     assert setting.Params().dropout_encdec is None and setting.Params().encdec_record == ""

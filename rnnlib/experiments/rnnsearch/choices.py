@@ -155,7 +155,7 @@ def study_parameters(recipe: Recipe) -> str:
     """The chapter parameters that give RNNencdec the study recipe ``(dropout, lr, lr_decay)``
     (what a profile sets when the rule chooses it)."""
     dropout, lr, decay = recipe
-    schedule = "none" if decay is None else f"{decay:g}"
+    schedule = "1" if decay is None else f"{decay:g}"  # 1: a constant rate
     return f"dropout_encdec={dropout:g}, lr_encdec={lr:g}, lr_decay_encdec={schedule}"
 
 

@@ -255,7 +255,7 @@ def _dropout_text(ex: RNNsearchExperiment) -> str:
 
 def _encdec_decay(ex: RNNsearchExperiment) -> str:
     """RNNencdec's own schedule where ``lr_decay_encdec`` sets one, for the schedule row."""
-    if not ex.P.lr_decay_encdec.strip():
+    if ex.P.lr_decay_encdec is None:
         return ""
     decay = ex.lr_decay_of("rnnencdec")
     own = "a constant rate" if decay is None else f"× {decay:g} when dev stalls"

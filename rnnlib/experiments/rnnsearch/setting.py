@@ -4,7 +4,6 @@ and training configs every run is built from (:class:`RNNsearchExperiment`)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
@@ -126,7 +125,7 @@ class Params:
     dropout_runs_long: str = ""
     encdec_lr_check: bool = False
     dropout_encdec: float | None = None
-    lr_decay_encdec: str = ""
+    lr_decay_encdec: float | None = None
     encdec_runs: str = ""
     encdec_record: str = ""
     clip_norm: float | None = 1.0
@@ -277,10 +276,13 @@ class RNNsearchExperiment:
         return self.P.lr
 
     def lr_decay_of(self, arch: str) -> float | None:
-        """The schedule's factor of a run of ``arch`` (``None``: a constant rate): RNNencdec's
-        own where ``lr_decay_encdec`` is set (:func:`parse_lr_decay`), else ``lr_decay``."""
-        if arch == "rnnencdec" and self.P.lr_decay_encdec.strip():
-            return parse_lr_decay(self.P.lr_decay_encdec, "lr_decay_encdec")
+        """The schedule's factor of a run of ``arch`` (``None``: a constant rate): for RNNencdec
+        ``lr_decay_encdec`` where it is set (1: a constant rate), else ``lr_decay``."""
+        own = self.P.lr_decay_encdec
+        if arch == "rnnencdec" and own is not None:
+            if not 0 < own <= 1:
+                raise ValueError(f"parameter 'lr_decay_encdec' must be in (0, 1] or None: {own!r}")
+            return None if own == 1 else float(own)
         return self.P.lr_decay
 
     def train_config(self, updates: int, arch: str = "rnnsearch", **overrides) -> TrainConfig:
@@ -337,18 +339,3 @@ def cooldown_updates(share: float | None, budget: int, every: int) -> int | None
     start = every * round((1 - share) * budget / every)
     last = every * ((budget - 1) // every)  # the last evaluation before the end
     return budget - max(0, min(start, last))
-
-
-def parse_lr_decay(text: str, name: str) -> float | None:
-    """A schedule's factor written as a parameter ``name`` reads it: ``"none"`` for a constant
-    rate (``None``), else a number in (0, 1); anything else is an error naming the parameter."""
-    text = text.strip()
-    if text.lower() == "none":
-        return None
-    try:
-        decay = float(text)
-    except ValueError:
-        decay = math.nan
-    if not 0 < decay < 1:
-        raise ValueError(f"parameter {name!r}: {text!r} is not 'none' or a number in (0, 1)")
-    return decay
