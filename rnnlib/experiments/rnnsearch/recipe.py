@@ -14,6 +14,11 @@ Deviations
   may not suit RNNencdec, so RNNencdec may have its own (``lr_encdec``), kept only if it lowers
   the dev NLL of RNNencdec-30's delivered parameters against the same run at ``lr``
   (``encdec_lr_check``).
+- B trains both architectures with one recipe. RNNencdec's dropout and schedule may be its own
+  (``dropout_encdec``, ``lr_decay_encdec``; RNNsearch's when unset), to be chosen on
+  RNNencdec-50, which underfits where RNNsearch-30 overfits, by the study of ``encdec_runs``;
+  every choice is held to the spread rule of :mod:`.choices`, and the departures table shows
+  each with its margin and the spread (:func:`.choices.departure_rows`).
 - B's Adadelta has no schedule; a run here may end with a cool-down (``cooldown``: the rate falls
   linearly towards 0 over the last share of its budget, the "stable then decay" schedule of
   Hu et al. 2024 and Hägele et al. 2024), kept only if it lowers RNNsearch-50's dev NLL.
@@ -94,6 +99,20 @@ def encdec_lr_result(numbers: dict) -> str:
     return pair_result(numbers, names, ("at its own", "at RNNsearch's"))
 
 
+def encdec_lr_glue(ex: RNNsearchExperiment, table: pd.DataFrame | None) -> dict:
+    """Everything the chapter glues of RNNencdec's own rate: :func:`encdec_lr_numbers` and
+    ``rns-encdec-lr-result`` (:func:`encdec_lr_result`)."""
+    numbers = encdec_lr_numbers(ex, table)
+    return {**numbers, "rns-encdec-lr-result": encdec_lr_result(numbers)}
+
+
+def cooldown_glue(runs: Runs, table: pd.DataFrame | None) -> dict:
+    """Everything the chapter glues of the cool-down's evidence: :func:`cooldown_numbers` and
+    ``rns-cooldown-result`` (:func:`cooldown_result`)."""
+    numbers = cooldown_numbers(runs, table)
+    return {**numbers, "rns-cooldown-result": cooldown_result(numbers)}
+
+
 def cooldown_numbers(runs: Runs, table: pd.DataFrame | None) -> dict:
     """``glue name -> (value, digits)``: the update after which RNNsearch-50's cool-down began
     (NaN without one), its last update, and its dev NLL per token there with the cool-down and
@@ -170,6 +189,18 @@ def candidate_word(table: pd.DataFrame, own, what: str) -> str:
     return f"**does not pick the chapter's {what}**: the profile should follow it"
 
 
+def candidate_glue(table: pd.DataFrame, own, prefix: str, what: str) -> dict:
+    """Everything the chapter glues of a table of candidates (:func:`recipe_candidates`,
+    :func:`dropout_long_candidates`) and the chapter's own ``own``: :func:`candidate_numbers`,
+    ``<prefix>-text`` (:func:`candidate_word`, naming it ``what``) and ``<prefix>-result``
+    (:func:`candidate_result`)."""
+    return {
+        **candidate_numbers(table, own, prefix),
+        f"{prefix}-text": candidate_word(table, own, what),
+        f"{prefix}-result": candidate_result(table, own),
+    }
+
+
 def cooldown_evidence(runs: Runs) -> tuple[pd.DataFrame | None, str]:
     """RNNsearch-50 at its last update with its cool-down and without it (RNNsearch-50⋆, branched
     where the cool-down began), and the dev rule's verdict in words (:func:`cooldown_table`);
@@ -209,14 +240,26 @@ def _dropout_text(ex: RNNsearchExperiment) -> str:
     short = on(p.dropout) + _chosen(ex)
     long = ex.dropout_of("RNNsearch-50")
     candidates = parse_dropouts(p.dropout_runs_long, "dropout_runs_long")
+    encdec = ""
+    if p.dropout_encdec is not None:  # RNNencdec's own, both lengths
+        encdec = f"; RNNencdec: {on(p.dropout_encdec)} (its own, `dropout_encdec`)"
     if long == p.dropout and not candidates:
-        return short
+        return short + encdec
     how = (
         "compared on dev with the runs of `dropout_runs_long`"
         if candidates
         else "not compared on dev in this run: `dropout_runs_long` is empty"
     )
-    return f"-30 models: {short}; -50 models: {on(long)} ({how})"
+    return f"-30 models: {short}; -50 models: {on(long)} ({how}){encdec}"
+
+
+def _encdec_decay(ex: RNNsearchExperiment) -> str:
+    """RNNencdec's own schedule where ``lr_decay_encdec`` sets one, for the schedule row."""
+    if ex.P.lr_decay_encdec is None:
+        return ""
+    decay = ex.lr_decay_of("rnnencdec")
+    own = "a constant rate" if decay is None else f"× {decay:g} when dev stalls"
+    return f"; RNNencdec: {own} (its own, `lr_decay_encdec`)"
 
 
 def _optimiser_text(ex: RNNsearchExperiment) -> str:
@@ -281,16 +324,19 @@ def _training_rows(ex: RNNsearchExperiment) -> list[tuple[str, str, str, str]]:
             "dropout",
             "none",
             _dropout_text(ex),
-            "dropout, recipe_runs, dropout_long, dropout_runs_long",
+            "dropout, recipe_runs, dropout_long, dropout_runs_long, dropout_encdec",
         ),
         (
             "learning-rate schedule",
             "none (Adadelta's own step sizes)",
-            "constant"
-            if p.lr_decay is None
-            else f"× {p.lr_decay:g} after every {p.lr_patience} dev evaluation(s) in a "
-            "row without a lower dev NLL" + decay_start_text(ex) + _chosen(ex),
-            "lr_decay, lr_patience, lr_decay_start, recipe_runs",
+            (
+                "constant"
+                if p.lr_decay is None
+                else f"× {p.lr_decay:g} after every {p.lr_patience} dev evaluation(s) in a "
+                "row without a lower dev NLL" + decay_start_text(ex) + _chosen(ex)
+            )
+            + _encdec_decay(ex),
+            "lr_decay, lr_patience, lr_decay_start, recipe_runs, lr_decay_encdec",
         ),
         (
             "cool-down at the end of a run",
@@ -352,10 +398,13 @@ def _evaluation_rows(ex: RNNsearchExperiment) -> list[tuple[str, str, str, str]]
     ]
 
 
-def departures(ex: RNNsearchExperiment) -> pd.DataFrame:
+def departures(
+    ex: RNNsearchExperiment, choices: list[tuple[str, str, str, str]] | None = None
+) -> pd.DataFrame:
     """The paper's recipe (B §4 and Appendix B) beside this run's, a row per setting with the
-    chapter parameters that set it."""
-    rows = _data_rows(ex) + _training_rows(ex) + _evaluation_rows(ex)
+    chapter parameters that set it; ``choices``: rows of each family's choices on dev, with
+    their margins and spreads (:func:`.choices.departure_rows`), last."""
+    rows = _data_rows(ex) + _training_rows(ex) + _evaluation_rows(ex) + list(choices or [])
     columns = ["setting", "Bahdanau et al. 2015", "this run", "parameters"]
     return pd.DataFrame(rows, columns=columns).set_index("setting")
 

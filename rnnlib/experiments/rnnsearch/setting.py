@@ -124,6 +124,10 @@ class Params:
     dropout_long: float | None = None
     dropout_runs_long: str = ""
     encdec_lr_check: bool = False
+    dropout_encdec: float | None = None
+    lr_decay_encdec: float | None = None
+    encdec_runs: str = ""
+    encdec_record: str = ""
     clip_norm: float | None = 1.0
     updates_encdec: int | None = None
     updates_search: int = 1600
@@ -256,8 +260,10 @@ class RNNsearchExperiment:
 
     def dropout_of(self, name: str) -> float:
         """The dropout on the maxout units of a run of model ``name`` (its continuations and
-        further seeds alike): ``dropout_long`` for the "-50" models (:data:`LONG`) where it is
-        set, else ``dropout``."""
+        further seeds alike): ``dropout_encdec`` for the RNNencdec models where it is set, else
+        ``dropout_long`` for the "-50" models (:data:`LONG`) where it is set, else ``dropout``."""
+        if name.startswith("RNNencdec") and self.P.dropout_encdec is not None:
+            return self.P.dropout_encdec
         if name.rstrip("*") in LONG and self.P.dropout_long is not None:
             return self.P.dropout_long
         return self.P.dropout
@@ -269,11 +275,22 @@ class RNNsearchExperiment:
             return self.P.lr_encdec
         return self.P.lr
 
+    def lr_decay_of(self, arch: str) -> float | None:
+        """The schedule's factor of a run of ``arch`` (``None``: a constant rate): for RNNencdec
+        ``lr_decay_encdec`` where it is set (1: a constant rate), else ``lr_decay``."""
+        own = self.P.lr_decay_encdec
+        if arch == "rnnencdec" and own is not None:
+            if not 0 < own <= 1:
+                raise ValueError(f"parameter 'lr_decay_encdec' must be in (0, 1] or None: {own!r}")
+            return None if own == 1 else float(own)
+        return self.P.lr_decay
+
     def train_config(self, updates: int, arch: str = "rnnsearch", **overrides) -> TrainConfig:
         """The training config of a run of ``arch`` of ``updates`` updates (the resolved device:
         "auto" would key CPU and GPU runs alike), at the architecture's learning rate
-        (:meth:`lr_of`), with the cool-down the ``cooldown`` parameter gives its budget
-        (:func:`cooldown_updates`), ``overrides`` by field name on top."""
+        (:meth:`lr_of`) and schedule (:meth:`lr_decay_of`), with the cool-down the ``cooldown``
+        parameter gives its budget (:func:`cooldown_updates`), ``overrides`` by field name on
+        top."""
         P = self.P
         n = cooldown_updates(P.cooldown, updates, P.eval_every)
         cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
@@ -286,7 +303,7 @@ class RNNsearchExperiment:
             eval_every=P.eval_every,
             eval_batch_size=max(80, P.batch_size),
             checkpoint_every=None,
-            lr_decay=P.lr_decay,
+            lr_decay=self.lr_decay_of(arch),
             lr_patience=P.lr_patience,
             lr_decay_start=P.lr_decay_start,
             lr_min=P.lr_min,

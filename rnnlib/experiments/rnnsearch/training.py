@@ -1,7 +1,8 @@
 """The training runs and their schedule: the five models of B Table 1 (RNNencdec-30/50,
 RNNsearch-30/50 and RNNsearch-50⋆, RNNsearch-50 continued with early stopping on dev), the
-Adadelta run, the recipe runs, the candidate dropouts of the "-50" models and the check of
-RNNencdec's own rate, each an ``rnnsearch/run`` artifact and a job of
+Adadelta run, the recipe runs, the candidate dropouts of the "-50" models, the check of
+RNNencdec's own rate and the study of RNNencdec-50's recipe (``encdec_runs``), each an
+``rnnsearch/run`` artifact and a job of
 :func:`rnnlib.experiments.run_pool.build_side_by_side`.
 
 Deviations
@@ -50,6 +51,12 @@ class Runs:
     #: RNNencdec-30 trained at RNNsearch's rate over its whole budget, the evidence for
     #: ``lr_encdec`` (:func:`encdec_lr_evidence`); ``None`` when not trained
     encdec_check: Artifact | None = None
+    #: ``(dropout, lr, lr_decay, seed) -> RNNencdec-50 run`` of the RNNencdec study
+    #: (``encdec_runs``, :func:`study_recipes`): the chapter's RNNencdec-50 under its own recipe,
+    #: and each candidate, the paper's recipe among them when there is a study
+    encdec_study: dict[tuple[float, float, float | None, int], Artifact] = field(
+        default_factory=dict
+    )
 
     def model(self, ex: RNNsearchExperiment, name: str) -> torch.nn.Module:
         """The delivered parameters of model ``name``, on the experiment's device."""
@@ -251,6 +258,9 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
     for dropout in parse_dropouts(p.dropout_runs_long, "dropout_runs_long"):
         if dropout not in dropout_long:
             dropout_long[dropout] = built[dropout_job_name(dropout)]
+    study = {chapters_encdec_recipe(ex): runs["RNNencdec-50"]}
+    for key in study_recipes(ex):
+        study.setdefault(key, built.get(study_job_name(key)))
     logs = {name: run_logs(art) for name, art in runs.items()}
     arch = {name: specs[name.rstrip("*")][0] for name in NAMES}
     return Runs(
@@ -261,6 +271,7 @@ def train_runs(ex: RNNsearchExperiment) -> Runs:
         recipes=recipes,
         dropout_long=dropout_long,
         encdec_check=built.get("encdec check"),
+        encdec_study=study,
     )
 
 
@@ -282,6 +293,9 @@ def training_jobs(ex: RNNsearchExperiment) -> list[Job]:
     # left alone with a long one at the end (the cpu profile's build of 2026-11-28 trained the
     # recipe run for 1,110 s, the -30 pair for 1,062 and 1,012 s, the check 742, Adadelta 301)
     jobs = [search50, star, own("RNNencdec-50")]
+    for key in study_recipes(ex):  # as long as RNNencdec-50 each
+        if key != chapters_encdec_recipe(ex):
+            jobs.append(Job(study_job_name(key), lambda key=key: train_study_run(ex, key)))
     for dropout in dict.fromkeys(parse_dropouts(p.dropout_runs_long, "dropout_runs_long")):
         if dropout != ex.dropout_of("RNNsearch-50"):
             jobs.append(
@@ -332,6 +346,52 @@ def dropout_job_name(dropout: float) -> str:
     """The job name of the run of RNNsearch-50 with the candidate ``dropout``
     (:func:`training_jobs`)."""
     return f"dropout-50 {dropout!r}"
+
+
+def chapters_encdec_recipe(ex: RNNsearchExperiment) -> tuple[float, float, float | None, int]:
+    """The chapter's RNNencdec-50 as a recipe of the study: ``(dropout, lr, lr_decay, seed)``."""
+    return (
+        ex.dropout_of("RNNencdec-50"),
+        ex.lr_of("rnnencdec"),
+        ex.lr_decay_of("rnnencdec"),
+        ex.P.seed,
+    )
+
+
+def paper_encdec_recipe(ex: RNNsearchExperiment) -> tuple[float, float, float | None, int]:
+    """The paper's recipe in the study's terms: no dropout, a constant rate, RNNsearch's rate
+    ``lr`` (B trains both architectures with the same optimiser), the chapter's seed."""
+    return (0.0, ex.P.lr, None, ex.P.seed)
+
+
+def study_recipes(ex: RNNsearchExperiment) -> list[tuple[float, float, float | None, int]]:
+    """The recipes of the RNNencdec study, ``(dropout, lr, lr_decay, seed)`` each, in order and
+    once: the paper's (:func:`paper_encdec_recipe`) first, then ``encdec_runs``'s entries
+    (:func:`parse_encdec_runs`; an entry without a seed has the chapter's); ``[]`` without a
+    study (``encdec_runs`` empty)."""
+    entries = parse_encdec_runs(ex.P.encdec_runs)
+    if not entries:
+        return []
+    keys = [paper_encdec_recipe(ex)]
+    keys += [(d, lr, decay, ex.P.seed if seed is None else seed) for d, lr, decay, seed in entries]
+    return list(dict.fromkeys(keys))
+
+
+def study_job_name(key: tuple[float, float, float | None, int]) -> str:
+    """The job name of the RNNencdec study's run ``(dropout, lr, lr_decay, seed)``."""
+    dropout, lr, decay, seed = key
+    return f"encdec-50 {dropout!r}/{lr!r}/{decay!r} seed {seed}"
+
+
+def train_study_run(ex: RNNsearchExperiment, key: tuple[float, float, float | None, int]):
+    """RNNencdec-50 with the study's recipe ``key`` (``(dropout, lr, lr_decay, seed)``), as the
+    chapter's RNNencdec-50 in every other respect (its pairs, budget, cool-down, evaluations).
+    Trained from the start: a continuation may change only the limits and the cool-down
+    (:data:`rnnlib.train.RESUMABLE_CHANGES`), not the dropout, rate or schedule."""
+    dropout, lr, decay, seed = key
+    arch, _, budget = run_specs(ex)["RNNencdec-50"]
+    train = ex.train_config(budget, arch, lr=lr, lr_decay=decay, seed=seed)
+    return train_model(ex, "RNNencdec-50", train, {"dropout": dropout})
 
 
 def _encdec_check_wanted(ex: RNNsearchExperiment) -> bool:
@@ -445,4 +505,34 @@ def parse_dropouts(text: str | None, name: str) -> list[float]:
         if not 0 <= dropout < 1:
             raise ValueError(f"parameter {name!r}: entry {entry!r} needs a dropout in [0, 1)")
         out.append(dropout)
+    return out
+
+
+def parse_encdec_runs(text: str | None) -> list[tuple[float, float, float | None, int | None]]:
+    """The ``encdec_runs`` parameter, ``"dropout/lr/lr_decay[/seed], ..."`` (``lr_decay``
+    ``none`` for a constant rate; ``""`` or ``None``: no study) -> ``[(dropout, lr, lr_decay,
+    seed or None)]``. A bad entry is an error naming the parameter and the entry."""
+    out: list[tuple[float, float, float | None, int | None]] = []
+    for entry in (text or "").split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        parts = [x.strip() for x in entry.split("/")]
+        try:
+            if len(parts) not in (3, 4):
+                raise ValueError
+            dropout, lr = float(parts[0]), float(parts[1])
+            decay = None if parts[2].lower() == "none" else float(parts[2])
+            seed = int(parts[3]) if len(parts) == 4 else None
+        except ValueError:
+            raise ValueError(
+                f"parameter 'encdec_runs': entry {entry!r} is not 'dropout/lr/lr_decay' or "
+                "'dropout/lr/lr_decay/seed' (for example '0/0.003/none' or '0/0.003/none/2')"
+            ) from None
+        if not 0 <= dropout < 1 or not lr > 0 or (decay is not None and not 0 < decay < 1):
+            raise ValueError(
+                f"parameter 'encdec_runs': entry {entry!r} needs dropout in [0, 1), lr above 0 "
+                "and lr_decay in (0, 1) or none"
+            )
+        out.append((dropout, lr, decay, seed))
     return out
