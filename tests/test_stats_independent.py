@@ -423,3 +423,17 @@ def test_paired_ratio_agrees_with_scipy_and_resamples_the_pairs_together():
     assert (apart[1] - apart[0]) > 4 * (high - low)
     with pytest.raises(ValueError, match="paired"):
         stats.paired_ratio(a, b[:-1])
+
+
+def test_each_resample_draws_as_many_values_as_its_sample_worked_by_enumeration():
+    """Exact small cases. The mean of 4 draws from [0, 0, 0, 1] is 0 with chance (3/4)^4 = 0.32
+    and 1/4 with chance 0.42: its 40th and 60th percentiles are both 1/4 (with 3 draws they
+    would be 0 and 1/3). Two unpaired samples: [0, 0, 0, 0] minus 2 draws of [0, 1] is -1,
+    -1/2 or 0 with chances 1/4, 1/2, 1/4, so its 20th and 80th percentiles are -1 and 0 (with
+    4 draws of b, as many as a has, they would be -3/4 and -1/4)."""
+    mean, low, high = stats.bootstrap_mean([0.0, 0.0, 0.0, 1.0], n_boot=4000, seed=1, level=0.2)
+    assert (mean, low, high) == (0.25, 0.25, 0.25)
+    diff, low, high = stats.mean_difference([0.0] * 4, [0.0, 1.0], n_boot=4000, seed=2, level=0.6)
+    assert (diff, low, high) == (-0.5, -1.0, 0.0)
+    ratio, low, high = stats.paired_ratio([1.0, 1.0, 1.0, 2.0], [1.0] * 4, 4000, 3, level=0.2)
+    assert (ratio, low, high) == (1.25, 1.25, 1.25)  # the same enumeration, plus 1
