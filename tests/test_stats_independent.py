@@ -160,6 +160,32 @@ def test_seeds_and_sentences_variance_and_coverage_match_a_brute_force_simulatio
     assert abs(rate - 0.95) < 3 * math.sqrt(0.95 * 0.05 / trials), rate
 
 
+def test_seeds_and_sentences_counts_a_seed_by_sentence_interaction_twice(linear_bleu):
+    """Where each seed translates each sentence its own way (a seed x sentence noise of sd 3),
+    that noise enters both parts of the rule: the seeds' sample variance holds it once
+    (sigma_e^2 / n per seed) and the bootstrap of the seeds' mean once more. The rule's variance
+    is then, within 3 Monte Carlo standard errors, the true variance plus
+    ``sigma_e^2 / n (1/na + 1/nb)``: conservative (here 35% too large, the intervals covering
+    98%, not 95%). Pinned so that a change of the rule shows here."""
+    rng = np.random.default_rng(5)
+    n, na, nb, tau, sigma_v, sigma_e, mu = 40, 3, 3, 0.5, 1.0, 3.0, 1.0
+    runs = 1 / na + 1 / nb
+    true = tau**2 * runs + 2 * sigma_v**2 / n + sigma_e**2 / n * runs
+    expected = (tau**2 + sigma_e**2 / n) * runs + (n - 1) / n * (
+        2 * sigma_v**2 + sigma_e**2 * runs
+    ) / n
+    trials, est, cover = 400, [], 0
+    for _ in range(trials):
+        a, b = _simulate(rng, n, na, nb, tau, sigma_v, sigma_e, mu)
+        r = stats.seeds_and_sentences(a, b, ["r"] * n, n_samples=200, seed=rng)
+        est.append(r["se_seeds"] ** 2 + r["se_test"] ** 2)
+        cover += r["low"] <= mu <= r["high"]
+    est = np.array(est)
+    assert abs(est.mean() - expected) < 3 * est.std(ddof=1) / math.sqrt(trials)
+    assert abs(est.mean() - true) > 3 * est.std(ddof=1) / math.sqrt(trials)
+    assert cover / trials > 0.95 + 3 * math.sqrt(0.95 * 0.05 / trials) / 2
+
+
 def test_rebuilds_and_sentences_coverage_matches_a_brute_force_simulation(linear_bleu):
     """400 replications of 3 rebuilds x 2 seeds per system on a fresh test set: each rebuild
     shifts the gain by its own amount (sd 1.5, shared by its seeds), the seeds add sd 0.7 each,
