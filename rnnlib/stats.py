@@ -4,7 +4,8 @@ One module, so that no chapter and no experiment carries its own copy:
 
 * :func:`bootstrap_mean` -- a mean with its percentile bootstrap interval (a purity difference
   over labelled points, a per-sentence or per-pair NLL difference, a per-source share);
-  :func:`paired_difference` is the same on the differences of two paired samples.
+  :func:`paired_difference` is the same on the differences of two paired samples, and
+  :func:`paired_ratio` the ratio of their means (seconds per update of two interleaved arms).
 * :func:`mean_difference` -- two *unpaired* samples (seconds per update of two runs): each
   resampled on its own.
 * :func:`bootstrap_spearman` -- Spearman's rho with its bootstrap interval over the items.
@@ -156,6 +157,28 @@ def paired_difference(
             f"paired_difference: the samples are not paired: shapes {a.shape} and {b.shape}"
         )
     return bootstrap_mean(a - b, n_boot, seed, level)
+
+
+def paired_ratio(
+    a: Sequence[float],
+    b: Sequence[float],
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
+    """``(mean(a) / mean(b), low, high)`` over paired items ``a (L,)``, ``b (L,)`` (two arms'
+    updates timed on the same minibatch in the same round): each of ``n_boot`` resamples draws
+    ``L`` items with replacement, the same for both, and takes the ratio of their means; the
+    percentile interval at ``level``. The draws are :func:`bootstrap_mean`'s."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) == 0:
+        raise ValueError(
+            f"paired_ratio: need two paired, non-empty 1-D samples, got {a.shape} and {b.shape}"
+        )
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(a), size=(n_boot, len(a)))
+    low, high = percentile_interval(a[idx].mean(1) / b[idx].mean(1), level)
+    return float(a.mean() / b.mean()), float(low), float(high)
 
 
 def mean_difference(
@@ -786,6 +809,7 @@ __all__ = [
     "paired_bootstrap",
     "paired_difference",
     "paired_means_by_length",
+    "paired_ratio",
     "percentile_interval",
     "relative_length_slopes",
     "gap_change",

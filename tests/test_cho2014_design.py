@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import torch
 
+from rnnlib.bleu import corpus_bleu
 from rnnlib.experiments.cho2014 import controls
 from rnnlib.experiments.cho2014 import network
 from rnnlib.experiments.cho2014 import rows as rows_mod
@@ -483,7 +484,12 @@ def test_defaults_numbers_set_the_cold_start_against_the_baseline_and_the_warm_s
     }
     base = SimpleNamespace(data=SimpleNamespace(dev_refs=[refs], test_refs=[refs]))
     got = tuning.defaults_numbers(rows, base, n_tune=2)
-    assert got["cho-defaults-cold-heldout"][0] > 0 and got["cho-defaults-warm-test"][0] > 0
+    # by hand: held out (dev after the 2 tuning lines) the defaults row's runs score 100 and
+    # BLEU(worse), the Baseline's BLEU(worse) twice; on test +RNN 100 twice, the defaults row
+    # 100 and BLEU(worse)
+    x_held, x_test = corpus_bleu(worse[2:], refs[2:]).score, corpus_bleu(worse, refs).score
+    assert got["cho-defaults-cold-heldout"][0] == pytest.approx((100 - x_held) / 2)
+    assert got["cho-defaults-warm-test"][0] == pytest.approx((100 - x_test) / 2)
     low, high = got["cho-defaults-cold-heldout-low"][0], got["cho-defaults-cold-heldout-high"][0]
     assert low <= got["cho-defaults-cold-heldout"][0] <= high
     assert got["cho-defaults-runs"] == 2 and tuning.defaults_words(rows) == "was built"
@@ -726,7 +732,9 @@ def test_per_word_numbers_give_each_difference_with_its_interval_or_nan_when_off
     base = SimpleNamespace(data=SimpleNamespace(test_refs=[refs]))
     rows = {k: {1: None, 2: None} for k in outputs}
     got = tuning.per_word_numbers(rows, base)
-    assert got["cho-per-word-base"][0] > 0 and got["cho-per-word-rnn"][0] > 0
+    x = corpus_bleu(worse, refs).score  # by hand: per word 100 twice, +RNN 100 and x
+    assert got["cho-per-word-base"][0] == pytest.approx(100 - x)
+    assert got["cho-per-word-rnn"][0] == pytest.approx((100 - x) / 2)
     assert got["cho-per-word-base-low"][0] <= got["cho-per-word-base"][0]
     assert tuning.per_word_words(rows) == "was built"
     off = {k: rows[k] for k in ("Baseline", "+RNN")}

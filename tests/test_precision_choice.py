@@ -2,6 +2,7 @@
 than fp32)."""
 
 import io
+import os
 
 import pytest
 import torch
@@ -84,7 +85,8 @@ def test_every_artifact_records_the_machine_that_computed_it(tmp_path, monkeypat
         m = art.meta["machine"]
         assert m["processor"] == "Test CPU @ 2.0GHz"
         assert m["instructions"] == ["avx2", "avx512f"]  # the first processor's flags only
-        assert m["torch_threads"] == torch.get_num_threads() and m["cpus"] >= 1
+        assert m["torch_threads"] == torch.get_num_threads()
+        assert m["cpus"] == len(os.sched_getaffinity(0))  # the CPUs this process may run on
         assert machine.label(m).startswith("Test CPU @ 2.0GHz (avx2, avx512f; ")
         assert machine.label(None) == "not recorded"
     finally:

@@ -131,7 +131,7 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
         "words: category, trained network − bag of words",
         "words: category, trained network − chance",
     ]
-    assert bow.verdict in verdicts.VERDICTS and first.measured
+    assert bow.verdict == verdicts.HOLDS and first.measured  # ahead of a bag of words too
     assert first.left_out == "*pronoun* (0), *preposition* (0), *determiner* (0)"
     assert floor.control_words(verdict).startswith(f"**{verdict.control}** (")
     numbers = purity_claims.numbers(measures, PARAMS)

@@ -561,7 +561,8 @@ def test_seed_spread_shows_each_seed_and_their_mean_and_sd():
     assert list(table.index) == ["1", "2", "3", "mean", "sd"]
     per_seed = table.loc[["1", "2", "3"], "RNNencdec-50, All"].astype(float)
     assert table.loc["mean", "RNNencdec-50, All"] == pytest.approx(per_seed.mean(), abs=0.01)
-    assert table.loc["sd", "RNNencdec-50, All"] > 0 and table.loc["sd", "RNNsearch-50, All"] == 0
+    assert table.loc["sd", "RNNencdec-50, All"] == pytest.approx(per_seed.std(ddof=1), abs=0.01)
+    assert table.loc["sd", "RNNsearch-50, All"] == 0
     # each seed's RNNsearch-50⋆ too: perfect with seed 1, as RNNencdec-50's others after
     star = table.loc[["1", "2", "3"], "RNNsearch-50⋆, No UNK"].astype(float).tolist()
     assert star[0] == 100 and star[1:] == table.loc[["2", "3"], "RNNencdec-50, No UNK"].tolist()
@@ -589,7 +590,9 @@ def test_spread_numbers_are_the_seeds_sd_beside_table_1s_numbers():
     scores = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-50", "all")]]
     assert numbers["rns-bleu-rnnencdec-50-spread"][0] == pytest.approx(np.std(scores, ddof=1))
     assert numbers["rns-bleu-rnnencdec-50-spread-n"] == (3, None)
-    assert numbers["rns-bleu-rnnsearch-50star-spread"][0] > 0  # RNNsearch-50⋆'s spread too
+    star = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNsearch-50*", "all")]]
+    assert numbers["rns-bleu-rnnsearch-50star-spread"][0] == pytest.approx(np.std(star, ddof=1))
+    assert numbers["rns-bleu-rnnsearch-50star-spread"][0] > 0  # RNNsearch-50⋆'s seeds differ
     assert seeds.spread_numbers(*_seed_runs(1)) == {}
 
 
@@ -630,7 +633,8 @@ def test_the_30_pair_joins_the_spread_only_when_every_seed_has_its_own():
     per_seed = table.loc[["1", "2", "3"], "RNNsearch-30 − RNNencdec-30, All"].astype(float)
     enc = [corpus_bleu(h, tr.refs["all"]).score for h in sr.hyps[("RNNencdec-30", "all")]]
     assert per_seed.tolist() == pytest.approx([100 - e for e in enc], abs=0.01)
-    assert table.loc["sd", "RNNencdec-30, All"] > 0 and table.loc["sd", "RNNsearch-30, All"] == 0
+    assert table.loc["sd", "RNNencdec-30, All"] == pytest.approx(np.std(enc, ddof=1), abs=0.01)
+    assert table.loc["sd", "RNNsearch-30, All"] == 0
     tests = seeds.seed_tests(ex, sr, tr)
     res = tests[("RNNsearch-30", "RNNencdec-30", "no_unk")]
     direct = stats.seeds_and_sentences(

@@ -285,4 +285,6 @@ def test_decode_run_stores_tokens_and_text_in_order_and_counts_generated_unk(tmp
         " ".join(words(h.tokens)) for h in translate(model, sources, beam_size=2, max_len=5)
     ]
     assert text == expected
+    # the count is of the [UNK] the search generated: every one of them in the text
+    assert art.extra["unk_generated"] == sum(line.split().count("[UNK]") for line in text) > 0
     assert "[UNK]" not in banned.file("tokens.txt").read_text()

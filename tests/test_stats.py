@@ -23,11 +23,13 @@ def test_percentile_interval_ends_at_exactly_2_5_and_97_5_percent():
 
 def test_bootstrap_mean_resamples_the_values_and_shares_a_generator():
     values = np.arange(20.0)
-    mean, low, high = stats.bootstrap_mean(values, 500, 3)
+    mean, low, high = stats.bootstrap_mean(values, 4000, 3)
     assert mean == 9.5 and low < 9.5 < high
-    rng = np.random.default_rng(3)
-    means = values[rng.integers(0, 20, size=(500, 20))].mean(1)
-    assert (low, high) == tuple(np.percentile(means, [2.5, 97.5]))
+    # the resampled mean's standard error is sd(values, ddof=0) / sqrt(20) = 1.29: the 95%
+    # percentile interval is about 9.5 -/+ 1.96 of it (the values are symmetric); scipy's
+    # percentile bootstrap is compared in tests/test_stats_independent.py
+    se = values.std() / np.sqrt(20)
+    assert (low, high) == pytest.approx((9.5 - 1.96 * se, 9.5 + 1.96 * se), abs=0.12 * se)
     # a Generator is used as it is: two calls continue one stream
     shared = np.random.default_rng(5)
     first, second = (
@@ -50,11 +52,14 @@ def test_paired_difference_is_the_mean_of_the_differences_and_needs_pairs():
 
 def test_mean_difference_resamples_each_sample_on_its_own():
     a, b = np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0])
-    diff, low, high = stats.mean_difference(a, b, 300, 4)
+    diff, low, high = stats.mean_difference(a, b, 4000, 4)
     assert diff == 2.0 - 15.0 and low <= diff <= high
-    rng = np.random.default_rng(4)
-    expect = [rng.choice(a, 3).mean() - rng.choice(b, 2).mean() for _ in range(300)]
-    assert (low, high) == tuple(np.percentile(expect, [2.5, 97.5]))
+    # worked out by enumeration: a resample of b has mean 10, 15 or 20 (chances 1/4, 1/2, 1/4),
+    # one of a mean 1, 4/3, ..., 3 (chances 1, 3, 6, 7, 6, 3, 1 in 27). The lowest 2.5% of the
+    # differences lie in the quarter where b's mean is 20, at a's lower tenth (a's mean 4/3):
+    # -18.67; the highest where b's is 10, at a's upper tenth (8/3): -7.33
+    assert low == pytest.approx(4 / 3 - 20, abs=0.34)
+    assert high == pytest.approx(8 / 3 - 10, abs=0.34)
     with pytest.raises(ValueError, match="empty"):
         stats.mean_difference(a, [])
 
@@ -112,7 +117,10 @@ def test_seeds_and_sentences_adds_the_seeds_variance_to_the_test_sets():
     assert r["low"] == pytest.approx(r["diff"] - half) and r["high"] == pytest.approx(
         r["diff"] + half
     )
-    assert r["q"] == pytest.approx(t.ppf(0.975, r["df"])) and r["q"] > 1.96
+    # Satterthwaite's degrees of freedom from the seeds' own scores, the test part counted as known
+    va, vb = np.var(ba, ddof=1) / 3, np.var(bb, ddof=1) / 3
+    df = (va + vb + r["se_test"] ** 2) ** 2 / (va**2 / 2 + vb**2 / 2)
+    assert r["df"] == pytest.approx(df) and r["q"] == pytest.approx(t.ppf(0.975, df))
     # wider than the test set's noise alone and than the seeds' alone
     assert half > 1.96 * r["se_test"] and half > 1.96 * r["se_seeds"]
     # a system against the very same outputs: difference 0, the test set's noise 0, the seeds'
@@ -143,7 +151,9 @@ def test_rebuilds_and_sentences_takes_the_rebuild_as_the_independent_unit():
     assert r["se_rebuilds"] == pytest.approx(np.std(gains, ddof=1) / np.sqrt(2))
     half = r["q"] * np.sqrt(r["se_rebuilds"] ** 2 + r["se_test"] ** 2)
     assert r["high"] - r["diff"] == pytest.approx(half)
-    assert r["q"] == pytest.approx(t.ppf(0.975, r["df"])) and r["df"] >= 1
+    var_rebuilds = np.var(gains, ddof=1) / 2  # two rebuilds: 1 degree of freedom
+    df = (var_rebuilds + r["se_test"] ** 2) ** 2 / (var_rebuilds**2 / 1)
+    assert r["df"] == pytest.approx(df) and r["q"] == pytest.approx(t.ppf(0.975, df))
     assert r["low"] < 0 < r["high"]
     # every run counted as independent (Welch over 6 runs a side) would be narrower: the
     # rebuild's shared alignment would count as six observations

@@ -233,7 +233,10 @@ def test_training_learns_logs_and_returns_the_best_on_dev(tmp_path, one_thread):
     row = result.log[-1]
     assert set(row) >= {"update", "epoch", "train_nll_sentence", "train_nll_token", "seconds"}
     assert row["epoch"] == pytest.approx(60 * 20 / 400)
-    assert row["train_nll_sentence"] > row["train_nll_token"] > 0
+    # the same summed NLL of the update's minibatch, per sentence and per target token
+    per_sentence = row["train_nll_token"] * row["tokens"] / row["sentences"]
+    assert row["train_nll_sentence"] == pytest.approx(per_sentence, rel=1e-9)
+    assert row["sentences"] == 20 and row["train_nll_token"] > 0
     assert result.log[-1]["train_nll_token"] < result.log[0]["train_nll_token"]
     # the logs on disk
     assert (tmp_path / "train_log.csv").read_text().count("\n") == 61

@@ -365,10 +365,18 @@ def ledger(folder: Path) -> list[dict]:
     """One row per claim of :data:`CLAIMS`: its verdict evaluated now from the recorded evidence
     (a claim no chapter recorded is not measurable, saying so), the chapter and profile that
     recorded it, its ``build`` (:func:`build_label`) and ``own``, whether it is the book's own
-    observation (:data:`OWN_OBSERVATIONS`) rather than its paper's claim."""
+    observation (:data:`OWN_OBSERVATIONS`) rather than its paper's claim. A claim recorded by two
+    chapters is an error naming both (a chapter recording a claim twice: its last check counts)."""
     by_claim: dict[str, list[Recorded]] = {}
     for rec in load_checks(folder):
         by_claim.setdefault(rec.claim, []).append(rec)
+    for claim, recs in by_claim.items():  # one chapter judges a claim: two would race
+        chapters = sorted({r.chapter for r in recs})
+        if len(chapters) > 1:
+            raise ValueError(
+                f"{folder}: claim {claim} is recorded by the chapters {' and '.join(chapters)}; "
+                "one chapter judges each claim (which of their verdicts would the ledger show?)"
+            )
     rows = []
     for claim, (paper, item, statement) in CLAIMS.items():
         recs = by_claim.get(claim, [])

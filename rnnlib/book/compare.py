@@ -346,6 +346,12 @@ def load_build(path: str | Path) -> Build:
             continue
         from_records.append(chapter)
         for rec in recs:  # a claim recorded twice: the last record counts, as in the ledger
+            seen = build.claims.get(rec["claim"])
+            if seen and seen["chapter"] != rec.get("chapter", chapter):
+                build.warnings.append(  # the ledger refuses this build: say which chapters
+                    f"claim {rec['claim']} is recorded by the chapters {seen['chapter']} and "
+                    f"{rec.get('chapter', chapter)}: the latter's record is compared"
+                )
             verdict, reason = _record_verdict(rec)
             build.claims[rec["claim"]] = {
                 "chapter": rec.get("chapter", chapter),

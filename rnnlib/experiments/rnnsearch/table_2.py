@@ -218,6 +218,13 @@ TIMING_SECONDS = 30.0
 TIMING_BATCHES = 3
 #: ABBA rounds each session of the live timing runs at least, whatever the seconds
 TIMING_ROUNDS = 6
+#: C-B-T2-3's margin, stated before any timing: the claim holds where an RNNsearch update takes
+#: more than this many times an RNNencdec update, the whole interval of the ratio above it. Paper
+#: B's hours and updates give 1.8-2.1 (the smoke profile's live timings 1.4); two identical
+#: RNNencdec timed ABBA on a shared machine differed by at most 3% in the builds so far. The
+#: interval of the difference alone (above 0) held for identical networks in about one loaded
+#: session in twenty; a fifth more is a margin a machine's load does not reach by chance
+TIMING_MARGIN = 1.2
 
 
 @dataclass
@@ -448,28 +455,33 @@ def claim_t2_3(
     """C-B-T2-3, an RNNsearch update costs more time than an RNNencdec update. B Table 2
     (updates ×10⁵ in about the same hours): RNNenc-30 8.46 in 109 h, RNNsearch-30 4.71 in 113 h,
     RNNenc-50 6.00 in 108 h, RNNsearch-50 2.88 in 111 h. The interleaved timing ``times``
-    (:func:`update_times`), paired by minibatch and round; control: the same timing with a
-    second RNNencdec in RNNsearch's place (an A/A comparison, measured in its own session)."""
+    (:func:`update_times`), paired by minibatch and round: the ratio of the seconds per update
+    (:func:`rnnlib.stats.paired_ratio`) at least :data:`TIMING_MARGIN`; control: the same timing
+    with a second RNNencdec in RNNsearch's place (an A/A comparison, in its own session)."""
     n_boot = ex.P.n_boot
     n = len(times.search) // 2 * 2
-    slower = stats.paired_difference(times.search[:n], times.encdec[:n], n_boot, rng)
+    slower = stats.paired_ratio(times.search[:n], times.encdec[:n], n_boot, rng)
     m = len(times.again) // 2 * 2
-    itself = stats.paired_difference(times.again[:m], times.encdec_control[:m], n_boot, rng)
+    itself = stats.paired_ratio(times.again[:m], times.encdec_control[:m], n_boot, rng)
     device = runs.runs["RNNsearch-50"].extra["device"]
     note = (
         f"a live timing on {device}, not the training runs: {n} updates of each model "
         f"interleaved ABBA, each pair on the same minibatch of {times.pairs} pairs "
         "(RNNsearch-50's training pairs), paired bootstrap over the updates; the machine's load "
-        "then hits both alike. The -30 and -50 models have the same sizes; the interval covers "
-        "the variation of the updates, not that of another machine"
+        f"then hits both alike. Holds above {TIMING_MARGIN:g} times as long, a margin two "
+        "identical networks' timings do not reach by chance. The -30 and -50 models have the "
+        "same sizes; the interval covers the variation of the updates, not that of another "
+        "machine"
     )
+    (ratio, low, high), (ratio_aa, low_aa, high_aa) = slower, itself
+    label = "RNNsearch / RNNencdec seconds per update"
     check = verdicts.controlled(
-        verdicts.intervals_above(
-            [("RNNsearch − RNNencdec seconds per update", *slower)], note=note
-        ),
+        verdicts.at_least(ratio, TIMING_MARGIN, label, low, high, note=note),
         f"RNNencdec against itself: the same timing in a session of its own, {m} updates of "
         "RNNencdec and of a second, identical RNNencdec in RNNsearch's place",
-        verdicts.intervals_above([("RNNencdec − RNNencdec seconds per update", *itself)]),
+        verdicts.at_least(
+            ratio_aa, TIMING_MARGIN, "RNNencdec / RNNencdec seconds per update", low_aa, high_aa
+        ),
     )
     return ClaimCheck("C-B-T2-3", check, "rns-t2-claim3")
 
