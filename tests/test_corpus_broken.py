@@ -259,7 +259,7 @@ def test_data_chapter_shows_zero_for_a_filter_no_pair_passes(tmp_path):
         == "0.0"
     )
     # the prose speaks of these files and this tokenizer, not of the Bible
-    assert glued["corpus-intro"]["text/markdown"] == "your own files, en → fr"
+    assert glued["corpus-intro"]["text/markdown"] == "your own files, English → French"
     assert "train.en + train.fr" in glued["corpus-split-books"]["text/html"]
     assert glued["corpus-token-unit"]["text/markdown"] == "tokens (the words between spaces)"
     skipped = glued["corpus-skipped"]["text/html"]  # a table: the first pairs each filter dropped

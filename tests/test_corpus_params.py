@@ -15,7 +15,8 @@ import pytest
 
 from rnnlib.book.params import ParameterError, chapter_parameters_source, chapter_specs
 from rnnlib.book.execute import book_chapters
-from rnnlib.corpus.dataset import CorpusConfig
+from rnnlib.cache import ArtifactCache
+from rnnlib.corpus.dataset import CorpusConfig, prepare_corpus
 from rnnlib.book.corpus_params import corpus_config, specs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,3 +221,29 @@ def test_data_chapter_without_corpus_dir_fails_naming_the_parameter(tmp_path):
     assert proc.returncode == 2  # refused before the chapter starts
     assert "chapter data: parameter 'corpus_dir' is required when corpus='files'" in proc.stderr
     assert not list(tmp_path.rglob("data.ipynb"))
+
+
+def test_data_chapter_runs_on_german_english_files_with_their_own_tokenizer_rules(tmp_path):
+    """Any language pair: files named by src_lang/tgt_lang, the prose naming the languages, and
+    the Moses rules of each side's language (the French rules would keep "l'" whole)."""
+    corpus_dir = tmp_path / "de-en"
+    corpus_dir.mkdir()
+    rng = random.Random(1)
+    for split, n in (("train", 120), ("dev", 20), ("test", 20)):
+        de = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 20))) for _ in range(n)]
+        de[0] += " l'homme"
+        en = [" ".join(w[::-1] for w in line.split()) for line in de]
+        (corpus_dir / f"{split}.de").write_text("\n".join(de) + "\n", encoding="utf-8")
+        (corpus_dir / f"{split}.en").write_text("\n".join(en) + "\n", encoding="utf-8")
+    proc = run_chapter(
+        tmp_path, "corpus=files", f"corpus_dir={corpus_dir}", "src_lang=de", "tgt_lang=en"
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    nb = nbformat.read(tmp_path / "out" / "src" / "chapters" / "data.ipynb", as_version=4)
+    values = glued(nb)
+    assert values["corpus-intro"]["text/markdown"] == "your own files, German → English"
+    assert "train.de + train.en" in values["corpus-split-books"]["text/html"]
+    cfg = CorpusConfig(corpus="files", corpus_dir=str(corpus_dir), src_lang="de", tgt_lang="en")
+    corpus = prepare_corpus(cfg, ArtifactCache(tmp_path / "cache"))
+    first = corpus.text("train", "src")[0].split()
+    assert first[-3:] == ["l", "'", "homme"]  # German rules; French ones give "l'" "homme"

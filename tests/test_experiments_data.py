@@ -63,7 +63,7 @@ def files(tmp_path_factory):
 def test_texts_and_tables_speak_of_the_files(files):
     cfg, corpus, _, _ = files
     assert data.cited_files(cfg) == ["corpus_dir"] and data.unit(cfg) == "pair"
-    assert data.ran_on(cfg) == "your own files, en → fr"
+    assert data.ran_on(cfg) == "your own files, English → French"
     assert '(`tokenizer="whitespace"`)' in data.tokenizing(cfg)
     assert data.cleaned(cfg) == "your files, which are not cleaned"
     assert data.cleaning_numbers(cfg, corpus) == {

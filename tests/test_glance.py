@@ -71,7 +71,13 @@ def test_corpus_description_follows_the_recorded_parameters():
     assert glance.corpus_description(res, "representations") == "the corpus of the chapter it reads"
     assert glance.corpus_description(res, "cho2014") == "the cho2014 chapter's corpus"
     files = Results([entry("data", "params", {"corpus": "files", "corpus_dir": "my"}, "params")])
-    assert glance.corpus_description(files, "data") == "files in `my`"
+    assert glance.corpus_description(files, "data") == "files in `my` (English → French)"
+    de_en = {"corpus": "files", "corpus_dir": "my", "src_lang": "de", "tgt_lang": "en"}
+    other = Results([entry("data", "params", de_en, "params")])
+    assert glance.corpus_description(other, "data") == "files in `my` (German → English)"
+    fr_en = {**BIBLE, "src_lang": "fr", "tgt_lang": "en"}
+    reversed_ = Results([entry("data", "params", fr_en, "params")])
+    assert glance.corpus_description(reversed_, "data") == f"Bible ({VERSIONS['l'].short} → WEB)"
 
 
 def test_claims_table_and_counts_give_every_claim_its_verdict_and_deviations(tmp_path):

@@ -91,7 +91,7 @@ def test_corpus_description_names_the_users_files_and_lowercasing():
     cfg = SimpleNamespace(
         corpus="files", corpus_dir="/data/mine", src_lang="de", tgt_lang="en", lowercase=True
     )
-    assert network.corpus_description(cfg) == "your own files in `/data/mine`, de → en"
+    assert network.corpus_description(cfg) == "your own files in `/data/mine`, German → English"
     assert network.corpus_case(cfg) == "lowercased (so no word is written as a name)"
     cased = SimpleNamespace(**{**vars(cfg), "lowercase": False})
     assert network.corpus_case(cased) == "cased as written"

@@ -9,7 +9,9 @@ user's own files. A chapter may change a *default* on the marker line, e.g.
 
     corpus: str = "bible"  # {bible, files} the parallel corpus: the English-French Bible, or your own files
     corpus_dir: str | None = None  # folder with the train/dev/test files when corpus is files (relative paths are relative to the book root)
-    corpus_layout: str = "pair"  # {pair, tsv} files: <split>.en + <split>.fr, or one <split>.tsv (English<TAB>French)
+    corpus_layout: str = "pair"  # {pair, tsv} files: <split>.<src_lang> + <split>.<tgt_lang>, or one <split>.tsv (source<TAB>target)
+    src_lang: str = "en"  # the source language's code: the files' suffix and the tokenizer's rules (bible: en or fr)
+    tgt_lang: str = "fr"  # the target language's code (bible: the other of en and fr)
     tokenizer: str = "moses"  # {moses, whitespace} Moses tokenizer (the papers'), or split on spaces for pre-tokenized files
     en_version: str = "4"  # {4, k, 3} English Bible: World English Bible, King James 1611, Basic English
     fr_version: str = "l"  # {l, 5, o} French Bible: Louis Segond 1910, Darby, Ostervald
@@ -30,7 +32,9 @@ the corpus with::
 ``corpus="files"``. Setting ``corpus_dir`` with ``corpus="bible"`` is an error (it would
 otherwise silently train on the Bible); a relative ``corpus_dir`` is made absolute against the
 book root. The files are read by :mod:`rnnlib.corpus.files`, which names the file and line of
-bad content. The direction is English -> French.
+bad content. The direction is ``src_lang`` -> ``tgt_lang`` (English -> French by default, the papers'
+direction; any pair of language codes for files, whose suffixes they are, and whose codes choose
+the Moses tokenizer's language rules).
 
 Deviations: none (this module only names parameters; see :mod:`rnnlib.corpus.dataset`).
 """  # noqa: E501 (the block's lines: parse_parameters_cell reads one parameter per line)

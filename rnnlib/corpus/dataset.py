@@ -74,6 +74,30 @@ GUARD_CHARS_PER_TOKEN = 10  # the length guard in characters is this many times 
 SHOWN = 3  # skipped pairs named in an error message
 
 
+#: the names of the languages the book is most likely run on (others: their code)
+LANGUAGES = {
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+    "cs": "Czech",
+    "ru": "Russian",
+    "fi": "Finnish",
+    "ro": "Romanian",
+    "tr": "Turkish",
+    "zh": "Chinese",
+    "ja": "Japanese",
+}
+
+
+def language_name(code: str) -> str:
+    """The English name of language ``code`` (``"de"`` -> German), or the code itself."""
+    return LANGUAGES.get(code, f"`{code}`")
+
+
 @dataclass(frozen=True)
 class CorpusConfig:
     """What to prepare. Unknown names are errors (:meth:`from_dict` names them).

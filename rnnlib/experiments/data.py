@@ -29,6 +29,7 @@ from ..cache import ArtifactCache
 from ..corpus import split as splits
 from ..corpus.clean import RULES
 from ..corpus.dataset import (
+    language_name,
     GUARD_CHARS_PER_TOKEN,
     Corpus,
     CorpusConfig,
@@ -60,6 +61,8 @@ class Params:
     corpus: str = "bible"
     corpus_dir: str | None = None
     corpus_layout: str = "pair"
+    src_lang: str = "en"
+    tgt_lang: str = "fr"
     tokenizer: str = "moses"
     en_version: str = "4"
     fr_version: str = "l"
@@ -109,8 +112,9 @@ def ran_on(cfg: CorpusConfig) -> str:
     """What this page ran on, in words: the two Bible versions, or the user's files and their
     languages."""
     if is_bible(cfg):
-        return f"the Bible, {VERSIONS[cfg.en_version].name} → {VERSIONS[cfg.fr_version].name}"
-    return f"your own files, {cfg.src_lang} → {cfg.tgt_lang}"
+        src, tgt = VERSIONS[cfg.version(cfg.src_lang)], VERSIONS[cfg.version(cfg.tgt_lang)]
+        return f"the Bible, {src.name} → {tgt.name}"
+    return f"your own files, {language_name(cfg.src_lang)} → {language_name(cfg.tgt_lang)}"
 
 
 def tokenizing(cfg: CorpusConfig) -> str:
@@ -125,7 +129,10 @@ def versions_table(cfg: CorpusConfig, corpus_dir: str | None) -> pd.DataFrame:
     reference), or the settings of the user's files (``corpus_dir``: the parameter as given)."""
     if is_bible(cfg):
         used = [cfg.en_version, cfg.fr_version, *cfg.reference_versions()]
-        role = {cfg.en_version: "source", cfg.fr_version: "target (main reference)"}
+        role = {
+            cfg.version(cfg.src_lang): "source",
+            cfg.version(cfg.tgt_lang): "target (main reference)",
+        }
         rows = [
             {
                 "code": c,

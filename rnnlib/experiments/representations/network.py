@@ -12,6 +12,7 @@ import pandas as pd
 import torch
 
 from ...presets import build_model
+from ...corpus.dataset import language_name
 from .setting import SCORER_PARAMS, PhraseScorer
 
 
@@ -24,13 +25,13 @@ def corpus_description(cfg) -> str:
 
         code = {"en": cfg.en_version, "fr": cfg.fr_version}
         src_v, tgt_v = VERSIONS[code[cfg.src_lang]], VERSIONS[code[cfg.tgt_lang]]
-        language = {"en": "English", "fr": "French"}
         text = (
-            f"the {language[cfg.src_lang]}–{language[cfg.tgt_lang]} Bible, "
+            f"the {language_name(cfg.src_lang)}–{language_name(cfg.tgt_lang)} Bible, "
             f"{src_v.name} → {tgt_v.name}"
         )
     else:
-        text = f"your own files in `{cfg.corpus_dir}`, {cfg.src_lang} → {cfg.tgt_lang}"
+        src, tgt = language_name(cfg.src_lang), language_name(cfg.tgt_lang)
+        text = f"your own files in `{cfg.corpus_dir}`, {src} → {tgt}"
     return text
 
 

@@ -91,6 +91,8 @@ class Params:
     corpus: str = "bible"
     corpus_dir: str | None = None
     corpus_layout: str = "pair"
+    src_lang: str = "en"
+    tgt_lang: str = "fr"
     tokenizer: str = "moses"
     en_version: str = "4"
     fr_version: str = "l"
