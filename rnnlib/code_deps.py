@@ -56,6 +56,9 @@ KEEP_STALE_ENV = "RNNLIB_KEEP_STALE"
 #: keys, sidecars, locks, the machine's description)
 BOOKKEEPING = ("cache.py", "code_deps.py", "machine.py")
 
+#: the name of the class that declares a chapter's parameters (its fields are not code)
+PARAMS_CLASS = "Params"
+
 # building blocks of the map
 _MODEL = (
     "models.py",
@@ -306,13 +309,24 @@ def file_hash(path: str) -> str:
 def code_text(source: str) -> str:
     """``source``'s tokens without comments, docstrings and non-logical line breaks, one a line
     (indentation as ``INDENT``/``DEDENT``): two sources that differ only in what a reader sees
-    give the same text; a source that does not parse is returned as it is."""
+    give the same text; a source that does not parse is returned as it is. A module-level class
+    :data:`PARAMS_CLASS` made of fields only (a chapter's parameters, ``setting.py``) does not
+    count either: a parameter reaches a computation through the config its key holds, so adding
+    a chapter parameter makes no trained model stale."""
     try:
         tree = ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (SyntaxError, tokenize.TokenError, ValueError):
         return source
-    docstrings = set()
+    docstrings, declared = set(), set()
+    for node in tree.body:  # the chapter's parameters, declared as fields and nothing else
+        if (
+            isinstance(node, ast.ClassDef)
+            and node.name == PARAMS_CLASS
+            and all(isinstance(x, ast.AnnAssign) or isinstance(x, ast.Expr) for x in node.body)
+        ):
+            declared.update(range(node.lineno, node.end_lineno + 1))
+            declared.update(d.lineno for d in node.decorator_list)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -323,7 +337,7 @@ def code_text(source: str) -> str:
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
     out, dropped = [], False
     for tok in tokens:
-        if tok.type in skip:
+        if tok.type in skip or tok.start[0] in declared:
             continue
         if tok.type == tokenize.STRING and tok.start in docstrings:
             dropped = True  # the docstring's logical line goes, with its NEWLINE
@@ -355,7 +369,7 @@ def changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
 
 #: how :func:`file_hash` hashes, recorded beside every record (``code_scheme``): a record made
 #: another way cannot be compared, and is adopted like one made before records existed
-SCHEME = "tokens-sha256-16"
+SCHEME = "tokens-without-params-sha256-16"
 
 
 def stamped(files: dict[str, str]) -> dict:

@@ -608,3 +608,24 @@ def test_a_checkpoint_from_other_code_is_not_resumed(tmp_path, monkeypatch):
     monkeypatch.setenv(code_deps.KEEP_STALE_ENV, "1")
     result = train(build_model(mc), _pairs(), None, longer, tmp_path, progress=False)
     assert result.resumed_from == 3 and result.updates == 5
+
+
+def test_a_chapters_parameters_are_not_code_but_the_functions_beside_them_are():
+    base = (
+        "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Params:\n"
+        '    """The chapter\'s parameters."""\n\n    seed: int = 1\n    hidden: int = 64\n\n\n'
+        "def model_config(P):\n    return {'hidden': P.hidden}\n"
+    )
+    more = base.replace(
+        "    hidden: int = 64\n", "    hidden: int = 64\n    src_lang: str = 'en'\n"
+    )
+    assert code_deps.code_text(more) == code_deps.code_text(base)  # a parameter more: no change
+    edited = base.replace("{'hidden': P.hidden}", "{'hidden': 2 * P.hidden}")
+    assert code_deps.code_text(edited) != code_deps.code_text(base)
+    # a class of that name that does more than declare fields is code
+    method = base.replace(
+        "    hidden: int = 64\n", "    hidden: int = 64\n\n    def x(self):\n        return 1\n"
+    )
+    assert code_deps.code_text(method.replace("return 1", "return 2")) != code_deps.code_text(
+        method
+    )
