@@ -79,6 +79,15 @@ def add_arguments(parser) -> None:
         help="also delete the work folders no process is using (interrupted runs start afresh)",
     )
     clean.add_argument("--dry-run", action="store_true", help="say what would go, delete nothing")
+    du = sub.add_parser("du", help="disk use by kind, and of the quarantine, work and temporaries")
+    du.add_argument("--cache", type=Path, default=None, help="artifact cache folder")
+    gc = sub.add_parser(
+        "gc",
+        help="delete what no build needs: the quarantine, the work folders and temporaries no "
+        "process is using (never a live one)",
+    )
+    gc.add_argument("--cache", type=Path, default=None, help="artifact cache folder")
+    gc.add_argument("--dry-run", action="store_true", help="say what would go, delete nothing")
 
 
 #: config fields that tell a chapter's runs apart in ``rnnlib cache ls``
@@ -188,10 +197,52 @@ def ls_main(root: Path, kind: str) -> int:
     return 0
 
 
-def clean_main(root: Path, work: bool, dry_run: bool) -> int:
+def orphan_temporaries(root: Path) -> list[Path]:
+    """The temporaries under ``<cache>/.tmp`` whose writing process is gone: a temporary is named
+    ``<kind>.<key>.<pid>.<time>`` by the process that writes it (:meth:`ArtifactCache._make`)."""
+    tmp, found = root / ".tmp", []
+    if not tmp.is_dir():
+        return found
+    for path in sorted(tmp.iterdir()):
+        parts = path.name.split(".")
+        pid = int(parts[-2]) if len(parts) >= 4 and parts[-2].isdigit() else None
+        if pid is not None and not _alive(pid):
+            found.append(path)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def du_main(root: Path) -> int:
+    """Disk use by kind (entries, MB), then the quarantine, the work folders and temporaries."""
+    by_kind: dict[str, list[float]] = {}
+    for k, _, path in ArtifactCache(root).entries():
+        row = by_kind.setdefault(k, [0, 0.0])
+        row[0] += 1
+        row[1] += _size(path) / 1e6
+    for k, (n, mb) in sorted(by_kind.items(), key=lambda x: -x[1][1]):
+        print(f"{mb:10.1f} MB  {n:4d}  {k}")
+    for name in (QUARANTINE, "work", ".tmp"):
+        if (root / name).is_dir():
+            print(f"{_size(root / name) / 1e6:10.1f} MB        {name}/")
+    print(f"{_size(root) / 1e6:10.1f} MB        in all ({root})")
+    return 0
+
+
+def clean_main(root: Path, work: bool, dry_run: bool, temporaries: bool = False) -> int:
     doomed = [root / QUARANTINE] if (root / QUARANTINE).is_dir() else []
     if work:
         doomed += [path for path, used in work_folders(root) if not used]
+    if temporaries:
+        doomed += orphan_temporaries(root)
     verb = "would delete" if dry_run else "deleted"
     for path in doomed:
         size = _size(path) / 1e6
@@ -212,6 +263,10 @@ def main(args) -> int:
         return ls_main(root, args.kind)
     if args.action == "clean":
         return clean_main(root, args.work, args.dry_run)
+    if args.action == "du":
+        return du_main(root)
+    if args.action == "gc":
+        return clean_main(root, work=True, dry_run=args.dry_run, temporaries=True)
     report = run_verify(root, full=not args.fast, repair=not args.dry_run)
     return 0 if report.ok else 1
 

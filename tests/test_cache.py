@@ -317,3 +317,50 @@ def test_cache_ls_and_clean_show_and_free_what_the_cache_holds(tmp_path, capsys)
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_cache_gc_removes_orphans_keeps_live_folders_and_du_adds_up(tmp_path, capsys):
+    import os
+    import subprocess
+    import sys
+
+    cache = ArtifactCache(tmp_path)
+    cache.build(
+        "corpus/prepared",
+        {"max_len": 30},
+        lambda out, work: (out / "a").write_bytes(b"z" * 500_000),
+    )
+    orphan = cache.work_dir("rnnsearch/run", {"seed": 3})  # an abandoned run's checkpoints
+    orphan.mkdir(parents=True)
+    (orphan / "state.pt").write_bytes(b"y" * 1_000_000)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead_tmp = tmp_path / ".tmp" / f"rnnsearch_run.0123456789abcdef.{gone.stdout.strip()}.1"
+    live_tmp = tmp_path / ".tmp" / f"rnnsearch_run.fedcba9876543210.{os.getpid()}.2"
+    for t in (dead_tmp, live_tmp):
+        t.mkdir(parents=True)
+    busy_config = {"seed": 4}
+    busy = cache.work_dir("rnnsearch/run", busy_config)
+    busy.mkdir(parents=True)
+    lock = cache.lock_path("rnnsearch/run", cache.key("rnnsearch/run", busy_config, None))
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time, filelock; held = filelock.FileLock(sys.argv[1]);"
+         " held.acquire(); print('held', flush=True); time.sleep(60)", str(lock)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert cli_main(["cache", "du", "--cache", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert "0.5 MB     1  corpus/prepared" in out and "1.0 MB        work/" in out
+        assert cli_main(["cache", "gc", "--cache", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert f"deleted {orphan.relative_to(tmp_path)}" in out and not orphan.exists()
+        assert not dead_tmp.exists() and live_tmp.is_dir()  # its writer is alive: kept
+        assert busy.is_dir()  # a process holds its lock: kept
+        assert cache.get("corpus/prepared", {"max_len": 30}) is not None
+    finally:
+        holder.kill()
+        holder.wait()
