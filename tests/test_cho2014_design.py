@@ -381,8 +381,10 @@ def test_the_count_drawn_network_reads_only_the_plan_and_draws_pairs_by_their_co
     config = built[0][1]
     assert config["train"]["max_updates"] == 4 and config["drawn"] == counts.DRAWN
     assert config["phrase_table"] == "k" and config["draw_seed"] == 3
-    assert got[0].train_config.max_updates == 4 and len(got[0].train_pairs) == 3
-    assert pairs[1] not in got[0].train_pairs  # a count of 0 is never drawn
+    assert got[0].train_config.max_updates == 4 and got[0].train_pairs is pairs
+    drawn = counts.drawn_pairs(plan, 3)  # what its make trains on
+    assert len(drawn) == 3 and pairs[1] not in drawn  # a count of 0 is never drawn
+    assert drawn == counts.drawn_pairs(trained, 3)
     assert counts.counts_scorer(cache, corpus, plan, Params(rnn_check_optimiser=False)) is None
 
 

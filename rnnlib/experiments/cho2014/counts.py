@@ -51,6 +51,13 @@ def pair_counts(scorer: PhraseScorer, pairs: Sequence[Pair]) -> np.ndarray:
     return np.array([count[p] for p in pairs], dtype=np.float64)
 
 
+def drawn_pairs(scorer: PhraseScorer, seed: int) -> list:
+    """As many pairs as ``scorer.train_pairs``, drawn from them by their counts
+    (:func:`count_weighted`, :func:`pair_counts`) with ``seed``."""
+    pool = scorer.train_pairs
+    return count_weighted(pool, pair_counts(scorer, pool), len(pool), seed)
+
+
 def counts_scorer(
     cache: ArtifactCache, corpus, scorer: PhraseScorer, P: Params
 ) -> PhraseScorer | None:
@@ -59,20 +66,19 @@ def counts_scorer(
     trained on) for ``rnn_check_updates`` updates (``None``: as many as ``scorer``), with the
     same model, optimiser, seed and held-out pairs; ``None`` when ``rnn_check_optimiser`` (the
     chapter's switch for its second network) is off. ``corpus``: the corpus ``scorer`` was
-    made from."""
+    made from. The pairs are drawn only when the cache lacks the network; the returned
+    scorer's ``train_pairs`` are those it drew from (``scorer``'s)."""
     if not P.rnn_check_optimiser:
         return None
     train_config = dataclasses.replace(
         scorer.train_config, max_updates=P.rnn_check_updates or scorer.train_config.max_updates
     )
     seed = P.seed + 2
-    drawn = count_weighted(
-        scorer.train_pairs, pair_counts(scorer, scorer.train_pairs), len(scorer.train_pairs), seed
-    )
     config = {**scorer.run_config, "drawn": DRAWN, "draw_seed": seed}
     config.update(model=scorer.model_config.to_dict(), train=train_key(train_config))
 
     def make(out: Path, work: Path) -> dict:
+        drawn = drawn_pairs(scorer, seed)
         pairs = encode_pairs(drawn, corpus.src_vocab, corpus.tgt_vocab)
         held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab)
         torch.manual_seed(train_config.seed)
@@ -96,9 +102,5 @@ def counts_scorer(
     t0 = time.perf_counter()
     art = cache.build(KIND, config, make, data=corpus.checksum)
     return dataclasses.replace(
-        scorer,
-        artifact=art,
-        train_config=train_config,
-        train_pairs=drawn,
-        seconds=time.perf_counter() - t0,
+        scorer, artifact=art, train_config=train_config, seconds=time.perf_counter() - t0
     )
