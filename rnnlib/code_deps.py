@@ -208,6 +208,16 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "experiments/cho2014/scorer.py",
         "experiments/cho2014/setting.py",
     ),
+    "cho2014/scorer_counts": (
+        *_MODEL,
+        *_TRAINING,
+        *_SMT,
+        "corpus/vocab.py",
+        "experiments/baseline.py",
+        "experiments/cho2014/scorer.py",
+        "experiments/cho2014/counts.py",
+        "experiments/cho2014/setting.py",
+    ),
     "cho2014/rnn_feature": (
         *_MODEL,
         *_SMT,

@@ -231,7 +231,7 @@ def test_f3_claims_hold_for_weak_positive_agreement_and_not_for_the_untrained_ne
     # the untrained network agrees with the TM only through the length, which the rule removes
     assert _control(got["C-A-F3-1"]) != verdicts.HOLDS
     assert _control(got["C-A-F3-2"]) != verdicts.HOLDS
-    assert _verdict(got["C-A-F3-3"]) == verdicts.UNMEASURABLE
+    assert "C-A-F3-3" not in got  # judged apart, against the count-drawn network
 
 
 def test_f3_claims_fail_for_identical_scores_and_stop_at_the_floor():
@@ -242,6 +242,67 @@ def test_f3_claims_fail_for_identical_scores_and_stop_at_the_floor():
     weak = figure_3.figure_3_claims(_pairs(500, 0.3), 1, _pairs(500, 0.0, 1), low, n_boot=100)
     assert _verdict(weak["C-A-F3-1"]) == verdicts.UNMEASURABLE
     assert "below the floor" in verdicts.evaluate(weak["C-A-F3-1"]).reason
+
+
+def _counted(n: int, unique: float, drawn: float, seed: int = 0):
+    """``(pick, counted)``: ``n`` pairs with a count and a target of 1-3 words, scored by the
+    unique-pair network (its score follows the log count with weight ``unique``) and by the
+    count-drawn one (weight ``drawn``); the length dominates both scores."""
+    rng = np.random.default_rng(seed)
+    count = rng.geometric(0.3, n).astype(float)
+    tgt = [("w",) * (1 + k % 3) for k in range(n)]
+    lens = np.array([len(t) for t in tgt])
+    z = (np.log(count) - np.log(count).mean()) / np.log(count).std()
+
+    def score(w, k):
+        noise = np.random.default_rng(seed + k).normal(0, 1, n)
+        return w * z + np.sqrt(1 - w**2) * noise - 5 * lens
+
+    pick = pd.DataFrame({"tgt": tgt, "rnn": score(unique, 1), "count": count})
+    return pick, pick.assign(rnn=score(drawn, 2))
+
+
+def test_f3_3_holds_when_the_count_drawn_network_follows_the_counts_more():
+    fc = figure_3.follows_counts(*_counted(3000, 0.1, 0.6), seed=1, n_boot=200)
+    got = figure_3.claim_f3_3(fc, CTL).check
+    assert _verdict(got) == verdicts.HOLDS
+    assert _control(got) != verdicts.HOLDS  # shuffled counts: neither network follows them
+    v, lo, hi = fc.measured
+    assert v[1] > 0.4 and v[0] < 0.2 and lo[2] > 0 and lo[2] <= v[2] <= hi[2]
+    names = figure_3.count_numbers(fc)
+    assert names["cho-count-rho-diff"][0] == pytest.approx(v[2])
+
+
+def test_f3_3_fails_when_the_unique_pair_network_follows_the_counts_as_much():
+    got = figure_3.claim_f3_3(figure_3.follows_counts(*_counted(3000, 0.6, 0.6), 1, 200), CTL)
+    assert _verdict(got.check) in (verdicts.FAILS, verdicts.NOISE)
+    more = figure_3.claim_f3_3(figure_3.follows_counts(*_counted(3000, 0.7, 0.3), 1, 200), CTL)
+    assert _verdict(more.check) == verdicts.FAILS
+
+
+def test_f3_3_stops_at_its_floors_and_without_the_count_drawn_network():
+    # the count-drawn network does not follow the counts either: nothing to compare with
+    flat = figure_3.claim_f3_3(figure_3.follows_counts(*_counted(2000, 0.0, 0.0), 1, 100), CTL)
+    assert _verdict(flat.check) == verdicts.UNMEASURABLE
+    assert "count-drawn" in verdicts.evaluate(flat.check).reason
+    low = controls.Controls(model=None, gain=0.5, gain_untrained=-4.0)  # the scorer's floor
+    fc = figure_3.follows_counts(*_counted(3000, 0.1, 0.6), 1, 200)  # holds with CTL (above)
+    assert _verdict(figure_3.claim_f3_3(fc, low).check) == verdicts.UNMEASURABLE
+    assert _verdict(figure_3.claim_f3_3(fc).check) == verdicts.HOLDS  # no scorer floor given
+    none = figure_3.claim_f3_3(None, CTL).check
+    assert _verdict(none) == verdicts.UNMEASURABLE
+    assert "not trained" in verdicts.evaluate(none).reason
+    assert np.isnan(figure_3.count_numbers(None)["cho-count-rho-diff"][0])
+
+
+def test_f3_3_control_can_hold_by_chance_and_only_about_as_often_as_its_interval_allows():
+    """The control is the claim's rule with the counts shuffled within target length: neither
+    network can follow them, so it holds only where the 95% interval misses by chance."""
+    held = 0
+    for seed in range(200):
+        cv, clo, chi = figure_3.follows_counts(*_counted(60, 0.1, 0.6, seed), seed, 50).control
+        held += clo[2] > 0
+    assert 0 < held < 20
 
 
 # -- Table 2 --------------------------------------------------------------------------------------
@@ -354,9 +415,9 @@ def test_the_claims_about_the_network_are_judged_on_every_alignment():
             c, "untrained", verdicts.intervals_above([("rho", 0, -0.1, 0.1)])
         )
 
-    found = {"C-A-F3-1": check(0.3), "C-A-F3-3": verdicts.not_measurable("by construction")}
+    found = {"C-A-F3-1": check(0.3), "C-A-F3-3": check(0.2)}
     assert rebuilds.claims_across(found, []) == found
-    further = [(2, {"C-A-F3-1": check(0.3), "C-A-F3-3": verdicts.not_measurable("same")})]
+    further = [(2, {"C-A-F3-1": check(0.3)})]  # C-A-F3-3: the first alignment's only
     judged = rebuilds.claims_across(found, further)
     assert judged["C-A-F3-3"] is found["C-A-F3-3"]
     assert verdicts.evaluate(judged["C-A-F3-1"]).verdict == verdicts.HOLDS

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from rnnlib.bleu import corpus_bleu
-from rnnlib.experiments.cho2014 import controls
+from rnnlib.experiments.cho2014 import controls, counts
 from rnnlib.experiments.cho2014 import network
 from rnnlib.experiments.cho2014 import rows as rows_mod
 from rnnlib.experiments.cho2014 import schedule
@@ -124,33 +124,6 @@ def test_heldout_table_sets_the_network_against_the_unigram_model():
     assert gain == pytest.approx(
         table.loc[uni, "NLL per target token"] - row["NLL per target token"]
     )
-
-
-def test_optimiser_table_picks_the_lowest_held_out_nll_per_token(tmp_path):
-    runs = {}
-    for label, nll in (("a", [3.0, 2.5]), ("b", [2.8, 2.9])):
-        d = tmp_path / label
-        d.mkdir()
-        pd.DataFrame(
-            {
-                "update": [10, 20],
-                "dev_nll_sentence": [5 * x for x in nll],
-                "dev_nll_token": nll,
-            }
-        ).to_csv(d / "eval_log.csv", index=False)
-        art = SimpleNamespace(file=lambda name, d=d: d / name, extra={"updates": 20, "seconds": 60})
-        train = train_preset("paper-a", max_updates=20)
-        runs[label] = SimpleNamespace(artifact=art, train_config=train)
-    table = network.optimiser_table(runs)
-    assert table.loc["a", "best update"] == 20 and table.loc["b", "best update"] == 10
-    assert list(table["chosen by the rule"]) == [True, False]
-    assert table.loc["a", "optimiser"] == "Adadelta at rate 1, no clipping"
-    # a shorter check run: both are read up to its last update, where "b" is lower
-    runs["b"].artifact.extra["updates"] = 10
-    short = network.optimiser_table(runs)
-    assert (short["compared up to update"] == 10).all()
-    assert short.loc["a", "best update"] == 10 and short.loc["a", "updates"] == 20
-    assert list(short["chosen by the rule"]) == [False, True]
 
 
 # -- the feature read per target word ----------------------------------------------------------
@@ -270,7 +243,7 @@ def test_the_systems_side_by_side_are_the_rows_systems_in_order_and_the_setting_
 
 def _ahead(monkeypatch, params, device="cpu"):
     """:func:`build_ahead` on stand-ins: the jobs and device it hands the pool, and what each
-    job's build asked of :func:`mert_system`, the optimiser check and the CSLM."""
+    job's build asked of :func:`mert_system`, the count-drawn network and the CSLM."""
 
     base = rows_mod.BaselineRow("corpus", "data", SMTConfig(), [1, 2], {}, torch.device(device))
     scores = ScoredTable(["rnn"], {(("a",), ("b", "c")): (-3.0,)})
@@ -299,7 +272,7 @@ def _ahead(monkeypatch, params, device="cpu"):
 
     monkeypatch.setattr(schedule, "mert_system", mert_system)
     monkeypatch.setattr(
-        schedule, "optimiser_check", lambda cache, corpus, sc, params: calls.append(("check", sc))
+        schedule, "counts_scorer", lambda cache, corpus, sc, params: calls.append(("drawn", sc))
     )
     monkeypatch.setattr(schedule, "cslm_model", lambda c, b, p: calls.append(("cslm", b)))
     monkeypatch.setattr(
@@ -316,7 +289,7 @@ def _ahead(monkeypatch, params, device="cpu"):
 def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch):
     """The network and its scores first, then the Baseline's systems, the rows that add the
     score (each after the scores and, warm-started, after the Baseline of its seed), then the
-    optimiser check and the CSLM; each job builds what the chapter then reads: the same
+    count-drawn network and the CSLM; each job builds what the chapter then reads: the same
     systems, from the same starts, as :func:`rnn_row` asks for."""
     adam = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0}
     _, pool, calls, base, scores, weights = _ahead(monkeypatch, adam)
@@ -333,7 +306,7 @@ def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch
         ("+RNN per word, MERT seed 1", ("scores", "Baseline, MERT seed 1")),
         ("+RNN per word, MERT seed 2", ("scores", "Baseline, MERT seed 2")),
         (f"{rows_mod.DEFAULTS_ROW}, MERT seed 1", ("scores",)),
-        ("optimiser check", ()),
+        ("count-drawn network", ()),
         ("CSLM", ()),
     ]
     calls.clear()
@@ -358,20 +331,19 @@ def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch
     assert len(loads) == 1 and loads[0][1][1:] == ("net", ["pair"], base)
     calls.clear()
     named["network"].build()
-    named["optimiser check"].build()
+    named["count-drawn network"].build()
     named["CSLM"].build()
-    assert calls == ["plan", ("check", "plan"), ("cslm", base)]
+    assert calls == ["plan", ("drawn", "plan"), ("cslm", base)]
 
 
 def test_build_ahead_builds_nothing_one_at_a_time_and_follows_the_start_and_rows(monkeypatch):
     assert _ahead(monkeypatch, {"systems_at_once": 1})[:2] == ({}, [])
     with pytest.raises(ValueError, match="systems_at_once"):
         _ahead(monkeypatch, {"systems_at_once": 0})
-    # from the defaults, no system waits for the Baseline's; no check of the paper's optimiser,
-    # no per-word row
-    _, pool, calls, *_ = _ahead(
-        monkeypatch, {"mert_start": "defaults", "per_word_row": False, "mert_default_seeds": 0}
-    )
+    # from the defaults, no system waits for the Baseline's; no count-drawn network, no
+    # per-word row
+    off = {"mert_start": "defaults", "per_word_row": False, "mert_default_seeds": 0}
+    _, pool, calls, *_ = _ahead(monkeypatch, {**off, "rnn_check_optimiser": False})
     ((jobs, _, _),) = pool
     assert [(j.name, j.after) for j in jobs][4:] == [
         ("+RNN, MERT seed 1", ("scores",)),
@@ -384,35 +356,48 @@ def test_build_ahead_builds_nothing_one_at_a_time_and_follows_the_start_and_rows
     assert pool[0][2].type == "meta"
 
 
-def test_the_optimiser_check_reads_only_the_plan_of_the_network(monkeypatch):
-    """The check trains the same pairs as the network: the plan (untrained) and the trained
-    network key it alike, so the check built ahead is the one the chapter reads."""
-    keys = []
-    monkeypatch.setattr(
-        scorer_mod,
-        "scorer_run",
-        lambda cache, config, mc, tc, tp, dp, data: keys.append((config, mc, tc, data)),
-    )
+def test_the_count_drawn_network_reads_only_the_plan_and_draws_pairs_by_their_counts():
+    """The count-drawn network (C-A-F3-3) trains on the network's own pairs drawn by count: the
+    plan (untrained) and the trained network key it alike, so the one built ahead is the one
+    the chapter reads; its kind is its own, and the switch turns it off."""
+    built = []
+    cache = SimpleNamespace(build=lambda kind, config, make, data: built.append((kind, config)))
     tc = train_preset("paper-a", max_updates=8, optimizer="adam", lr=0.003, clip_norm=1.0)
+    pairs = [(("a",), ("x",)), (("b",), ("y",)), (("c",), ("z",))]
+    table = SimpleNamespace(
+        pairs=lambda: iter([(s, t, None) for s, t in pairs]), count=np.array([1, 0, 99])
+    )
+    mc = SimpleNamespace(to_dict=lambda: {"hidden": 4})
     plan = scorer_mod.PhraseScorer(
-        None, "mc", tc, "ptab", None, [], [], [], 0.0, {"phrase_table": "k"}
+        None, mc, tc, "ptab", table, pairs, [], pairs, 0.0, {"phrase_table": "k"}
     )
     trained = dataclasses.replace(plan, artifact="art", seconds=3.0)
     corpus = SimpleNamespace(src_vocab=None, tgt_vocab=None, checksum="c")
-    params = {"rnn_optimizer": "adam", "rnn_lr": 0.003, "rnn_clip": 1.0, "rnn_check_updates": 4}
-    for scorer in (plan, trained):
-        scorer_mod.optimiser_check(None, corpus, scorer, Params(**params))
-    assert len(keys) == 2 and keys[0] == keys[1]
-    assert keys[0][2].optimizer == "adadelta" and keys[0][2].max_updates == 4
-    assert (
-        scorer_mod.optimiser_check(
-            None, corpus, plan, Params(**{**params, "rnn_check_optimiser": False})
-        )
-        is None
+    got = [
+        counts.counts_scorer(cache, corpus, sc, Params(rnn_check_updates=4, seed=1))
+        for sc in (plan, trained)
+    ]
+    assert len(built) == 2 and built[0] == built[1] and built[0][0] == counts.KIND
+    config = built[0][1]
+    assert config["train"]["max_updates"] == 4 and config["drawn"] == counts.DRAWN
+    assert config["phrase_table"] == "k" and config["draw_seed"] == 3
+    assert got[0].train_config.max_updates == 4 and got[0].train_pairs is pairs
+    drawn = counts.drawn_pairs(plan, 3)  # what its make trains on
+    assert len(drawn) == 3 and pairs[1] not in drawn  # a count of 0 is never drawn
+    assert drawn == counts.drawn_pairs(trained, 3)
+    assert counts.counts_scorer(cache, corpus, plan, Params(rnn_check_optimiser=False)) is None
+
+
+def test_count_weighted_draws_in_proportion_to_the_counts():
+    drawn = counts.count_weighted(["a", "b", "c"], [1, 3, 0], 4000, seed=0)
+    share = drawn.count("b") / len(drawn)
+    assert 0.72 < share < 0.78 and "c" not in drawn
+    assert counts.count_weighted(["a", "b"], [1, 1], 5, seed=2) == counts.count_weighted(
+        ["a", "b"], [1, 1], 5, seed=2
     )
-    assert (
-        scorer_mod.optimiser_check(None, corpus, plan, Params()) is None
-    )  # the paper's optimiser: no check
+    for bad in ([0, 0], [1, -1], [1]):
+        with pytest.raises(ValueError, match="count"):
+            counts.count_weighted(["a", "b"], bad, 3, seed=0)
 
 
 def _tuned_run(at_once):
@@ -695,14 +680,6 @@ def test_the_papers_tables_2_and_3_have_ten_sources_in_two_groups():
     assert table_3.paper_top_share() == pytest.approx(
         100 * (11 + 24 + 6 + 9 + 13 + 3 + 11 + 5 + 7) / 9 / 50
     )
-
-
-def test_optimiser_verdict_says_whether_the_rule_confirms_the_chapters_choice():
-    ok = pd.DataFrame({"chosen by the rule": [True, False]}, index=["the chapter's", "paper A's"])
-    assert "confirms" in network.optimiser_verdict(ok)
-    bad = pd.DataFrame({"chosen by the rule": [False, True]}, index=["the chapter's", "paper A's"])
-    assert "does not pick" in network.optimiser_verdict(bad)
-    assert "nothing was compared" in network.optimiser_verdict(ok.iloc[:1])
 
 
 def test_shortlist_kn_scores_the_dev_text_as_the_cslm_reads_it(tmp_path):

@@ -228,7 +228,10 @@ def test_stages_table_lists_every_stage_and_run():
     longer = stages_mod.stages_table(base, rnn, cslm, timing, 5, [check], more)
     assert len(longer) == len(table) + 1 and longer.loc["long sources", "seconds"] == 11
     assert (
-        table.loc["training the RNN Encoder-Decoder again: Adadelta at rate 1, no clipping"].item()
+        table.loc[
+            "training the RNN Encoder-Decoder again, pairs drawn by count: Adadelta at rate 1, "
+            "no clipping"
+        ].item()
         == 10
     )
     assert table.loc["+RNN per word: MERT, seed 1", "seconds"] == 4

@@ -23,6 +23,7 @@ from rnnlib.experiments.representations import (
     phrase_maps,
     purity,
     purity_claims,
+    sized_bags,
     tsne,
     word_maps,
 )
@@ -349,3 +350,62 @@ def test_the_ablation_sets_tanh_against_the_gru_at_the_same_updates(tmp_path, on
     assert table.index.name == "source" and len(table) == 2
     assert table.equals(gating_ablation.samples_table(abl, corpus, params))  # seeded
     assert isinstance(table, pd.DataFrame)
+
+
+# -- the bag of words at the network's size ----------------------------------------------------
+def _seen_scorer(n: int = 50, batch: int = 4, updates: int = 3):
+    pairs = [((f"s{i}", f"t{i % 5}"), (f"x{i}",)) for i in range(n)]
+    tc = SimpleNamespace(batching="random", batch_size=batch, seed=7)
+    art = SimpleNamespace(extra={"updates": updates})
+    return SimpleNamespace(train_config=tc, artifact=art, train_pairs=pairs)
+
+
+def test_seen_pairs_are_those_the_random_minibatches_held():
+    from rnnlib.minibatch_order import RandomBatcher
+
+    sc = _seen_scorer()
+    seen = sized_bags.seen_pairs(sc)
+    order = RandomBatcher(50, 4, 7).epoch_order(0)[:12]  # three minibatches of four
+    assert seen == [sc.train_pairs[i] for i in sorted(order)]
+    assert len(sized_bags.seen_pairs(sc, updates=100)) == 50  # past an epoch: every pair
+    sc.train_config.batching = "pools"
+    with pytest.raises(ValueError, match="random"):
+        sized_bags.seen_pairs(sc)
+
+
+def test_svd_rows_keep_the_networks_size_and_the_leading_directions():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) @ rng.normal(size=(3, 12))  # rank 3 in 12 dimensions
+    rows = sized_bags.svd_rows(X, 5)
+    assert rows.shape == (40, 5) and np.allclose(rows[:, 3:], 0, atol=1e-8)
+    # distances are kept: three directions hold all of X
+    assert np.allclose(np.linalg.norm(rows, axis=1), np.linalg.norm(X, axis=1))
+    tiny = sized_bags.svd_rows(X[:, :1], 4)  # a single column: nothing to keep
+    assert tiny.shape == (40, 4) and not tiny.any()
+
+
+def test_sized_bags_count_only_the_seen_phrases_at_each_vectors_size():
+    points = _points()
+    pairs = [(tuple(p), ("x",)) for p in points.phrases]
+    tc = SimpleNamespace(batching="random", batch_size=8, seed=1)
+    sc = SimpleNamespace(train_config=tc, artifact=SimpleNamespace(extra={"updates": 20}),
+                         train_pairs=pairs)  # fmt: skip
+    bags = sized_bags.sized_bags(points, sc)
+    assert list(bags) == list(purity_claims.PURITY_CLAIMS)
+    assert bags["words: category"].shape == points.emb.shape
+    assert bags["phrases: pattern"].shape == points.codes.shape
+    measures = purity_claims.purity_measures(points, PARAMS, np.random.default_rng(3), bags)
+    table = purity_claims.purity_table(measures)
+    rows = list(table.index)
+    assert rows.index(purity_claims.SIZED) == rows.index("bag of words") + 1
+    got = purity_claims.sized_numbers(measures, PARAMS)
+    m = measures["words: category"]
+    diff = m.same["trained network"] - m.same[purity_claims.SIZED]
+    assert got["rep-word-sized-diff"][0] == pytest.approx(diff.mean())
+    lo, hi = got["rep-word-sized-lo"][0], got["rep-word-sized-hi"][0]
+    assert lo <= diff.mean() <= hi
+    # the separated categories' vectors beat counts of random context words
+    assert lo > 0
+    # without the row: NaN, no verdict
+    plain = purity_claims.sized_numbers(_measures(points, np.random.default_rng(3)), PARAMS)
+    assert np.isnan(plain["rep-sem-sized-diff"][0])

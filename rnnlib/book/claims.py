@@ -68,7 +68,7 @@ CLAIMS: dict[str, tuple[str, str, str]] = {
         "A",
         "Figure 3",
         "The disagreement comes from training on unique pairs: the RNN score follows the "
-        "pair's frequency less than the TM score does.",
+        "pair's frequency less than the same network trained on pairs drawn by their counts.",
     ),
     "C-A-T2-1": (
         "A",

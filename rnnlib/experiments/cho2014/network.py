@@ -1,5 +1,5 @@
 """The section on the network trained on the phrase table: its dev NLL curve (A §4.1's training,
-model chosen on held-out pairs), its numbers, and its optimiser set against the paper's."""
+model chosen on held-out pairs), its numbers and its optimiser in words."""
 
 from __future__ import annotations
 
@@ -94,46 +94,6 @@ def best_eval(scorer: PhraseScorer, upto: int | None = None) -> pd.Series:
     if upto is not None:
         evals = evals[evals["update"] <= upto]
     return evals.loc[evals["dev_nll_sentence"].idxmin()]
-
-
-def optimiser_table(runs: dict[str, PhraseScorer]) -> pd.DataFrame:
-    """The scorer's optimiser checked on held-out pairs: for each run (label -> scorer, the same
-    pairs and seed), its optimiser, the update of its lowest held-out NLL and that NLL per pair
-    and per target token (the rule: the lowest per-token NLL; never BLEU). Runs of different
-    lengths are compared at the same point: each one's evaluations up to the shortest run's
-    last update."""
-    upto = min(int(sc.artifact.extra["updates"]) for sc in runs.values())
-    rows = []
-    for label, sc in runs.items():
-        best = best_eval(sc, upto)
-        rows.append(
-            {
-                "run": label,
-                "optimiser": optimiser_text(sc),
-                "updates": int(sc.artifact.extra["updates"]),
-                "compared up to update": upto,
-                "best update": int(best["update"]),
-                "held-out NLL per pair": float(best["dev_nll_sentence"]),
-                "held-out NLL per token": float(best["dev_nll_token"]),
-                "minutes": sc.artifact.extra["seconds"] / 60,
-            }
-        )
-    table = pd.DataFrame(rows).set_index("run")
-    table["chosen by the rule"] = (
-        table["held-out NLL per token"] == table["held-out NLL per token"].min()
-    )
-    return table.round(3)
-
-
-def optimiser_verdict(table: pd.DataFrame) -> str:
-    """Whether the held-out rule confirms the chapter's optimiser (:func:`optimiser_table`'s
-    first row), in words for the prose: every later section reads the chapter's network either
-    way."""
-    if len(table) < 2:
-        return "only the chapter's optimiser was trained: nothing was compared"
-    if table.loc[table.index[0], "chosen by the rule"]:
-        return "the rule confirms the chapter's optimiser"
-    return "**the rule does not pick the chapter's optimiser**: the profile should follow it"
 
 
 def optimiser_text(scorer: PhraseScorer) -> str:

@@ -41,7 +41,7 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, P: Params) -> pd.DataFrame:
         ("hidden units, embedding rank, maxout units", f"{pm.hidden}, {pm.emb}, {pm.maxout}",
          f"{mc.hidden}, {mc.emb}, {mc.maxout}", "model_preset"),
         ("optimiser, minibatch", _set_up(pt) + " (clipping: none stated)", _set_up(tc),
-         "rnn_optimizer, rnn_lr, rnn_clip (checked on held-out pairs: rnn_check_optimiser)"),
+         "rnn_optimizer, rnn_lr, rnn_clip"),
         ("model selection", "not stated",
          "the parameters of the lowest held-out NLL among the evaluations", "rnn_eval_every"),
         ("the feature", "the network's score of each pair (Eq. 9; normalisation not stated)",

@@ -15,13 +15,12 @@ from ...smt.system import (
     build_stages,
 )
 from ..run_pool import Job, build_side_by_side
+from .counts import counts_scorer
 from .cslm import cslm_model
 from .rows import DEFAULTS_ROW, row_features
 from .scorer import (
     PhraseScorer,
-    checks_optimiser,
     load_scored,
-    optimiser_check,
     phrase_scorer,
     scorer_plan,
     usable_pairs,
@@ -49,8 +48,8 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
     3. the systems of the rows that add the RNN score (:func:`rnn_row_seeds`), each after the
        scores and, when it starts from the Baseline's tuned weights (:func:`row_start`), after
        the Baseline's system of its seed;
-    4. the check of the network's optimiser (:func:`optimiser_check`) and the CSLM
-       (:func:`.cslm.cslm_model`), which nothing here waits for.
+    4. the count-drawn network (:func:`.counts.counts_scorer`, C-A-F3-3's counterfactual) and
+       the CSLM (:func:`.cslm.cslm_model`), which nothing here waits for.
 
     So the second core trains or tunes while the first does, where the chapter's order would
     leave it idle (the network's training, the last system of an odd count). The chapter then
@@ -101,8 +100,8 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
             if warm and row != DEFAULTS_ROW:
                 after += (system_job("Baseline", s),)
             jobs.append(Job(system_job(row, s), functools.partial(system, row, s), after=after))
-    if checks_optimiser(P):
-        jobs.append(Job("optimiser check", lambda: optimiser_check(cache, corpus, plan, P)))
+    if P.rnn_check_optimiser:
+        jobs.append(Job("count-drawn network", lambda: counts_scorer(cache, corpus, plan, P)))
     jobs.append(Job("CSLM", lambda: cslm_model(cache, base, P)))
     # (on a GPU nothing is built here: a process forked after CUDA started cannot use it)
     return build_side_by_side(cache, jobs, at_once, base.device)

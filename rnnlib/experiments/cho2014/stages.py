@@ -64,11 +64,14 @@ def stages_table(
     (``cslm``: :class:`.cslm.CSLMRows`), the search with and without
     the CSLM (``timing``: :class:`.cslm.SearchTiming`, measured in
     this build), and each row's MERT and evaluation per seed. ``checks``: further networks
-    trained to check the chapter's choices (:func:`scorer_variant` runs), each its own row;
+    the chapter trains (the count-drawn network of :mod:`.counts`), each its own row;
     ``more``: further ``(stage, artifact)`` rows (an artifact ``None``: not built, left out)."""
     first, n = base.first_run, len(timing.sentences)
     extra_runs = [
-        (f"training the RNN Encoder-Decoder again: {optimiser_text(sc)}", sc.artifact)
+        (
+            f"training the RNN Encoder-Decoder again, pairs drawn by count: {optimiser_text(sc)}",
+            sc.artifact,
+        )
         for sc in checks
     ]
     rows = [

@@ -54,12 +54,16 @@ EXPECTED = {
 SECOND = "untrained network, second initialisation"
 LEAKY = "bag of words, leak kept"
 ROWS = ("trained network", "untrained network", SECOND, "bag of words", "random vectors")
+#: the row of the bag of words at the network's size (:mod:`.sized_bags`), after the bag of
+#: words when the chapter gives it
+SIZED = "bag of words, network's size"
 #: the rows of the purity table behind each number's key
 SHOWN_ROWS = {
     "trained": "trained network",
     "untrained": "untrained network",
     "second": SECOND,
     "bow": "bag of words",
+    "sized": SIZED,
     "leaky": LEAKY,
     "chance": "chance",
 }
@@ -89,7 +93,7 @@ def defining_words(points: LabelledPoints) -> dict[str, list[frozenset[str]]]:
 
 
 def purity_measures(
-    points: LabelledPoints, P: Params, rng: np.random.Generator
+    points: LabelledPoints, P: Params, rng: np.random.Generator, sized: dict | None = None
 ) -> dict[str, Purity]:
     """The ``neighbours``-NN class purity of the three columns (word categories, phrases'
     semantic classes, phrases' patterns) in each representation: the trained and untrained
@@ -99,7 +103,9 @@ def purity_measures(
     column, measured or not). A neighbour sharing a point's defining word
     (:func:`defining_words`) does not count, in every representation alike. The leak check
     (``Purity.leak``): the bag of words as it was before that rule, neighbours sharing the word
-    counted and, for words, the cues among the contexts."""
+    counted and, for words, the cues among the contexts. ``sized``: per column, the bag of words
+    at the network's size (:func:`.sized_bags.sized_bags`), a row of its own (:data:`SIZED`)
+    after the bag of words; without it, that row is NaN."""
     bow = bag_of_words(points.phrases)
     contexts = context_counts(points.words, points.train_sentences, exclude=CUE_WORDS)
     leaky_words = context_counts(points.words, points.train_sentences)
@@ -118,6 +124,8 @@ def purity_measures(
         if second is not None:
             representations[SECOND] = second
         representations["bag of words"] = baseline
+        if sized is not None:
+            representations[SIZED] = sized[col]
         representations["random vectors"] = rng.normal(size=trained.shape)
         m = purity_measure(
             labels, representations, P.neighbours, min_members(col, P),
@@ -155,6 +163,20 @@ def numbers(measures: dict[str, Purity], P: Params) -> dict:
     }
     out |= {f"rep-{num}-alone": measures[col].alone for col, (_, _, num) in PURITY_CLAIMS.items()}
     return out | {"rep-n-boot": P.n_boot, "rep-neighbours": P.neighbours}
+
+
+def sized_numbers(measures: dict[str, Purity], P: Params) -> dict:
+    """Per column, the trained network's purity minus that of the bag of words at its size
+    (:data:`SIZED`) per labelled point, with its 95% bootstrap interval
+    (``rep-<key>-sized-<diff|lo|hi>``; NaN where the column or the row was not measured):
+    context for the claim, not a verdict."""
+    out = {}
+    for col, (_, _, num) in PURITY_CLAIMS.items():
+        m = measures[col]
+        found = m.measured and SIZED in m.same
+        _, d, lo, hi = _diff(m, "trained network", SIZED, P, col) if found else ("", *[np.nan] * 3)
+        out |= {f"rep-{num}-sized-{k}": (v, 3) for k, v in (("diff", d), ("lo", lo), ("hi", hi))}
+    return out
 
 
 def baseline_numbers() -> dict:
