@@ -226,3 +226,84 @@ def test_mert_with_the_compiled_envelopes_tunes_the_weights_of_numpys(monkeypatc
     monkeypatch.setattr(tune_module, "envelopes", tune_module._envelopes)
     slow = mert(pool, np.full(5, 0.2), seed=3, restarts=2)
     assert np.array_equal(fast[0], slow[0]) and fast[1] == slow[1]
+
+
+# -- independent MERT seeds: their own start and their own streams --------------------------------
+def _streams_of(monkeypatch, seed: int, own: bool) -> list:
+    """The ``seed`` argument of each optimisation :func:`mert_loop` runs for MERT seed ``seed``
+    (four decodings of a fixed pool that never converges)."""
+    from rnnlib.smt import tune as tune_mod
+
+    seen = []
+
+    def fake_mert(pool, w, *, seed, **kw):
+        seen.append(seed)
+        return w + 0.01, 0.0  # moved: the loop goes on
+
+    monkeypatch.setattr(tune_mod, "mert", fake_mert)
+    k = [0]
+
+    def decode(w):  # a new candidate every decoding, so the pool always grows
+        k[0] += 1
+        return [[Translation((f"w{k[0]}",), np.array([1.0, -1.0]), 0.0)]]
+
+    tune_mod.mert_loop(
+        decode, [0.5, 0.5], [[["w1"]]], feature_names=["a", "b"], max_iterations=4,
+        seed=seed, own_streams=own,
+    )  # fmt: skip
+    return seen
+
+
+def test_each_seed_and_optimisation_draws_from_its_own_stream(monkeypatch):
+    from rnnlib.smt.tune import mert_stream
+
+    own = {s: _streams_of(monkeypatch, s, True) for s in (1, 2)}
+    assert own[1] == [[1, 1], [1, 2], [1, 3]] and own[2] == [[2, 1], [2, 2], [2, 3]]
+    flat = [tuple(x) for v in own.values() for x in v]
+    assert len(set(flat)) == len(flat) and (1, 0) not in flat  # [s, 0] draws the start
+    assert _streams_of(monkeypatch, 1, True) == own[1]  # the same seed reproduces
+    # the earlier streams seed + k: seed 1's second optimisation replays seed 2's first
+    shifted = {s: _streams_of(monkeypatch, s, False) for s in (1, 2)}
+    assert shifted[1][1] == shifted[2][0] == 2
+    # different streams give different draws
+    pairs = [(s, k) for s in (1, 2) for k in (0, 1)]
+    draws = {p: np.random.default_rng(mert_stream(*p)).uniform() for p in pairs}
+    assert len(set(draws.values())) == 4
+    with pytest.raises(ValueError, match="seed and k"):
+        mert_stream(-1, 0)
+
+
+def test_each_seed_starts_from_its_own_draw_around_the_defaults_and_keeps_the_fixed_weight():
+    from rnnlib.smt.tune import drawn_start
+
+    w0 = np.array([0.2, 0.2, -1.0, 0.5, 1.0])
+    fixed = np.array([False, False, False, False, True])
+    one, two = (drawn_start(w0, s, 0.5, fixed) for s in (1, 2))
+    assert not np.allclose(one, two) and not np.allclose(one, w0)
+    assert np.array_equal(one, drawn_start(w0, 1, 0.5, fixed))  # the same seed, the same start
+    assert one[4] == two[4] == 1.0  # the unknown-word penalty stays fixed
+    assert (np.sign(one) == np.sign(w0)).all()  # a log-normal factor keeps every sign
+    z = np.random.default_rng([1, 0]).standard_normal(5)
+    assert np.allclose(one[:4], w0[:4] * np.exp(0.5 * z[:4]))
+    assert np.array_equal(drawn_start(w0, 3, 0.0, fixed), w0)
+    with pytest.raises(ValueError, match="spread"):
+        drawn_start(w0, 1, -0.1)
+
+
+def test_the_tuned_key_names_the_start_spread_and_the_streams_only_when_set():
+    """A system tuned as before keeps its cache key; one with its own start and streams
+    names both."""
+    from types import SimpleNamespace as NS
+
+    from rnnlib.smt.system import SMTConfig, build_tuned
+
+    keys = []
+    cache = NS(build=lambda kind, cfg, make, data: keys.append((kind, cfg)))
+    data = NS(dev_src=[["a"]], dev_tgt=[["b"]])
+    art = NS(key="k")
+    for config in (SMTConfig(), SMTConfig(start_spread=0.5, own_streams=True)):
+        build_tuned(data, config, cache, art, art, (), decoder=lambda: None)
+    (_, before), (_, after) = keys
+    assert "start_spread" not in before and "streams" not in before
+    assert after["start_spread"] == 0.5 and after["streams"].startswith("own")
+    assert {k: v for k, v in after.items() if k not in ("start_spread", "streams")} == before
