@@ -68,7 +68,7 @@ from .features import BASE_FEATURES, FIXED_WEIGHTS, UNKNOWN_WORD_PENALTY, Featur
 from .lm import NgramLM, train_arpa
 from .phrases import PhraseTable, build_phrase_table, source_phrases
 from .rescore import save_nbest
-from .tune import drawn_start, tune
+from .tune import tune
 
 Sentences = Sequence[Sequence[str]]
 
@@ -137,12 +137,6 @@ class SMTConfig:
     # MERT's starting weights by feature name (for example a tuned system's weights and a new
     # feature at 0); features not named keep the decoder's defaults. None: the defaults
     start_weights: dict[str, float] | None = None
-    # > 0: the defaults MERT starts from are drawn around the decoder's for each seed
-    # (rnnlib.smt.tune.drawn_start: each tuneable weight times exp(N(0, start_spread^2)))
-    start_spread: float = 0.0
-    # True: MERT optimisation k of seed s draws from its own stream [s, k + 1]
-    # (rnnlib.smt.tune.mert_stream); False: from s + k, as the book's earlier systems
-    own_streams: bool = False
 
     def __post_init__(self) -> None:
         if self.eval_nbest < 1:
@@ -436,17 +430,11 @@ def build_tuned(
     }
     if config.start_weights is not None:  # absent otherwise: the keys of earlier runs stay
         t_cfg["start"] = {k: float(v) for k, v in sorted(config.start_weights.items())}
-    if config.start_spread:  # (the same)
-        t_cfg["start_spread"] = float(config.start_spread)
-    if config.own_streams:
-        t_cfg["streams"] = "own: optimisation k of seed s draws from [s, k + 1]"
 
     def make_tuned(out: Path, work: Path) -> dict:
         t = time.perf_counter()
         dec = decoder()
-        if config.start_spread:  # this seed's own point around the defaults
-            dec.set_weights(drawn_start(dec.weights, config.seed, config.start_spread, dec.fixed))
-        if config.start_weights is not None:  # the weights it names replace those drawn
+        if config.start_weights is not None:
             dec.set_weights(start_weights(dec.feature_names, dec.weights, config.start_weights))
         res = tune(
             dec,
@@ -457,7 +445,6 @@ def build_tuned(
             seed=config.seed,
             restarts=config.mert_restarts,
             random_directions=config.mert_random_directions,
-            own_streams=config.own_streams,
             log=lambda r: log(
                 f"MERT iteration {r['iteration']}: dev BLEU {r['dev_bleu']:.2f}, "
                 f"+{r['new_candidates']} candidates, decode {r['decode_s']} s, "

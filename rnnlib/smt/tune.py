@@ -12,12 +12,6 @@ pool (all iterations' candidates), and maximises corpus BLEU over the pool:
 * coordinate directions plus ``random_directions`` random ones are searched in turn until a
   pass gains nothing, from the current weights and from ``restarts`` random starting points
   (seeded with ``seed``); the best result wins. Weights are scaled to unit L1 norm.
-* the random numbers of the loop's optimisation ``k`` come from ``seed + k`` (the default,
-  which the book's earlier systems were tuned with: seed ``s`` at optimisation ``k`` then draws
-  what seed ``s + 1`` drew at ``k - 1``) or, with ``own_streams``, from the seed's own stream
-  for ``k`` (:func:`mert_stream`: ``[seed, k + 1]``), so that no two (seed, optimisation) pairs
-  share their draws; :func:`drawn_start` draws a seed's starting point from stream
-  ``[seed, 0]``.
 * a feature the decoder marks ``fixed`` (Moses' ``tuneable=false``: the unknown-word penalty)
   keeps its weight: it is searched along no direction and random starting points keep it. Its
   contribution still enters every candidate's score, so the line search sees the true
@@ -211,38 +205,11 @@ def line_search(pool: CandidatePool, w: np.ndarray, d: np.ndarray) -> tuple[floa
     return float(gamma), float(scores[best])
 
 
-def mert_stream(seed: int, k: int) -> list[int]:
-    """The entropy of the random stream of MERT optimisation ``k`` (0, 1, ...) of MERT seed
-    ``seed`` under ``own_streams`` (:func:`mert_loop`): ``[seed, k + 1]``, for
-    ``np.random.default_rng``; ``[seed, 0]`` draws the seed's starting point
-    (:func:`drawn_start`). Two different pairs ``(seed, k)`` never give the same stream."""
-    if seed < 0 or k < 0:
-        raise ValueError(f"mert_stream: seed and k must be >= 0, got {seed}, {k}")
-    return [int(seed), int(k) + 1]
-
-
-def drawn_start(
-    w0: np.ndarray, seed: int, spread: float, fixed: np.ndarray | None = None
-) -> np.ndarray:
-    """``(F,)``: the starting weights ``w0 (F,)`` with every free weight (``fixed (F,) bool``
-    marks those MERT keeps) multiplied by ``exp(spread * z)``, ``z ~ N(0, 1)`` drawn
-    independently per weight from MERT seed ``seed``'s stream ``[seed, 0]``: a log-normal
-    factor with median 1 that keeps each weight's sign (``spread`` 0.5: between 0.38 and 2.7
-    times the default with 95% probability). So each seed starts from its own point around
-    ``w0`` and the same seed from the same point."""
-    w0 = np.asarray(w0, dtype=np.float64)
-    if spread < 0:
-        raise ValueError(f"drawn_start: spread must be >= 0, got {spread}")
-    z = np.random.default_rng([int(seed), 0]).standard_normal(len(w0))
-    free = np.ones(len(w0), dtype=bool) if fixed is None else ~np.asarray(fixed, dtype=bool)
-    return np.where(free, w0 * np.exp(spread * z), w0)
-
-
 def mert(
     pool: CandidatePool,
     w0: np.ndarray,
     *,
-    seed: int | Sequence[int] = 0,
+    seed: int = 0,
     restarts: int = 2,
     random_directions: int = 2,
     max_passes: int = 30,
@@ -250,7 +217,6 @@ def mert(
 ) -> tuple[np.ndarray, float]:
     """Maximise corpus BLEU of the pool over the weights. Returns ``(weights, BLEU)``.
 
-    ``seed``: the entropy of its random numbers (an int, or a list: :func:`mert_stream`).
     ``fixed (F,) bool``: weights kept at their value in ``w0`` (then nothing is rescaled)."""
     rng = np.random.default_rng(seed)
     w0 = np.asarray(w0, dtype=np.float64)
@@ -316,7 +282,6 @@ def tune(
     restarts: int = 2,
     random_directions: int = 2,
     tol: float = 1e-4,
-    own_streams: bool = False,
     log=None,
 ) -> TuneResult:
     """MERT on a dev set. ``refs[s]`` is the list of tokenized references of sentence ``s``.
@@ -342,7 +307,6 @@ def tune(
         restarts=restarts,
         random_directions=random_directions,
         tol=tol,
-        own_streams=own_streams,
         log=log,
     )
     decoder.set_weights(res.weights)
@@ -361,7 +325,6 @@ def mert_loop(
     restarts: int = 2,
     random_directions: int = 2,
     tol: float = 1e-4,
-    own_streams: bool = False,
     log=None,
 ) -> TuneResult:
     """MERT's outer loop (see the module notes) around any ``decode(w) -> n-best lists``.
@@ -370,8 +333,6 @@ def mert_loop(
     ``features (F,)`` (:class:`rnnlib.smt.decoder.Translation`), best first under ``w``;
     :func:`tune` decodes with the decoder, :mod:`rnnlib.smt.rescore` also adds sentence-level
     features to every candidate. ``fixed (F,) bool``: weights MERT leaves as they are in ``w0``.
-    ``own_streams``: optimisation ``k`` draws from :func:`mert_stream` ``(seed, k)``, not from
-    ``seed + k``.
     """
     w = np.array(w0, dtype=np.float64)
     if len(feature_names) != len(w):
@@ -420,7 +381,7 @@ def mert_loop(
             w_new, pool_bleu = mert(
                 pool,
                 w,
-                seed=mert_stream(seed, it) if own_streams else seed + it,
+                seed=seed + it,
                 restarts=restarts,
                 random_directions=random_directions,
                 fixed=fixed,
@@ -475,11 +436,9 @@ __all__ = [
     "bleu_from_stats",
     "bleu_stats",
     "reference_counts",
-    "drawn_start",
     "envelopes",
     "line_search",
     "mert",
-    "mert_stream",
     "mert_loop",
     "tune",
 ]
