@@ -92,7 +92,7 @@ def stages_table(
     ]
     own = [
         ("Baseline", base.runs),
-        (TUNED_ON_ROW, rnn.runs_tuned_on),
+        (TUNED_ON_ROW, getattr(rnn, "runs_tuned_on", {})),
         ("+RNN", rnn.runs),
         ("+RNN per word", rnn.runs_per_word),
         (DEFAULTS_ROW, rnn.runs_defaults),
