@@ -83,6 +83,46 @@ def test_t1_claims_fail_where_the_rows_say_otherwise():
     assert _verdict(gains["C-A-T1-4"]) == verdicts.FAILS  # gains far over 2 BLEU
 
 
+def _effort(base=20, tuned_on=20, rnn=40) -> dict:
+    """Table 1's rows with the Baseline tuned on as long as +RNN (equal tuning effort)."""
+    rows = _rows(base=base, rnn=rnn)
+    return {"Baseline": rows.pop("Baseline"), rows_mod.TUNED_ON_ROW: _row(tuned_on), **rows}
+
+
+def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_control():
+    """C-A-T1-1 reads +RNN against the Baseline tuned on as long; its control, the extra tuning
+    alone (Baseline tuned on − Baseline), can hold: where extra tuning alone gains, the rule
+    cannot credit the feature and the claim is not measurable, naming the control."""
+    fair = table_1.table_1_claims(_effort(tuned_on=20, rnn=40), REFS2, ORACLE)
+    c1 = fair["C-A-T1-1"]
+    assert _verdict(c1) == verdicts.HOLDS and _control(c1) == verdicts.NOISE
+    assert c1.control.what == table_1.EXTRA_TUNING
+    labels = [t[0] for t in c1.evidence["tests"]]
+    assert labels == [f"+RNN − {rows_mod.TUNED_ON_ROW}, {s}" for s in ("dev", "test")]
+    assert "does not explain" in table_1.effort_words(fair)
+    # extra tuning alone gains as much as +RNN: the control holds, the claim is not credited
+    tuning = table_1.table_1_claims(_effort(tuned_on=40, rnn=40), REFS2, ORACLE)
+    c1 = tuning["C-A-T1-1"]
+    assert _control(c1) == verdicts.HOLDS
+    got = verdicts.evaluate(c1)
+    assert got.verdict == verdicts.UNMEASURABLE and "extra tuning alone" in got.reason
+    assert "it explains +RNN's gain" in table_1.effort_words(tuning)
+    # the same +RNN rows read against the Baseline alone would have held
+    assert _verdict(table_1.table_1_claims(_rows(rnn=40), REFS2, ORACLE)["C-A-T1-1"]) == (
+        verdicts.HOLDS
+    )
+    # +RNN below the Baseline tuned on as long: refuted
+    worse = table_1.table_1_claims(_effort(tuned_on=20, rnn=10), REFS2, ORACLE)
+    assert _verdict(worse["C-A-T1-1"]) == verdicts.FAILS
+    # the row joins no other claim: +CSLM+RNN need not beat it, and it is not the best row
+    best = table_1.table_1_claims(_effort(tuned_on=70), REFS2, ORACLE)
+    assert _verdict(best["C-A-T1-2"]) == verdicts.HOLDS
+    assert "Baseline, tuned on" not in str(best["C-A-T1-4"].evidence)
+    one = table_1.table_1_claims({k: _row(20, 1) for k in _effort()}, REFS2, ORACLE)
+    assert table_1.effort_words(one).startswith("was not measured")
+    assert max(len(table_1.effort_words(c)) for c in (fair, tuning, worse, one)) <= 80
+
+
 def test_t1_claims_need_two_mert_runs_and_the_floor():
     one = table_1.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
     assert {_verdict(c) for c in one.values()} == {verdicts.UNMEASURABLE}
@@ -201,6 +241,12 @@ def test_pooled_rows_group_each_rows_runs_by_alignment():
         "Baseline": [{1: "b1"}, {1: "b2"}],
         "+RNN": [{1: "r1"}, {1: "r2"}],
     }
+    # the Baseline tuned on joins only when every alignment has it
+    for r in reps:
+        r.rnn.runs_tuned_on = {1: f"t{r.alignment}"}
+    assert rows_mod.pooled_rows(reps)[rows_mod.TUNED_ON_ROW] == [{1: "t1"}, {1: "t2"}]
+    reps[1].rnn.runs_tuned_on = {}
+    assert rows_mod.TUNED_ON_ROW not in rows_mod.pooled_rows(reps)
     # the CSLM rows join only when every alignment has them
     for r in reps:
         r.cslm = {"+CSLM": {1: f"c{r.alignment}"}}

@@ -301,6 +301,8 @@ def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch
         ("scores", ("network",)),
         ("Baseline, MERT seed 1", ()),
         ("Baseline, MERT seed 2", ()),
+        (f"{rows_mod.TUNED_ON_ROW}, MERT seed 1", ("Baseline, MERT seed 1",)),
+        (f"{rows_mod.TUNED_ON_ROW}, MERT seed 2", ("Baseline, MERT seed 2",)),
         ("+RNN, MERT seed 1", ("scores", "Baseline, MERT seed 1")),
         ("+RNN, MERT seed 2", ("scores", "Baseline, MERT seed 2")),
         ("+RNN per word, MERT seed 1", ("scores", "Baseline, MERT seed 1")),
@@ -329,6 +331,10 @@ def test_build_ahead_schedules_the_chapters_work_longest_chain_first(monkeypatch
     # the scores are read once per process, however many of its jobs read them
     loads = [c for c in calls if c[0] == "load"]
     assert len(loads) == 1 and loads[0][1][1:] == ("net", ["pair"], base)
+    # the Baseline tuned on: no feature, from the Baseline's own tuned weights of its seed
+    calls.clear()
+    named[f"{rows_mod.TUNED_ON_ROW}, MERT seed 2"].build()
+    assert calls == [("mert", [], None, 2), ("mert", [], {2: weights[2]}, 2)]  # reads no scores
     calls.clear()
     named["network"].build()
     named["count-drawn network"].build()
@@ -431,6 +437,7 @@ def test_no_claim_reads_the_rows_that_extend_the_papers_table():
         and "+RNN per word" in rows_mod.EXTENSION_ROWS
     )
     assert not set(rows_mod.EXTENSION_ROWS) & set(table_1.PAPER_ROWS.values())
+    assert rows_mod.TUNED_ON_ROW not in rows_mod.EXTENSION_ROWS  # C-A-T1-1 reads it
 
 
 def test_table_1_rows_keep_the_chapters_order_and_leave_out_rows_not_built():
@@ -440,6 +447,12 @@ def test_table_1_rows_keep_the_chapters_order_and_leave_out_rows_not_built():
     assert list(rows) == ["Baseline", "+RNN", rows_mod.DEFAULTS_ROW, "+CSLM"]
     rnn.runs_per_word = {1: "w"}
     assert list(table_1.table_1_rows(base, rnn, {}))[2:] == ["+RNN per word", rows_mod.DEFAULTS_ROW]
+    rnn.runs_tuned_on = {1: "t"}  # the Baseline tuned on, beside the Baseline
+    assert list(table_1.table_1_rows(base, rnn, {}))[:3] == [
+        "Baseline",
+        rows_mod.TUNED_ON_ROW,
+        "+RNN",
+    ]
 
 
 def test_defaults_numbers_set_the_cold_start_against_the_baseline_and_the_warm_start(
@@ -717,3 +730,26 @@ def test_per_word_numbers_give_each_difference_with_its_interval_or_nan_when_off
     off = {k: rows[k] for k in ("Baseline", "+RNN")}
     assert np.isnan(tuning.per_word_numbers(off, base)["cho-per-word-rnn-high"][0])
     assert "`per_word_row` is off" in tuning.per_word_words(off)
+
+
+def test_each_mert_seed_of_the_chapter_has_its_own_start_and_streams(monkeypatch):
+    """A row tuned from the defaults starts each seed from its own draw around them, a warm row
+    from the weights it is given; every seed draws from its own streams; a BaselineRow built
+    without them (as before) tunes with the integer seed from the defaults."""
+    from rnnlib.smt.seeds import OwnStreams, drawn_weights
+
+    got = []
+    monkeypatch.setattr(systems, "run", lambda data, config, cache, **kw: got.append(config))
+    scores = ScoredTable(["rnn"], {(("a",), ("b",)): (-1.0,)})
+    base = rows_mod.BaselineRow(None, None, SMTConfig(), [1, 2], {}, "cpu")
+    systems.mert_system("cache", base, (), None, 2)
+    assert got[-1].seed == 2 and got[-1].start_weights is None  # the earlier systems' keys
+    base.start_sd, base.own_streams = rows_mod.MERT_START_SD, True
+    for s in (1, 2):
+        systems.mert_system("cache", base, [scores], None, s)
+    one, two = got[-2:]
+    assert one.seed == OwnStreams(1) and two.seed == OwnStreams(2)
+    assert two.start_weights == drawn_weights(["rnn"], 2, rows_mod.MERT_START_SD)
+    assert one.start_weights != two.start_weights
+    systems.mert_system("cache", base, [scores], {2: {"rnn": 0.0}}, 2)  # warm: its own start
+    assert got[-1].start_weights == {"rnn": 0.0} and got[-1].seed == OwnStreams(2)

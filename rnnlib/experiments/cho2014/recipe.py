@@ -9,7 +9,7 @@ import pandas as pd
 from ...book import papers
 from ...presets import preset
 from ...train import TRAIN_PRESETS, TrainConfig
-from .rows import BaselineRow, RNNRow, extra_start
+from .rows import MERT_START_SD, BaselineRow, RNNRow, extra_start
 from .setting import Params
 
 
@@ -72,10 +72,12 @@ def recipe_table(base: BaselineRow, rnn: RNNRow, P: Params) -> pd.DataFrame:
          "lm_order, stack_size, ttable_limit, distortion_limit"),
         ("MERT", "newstest2012+2013, one run a row",
          f"the first {tune:,} dev sentences, {seeds} seed{'s' * (seeds != 1)} a row, at most "
-         f"{P.mert_iterations} iterations, {P.mert_restarts} random restarts",
+         f"{P.mert_iterations} iterations, {P.mert_restarts} random restarts; each seed from "
+         f"its own start (the defaults times exp(N(0, {MERT_START_SD:g}²))) and streams",
          "tune_sentences, mert_seeds, mert_iterations, mert_restarts"),
         ("MERT's start for the +RNN rows", "not stated (Moses: its default weights)",
-         "the Baseline's tuned weights, the new weight at 0"
+         "the Baseline's tuned weights, the new weight at 0, read against the Baseline "
+         "tuned on as long from the same weights"
          + (f"; in a row of its own, the decoder's defaults (the new weight at "
             f"{extra_start():g}), seeds 1 to {len(rnn.runs_defaults)}"
             if rnn.runs_defaults else "")

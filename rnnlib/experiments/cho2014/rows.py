@@ -44,6 +44,12 @@ class BaselineRow:
     #: the eflomal alignment every stage is built on (:func:`rnnlib.smt.system.build_alignment`'s
     #: ``run``; 1: the book's, further ones measure the rebuild spread)
     alignment_run: int = 1
+    #: each MERT seed's own start around the defaults for the rows tuned from them (the log-normal
+    #: spread of :func:`rnnlib.smt.seeds.drawn_weights`; 0: the defaults themselves), and whether
+    #: each optimisation draws from its own stream (:class:`rnnlib.smt.seeds.OwnStreams`); the
+    #: chapter's rows: :data:`MERT_START_SD` and own streams (:func:`baseline_setup`)
+    start_sd: float = 0.0
+    own_streams: bool = False
 
     @property
     def first_run(self) -> SMTResult:
@@ -52,6 +58,13 @@ class BaselineRow:
 
     def detokenize(self, words: Sequence[str]) -> str:
         return self.corpus.detokenize(list(words))
+
+
+#: the spread of each MERT seed's own start around the decoder's defaults (the rows tuned from
+#: them): every tuneable default weight times exp(z), z ~ N(0, MERT_START_SD²), drawn from the
+#: seed's stream [seed, 0] (:func:`rnnlib.smt.seeds.drawn_weights`): between 0.38 and 2.7 times
+#: the default with 95% probability, so that no two seeds start alike
+MERT_START_SD = 0.5
 
 
 #: a row of MERT-tuned systems for :func:`systems_side_by_side`: its name, its extra features,
@@ -63,6 +76,13 @@ RowSpec = tuple[str, Sequence[ScoredTable], "dict[int, dict[str, float]] | None"
 #: 0.1), as the Baseline was, beside the +RNN row that starts from the Baseline's weights
 #: (``mert_default_seeds``; :func:`defaults_runs`)
 DEFAULTS_ROW = "+RNN from defaults"
+
+
+#: the Baseline tuned on: each Baseline system's MERT run again from its own tuned weights (same
+#: seed) for as many decodings as the +RNN row's MERT from them gets, without the RNN score: the
+#: same extra tuning without the feature, which C-A-T1-1 reads +RNN against (equal tuning effort)
+#: and whose gain over the Baseline is that claim's control (``mert_start`` ``baseline``)
+TUNED_ON_ROW = "Baseline, tuned on"
 
 
 #: Table 1's rows that no claim reads: the feature per target word (a reading the paper's text
@@ -107,11 +127,17 @@ class RNNRow:
     #: the +RNN system tuned from the decoder's defaults, seed -> run (:func:`defaults_runs`;
     #: empty without ``mert_default_seeds``)
     runs_defaults: dict[int, SMTResult] = dataclasses.field(default_factory=dict)
+    #: :data:`TUNED_ON_ROW`, seed -> run (empty when ``mert_start`` is ``defaults``: +RNN then
+    #: gets no more tuning than the Baseline)
+    runs_tuned_on: dict[int, SMTResult] = dataclasses.field(default_factory=dict)
 
 
 def row_features(row: str, scores: ScoredTable) -> list[ScoredTable]:
     """The phrase features row ``row`` of :func:`rnn_row_seeds` adds to the Baseline: the RNN
-    score ``scores``, read per target word in "+RNN per word" (:func:`per_word`)."""
+    score ``scores``, read per target word in "+RNN per word" (:func:`per_word`), none in
+    :data:`TUNED_ON_ROW`."""
+    if row == TUNED_ON_ROW:
+        return []
     return [per_word(scores)] if row == "+RNN per word" else [scores]
 
 
@@ -130,12 +156,14 @@ class Replicate:
 
 def pooled_rows(replicates: Sequence[Replicate]) -> dict[str, list[dict[int, SMTResult]]]:
     """``{"Baseline": [seed -> run, one per alignment], "+RNN": [...]}``: the two rows' MERT runs
-    grouped by the alignment they were built on (the independent unit of a rebuild); the CSLM
-    rows too when every alignment has them."""
+    grouped by the alignment they were built on (the independent unit of a rebuild); the
+    :data:`TUNED_ON_ROW` and the CSLM rows too when every alignment has them."""
     out = {
         "Baseline": [rep.base.runs for rep in replicates],
         "+RNN": [rep.rnn.runs for rep in replicates],
     }
+    if all(getattr(rep.rnn, "runs_tuned_on", None) for rep in replicates):
+        out[TUNED_ON_ROW] = [rep.rnn.runs_tuned_on for rep in replicates]
     if all(rep.cslm is not None for rep in replicates):
         for name in replicates[0].cslm:
             out[name] = [rep.cslm[name] for rep in replicates]

@@ -17,7 +17,7 @@ from ...smt.system import (
 from ..run_pool import Job, build_side_by_side
 from .counts import counts_scorer
 from .cslm import cslm_model
-from .rows import DEFAULTS_ROW, row_features
+from .rows import DEFAULTS_ROW, TUNED_ON_ROW, row_features
 from .scorer import (
     PhraseScorer,
     load_scored,
@@ -45,9 +45,10 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
     1. the network (:func:`phrase_scorer`), then its scores of the pairs the decoder can use
        (:func:`scored_usable`): the longest chain, first;
     2. the Baseline's MERT-tuned systems, one per seed;
-    3. the systems of the rows that add the RNN score (:func:`rnn_row_seeds`), each after the
-       scores and, when it starts from the Baseline's tuned weights (:func:`row_start`), after
-       the Baseline's system of its seed;
+    3. the systems of the rows of :func:`rnn_row_seeds`: the Baseline tuned on first, each after
+       the Baseline's system of its seed, while the network trains; those that add the RNN
+       score after the scores and, when they start from the Baseline's tuned weights
+       (:func:`row_start`), after the Baseline's system of their seed;
     4. the count-drawn network (:func:`.counts.counts_scorer`, C-A-F3-3's counterfactual) and
        the CSLM (:func:`.cslm.cslm_model`), which nothing here waits for.
 
@@ -83,7 +84,7 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
         return mert_system(cache, base, (), None, seed)
 
     def system(row: str, seed: int) -> SMTResult:
-        extra = row_features(row, scores())
+        extra = [] if row == TUNED_ON_ROW else row_features(row, scores())
         start = None
         if row != DEFAULTS_ROW:
             start = row_start(
@@ -96,7 +97,7 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
     jobs += [Job(system_job("Baseline", s), functools.partial(baseline, s)) for s in base.seeds]
     for row, seeds in rnn_row_seeds(base, P).items():
         for s in seeds:
-            after = ("scores",)
+            after = () if row == TUNED_ON_ROW else ("scores",)
             if warm and row != DEFAULTS_ROW:
                 after += (system_job("Baseline", s),)
             jobs.append(Job(system_job(row, s), functools.partial(system, row, s), after=after))

@@ -11,7 +11,7 @@ from ...smt.system import (
     SMTResult,
 )
 from .network import optimiser_text
-from .rows import DEFAULTS_ROW, BaselineRow, RNNRow
+from .rows import DEFAULTS_ROW, TUNED_ON_ROW, BaselineRow, RNNRow
 from .scorer import trained_threads
 
 
@@ -95,6 +95,7 @@ def stages_table(
     ]
     own = [
         ("Baseline", base.runs),
+        (TUNED_ON_ROW, getattr(rnn, "runs_tuned_on", {})),
         ("+RNN", rnn.runs),
         ("+RNN per word", rnn.runs_per_word),
         (DEFAULTS_ROW, rnn.runs_defaults),

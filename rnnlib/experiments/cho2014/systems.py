@@ -16,6 +16,7 @@ from ...smt.features import Pair
 from ...smt.rnn_scorer import (
     ScoredTable,
 )
+from ...smt.seeds import OwnStreams, drawn_weights
 from ...smt.system import (
     SMTResult,
     build_stages,
@@ -23,7 +24,15 @@ from ...smt.system import (
     run,
 )
 from ..run_pool import Job, build_side_by_side
-from .rows import DEFAULTS_ROW, BaselineRow, RNNRow, RowSpec, row_features
+from .rows import (
+    DEFAULTS_ROW,
+    MERT_START_SD,
+    TUNED_ON_ROW,
+    BaselineRow,
+    RNNRow,
+    RowSpec,
+    row_features,
+)
 from .scorer import PhraseScorer, load_scored, phrase_scorer, scored_pairs, usable_pairs
 from .setting import Params, cho2014_corpus
 
@@ -53,12 +62,16 @@ def mert_system(
     seed: int,
 ) -> SMTResult:
     """One system of :func:`mert_runs`: MERT seed ``seed``, from ``start[seed]`` or, ``None``,
-    the decoder's defaults."""
+    the decoder's defaults, drawn around them for the seed where ``base.start_sd`` is above 0
+    (:func:`rnnlib.smt.seeds.drawn_weights`); with ``base.own_streams`` each of its
+    optimisations draws from its own stream (:class:`rnnlib.smt.seeds.OwnStreams`)."""
+    first = None if start is None else start[seed]
+    if start is None and base.start_sd:  # this seed's own start around the defaults
+        first = drawn_weights([n for t in extra for n in t.names], seed, base.start_sd)
+    mert_seed = OwnStreams(seed) if base.own_streams else seed
     return run(
         base.data,
-        dataclasses.replace(
-            base.config, seed=seed, start_weights=None if start is None else start[seed]
-        ),
+        dataclasses.replace(base.config, seed=mert_seed, start_weights=first),
         cache,
         extra=extra,
         detokenize=base.detokenize,
@@ -170,16 +183,18 @@ def baseline_setup(cache: ArtifactCache, P: Params, alignment_run: int = 1) -> B
     data, config = baseline_inputs(corpus, P.as_dict())
     seeds = list(range(1, P.mert_seeds + 1))
     device = resolve_device(P.device)
-    return BaselineRow(
-        corpus, data, dataclasses.replace(config, seed=seeds[0]), seeds, {}, device, alignment_run
-    )
+    config = dataclasses.replace(config, seed=seeds[0])
+    row = BaselineRow(corpus, data, config, seeds, {}, device, alignment_run)
+    row.start_sd, row.own_streams = MERT_START_SD, True  # independent MERT seeds
+    return row
 
 
 def rnn_row(cache: ArtifactCache, base: BaselineRow, P: Params) -> RNNRow:
     """The network trained on the phrase table's unique pairs (:func:`phrase_scorer`, A §3.1),
     ``log p(f | e)`` of every pair the decoder can use on dev and test (:func:`scored_pairs`),
     and the +RNN row: the system of ``base`` with that score as one more feature (A Eq. 9),
-    one MERT run per seed."""
+    one MERT run per seed; beside it the rows of :func:`rnn_row_seeds` (the Baseline tuned on
+    from its own weights, the rows no claim reads)."""
     scorer = phrase_scorer(cache, base.corpus, P, base.alignment_run)
     model = scorer.model()
     phrases, lookup, usable = usable_pairs(scorer, base.data, P)
@@ -195,6 +210,9 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, P: Params) -> RNNRow:
     runs = mert_runs(cache, base, extra=extra, start=start)
     cited = [base.corpus, base.config, scorer.artifact]
     row = RNNRow(scorer, model, phrases, lookup, usable, feature, scores, runs, cited)
+    if rows[TUNED_ON_ROW][3]:  # the Baseline's extra tuning without the feature
+        _, extra, start, seeds = rows[TUNED_ON_ROW]
+        row.runs_tuned_on = mert_runs(cache, base, extra=extra, start=start, seeds=seeds)
     if "+RNN per word" in rows:
         _, extra, start, _ = rows["+RNN per word"]
         row.per_word = extra[0]
@@ -204,10 +222,12 @@ def rnn_row(cache: ArtifactCache, base: BaselineRow, P: Params) -> RNNRow:
 
 
 def rnn_row_seeds(base: BaselineRow, P: Params) -> dict[str, list[int]]:
-    """The rows that add the RNN score, in the chapter's order, each with its MERT seeds: +RNN,
-    +RNN per word (``per_word_row``) and :data:`DEFAULTS_ROW` (:func:`defaults_seeds`, maybe
-    none)."""
-    rows = {"+RNN": list(base.seeds)}
+    """The rows built beside the network, in the order they are built, each with its MERT seeds:
+    the Baseline tuned on as long as +RNN without the score (:data:`TUNED_ON_ROW`, which waits
+    for no network; no seeds when ``mert_start`` is ``defaults``), +RNN, +RNN per word
+    (``per_word_row``) and :data:`DEFAULTS_ROW` (:func:`defaults_seeds`, maybe none)."""
+    rows = {TUNED_ON_ROW: list(base.seeds) if P.mert_start == "baseline" else []}
+    rows["+RNN"] = list(base.seeds)
     if P.per_word_row:
         rows["+RNN per word"] = list(base.seeds)
     rows[DEFAULTS_ROW] = defaults_seeds(P)

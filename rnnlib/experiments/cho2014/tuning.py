@@ -12,7 +12,14 @@ import pandas as pd
 from ...smt.system import (
     SMTResult,
 )
-from .rows import DEFAULTS_ROW, BaselineRow, extra_start, row_outputs
+from .rows import (
+    DEFAULTS_ROW,
+    MERT_START_SD,
+    TUNED_ON_ROW,
+    BaselineRow,
+    extra_start,
+    row_outputs,
+)
 from .setting import Params
 from .table_1 import clark
 
@@ -53,8 +60,13 @@ def start_words(P: Params) -> str:
 
 
 def start_numbers(P: Params) -> dict[str, Any]:
-    """How hard every row's MERT searched: its dev decodings and random starting points."""
-    return {"cho-mert-iterations": P.mert_iterations, "cho-mert-restarts": P.mert_restarts}
+    """How hard every row's MERT searched: its dev decodings and random starting points; the
+    spread of each seed's own start around the defaults (:data:`MERT_START_SD`)."""
+    return {
+        "cho-mert-iterations": P.mert_iterations,
+        "cho-mert-restarts": P.mert_restarts,
+        "cho-mert-start-sd": (MERT_START_SD, 2),
+    }
 
 
 def _gain(name: str, row: tuple) -> dict[str, Any]:
@@ -96,20 +108,21 @@ def best_tuning(runs: dict[int, SMTResult]) -> np.ndarray:
     )
 
 
-def defaults_numbers(
-    rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int
+def _pair_gains(
+    rows: dict[str, dict[int, SMTResult]],
+    base: BaselineRow,
+    n_tune: int,
+    pairs: dict[str, tuple[str, str]],
+    prefix: str,
 ) -> dict[str, Any]:
-    """The +RNN row tuned from the decoder's defaults (:data:`DEFAULTS_ROW`) against the
-    Baseline, which MERT starts from the same defaults (``cho-defaults-cold…``), and the +RNN
-    row, which starts from the Baseline's weights, against it (``cho-defaults-warm…``): each
-    difference on the held-out dev sentences and on test with :func:`clark`'s interval; its
-    MERT runs, and each row's best tuning BLEU (NaN where not measured)."""
-    names = ("Baseline", "+RNN", DEFAULTS_ROW)
-    pairs = {"cold": (DEFAULTS_ROW, "Baseline"), "warm": ("+RNN", DEFAULTS_ROW)}
+    """Each difference ``a − b`` of ``pairs`` (key -> ``(a, b)``) on the held-out dev sentences
+    (those after the first ``n_tune``) and on test with :func:`clark`'s interval, glued as
+    ``<prefix>-<key>-heldout…`` and ``…-test…``; NaN where a row was not built."""
     found = {(k, s): NOT_MEASURED for k in pairs for s in ("heldout", "test")}
-    if DEFAULTS_ROW in rows:
+    names = {n for ab in pairs.values() for n in ab}
+    if names <= set(rows):
         out = row_outputs({k: rows[k] for k in names})
-        n_dev = len(out["Baseline"]["dev"][0])
+        n_dev = len(out[next(iter(names))]["dev"][0])
         refs = {"heldout": list(base.data.dev_refs[0])[n_tune:n_dev]}
         refs["test"] = list(base.data.test_refs[0])
 
@@ -122,9 +135,52 @@ def defaults_numbers(
             for split, ref in refs.items():
                 if ref:
                     found[(key, split)] = clark("", hyps(a, split), hyps(b, split), ref)
-    got = {}
+    got: dict[str, Any] = {}
     for (key, split), row in found.items():
-        got.update(_gain(f"cho-defaults-{key}-{split}", row))
+        got.update(_gain(f"{prefix}-{key}-{split}", row))
+    return got
+
+
+def effort_numbers(
+    rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int
+) -> dict[str, Any]:
+    """Equal tuning effort (:data:`TUNED_ON_ROW`): +RNN against the Baseline tuned on as long
+    without the RNN score (``cho-effort-rnn…``, what C-A-T1-1 reads) and the Baseline tuned on
+    against the Baseline (``cho-effort-tuning…``, the extra tuning alone: its control), on the
+    held-out dev sentences and on test with :func:`clark`'s interval (NaN where the row was not
+    built); whether it was, in words (``cho-effort``)."""
+    pairs = {"rnn": ("+RNN", TUNED_ON_ROW), "tuning": (TUNED_ON_ROW, "Baseline")}
+    got = _pair_gains(rows, base, n_tune, pairs, "cho-effort")
+    got["cho-effort"] = (
+        "was built"
+        if TUNED_ON_ROW in rows
+        else "was not built (`mert_start` is `defaults`: no extra tuning to match)"
+    )
+    return got
+
+
+def warm_start_numbers(
+    rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int
+) -> dict[str, Any]:
+    """What the +RNN row's warm start from the Baseline's weights changes, for the prose: the
+    row tuned from the defaults (:func:`defaults_numbers`, :func:`defaults_words` as
+    ``cho-defaults``) and equal tuning effort (:func:`effort_numbers`)."""
+    got = defaults_numbers(rows, base, n_tune)
+    got["cho-defaults"] = defaults_words(rows)
+    return {**got, **effort_numbers(rows, base, n_tune)}
+
+
+def defaults_numbers(
+    rows: dict[str, dict[int, SMTResult]], base: BaselineRow, n_tune: int
+) -> dict[str, Any]:
+    """The +RNN row tuned from the decoder's defaults (:data:`DEFAULTS_ROW`) against the
+    Baseline, which MERT starts from the same defaults (``cho-defaults-cold…``), and the +RNN
+    row, which starts from the Baseline's weights, against it (``cho-defaults-warm…``): each
+    difference on the held-out dev sentences and on test with :func:`clark`'s interval; its
+    MERT runs, and each row's best tuning BLEU (NaN where not measured)."""
+    names = ("Baseline", "+RNN", DEFAULTS_ROW)
+    pairs = {"cold": (DEFAULTS_ROW, "Baseline"), "warm": ("+RNN", DEFAULTS_ROW)}
+    got = _pair_gains(rows, base, n_tune, pairs, "cho-defaults")
     got["cho-defaults-runs"] = len(rows.get(DEFAULTS_ROW, {}))
     for name, key in zip(names, ("baseline", "rnn", "defaults")):
         best = best_tuning(rows[name]).mean() if DEFAULTS_ROW in rows else np.nan
