@@ -189,11 +189,14 @@ def test_the_rnnsearch_chapters_artifacts_run_only_hashed_modules(tmp_path):
 def test_the_phrase_based_chain_runs_only_hashed_modules(tmp_path, monkeypatch):
     """Alignment, phrase table, LM, MERT tuning and evaluation of a toy phrase-based system
     (the plain Python search, so that its code is traced too)."""
+    from rnnlib.smt import compiled
     from rnnlib.smt.compiled import ENV
     from rnnlib.smt.decoder import DecoderConfig
     from rnnlib.smt.system import SMTConfig, SMTData, build_search_check, run
 
     monkeypatch.setenv(ENV, "python")
+    # the choice is made once per process: a fresh one here, the process's own restored after
+    monkeypatch.setattr(compiled, "_CHOSEN", {})
     rng = np.random.default_rng(0)
     train_, dev, test = toy_pairs(150, rng), toy_pairs(12, rng), toy_pairs(8, rng)
     data = SMTData(

@@ -133,8 +133,8 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
         for i, entry in enumerate(entries):
             if entry["check"]["rule"] == "not_measurable":
                 continue
-            floor = verdicts.Check.from_dict(entry["check"]).floor
-            below = floor is not None and verdicts._below_floor(floor)
+            floors = verdicts.Check.from_dict(entry["check"]).floors
+            below = any(verdicts._below_floor(f) for f in floors)
             if entry["verdict"].get("control") == verdicts.HOLDS and below:
                 # a smoke claim below its floor whose control held by chance (the smoke phrase
                 # sample moves with eflomal's unseeded alignment): the rule reads as the control
@@ -145,7 +145,8 @@ def test_every_recorded_verdict_follows_its_evidence(smoke_book, tmp_path):
                 (folder / "claims").mkdir(parents=True)
                 edited = json.loads(json.dumps(entries))
                 edited[i]["check"]["evidence"] = _edited(entry["check"], holds)
-                edited[i]["check"]["floor"] = None  # the rule, not the smoke models' floor
+                edited[i]["check"]["floor"] = None  # the rule, not the smoke models' floors
+                edited[i]["check"]["more_floors"] = []
                 edited = edited[: i + 1]  # the edited check is the last of its claim
                 (folder / "claims" / path.name).write_text(json.dumps(edited), encoding="utf-8")
                 row = {r["claim"]: r for r in claims.ledger(folder)}[entry["claim"]]
@@ -168,7 +169,7 @@ def test_every_claim_has_a_control_and_no_control_holds(smoke_book):
             continue
         assert rec.check.control is not None, f"{claim} has no control"
         assert rec.check.control.what, f"{claim}'s control does not say what it is"
-        below = rec.check.floor is not None and verdicts._below_floor(rec.check.floor)
+        below = any(verdicts._below_floor(f) for f in rec.check.floors)
         assert rows[claim]["control_verdict"] != verdicts.HOLDS or below, (
             claim,
             rows[claim]["control"],
