@@ -102,6 +102,7 @@ def test_purity_table_sets_each_representation_beside_chance_and_its_baselines(c
         "untrained network",
         "untrained network, second initialisation",
         "bag of words",
+        "bag of words, network's size",
         "random vectors",
         "chance",
         "bag of words, leak kept",

@@ -118,7 +118,17 @@ def _edited(check, holds: bool) -> dict:
         ev["items"] = [[label, holds or i > 0] for i, (label, _) in enumerate(ev["items"])]
     elif rule == "across_rebuilds":  # every rebuild's check edited alike, without its floor
         for _, inner in ev["checks"]:
-            inner["evidence"], inner["floor"] = _edited(inner, holds), None
+            inner["evidence"], inner["floor"], inner["more_floors"] = (
+                _edited(inner, holds),
+                None,
+                [],
+            )
+    elif rule == "all_parts":  # every part edited alike, without its floors; its control fails
+        for _, part in ev["checks"]:
+            part["evidence"], part["floor"], part["more_floors"] = _edited(part, holds), None, []
+            if part.get("control"):
+                control = part["control"]["check"]
+                control["evidence"] = _edited(control, False)
     return ev
 
 
