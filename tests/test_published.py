@@ -190,6 +190,39 @@ def test_a_build_reusing_artifacts_says_which(tmp_path):
     meta = P.publish(make_build(tmp_path / "b", log=log), tmp_path / "to", CHAPTERS, now=NOW)
     assert meta["from_empty"] is False and meta["reused"] == ["corpus/bible/c1"]
     assert "reusing 1 artifacts" in P.summary(meta)
+    assert meta["reused_from"] == []  # no cache given: origins unknown, not invented
+
+
+def test_the_reused_artifacts_origins_come_from_their_sidecars(tmp_path):
+    log = [
+        ("corpus/bible", "c1", True, 0.1, "data"),
+        ("rns/model", "m0", True, 0.0, "rns"),  # its sidecar is gone from the cache
+        ("rns/model", "m1", False, 100.0, "rns"),
+    ]
+    cache = tmp_path / "cache"
+    (cache / "corpus" / "bible" / "c1").mkdir(parents=True)
+    sidecar = {
+        "git_commit": "d4097bf9fae330a3397380f767ac242db3becaae",
+        "created": "2026-11-28T21:51:00+00:00",
+        "extra": {"seconds": 1234.56},
+        "wall_time_s": 1300.0,
+        "machine": {"processor": "Some CPU", "instructions": ["avx2"], "cpus": 2},
+    }
+    (cache / "corpus" / "bible" / "c1" / "meta.json").write_text(json.dumps(sidecar))
+    out = make_build(tmp_path / "b", log=log)
+    meta = P.publish(out, tmp_path / "to", CHAPTERS, now=NOW, cache=cache)
+    first, second = meta["reused_from"]
+    assert first == {
+        "artifact": "corpus/bible/c1",
+        "commit": sidecar["git_commit"],
+        "created": sidecar["created"],
+        "seconds": 1234.6,  # the computation's own seconds before the sidecar's wall time
+        "machine": "Some CPU (avx2; 2 CPUs)",
+    }
+    assert second == {"artifact": "rns/model/m0", "sidecar": "not found in the cache"}
+    assert "computed by commit d4097bf in 21 artifact-min" in P.summary(meta)
+    stored = json.loads((tmp_path / "to" / P.MANIFEST).read_text())
+    assert stored["reused_from"] == meta["reused_from"]
 
 
 def test_the_build_record_gives_the_time_when_it_is_this_builds(tmp_path):

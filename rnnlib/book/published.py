@@ -29,7 +29,10 @@ Otherwise :class:`Refused` names what is missing or mixed, and nothing is writte
 **From empty.** An artifact counts as computed by the build when its first lookup in the build log
 computed it (``"hit": false``); a later lookup of it (by the chapter that computed it or another)
 is a hit within the same build. The build is *from empty* when no artifact's first lookup was a
-hit; otherwise the manifest lists the artifacts it reused from an earlier cache.
+hit; otherwise the manifest lists the artifacts it reused from an earlier cache and, given that
+cache (``rnnlib publish --cache``), where each came from: the commit that computed it, when, in how
+many seconds and on which machine (its sidecar), so a reference made from a warm cache still
+gives every artifact's cost and origin.
 
 **Time.** ``rnnlib build`` writes ``build.json`` (its id, start, end and total seconds) when it
 finishes; without it (a build made before it did), the build's time runs from its first chapter's
@@ -230,8 +233,42 @@ def _machines(records: dict) -> tuple[str, dict[str, str]]:
     }
 
 
-def manifest(out: Path, records: dict, claims: dict, log: list[dict], now: datetime) -> dict:
-    """The reference's ``published.json`` for the build ``out`` as :func:`read_build` read it."""
+def reused_origins(cache: Path, reused: list[str]) -> list[dict]:
+    """Where each reused artifact (``"kind/key"``) came from, read from its sidecar in ``cache``:
+    the commit that computed it, when, its seconds (the computation's, or the sidecar's wall
+    time) and the machine; an artifact whose sidecar is not there says so."""
+    from ..machine import label
+
+    origins = []
+    for name in reused:
+        path = Path(cache) / name / "meta.json"
+        if not path.is_file():
+            origins.append({"artifact": name, "sidecar": "not found in the cache"})
+            continue
+        meta = _read_json(path)
+        seconds = (meta.get("extra") or {}).get("seconds", meta.get("wall_time_s"))
+        origins.append(
+            {
+                "artifact": name,
+                "commit": meta.get("git_commit"),
+                "created": meta.get("created"),
+                "seconds": None if seconds is None else round(float(seconds), 1),
+                "machine": label(meta.get("machine")),
+            }
+        )
+    return origins
+
+
+def manifest(
+    out: Path,
+    records: dict,
+    claims: dict,
+    log: list[dict],
+    now: datetime,
+    cache: Path | None = None,
+) -> dict:
+    """The reference's ``published.json`` for the build ``out`` as :func:`read_build` read it;
+    with the build's ``cache``, the origin of every artifact it reused (:func:`reused_origins`)."""
     first = next(e for entries in records.values() for e in entries)
     listed = artifacts(log)
     reused = [f"{a['kind']}/{a['key']}" for a in listed if not a["computed"]]
@@ -251,6 +288,7 @@ def manifest(out: Path, records: dict, claims: dict, log: list[dict], now: datet
         "entries": sum(len(e) for e in records.values()),
         "claims": sum(len(rs) for rs in claims.values()),
         "published": now.isoformat(timespec="seconds"),
+        "reused_from": reused_origins(cache, reused) if cache is not None and reused else [],
         "artifacts": listed,
     }
 
@@ -283,13 +321,20 @@ def without_provenance(entries: list[dict], places: dict[str, Path] | None = Non
     return [local({k: v for k, v in e.items() if k != "artifacts"}) for e in entries]
 
 
-def publish(out: Path, to: Path, chapters: Iterable[str], now: datetime | None = None) -> dict:
+def publish(
+    out: Path,
+    to: Path,
+    chapters: Iterable[str],
+    now: datetime | None = None,
+    cache: Path | None = None,
+) -> dict:
     """Write the reference folder ``to`` from the build output folder ``out`` of the book whose
-    chapters are ``chapters`` (stems); returns the manifest. :class:`Refused` before anything is
-    written when the build cannot be the reference. The folder's own README is kept."""
+    chapters are ``chapters`` (stems); returns the manifest (with the reused artifacts' origins
+    when the build's ``cache`` is given). :class:`Refused` before anything is written when the
+    build cannot be the reference. The folder's own README is kept."""
     out, to = Path(out), Path(to)
     records, claims, log = read_build(out, chapters)
-    meta = manifest(out, records, claims, log, now or datetime.now(timezone.utc))
+    meta = manifest(out, records, claims, log, now or datetime.now(timezone.utc), cache)
     # the new reference is written whole beside the old, then swapped in: an interrupted publish
     # leaves the old reference as it was, never new records under an old manifest
     new, old = to.with_name(to.name + ".new"), to.with_name(to.name + ".old")
@@ -337,6 +382,20 @@ def summary(meta: dict) -> str:
         if meta["from_empty"]
         else f"reusing {len(meta['reused'])} artifacts of an earlier cache"
     )
+    origins = meta.get("reused_from") or []
+    commits: dict[str, float] = {}
+    for o in origins:
+        if o.get("commit"):
+            short = o["commit"][:7]
+            commits[short] = commits.get(short, 0.0) + (o.get("seconds") or 0.0)
+    if commits:
+        empty += (
+            " (computed by "
+            + ", ".join(
+                f"commit {c} in {s / 60:.0f} artifact-min" for c, s in sorted(commits.items())
+            )
+            + ")"
+        )
     return "\n".join(
         [
             f"profile {meta['profile']}, commit {meta['commit']}, {len(meta['chapters'])} "
@@ -363,6 +422,13 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--to", type=Path, default=None, help=f"the reference folder (default: <book>/{FOLDER})"
     )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="the build's artifact cache: the manifest then gives, for every artifact the build "
+        "reused, the commit that computed it, when, its seconds and machine (from its sidecar)",
+    )
 
 
 def main(args) -> int:
@@ -377,11 +443,13 @@ def main(args) -> int:
         return 2
     to = args.to or root / FOLDER
     try:
-        meta = publish(args.build, to, book_chapters(root))
+        meta = publish(args.build, to, book_chapters(root), cache=args.cache)
     except Refused as err:
         print(f"rnnlib publish: {err}", file=sys.stderr)
         return 2
     print(f"published {args.build} to {to}:\n{summary(meta)}")
+    if meta["reused"] and args.cache is None:
+        print("note: the build reused artifacts; --cache <its cache> records where each came from")
     head = git_commit(root)
     if head and head != meta["commit"]:
         print(
