@@ -69,6 +69,12 @@ def add_arguments(parser) -> None:
     ls = sub.add_parser("ls", help="list the entries, the quarantine and the work folders")
     ls.add_argument("--cache", type=Path, default=None, help="artifact cache folder")
     ls.add_argument("--kind", default="", help="only kinds starting so, e.g. rnnsearch/run")
+    ls.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the build whose models are marked (the build's) (default: <book>/_build)",
+    )
     clean = sub.add_parser(
         "clean", help="delete the quarantine (and with --work, unused work folders)"
     )
@@ -113,15 +119,19 @@ def _settings(config: dict) -> str:
     return " ".join(f"{k}={found[k]}" for k in SHOWN if k in found)
 
 
-def list_entries(root: Path, kind: str = "") -> list[dict]:
-    """One row per entry of the cache at ``root`` whose kind starts with ``kind``."""
+def list_entries(root: Path, kind: str = "", namer=None) -> list[dict]:
+    """One row per entry of the cache at ``root`` whose kind starts with ``kind``; with
+    ``namer(kind, key, config) -> str``, each row leads with the entry's name in the book (empty
+    for an entry that is not a model)."""
     rows = []
     for k, key, path in ArtifactCache(root).entries():
         if not k.startswith(kind):
             continue
         meta = _read_sidecar(path) or {}
+        named = {"name": namer(k, key, meta.get("config") or {}) or "-"} if namer else {}
         rows.append(
             {
+                **named,
                 "kind": k,
                 "key": key,
                 "MB": round(_size(path) / 1e6, 1),
@@ -174,8 +184,8 @@ def _work_entries(work: Path):
         subdirs[:] = [d for d in subdirs if not _KEY.fullmatch(d)]
 
 
-def ls_main(root: Path, kind: str) -> int:
-    rows = list_entries(root, kind)
+def ls_main(root: Path, kind: str, namer=None) -> int:
+    rows = list_entries(root, kind, namer)
     if rows:
         import pandas as pd
 

@@ -31,8 +31,8 @@ COMMANDS = {
         "write the published reference (records/published) from a finished build",
     ),
     "cache": (
-        "rnnlib.cache_commands",
-        "the artifact cache: verify (hash every entry, quarantine what fails), ls, clean",
+        "rnnlib.experiments.cache_command",
+        "the artifact cache: verify (hash every entry, quarantine what fails), ls, du, gc, clean",
     ),
     "translate": (
         "rnnlib.experiments.translate_command",

@@ -151,6 +151,24 @@ def test_each_book_name_means_the_run_the_results_cite(book):
     assert normalize("RNNenc-50") == normalize("rnnencdec-50")
 
 
+def test_cache_ls_names_the_builds_models_as_the_book_does(book, capsys):
+    code, out, _ = _cli(["cache", "ls", "--kind", "rnnsearch/run", *_where(book)], capsys)
+    assert code == 0
+    for name, run in book["runs"].runs.items():
+        line = next(line for line in out.splitlines() if run.key in line)
+        assert line.split(" rnnsearch/run ")[0].strip() == f"{name} (the build's)", line
+    # without the build's results, a run is still named from its own config, unmarked (and
+    # without the chapter's len_short = 7, its length filter is written as it is)
+    code, out, _ = _cli(
+        ["cache", "ls", "--cache", str(book["cache"]), "--out", str(book["base"] / "none")], capsys
+    )
+    run = book["runs"].runs["RNNencdec-30"]
+    line = next(line for line in out.splitlines() if run.key in line)
+    assert line.split(" rnnsearch/run ")[0].strip() == "RNNencdec-7"
+    corpus = next(line for line in out.splitlines() if "corpus/prepared" in line)
+    assert corpus.split()[0] == "-"  # not a model
+
+
 def test_an_ambiguous_name_lists_the_candidates_and_fails(book, capsys, monkeypatch):
     with pytest.raises(ModelNotFound) as err:
         resolve("rnnsearch", book["cache"], book["out"])

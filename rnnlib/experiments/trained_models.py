@@ -307,8 +307,42 @@ def resolve(name: str, cache_root: Path | None = None, out: Path | None = None) 
     return trained_model(cache, found, P)
 
 
+#: the book's other trained networks, by kind (``rnnlib cache ls`` names their entries so)
+OTHER_MODELS = {
+    "copy_task/model": "copy task ({arch})",
+    "copy_task/length_model": "copy task, length study ({arch})",
+    "cho2014/scorer": "phrase scorer",
+    "cho2014/scorer_counts": "phrase scorer (count-drawn pairs)",
+    "cho2014/cslm": "CSLM",
+}
+
+
+def entry_namer(cache: Path, out: Path | None = None):
+    """``namer(kind, key, config) -> str`` for ``rnnlib cache ls``: a training run of the
+    rnnsearch chapter by its book name (:func:`run_name`), marked ``(the build's)`` when the last
+    build's results (under ``out``) cite it, so ``RNNsearch-50 (the build's)`` is the one
+    ``translate --model rnnsearch-50`` reads; the other networks by :data:`OTHER_MODELS`; any
+    other entry ``""``."""
+    try:
+        cited, P, _ = build_models(Path(cache), Path(out) if out is not None else default_out())
+    except ModelNotFound:  # the build's record cites a run the cache lacks: name from configs
+        cited, P = [], Params()
+    theirs = {c.run.key: c.name for c in cited}
+
+    def namer(kind: str, key: str, config: dict) -> str:
+        if kind == RUN_KIND:
+            return f"{theirs[key]} (the build's)" if key in theirs else run_name(config, P)
+        if kind in OTHER_MODELS:
+            arch = (config.get("model") or {}).get("arch", "?")
+            return OTHER_MODELS[kind].format(arch=arch)
+        return ""
+
+    return namer
+
+
 __all__ = [
     "Candidate",
+    "entry_namer",
     "ModelNotFound",
     "build_models",
     "find_run",
