@@ -15,7 +15,7 @@ from rnnlib.book.params import ParameterError
 from rnnlib.book.execute import resolve_all
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["chapters/results.md", "README.md"]
+PAGES = ["chapters/results.md", "README.md", "CONTRIBUTING.md"]
 
 
 def printed_commands(text: str) -> list[list[str]]:
