@@ -1,0 +1,130 @@
+"""``rnnlib spread PIECE --seed N``: one replicate of the rebuild spread, computed alone and kept
+as a record in ``records/spread/`` (:mod:`rnnlib.book.spread_records`).
+
+The pieces (:mod:`.spread_pieces`): ``rnnsearch`` (paper B's "-50" pair and RNNsearch-50⋆ with
+training seed N), ``rnnsearch-30`` (the "-30" pair with seed N) and ``phrase`` (paper A's
+Baseline and +RNN rows on eflomal alignment N, with their scorer). Each computes only what its
+replicate needs, in the given cache (from an empty one it prepares the corpus first).
+
+Estimated times of the ``cpu`` profile on a 2-core machine from an empty cache, from
+``records/timings/`` and the ``spread`` profile's description: ``rnnsearch`` about 45 minutes
+(the corpus 1, the "-50" pair about 30, RNNsearch-50⋆ about 8, the decoding a few);
+``rnnsearch-30`` about 30; ``phrase`` about 50 (the corpus, the language model and the
+baseline's shared inputs about 15, the alignment with its phrase table, scorer and MERT runs
+about 31). Each fits in 90 minutes; ``rnnsearch`` and ``rnnsearch-30`` together are near it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from .. import machine
+from ..book.params import ParameterError
+from ..book.spread_records import FOLDER, PIECES, make_record, write_record
+from ..cache import ArtifactCache, default_cache_root, find_book_root, git_commit
+
+
+def positive_int(text: str) -> int:
+    """A seed or alignment index: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, got {value}")
+    return value
+
+
+def existing_folder(text: str) -> Path:
+    """A cache folder that exists (an empty one is fine: a run from an empty cache)."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"no such folder: {path} (create an empty one to run from an empty cache)"
+        )
+    return path
+
+
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Compute one replicate of the rebuild spread and write it as a record "
+        "(records/spread/<piece>-<unit>-<N>-<profile>-<time>.json): its headline numbers, "
+        "commit, machine, every cache key it used with its kind's code hashes, and its times."
+    )
+    parser.add_argument(
+        "piece",
+        choices=sorted(PIECES),
+        help="rnnsearch: B's -50 pair and RNNsearch-50* with training seed N; rnnsearch-30: "
+        "the -30 pair; phrase: A's Baseline and +RNN rows on eflomal alignment N",
+    )
+    parser.add_argument(
+        "--seed",
+        type=positive_int,
+        required=True,
+        help="the replicate: the training seed (rnnsearch pieces) or the alignment run (phrase; "
+        "1 is the chapters' own)",
+    )
+    parser.add_argument("--profile", default="cpu", help="the profile (default cpu)")
+    parser.add_argument(
+        "--cache",
+        type=existing_folder,
+        default=None,
+        help="the artifact cache (default: the book's)",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="default: records/spread")
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="write the record from a working tree with uncommitted changes (it says so, and the "
+        "book does not use it)",
+    )
+
+
+def main(args) -> int:
+    root = find_book_root()
+    if root is None:
+        print("rnnlib spread: no book root (a folder with _toc.yml) here", file=sys.stderr)
+        return 2
+    commit = git_commit(root) or "unknown"
+    if commit.endswith("+dirty") and not args.allow_dirty:
+        print(
+            "rnnlib spread: the working tree has uncommitted changes: commit them first (a "
+            "record names the commit its numbers come from), or pass --allow-dirty",
+            file=sys.stderr,
+        )
+        return 2
+    from .spread_pieces import run_piece
+
+    cache = ArtifactCache(args.cache or default_cache_root())
+    os.environ.setdefault("RNNLIB_CHAPTER", f"spread-{args.piece}")
+    start = time.perf_counter()
+    try:
+        result = run_piece(args.piece, cache, root, args.profile, args.seed)
+    except ParameterError as err:
+        print(f"rnnlib spread: {err}", file=sys.stderr)
+        return 2
+    total = time.perf_counter() - start
+    end_commit = git_commit(root) or "unknown"
+    if end_commit != commit:  # the tree changed while the piece ran
+        commit = commit.removesuffix("+dirty") + "+dirty"
+    record = make_record(
+        args.piece,
+        args.seed,
+        args.profile,
+        result.headline,
+        cache.events,
+        result.parts,
+        commit,
+        machine.label(machine.describe()),
+        total,
+    )
+    path = write_record(args.out or root / FOLDER, record)
+    print(f"wrote {path}")
+    for label, value in result.headline.items():
+        print(f"  {label}: {value:.4g}")
+    print(f"  in {total / 60:.1f} min ({sum(a['computed'] for a in record['artifacts'])} computed)")
+    return 0
