@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..book.params import chapter_specs, load_profile, resolve, typed
+from ..book.params import chapter_specs, is_notebook, load_profile, resolve, typed
 from ..book.spread_records import HEADLINES, PIECES  # noqa: F401  (re-exported)
 from ..cache import ArtifactCache
 
@@ -41,9 +41,10 @@ MODELS = {
 def chapter_params(root: Path, chapter: str, profile: str, cls: type) -> Any:
     """The parameters chapter ``chapter`` runs with under ``profile`` (its defaults, the
     profile's, no override), as the typed ``cls``; the profile's name among them."""
-    path = Path(root) / "chapters" / f"{chapter}.md"
-    chapter_specs(path)  # a missing chapter fails here, naming the path
-    params = resolve({chapter: path}, load_profile(root, profile), profile, [])[chapter]
+    folder = Path(root) / "chapters"
+    chapter_specs(folder / f"{chapter}.md")  # a missing chapter fails here, naming the path
+    chapters = {p.stem: p for p in sorted(folder.glob("*.md")) if is_notebook(p)}
+    params = resolve(chapters, load_profile(root, profile), profile, [])[chapter]
     params["profile"] = profile
     return typed(cls, params, chapter)
 
