@@ -279,21 +279,14 @@ def spread_glue(piece: str, table: pd.DataFrame) -> dict[str, tuple[float, int |
 
 
 def origin_words(records: Records, unit: str) -> str:
-    """How many replicates the records add and from which machines, in words (Markdown)."""
-    n = len(records.matching)
-    stale = f"; {len(records.stale)} stale (not used)" if records.stale else ""
+    """How many replicates the records add and from how many machines, in words (Markdown, at
+    most 80 characters)."""
+    n, m = len(records.matching), len(records.machines)
+    stale = f"; {len(records.stale)} stale, left out" if records.stale else ""
     if not n:
-        return f"no record of a further {unit} matches this code{stale}"
-    machines = "; ".join(records.machines)
-    return f"{n} recorded {unit}{'s' if n > 1 else ''} (machines: {machines}){stale}"
-
-
-def stale_table(records: Records) -> pd.DataFrame:
-    """The stale records and why, one row each (empty when none)."""
-    return pd.DataFrame(
-        [{"record": name, "why stale": why} for name, why in records.stale.items()],
-        columns=["record", "why stale"],
-    )
+        return f"no recorded {unit} matches this code{stale}"
+    units, machines = unit + ("s" if n > 1 else ""), "machine" + ("s" if m > 1 else "")
+    return f"{n} recorded {units} from {m} {machines}{stale}"
 
 
 def noise_items(records: Records, piece: str, old: dict[str, float]) -> dict[str, tuple]:

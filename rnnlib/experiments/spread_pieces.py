@@ -45,7 +45,7 @@ def chapter_params(root: Path, chapter: str, profile: str, cls: type) -> Any:
     chapter_specs(folder / f"{chapter}.md")  # a missing chapter fails here, naming the path
     chapters = {p.stem: p for p in sorted(folder.glob("*.md")) if is_notebook(p)}
     params = resolve(chapters, load_profile(root, profile), profile, [])[chapter]
-    params["profile"] = profile
+    params.update(profile=profile)
     return typed(cls, params, chapter)
 
 
