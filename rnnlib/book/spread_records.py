@@ -310,3 +310,27 @@ def noise_items(records: Records, piece: str, old: dict[str, float]) -> dict[str
         source = f"the recorded rebuild spread: sd {sd:.3g} over {len(vals)} records ({piece})"
         out[item] = (old[item] - half, old[item] + half, source)
     return out
+
+
+#: the chapters that read the records, and the glue prefix of their recorded-spread items
+#: (:mod:`rnnlib.experiments.spread_book`)
+CHAPTER_PREFIXES = {"rnnsearch": "rns", "cho2014": "cho"}
+
+
+def results_glue(entries: Iterable[dict]) -> dict[str, Any]:
+    """For the results page, from the chapters' records (``entries``,
+    :class:`rnnlib.book.results.Results`): per chapter of :data:`CHAPTER_PREFIXES`, its table of
+    each headline number's recorded spread (``res-spread-<chapter>``, a Markdown table, or a line
+    saying the chapter did not show one), and ``res-spread-n`` / ``res-spread-stale``, the records
+    the chapters used and left out in all."""
+    values = {(e["chapter"], e["name"]): e.get("value") for e in entries}
+    out: dict[str, Any] = {}
+    used = stale = 0
+    for chapter, prefix in CHAPTER_PREFIXES.items():
+        table = values.get((chapter, f"{prefix}-spread-records"))
+        out[f"res-spread-{chapter}"] = table or f"Chapter {chapter} shows no recorded spread."
+        used += int(values.get((chapter, f"{prefix}-spread-records-n")) or 0)
+        stale += int(values.get((chapter, f"{prefix}-spread-records-stale")) or 0)
+    out["res-spread-n"] = used
+    out["res-spread-stale"] = stale
+    return out
