@@ -105,6 +105,27 @@ def artifacts_of(events: Sequence[dict]) -> list[dict]:
     return list(out.values())
 
 
+def from_sidecars(arts: list[dict], cache: ArtifactCache, since: datetime) -> list[dict]:
+    """``arts`` (:func:`artifacts_of`) completed from their sidecars in ``cache``: ``computed``
+    when the artifact was created at or after ``since`` (also those computed in worker
+    processes, whose builds the calling process's log does not hold), then with the sidecar's
+    wall seconds, and ``created``."""
+    out = []
+    for a in arts:
+        try:
+            meta = json.loads((cache.final_path(a["kind"], a["key"]) / "meta.json").read_text())
+            created = datetime.fromisoformat(meta["created"])
+        except (OSError, ValueError, KeyError):
+            out.append(a)
+            continue
+        computed = created >= since.replace(microsecond=0)
+        seconds = float(meta.get("wall_time_s") or 0.0) if computed else a["seconds"]
+        out.append(
+            {**a, "computed": computed, "seconds": round(seconds, 3), "created": meta["created"]}
+        )
+    return out
+
+
 def make_record(
     piece: str,
     index: int,
@@ -116,9 +137,11 @@ def make_record(
     machine: str,
     total_seconds: float,
     when: datetime | None = None,
+    arts: list[dict] | None = None,
 ) -> dict:
-    """A record (see the module docstring) of replicate ``index`` of ``piece``."""
-    arts = artifacts_of(events)
+    """A record (see the module docstring) of replicate ``index`` of ``piece``; ``arts``: its
+    artifacts (default :func:`artifacts_of` ``events``)."""
+    arts = artifacts_of(events) if arts is None else arts
     kinds = sorted({a["kind"] for a in arts})
     code = {k: h for k in kinds if (h := code_deps.code_hashes(k)) is not None}
     when = when or datetime.now(timezone.utc)

@@ -20,11 +20,19 @@ import argparse
 import os
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import machine
 from ..book.params import ParameterError
-from ..book.spread_records import FOLDER, PIECES, make_record, write_record
+from ..book.spread_records import (
+    FOLDER,
+    PIECES,
+    artifacts_of,
+    from_sidecars,
+    make_record,
+    write_record,
+)
 from ..cache import ArtifactCache, default_cache_root, find_book_root, git_commit
 
 
@@ -101,7 +109,7 @@ def main(args) -> int:
 
     cache = ArtifactCache(args.cache or default_cache_root())
     os.environ.setdefault("RNNLIB_CHAPTER", f"spread-{args.piece}")
-    start = time.perf_counter()
+    start, since = time.perf_counter(), datetime.now(timezone.utc)
     try:
         result = run_piece(args.piece, cache, root, args.profile, args.seed)
     except ParameterError as err:
@@ -121,6 +129,7 @@ def main(args) -> int:
         commit,
         machine.label(machine.describe()),
         total,
+        arts=from_sidecars(artifacts_of(cache.events), cache, since),
     )
     path = write_record(args.out or root / FOLDER, record)
     print(f"wrote {path}")

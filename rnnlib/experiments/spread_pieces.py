@@ -91,13 +91,16 @@ def network_piece(piece: str, cache: ArtifactCache, root: Path, profile: str, se
 def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> dict[str, float]:
     """The pair of :data:`MODELS` ``[piece]`` trained with ``seed`` (:func:`rnnlib.experiments.
     rnnsearch.seeds.seed_run`; for the "-50" pair that RNNsearch-50 continued as RNNsearch-50⋆,
-    :func:`~rnnlib.experiments.rnnsearch.training.train_star`), each decoded on All and No UNK
+    :func:`~rnnlib.experiments.rnnsearch.training.train_star`), the runs the cache lacks trained
+    first as the chapter trains a further seed (:func:`rnnlib.experiments.rnnsearch.seeds.
+    seed_jobs`, ``train_workers`` side by side), each decoded on All and No UNK
     of ``ex`` (an :class:`~rnnlib.experiments.rnnsearch.setting.RNNsearchExperiment`);
     returns the headline, each model's test BLEU (B Table 1), by :data:`HEADLINES` label."""
     from ..bleu import corpus_bleu
     from .rnnsearch import seeds, setting
     from .rnnsearch.training import run_specs, same_best, train_star
     from .rnnsearch.translations import decode
+    from .run_pool import build_side_by_side
     from .training_runs import load_model, read_lines
 
     timer = timer or Timer()
@@ -112,6 +115,11 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
                 bleu = corpus_bleu(lines, refs[subset]).score
                 headline[f"{setting.shown(name)}, {label}"] = float(bleu)
 
+    wanted = MODELS[piece] + (("RNNsearch-50*",) if piece == "rnnsearch" else ())
+    jobs = seeds.seed_jobs(ex, [seed], short=piece == "rnnsearch-30")
+    jobs = [j for j in jobs if j.name.rpartition(" seed ")[0] in wanted]
+    with timer.part("training side by side"):  # as the chapter trains a further seed
+        build_side_by_side(ex.cache, jobs, ex.P.train_workers, ex.device)
     specs = run_specs(ex)
     for name in MODELS[piece]:
         with timer.part(f"{name} training"):
