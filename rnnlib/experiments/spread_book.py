@@ -52,12 +52,14 @@ def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
     decimals, a missing one as an em dash."""
 
     def cell(x: Any) -> str:
-        if isinstance(x, float):
+        if isinstance(x, (float, np.floating)):
             return "—" if np.isnan(x) else f"{x:.{digits}f}"
         return str(x).replace("|", "/")
 
     head = [table.index.name or ""] + [str(c) for c in table.columns]
-    rows = [[cell(i)] + [cell(x) for x in row] for i, row in zip(table.index, table.values)]
+    rows = [
+        [cell(i)] + [cell(x) for x in row[1:]] for i, row in zip(table.index, table.itertuples())
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
