@@ -6,12 +6,16 @@ training seed N), ``rnnsearch-30`` (the "-30" pair with seed N) and ``phrase`` (
 Baseline and +RNN rows on eflomal alignment N, with their scorer). Each computes only what its
 replicate needs, in the given cache (from an empty one it prepares the corpus first).
 
-Estimated times of the ``cpu`` profile on a 2-core machine from an empty cache, from
-``records/timings/`` and the ``spread`` profile's description: ``rnnsearch`` about 45 minutes
-(the corpus 1, the "-50" pair about 30, RNNsearch-50⋆ about 8, the decoding a few);
-``rnnsearch-30`` about 30; ``phrase`` about 50 (the corpus, the language model and the
-baseline's shared inputs about 15, the alignment with its phrase table, scorer and MERT runs
-about 31). Each fits in 90 minutes; ``rnnsearch`` and ``rnnsearch-30`` together are near it.
+Estimated times of the ``cpu`` profile on a 2-core machine from an empty cache (each record
+states its own): ``rnnsearch`` 40 to 60 minutes (RNNsearch-50's 2,400 updates took 31 minutes
+alone and about 42 two runs side by side in the stopped cpu build of ``records/timings/``,
+RNNencdec-50 trains beside it, RNNsearch-50⋆'s further updates about 8 to 10, six decodings a
+few, the corpus 1); ``rnnsearch-30`` about 30 (the ``spread`` profile's 27 for the pair, and
+its decodings); ``phrase`` 60 to 100: the alignment and its phrase table 5 to 8, the scorer 17
+to 50 and its scored pairs 13, and nine MERT systems (Baseline, the Baseline tuned on, +RNN; 3
+seeds each) of 4 to 15 minutes each with their evaluations, two at a time (the artifact times
+of the reference build of this session, measured under load). ``rnnsearch`` and
+``rnnsearch-30`` fit in 90 minutes; ``phrase`` may not on a loaded machine: run it alone.
 """
 
 from __future__ import annotations
