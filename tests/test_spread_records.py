@@ -245,3 +245,19 @@ def test_the_command_writes_a_record(monkeypatch, tmp_path, capsys):
     assert {a["kind"] for a in rec["artifacts"]} == {"demo/shared", "demo/own"}
     assert all(a["computed"] for a in rec["artifacts"]) and rec["times"] == {"training": 3.0}
     assert "wrote" in capsys.readouterr().out
+
+
+def test_rnnlib_compare_takes_the_records_folder(tmp_path, capsys):
+    records = tmp_path / "spread"
+    for i, v in enumerate([9.0, 10.0, 11.0]):
+        write(records, a_record({"RNNsearch-50, All": v}, index=i + 2))
+    old = a_build(tmp_path / "old", 10.0, 21.0)
+    new = a_build(tmp_path / "new", 11.0, 21.0)
+    assert cli.main(["compare", str(old), str(new), "--spread", str(records)]) == 0
+    out = capsys.readouterr().out
+    assert "rebuild spread records of rnnsearch: 3 read" in out
+    assert "moved within its noise" in out and "recorded rebuild spread" in out
+    empty = tmp_path / "none"
+    empty.mkdir()
+    assert cli.main(["compare", str(old), str(new), "--spread", str(empty)]) == 0
+    assert "moved (noise unknown)" in capsys.readouterr().out
