@@ -112,19 +112,24 @@ def test_the_spread_siblings_and_the_chapter_reading(tmp_path):
     for i, v in enumerate([10.0, 10.4, 9.9]):
         write(folder, a_record({"RNNsearch-50, All": v, "RNNencdec-50, All": 8.0}, index=i + 2))
     own = {"RNNsearch-50, All": 10.2, "RNNencdec-50, All": 8.0}
-    out = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, own_further=False)
+    out = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, [1])
     sd = float(out.table.loc["RNNsearch-50, All", "sd"])
     assert out.glue["rns-bleu-rnnsearch-50-spread"] == (pytest.approx(sd), 3)
     assert out.glue["rns-bleu-rnnsearch-50-spread-n"] == (4, None)
     assert out.glue["rns-spread-records-n"] == 3 and out.glue["rns-spread-records-stale"] == 0
     assert out.glue["rns-spread-records-text"] == "3 recorded seeds from 1 machine"
     assert out.glue["rns-spread-records"].startswith("| number |")
-    # with further seeds of its own the chapter glues its own spread, not these
-    mine = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, own_further=True)
+    # with further seeds of its own the chapter glues its own spread, not these, and a record
+    # of one of its own seeds is not counted again
+    mine = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, [1, 2])
     assert not any(k.endswith("-spread") for k in mine.glue)
+    assert mine.glue["rns-spread-records-n"] == 2
+    assert (
+        "this build's own" in mine.listing.loc["rnnsearch-seed-2-cpu-20261129T010200.json", "used"]
+    )
     # a record of the build's own replicate read back adds no rebuild
     write(folder, a_record(dict(own), index=9))
-    again = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, own_further=False)
+    again = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, [1])
     assert again.glue["rns-spread-records-n"] == 3
     assert markdown_table(out.table).count("\n") == len(out.table) + 1
 

@@ -64,18 +64,18 @@ def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def listing(records: Records) -> pd.DataFrame:
+def listing(records: Records, own: Sequence[dict] = ()) -> pd.DataFrame:
     """One row per record read: its file, replicate, commit, machine, and whether it is used
-    (``used``) or why it is stale."""
+    (``used``), the build's own replicate (``own``, not counted again) or stale and why."""
     rows = [
         {
             "record": r["file"],
             "replicate": f"{r['unit']} {r['index']}",
             "commit": str(r.get("commit", ""))[:10],
             "machine": r["machine"],
-            "used": "used",
+            "used": "used" if k < len(records.matching) else "this build's own: not counted again",
         }
-        for r in records.matching
+        for k, r in enumerate(list(records.matching) + list(own))
     ]
     rows += [
         {"record": name, "replicate": "", "commit": "", "machine": "", "used": f"stale: {why}"}
@@ -101,29 +101,33 @@ def recorded(
     profile: str,
     probe,
     own: dict[str, float],
-    own_further: bool,
+    own_indices: Sequence[int],
 ) -> RecordedSpread:
     """The :class:`RecordedSpread` of ``pieces`` from ``folder``: ``probe(record)`` gives the keys
     of now of a record's replicate, ``own`` the chapter's value of each headline number,
-    ``own_further`` whether the chapter has further replicates of its own (then no ``-spread``
-    sibling is glued here)."""
+    ``own_indices`` the seeds or alignments the chapter has itself (built or read from its
+    cache): a record of one of those, or one equal to the chapter's values, is the chapter's own
+    replicate and is not counted again; with more than one own replicate no ``-spread`` sibling
+    is glued here (the chapter glues its own)."""
     out: dict[str, Records] = {}
     tables, glue = [], {}
+    skipped: list[dict] = []
     for piece in pieces:
         recs = read_records(folder, profile, piece, probe)
-        dups = [r for r in recs.matching if same_replicate(r, own)]
+        dups = [r for r in recs.matching if same_replicate(r, own) or r["index"] in own_indices]
+        skipped += dups
         recs.matching = [r for r in recs.matching if r not in dups]
         out[piece] = recs
         table = spread_table(piece, recs, own)
         tables.append(table)
-        if not own_further:
+        if len(own_indices) < 2:
             glue.update(spread_glue(piece, table))
     every = Records(
         [r for x in out.values() for r in x.matching],
         {k: v for x in out.values() for k, v in x.stale.items()},
     )
     unit = "seed" if prefix == "rns" else "alignment"
-    table, listed = pd.concat(tables), listing(every)
+    table, listed = pd.concat(tables), listing(every, skipped)
     glue[f"{prefix}-spread-records"] = markdown_table(table)
     glue[f"{prefix}-spread-list"] = markdown_table(listed) if len(listed) else "No record."
     glue[f"{prefix}-spread-records-n"] = len(every.matching)
@@ -137,7 +141,7 @@ def cho2014_spread(
 ) -> RecordedSpread:
     """The recorded alignments of piece ``phrase`` beside the chapter's first alignment (the
     first of ``replicates``, :func:`rnnlib.experiments.cho2014.rebuilds.alignment_replicates`),
-    whose further ones are its own spread."""
+    whose further ones (built, or read from its cache) are its own spread."""
     from .cho2014.rows import bleu_of
     from .spread_pieces import phrase_replicate
 
@@ -154,4 +158,5 @@ def cho2014_spread(
         return current_keys(cache, lambda: phrase_replicate(cache, P, rec["index"]))
 
     where = folder or Path(root) / FOLDER
-    return recorded("cho", ("phrase",), where, P.profile, probe, own, len(replicates) > 1)
+    indices = [rep.alignment for rep in replicates]
+    return recorded("cho", ("phrase",), where, P.profile, probe, own, indices)

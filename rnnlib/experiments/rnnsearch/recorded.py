@@ -13,7 +13,8 @@ from ..spread_book import RecordedSpread, recorded
 def rnnsearch_spread(ex, tr, sr, folder: Path | None = None) -> RecordedSpread:
     """The recorded seeds of pieces ``rnnsearch`` and ``rnnsearch-30`` beside the chapter's
     translations ``tr`` (of its seed); ``sr``: its further seeds (:class:`rnnlib.experiments.
-    rnnsearch.seeds.SeedRuns`), with which it glues its own spread."""
+    rnnsearch.seeds.SeedRuns`: built, or read from its cache), with which it glues its own
+    spread; a record of one of those seeds is not counted again."""
     from ...bleu import corpus_bleu
     from .setting import SUBSETS, shown
     from ..spread_pieces import MODELS, network_replicate
@@ -30,4 +31,4 @@ def rnnsearch_spread(ex, tr, sr, folder: Path | None = None) -> RecordedSpread:
 
     where = folder or Path(ex.root) / FOLDER
     pieces = ("rnnsearch", "rnnsearch-30")
-    return recorded("rns", pieces, where, ex.P.profile, probe, own, sr.several)
+    return recorded("rns", pieces, where, ex.P.profile, probe, own, sr.seeds)
