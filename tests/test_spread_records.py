@@ -129,8 +129,11 @@ def test_the_spread_siblings_and_the_chapter_reading(tmp_path):
     )
     # a record of the build's own replicate read back adds no rebuild
     write(folder, a_record(dict(own), index=9))
-    again = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, [1])
+    again = recorded("rns", ("rnnsearch",), folder, "cpu", None, own, [9])
     assert again.glue["rns-spread-records-n"] == 3
+    # the chapter's own seed recorded on another machine, with other numbers: a rebuild
+    other = recorded("rns", ("rnnsearch",), folder, "cpu", None, {"RNNsearch-50, All": 7.0}, [9])
+    assert other.glue["rns-spread-records-n"] == 4
     assert markdown_table(out.table).count("\n") == len(out.table) + 1
 
 

@@ -106,15 +106,22 @@ def recorded(
     """The :class:`RecordedSpread` of ``pieces`` from ``folder``: ``probe(record)`` gives the keys
     of now of a record's replicate, ``own`` the chapter's value of each headline number,
     ``own_indices`` the seeds or alignments the chapter has itself (built or read from its
-    cache): a record of one of those, or one equal to the chapter's values, is the chapter's own
-    replicate and is not counted again; with more than one own replicate no ``-spread`` sibling
-    is glued here (the chapter glues its own)."""
+    cache), its own first: a record of a further one, or one equal to the chapter's values (its
+    first read back), is the chapter's own replicate and is not counted again (a record of the
+    first made elsewhere, with other values, is a rebuild: another machine rounds otherwise);
+    with more than one own replicate no ``-spread`` sibling is glued here (the chapter glues
+    its own)."""
     out: dict[str, Records] = {}
     tables, glue = [], {}
     skipped: list[dict] = []
+    further = list(own_indices[1:])  # the first: another machine's record of it is a rebuild
+
+    def keys_now(rec: dict):  # a further replicate of the chapter's own is not counted: no probe
+        return [] if rec.get("index") in further or probe is None else probe(rec)
+
     for piece in pieces:
-        recs = read_records(folder, profile, piece, probe)
-        dups = [r for r in recs.matching if same_replicate(r, own) or r["index"] in own_indices]
+        recs = read_records(folder, profile, piece, keys_now)
+        dups = [r for r in recs.matching if same_replicate(r, own) or r["index"] in further]
         skipped += dups
         recs.matching = [r for r in recs.matching if r not in dups]
         out[piece] = recs
