@@ -269,3 +269,11 @@ def test_rnnlib_compare_takes_the_records_folder(tmp_path, capsys):
     empty.mkdir()
     assert cli.main(["compare", str(old), str(new), "--spread", str(empty)]) == 0
     assert "moved (noise unknown)" in capsys.readouterr().out
+
+
+def test_the_command_names_an_unknown_profile(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(spread_command, "git_commit", lambda root: "d" * 40)
+    argv = ["spread", "phrase", "--seed", "2", "--cache", str(tmp_path), "--profile", "nope"]
+    assert cli.main(argv) == 2
+    assert "unknown profile 'nope'" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*/*/meta.json"))  # nothing computed
