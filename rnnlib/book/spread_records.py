@@ -5,7 +5,8 @@ of them.
 **A record** (``records/spread/<piece>-<unit>-<index>-<profile>-<time>.json``) holds: ``piece``,
 ``unit`` and ``index`` (``rnnsearch``, ``seed``, 2), the ``profile``, the ``commit`` (a record
 is refused from a working tree with uncommitted changes unless asked, and then says
-``"dirty": true``), the ``machine`` (:func:`rnnlib.machine.label`), its ``headline`` numbers
+``"dirty": true``), the ``machine`` (:func:`rnnlib.machine.label`), the ``config_hash`` of
+the chapter's parameters it ran with (as the chapter's page shows it), its ``headline`` numbers
 (label -> value, :data:`HEADLINES`), every artifact it looked up or computed
 (``artifacts``: kind, key, computed or read, seconds), the code hashes of each kind among them
 (``code``: kind -> {file: hash}, :mod:`rnnlib.code_deps`), the wall seconds of each part

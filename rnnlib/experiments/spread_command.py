@@ -109,7 +109,7 @@ def main(args) -> int:
             file=sys.stderr,
         )
         return 2
-    from .spread_pieces import run_piece
+    from .spread_pieces import chapter_hash, chapter_values, run_piece
 
     cache = ArtifactCache(args.cache or default_cache_root())
     os.environ.setdefault("RNNLIB_CHAPTER", f"spread-{args.piece}")
@@ -135,6 +135,8 @@ def main(args) -> int:
         total,
         arts=from_sidecars(artifacts_of(cache.events), cache, since),
     )
+    chapter = PIECES[args.piece][0]
+    record["config_hash"] = chapter_hash(chapter, chapter_values(root, chapter, args.profile))
     path = write_record(args.out or root / FOLDER, record)
     print(f"wrote {path}")
     for label, value in result.headline.items():

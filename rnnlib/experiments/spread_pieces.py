@@ -1,5 +1,5 @@
 """The rebuild spread in session-sized pieces: one replicate of a chapter's headline numbers,
-computed alone (``rnnlib spread``) and kept as a record (:mod:`.spread_records`).
+computed alone (``rnnlib spread``) and kept as a record (:mod:`rnnlib.book.spread_records`).
 
 A piece computes only what its replicate needs, through the chapters' own functions (the same
 cache kinds and keys as a chapter or a ``spread`` build would use):
@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 from ..book.params import chapter_specs, is_notebook, load_profile, resolve, typed
 from ..book.spread_records import HEADLINES, PIECES  # noqa: F401  (re-exported)
-from ..cache import ArtifactCache
+from ..cache import ArtifactCache, config_hash
 
 #: the models of each network piece, in training order
 MODELS = {
@@ -38,15 +38,27 @@ MODELS = {
 }
 
 
-def chapter_params(root: Path, chapter: str, profile: str, cls: type) -> Any:
-    """The parameters chapter ``chapter`` runs with under ``profile`` (its defaults, the
-    profile's, no override), as the typed ``cls``; the profile's name among them."""
+def chapter_values(root: Path, chapter: str, profile: str) -> dict[str, Any]:
+    """The validated parameters chapter ``chapter`` runs with under ``profile`` (its defaults,
+    the profile's, no override), the profile's name among them, by name."""
     folder = Path(root) / "chapters"
     chapter_specs(folder / f"{chapter}.md")  # a missing chapter fails here, naming the path
     chapters = {p.stem: p for p in sorted(folder.glob("*.md")) if is_notebook(p)}
     params = resolve(chapters, load_profile(root, profile), profile, [])[chapter]
     params.update(profile=profile)
-    return typed(cls, params, chapter)
+    return params
+
+
+def chapter_hash(chapter: str, values: dict[str, Any]) -> str:
+    """The config hash of chapter ``chapter`` run with ``values`` (:func:`chapter_values`), as
+    its page shows it (:attr:`rnnlib.book.chapter.Chapter.config_hash`)."""
+    params = {k: v for k, v in values.items() if k != "profile"}
+    return config_hash({"chapter": chapter, "params": params}, 8)
+
+
+def chapter_params(root: Path, chapter: str, profile: str, cls: type) -> Any:
+    """:func:`chapter_values` as the typed ``cls``."""
+    return typed(cls, chapter_values(root, chapter, profile), chapter)
 
 
 @dataclass
@@ -67,7 +79,7 @@ class Timer:
 @dataclass
 class PieceResult:
     """What a piece measured: ``headline`` (label -> value, :data:`HEADLINES`), the wall seconds
-    of its ``parts`` and the parameters' config hash it ran with (``params``)."""
+    of its ``parts`` and the chapter's parameters it ran with (``params``)."""
 
     headline: dict[str, float]
     parts: dict[str, float]
