@@ -38,6 +38,10 @@ COMMANDS = {
         "rnnlib.experiments.translate_command",
         "translate text, one sentence a line, with a trained model of the book or a model folder",
     ),
+    "spread": (
+        "rnnlib.experiments.spread_command",
+        "compute one replicate of the rebuild spread and write it as a record (records/spread)",
+    ),
     "export": (
         "rnnlib.experiments.export_command",
         "write a trained model of the book as a self-contained folder (safetensors, vocabularies)",
@@ -49,7 +53,14 @@ PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.bench.smt"}
 
 # commands that train or decode models -> whether they start other processes that do
 # (chapter kernels)
-MODEL_COMMANDS = {"train": False, "bench": False, "build": True, "run": True, "translate": False}
+MODEL_COMMANDS = {
+    "spread": False,
+    "train": False,
+    "bench": False,
+    "build": True,
+    "run": True,
+    "translate": False,
+}
 
 
 def choose_allocator(command: str | None) -> bool:

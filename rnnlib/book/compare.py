@@ -56,6 +56,13 @@ hash or parameter is stated at the top (a chapter rerun with new parameters).
 :func:`compare`: ``{item id: Noise}``, for example ``Noise.around(old_value, spread, "rebuild
 spread, 5 replicates")``; it takes precedence over what the builds state.
 
+**Recorded spread.** Where ``records/spread/`` (:mod:`rnnlib.book.spread_records`, written by
+``rnnlib spread``) holds at least two records of a headline number for the builds' profile whose
+code is the code of now (their keys need a cache and are checked by the chapters, not here), the
+number's noise is the recorded spread (:func:`record_noise`): the new value within
+t(0.975, n - 1) sqrt(2) sd of the old one, sd over the records; it takes precedence over what
+the builds state, and the report says how many records it read and which it left out as stale.
+
 **Machines.** The report names the machine each build's results page ran on (its glued
 ``res-machine``, or the reference's manifest), and says so when they differ: networks trained
 from the same seed follow other float roundings on another processor, and a number can move by
@@ -77,6 +84,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..cache import find_book_root
 from ..verdicts import RULES, Check, evaluate
 from .published import MANIFEST, read_manifest
 from .results import load
@@ -734,6 +742,38 @@ def same_profile(old: Build, new: Build) -> None:
         )
 
 
+def record_noise(old: Build, folder: Path | None) -> tuple[dict[str, Noise], list[str]]:
+    """``({item id: Noise}, notes)``: the noise of each headline number that the rebuild
+    spread's records in ``folder`` (:func:`rnnlib.book.spread_records.read_records`, the builds'
+    profile, their code checked against the code of now) measure, around ``old``'s value
+    (:func:`rnnlib.book.spread_records.noise_items`); ``notes`` say what was read and what left
+    out. Nothing without a folder, a profile or records."""
+    from .spread_records import HEADLINES, noise_items, read_records
+
+    profiles = list(old.profiles())
+    if folder is None or not Path(folder).is_dir() or len(profiles) != 1:
+        return {}, []
+    values: dict[str, float] = {}
+    for (chapter, name), e in old.entries.items():
+        if e["kind"] == "number" and _is_num(e.get("value")):
+            values[f"{chapter}:{name}"] = float(e["value"])
+        elif e["kind"] == "table":
+            for (row, col), x in _cells(e.get("value")).items():
+                if _is_num(x):
+                    values[f"{name}[{row} | {col}]"] = float(x)
+    noise, notes = {}, []
+    for piece in HEADLINES:
+        recs = read_records(Path(folder), profiles[0], piece)
+        for item, (low, high, source) in noise_items(recs, piece, values).items():
+            noise[item] = Noise(low, high, source)
+        if recs.matching or recs.stale:
+            notes.append(
+                f"rebuild spread records of {piece}: {len(recs.matching)} read"
+                + "".join(f"; {name} left out, {why}" for name, why in recs.stale.items())
+            )
+    return noise, notes
+
+
 def compare(old: str | Path | Build, new: str | Path | Build, noise: Mapping | None = None):
     """The :class:`Comparison` of two builds of one profile (:class:`OtherProfile` otherwise).
     ``noise``: ``{item id: Noise}`` for numbers whose noise the builds do not state (a rebuild
@@ -901,6 +941,13 @@ def add_arguments(parser) -> None:
             "build's output folder (holding results/) or the published reference "
             "(records/published)",
         )
+    parser.add_argument(
+        "--spread",
+        type=Path,
+        default=None,
+        help="the rebuild spread's records, the headline numbers' noise (default: records/spread "
+        "of the book holding the current folder; see rnnlib spread)",
+    )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     parser.add_argument(
         "--brief",
@@ -911,7 +958,13 @@ def add_arguments(parser) -> None:
 
 def main(args) -> int:
     try:
-        result = compare(args.old, args.new)
+        old = load_build(args.old)
+        spread = getattr(args, "spread", None)
+        if spread is None and (root := find_book_root()) is not None:
+            spread = root / "records" / "spread"
+        noise, notes = record_noise(old, spread)
+        result = compare(old, args.new, noise=noise)
+        result.old.warnings.extend(notes)
     except BadInput as err:
         print(f"rnnlib compare: {err}", file=sys.stderr)
         return 2

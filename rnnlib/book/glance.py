@@ -600,7 +600,8 @@ def reference_comparison(
         old = _without_page(compare.load_build(reference))
         new = _without_page(compare.load_build(folder))
         new.machine = machine_label
-        c = compare.compare(old, new)
+        noise, _ = compare.record_noise(old, Path(reference).parent / "spread")  # records/spread
+        c = compare.compare(old, new, noise=noise)
     except compare.OtherProfile:
         return none | {"text": "This build mixes profiles: no comparison is made."}
     except compare.BadInput:
