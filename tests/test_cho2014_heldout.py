@@ -266,6 +266,20 @@ def test_the_artifact_judges_rnn_against_equal_tuning_on_the_whole_held_out_set(
     assert all(len(v) <= 80 for v in numbers.values() if isinstance(v, str))
     again = heldout.table1_heldout(cache, rows, base, n_tune)  # read back from the cache
     assert again.steps == found.steps and again.artifact.key == found.artifact.key
+    # two word alignments, each with every row read: the alignment is the independent unit
+    again = {
+        k: row(p, e)
+        for k, p, e in (("Baseline", "b2", 5), (TUNED_ON_ROW, "t2", 5), ("+RNN", "r2", 2))
+    }
+    reps = [
+        NS(base=NS(runs=r["Baseline"]), rnn=NS(runs=r["+RNN"], runs_tuned_on=r[TUNED_ON_ROW]))
+        for r in (rows, again)
+    ]
+    for rep in reps:
+        rep.cslm = None
+    pooled = heldout.table1_heldout(cache, rows, base, n_tune, reps)
+    assert pooled.alignments == 2 and pooled.artifact.key != found.artifact.key
+    assert heldout.claim_t1_1(pooled).rebuilds == "pooled over 2 word alignments"
     # no Baseline tuned on: +RNN against the Baseline, each against itself as the control
     plain = heldout.table1_heldout(cache, {k: rows[k] for k in ("Baseline", "+RNN")}, base, n_tune)
     assert plain.pairs["control"] == ["Baseline", "Baseline"]

@@ -196,14 +196,20 @@ class Found:
         return "held-out dev + test" if self.n_dev else "test"
 
 
-def _groups(rows, replicates, names, held: HeldOut) -> dict[str, list[list[list[str]]]]:
-    """name -> alignment -> MERT seed -> output on the set: this build's rows, or every
-    alignment's (``replicates``, more than one, where each has the row)."""
+def _groups(rows, replicates, names) -> dict[str, list[dict[int, SMTResult]]]:
+    """name -> alignment -> MERT seed -> run of each row read: every alignment's
+    (``replicates``, more than one) when each has every row read, else this build's."""
     pooled = pooled_rows(replicates) if len(replicates) > 1 else {}
+    if all(n in pooled for n in names):
+        return {n: pooled[n] for n in names}
+    return {n: [rows[n]] for n in names}
+
+
+def _outputs(groups, held: HeldOut) -> dict[str, list[list[list[str]]]]:
+    """name -> alignment -> MERT seed -> its output on the set (:meth:`HeldOut.join`)."""
     out = {}
-    for name in names:
-        groups = pooled.get(name) or [rows[name]]
-        outs = [row_outputs({name: runs})[name] for runs in groups]
+    for name, runs_ in groups.items():
+        outs = [row_outputs({name: runs})[name] for runs in runs_]
         out[name] = [[held.join(d, t) for d, t in zip(o["dev"], o["test"])] for o in outs]
     return out
 
@@ -222,12 +228,9 @@ def table1_heldout(
     held = primary_set(base, n_tune)
     test, control, what = claim_pairs(rows)
     names = sorted({*test, *control})
-    pooled = pooled_rows(replicates) if len(replicates) > 1 else {}
+    groups = _groups(rows, replicates, names)
     config = {
-        "rows": {
-            n: [[r.evaluation.key for r in runs.values()] for runs in (pooled.get(n) or [rows[n]])]
-            for n in names
-        },
+        "rows": {n: [[r.evaluation.key for r in g.values()] for g in groups[n]] for n in names},
         "pairs": {"test": list(test), "control": list(control)},
         "n_samples": N_BOOT,
         "dev_from": held.first,
@@ -236,7 +239,7 @@ def table1_heldout(
     }
 
     def make(out: Path, work: Path) -> dict:
-        outs = _groups(rows, replicates, names, held)
+        outs = _outputs(groups, held)
         found = {
             k: [step_interval(held, outs[a], outs[b], s, N_BOOT) for s in STEPS]
             for k, (a, b) in (("test", test), ("control", control))
