@@ -33,7 +33,7 @@ from ...cache import Artifact, ArtifactCache
 from ...resampling import BlockResampler, chapter_blocks
 from ...smt.system import SMTResult, checksum
 from ...verdicts import BLEU_FLOOR
-from .intervals import groups_and_resamples, sentence_resamples
+from .intervals import run_stats, sentence_resamples, stats_and_resamples
 from .rows import TUNED_ON_ROW, BaselineRow, Replicate, pooled_rows, row_outputs
 from .setting import N_BOOT
 from .table_1 import EXTRA_TUNING
@@ -137,23 +137,32 @@ def step_interval(
     n_boot: int = N_BOOT,
 ) -> dict:
     """One step of :data:`STEPS` for two rows' outputs on the set (``groups_x[r][i]``: alignment
-    ``r``, MERT seed ``i``, :meth:`HeldOut.join`'s lines): :func:`.intervals.groups_and_resamples`
+    ``r``, MERT seed ``i``, :meth:`HeldOut.join`'s lines): :func:`.intervals.stats_and_resamples`
     on the step's sentences and references, resampled from :data:`SACREBLEU_SEED`."""
+    streams = held.streams() if step[1] else held.streams()[:1]
+    bleu, stats_a = run_stats(groups_a, streams)
+    _, stats_b = run_stats(groups_b, streams)
+    return _step(held, bleu, stats_a, stats_b, step, n_boot)
+
+
+def _step(held: HeldOut, bleu, stats_a, stats_b, step: tuple, n_boot: int) -> dict:
+    """:func:`step_interval` from the runs' statistics on the whole set (:func:`run_stats`
+    against the step's references), cut to the step's sentences."""
     _, every_ref, with_dev, chapters = step
     part = slice(0, held.n) if with_dev else held.test_part
-    streams = [s[part] for s in (held.streams() if every_ref else held.streams()[:1])]
     blocks = chapter_blocks(held.keys()[part])
-    n = len(streams[0])
+    n = len(blocks)
     if chapters:
         resamples = BlockResampler(blocks).draws(n_boot, SACREBLEU_SEED)
     else:
         resamples = sentence_resamples(n, n_boot)
 
-    def cut(groups):
-        return [[out[part] for out in g] for g in groups]
+    def cut(stats):
+        return [[st[part] for st in g] for g in stats]
 
-    r = groups_and_resamples(cut(groups_a), cut(groups_b), streams, resamples)
-    return {**r, "references": len(streams), "chapters": int(len(np.unique(blocks)))}
+    r = stats_and_resamples(bleu, cut(stats_a), cut(stats_b), resamples)
+    refs = len(held.dev_streams) if every_ref else 1
+    return {**r, "references": refs, "chapters": int(len(np.unique(blocks)))}
 
 
 #: the control of C-A-T1-1 without the Baseline tuned on: the Baseline against itself
@@ -239,16 +248,25 @@ def table1_heldout(
     }
 
     def make(out: Path, work: Path) -> dict:
-        outs = _outputs(groups, held)
+        outs, streams = _outputs(groups, held), held.streams()
+        scored = {  # each run's statistics on the whole set, against one and every reference
+            every: {n: run_stats(outs[n], streams if every else streams[:1]) for n in names}
+            for every in (False, True)
+        }
+
+        def step(a: str, b: str, s: tuple) -> dict:
+            (bleu, stats_a), (_, stats_b) = scored[s[1]][a], scored[s[1]][b]
+            return _step(held, bleu, stats_a, stats_b, s, N_BOOT)
+
         found = {
-            k: [step_interval(held, outs[a], outs[b], s, N_BOOT) for s in STEPS]
+            k: [step(a, b, s) for s in STEPS]
             for k, (a, b) in (("test", test), ("control", control))
         }
-        streams = held.streams()
-        bleu = {
-            n: float(np.mean([multi_reference.corpus_bleu(o, streams) for g in outs[n] for o in g]))
-            for n in names
-        }
+        bleu = {}
+        for n in names:
+            scorer, stats = scored[True][n]
+            runs = [st.sum(0) for g in stats for st in g]
+            bleu[n] = float(multi_reference.score_of(scorer, np.array(runs)).mean())
         saved = {"steps": found, "bleu": bleu, "runs": len(outs["Baseline"][0])}
         saved["alignments"] = len(outs["Baseline"])
         (out / "intervals.json").write_text(json.dumps(saved), encoding="utf-8")

@@ -41,15 +41,29 @@ def _counts(resamples: Sequence[np.ndarray], n: int) -> np.ndarray:
     return out
 
 
-def _scores(outputs, streams, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def run_stats(
+    groups: Sequence[Sequence[Sequence[str]]], streams: Sequence[Sequence[str]]
+) -> tuple[object, list[list[np.ndarray]]]:
+    """``(scorer, stats)``: sacreBLEU's BLEU and, for ``groups[r][i]`` (rebuild ``r``, MERT seed
+    ``i``: ``n`` lines), its per-sentence statistics ``(n, k)`` against ``streams`` ``(S, n)``
+    (:func:`rnnlib.multi_reference.sufficient_stats`); a sentence's row depends on it alone, so
+    the rows of a part of the sentences are that part's statistics."""
+    bleu, out = None, []
+    for group in groups:
+        row = []
+        for hyps in group:
+            bleu, st = multi_reference.sufficient_stats(hyps, streams)
+            row.append(st)
+        out.append(row)
+    return bleu, out
+
+
+def _scores(bleu, stats, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(whole (runs,), resampled (runs, R))``: each run's BLEU on every sentence and on each
     resample (``counts``, :func:`_counts`)."""
-    whole, resampled = [], []
-    for hyps in outputs:
-        bleu, st = multi_reference.sufficient_stats(hyps, streams)
-        whole.append(multi_reference.score_of(bleu, st.sum(0)[None])[0])
-        resampled.append(multi_reference.score_of(bleu, counts @ st))
-    return np.array(whole), np.array(resampled).reshape(len(outputs), len(counts))
+    whole = np.array([multi_reference.score_of(bleu, st.sum(0)[None])[0] for st in stats])
+    resampled = np.array([multi_reference.score_of(bleu, counts @ st) for st in stats])
+    return whole, resampled.reshape(len(stats), len(counts))
 
 
 def groups_and_resamples(
@@ -61,6 +75,24 @@ def groups_and_resamples(
 ) -> dict:
     """``groups_a[r][i]``: system a's output (``n`` lines) on rebuild ``r``, MERT seed ``i``;
     ``streams`` ``(S, n)``: the references; ``resamples``: item indices, one array each.
+    :func:`stats_and_resamples` on their statistics (:func:`run_stats`)."""
+    if len(groups_a) != len(groups_b) or not groups_a or not all(groups_a) or not all(groups_b):
+        raise ValueError("groups_and_resamples: both systems need the same rebuilds, one run each")
+    bleu, stats_a = run_stats(groups_a, streams)
+    _, stats_b = run_stats(groups_b, streams)
+    return stats_and_resamples(bleu, stats_a, stats_b, resamples, level)
+
+
+def stats_and_resamples(
+    bleu,
+    stats_a: Sequence[Sequence[np.ndarray]],
+    stats_b: Sequence[Sequence[np.ndarray]],
+    resamples: Sequence[np.ndarray],
+    level: float = 0.95,
+) -> dict:
+    """``stats_a[r][i]`` ``(n, k)``: the per-sentence statistics of system a's run on rebuild
+    ``r``, MERT seed ``i`` (:func:`run_stats`, ``bleu`` its scorer); ``resamples``: item
+    indices, one array each.
 
     The difference is the mean over rebuilds of ``mean_i BLEU(a_ri) - mean_j BLEU(b_rj)``. With
     one rebuild its noise is the seeds' (``s_a^2/n_a + s_b^2/n_b``, Welch's degrees of
@@ -71,14 +103,14 @@ def groups_and_resamples(
     Satterthwaite's degrees of freedom, normal with no runs' part).
 
     Returns ``{"diff", "low", "high", "se_runs", "se_sentences", "df", "q", "sentences"}``."""
-    if len(groups_a) != len(groups_b) or not groups_a or not all(groups_a) or not all(groups_b):
-        raise ValueError("groups_and_resamples: both systems need the same rebuilds, one run each")
-    n = len(streams[0])
+    if len(stats_a) != len(stats_b) or not stats_a or not all(stats_a) or not all(stats_b):
+        raise ValueError("stats_and_resamples: both systems need the same rebuilds, one run each")
+    n = len(stats_a[0][0])
     counts = _counts(resamples, n)
     gains, ra, rb = [], [], []
-    for ga, gb in zip(groups_a, groups_b):
-        wa, sa = _scores(ga, streams, counts)
-        wb, sb = _scores(gb, streams, counts)
+    for ga, gb in zip(stats_a, stats_b):
+        wa, sa = _scores(bleu, ga, counts)
+        wb, sb = _scores(bleu, gb, counts)
         gains.append((wa, wb))
         ra.append(sa)
         rb.append(sb)
@@ -108,4 +140,4 @@ def groups_and_resamples(
     }
 
 
-__all__ = ["groups_and_resamples", "sentence_resamples"]
+__all__ = ["groups_and_resamples", "run_stats", "sentence_resamples", "stats_and_resamples"]
