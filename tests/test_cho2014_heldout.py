@@ -13,7 +13,7 @@ import pytest
 
 from rnnlib import multi_reference, stats, verdicts
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments.cho2014 import heldout, intervals, table_1
+from rnnlib.experiments.cho2014 import heldout, heldout_claims, intervals, table_1
 from rnnlib.experiments.cho2014.rows import TUNED_ON_ROW
 from rnnlib.resampling import BlockResampler, chapter_blocks
 from rnnlib.verdicts import BLEU_FLOOR
@@ -253,12 +253,20 @@ def test_the_artifact_judges_rnn_against_equal_tuning_on_the_whole_held_out_set(
         return out
 
     rows = {"Baseline": row("b", 5), TUNED_ON_ROW: row("t", 5), "+RNN": row("r", 2)}
+    rows.update({"+CSLM": row("c", 3), "+CSLM+RNN": row("cr", 1), "+CSLM+RNN+WP": row("w", 2)})
+    rows["+RNN per word"] = row("pw", 1)  # read by no claim
     cache = ArtifactCache(tmp_path / "cache")
     found = heldout.table1_heldout(cache, rows, base, n_tune)
     assert (found.n, found.n_dev, found.references, found.runs) == (60, 20, 3, 3)
     assert [s["sentences"] for s in found.steps["test"]] == [40, 40, 60, 60]
     got = _verdict(heldout.claim_t1_1(found))
     assert (got.verdict, got.control) == (verdicts.HOLDS, verdicts.NOISE)
+    assert set(found.checks) == {"C-A-T1-2", "C-A-T1-4"}
+    assert _verdict(found.checks["C-A-T1-2"]).verdict == verdicts.HOLDS
+    assert "+RNN per word" not in str(found.checks["C-A-T1-2"].evidence)
+    old = {k: verdicts.not_measurable("old") for k in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-3")}
+    now = heldout.judged(old, found)
+    assert now["C-A-T1-3"] is old["C-A-T1-3"] and now["C-A-T1-2"] == found.checks["C-A-T1-2"]
     table = heldout.widths(found)
     assert list(table["sentences"]) == [40, 40, 60, 60] and (table["width"] > 0).all()
     numbers = heldout.numbers(found)
@@ -284,3 +292,40 @@ def test_the_artifact_judges_rnn_against_equal_tuning_on_the_whole_held_out_set(
     plain = heldout.table1_heldout(cache, {k: rows[k] for k in ("Baseline", "+RNN")}, base, n_tune)
     assert plain.pairs["control"] == ["Baseline", "Baseline"]
     assert dataclasses.asdict(heldout.claim_t1_1(plain))["control"]["what"] == heldout.SAME
+
+
+# -- C-A-T1-2 and C-A-T1-4 on the held-out set ------------------------------------------------
+def _gains(seeds=3, drop=(), **ks):
+    """Table 1's rows on 80 verses in 16 chapters: row ``x`` exact on ``k + s`` verses (seed
+    ``s``) spread over the chapters, one wrong word elsewhere."""
+    n = 80
+    refs = [[_sentence() for _ in range(n)] for _ in range(3)]
+    keys = np.array([[1, i // 5 + 1, i % 5 + 1] for i in range(n)])
+    ks = {"Baseline": 20, "+RNN": 40, "+CSLM": 40, "+CSLM+RNN": 60, "+CSLM+RNN+WP": 50, **ks}
+
+    rank = np.random.default_rng(0).permutation(n)
+
+    def out(k, s):
+        return [r if rank[i] < k + s else _worse(r, 1) for i, r in enumerate(refs[0])]
+
+    outputs = {
+        n: {"test": [out(k, s) for s in range(seeds)]} for n, k in ks.items() if n not in drop
+    }
+    resamples = BlockResampler(chapter_blocks(keys)).draws(100, 1)
+    return heldout_claims.HeldOutGains(outputs, refs, resamples, "held-out dev + test")
+
+
+def test_t1_2_and_t1_4_on_the_held_out_set_both_ways():
+    got = heldout_claims.heldout_claims(_gains())
+    c2 = _verdict(got["C-A-T1-2"])
+    assert (c2.verdict, c2.control) == (verdicts.HOLDS, verdicts.NOISE)
+    labels = [t[0] for t in got["C-A-T1-2"].evidence["tests"]]
+    assert "+CSLM+RNN − +RNN, held-out dev + test" in labels and len(labels) == 4
+    assert "against 3 references" in got["C-A-T1-2"].note
+    assert _verdict(got["C-A-T1-4"]).verdict == verdicts.FAILS  # gains far over 2 BLEU
+    assert "(the largest gain under 2 BLEU)" in str(got["C-A-T1-4"].evidence)
+    not_best = heldout_claims.heldout_claims(_gains(**{"+CSLM": 70}))
+    assert _verdict(not_best["C-A-T1-2"]).verdict == verdicts.FAILS
+    one = heldout_claims.heldout_claims(_gains(seeds=1))
+    assert {c.rule for c in one.values()} == {"not_measurable"}
+    assert heldout_claims.heldout_claims(_gains(drop=("+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"))) == {}

@@ -33,8 +33,16 @@ from ...cache import Artifact, ArtifactCache
 from ...resampling import BlockResampler, chapter_blocks
 from ...smt.system import SMTResult, checksum
 from ...verdicts import BLEU_FLOOR
+from .heldout_claims import HeldOutGains, heldout_claims
 from .intervals import run_stats, sentence_resamples, stats_and_resamples
-from .rows import TUNED_ON_ROW, BaselineRow, Replicate, pooled_rows, row_outputs
+from .rows import (
+    EXTENSION_ROWS,
+    TUNED_ON_ROW,
+    BaselineRow,
+    Replicate,
+    pooled_rows,
+    row_outputs,
+)
 from .setting import N_BOOT
 from .table_1 import EXTRA_TUNING
 
@@ -104,6 +112,11 @@ class HeldOut:
     def keys(self) -> np.ndarray:
         """``(n, 3)``: the verse keys of the set's sentences."""
         return np.concatenate([self.dev_keys[self.first :], self.test_keys]).reshape(-1, 3)
+
+    @property
+    def name(self) -> str:
+        """The set, in words for a label."""
+        return "held-out dev + test" if self.first < self.n_dev else "test"
 
 
 def primary_set(base: BaselineRow, n_tune: int | None) -> HeldOut:
@@ -198,6 +211,9 @@ class Found:
     chapters: int
     references: int
     artifact: Artifact | None = None
+    #: C-A-T1-2 and C-A-T1-4 on the set (:func:`.heldout_claims.heldout_claims`; none without
+    #: the CSLM rows)
+    checks: dict[str, verdicts.Check] = dataclasses.field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -223,6 +239,22 @@ def _outputs(groups, held: HeldOut) -> dict[str, list[list[list[str]]]]:
     return out
 
 
+def _other_claims(held: HeldOut, rows, replicates, scored: dict) -> dict[str, dict]:
+    """C-A-T1-2 and C-A-T1-4 on the set (:func:`.heldout_claims.heldout_claims`) over the
+    paper's rows of ``rows`` (and every alignment's of ``replicates``, more than one), as
+    dicts; ``scored``: the runs' statistics already computed (``(name, pooled?) -> ...``)."""
+    paper = [n for n in rows if n not in EXTENSION_ROWS]
+    here = _outputs({n: [rows[n]] for n in paper}, held)
+    pooled = None
+    if len(replicates) > 1:
+        groups = {n: g for n, g in pooled_rows(replicates).items() if n in paper}
+        pooled = {n: {"test": o} for n, o in _outputs(groups, held).items()}
+    resamples = BlockResampler(chapter_blocks(held.keys())).draws(N_BOOT, SACREBLEU_SEED)
+    outputs = {n: {"test": here[n][0]} for n in paper}
+    gains = HeldOutGains(outputs, held.streams(), resamples, held.name, pooled, scored)
+    return {c: dataclasses.asdict(k) for c, k in heldout_claims(gains).items()}
+
+
 def table1_heldout(
     cache: ArtifactCache,
     rows: dict[str, dict[int, SMTResult]],
@@ -231,9 +263,11 @@ def table1_heldout(
     replicates: Sequence[Replicate] = (),
 ) -> Found:
     """C-A-T1-1's difference and its control on the primary held-out set (:func:`primary_set`)
-    at every step of :data:`STEPS`, and the mean BLEU of each row they read: an artifact
-    (``cho2014/table1_heldout``, keyed by the evaluations of the rows read, over every
-    alignment of ``replicates`` where there are several; ``intervals.json``), seconds."""
+    at every step of :data:`STEPS`, the mean BLEU of each row they read, and the checks of
+    C-A-T1-2 and C-A-T1-4 on the set (:func:`_other_claims`): an artifact
+    (``cho2014/table1_heldout``, keyed by the evaluations of the paper's rows, over every
+    alignment of ``replicates`` where there are several; ``intervals.json``), under a minute
+    at ``cpu`` (sacreBLEU's statistics of each run against every reference)."""
     held = primary_set(base, n_tune)
     test, control, what = claim_pairs(rows)
     names = sorted({*test, *control})
@@ -244,8 +278,18 @@ def table1_heldout(
         "n_samples": N_BOOT,
         "dev_from": held.first,
         "steps": [list(s) for s in STEPS],
+        "claims_rows": {
+            n: [r.evaluation.key for r in runs.values()]
+            for n, runs in rows.items()
+            if n not in EXTENSION_ROWS
+        },
         "rules": 1,  # raise when what make computes changes
     }
+    if len(replicates) > 1:  # absent otherwise
+        config["claims_pooled"] = {
+            n: [[r.evaluation.key for r in runs.values()] for runs in groups_]
+            for n, groups_ in pooled_rows(replicates).items()
+        }
 
     def make(out: Path, work: Path) -> dict:
         outs, streams = _outputs(groups, held), held.streams()
@@ -269,6 +313,8 @@ def table1_heldout(
             bleu[n] = float(multi_reference.score_of(scorer, np.array(runs)).mean())
         saved = {"steps": found, "bleu": bleu, "runs": len(outs["Baseline"][0])}
         saved["alignments"] = len(outs["Baseline"])
+        known = {(n, len(groups[n]) > 1): scored[True][n] for n in names}
+        saved["checks"] = _other_claims(held, rows, replicates, known)
         (out / "intervals.json").write_text(json.dumps(saved), encoding="utf-8")
         return {"sentences": held.n}
 
@@ -287,6 +333,7 @@ def table1_heldout(
         saved["steps"]["test"][-1]["chapters"],
         len(held.dev_streams),
         art,
+        {c: verdicts.Check.from_dict(d) for c, d in saved["checks"].items()},
     )
 
 
@@ -340,8 +387,10 @@ def claim_t1_1(found: Found) -> verdicts.Check:
 
 
 def judged(checks: dict[str, verdicts.Check], found: Found) -> dict[str, verdicts.Check]:
-    """Table 1's ``checks`` with C-A-T1-1's replaced by :func:`claim_t1_1` on ``found``."""
-    return {**checks, "C-A-T1-1": claim_t1_1(found)}
+    """Table 1's ``checks`` with C-A-T1-1's replaced by :func:`claim_t1_1` on ``found``, and
+    C-A-T1-2's and C-A-T1-4's by theirs on the same set (``found.checks``, where the CSLM rows
+    were built); C-A-T1-3's stays, on test."""
+    return {**checks, "C-A-T1-1": claim_t1_1(found), **found.checks}
 
 
 def widths(found: Found) -> pd.DataFrame:
