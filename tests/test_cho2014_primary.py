@@ -1,4 +1,4 @@
-"""A Table 1 on its primary held-out set (rnnlib.experiments.cho2014.heldout): BLEU against every
+"""A Table 1 on its primary held-out set (rnnlib.experiments.cho2014.primary): BLEU against every
 reference, the held-out dev part joined to test with its references and verse keys in step,
 intervals that resample whole Bible chapters, and C-A-T1-1 judged on them, both ways."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from rnnlib import multi_reference, stats, verdicts
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments.cho2014 import heldout, heldout_claims, intervals, table_1
+from rnnlib.experiments.cho2014 import intervals, primary, primary_claims, table_1
 from rnnlib.experiments.cho2014.rows import TUNED_ON_ROW
 from rnnlib.resampling import BlockResampler, chapter_blocks
 from rnnlib.verdicts import BLEU_FLOOR
@@ -71,10 +71,10 @@ def _keys(book: int, n: int, per_chapter: int = 5) -> np.ndarray:
     return np.array([[book, i // per_chapter + 1, i + 1] for i in range(n)])
 
 
-def _held(first: int = 6, n_dev: int = 10, n_test: int = 7) -> heldout.HeldOut:
+def _held(first: int = 6, n_dev: int = 10, n_test: int = 7) -> primary.HeldOut:
     dev = [[f"r{s} dev {i}" for i in range(n_dev)] for s in range(3)]
     test = [[f"r{s} test {i}" for i in range(n_test)] for s in range(3)]
-    return heldout.HeldOut(first, dev, test, _keys(7, n_dev), _keys(8, n_test))
+    return primary.HeldOut(first, dev, test, _keys(7, n_dev), _keys(8, n_test))
 
 
 def test_the_held_out_set_keeps_hypotheses_references_and_verse_keys_in_step():
@@ -93,7 +93,7 @@ def test_the_held_out_set_keeps_hypotheses_references_and_verse_keys_in_step():
     with pytest.raises(ValueError, match="expected 10 and 7"):
         held.join([f"dev {i}" for i in range(9)], [f"test {i}" for i in range(7)])
     with pytest.raises(ValueError, match="keys but streams"):
-        heldout.HeldOut(6, held.dev_streams, held.test_streams, _keys(7, 9), held.test_keys)
+        primary.HeldOut(6, held.dev_streams, held.test_streams, _keys(7, 9), held.test_keys)
 
 
 def test_primary_set_reads_the_corpus_keys_and_starts_after_the_tuning_sentences(tmp_path):
@@ -105,13 +105,13 @@ def test_primary_set_reads_the_corpus_keys_and_starts_after_the_tuning_sentences
         for s, n in (("dev", 10), ("test", 7))
     }
     base = NS(data=NS(dev_refs=refs["dev"], test_refs=refs["test"]), corpus=NS(path=tmp_path))
-    held = heldout.primary_set(base, 6)  # max_eval 10 of 12 dev verses, 7 of 9 test verses
+    held = primary.primary_set(base, 6)  # max_eval 10 of 12 dev verses, 7 of 9 test verses
     assert (held.first, held.n_dev, held.n_test, held.n) == (6, 10, 7, 11)
     assert held.keys()[0].tolist() == dev_keys[6].tolist()
     assert held.keys()[-1].tolist() == test_keys[6].tolist()
     assert held.streams()[2][0] == "r2 dev 6" and held.streams()[0][4] == "r0 test 0"
-    assert heldout.primary_set(base, None).n == 7  # MERT tuned on every dev sentence: test only
-    assert heldout.primary_set(base, 10).n == 7
+    assert primary.primary_set(base, None).n == 7  # MERT tuned on every dev sentence: test only
+    assert primary.primary_set(base, 10).n == 7
 
 
 def test_each_step_reads_its_own_sentences_and_references():
@@ -120,10 +120,10 @@ def test_each_step_reads_its_own_sentences_and_references():
     n_dev, n_test = 10, 20
     dev = [[_sentence() for _ in range(n_dev)] for _ in range(3)]
     test = [[_sentence() for _ in range(n_test)] for _ in range(3)]
-    held = heldout.HeldOut(4, dev, test, _keys(7, n_dev), _keys(8, n_test))
+    held = primary.HeldOut(4, dev, test, _keys(7, n_dev), _keys(8, n_test))
     good = [held.join([_worse(r, 5) for r in dev[0]], list(test[0]))] * 2
     bad = [held.join([_worse(r, 5) for r in dev[0]], [_worse(r, 5) for r in test[0]])] * 2
-    got = [heldout.step_interval(held, [good], [bad], s, 50) for s in heldout.STEPS]
+    got = [primary.step_interval(held, [good], [bad], s, 50) for s in primary.STEPS]
     assert [g["sentences"] for g in got] == [20, 20, 26, 26]
     assert [g["references"] for g in got] == [1, 3, 3, 3]
     assert got[0]["diff"] > got[2]["diff"] > 0  # the dev part, where both are alike, dilutes it
@@ -169,9 +169,9 @@ def _found(test=(1.0, 0.4, 1.6), control=(0.1, -0.5, 0.7), runs=3, bleu=20.0, al
                 "se_runs": 0.1,
                 "se_sentences": 0.2,
             }
-        ] * len(heldout.STEPS)
+        ] * len(primary.STEPS)
 
-    return heldout.Found(
+    return primary.Found(
         {"test": steps(*test), "control": steps(*control)},
         {"+RNN": bleu, TUNED_ON_ROW: bleu, "Baseline": bleu},
         {"test": ["+RNN", TUNED_ON_ROW], "control": [TUNED_ON_ROW, "Baseline"]},
@@ -190,23 +190,23 @@ def _verdict(check):
 
 
 def test_t1_1_on_the_held_out_set_holds_fails_and_yields_to_its_control():
-    holds = _verdict(heldout.claim_t1_1(_found()))
+    holds = _verdict(primary.claim_t1_1(_found()))
     assert (holds.verdict, holds.control) == (verdicts.HOLDS, verdicts.NOISE)
-    assert _verdict(heldout.claim_t1_1(_found(test=(-1.0, -1.6, -0.4)))).verdict == verdicts.FAILS
-    assert _verdict(heldout.claim_t1_1(_found(test=(0.5, -0.1, 1.1)))).verdict == verdicts.NOISE
-    extra = _verdict(heldout.claim_t1_1(_found(control=(1.0, 0.3, 1.7))))  # tuning alone gains
+    assert _verdict(primary.claim_t1_1(_found(test=(-1.0, -1.6, -0.4)))).verdict == verdicts.FAILS
+    assert _verdict(primary.claim_t1_1(_found(test=(0.5, -0.1, 1.1)))).verdict == verdicts.NOISE
+    extra = _verdict(primary.claim_t1_1(_found(control=(1.0, 0.3, 1.7))))  # tuning alone gains
     assert extra.verdict == verdicts.UNMEASURABLE and "extra tuning alone" in extra.reason
-    assert _verdict(heldout.claim_t1_1(_found(bleu=BLEU_FLOOR - 1))).verdict == (
+    assert _verdict(primary.claim_t1_1(_found(bleu=BLEU_FLOOR - 1))).verdict == (
         verdicts.UNMEASURABLE
     )
-    one = heldout.claim_t1_1(_found(runs=1))
+    one = primary.claim_t1_1(_found(runs=1))
     assert one.rule == "not_measurable"
-    assert heldout.claim_t1_1(_found(runs=1, alignments=2)).rebuilds.startswith("pooled over 2")
-    check = heldout.claim_t1_1(_found())
+    assert primary.claim_t1_1(_found(runs=1, alignments=2)).rebuilds.startswith("pooled over 2")
+    check = primary.claim_t1_1(_found())
     assert "held-out dev + test" in check.evidence["tests"][0][0]
     assert "30 whole Bible chapters" in check.note and "3 references" in check.note
     others = {"C-A-T1-1": one, "C-A-T1-2": one}
-    got = heldout.judged(others, _found())
+    got = primary.judged(others, _found())
     assert got["C-A-T1-2"] is one and got["C-A-T1-1"].rule == "intervals_above"
     assert "does not explain" in table_1.effort_words(got)
 
@@ -232,7 +232,7 @@ def test_the_artifact_judges_rnn_against_equal_tuning_on_the_whole_held_out_set(
 ):
     """From each MERT run's decoded dev and test (as their evaluations keep them) to the
     verdict: +RNN exact on most verses, the Baseline and the Baseline tuned on alike."""
-    monkeypatch.setattr(heldout, "N_BOOT", 100)
+    monkeypatch.setattr(primary, "N_BOOT", 100)
     n_dev, n_test, n_tune = 30, 40, 10
     refs = {
         s: [[_sentence() for _ in range(n)] for _ in range(3)]
@@ -256,23 +256,23 @@ def test_the_artifact_judges_rnn_against_equal_tuning_on_the_whole_held_out_set(
     rows.update({"+CSLM": row("c", 3), "+CSLM+RNN": row("cr", 1), "+CSLM+RNN+WP": row("w", 2)})
     rows["+RNN per word"] = row("pw", 1)  # read by no claim
     cache = ArtifactCache(tmp_path / "cache")
-    found = heldout.table1_heldout(cache, rows, base, n_tune)
+    found = primary.table1_heldout(cache, rows, base, n_tune)
     assert (found.n, found.n_dev, found.references, found.runs) == (60, 20, 3, 3)
     assert [s["sentences"] for s in found.steps["test"]] == [40, 40, 60, 60]
-    got = _verdict(heldout.claim_t1_1(found))
+    got = _verdict(primary.claim_t1_1(found))
     assert (got.verdict, got.control) == (verdicts.HOLDS, verdicts.NOISE)
     assert set(found.checks) == {"C-A-T1-2", "C-A-T1-4"}
     assert _verdict(found.checks["C-A-T1-2"]).verdict == verdicts.HOLDS
     assert "+RNN per word" not in str(found.checks["C-A-T1-2"].evidence)
     old = {k: verdicts.not_measurable("old") for k in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-3")}
-    now = heldout.judged(old, found)
+    now = primary.judged(old, found)
     assert now["C-A-T1-3"] is old["C-A-T1-3"] and now["C-A-T1-2"] == found.checks["C-A-T1-2"]
-    table = heldout.widths(found)
+    table = primary.widths(found)
     assert list(table["sentences"]) == [40, 40, 60, 60] and (table["width"] > 0).all()
-    numbers = heldout.numbers(found)
-    assert numbers["cho-heldout-n"] == 60 and numbers["cho-width-last"][0] > 0
+    numbers = primary.numbers(found)
+    assert numbers["cho-primary-n"] == 60 and numbers["cho-width-last"][0] > 0
     assert all(len(v) <= 80 for v in numbers.values() if isinstance(v, str))
-    again = heldout.table1_heldout(cache, rows, base, n_tune)  # read back from the cache
+    again = primary.table1_heldout(cache, rows, base, n_tune)  # read back from the cache
     assert again.steps == found.steps and again.artifact.key == found.artifact.key
     # two word alignments, each with every row read: the alignment is the independent unit
     again = {
@@ -285,13 +285,13 @@ def test_the_artifact_judges_rnn_against_equal_tuning_on_the_whole_held_out_set(
     ]
     for rep in reps:
         rep.cslm = None
-    pooled = heldout.table1_heldout(cache, rows, base, n_tune, reps)
+    pooled = primary.table1_heldout(cache, rows, base, n_tune, reps)
     assert pooled.alignments == 2 and pooled.artifact.key != found.artifact.key
-    assert heldout.claim_t1_1(pooled).rebuilds == "pooled over 2 word alignments"
+    assert primary.claim_t1_1(pooled).rebuilds == "pooled over 2 word alignments"
     # no Baseline tuned on: +RNN against the Baseline, each against itself as the control
-    plain = heldout.table1_heldout(cache, {k: rows[k] for k in ("Baseline", "+RNN")}, base, n_tune)
+    plain = primary.table1_heldout(cache, {k: rows[k] for k in ("Baseline", "+RNN")}, base, n_tune)
     assert plain.pairs["control"] == ["Baseline", "Baseline"]
-    assert dataclasses.asdict(heldout.claim_t1_1(plain))["control"]["what"] == heldout.SAME
+    assert dataclasses.asdict(primary.claim_t1_1(plain))["control"]["what"] == primary.SAME
 
 
 # -- C-A-T1-2 and C-A-T1-4 on the held-out set ------------------------------------------------
@@ -312,11 +312,11 @@ def _gains(seeds=3, drop=(), **ks):
         n: {"test": [out(k, s) for s in range(seeds)]} for n, k in ks.items() if n not in drop
     }
     resamples = BlockResampler(chapter_blocks(keys)).draws(100, 1)
-    return heldout_claims.HeldOutGains(outputs, refs, resamples, "held-out dev + test")
+    return primary_claims.HeldOutGains(outputs, refs, resamples, "held-out dev + test")
 
 
 def test_t1_2_and_t1_4_on_the_held_out_set_both_ways():
-    got = heldout_claims.heldout_claims(_gains())
+    got = primary_claims.heldout_claims(_gains())
     c2 = _verdict(got["C-A-T1-2"])
     assert (c2.verdict, c2.control) == (verdicts.HOLDS, verdicts.NOISE)
     labels = [t[0] for t in got["C-A-T1-2"].evidence["tests"]]
@@ -324,8 +324,8 @@ def test_t1_2_and_t1_4_on_the_held_out_set_both_ways():
     assert "against 3 references" in got["C-A-T1-2"].note
     assert _verdict(got["C-A-T1-4"]).verdict == verdicts.FAILS  # gains far over 2 BLEU
     assert "(the largest gain under 2 BLEU)" in str(got["C-A-T1-4"].evidence)
-    not_best = heldout_claims.heldout_claims(_gains(**{"+CSLM": 70}))
+    not_best = primary_claims.heldout_claims(_gains(**{"+CSLM": 70}))
     assert _verdict(not_best["C-A-T1-2"]).verdict == verdicts.FAILS
-    one = heldout_claims.heldout_claims(_gains(seeds=1))
+    one = primary_claims.heldout_claims(_gains(seeds=1))
     assert {c.rule for c in one.values()} == {"not_measurable"}
-    assert heldout_claims.heldout_claims(_gains(drop=("+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"))) == {}
+    assert primary_claims.heldout_claims(_gains(drop=("+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"))) == {}

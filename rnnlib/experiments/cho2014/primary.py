@@ -33,7 +33,7 @@ from ...cache import Artifact, ArtifactCache
 from ...resampling import BlockResampler, chapter_blocks
 from ...smt.system import SMTResult, checksum
 from ...verdicts import BLEU_FLOOR
-from .heldout_claims import HeldOutGains, heldout_claims
+from .primary_claims import HeldOutGains, heldout_claims
 from .intervals import run_stats, sentence_resamples, stats_and_resamples
 from .rows import (
     EXTENSION_ROWS,
@@ -211,7 +211,7 @@ class Found:
     chapters: int
     references: int
     artifact: Artifact | None = None
-    #: C-A-T1-2 and C-A-T1-4 on the set (:func:`.heldout_claims.heldout_claims`; none without
+    #: C-A-T1-2 and C-A-T1-4 on the set (:func:`.primary_claims.heldout_claims`; none without
     #: the CSLM rows)
     checks: dict[str, verdicts.Check] = dataclasses.field(default_factory=dict)
 
@@ -240,7 +240,7 @@ def _outputs(groups, held: HeldOut) -> dict[str, list[list[list[str]]]]:
 
 
 def _other_claims(held: HeldOut, rows, replicates, scored: dict) -> dict[str, dict]:
-    """C-A-T1-2 and C-A-T1-4 on the set (:func:`.heldout_claims.heldout_claims`) over the
+    """C-A-T1-2 and C-A-T1-4 on the set (:func:`.primary_claims.heldout_claims`) over the
     paper's rows of ``rows`` (and every alignment's of ``replicates``, more than one), as
     dicts; ``scored``: the runs' statistics already computed (``(name, pooled?) -> ...``)."""
     paper = [n for n in rows if n not in EXTENSION_ROWS]
@@ -396,10 +396,11 @@ def judged(checks: dict[str, verdicts.Check], found: Found) -> dict[str, verdict
 def widths(found: Found) -> pd.DataFrame:
     """C-A-T1-1's difference at every step of :data:`STEPS`: its 95% interval, the interval's
     width, the standard errors of the MERT runs and of the sentences, how many sentences,
-    references and chapters it reads; rounded to 2 digits."""
+    references and chapters it reads, and its control's width; rounded to 2 digits."""
     a, b = found.pairs["test"]
+    ca, cb = found.pairs["control"]
     out = []
-    for (label, *_), r in zip(STEPS, found.steps["test"]):
+    for (label, *_), r, c in zip(STEPS, found.steps["test"], found.steps["control"]):
         out.append(
             {
                 "step": label,
@@ -411,31 +412,32 @@ def widths(found: Found) -> pd.DataFrame:
                 "width": r["high"] - r["low"],
                 "se runs": r["se_runs"],
                 "se sentences": r["se_sentences"],
+                f"{ca} − {cb}, width": c["high"] - c["low"],
             }
         )
     return pd.DataFrame(out).set_index("step").round(2)
 
 
 def numbers(found: Found) -> dict[str, Any]:
-    """For the prose: the set's size (``cho-heldout-n``, its held-out dev part, chapters,
+    """For the prose: the set's size (``cho-primary-n``, its held-out dev part, chapters,
     references), C-A-T1-1's difference and its control with their intervals at the last step
-    (``cho-heldout-rnn…``, ``cho-heldout-tuning…``), the interval's width at the first and the
+    (``cho-primary-rnn…``, ``cho-primary-tuning…``), the interval's width at the first and the
     last step (``cho-width-first``, ``cho-width-last``) and the multi-reference signature."""
     out: dict[str, Any] = {
-        "cho-heldout-n": found.n,
-        "cho-heldout-dev-n": found.n_dev,
-        "cho-heldout-chapters": found.chapters,
-        "cho-heldout-refs": found.references,
+        "cho-primary-n": found.n,
+        "cho-primary-dev-n": found.n_dev,
+        "cho-primary-chapters": found.chapters,
+        "cho-primary-refs": found.references,
     }
     for key, name in (("test", "rnn"), ("control", "tuning")):
         r = found.steps[key][-1]
-        out[f"cho-heldout-{name}"] = (r["diff"], 2)
-        out[f"cho-heldout-{name}-low"] = (r["low"], 2)
-        out[f"cho-heldout-{name}-high"] = (r["high"], 2)
+        out[f"cho-primary-{name}"] = (r["diff"], 2)
+        out[f"cho-primary-{name}-low"] = (r["low"], 2)
+        out[f"cho-primary-{name}-high"] = (r["high"], 2)
     steps = found.steps["test"]
     out["cho-width-first"] = (steps[0]["high"] - steps[0]["low"], 2)
     out["cho-width-last"] = (steps[-1]["high"] - steps[-1]["low"], 2)
-    out["cho-heldout-signature"] = f"`{multi_reference.signature(found.references)}`"
+    out["cho-primary-signature"] = f"`{multi_reference.signature(found.references)}`"
     return out
 
 
