@@ -7,7 +7,7 @@ its own, against one reference. Here the same rule takes the resamples as given 
 of any length: :class:`rnnlib.resampling.BlockResampler`'s draws keep every verse of a drawn
 chapter, :func:`sentence_resamples` draws the verses one by one) and scores against every
 reference stream (:mod:`rnnlib.multi_reference`): the intervals of A Table 1 on the primary
-held-out set (:mod:`.heldout`). With one stream and
+held-out set (:mod:`.primary`). With one stream and
 :func:`sentence_resamples` it is :func:`~rnnlib.stats.seeds_and_sentences`, number for number.
 
 With several rebuilds (independent word alignments, each with its seeds) the rebuild is the

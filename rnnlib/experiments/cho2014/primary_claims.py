@@ -1,5 +1,5 @@
 """A Table 1's claims on the neural language model's rows, C-A-T1-2 and C-A-T1-4, read on the
-primary held-out set (:mod:`.heldout`): the held-out dev part and test together, every French
+primary held-out set (:mod:`.primary`): the held-out dev part and test together, every French
 reference, intervals over the MERT seeds and whole Bible chapters resampled.
 
 Their rules are those of :mod:`.table_1` (every difference's interval above 0, each row
