@@ -51,12 +51,24 @@ def signature(references: int) -> str:
     return str(bleu.get_signature())
 
 
-def sufficient_stats(hyps: Sequence[str], streams: Sequence[Sequence[str]]):
+def scorer_for(streams: Sequence[Sequence[str]]):
+    """sacreBLEU's BLEU with the n-grams of ``streams`` (``(S, n)``) read once, for the
+    statistics of many outputs against the same references (:func:`sufficient_stats`)."""
+    from sacrebleu.metrics import BLEU
+
+    return BLEU(references=[list(s) for s in streams])
+
+
+def sufficient_stats(hyps: Sequence[str], streams: Sequence[Sequence[str]], scorer=None):
     """``(scorer, stats (n, k))``: sacreBLEU's BLEU and each sentence's sufficient statistics
-    against its ``S`` references (``streams``, ``(S, n)``)."""
+    against its ``S`` references (``streams``, ``(S, n)``); ``scorer``: :func:`scorer_for` of
+    the same ``streams`` (the same statistics, sooner), or ``None``."""
     check_streams(hyps, streams, "sufficient_stats")
-    bleu = _scorer()
-    stats = bleu._extract_corpus_statistics(list(hyps), [list(s) for s in streams])
+    if scorer is None:
+        bleu = _scorer()
+        stats = bleu._extract_corpus_statistics(list(hyps), [list(s) for s in streams])
+    else:
+        bleu, stats = scorer, scorer._extract_corpus_statistics(list(hyps), None)
     return bleu, np.array(stats, dtype=np.float64)
 
 
@@ -66,4 +78,11 @@ def score_of(bleu, summed: np.ndarray) -> np.ndarray:
     return np.array([bleu._compute_score_from_stats(list(row)).score for row in summed])
 
 
-__all__ = ["check_streams", "corpus_bleu", "score_of", "signature", "sufficient_stats"]
+__all__ = [
+    "check_streams",
+    "corpus_bleu",
+    "score_of",
+    "scorer_for",
+    "signature",
+    "sufficient_stats",
+]

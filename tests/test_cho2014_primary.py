@@ -41,6 +41,8 @@ def test_multi_reference_bleu_is_sacrebleus_own_with_every_stream():
     bleu, st = multi_reference.sufficient_stats(hyps, refs)
     assert st.shape[0] == 12
     assert multi_reference.score_of(bleu, st.sum(0)[None])[0] == pytest.approx(want, abs=1e-9)
+    read_once = multi_reference.scorer_for(refs)  # the references' n-grams read once: the same
+    assert (multi_reference.sufficient_stats(hyps, refs, read_once)[1] == st).all()
     # each hypothesis copies one of the three streams: one stream alone scores far less
     assert multi_reference.corpus_bleu(hyps, refs[:1]) < want - 10
     assert "nrefs:3" in multi_reference.signature(3)

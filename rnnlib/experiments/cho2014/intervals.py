@@ -42,17 +42,18 @@ def _counts(resamples: Sequence[np.ndarray], n: int) -> np.ndarray:
 
 
 def run_stats(
-    groups: Sequence[Sequence[Sequence[str]]], streams: Sequence[Sequence[str]]
+    groups: Sequence[Sequence[Sequence[str]]], streams: Sequence[Sequence[str]], scorer=None
 ) -> tuple[object, list[list[np.ndarray]]]:
     """``(scorer, stats)``: sacreBLEU's BLEU and, for ``groups[r][i]`` (rebuild ``r``, MERT seed
     ``i``: ``n`` lines), its per-sentence statistics ``(n, k)`` against ``streams`` ``(S, n)``
-    (:func:`rnnlib.multi_reference.sufficient_stats`); a sentence's row depends on it alone, so
-    the rows of a part of the sentences are that part's statistics."""
-    bleu, out = None, []
+    (:func:`rnnlib.multi_reference.sufficient_stats`; ``scorer``: the references read once,
+    :func:`rnnlib.multi_reference.scorer_for`, else read here once); a sentence's row depends
+    on it alone, so the rows of a part of the sentences are that part's statistics."""
+    bleu, out = scorer or multi_reference.scorer_for(streams), []
     for group in groups:
         row = []
         for hyps in group:
-            bleu, st = multi_reference.sufficient_stats(hyps, streams)
+            bleu, st = multi_reference.sufficient_stats(hyps, streams, bleu)
             row.append(st)
         out.append(row)
     return bleu, out
@@ -79,7 +80,7 @@ def groups_and_resamples(
     if len(groups_a) != len(groups_b) or not groups_a or not all(groups_a) or not all(groups_b):
         raise ValueError("groups_and_resamples: both systems need the same rebuilds, one run each")
     bleu, stats_a = run_stats(groups_a, streams)
-    _, stats_b = run_stats(groups_b, streams)
+    _, stats_b = run_stats(groups_b, streams, bleu)
     return stats_and_resamples(bleu, stats_a, stats_b, resamples, level)
 
 

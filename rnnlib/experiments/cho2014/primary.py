@@ -154,7 +154,7 @@ def step_interval(
     on the step's sentences and references, resampled from :data:`SACREBLEU_SEED`."""
     streams = held.streams() if step[1] else held.streams()[:1]
     bleu, stats_a = run_stats(groups_a, streams)
-    _, stats_b = run_stats(groups_b, streams)
+    _, stats_b = run_stats(groups_b, streams, bleu)
     return _step(held, bleu, stats_a, stats_b, step, n_boot)
 
 
@@ -293,10 +293,11 @@ def table1_heldout(
 
     def make(out: Path, work: Path) -> dict:
         outs, streams = _outputs(groups, held), held.streams()
-        scored = {  # each run's statistics on the whole set, against one and every reference
-            every: {n: run_stats(outs[n], streams if every else streams[:1]) for n in names}
-            for every in (False, True)
-        }
+        scored = {}  # each run's statistics on the whole set, against one and every reference
+        for every in (False, True):
+            refs = streams if every else streams[:1]
+            scorer = multi_reference.scorer_for(refs)
+            scored[every] = {n: run_stats(outs[n], refs, scorer) for n in names}
 
         def step(a: str, b: str, s: tuple) -> dict:
             (bleu, stats_a), (_, stats_b) = scored[s[1]][a], scored[s[1]][b]

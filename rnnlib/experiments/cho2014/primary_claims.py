@@ -44,12 +44,15 @@ class HeldOutGains(Gains):
         super().__init__(outputs, {"test": list(streams[0])}, pooled)
         self.streams, self.resamples, self.name = streams, resamples, name
         self.scored = dict(scored or {})
+        self.scorer = next(iter(self.scored.values()))[0] if self.scored else None
 
     def stats(self, row: str, over: bool):
         """``(scorer, stats[alignment][seed] (n, k))`` of a row, computed once."""
         if (row, over) not in self.scored:
             groups = self.pooled[row]["test"] if over else [self.outputs[row]["test"]]
-            self.scored[(row, over)] = run_stats(groups, self.streams)
+            if self.scorer is None:  # the references' n-grams, read once
+                self.scorer = multi_reference.scorer_for(self.streams)
+            self.scored[(row, over)] = run_stats(groups, self.streams, self.scorer)
         return self.scored[(row, over)]
 
     def note(self, over: bool) -> str:
