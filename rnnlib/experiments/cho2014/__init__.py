@@ -8,10 +8,12 @@ chapter, in its order, with that item's computation, drawing and claims; the net
 
 Every interval comes from :mod:`rnnlib.stats` (Fig. 3's joint bootstrap from
 :func:`rnnlib.stats.bootstrap_rounds`; Table 1's from :func:`rnnlib.stats.seeds_and_sentences`,
-Clark et al. 2011). Every claim's check carries a control: Table 1's a row against itself, and
-an n-best oracle for the word penalty's null claim; the network's claims the same rule on the
-untrained network (its initialisation with the run's seed), and a floor (the network ahead of
-the target unigram model on held-out pairs).
+Clark et al. 2011), but those of C-A-T1-1, C-A-T1-2 and C-A-T1-4: the same rule with whole Bible
+chapters resampled (:mod:`.intervals`), on the primary held-out set (:mod:`.primary`). Every
+claim's check carries a control: Table 1's a row against itself, and an n-best oracle for the
+word penalty's null claim; the network's claims the same rule on the untrained network (its
+initialisation with the run's seed), and a floor (the network ahead of the target unigram model
+on held-out pairs).
 
 Devices: the chapter's ``device`` parameter (``auto``: CUDA when there is one, else the CPU;
 :func:`rnnlib.device.resolve_device`) is where the scorer trains, scores and samples and where
@@ -38,8 +40,10 @@ Deviations
   the new weight at 0 (``mert_start="baseline"``; ``"defaults"`` keeps Moses' defaults), with
   ``mert_restarts`` random restarts per decoding; the +RNN system is tuned from Moses' defaults
   too, with ``mert_default_seeds`` further MERT runs in a row of its own, which no claim reads.
-- The dev set is split: MERT tunes on its first part, and the claims' dev halves read the
-  held-out rest; A's dev column is its tuning set.
+- The dev set is split: MERT tunes on its first part, and the claims read the held-out rest;
+  A's dev column is its tuning set. C-A-T1-1, C-A-T1-2 and C-A-T1-4 read one held-out set
+  (the held-out dev part and test together) against the Bible's three French versions (A: one
+  reference); MERT tunes on the first.
 - The CSLM rows rescore n-best lists instead of scoring partial translations in the search
   (see :mod:`rnnlib.smt.rescore`, :mod:`rnnlib.smt.cslm`).
 - Other choices: see :mod:`rnnlib.smt.rnn_scorer` and the chapter's departures table.
