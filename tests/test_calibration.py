@@ -279,7 +279,7 @@ def test_the_result_does_not_depend_on_the_workers(pool):
 def test_fewer_resamples_do_not_move_the_rates(pool):
     """The tests' 250 resamples against the book's 1,000 on the paired BLEU rule (the same test
     sets: the trial's generator draws the test set before the resamples)."""
-    plan = {"chapter": (150, (False, True))}
+    plan = {"chapter": (100, (False, True))}
     few = calibrate(pool, plan, n_boot=N_BOOT, seed=3, names=["paired BLEU"])
     many = calibrate(pool, plan, n_boot=1000, seed=3, names=["paired BLEU"])
     for what in ("holds", "covered"):
@@ -307,7 +307,7 @@ def test_on_the_bibles_chapters_the_sentence_bootstrap_is_too_narrow_and_the_blo
     if folder is None:
         pytest.skip("no prepared Bible corpus in the cache")
     bible = pool_from_prepared(folder)
-    plan = {"chapter": (150, (False,))}
+    plan = {"chapter": (100, (False,))}
     names = ["paired BLEU", "paired BLEU, block bootstrap"]
     r = calibrate(bible, plan, n_boot=N_BOOT, seed=5, names=names).set_index("rule")
     sentences, blocks = (
