@@ -275,6 +275,15 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "smt/": _SMT,
     "smt/test_links": (*_SMT, "experiments/baseline.py", "experiments/rnnsearch/agreement.py"),
     "representations/tsne": ("experiments/representations/tsne.py",),
+    "ledger/calibration": (
+        "calibration/",
+        "stats.py",
+        "verdicts.py",
+        "bleu.py",
+        "resampling.py",
+        "specials.py",
+        "experiments/ledger.py",
+    ),
 }
 
 

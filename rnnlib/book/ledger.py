@@ -43,6 +43,7 @@ WINGS = {
     "fast": "The fast paths",
     "corpus": "The corpus",
     "smt": "The phrase-based baseline",
+    "calibration": "How often each rule is wrong",
     "experiments": "The experiments, one module per chapter",
     "book": "The book's tooling",
     "bench": "The benchmarks",
