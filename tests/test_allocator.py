@@ -34,6 +34,7 @@ def _probe(mode: str | None):
 
 
 @glibc
+@pytest.mark.slow  # processes that allocate: about 6 s
 def test_tuned_allocator_keeps_freed_large_blocks():
     tuned = _probe(None)
     assert tuned.returncode == 0, tuned.stderr
@@ -87,6 +88,7 @@ def _kernel(command: str, mode: str | None):
 
 
 @glibc
+@pytest.mark.slow  # starts build and run processes: about 15 s
 def test_build_and_run_pass_the_setting_to_the_processes_they_start():
     for command in ("build", "run"):
         tunables, released = _kernel(command, None)

@@ -184,6 +184,7 @@ def glued(nb) -> dict[str, dict]:
     return out
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 10 s
 def test_data_chapter_runs_on_user_files(tmp_path):
     corpus_dir = tmp_path / "my corpus"
     corpus_dir.mkdir()
@@ -223,6 +224,7 @@ def test_data_chapter_without_corpus_dir_fails_naming_the_parameter(tmp_path):
     assert not list(tmp_path.rglob("data.ipynb"))
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 10 s
 def test_data_chapter_runs_on_german_english_files_with_their_own_tokenizer_rules(tmp_path):
     """Any language pair: files named by src_lang/tgt_lang, the prose naming the languages, and
     the Moses rules of each side's language (the French rules would keep "l'" whole)."""

@@ -235,7 +235,11 @@ def test_paper_sizes():
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param("paper-rnnsearch", marks=pytest.mark.slow), "paper-rnnencdec", "paper-cho2014"],
+    [
+        pytest.param("paper-rnnsearch", marks=pytest.mark.slow),
+        pytest.param("paper-rnnencdec", marks=pytest.mark.slow),  # about 4 s
+        "paper-cho2014",
+    ],
 )
 def test_paper_preset_trains_one_step(name):
     """Instantiate the full paper-size model and take one Adadelta step (rho 0.95, eps 1e-6,

@@ -182,6 +182,7 @@ def test_a_continuation_needs_the_parents_state(tmp_path):
         )
 
 
+@pytest.mark.slow  # trains three runs: about 5 s
 def test_a_branch_from_the_trunk_is_the_run_without_its_cooldown_then_a_longer_one(tmp_path):
     cache = ArtifactCache(tmp_path / "cache")
     pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)
