@@ -49,6 +49,7 @@ def test_tuned_allocator_keeps_freed_large_blocks():
     assert int(released) < 8 * 2**20
 
 
+@pytest.mark.slow  # starts processes: about 4 s
 def test_bad_setting_names_the_variable():
     out = _probe("jemalloc")
     assert out.returncode != 0

@@ -59,6 +59,7 @@ def _few_resamples(monkeypatch):
 
 
 # -- Table 1 --------------------------------------------------------------------------------------
+@pytest.mark.slow  # bootstraps: about 3 s
 def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
     got = table_1.table_1_claims(_rows(), REFS2, ORACLE)
     assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
@@ -125,6 +126,7 @@ def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_
     assert max(len(table_1.effort_words(c)) for c in (fair, tuning, worse, one)) <= 80
 
 
+@pytest.mark.slow  # bootstraps: about 4 s
 def test_t1_claims_need_two_mert_runs_and_the_floor():
     one = table_1.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
     assert {_verdict(c) for c in one.values()} == {verdicts.UNMEASURABLE}

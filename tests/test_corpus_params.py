@@ -107,6 +107,7 @@ def test_every_corpus_chapter_includes_the_block_declared_once():
             assert dataclasses.replace(declared[name], default=spec.default) == spec
 
 
+@pytest.mark.slow  # starts the command line in a process of its own: about 3 s
 def test_rnnlib_params_lists_the_included_parameters_with_the_chapter_defaults():
     proc = subprocess.run(
         [sys.executable, "-m", "rnnlib.cli", "params", "chapters/baseline.md"],

@@ -382,6 +382,7 @@ def assert_same_run(a, params_a, b, params_b) -> None:
     assert all(torch.equal(params_a[k], params_b[k]) for k in params_b)
 
 
+@pytest.mark.slow  # trains three runs: about 2 to 3 s each
 @pytest.mark.parametrize("batching", ["pools", "random"])
 def test_resumed_with_more_updates_equals_the_uninterrupted_run(tmp_path, batching):
     straight, p_straight = noisy_run(tmp_path / "straight", batching=batching)
