@@ -48,6 +48,7 @@ def test_cslm_lead_is_the_log_perplexity_gap():
     assert math.isnan(lm_floors.cslm_lead(float("nan"), 59.5))
 
 
+@pytest.mark.slow  # bootstraps: about 3 s
 def test_t1_2_and_t1_4_stop_at_a_cslm_weaker_than_kneser_ney():
     checks = table_1.table_1_claims(_rows(), REFS2, ORACLE)
     weak = lm_floors.floored_checks(checks, 120.6, 59.5, None)

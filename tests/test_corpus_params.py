@@ -218,6 +218,7 @@ def test_data_chapter_runs_on_user_files(tmp_path):
     assert "Segond" not in values["corpus-examples"]["text/html"]
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 3 s
 def test_data_chapter_without_corpus_dir_fails_naming_the_parameter(tmp_path):
     proc = run_chapter(tmp_path, "corpus=files")
     assert proc.returncode == 2  # refused before the chapter starts
