@@ -4,9 +4,9 @@ one artifact cache per session in which the Bible is prepared once.
 
 The two layers: ``-m "not slow"`` (``bash .ci/test --fast``) deselects every test marked ``slow``.
 A test is marked ``slow`` by hand when it trains for more than a few seconds or starts a build in a
-process of its own, and automatically when it uses a fixture of :data:`SLOW_FIXTURES` (directly or
-through another fixture). A test outside the ``slow`` layer that spends more than
-:data:`FAST_CPU_LIMIT` seconds of CPU is named at the end of the run."""
+process of its own, and automatically when it uses a fixture of :data:`SLOW_FIXTURES` (the smoke
+book, the Bible; directly or through another fixture). A test outside the ``slow`` layer that
+spends more than :data:`FAST_CPU_LIMIT` seconds of CPU is named at the end of the run."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import json
 import os
 import resource
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
