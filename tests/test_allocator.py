@@ -34,6 +34,7 @@ def _probe(mode: str | None):
 
 
 @glibc
+@pytest.mark.slow  # processes that allocate: about 6 s
 def test_tuned_allocator_keeps_freed_large_blocks():
     tuned = _probe(None)
     assert tuned.returncode == 0, tuned.stderr
@@ -48,6 +49,7 @@ def test_tuned_allocator_keeps_freed_large_blocks():
     assert int(released) < 8 * 2**20
 
 
+@pytest.mark.slow  # starts processes: about 4 s
 def test_bad_setting_names_the_variable():
     out = _probe("jemalloc")
     assert out.returncode != 0
@@ -87,6 +89,7 @@ def _kernel(command: str, mode: str | None):
 
 
 @glibc
+@pytest.mark.slow  # starts build and run processes: about 15 s
 def test_build_and_run_pass_the_setting_to_the_processes_they_start():
     for command in ("build", "run"):
         tunables, released = _kernel(command, None)

@@ -20,6 +20,7 @@ def restore_threads():
     torch.set_num_threads(before)
 
 
+@pytest.mark.slow  # trains and times both models: about 8 s
 def test_bench_quick_prints_speed_memory_and_mfu_for_both_models(tmp_path, capsys, restore_threads):
     out_json = tmp_path / "bench.json"
     assert cli_main(["bench", "--quick", "--bf16", "--json", str(out_json)]) == 0

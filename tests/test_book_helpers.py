@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -134,6 +135,7 @@ def test_command_line_overrides_of_the_baseline_reach_the_chapters_that_show_it(
     assert baseline_params(ROOT, "smoke")["stack_size"] != 7  # outside a run, the profile's value
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own
 def test_rnnlib_run_hands_its_overrides_to_the_chapters_kernel(tmp_path):
     book = make_minibook(tmp_path / "book")
     chapter = book / "chapters" / "demo.md"

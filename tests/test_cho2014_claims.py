@@ -59,6 +59,7 @@ def _few_resamples(monkeypatch):
 
 
 # -- Table 1 --------------------------------------------------------------------------------------
+@pytest.mark.slow  # bootstraps: about 3 s
 def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
     got = table_1.table_1_claims(_rows(), REFS2, ORACLE)
     assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
@@ -70,6 +71,7 @@ def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
     assert got["C-A-T1-1"].floor.values[0][1] > BLEU_FLOOR
 
 
+@pytest.mark.slow  # bootstraps: about 7 s
 def test_t1_claims_fail_where_the_rows_say_otherwise():
     worse = table_1.table_1_claims(_rows(base=40, rnn=20), REFS2, ORACLE)
     assert _verdict(worse["C-A-T1-1"]) == verdicts.FAILS
@@ -89,6 +91,7 @@ def _effort(base=20, tuned_on=20, rnn=40) -> dict:
     return {"Baseline": rows.pop("Baseline"), rows_mod.TUNED_ON_ROW: _row(tuned_on), **rows}
 
 
+@pytest.mark.slow  # bootstraps: about 10 s
 def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_control():
     """C-A-T1-1 reads +RNN against the Baseline tuned on as long; its control, the extra tuning
     alone (Baseline tuned on − Baseline), can hold: where extra tuning alone gains, the rule
@@ -123,6 +126,7 @@ def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_
     assert max(len(table_1.effort_words(c)) for c in (fair, tuning, worse, one)) <= 80
 
 
+@pytest.mark.slow  # bootstraps: about 4 s
 def test_t1_claims_need_two_mert_runs_and_the_floor():
     one = table_1.table_1_claims(_rows(seeds=1), REFS2, ORACLE)
     assert {_verdict(c) for c in one.values()} == {verdicts.UNMEASURABLE}
@@ -141,6 +145,7 @@ def _grouped(*alignments) -> dict:
     return {n: {sp: [a[n][sp] for a in alignments] for sp in ("dev", "test")} for n in names}
 
 
+@pytest.mark.slow  # bootstraps: about 8 s
 def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
     """The rebuild spread: with rows on several alignments C-A-T1-1 reads all of them, the
     alignment the independent unit; a gain that one alignment shows and another reverses is
@@ -165,6 +170,7 @@ def test_t1_1_reads_every_alignment_when_the_rows_were_rebuilt():
     assert _verdict(alone["C-A-T1-1"]) == verdicts.HOLDS
 
 
+@pytest.mark.slow  # bootstraps every row: about 15 s
 def test_the_cslm_claims_read_every_alignment_when_their_rows_were_rebuilt_on_each():
     """With the CSLM rows on every alignment, C-A-T1-2 ... C-A-T1-4 read them all too: a CSLM
     gain that a second alignment reverses is inside the noise, where the book's alignment alone
@@ -341,6 +347,7 @@ def test_f3_3_stops_at_its_floors_and_without_the_count_drawn_network():
     assert np.isnan(figure_3.count_numbers(None)["cho-count-rho-diff"][0])
 
 
+@pytest.mark.slow  # simulates: about 7 s
 def test_f3_3_control_can_hold_by_chance_and_only_about_as_often_as_its_interval_allows():
     """The control is the claim's rule with the counts shuffled within target length: neither
     network can follow them, so it holds only where the 95% interval misses by chance."""

@@ -43,6 +43,7 @@ class KeyCache:
         return SimpleNamespace(kind=kind, key=ArtifactCache.key(kind, config, data), config=config)
 
 
+@pytest.mark.slow  # starts the command line in a process of its own: about 3 s
 def test_cho2014_declares_device_auto_and_representations_reads_it(monkeypatch):
     monkeypatch.delenv(OVERRIDES_ENV, raising=False)
     spec = chapter_specs(ROOT / "chapters" / "cho2014.md")["device"]

@@ -48,6 +48,7 @@ def test_cslm_lead_is_the_log_perplexity_gap():
     assert math.isnan(lm_floors.cslm_lead(float("nan"), 59.5))
 
 
+@pytest.mark.slow  # bootstraps: about 3 s
 def test_t1_2_and_t1_4_stop_at_a_cslm_weaker_than_kneser_ney():
     checks = table_1.table_1_claims(_rows(), REFS2, ORACLE)
     weak = lm_floors.floored_checks(checks, 120.6, 59.5, None)
@@ -62,6 +63,7 @@ def test_t1_2_and_t1_4_stop_at_a_cslm_weaker_than_kneser_ney():
     assert len(strong["C-A-T1-2"].floors) == 2  # the BLEU floor stays
 
 
+@pytest.mark.slow  # bootstraps: about 4 s
 def test_t1_2_fails_above_the_cslm_floor_and_t1_4_is_refuted_without_the_cslm():
     not_best = table_1.table_1_claims(_rows(cslm=70), REFS2, ORACLE)  # +CSLM beats +CSLM+RNN
     got = lm_floors.floored_checks(not_best, 50.0, 59.5, None)
@@ -86,6 +88,7 @@ def test_reach_counts_only_the_lists_where_the_penalty_varies():
     assert 0 < part < gain and share == 0.5
 
 
+@pytest.mark.slow  # bootstraps: about 4 s
 def test_t1_3_under_above_and_failing_the_penalty_s_reach():
     holds = table_1.table_1_claims(_rows(), REFS2, ORACLE)  # the penalty lowers BLEU
     under = lm_floors.floored_checks(holds, 50.0, 59.5, 0.1)

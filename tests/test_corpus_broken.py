@@ -216,6 +216,7 @@ def test_a_failed_make_leaves_its_work_only_if_it_wrote_there(tmp_path):
 # -- the data chapter on a corpus whose every pair is longer than the papers' filters --------------
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 10 s
 def test_data_chapter_shows_zero_for_a_filter_no_pair_passes(tmp_path):
     folder = write_corpus(tmp_path / "long", n_train=30, words=(55, 65))
     set_line(folder / "train.fr", 5, "")

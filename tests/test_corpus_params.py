@@ -107,6 +107,7 @@ def test_every_corpus_chapter_includes_the_block_declared_once():
             assert dataclasses.replace(declared[name], default=spec.default) == spec
 
 
+@pytest.mark.slow  # starts the command line in a process of its own: about 3 s
 def test_rnnlib_params_lists_the_included_parameters_with_the_chapter_defaults():
     proc = subprocess.run(
         [sys.executable, "-m", "rnnlib.cli", "params", "chapters/baseline.md"],
@@ -184,6 +185,7 @@ def glued(nb) -> dict[str, dict]:
     return out
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 10 s
 def test_data_chapter_runs_on_user_files(tmp_path):
     corpus_dir = tmp_path / "my corpus"
     corpus_dir.mkdir()
@@ -216,6 +218,7 @@ def test_data_chapter_runs_on_user_files(tmp_path):
     assert "Segond" not in values["corpus-examples"]["text/html"]
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 3 s
 def test_data_chapter_without_corpus_dir_fails_naming_the_parameter(tmp_path):
     proc = run_chapter(tmp_path, "corpus=files")
     assert proc.returncode == 2  # refused before the chapter starts
@@ -223,6 +226,7 @@ def test_data_chapter_without_corpus_dir_fails_naming_the_parameter(tmp_path):
     assert not list(tmp_path.rglob("data.ipynb"))
 
 
+@pytest.mark.slow  # runs a chapter in a process of its own: about 10 s
 def test_data_chapter_runs_on_german_english_files_with_their_own_tokenizer_rules(tmp_path):
     """Any language pair: files named by src_lang/tgt_lang, the prose naming the languages, and
     the Moses rules of each side's language (the French rules would keep "l'" whole)."""

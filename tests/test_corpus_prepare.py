@@ -1,24 +1,19 @@
 """The prepared Bible corpus: split by verse key, leak removal, near-duplicates, length filters,
 vocabularies, multi-reference dev/test, caching. Uses the real database (downloaded once per
-cache folder: ``$RNNLIB_CACHE`` if set, else a session temporary folder)."""
-
-import os
-from pathlib import Path
+cache folder: ``$RNNLIB_CACHE`` if set, else the session's cache, see ``conftest.bible_cache``)."""
 
 import numpy as np
 import pytest
 import sacrebleu
 
-from rnnlib.cache import ArtifactCache
 from rnnlib.corpus.dataset import CorpusConfig, prepare_corpus
 from rnnlib.corpus.split import DEV_BOOKS, TEST_BOOKS, NearDuplicates, assign_splits, normalize
 from rnnlib.specials import UNK
 
 
 @pytest.fixture(scope="session")
-def cache(tmp_path_factory):
-    root = os.environ.get("RNNLIB_CACHE") or tmp_path_factory.getbasetemp() / "corpus-cache"
-    return ArtifactCache(Path(root))
+def cache(bible_cache):
+    return bible_cache
 
 
 @pytest.fixture(scope="session")

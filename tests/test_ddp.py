@@ -57,6 +57,7 @@ def restore_threads():
     torch.set_num_threads(before)
 
 
+@pytest.mark.slow  # trains in two processes: about 10 s
 def test_two_processes_reproduce_the_single_process_loss_curve(tmp_path, restore_threads):
     env = {
         **os.environ,

@@ -260,6 +260,7 @@ def test_reading_citations_render_as_links_and_unknown_labels_are_refused(tmp_pa
     assert "- h\\<t> is read as printed (Reading the papers, {ref}`reading-demo`)." in out
 
 
+@pytest.mark.slow  # reads every docstring: about 5 s
 def test_no_docstring_cites_the_inventory_and_every_cited_reading_exists():
     mentions = [where for where, doc in L.docstrings() if "inventory" in doc.lower()]
     assert not mentions, f"docstrings that cite a file the reader does not have: {mentions}"

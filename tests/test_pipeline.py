@@ -58,6 +58,7 @@ def test_build_then_rebuild_reuses_the_cache(book):
     assert [e["hit"] for e in events(book)][-1] is False  # n changed: recomputed
 
 
+@pytest.mark.slow  # starts a build
 def test_bad_parameter_is_refused_before_any_work(book):
     res = rnnlib(book, "build", "--profile", "smoke", "-p", "n=1000")
     assert res.returncode == 2
@@ -70,6 +71,7 @@ def test_bad_parameter_is_refused_before_any_work(book):
     assert res.returncode == 2 and "override 'beam': unknown parameter" in res.stderr
 
 
+@pytest.mark.slow  # builds a book in a process of its own
 def test_failing_chapter_names_chapter_cell_and_error_and_keeps_the_notebook(book):
     res = rnnlib(book, "build", "--profile", "smoke", "--no-progress", "-p", "fail=true")
     assert res.returncode == 1

@@ -216,6 +216,7 @@ def _gates(memory, reset, update, control=None):
     return gates.GateMemory([["a"]] * 3, 3, 2, act, memory, rho, p, interval, control)
 
 
+@pytest.mark.slow  # bootstraps: about 4 s
 def test_gru2_is_not_measurable_when_the_untrained_gates_already_show_the_relation():
     rng = np.random.default_rng(0)
     memory = rng.random(64)

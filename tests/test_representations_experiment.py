@@ -166,6 +166,7 @@ def test_random_vectors_are_drawn_for_every_column_in_order_measured_or_not():
     np.testing.assert_array_equal(measures["words: category"].same["random vectors"], expected)
 
 
+@pytest.mark.slow  # draws maps: about 3 s
 def test_word_and_phrase_maps_draw_or_say_why_not(tmp_path):
     cache = ArtifactCache(root=tmp_path / "cache")
     corpus = SimpleNamespace(kind="corpus")
@@ -273,6 +274,7 @@ def _no_relation(seed=5, n=64) -> gates.GateMemory:
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # the flat memory
+@pytest.mark.slow  # bootstraps: about 3 s
 def test_claim_gru_2_holds_for_the_predicted_signs_and_is_not_measurable_without_spread():
     rng = np.random.default_rng(0)
     memory = rng.random(64)

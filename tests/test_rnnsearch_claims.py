@@ -604,6 +604,7 @@ def _with_base(tr, close: bool):
     return tr
 
 
+@pytest.mark.slow  # bootstraps: about 4 s
 def test_c_b_t1_6_holds_when_the_lead_on_all_shrinks_to_nothing_on_no_unk():
     tr = _with_base(_translations(0.7), close=True)
     check = next(c.check for c in table_1.claims(_ex(), tr, _tests(tr)) if c.claim == "C-B-T1-6")
@@ -616,6 +617,7 @@ def test_c_b_t1_6_holds_when_the_lead_on_all_shrinks_to_nothing_on_no_unk():
     assert numbers["rns-c6-change"] == (change["diff"], 2) and numbers["rns-c6-margin"][0] > 0
 
 
+@pytest.mark.slow  # bootstraps: about 3 s
 def test_c_b_t1_6_fails_when_the_phrase_based_system_leads_as_much_on_no_unk():
     tr = _with_base(_translations(0.7), close=False)
     check = next(c.check for c in table_1.claims(_ex(), tr, _tests(tr)) if c.claim == "C-B-T1-6")

@@ -33,6 +33,7 @@ def _run(cache, name, threads=None):
         torch.set_num_threads(before)
 
 
+@pytest.mark.slow  # trains twice: about 10 s
 def test_a_run_trained_in_a_worker_equals_it_trained_here_on_one_thread(tmp_path):
     one = _run(ArtifactCache(tmp_path / "one"), "a", threads=1)
     two = _run(ArtifactCache(tmp_path / "two"), "a", threads=2)

@@ -121,6 +121,7 @@ def _weights_sum(model):
     return float(sum(p.detach().double().sum() for p in model.parameters()))
 
 
+@pytest.mark.slow  # trains two runs: about 3 s
 def test_a_continued_run_ends_exactly_where_one_uninterrupted_run_ends(tmp_path):
     cache = ArtifactCache(tmp_path / "cache")
     pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)
@@ -182,6 +183,7 @@ def test_a_continuation_needs_the_parents_state(tmp_path):
         )
 
 
+@pytest.mark.slow  # trains three runs: about 5 s
 def test_a_branch_from_the_trunk_is_the_run_without_its_cooldown_then_a_longer_one(tmp_path):
     cache = ArtifactCache(tmp_path / "cache")
     pairs, dev = reverse_pairs(60, seed=1), reverse_pairs(10, seed=2)

@@ -75,8 +75,11 @@ def encdec():
 
 
 TEST = _reverse_pairs(torch.Generator().manual_seed(99), 40)
+# the trained reverser (about 10 s of training) puts its tests in the slow layer
+WHICH = [pytest.param("reverser", marks=pytest.mark.slow), "encdec"]
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_trained_reverser_translates_and_attends_anti_diagonally(reverser):
     src, mask = pad_sources([p[0] for p in TEST])
     hyps = search.greedy(reverser, src, mask)
@@ -92,7 +95,7 @@ def test_trained_reverser_translates_and_attends_anti_diagonally(reverser):
     assert np.mean(on_diagonal) >= 0.8, np.mean(on_diagonal)
 
 
-@pytest.mark.parametrize("which", ["reverser", "encdec"])
+@pytest.mark.parametrize("which", WHICH)
 def test_beam_size_one_equals_greedy(which, request):
     model = request.getfixturevalue(which)
     src, mask = pad_sources([p[0] for p in TEST[:12]])
@@ -105,7 +108,7 @@ def test_beam_size_one_equals_greedy(which, request):
             np.testing.assert_array_equal(g.attention, b.attention)
 
 
-@pytest.mark.parametrize("which", ["reverser", "encdec"])
+@pytest.mark.parametrize("which", WHICH)
 def test_sentence_alone_equals_sentence_in_padded_batch(which, request):
     model = request.getfixturevalue(which)
     sources = [p[0] for p in TEST[:6]]
@@ -124,6 +127,7 @@ def test_sentence_alone_equals_sentence_in_padded_batch(which, request):
         assert g1.tokens == g.tokens and g1.score == pytest.approx(g.score, abs=1e-5)
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_hypothesis_attention_covers_only_real_source_words(reverser):
     sources = [[4, 5, 6, 7, 8, 9, 10], [11, 12, 13]]
     src, mask = pad_sources(sources)
@@ -171,7 +175,7 @@ def test_golden_nbest_from_seeded_tiny_model():
     np.testing.assert_allclose(got[1][0].attention[0], [0.3291, 0.3318, 0.3391], atol=1e-4)
 
 
-@pytest.mark.parametrize("which", ["reverser", "encdec"])
+@pytest.mark.parametrize("which", WHICH)
 def test_score_equals_sum_of_step_log_probabilities(which, request):
     model = request.getfixturevalue(which)
     sources, targets = [p[0] for p in TEST[:5]], [p[1] for p in TEST[:5]]
@@ -198,6 +202,7 @@ def test_score_equals_sum_of_step_log_probabilities(which, request):
     )
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_beam_scores_are_model_log_probabilities(reverser):
     src, mask = pad_sources([p[0] for p in TEST[:4]])
     nbest = search.beam_search(reverser, src, mask, beam_size=3, n_best=3)
@@ -225,6 +230,7 @@ def test_large_beam_finds_the_exact_nbest(encdec):
     np.testing.assert_allclose([h.score for h in got], best.values.numpy(), atol=1e-5)
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_forbid_unk_never_emits_unk(reverser):
     src, mask = pad_sources([p[0] for p in TEST[:8]])
     with torch.no_grad():
@@ -299,6 +305,7 @@ def test_length_norm_ranks_by_score_per_word(encdec):
     assert per_word == sorted(per_word, reverse=True)
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_sampling_is_reproducible_and_scored(reverser):
     src, mask = pad_sources([p[0] for p in TEST[:2]])
     a = search.sample(reverser, src, mask, n=50, generator=torch.Generator().manual_seed(5))
@@ -313,6 +320,7 @@ def test_sampling_is_reproducible_and_scored(reverser):
     np.testing.assert_allclose(s.numpy(), [h.score for h in a[0][:5]], atol=1e-4)
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_search_restores_training_mode(reverser):
     reverser.train()
     search.greedy(reverser, *pad_sources([[4, 5]]))
@@ -348,6 +356,7 @@ def test_min_len_forbids_the_end_before_it_as_the_papers_code_did(encdec):
     assert fixed == [3, 3] and capped == [2, 2]
 
 
+@pytest.mark.slow  # trains the reverser: about 10 s
 def test_min_len_changes_nothing_where_the_model_ends_later_anyway(reverser):
     src, mask = pad_sources([p[0] for p in TEST[:8]])
     plain = search.beam_search(reverser, src, mask, beam_size=3, n_best=3)

@@ -158,6 +158,7 @@ def test_the_module_name_follows_the_sources(tmp_path, monkeypatch):
     assert compiled.module_name() != first
 
 
+@pytest.mark.slow  # compiles the decoder: about 15 s
 def test_a_build_is_made_once_in_its_folder(tmp_path, monkeypatch):
     monkeypatch.setenv(compiled.BUILD_DIR_ENV, str(tmp_path))
     module = compiled.load_compiled()
@@ -171,6 +172,7 @@ def test_a_build_is_made_once_in_its_folder(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("tmp*"))  # the build's temporary folder is gone
 
 
+@pytest.mark.slow  # starts a build
 def test_a_build_without_a_compiler_fails_cleanly_and_the_decoder_falls_back(tmp_path, monkeypatch):
     monkeypatch.setenv(compiled.BUILD_DIR_ENV, str(tmp_path))
     monkeypatch.setenv("CC", "false")  # (a compiler that always fails; CC enters the name)
@@ -194,6 +196,7 @@ def test_a_failed_build_warns_with_its_reason_and_falls_back(monkeypatch):
         assert compiled.envelope_module() is None  # MERT then sweeps with numpy
 
 
+@pytest.mark.slow  # compiles a module: about 10 s
 def test_the_envelopes_are_built_as_a_module_of_their_own(tmp_path, monkeypatch):
     from rnnlib.smt import envelope
 

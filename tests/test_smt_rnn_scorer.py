@@ -143,6 +143,7 @@ def test_saved_table_loads_strict(table, vocabs, tmp_path):
     assert back.table == feature.table and back.default is None
 
 
+@pytest.mark.slow  # trains: about 7 s
 def test_training_on_the_pairs_makes_them_likelier_than_mismatched_ones(table, vocabs, tmp_path):
     torch.set_num_threads(1)
     pairs = table_pairs(table)

@@ -382,6 +382,7 @@ def assert_same_run(a, params_a, b, params_b) -> None:
     assert all(torch.equal(params_a[k], params_b[k]) for k in params_b)
 
 
+@pytest.mark.slow  # trains three runs: about 2 to 3 s each
 @pytest.mark.parametrize("batching", ["pools", "random"])
 def test_resumed_with_more_updates_equals_the_uninterrupted_run(tmp_path, batching):
     straight, p_straight = noisy_run(tmp_path / "straight", batching=batching)
@@ -420,6 +421,7 @@ def test_resumed_after_a_changed_limit_or_checkpoint_interval_equals_the_uninter
 
 
 @pytest.mark.parametrize("change", [{"eval_batch_size": 3}, {"fast": False}, {"device": "cpu"}])
+@pytest.mark.slow  # trains: about 6 s each
 def test_resumed_with_another_eval_batch_fast_path_or_device_ends_where_the_uninterrupted_run_ends(
     tmp_path, change
 ):
@@ -489,6 +491,7 @@ rnnlib.train.train(model, tr, dev, cfg, sys.argv[1], progress=False)
 """
 
 
+@pytest.mark.slow  # trains in a process it kills: about 9 s
 def test_killed_run_with_dropout_resumes_bitwise_equal_to_an_uninterrupted_run(
     tmp_path, one_thread, monkeypatch
 ):

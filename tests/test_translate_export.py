@@ -269,6 +269,7 @@ def test_a_typed_sentence_comes_out_in_the_target_vocabulary(book):
     assert u.unknown == ["zebra"] and u.source[1] == "[UNK]"
 
 
+@pytest.mark.slow  # runs the command line in processes of its own
 def test_the_cli_exports_and_translates_identically_from_folder_and_cache(
     book, tmp_path, capsys, monkeypatch
 ):
