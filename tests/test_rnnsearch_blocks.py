@@ -58,3 +58,39 @@ def test_keys_that_do_not_match_the_split_are_refused(tmp_path):
     ex.corpus.test = range(31)
     with pytest.raises(ValueError, match="verse keys"):
         chapter_ids(ex)
+
+
+def test_fig_3s_shares_resample_the_chapters_of_their_sentences():
+    """C-B-F3-1/2/4 read shares over the No UNK sentences: with each sentence its own chapter
+    they are the sentence bootstrap's; with reorderings clustered in chapters the interval
+    widens; C-B-F3-4's control (sentences of one row left out) keeps its chapters aligned."""
+    from rnnlib.experiments.rnnsearch import figure_3
+
+    rng = np.random.default_rng(0)
+    trained = []
+    for k in range(60):
+        n = 6 + k % 3
+        w = np.full((n + 1, n + 1), 0.02 / n)
+        order = list(range(n))
+        if k < 15:  # the reorderings all in the first three chapters
+            order[2], order[3] = order[3], order[2]
+        for i, j in enumerate(order):
+            w[i, j] = 0.98
+        w[-1, -1] = 0.98
+        trained.append(w / w.sum(1, keepdims=True))
+    trained.append(rng.dirichlet(np.ones(4))[None, :])  # one row only: dropped by the control
+    blocks = np.r_[np.arange(61) // 5]
+    plain = figure_3.AlignmentSample(trained, trained, 20.0, 1, 300)
+    own = figure_3.AlignmentSample(trained, trained, 20.0, 1, 300, blocks=np.arange(61))
+    chapters = figure_3.AlignmentSample(trained, trained, 20.0, 1, 300, blocks=blocks)
+
+    def interval(s):
+        e = figure_3._reordering(s.trained_stats, s.n_boot, s.seed, s.blocks).evidence
+        return e["value"], e["low"], e["high"]
+
+    assert interval(own) == pytest.approx(interval(plain))
+    (_, lo_s, hi_s), (_, lo_b, hi_b) = interval(plain), interval(chapters)
+    assert hi_b - lo_b > 1.5 * (hi_s - lo_s)
+    for s in (plain, chapters):  # would raise on block ids not aligned with the sentences
+        assert figure_3.claim_f3_4(s).check.rule != "not_measurable"
+        assert figure_3.claim_f3_1(s).check.rule != "not_measurable"
