@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from . import bleu
+from .resampling import BlockResampler
 
 
 def percentile_interval(samples, level: float = 0.95, axis=None, nan: bool = False) -> np.ndarray:
@@ -68,6 +69,33 @@ def percentile_interval(samples, level: float = 0.95, axis=None, nan: bool = Fal
         raise ValueError(f"percentile_interval: need 0 < level < 1, got {level}")
     ends = [50 - 50 * level, 50 + 50 * level]
     return (np.nanpercentile if nan else np.percentile)(samples, ends, axis=axis)
+
+
+def resamples(
+    n: int, n_samples: int, seed: int | np.random.Generator = 0, blocks=None
+) -> tuple[np.ndarray | list[np.ndarray], int | None]:
+    """``(draws, n_blocks)``: the item indices of ``n_samples`` bootstrap resamples of ``n``
+    items from ``default_rng(seed)``. ``blocks=None``: the sentence bootstrap, ``(n_samples, n)``
+    indices drawn with replacement (``n_blocks`` None); ``blocks (n,)`` (a block id per item,
+    a Bible chapter per verse): the block bootstrap of :class:`rnnlib.resampling.BlockResampler`,
+    a list of ``n_samples`` index arrays of varying length (whole blocks drawn with replacement,
+    as many as there are). With every item its own block the draws are the sentence
+    bootstrap's, index for index."""
+    if blocks is None:
+        return np.random.default_rng(seed).choice(n, size=(n_samples, n)), None
+    blocks = np.asarray(blocks)
+    if blocks.shape != (n,):
+        raise ValueError(f"resamples: {blocks.shape} block ids for {n} items")
+    resampler = BlockResampler(blocks)
+    return resampler.draws(n_samples, seed), resampler.n_blocks
+
+
+def _scores(scorer, st: np.ndarray, draws) -> np.ndarray:
+    """Corpus BLEU of each resample ``draws`` (index arrays, equal or varying lengths) of the
+    per-sentence statistics ``st (n, 10)``: ``(R,)``."""
+    if isinstance(draws, np.ndarray):
+        return bleu.resampled_scores(scorer, st, draws)
+    return np.array([scorer._compute_score_from_stats(st[ix].sum(0)).score for ix in draws])
 
 
 def bootstrap_rounds(
@@ -88,13 +116,19 @@ def bootstrap_rounds(
 
 
 def bootstrap_mean(
-    values: np.ndarray, n_boot: int = 1000, seed: int | np.random.Generator = 0, level: float = 0.95
+    values: np.ndarray,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+    blocks=None,
 ) -> tuple[float, float, float]:
     """``(mean, low, high)``: the mean of ``values (L,)`` and its percentile bootstrap interval
     at ``level`` (``n_boot`` resamples of the ``L`` values with replacement, seeded). For a
     purity difference the values are per-point differences of
     :func:`rnnlib.experiments.representations.purity.knn_same` (or ``chance_same``) over the same
-    labelled points: the points are resampled, their neighbour lists stay as computed."""
+    labelled points: the points are resampled, their neighbour lists stay as computed.
+    ``blocks (L,)``: a block id per value (the Bible chapter of a test verse): whole blocks are
+    resampled (:func:`resamples`), each resample's mean over its varying number of values."""
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or len(values) == 0:
         raise ValueError(
@@ -104,8 +138,12 @@ def bootstrap_mean(
         raise ValueError(
             f"bootstrap_mean: need n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}"
         )
-    rng = np.random.default_rng(seed)  # a Generator passes through unchanged
-    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
+    if blocks is not None:
+        draws, _ = resamples(len(values), n_boot, seed, blocks)
+        means = np.array([values[ix].mean() for ix in draws])
+    else:
+        rng = np.random.default_rng(seed)  # a Generator passes through unchanged
+        means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
     lo, hi = percentile_interval(means, level)
     return float(values.mean()), float(lo), float(hi)
 
@@ -148,15 +186,17 @@ def paired_difference(
     n_boot: int = 1000,
     seed: int | np.random.Generator = 0,
     level: float = 0.95,
+    blocks=None,
 ) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``a - b`` over paired items (the same sentences, pairs or points),
-    the items resampled together: :func:`bootstrap_mean` of the differences."""
+    the items resampled together: :func:`bootstrap_mean` of the differences (``blocks``: its
+    block ids)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
         raise ValueError(
             f"paired_difference: the samples are not paired: shapes {a.shape} and {b.shape}"
         )
-    return bootstrap_mean(a - b, n_boot, seed, level)
+    return bootstrap_mean(a - b, n_boot, seed, level, blocks)
 
 
 def paired_ratio(
@@ -385,6 +425,7 @@ def subset_difference(
     seed=bleu.SACREBLEU_SEED,
     level: float = 0.95,
     subset_hyps: Sequence[str] | None = None,
+    blocks=None,
 ) -> dict:
     """``BLEU(subset) - BLEU(all)`` for one system, where ``subset`` (``(n,) bool``) marks the
     sentences of a part of the test set (No UNK within All; one length bucket within the whole).
@@ -393,8 +434,11 @@ def subset_difference(
     part of it that lies in the subset. ``subset_hyps`` (one per marked sentence, in order): the
     subset's own translations where they come from another search than ``hyps`` (B Table 1's
     No UNK column forbids [UNK] while searching); by default the subset's sentences of ``hyps``.
-    Returns ``{"diff", "low", "high", "bleu_subset", "bleu_all", "n_subset"}``; the interval is
-    the percentile interval at ``level``."""
+    ``blocks (n,)``: a block id per sentence (its Bible chapter): each round draws whole blocks
+    of the whole instead (:func:`resamples`), the subset's sentences with them.
+    Returns ``{"diff", "low", "high", "bleu_subset", "bleu_all", "n_subset", "blocks"}``
+    (``blocks``: the number of blocks resampled, None for the sentence bootstrap); the interval
+    is the percentile interval at ``level``."""
     bleu.check_pairs(hyps, refs, "subset_difference")
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),):
@@ -413,7 +457,7 @@ def subset_difference(
         st_sub[mask] = bleu.sufficient_stats(subset_hyps, picked)[1]
     b_all = float(scorer._compute_score_from_stats(st.sum(0)).score)
     b_sub = float(scorer._compute_score_from_stats(st_sub[mask].sum(0)).score)
-    idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)))
+    idxs, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     diffs = np.empty(n_samples)
     for r, ix in enumerate(idxs):
         whole = st[ix]
@@ -429,6 +473,7 @@ def subset_difference(
         "bleu_subset": b_sub,
         "bleu_all": b_all,
         "n_subset": int(mask.sum()),
+        "blocks": n_blocks,
     }
 
 
@@ -442,6 +487,7 @@ def gap_change(
     n_samples: int = 1000,
     seed=bleu.SACREBLEU_SEED,
     level: float = 0.95,
+    blocks=None,
 ) -> dict:
     """How the gap between two systems changes from the whole test set to a part of it:
     ``(BLEU_a(all) - BLEU_b(all)) - (BLEU_a(subset) - BLEU_b(subset))`` (B Table 1: a lead on All
@@ -449,8 +495,10 @@ def gap_change(
     ``n`` sentences of the whole with replacement and scores both systems on the draw and on the
     part of it inside ``subset`` (``(n,) bool``), so the four scores share their sentences.
     ``subset_hyps_a``/``_b`` (one per marked sentence, in order): the part's own translations
-    (No UNK's search forbids [UNK]; default: the marked sentences of ``hyps_a``/``_b``). Returns
-    ``{"diff", "low", "high", "gap_all", "gap_subset", "n_subset"}``; the interval is the
+    (No UNK's search forbids [UNK]; default: the marked sentences of ``hyps_a``/``_b``).
+    ``blocks (n,)``: a block id per sentence: each round draws whole blocks (:func:`resamples`).
+    Returns ``{"diff", "low", "high", "gap_all", "gap_subset", "n_subset", "blocks"}``
+    (``blocks``: the number of blocks, None for the sentence bootstrap); the interval is the
     percentile interval at ``level``."""
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),) or not mask.any():
@@ -482,7 +530,7 @@ def gap_change(
 
     whole = np.arange(len(refs))
     gap_all, gap_sub = change(whole)
-    idxs = np.random.default_rng(seed).choice(len(refs), size=(n_samples, len(refs)))
+    idxs, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     diffs = np.array([np.subtract(*change(ix)) for ix in idxs])
     low, high = percentile_interval(diffs, level, nan=True)
     return {
@@ -492,6 +540,7 @@ def gap_change(
         "gap_all": float(gap_all),
         "gap_subset": float(gap_sub),
         "n_subset": int(mask.sum()),
+        "blocks": n_blocks,
     }
 
 
@@ -744,20 +793,23 @@ def paired_bootstrap(
     refs: Sequence[str],
     n_samples: int = 1000,
     seed: int = bleu.SACREBLEU_SEED,
+    blocks=None,
 ) -> dict:
     """Paired bootstrap of BLEU(a) - BLEU(b) over the sentences (sacreBLEU's ``PairedTest``,
     ``bs``).
 
     Returns ``{"bleu_a", "bleu_b", "diff", "low", "high", "p_value", "sentences", "samples",
-    "seed", "signature"}``: ``low``/``high`` bound the 95% interval of the difference over the
-    ``n_samples`` resamples sacreBLEU draws with ``seed``; ``p_value`` is sacreBLEU's (the
-    chance of a difference at least this large if the systems were equal; sacreBLEU counts
+    "seed", "signature", "blocks"}``: ``low``/``high`` bound the 95% interval of the difference
+    over the ``n_samples`` resamples sacreBLEU draws with ``seed``; ``p_value`` is sacreBLEU's
+    (the chance of a difference at least this large if the systems were equal; sacreBLEU counts
     only resamples that exceed the observed difference, so two identical systems get
     ``1 / (n_samples + 1)``, not 1: read the interval).
-    """
-    from sacrebleu.metrics import BLEU
-    from sacrebleu.significance import PairedTest
 
+    ``blocks (n,)``: a block id per sentence (its Bible chapter). The resamples are then the
+    block bootstrap's (:func:`resamples`: whole blocks drawn with replacement, from ``seed``),
+    the interval and ``p_value`` (sacreBLEU's formula) read on them, and the signature says
+    ``blocks:<number>``; ``blocks`` in the result is that number (None: the sentence bootstrap).
+    """
     bleu.check_pairs(hyps_a, refs, "paired_bootstrap (system a)")
     bleu.check_pairs(hyps_b, refs, "paired_bootstrap (system b)")
     if not refs:
@@ -767,6 +819,11 @@ def paired_bootstrap(
             f"paired_bootstrap: need n_samples >= 1 and seed > 0 (sacreBLEU treats 0 as no seed), "
             f"got {n_samples}, {seed}"
         )
+    if blocks is not None:
+        return _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples, seed, blocks)
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
     with _sacrebleu_seed(seed):
         test = PairedTest(
             [("b", list(hyps_b)), ("a", list(hyps_a))],
@@ -797,6 +854,40 @@ def paired_bootstrap(
         "samples": n_samples,
         "seed": seed,
         "signature": str(signatures["BLEU"]),
+        "blocks": None,
+    }
+
+
+def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blocks) -> dict:
+    """:func:`paired_bootstrap` with whole blocks resampled: the same arithmetic as sacreBLEU's
+    ``_paired_bs_test`` (corpus BLEU of each resample from the sentences' statistics; the
+    p-value of the centred absolute differences against the observed one) on the block
+    bootstrap's resamples."""
+    from sacrebleu.significance import _compute_p_value
+
+    scorer, stats_a = bleu.sufficient_stats(hyps_a, refs)
+    _, stats_b = bleu.sufficient_stats(hyps_b, refs)
+    score_a = float(scorer._compute_score_from_stats(stats_a.sum(0)).score)
+    score_b = float(scorer._compute_score_from_stats(stats_b.sum(0)).score)
+    draws, n_blocks = resamples(len(refs), n_samples, seed, blocks)
+    ra, rb = _scores(scorer, stats_a, draws), _scores(scorer, stats_b, draws)
+    low, high = percentile_interval(ra - rb, 0.95)
+    spread = np.abs(ra - rb)
+    p_value = _compute_p_value(spread - spread.mean(), abs(score_a - score_b))
+    fields = bleu.signature().split("|")
+    fields[1:1] = [f"bs:{n_samples}", f"blocks:{n_blocks}", f"seed:{seed}"]
+    return {
+        "bleu_a": score_a,
+        "bleu_b": score_b,
+        "diff": score_a - score_b,
+        "low": float(low),
+        "high": float(high),
+        "p_value": float(p_value),
+        "sentences": len(refs),
+        "samples": n_samples,
+        "seed": seed,
+        "signature": "|".join(fields),
+        "blocks": n_blocks,
     }
 
 
@@ -812,6 +903,7 @@ __all__ = [
     "paired_ratio",
     "percentile_interval",
     "relative_length_slopes",
+    "resamples",
     "gap_change",
     "rebuilds_and_sentences",
     "seeds_and_sentences",

@@ -40,6 +40,7 @@ def test_no_unk_column_has_no_unknown_word_and_no_generated_unk(chapter):
 def test_length_buckets_of_figure_2_add_up_to_the_evaluated_test_set(chapter):
     out, values = chapter
     n_test = int(values["rns-test-sentences"])
+    assert values["rns-resampled"].endswith(" chapters")  # the Bible: whole chapters resampled
     buckets = _table(out, "rns-length-buckets")
     assert buckets["sentences"].sum() == n_test == int(values["rns-bucket-total"])
     # the chapter's buckets of 10 source tokens up to a last one of 60 or more, in order, empty
@@ -124,6 +125,7 @@ def test_the_chapter_runs_on_the_users_files(tmp_path, session_cache):
     out = run_on_files("rnnsearch", tmp_path, session_cache)
     values = results.load(out / "results").values("rnnsearch")
     assert int(values["rns-test-sentences"]) == 30  # the files' test split, not the Bible's
+    assert values["rns-resampled"] == "sentences"  # no chapters: the sentence bootstrap
     # Fig. 2's buckets hold the test sentences by their source length (whitespace tokens of
     # test.en), each in the one bucket its length falls in
     lengths = [len(line.split()) for line in (tmp_path / "my corpus" / "test.en").open()]

@@ -8,7 +8,11 @@ quality, or for a null claim a difference exactly at its margin), and returns an
 :class:`Outcome`: the verdict word, the 95% interval the rule read and the population value it
 should cover. The intervals are computed as :mod:`rnnlib.stats` computes them, on arrays
 (:mod:`rnnlib.calibration.fast_bleu`); the tests compare each with the function it mirrors on
-the same resamples.
+the same resamples. Where the chapters resample whole Bible chapters (``blocks=``: B Table 1's
+comparisons, its No UNK rules and its margin, Fig. 2's buckets, Table 3), so do the rules here
+(:attr:`rnnlib.calibration.pool.Draw.block_counts`); :func:`paired_bleu` keeps the sentence
+bootstrap, the rule where the chapters know no chapters (the user's own files) and the contrast
+that shows what the blocks change.
 
 Effects (Cho et al. 2014 = A, Bahdanau et al. 2015 = B), each relative to the worse system's
 BLEU and so scaled to the pool's: :data:`B_STAR_GAIN` (B Table 1, RNNsearch-50* over
@@ -88,7 +92,9 @@ def _paired_check(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> verdicts.
 
 
 def paired_bleu(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
-    """The paired bootstrap of a BLEU difference (B Table 1, Fig. 2's buckets, Table 3)."""
+    """The paired bootstrap of a BLEU difference over the sentences (the chapters' rule on a
+    corpus without Bible chapters, ``corpus="files"``; on the Bible before it resampled
+    chapters)."""
     a, b = pair(pool, draw, rng)
     delta = delta_for_gain(B_STAR_GAIN) if true else 0.0
     b = thin(b, delta, rng) if true else b
@@ -97,8 +103,8 @@ def paired_bleu(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
 
 def paired_bleu_blocks(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     """The same rule with the block bootstrap (whole drawn chapters resampled,
-    :class:`rnnlib.resampling.BlockResampler`'s scheme): the change proposed where the sentence
-    bootstrap is too narrow."""
+    :class:`rnnlib.resampling.BlockResampler`'s scheme): B Table 1, Fig. 2's buckets and Table 3
+    on the Bible (``stats.paired_bootstrap(..., blocks=...)``)."""
     counts = draw.block_counts
     a, b = pair(pool, draw, rng)
     delta = delta_for_gain(B_STAR_GAIN) if true else 0.0
@@ -199,24 +205,31 @@ def _thinning(pool: Pool, target: float, of_whole: bool) -> tuple[float, float]:
     return _MEMO[key]
 
 
+def _empty_nan(r: np.ndarray, counts: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``r (..., R)`` with NaN on the resamples that draw no sentence of ``mask`` (possible
+    when whole chapters are drawn: ``stats`` scores such a subset NaN)."""
+    return np.where(counts @ mask.astype(counts.dtype) > 0, r, np.nan)
+
+
 def _subset_check(sys: np.ndarray, mask: np.ndarray, counts: np.ndarray):
     """``stats.subset_difference``: ``(BLEU(subset) − BLEU(all), low, high, BLEU subset, BLEU
     all)``, the subset scored inside each resample of the whole."""
     sub, whole = float(scores(sys[mask])), float(scores(sys))
     r = resampled_bleu(counts, sys * mask[:, None]) - resampled_bleu(counts, sys)
-    return (sub - whole, *_interval(r), sub, whole)
+    return (sub - whole, *_interval(_empty_nan(r, counts, mask)), sub, whole)
 
 
 def subset_difference(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     """B Table 1's C-B-T1-4 (``rnnsearch.table_1.claim_t1_4``): BLEU(No UNK) − BLEU(All) of one
-    system above 0, paired inside All; control: a random subset of the same size; floor: the
-    system's BLEU on both. True: the system thinned outside the subset (B's No UNK gain)."""
+    system above 0, paired inside All, whole chapters resampled; control: a random subset of
+    the same size; floor: the system's BLEU on both. True: the system thinned outside the subset
+    (B's No UNK gain)."""
     a, _ = pair(pool, draw, rng)
     mask = _subset(draw, rng)
     delta, truth = _thinning(pool, B_NO_UNK_GAIN, True) if true else (0.0, 0.0)
     sys = thin(a[0], np.where(mask, 0.0, delta), rng) if true else a[0]
-    d, lo, hi, sub, whole = _subset_check(sys, mask, draw.counts)
-    ctrl = _subset_check(sys, _random_like(mask, rng), draw.counts)[:3]
+    d, lo, hi, sub, whole = _subset_check(sys, mask, draw.block_counts)
+    ctrl = _subset_check(sys, _random_like(mask, rng), draw.block_counts)[:3]
     check = verdicts.controlled(
         verdicts.intervals_above([("No UNK − All", d, lo, hi)]),
         "a random subset of All of the same size",
@@ -231,19 +244,20 @@ def _gap_check(a, b, mask, counts) -> tuple[float, float, float]:
     m = mask[:, None]
     d = float(scores(a) - scores(b) - scores(a[mask]) + scores(b[mask]))
     r = resampled_bleu(counts, np.stack([a, b, a * m, b * m]))
-    return (d, *_interval(r[0] - r[1] - r[2] + r[3]))
+    return (d, *_interval(_empty_nan(r[0] - r[1] - r[2] + r[3], counts, mask)))
 
 
 def gap_change(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     """B Table 1's C-B-T1-6, second part (``rnnsearch.table_1._shrink_part``): the lead of a
-    over b shrinks from All to No UNK; control: a random subset of the same size; floor: both on
-    the subset. True: b thinned outside the subset (B's change of Moses' lead)."""
+    over b shrinks from All to No UNK, whole chapters resampled; control: a random subset of the
+    same size; floor: both on the subset. True: b thinned outside the subset (B's change of
+    Moses' lead)."""
     a, b = pair(pool, draw, rng)
     mask = _subset(draw, rng)
     delta, truth = _thinning(pool, B_GAP_CHANGE, False) if true else (0.0, 0.0)
     b = thin(b[0], np.where(mask, 0.0, delta), rng) if true else b[0]
-    test = _gap_check(a[0], b, mask, draw.counts)
-    ctrl = _gap_check(a[0], b, _random_like(mask, rng), draw.counts)
+    test = _gap_check(a[0], b, mask, draw.block_counts)
+    ctrl = _gap_check(a[0], b, _random_like(mask, rng), draw.block_counts)
     check = verdicts.controlled(
         verdicts.intervals_above([("(a − b) on All − on No UNK", *test)]),
         "a random subset of All of No UNK's size in place of No UNK",
@@ -254,7 +268,8 @@ def gap_change(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
 
 def within_margin(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     """B Table 1's C-B-T1-6, third part (``rnnsearch.table_1._close_part``), a null claim: a − b
-    at most :data:`CLOSE_MARGIN` of a's BLEU (``side="above"``), by the paired bootstrap; floor:
+    at most :data:`CLOSE_MARGIN` of a's BLEU (``side="above"``), by the paired bootstrap of whole
+    chapters; floor:
     both. False: b behind by exactly the margin (thinned by 5%); true: two equal systems. Its
     control (b's translations cut in half, far outside the margin) is left out: a control only
     turns a verdict into "not measurable", so without it the rates are upper bounds."""
@@ -262,7 +277,8 @@ def within_margin(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     b = b if true else thin(b, CLOSE_MARGIN, rng)
     a, b = a[0], b[0]
     d, margin = float(scores(a) - scores(b)), CLOSE_MARGIN * float(scores(a))
-    lo, hi = _interval(resampled_bleu(draw.counts, a) - resampled_bleu(draw.counts, b))
+    counts = draw.block_counts
+    lo, hi = _interval(resampled_bleu(counts, a) - resampled_bleu(counts, b))
     check = verdicts.within_margin([("a − b", d, lo, hi)], margin, "above")
     truth = 0.0 if true else CLOSE_MARGIN * population_bleu(pool)
     return _judge(_floor(check, a=float(scores(a)), b=float(scores(b))), truth)

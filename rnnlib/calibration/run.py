@@ -42,12 +42,12 @@ from .pool import Pool, draw_test
 RULES = {
     "paired BLEU": (
         rules.paired_bleu,
-        "B Table 1, Fig. 2, Table 3: paired bootstrap of a BLEU difference",
+        "paired bootstrap of a BLEU difference over the sentences (your own files)",
         "B: RNNsearch-50* over -50 (+6.4%)",
     ),
     "paired BLEU, block bootstrap": (
         rules.paired_bleu_blocks,
-        "the same, resampling whole chapters (proposed)",
+        "B Table 1, Fig. 2, Table 3: the same, whole chapters resampled",
         "B: RNNsearch-50* over -50 (+6.4%)",
     ),
     "seeds and sentences": (
@@ -67,17 +67,17 @@ RULES = {
     ),
     "subset difference": (
         rules.subset_difference,
-        "B Table 1 (C-B-T1-4): No UNK − All",
+        "B Table 1 (C-B-T1-4): No UNK − All, whole chapters",
         "B: No UNK over All (+27.7%)",
     ),
     "gap change": (
         rules.gap_change,
-        "B Table 1 (C-B-T1-6): a lead shrinking on No UNK",
+        "B Table 1 (C-B-T1-6): a lead shrinking on No UNK, whole chapters",
         "B: Moses' lead, All − No UNK (16.1%)",
     ),
     "within margin": (
         rules.within_margin,
-        "B Table 1 (C-B-T1-6): within 5% of the leader's BLEU",
+        "B Table 1 (C-B-T1-6): within 5% of the leader's BLEU, whole chapters",
         "equal systems (false: at the margin)",
     ),
     "relative length slopes": (
@@ -92,7 +92,7 @@ RULES = {
     ),
     "share at least": (
         more_rules.share_at_least,
-        "B Fig. 3 (C-B-F3-2): % of sentences ≥ 5%",
+        "B Fig. 3 (C-B-F3-2): % of sentences ≥ 5%, whole chapters",
         "a share of 10% (false: 5%)",
     ),
 }

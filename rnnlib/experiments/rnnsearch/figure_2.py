@@ -17,6 +17,7 @@ from ... import stats, verdicts
 from ...bleu import length_edges
 from ...book.claims import ClaimCheck
 from ...book.style import HEIGHT, WIDTH, system_colors
+from .blocks import chapter_ids
 from .controls import IDENTICAL_WHAT, bleu_floor
 from .seeds import SeedRuns, seed_translations
 from .setting import RNNsearchExperiment, shown
@@ -120,7 +121,7 @@ def length_gaps(
     index ``bucket``, columns ``diff``, ``low``, ``high`` (NaN below two sentences), ``closed``
     (false for the open last bucket) and ``n`` (sentences)."""
     refs, src_len = tr.refs["all"], ex.src_len
-    hyps_a, hyps_b = tr.of(a), tr.of(b)
+    hyps_a, hyps_b, blocks = tr.of(a), tr.of(b), chapter_ids(ex)
     gaps = []
     for row in by_length["RNNsearch-50"].itertuples():
         members = np.flatnonzero((src_len >= row.low_len) & (src_len < row.high_len))
@@ -132,6 +133,7 @@ def length_gaps(
                 [hyps_b[i] for i in members],
                 [refs[i] for i in members],
                 n_samples=ex.P.n_boot,
+                blocks=None if blocks is None else blocks[members],
             )
             gap.update(diff=res["diff"], low=res["low"], high=res["high"])
         gaps.append({**gap, "n": len(members)})
@@ -270,7 +272,9 @@ def beyond(ex: RNNsearchExperiment, tr: Translations, by_length: dict) -> dict:
     res = {"diff": np.nan, "low": np.nan, "high": np.nan}
     if mask.sum() >= 2:
         search = tr.of("RNNsearch-50")
-        res = stats.subset_difference(search, tr.refs["all"], mask, n_samples=ex.P.n_boot)
+        res = stats.subset_difference(
+            search, tr.refs["all"], mask, n_samples=ex.P.n_boot, blocks=chapter_ids(ex)
+        )
     # subset_difference gives bucket − all; the drop is all − bucket
     drop, low, high = -res["diff"], -res["high"], -res["low"]
     out.update(
@@ -444,16 +448,17 @@ def claim_f2_3(
     p, refs, long_ = ex.P, tr.refs["all"], solid.index[-1]
     edge = by_length["RNNsearch-50"].set_index("bucket").loc[long_]
     mask = (ex.src_len >= edge["low_len"]) & (ex.src_len < edge["high_len"])
-    search = tr.of("RNNsearch-50")
-    res = stats.subset_difference(search, refs, mask, n_samples=p.n_boot)
+    search, blocks = tr.of("RNNsearch-50"), chapter_ids(ex)
+    res = stats.subset_difference(search, refs, mask, n_samples=p.n_boot, blocks=blocks)
     margin = NO_DROP_MARGIN * res["bleu_all"]
     cut = cut_translations(search, np.flatnonzero(mask))
-    cut_res = stats.subset_difference(cut, refs, mask, n_samples=p.n_boot)
+    cut_res = stats.subset_difference(cut, refs, mask, n_samples=p.n_boot, blocks=blocks)
     label = f"RNNsearch-50: BLEU on all − in {long_}"
     note = (
         f"bucket {long_} (the longest inside the paper's axis with at least {MIN_BUCKET} "
         f"sentences) within all {ex.n_test} sentences, paired (subset_difference, "
-        f"{p.n_boot} resamples); margin: {NO_DROP_MARGIN:.0%} of its BLEU on all; one "
+        f"{p.n_boot} resamples of {'the sentences' if blocks is None else 'whole chapters'}); "
+        f"margin: {NO_DROP_MARGIN:.0%} of its BLEU on all; one "
         "training run"
     )
     robust = verdicts.controlled(

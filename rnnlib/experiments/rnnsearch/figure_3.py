@@ -38,6 +38,7 @@ from .alignment_controls import (
     shuffled_flags,
     spread_difference,
 )
+from .blocks import chapter_ids
 from .controls import bleu_floor, untrained_model
 from .seeds import SEED_PAIR, SeedRuns, across_seeds
 from .setting import RNNsearchExperiment
@@ -229,7 +230,8 @@ class AlignmentSample:
     search, ``[UNK]`` forbidden: Table 1's No UNK column), one matrix per sentence
     (:func:`attention_matrices`); ``bleu``: RNNsearch-50's BLEU on them; ``words``: the
     generated words of each sentence (one per word row; ``None``: not known, and C-B-F3-3 not
-    measurable)."""
+    measurable); ``blocks``: the Bible chapter of each sentence (``(n,)``, ``None``: none known),
+    whose whole chapters the shares' bootstraps resample."""
 
     trained: list[np.ndarray]
     untrained: list[np.ndarray]
@@ -237,6 +239,7 @@ class AlignmentSample:
     seed: int
     n_boot: int
     words: list[list[str]] | None = None
+    blocks: np.ndarray | None = None
 
     @cached_property
     def diagonal(self) -> list[np.ndarray]:
@@ -312,6 +315,7 @@ def _sample_of(
         ex.P.seed,
         ex.P.n_boot,
         [line.split() for line in tokens],
+        chapter_ids(ex, "no_unk"),
     )
 
 
@@ -392,9 +396,11 @@ def shuffled_end_rows(matrices: list[np.ndarray], seed: int) -> list[np.ndarray]
     return out
 
 
-def _share(flags: np.ndarray, n_boot: int, seed) -> tuple[float, float, float]:
-    """The % of ``flags`` that are true, with its bootstrap interval over the sentences."""
-    return tuple(100 * x for x in stats.bootstrap_mean(flags.astype(float), n_boot, seed))
+def _share(flags: np.ndarray, n_boot: int, seed, blocks=None) -> tuple[float, float, float]:
+    """The % of ``flags`` that are true, with its bootstrap interval over the sentences (whole
+    chapters of them with ``blocks``, one id per flag)."""
+    values = flags.astype(float)
+    return tuple(100 * x for x in stats.bootstrap_mean(values, n_boot, seed, blocks=blocks))
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, n_boot: int, seed) -> tuple[float, float, float]:
@@ -409,13 +415,15 @@ def _ratio(num: np.ndarray, den: np.ndarray, n_boot: int, seed) -> tuple[float, 
     return 100 * num.sum() / den.sum(), float(low), float(high)
 
 
-def _monotone(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
+def _monotone(a: AlignmentStats, n_boot: int, seed: int, blocks=None) -> verdicts.Check:
     """C-B-F3-1's rule on one set of weights: the mean rank correlation at least
-    :data:`MONOTONE_RHO`."""
-    rho = a.rho[~np.isnan(a.rho)]
+    :data:`MONOTONE_RHO` (``blocks``: each sentence's chapter, resampled whole)."""
+    read = ~np.isnan(a.rho)
+    rho, blocks = a.rho[read], None if blocks is None else np.asarray(blocks)[read]
     if len(rho) == 0:
         return verdicts.not_measurable("no sentence has three generated words")
-    v, lo, hi = stats.bootstrap_mean(rho, n_boot, np.random.default_rng([seed, 5]))
+    rng = np.random.default_rng([seed, 5])
+    v, lo, hi = stats.bootstrap_mean(rho, n_boot, rng, blocks=blocks)
     what = (
         "mean rank correlation of each word's argmax position with its position "
         f"({len(rho)} sentences)"
@@ -423,12 +431,12 @@ def _monotone(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
     return verdicts.at_least(v, MONOTONE_RHO, what, lo, hi)
 
 
-def _reordering(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
+def _reordering(a: AlignmentStats, n_boot: int, seed: int, blocks=None) -> verdicts.Check:
     """C-B-F3-2's rule on one set of weights: at least :data:`REORDER_SHARE` % of the sentences
-    with a local reordering."""
+    with a local reordering (``blocks``: each sentence's chapter, resampled whole)."""
     if a.sentences == 0:
         return verdicts.not_measurable("no sentence")
-    v, lo, hi = _share(a.reorder, n_boot, np.random.default_rng([seed, 6]))
+    v, lo, hi = _share(a.reorder, n_boot, np.random.default_rng([seed, 6]), blocks)
     what = (
         f"% of sentences with a local reordering: two consecutive words, each with a largest "
         f"weight of at least {CONFIDENT:g}, whose largest weights step back by 1-3 source "
@@ -437,12 +445,13 @@ def _reordering(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
     return verdicts.at_least(v, REORDER_SHARE, what, lo, hi)
 
 
-def _end(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
+def _end(a: AlignmentStats, n_boot: int, seed: int, blocks=None) -> verdicts.Check:
     """C-B-F3-4's rule on one set of weights: in at least :data:`END_SHARE` % of the sentences
-    the end of the translation attends most to the source's ``<end>``."""
+    the end of the translation attends most to the source's ``<end>`` (``blocks``: each
+    sentence's chapter, resampled whole)."""
     if a.sentences == 0:
         return verdicts.not_measurable("no sentence")
-    v, lo, hi = _share(a.end, n_boot, np.random.default_rng([seed, 7]))
+    v, lo, hi = _share(a.end, n_boot, np.random.default_rng([seed, 7]), blocks)
     what = (
         f"% of sentences whose last step (the end of the translation) has its largest "
         f"weight on the source's <end> ({a.sentences} sentences)"
@@ -452,10 +461,12 @@ def _end(a: AlignmentStats, n_boot: int, seed: int) -> verdicts.Check:
 
 F3_NOTES = {
     "C-B-F3-1": "argmax positions of the generated words against their positions (Spearman), "
-    "per sentence; ties do not count as monotone steps; 95% bootstrap over the sentences; "
+    "per sentence; ties do not count as monotone steps; 95% bootstrap over whole chapters (over "
+    "the sentences where none is known); "
     f"'largely monotonic' read as a mean of at least {MONOTONE_RHO:g}",
     "C-B-F3-2": "the paper's example is an adjective-noun inversion; a backward step between two "
-    "confident words is counted, whatever the words; 95% bootstrap over the sentences",
+    "confident words is counted, whatever the words; 95% bootstrap over whole chapters (over "
+    "the sentences where none is known)",
     "C-B-F3-3": "the paper's example is 'the man' -> 'l'homme', where the article needs the noun: "
     f"the rows that generate an article or elided determiner ({', '.join(ARTICLES)}) should "
     "spread their weight more often than the other rows; pooled over the sentences, 95% "
@@ -465,7 +476,7 @@ F3_NOTES = {
     "symmetrised links taken as sure links; 95% paired bootstrap over the sentences",
     "C-B-F3-4": "that each row is a distribution is softmax's doing (largest deviation of a row "
     "sum from 1 glued in the prose), not a finding: the rule reads the end of the translation; "
-    "95% bootstrap over the sentences",
+    "95% bootstrap over whole chapters (over the sentences where none is known)",
 }
 #: the control of C-B-F3-1 and C-B-F3-2
 POSITION_ONLY = (
@@ -498,7 +509,7 @@ def claim_f3_1(s: AlignmentSample) -> ClaimCheck:
     see strong weights along the diagonal of each matrix." Control: the position-only aligner
     (:func:`rnnlib.experiments.rnnsearch.alignment_controls.diagonal_aligner`), which has no
     alignment at all but the diagonal; if it passes the rule too, the rule cannot tell."""
-    rule = partial(_monotone, n_boot=s.n_boot, seed=s.seed)
+    rule = partial(_monotone, n_boot=s.n_boot, seed=s.seed, blocks=s.blocks)
     control = rule(s.diagonal_stats)
     return _judged("C-B-F3-1", rule(s.trained_stats), POSITION_ONLY, control, s.bleu)
 
@@ -511,7 +522,7 @@ def claim_f3_2(s: AlignmentSample) -> ClaimCheck:
     for a claim that something exists, judged by counting it, no aligner without it can; the
     control checks only that the rule counts no tie or rounding of the diagonal as a step
     back."""
-    rule = partial(_reordering, n_boot=s.n_boot, seed=s.seed)
+    rule = partial(_reordering, n_boot=s.n_boot, seed=s.seed, blocks=s.blocks)
     control = rule(s.diagonal_stats)
     return _judged("C-B-F3-2", rule(s.trained_stats), POSITION_ONLY, control, s.bleu)
 
@@ -539,8 +550,10 @@ def claim_f3_4(s: AlignmentSample) -> ClaimCheck:
     the end row of each sentence replaced by one of its word rows drawn at random."""
     shuffled = alignment_stats(shuffled_end_rows(s.trained, s.seed))
     what = "the end row of each sentence replaced by one of its word rows drawn at random"
-    control = _end(shuffled, s.n_boot, s.seed)
-    return _judged("C-B-F3-4", _end(s.trained_stats, s.n_boot, s.seed), what, control, s.bleu)
+    kept = np.array([len(w) > 1 for w in s.trained], dtype=bool)  # shuffled_end_rows' sentences
+    control = _end(shuffled, s.n_boot, s.seed, None if s.blocks is None else s.blocks[kept])
+    check = _end(s.trained_stats, s.n_boot, s.seed, s.blocks)
+    return _judged("C-B-F3-4", check, what, control, s.bleu)
 
 
 def claim_f3_5(

@@ -13,6 +13,7 @@ from ...bleu import CorpusBleu, corpus_bleu
 from ...book import papers
 from ...book.claims import ClaimCheck
 from ...specials import UNK
+from .blocks import chapter_ids, resampled_unit
 from .controls import IDENTICAL_WHAT, bleu_floor, dlh
 from .figure_2 import cut_translations
 from .seeds import SEED_MODELS, SEED_POOLED, SEED_SHORT, SeedRuns, seed_translations
@@ -69,6 +70,7 @@ def numbers(ex: RNNsearchExperiment, tr: Translations, scores: dict) -> dict:
         raise AssertionError("the No UNK column must hold no unknown word")
     out = {
         "rns-test-sentences": (ex.n_test, None),
+        "rns-resampled": resampled_unit(ex),
         "rns-no-unk-sentences": (int(tr.known.sum()), None),
         "rns-no-unk-subset-unk": (unk_in_subset, None),
         "rns-no-unk-generated-unk": (generated["no_unk"], None),
@@ -136,7 +138,11 @@ def paired_tests(
                 )
                 continue
             res = known.get((a, b, subset)) or stats.paired_bootstrap(
-                tr.of(a, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.P.n_boot
+                tr.of(a, subset),
+                tr.of(b, subset),
+                tr.refs[subset],
+                n_samples=ex.P.n_boot,
+                blocks=chapter_ids(ex, subset),
             )
             tests[(a, b, subset)] = res
             noise = (
@@ -166,7 +172,11 @@ def _control_test(ex: RNNsearchExperiment, tr: Translations, b: str, subset: str
     key = (b, subset)
     if key not in cache:
         cache[key] = stats.paired_bootstrap(
-            tr.of(b, subset), tr.of(b, subset), tr.refs[subset], n_samples=ex.P.n_boot
+            tr.of(b, subset),
+            tr.of(b, subset),
+            tr.refs[subset],
+            n_samples=ex.P.n_boot,
+            blocks=chapter_ids(ex, subset),
         )
     return cache[key]
 
@@ -284,10 +294,16 @@ def claim_t1_4(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
         why = verdicts.not_measurable("no test sentence is free of unknown words")
         return ClaimCheck("C-B-T1-4", why, "rns-c4")
     known, random = _known_and_random(ex, tr)
+    blocks = chapter_ids(ex)
     tests, control, values, reads = [], [], [], []
     for n in tr.systems:
         res = stats.subset_difference(
-            tr.of(n), tr.refs["all"], known, n_samples=n_boot, subset_hyps=tr.of(n, "no_unk")
+            tr.of(n),
+            tr.refs["all"],
+            known,
+            n_samples=n_boot,
+            subset_hyps=tr.of(n, "no_unk"),
+            blocks=blocks,
         )
         tests.append((f"{shown(n)}: No UNK − All", *dlh(res)))
         reads += [[tests[-1][0]]] * 2
@@ -295,9 +311,12 @@ def claim_t1_4(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
             (f"{shown(n)}, All", res["bleu_all"]),
             (f"{shown(n)}, No UNK", res["bleu_subset"]),
         ]
-        ctrl = stats.subset_difference(tr.of(n), tr.refs["all"], random, n_samples=n_boot)
+        ctrl = stats.subset_difference(
+            tr.of(n), tr.refs["all"], random, n_samples=n_boot, blocks=blocks
+        )
         control.append((f"{shown(n)}: random subset − All", *dlh(ctrl)))
-    check = verdicts.intervals_above(tests, note=NO_UNK_NOTE.format(n_boot=n_boot))
+    note = NO_UNK_NOTE.format(n_boot=n_boot, unit=resampled_unit(ex))
+    check = verdicts.intervals_above(tests, note=note)
     random_what = f"a random subset of All of the same size ({int(known.sum())} sentences)"
     check = verdicts.controlled(check, random_what, verdicts.intervals_above(control))
     # a claim about every system: one above the floor that fails refutes it
@@ -307,9 +326,9 @@ def claim_t1_4(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
 
 #: C-B-T1-4's note on how its intervals were made
 NO_UNK_NOTE = (
-    "Table 1's two columns, No UNK's sentences paired with All's ({n_boot} resamples of All, each "
-    "scoring its No UNK sentences with the No UNK column's translations, 95%); one training run "
-    "per model"
+    "Table 1's two columns, No UNK's sentences paired with All's ({n_boot} resamples of All's "
+    "{unit}, each scoring its No UNK sentences with the No UNK column's translations, 95%); one "
+    "training run per model"
 )
 
 
@@ -336,9 +355,11 @@ def gap_change(ex: RNNsearchExperiment, tr: Translations, random: bool = False) 
     translations. ``random``: a random subset of All of No UNK's size in place of No UNK, scored
     with All's translations (the control: a lead that shrinks on any part is no finding)."""
     known, drawn = _known_and_random(ex, tr)
-    a, b = "phrase-based", "RNNsearch-50*"
+    a, b, blocks = "phrase-based", "RNNsearch-50*", chapter_ids(ex)
     if random:
-        return stats.gap_change(tr.of(a), tr.of(b), tr.refs["all"], drawn, n_samples=ex.P.n_boot)
+        return stats.gap_change(
+            tr.of(a), tr.of(b), tr.refs["all"], drawn, n_samples=ex.P.n_boot, blocks=blocks
+        )
     return stats.gap_change(
         tr.of(a),
         tr.of(b),
@@ -347,6 +368,7 @@ def gap_change(ex: RNNsearchExperiment, tr: Translations, random: bool = False) 
         tr.of(a, "no_unk"),
         tr.of(b, "no_unk"),
         n_samples=ex.P.n_boot,
+        blocks=blocks,
     )
 
 
@@ -389,7 +411,9 @@ def _close_part(ex, tr, tests: dict) -> verdicts.Check:
     refs, base = tr.refs["no_unk"], corpus_bleu(tr.of(a, "no_unk"), tr.refs["no_unk"]).score
     margin, label = CLOSE_MARGIN * base, "phrase-based − RNNsearch-50⋆, No UNK"
     cut = cut_translations(tr.of(b, "no_unk"), np.arange(len(refs)))
-    ctrl = stats.paired_bootstrap(tr.of(a, "no_unk"), cut, refs, n_samples=ex.P.n_boot)
+    ctrl = stats.paired_bootstrap(
+        tr.of(a, "no_unk"), cut, refs, n_samples=ex.P.n_boot, blocks=chapter_ids(ex, "no_unk")
+    )
     note = f"margin: {CLOSE_MARGIN:.0%} of the phrase-based system's No UNK BLEU, stated before"
     check = verdicts.controlled(
         verdicts.within_margin([(label, *dlh(tests[(a, b, "no_unk")]))], margin, "above", note),

@@ -10,6 +10,7 @@ from ... import stats, verdicts
 from ...bleu import corpus_bleu, sentence_bleu
 from ...book import papers
 from ...book.claims import ClaimCheck
+from .blocks import chapter_ids
 from .controls import IDENTICAL_WHAT, bleu_floor, dlh
 from .seeds import SeedRuns, seed_translations
 from .setting import RNNsearchExperiment
@@ -81,7 +82,11 @@ def long_gap(ex: RNNsearchExperiment, tr: Translations, a: str, b: str = "RNNenc
     idx, refs = long_test_sentences(ex), tr.refs["all"]
     ha, hb = tr.of(a), tr.of(b)
     return stats.paired_bootstrap(
-        [ha[i] for i in idx], [hb[i] for i in idx], [refs[i] for i in idx], n_samples=ex.P.n_boot
+        [ha[i] for i in idx],
+        [hb[i] for i in idx],
+        [refs[i] for i in idx],
+        n_samples=ex.P.n_boot,
+        blocks=chapter_ids(ex, idx),
     )
 
 
@@ -114,8 +119,8 @@ def claim_t3_1(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
     check = verdicts.controlled(
         verdicts.intervals_above(
             [(f"RNNsearch-50 − RNNencdec-50, {label}", *dlh(res))],
-            note=f"{n} test sentences, paired bootstrap; one training run per model; "
-            "BLEU reads the meaning kept only through shared n-grams",
+            note=f"{n} test sentences, paired bootstrap ({_unit(res)}); one training run per "
+            "model; BLEU reads the meaning kept only through shared n-grams",
         ),
         IDENTICAL_WHAT + " RNNencdec-50 in place of RNNsearch-50",
         verdicts.intervals_above([(f"RNNencdec-50 − RNNencdec-50, {label}", *dlh(ctrl))]),
@@ -142,3 +147,8 @@ def by_seed(
         (seed, [claim_t3_1(ex, seed_translations(tr, sr, k))])
         for k, seed in enumerate(sr.seeds[1:], start=1)
     ]
+
+
+def _unit(res: dict) -> str:
+    """What a bootstrap of :func:`rnnlib.stats.paired_bootstrap` resampled, in words."""
+    return "sentences resampled" if res.get("blocks") is None else f"{res['blocks']} chapters"

@@ -1,0 +1,96 @@
+"""The Bible chapter of each evaluated test sentence (rnnsearch.blocks): aligned with the test
+references row for row, for All, No UNK and any positions; none for the user's own files."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from rnnlib.experiments.rnnsearch.blocks import chapter_ids, resampled_unit
+
+
+def _ex(tmp_path, n: int, n_test: int, corpus: str = "bible", seed: int = 0):
+    """A corpus folder whose test keys change chapter every 1-3 verses (an index shifted by one
+    lands in another chapter about half the time), the first ``n_test`` evaluated."""
+    rng = np.random.default_rng(seed)
+    chapter = np.cumsum(rng.random(n) < 0.5)
+    keys = np.stack([1 + chapter // 7, chapter % 7 + 1, np.arange(n) + 1], axis=1)
+    np.save(tmp_path / "test.keys.npy", keys)
+    known = rng.random(n_test) < 0.6
+    ex = SimpleNamespace(
+        corpus=SimpleNamespace(path=tmp_path, config=SimpleNamespace(corpus=corpus), test=range(n)),
+        test=np.arange(n_test),
+        known=known,
+    )
+    return ex, keys
+
+
+def _same_chapter(ids: np.ndarray, keys: np.ndarray) -> None:
+    """Two sentences share an id exactly when they share (book, chapter)."""
+    same_id = ids[:, None] == ids[None, :]
+    same_key = (keys[:, None, :2] == keys[None, :, :2]).all(-1)
+    assert (same_id == same_key).all()
+
+
+def test_the_ids_follow_the_test_sentences_row_for_row(tmp_path):
+    ex, keys = _ex(tmp_path, 60, 45)
+    ids = chapter_ids(ex)
+    assert ids.shape == (45,)
+    _same_chapter(ids, keys[:45])
+    _same_chapter(chapter_ids(ex, "no_unk"), keys[:45][ex.known])
+    picked = np.array([3, 17, 18, 40])
+    _same_chapter(chapter_ids(ex, picked), keys[picked])
+    with pytest.raises(AssertionError):  # the check sees an index shifted by one
+        _same_chapter(ids, keys[1:46])
+    assert resampled_unit(ex) == f"{len(np.unique(keys[:45, :2], axis=0))} chapters"
+
+
+def test_the_users_own_files_have_no_chapters(tmp_path):
+    ex, _ = _ex(tmp_path, 20, 20, corpus="files")
+    assert chapter_ids(ex) is None and resampled_unit(ex) == "sentences"
+    assert chapter_ids(SimpleNamespace()) is None
+
+
+def test_keys_that_do_not_match_the_split_are_refused(tmp_path):
+    ex, _ = _ex(tmp_path, 30, 30)
+    ex.corpus.test = range(31)
+    with pytest.raises(ValueError, match="verse keys"):
+        chapter_ids(ex)
+
+
+def test_fig_3s_shares_resample_the_chapters_of_their_sentences():
+    """C-B-F3-1/2/4 read shares over the No UNK sentences: with each sentence its own chapter
+    they are the sentence bootstrap's; with reorderings clustered in chapters the interval
+    widens; C-B-F3-4's control (sentences of one row left out) keeps its chapters aligned."""
+    from rnnlib.experiments.rnnsearch import figure_3
+
+    rng = np.random.default_rng(0)
+    trained = []
+    for k in range(60):
+        n = 6 + k % 3
+        w = np.full((n + 1, n + 1), 0.02 / n)
+        order = list(range(n))
+        if k < 15:  # the reorderings all in the first three chapters
+            order[2], order[3] = order[3], order[2]
+        for i, j in enumerate(order):
+            w[i, j] = 0.98
+        w[-1, -1] = 0.98
+        trained.append(w / w.sum(1, keepdims=True))
+    trained.append(rng.dirichlet(np.ones(4))[None, :])  # one row only: dropped by the control
+    blocks = np.r_[np.arange(61) // 5]
+    plain = figure_3.AlignmentSample(trained, trained, 20.0, 1, 300)
+    own = figure_3.AlignmentSample(trained, trained, 20.0, 1, 300, blocks=np.arange(61))
+    chapters = figure_3.AlignmentSample(trained, trained, 20.0, 1, 300, blocks=blocks)
+
+    def interval(s):
+        e = figure_3._reordering(s.trained_stats, s.n_boot, s.seed, s.blocks).evidence
+        return e["value"], e["low"], e["high"]
+
+    assert interval(own) == pytest.approx(interval(plain))
+    (_, lo_s, hi_s), (_, lo_b, hi_b) = interval(plain), interval(chapters)
+    assert hi_b - lo_b > 1.5 * (hi_s - lo_s)
+    for s in (plain, chapters):  # would raise on block ids not aligned with the sentences
+        assert figure_3.claim_f3_4(s).check.rule != "not_measurable"
+        assert figure_3.claim_f3_1(s).check.rule != "not_measurable"
