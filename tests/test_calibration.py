@@ -13,9 +13,6 @@ that 250 resamples give the rates of 1,000 within their Monte Carlo error. The l
 from __future__ import annotations
 
 import math
-import os
-from glob import glob
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -234,6 +231,7 @@ def _rate(rates, name, design, claim, what="holds") -> tuple[float, float]:
     return float(row[what]), float(row[f"{what}_se"])
 
 
+@pytest.mark.slow  # the rates fixture: 400 trials of every rule, minutes of CPU
 @pytest.mark.parametrize(
     "name, design", [(n, "chapter") for n in RULES] + [("paired BLEU", "sentence")]
 )
@@ -247,6 +245,7 @@ def test_a_rule_holds_at_most_5_percent_of_the_time_where_its_claim_is_false(
     assert p <= 0.05 + 3 * se, f"{name}, by {design}: false holds {p:.3f}"
 
 
+@pytest.mark.slow  # the rates fixture
 @pytest.mark.parametrize("name", list(RULES))
 def test_a_rule_holds_more_often_where_its_claim_is_true(rates, name):
     power, se = _rate(rates, name, "chapter", "true")
@@ -270,6 +269,7 @@ COVERAGE_OFF: dict[tuple[str, str], str] = {
 }
 
 
+@pytest.mark.slow  # the rates fixture
 @pytest.mark.parametrize("claim", ["false", "true"])
 @pytest.mark.parametrize("name", WITH_INTERVALS)
 def test_a_rules_95_percent_intervals_cover_the_truth_95_percent_of_the_time(
@@ -282,6 +282,7 @@ def test_a_rules_95_percent_intervals_cover_the_truth_95_percent_of_the_time(
     assert abs(p - 0.95) <= 3 * se, f"{name}, claim {claim}: coverage {p:.3f}"
 
 
+@pytest.mark.slow  # the rates fixture
 def test_the_table_has_a_row_per_rule_and_every_rate_in_it(rates):
     t = table(rates.reset_index())
     assert list(t.index) == list(RULES)
@@ -299,6 +300,7 @@ def test_the_result_does_not_depend_on_the_workers(pool):
     assert one.equals(two)
 
 
+@pytest.mark.slow  # 200 trials at 1,000 resamples, about 8 s of CPU
 def test_fewer_resamples_do_not_move_the_rates(pool):
     """The tests' 250 resamples against the book's 1,000 on the paired BLEU rule (the same test
     sets: the trial's generator draws the test set before the resamples)."""
@@ -315,20 +317,13 @@ def test_fewer_resamples_do_not_move_the_rates(pool):
         )
 
 
-# -- on the book's own Bible, where a prepared corpus is at hand -----------------------------------
-def _prepared() -> Path | None:
-    roots = [os.environ.get("RNNLIB_CACHE"), "/work/smoke-empty/cache"]
-    for root in filter(None, roots):
-        found = sorted(glob(f"{root}/corpus/prepared/*/test.ref2.txt"))
-        if found:
-            return Path(found[0]).parent
-    return None
+# -- on the book's own Bible, prepared once per session in the shared cache ------------------------
+def test_on_the_bibles_chapters_the_sentence_bootstrap_is_too_narrow_and_the_block_one_less(
+    bible_cache,
+):
+    from rnnlib.corpus.dataset import CorpusConfig, prepare_corpus
 
-
-def test_on_the_bibles_chapters_the_sentence_bootstrap_is_too_narrow_and_the_block_one_less():
-    folder = _prepared()
-    if folder is None:
-        pytest.skip("no prepared Bible corpus in the cache")
+    folder = prepare_corpus(CorpusConfig(), bible_cache).path
     bible = pool_from_prepared(folder)
     plan = {"chapter": (100, (False,))}
     names = ["paired BLEU", "paired BLEU, block bootstrap"]
