@@ -46,8 +46,9 @@ computation). A build that finds an artifact compares that record with the files
 * no record (an artifact made before it existed, or a record hashed another way:
   ``code_scheme``): *adopted*, the code of now is written into its sidecar, nothing is
   recomputed (and so for a file added to the kind's set since);
-* the same: reused (a file is hashed as its code: docstrings and comments do not count);
-* different (a recorded file edited, moved or taken out of the set): *stale*. By default the
+* the same: reused (a file is hashed as its code: docstrings and comments do not count; a file
+  the kind's set no longer names does not count either);
+* different (a recorded file edited, moved or deleted): *stale*. By default the
   build recomputes it: the old entry is moved to ``.quarantine/`` (``quarantine.json`` names the
   files that changed) with the entries that name its key (built from its files: their inputs
   change, their keys do not), as for a damaged entry, and a :class:`StaleArtifactWarning` says
@@ -405,7 +406,7 @@ class ArtifactCache:
         A sidecar without ``code`` (written before it was recorded) is adopted: its kind's code
         of now is written into it, nothing is recomputed; so are the files added to the kind's
         set since the record was written (:func:`rnnlib.code_deps.changed`). A sidecar whose
-        ``code`` differs (a recorded file changed, or gone from the set) is
+        ``code`` differs (a recorded file changed, or gone from the package) is
         stale: with ``$RNNLIB_KEEP_STALE`` it is kept and its record brought up to date (the old
         one under ``code_kept``); else, outside :meth:`lookup_only`, it is quarantined with the
         entries built from it, so that the build recomputes them. Either way the build log's

@@ -32,8 +32,9 @@ How the map is kept honest:
   ``make`` ready-made (the model that ``rnnsearch/translations`` decodes, loaded by
   ``training_runs``), which no trace of the ``make`` sees.
 
-Editing, moving or taking out a listed file makes the kind's artifacts stale (:mod:`rnnlib.cache`:
-recomputed by default, kept with ``--keep-stale``); a file added to a kind's set is adopted.
+Editing, moving or deleting a listed file makes the kind's artifacts stale (:mod:`rnnlib.cache`:
+recomputed by default, kept with ``--keep-stale``); a file added to a kind's set is adopted, and
+one taken out of the set (still in the package) no longer counts (:func:`changed`).
 """
 
 from __future__ import annotations
@@ -86,7 +87,18 @@ _TRAINING = (
 )
 _SEARCH = ("search.py", "translate.py", "bleu.py")
 _CORPUS = ("corpus/", "config.py", "ragged.py", "specials.py")
-_SMT = ("smt/", "config.py", "bleu.py", "ragged.py", "specials.py")
+_SMT_BASE = ("config.py", "ragged.py", "specials.py")
+_SMT = ("smt/", "bleu.py", *_SMT_BASE)  # a decoding, its tuning and scoring: the whole folder
+#: what the networks of paper A read of the phrase-based side: the phrase table's pairs
+_SMT_PAIRS = (
+    "smt/system.py",
+    "smt/align.py",
+    "smt/phrases.py",
+    "smt/features.py",
+    "smt/rnn_scorer.py",
+    *_SMT_BASE,
+)
+_SMT_LMS = ("smt/lm.py", "smt/cslm.py", *_SMT_BASE)  # the CSLM and its n-gram rival
 _RESCORING = (
     *_SMT,
     *_MODEL,
@@ -202,7 +214,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "cho2014/scorer": (
         *_MODEL,
         *_TRAINING,
-        *_SMT,
+        *_SMT_PAIRS,
         "corpus/vocab.py",
         "experiments/baseline.py",
         "experiments/cho2014/scorer.py",
@@ -211,7 +223,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "cho2014/scorer_counts": (
         *_MODEL,
         *_TRAINING,
-        *_SMT,
+        *_SMT_PAIRS,
         "corpus/vocab.py",
         "experiments/baseline.py",
         "experiments/cho2014/scorer.py",
@@ -220,17 +232,17 @@ SOURCES: dict[str, tuple[str, ...]] = {
     ),
     "cho2014/rnn_feature": (
         *_MODEL,
-        *_SMT,
+        *_SMT_PAIRS,
         "search.py",
         "checkpoint.py",
         "corpus/vocab.py",
         "experiments/cho2014/scorer.py",
     ),
-    "cho2014/cslm": (*_SMT, "device.py", "corpus/vocab.py", "experiments/cho2014/cslm.py"),
-    "cho2014/kn_shortlist": (*_SMT, "corpus/vocab.py", "experiments/cho2014/cslm.py"),
+    "cho2014/cslm": (*_SMT_LMS, "device.py", "corpus/vocab.py", "experiments/cho2014/cslm.py"),
+    "cho2014/kn_shortlist": (*_SMT_LMS, "corpus/vocab.py", "experiments/cho2014/cslm.py"),
     "cho2014/long_sources": (
         *_MODEL,
-        *_SMT,
+        *_SMT_PAIRS,
         "search.py",
         "corpus/vocab.py",
         "experiments/cho2014/long_sources.py",
@@ -273,6 +285,9 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "experiments/cho2014/table_1.py",
     ),
     "smt/": _SMT,
+    "smt/alignment": ("smt/system.py", "smt/align.py", *_SMT_BASE),
+    "smt/phrase_table": ("smt/system.py", "smt/align.py", "smt/phrases.py", *_SMT_BASE),
+    "smt/lm": ("smt/system.py", "smt/lm.py", *_SMT_BASE),
     "smt/test_links": (*_SMT, "experiments/baseline.py", "experiments/rnnsearch/agreement.py"),
     "representations/tsne": ("experiments/representations/tsne.py",),
     "ledger/calibration": (
@@ -391,11 +406,23 @@ def code_hashes(kind: str) -> dict[str, str] | None:
 
 
 def changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
-    """The recorded files whose hash is not the current one, or that are no longer in the set
-    (a module edited, moved or taken out), sorted. A file in the set that the record lacks is
-    not a change: it was added to the map since, and is adopted like a record made before
-    hashes existed (a kind that starts running a new module changes a listed one too)."""
-    return sorted(n for n in recorded if recorded[n] != current.get(n))
+    """The recorded files whose hash is not the current one, or that are no longer in the
+    package (a module edited, moved or deleted), sorted. A file in the set that the record lacks
+    is not a change: it was added to the map since, and is adopted like a record made before
+    hashes existed (a kind that starts running a new module changes a listed one too). A
+    recorded file still in the package but no longer in the kind's set is not a change either:
+    the map (kept honest by ``tests/test_code_deps.py``) says the kind no longer depends on it,
+    so narrowing a kind's set costs no recomputation."""
+    return sorted(
+        n
+        for n in recorded
+        if (n in current and recorded[n] != current[n]) or (n not in current and not _exists(n))
+    )
+
+
+def _exists(path: str) -> bool:
+    """Whether the package file ``path`` (``"rnnlib/..."``) exists."""
+    return (PACKAGE.parent / path).is_file()
 
 
 #: how :func:`file_hash` hashes, recorded beside every record (``code_scheme``): a record made

@@ -486,7 +486,9 @@ def test_an_artifact_made_before_the_code_was_recorded_is_adopted_not_recomputed
     assert lines == [lines[-1]] and lines[-1].startswith("1 artifact made before")
 
 
-def test_a_file_added_to_a_kinds_set_is_adopted_one_taken_out_makes_it_stale(tmp_path, monkeypatch):
+def test_a_file_added_to_a_kinds_set_is_adopted_one_taken_out_is_no_longer_a_dependency(
+    tmp_path, monkeypatch
+):
     cache, calls = ArtifactCache(tmp_path), []
     cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
     extra = (*code_deps.SOURCES["copy_task/decoded"], "stats.py")
@@ -494,10 +496,36 @@ def test_a_file_added_to_a_kinds_set_is_adopted_one_taken_out_makes_it_stale(tmp
     again = cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
     assert again.from_cache and cache.events[-1]["adopted"] is True
     assert "rnnlib/stats.py" in json.loads((again.path / "meta.json").read_text())["code"]
+    # narrowed: the two files taken out of the set no longer count, even once edited
     monkeypatch.setitem(code_deps.SOURCES, "copy_task/decoded", extra[:-2])
-    with pytest.warns(StaleArtifactWarning, match="experiments/copy_task.py"):
+    edited(monkeypatch, "rnnlib/stats.py")
+    narrowed = cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
+    assert narrowed.from_cache and len(calls) == 1
+    # a recorded file that is gone from the package (moved or deleted) makes it stale
+    meta_path = narrowed.path / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["code"]["rnnlib/experiments/moved_away.py"] = "0123456789abcdef"
+    meta_path.write_text(json.dumps(meta))
+    with pytest.warns(StaleArtifactWarning, match="moved_away.py"):
         cache.build("copy_task/decoded", {"n": 1}, counting_make(calls))
     assert len(calls) == 2
+
+
+def test_narrowing_the_phrase_based_kinds_keeps_their_networks_when_the_tuning_code_changes(
+    tmp_path, monkeypatch
+):
+    """Paper A's networks and its alignment, phrase table and LM do not hash the decoder or
+    MERT: an edit of ``smt/tune.py`` recomputes the tuned systems only."""
+    cache, calls = ArtifactCache(tmp_path), []
+    kinds = ["smt/alignment", "smt/phrase_table", "smt/lm", "cho2014/scorer", "cho2014/cslm"]
+    for kind in [*kinds, "smt/tuned"]:
+        cache.build(kind, {"n": 1}, counting_make(calls))
+    edited(monkeypatch, "rnnlib/smt/tune.py")
+    for kind in kinds:
+        assert cache.build(kind, {"n": 1}, counting_make(calls)).from_cache, kind
+    with pytest.warns(StaleArtifactWarning, match="tune.py"):
+        cache.build("smt/tuned", {"n": 1}, counting_make(calls))
+    assert len(calls) == len(kinds) + 2
 
 
 def test_cache_ls_says_which_entries_are_stale(tmp_path, monkeypatch, capsys):
