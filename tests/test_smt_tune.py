@@ -6,7 +6,16 @@ import pytest
 
 from rnnlib.smt.decoder import Decoder, DecoderConfig, Translation
 from rnnlib.smt.lm import NgramLM, train_arpa
-from rnnlib.smt.tune import CandidatePool, bleu_from_stats, bleu_stats, line_search, mert, tune
+from rnnlib.smt.tune import (
+    CandidatePool,
+    bleu_from_stats,
+    bleu_stats,
+    line_search,
+    mert,
+    mert_loop,
+    tune,
+    unit_scale,
+)
 
 P = lambda *xs: np.array(xs, dtype=float)  # noqa: E731  phrase scores p(t|s), p(s|t), lex, lex
 
@@ -226,3 +235,51 @@ def test_mert_with_the_compiled_envelopes_tunes_the_weights_of_numpys(monkeypatc
     monkeypatch.setattr(tune_module, "envelopes", tune_module._envelopes)
     slow = mert(pool, np.full(5, 0.2), seed=3, restarts=2)
     assert np.array_equal(fast[0], slow[0]) and fast[1] == slow[1]
+
+
+def test_mert_with_a_fixed_weight_returns_unit_scaled_weights_with_the_same_ranking():
+    """A long line search can leave the weights far from unit norm (the cpu build's tuned
+    weights reached 10^2 to 10^16); with a fixed weight, MERT still returns them scaled, every
+    weight alike, so the decoder's beam threshold prunes the same for every system."""
+    rng = np.random.default_rng(3)
+    pool = random_pool(rng, sentences=30, sizes=(5, 12), features=4, decimals=1)
+    fixed = np.array([False, False, False, True])
+    w0 = np.array([0.2, -0.5, 0.3, 1.0])
+    for seed in range(5):
+        w, score = mert(pool, w0, seed=seed, restarts=3, fixed=fixed)
+        assert np.abs(w[~fixed]).sum() == pytest.approx(1.0)
+        assert pool.bleu(w) == pytest.approx(score)
+    big = w0 * 1e6
+    assert unit_scale(big, ~fixed) == pytest.approx(w0 / np.abs(w0[:3]).sum())
+    assert pool.bleu(unit_scale(big, ~fixed)) == pytest.approx(pool.bleu(big))
+
+
+def test_every_decoding_of_the_mert_loop_uses_unit_scaled_weights():
+    """The loop's starting weights and those MERT hands back are all scaled to unit L1 norm over
+    the tuned weights, the fixed weight scaled alike (its ratio to the others kept)."""
+    rng = np.random.default_rng(0)
+    n = 12
+    cand = [rng.normal(size=(8, 3)).round(1) for _ in range(n)]
+    refs = [[words("a", "b", "c", f"s{i}")] for i in range(n)]
+    seen = []
+
+    def decode(w):
+        seen.append(np.array(w))
+        out = []
+        for i, f in enumerate(cand):
+            order = np.argsort(-(f @ w), kind="stable")
+            out.append(
+                [
+                    Translation(words("a", "b", "c", f"s{i}")[: 1 + (k % 4)] + [f"x{k}"], f[k], 0.0)
+                    for k in order
+                ]
+            )
+        return out
+
+    fixed = np.array([False, False, True])
+    start = np.array([4.0, -4.0, 1.0])
+    mert_loop(decode, start, refs, feature_names=["f", "g", "u"], fixed=fixed, max_iterations=4)
+    assert len(seen) >= 2
+    for w in seen:
+        assert np.abs(w[:2]).sum() == pytest.approx(1.0)
+    assert seen[0][2] == pytest.approx(1.0 / 8.0)  # the fixed weight scaled with the others

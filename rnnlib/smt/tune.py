@@ -11,12 +11,17 @@ pool (all iterations' candidates), and maximises corpus BLEU over the pool:
   gives the same breakpoints: :func:`envelopes`);
 * coordinate directions plus ``random_directions`` random ones are searched in turn until a
   pass gains nothing, from the current weights and from ``restarts`` random starting points
-  (seeded with ``seed``); the best result wins. Weights are scaled to unit L1 norm.
+  (seeded with ``seed``); the best result wins.
 * a feature the decoder marks ``fixed`` (Moses' ``tuneable=false``: the unknown-word penalty)
-  keeps its weight: it is searched along no direction and random starting points keep it. Its
-  contribution still enters every candidate's score, so the line search sees the true
-  ranking; the weights are then not rescaled (rescaling the tuned ones alone would change
-  their balance against the fixed one).
+  is searched along no direction and random starting points keep its weight; its contribution
+  still enters every candidate's score, so the line search sees the true ranking.
+* every weight vector MERT starts from or returns is scaled, all of its weights alike, to unit
+  L1 norm over the tuned weights (:func:`unit_scale`). The scaling changes no ranking, but the
+  decoder's beam threshold is a fixed log distance below a stack's best, so the scale of the
+  weights sets how much the search prunes: unscaled, a line search that moved far along a
+  direction left weights 10^2 to 10^16 times larger and searches that pruned almost every
+  hypothesis, each system by its own amount. Scaling all weights alike (the fixed one too)
+  keeps the balance between the tuned and the fixed weights that MERT found.
 
 The outer loop stops when a decoding adds no new candidate to the pool, when the weights
 move less than ``tol`` (max-abs after L1 normalisation), or after ``max_iterations``
@@ -217,7 +222,8 @@ def mert(
 ) -> tuple[np.ndarray, float]:
     """Maximise corpus BLEU of the pool over the weights. Returns ``(weights, BLEU)``.
 
-    ``fixed (F,) bool``: weights kept at their value in ``w0`` (then nothing is rescaled)."""
+    ``fixed (F,) bool``: weights no direction moves (random starts keep their value in ``w0``).
+    The weights returned are scaled by :func:`unit_scale`."""
     rng = np.random.default_rng(seed)
     w0 = np.asarray(w0, dtype=np.float64)
     dim = len(w0)
@@ -245,10 +251,16 @@ def mert(
                 break
         if cur > best_bleu + 1e-9:
             best_w, best_bleu = w, cur
-    if not free.all():
-        return best_w, best_bleu
-    norm = np.abs(best_w).sum()
-    return (best_w / norm if norm > 0 else best_w), best_bleu
+    return unit_scale(best_w, free), best_bleu
+
+
+def unit_scale(w: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """``w (F,)`` times one positive factor, so that the weights ``free (F,) bool`` have unit L1
+    norm (``w`` itself when they are all 0). Every candidate's score is multiplied by the same
+    factor, so no ranking changes; what changes is how far below a stack's best the decoder's
+    beam threshold reaches, which is then the same for every system."""
+    norm = float(np.abs(w[free]).sum())
+    return w / norm if norm > 0 else w
 
 
 @dataclass
@@ -344,7 +356,7 @@ def mert_loop(
     feats: list[list] = [[] for _ in refs]
     stats: list[list] = [[] for _ in refs]
     free = np.ones(len(w), dtype=bool) if fixed is None else ~np.asarray(fixed, dtype=bool)
-    w[free] = w[free] / np.abs(w[free]).sum()  # the fixed weights keep their value
+    w = unit_scale(w, free)
     history = []
     converged = False
     best_w, best_bleu = w, -1.0
