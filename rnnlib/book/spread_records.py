@@ -16,8 +16,8 @@ the chapter's parameters it ran with (as the chapter's page shows it), its ``hea
 differ from another's by design); one of this profile is used only when it *matches the code of
 now*, else it is listed as stale with why, never mixed in:
 
-* its code hashes: a file a recorded kind depends on that has changed since (or left the kind's
-  set) makes it stale (:func:`rnnlib.code_deps.changed`);
+* its code hashes: a file a recorded kind depends on that has changed since (or left the
+  package) makes it stale (:func:`rnnlib.code_deps.changed`);
 * its keys: the keys the current code computes for that replicate (:func:`current_keys`: its
   computation run looking up only, up to the first artifact the cache lacks) must all be among
   the record's (a changed config, data or recipe gives another key);
