@@ -84,3 +84,65 @@ def test_a_missing_file_is_named_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"no such file: --phrase-table {tmp_path / 'pt'}; --lm {tmp_path / 'lm.arpa'}" in err
     assert "Traceback" not in err
+
+
+class _Pruned:
+    """A stand-in decoder whose search misses the best candidate when its weights are large (as
+    a fixed beam threshold does): 1-best ``[1, 0]`` at unit scale, ``[0, 1]`` above scale 10."""
+
+    fixed = [False, False, True]
+
+    def __init__(self):
+        from rnnlib.smt.decoder import DecoderConfig
+
+        self.weights = [3.0, 1.0, 0.5]
+        self.config = DecoderConfig(stack_size=5, workers=2)
+        self.seen = []
+
+    def set_weights(self, w):
+        self.weights = list(w)
+
+    def translate_corpus(self, sentences, nbest):
+        import numpy as np
+
+        from rnnlib.smt.decoder import Translation
+
+        scale = abs(self.weights[0]) + abs(self.weights[1])
+        self.seen.append((scale, self.config.workers))
+        feats = np.array([1.0, 0.0, 0.0]) if scale < 10 else np.array([0.0, 1.0, 0.0])
+        return [[Translation(["w"], feats, 0.0)] for _ in sentences]
+
+
+def test_scales_counts_the_search_errors_of_larger_weights_and_restores_unit_ones():
+    from rnnlib.bench.smt import scales
+
+    dec = _Pruned()
+    out = scales(dec, [["a"], ["b"], ["c"]], [100, 1, 5], rounds=2)
+    rows = {r["factor"]: r for r in out["scales"]}
+    assert list(rows) == [1.0, 5.0, 100.0]
+    assert rows[1.0]["lower_model_score"] == rows[5.0]["lower_model_score"] == 0
+    # unit weights [0.75, 0.25]: the missed candidate scores 0.25 against 0.75, on all 3
+    assert rows[100.0]["lower_model_score"] == 3 and rows[100.0]["higher_model_score"] == 0
+    assert rows[100.0]["mean_difference"] == pytest.approx(-0.5)
+    assert dec.weights == pytest.approx([0.75, 0.25, 0.125])  # unit-scaled, the fixed one too
+    assert dec.config.workers == 2 and all(w == 1 for _, w in dec.seen)  # one worker meanwhile
+    # the first call fills the caches at the given weights (scale 4), then 2 rounds of 3 scales
+    assert [round(s, 6) for s, _ in dec.seen[1:]] == [1.0, 5.0, 100.0, 100.0, 5.0, 1.0]
+
+
+def test_scales_on_the_command_line(tmp_path, capsys):
+    src = [["the", "house"], ["the", "cat"], ["a", "house"]]
+    tgt = [["das", "haus"], ["die", "kleine", "katze"], ["ein", "haus"]]
+    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1)]]
+    build_phrase_table(src, tgt, links).save(tmp_path / "pt.npz")
+    train_arpa(tgt, tmp_path / "lm.arpa", 2)
+    (tmp_path / "test.txt").write_text("the house\na cat\nthe dog\n")
+    args = ["smt-bench", "--phrase-table", str(tmp_path / "pt.npz"), "--lm"]
+    args += [str(tmp_path / "lm.arpa"), "--source", str(tmp_path / "test.txt")]
+    assert main([*args, "--scales", "1,1e6", "--rounds", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["factor"] for r in out["scales"]] == [1.0, 1e6] and out["sentences"] == 3
+    assert out["scales"][0]["lower_model_score"] == 0
+    with pytest.raises(SystemExit):
+        main([*args, "--scales", "1,-2"])
+    assert "--scales: factors must be > 0" in capsys.readouterr().err

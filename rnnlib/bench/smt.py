@@ -12,7 +12,11 @@ or from the shell, on the artifacts of :mod:`rnnlib.smt.system`::
 ``test.tok.en`` holds one tokenized sentence per line. With ``--against-python`` it decodes the
 sentences with the compiled search (:mod:`rnnlib.smt.compiled`, the default) and with the plain
 Python one, alternately in one process (ABBA rounds, one worker), and prints both and their
-ratio, after checking that their n-best lists are identical.
+ratio, after checking that their n-best lists are identical. With ``--scales 1,10,100`` it
+decodes them with the weights scaled to unit L1 norm over the tuned ones (as MERT leaves them,
+:func:`rnnlib.smt.tune.unit_scale`) and then multiplied by each factor, in ABBA rounds, and
+prints each scale's seconds and how many 1-best translations score below those of scale 1 under
+the same weights: the beam threshold is a fixed log distance, so larger weights prune more.
 """
 
 from __future__ import annotations
@@ -103,6 +107,61 @@ def against_python(
     }
 
 
+def scales(
+    decoder: Decoder, sentences: Sequence[Sequence[str]], factors: Sequence[float], rounds: int = 2
+) -> dict:
+    """Seconds to decode ``sentences`` (1-best, one worker) with the decoder's weights scaled to
+    unit L1 norm over the tuned ones and multiplied by each of ``factors`` (``rounds`` rounds, the
+    order reversed every other round), and, per factor, the 1-best model scores ``w . h``
+    under the unit-scaled weights against those of the smallest factor: how many sentences score
+    lower (a search error the loosest pruning avoids) or higher, and the mean difference."""
+    import numpy as np
+
+    from ..smt.tune import unit_scale
+
+    factors = sorted(float(f) for f in factors)
+    if not factors or factors[0] <= 0:
+        raise ValueError(f"scales: factors must be > 0, got {factors}")
+    free = ~np.asarray(decoder.fixed, dtype=bool)
+    unit = unit_scale(np.asarray(decoder.weights, dtype=np.float64), free)
+    workers, decoder.config.workers = decoder.config.workers, 1
+    seconds: dict[float, list[float]] = {f: [] for f in factors}
+    model: dict[float, np.ndarray] = {}
+    try:
+        decoder.translate_corpus(sentences[:2], 1)  # the weight-independent caches, once
+        for r in range(rounds):
+            for f in factors if r % 2 == 0 else factors[::-1]:
+                decoder.set_weights(unit * f)
+                start = time.perf_counter()
+                out = decoder.translate_corpus(sentences, 1)
+                seconds[f].append(time.perf_counter() - start)
+                model[f] = np.array([float(lst[0].features @ unit) for lst in out])
+    finally:
+        decoder.set_weights(unit)
+        decoder.config.workers = workers
+    base = model[factors[0]]
+    rows = []
+    for f in factors:
+        d = model[f] - base
+        rows.append(
+            {
+                "factor": f,
+                "seconds": sum(seconds[f]) / rounds,
+                "lower_model_score": int((d < -1e-9).sum()),
+                "higher_model_score": int((d > 1e-9).sum()),
+                "mean_difference": float(d.mean()),
+            }
+        )
+    return {
+        "sentences": len(sentences),
+        "rounds": rounds,
+        "stack_size": decoder.config.stack_size,
+        "beam_threshold": decoder.config.beam_threshold,
+        "scales": rows,
+        "load_average_1min": os.getloadavg()[0],
+    }
+
+
 def build_decoder(
     phrase_table: Path, lm: Path, weights: Path | None, sentences, config: DecoderConfig
 ) -> Decoder:
@@ -152,9 +211,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--rounds", type=int, default=4, help="with --against-python: ABBA rounds")
     p.add_argument("--nbest", type=int, default=1, help="with --against-python: n-best size")
+    p.add_argument(
+        "--scales",
+        default=None,
+        help="comma-separated factors (e.g. 1,10,100): decode with the unit-scaled weights "
+        "times each, and count the search errors of each against the smallest",
+    )
     args = p.parse_args(argv)
     if args.rounds < 1 or args.nbest < 1:
         p.error("--rounds and --nbest must be >= 1")
+    factors = None
+    if args.scales is not None:
+        try:
+            factors = [float(x) for x in args.scales.split(",") if x.strip()]
+        except ValueError:
+            p.error(f"--scales: comma-separated numbers, got {args.scales!r}")
+        if not factors or min(factors) <= 0:
+            p.error(f"--scales: factors must be > 0, got {args.scales!r}")
     given = {"--phrase-table": args.phrase_table, "--lm": args.lm, "--source": args.source}
     given["--weights"] = args.weights
     missing = [f"{flag} {path}" for flag, path in given.items() if path and not path.exists()]
@@ -172,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     dec = build_decoder(args.phrase_table, args.lm, args.weights, sents, cfg)
     if args.against_python:
         print(json.dumps(against_python(dec, sents, args.rounds, args.nbest), indent=2))
+    elif factors is not None:
+        print(json.dumps(scales(dec, sents, factors, args.rounds), indent=2))
     else:
         print(json.dumps(measure(dec, sents), indent=2))
     return 0
