@@ -47,6 +47,9 @@ def test_the_ids_follow_the_test_sentences_row_for_row(tmp_path):
     with pytest.raises(AssertionError):  # the check sees an index shifted by one
         _same_chapter(ids, keys[1:46])
     assert resampled_unit(ex) == f"{len(np.unique(keys[:45, :2], axis=0))} chapters"
+    from rnnlib.experiments.rnnsearch.table_3 import _unit
+
+    assert _unit(ex, {"blocks": 7}) == "7 chapters"
 
 
 def _files_ex(n: int, n_test: int, seed: int = 0):
@@ -75,6 +78,10 @@ def test_the_users_own_files_get_blocks_of_consecutive_lines():
     assert chapter_ids(ex, picked).tolist() == want[picked].tolist()
     assert line_ids(ex, 7).tolist() == ((lines[:240] - 1) // 7).tolist()
     assert resampled_unit(ex) == f"{len(np.unique(want))} blocks of {LINES_PER_BLOCK} lines"
+    from rnnlib.experiments.rnnsearch.table_3 import _unit  # C-B-T3-1's note
+
+    assert _unit(ex, {"blocks": 7}) == f"7 blocks of {LINES_PER_BLOCK} lines"
+    assert _unit(ex, {"blocks": None}) == "sentences resampled"
     ex.corpus.test = range(301)
     with pytest.raises(ValueError, match="line numbers"):
         chapter_ids(ex)

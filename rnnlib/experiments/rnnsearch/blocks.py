@@ -81,14 +81,15 @@ def resampled_unit(ex: RNNsearchExperiment) -> str:
     number of Bible chapters the evaluated test sentences come from), ``"<B> blocks of <L>
     lines"`` (the user's own files) or ``"sentences"``."""
     blocks = chapter_ids(ex)
-    if blocks is None:
-        return "sentences"
-    n = len(np.unique(blocks))
-    return (
-        f"{n} chapters"
-        if ex.corpus.config.corpus == "bible"
-        else f"{n} blocks of {LINES_PER_BLOCK} lines"
-    )
+    return "sentences" if blocks is None else blocks_in_words(ex, len(np.unique(blocks)))
 
 
-__all__ = ["chapter_ids", "line_ids", "resampled_unit"]
+def blocks_in_words(ex: RNNsearchExperiment, n: int) -> str:
+    """``n`` blocks of :func:`chapter_ids` in words: ``"<n> chapters"`` on the Bible, ``"<n>
+    blocks of <L> lines"`` on the user's own files."""
+    if ex.corpus.config.corpus == "bible":
+        return f"{n} chapters"
+    return f"{n} blocks of {LINES_PER_BLOCK} lines"
+
+
+__all__ = ["blocks_in_words", "chapter_ids", "line_ids", "resampled_unit"]
