@@ -14,7 +14,7 @@ from rnnlib import bleu, stats
 from rnnlib.calibration import lines, rules
 from rnnlib.calibration.fast_bleu import ORDER
 from rnnlib.calibration.pool import Pool, draw_test, synthetic_pool
-from rnnlib.calibration.run import RULES, calibrate
+from rnnlib.calibration.run import RULES, calibrate, table
 from rnnlib.experiments import ledger_lines
 from rnnlib.experiments.ledger import Calibration
 from rnnlib.line_blocks import LINES_PER_BLOCK, line_blocks
@@ -91,8 +91,6 @@ def test_the_ledger_rows_join_the_other_rules_after_the_paired_ones():
     names = ["paired BLEU", "paired BLEU, block bootstrap", "seeds and sentences"]
     base = calibrate(pool, plan, n_boot=40, seed=2, names=names)
     more = lines.calibrate(pool, plan, n_boot=40, seed=2)
-    from rnnlib.calibration.run import table
-
     cal = Calibration(base, table(base), "pool", 1.0, None)
     joined = ledger_lines.joined(cal, Calibration(more, lines.table(more), "pool", 0.5, None))
     name = lines.rule_name(LINES_PER_BLOCK)
