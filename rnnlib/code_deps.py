@@ -299,6 +299,17 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "specials.py",
         "experiments/ledger.py",
     ),
+    "ledger/calibration_lines": (
+        "calibration/",
+        "stats.py",
+        "verdicts.py",
+        "bleu.py",
+        "resampling.py",
+        "specials.py",
+        "line_blocks.py",
+        "experiments/ledger.py",
+        "experiments/ledger_lines.py",
+    ),
 }
 
 

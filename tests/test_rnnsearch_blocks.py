@@ -1,5 +1,6 @@
 """The Bible chapter of each evaluated test sentence (rnnsearch.blocks): aligned with the test
-references row for row, for All, No UNK and any positions; none for the user's own files."""
+references row for row, for All, No UNK and any positions; for the user's own files, its block
+of consecutive lines of the test file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rnnlib.experiments.rnnsearch.blocks import chapter_ids, resampled_unit
+from rnnlib.experiments.rnnsearch.blocks import chapter_ids, line_ids, resampled_unit
+from rnnlib.line_blocks import LINES_PER_BLOCK
 
 
 def _ex(tmp_path, n: int, n_test: int, corpus: str = "bible", seed: int = 0):
@@ -45,12 +47,51 @@ def test_the_ids_follow_the_test_sentences_row_for_row(tmp_path):
     with pytest.raises(AssertionError):  # the check sees an index shifted by one
         _same_chapter(ids, keys[1:46])
     assert resampled_unit(ex) == f"{len(np.unique(keys[:45, :2], axis=0))} chapters"
+    from rnnlib.experiments.rnnsearch.table_3 import _unit
+
+    assert _unit(ex, {"blocks": 7}) == "7 chapters"
 
 
-def test_the_users_own_files_have_no_chapters(tmp_path):
-    ex, _ = _ex(tmp_path, 20, 20, corpus="files")
-    assert chapter_ids(ex) is None and resampled_unit(ex) == "sentences"
+def _files_ex(n: int, n_test: int, seed: int = 0):
+    """A files corpus of ``n`` test pairs whose 1-based file lines skip the lines the cleaning
+    dropped (about one in four), the first ``n_test`` evaluated."""
+    rng = np.random.default_rng(seed)
+    lines = 1 + np.flatnonzero(rng.random(4 * n) < 0.75)[:n]
+    corpus = SimpleNamespace(
+        path=None,
+        config=SimpleNamespace(corpus="files"),
+        test=range(n),
+        rows=lambda split: lines if split == "test" else None,
+    )
+    known = rng.random(n_test) < 0.6
+    return SimpleNamespace(corpus=corpus, test=np.arange(n_test), known=known), lines
+
+
+def test_the_users_own_files_get_blocks_of_consecutive_lines():
+    ex, lines = _files_ex(300, 240)
+    want = (lines[:240] - 1) // LINES_PER_BLOCK  # the block of each sentence's line in the file
+    ids = chapter_ids(ex)
+    assert ids.tolist() == want.tolist()
+    assert len(np.unique(ids)) < 240 / 10  # blocks, not sentences
+    assert chapter_ids(ex, "no_unk").tolist() == want[ex.known].tolist()
+    picked = np.array([3, 17, 18, 200])
+    assert chapter_ids(ex, picked).tolist() == want[picked].tolist()
+    assert line_ids(ex, 7).tolist() == ((lines[:240] - 1) // 7).tolist()
+    assert resampled_unit(ex) == f"{len(np.unique(want))} blocks of {LINES_PER_BLOCK} lines"
+    from rnnlib.experiments.rnnsearch.table_3 import _unit  # C-B-T3-1's note
+
+    assert _unit(ex, {"blocks": 7}) == f"7 blocks of {LINES_PER_BLOCK} lines"
+    assert _unit(ex, {"blocks": None}) == "sentences resampled"
+    ex.corpus.test = range(301)
+    with pytest.raises(ValueError, match="line numbers"):
+        chapter_ids(ex)
+
+
+def test_without_a_corpus_or_verse_keys_the_sentences_are_resampled(tmp_path):
     assert chapter_ids(SimpleNamespace()) is None
+    ex, _ = _ex(tmp_path, 20, 20)
+    (tmp_path / "test.keys.npy").unlink()
+    assert chapter_ids(ex) is None and resampled_unit(ex) == "sentences"
 
 
 def test_keys_that_do_not_match_the_split_are_refused(tmp_path):

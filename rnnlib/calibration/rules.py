@@ -11,8 +11,8 @@ should cover. The intervals are computed as :mod:`rnnlib.stats` computes them, o
 the same resamples. Where the chapters resample whole Bible chapters (``blocks=``: B Table 1's
 comparisons, its No UNK rules and its margin, Fig. 2's buckets, Table 3), so do the rules here
 (:attr:`rnnlib.calibration.pool.Draw.block_counts`); :func:`paired_bleu` keeps the sentence
-bootstrap, the rule where the chapters know no chapters (the user's own files) and the contrast
-that shows what the blocks change.
+bootstrap, the contrast that shows what the blocks change (the user's own files, which know no
+chapters, resample blocks of consecutive lines: :mod:`rnnlib.calibration.lines`).
 
 Effects (Cho et al. 2014 = A, Bahdanau et al. 2015 = B), each relative to the worse system's
 BLEU and so scaled to the pool's: :data:`B_STAR_GAIN` (B Table 1, RNNsearch-50* over
@@ -92,9 +92,8 @@ def _paired_check(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> verdicts.
 
 
 def paired_bleu(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
-    """The paired bootstrap of a BLEU difference over the sentences (the chapters' rule on a
-    corpus without Bible chapters, ``corpus="files"``; on the Bible before it resampled
-    chapters)."""
+    """The paired bootstrap of a BLEU difference over the sentences (the chapters' rule before
+    they resampled Bible chapters, and blocks of lines on ``corpus="files"``: the contrast)."""
     a, b = pair(pool, draw, rng)
     delta = delta_for_gain(B_STAR_GAIN) if true else 0.0
     b = thin(b, delta, rng) if true else b

@@ -10,7 +10,7 @@ from ... import stats, verdicts
 from ...bleu import corpus_bleu, sentence_bleu
 from ...book import papers
 from ...book.claims import ClaimCheck
-from .blocks import chapter_ids
+from .blocks import blocks_in_words, chapter_ids
 from .controls import IDENTICAL_WHAT, bleu_floor, dlh
 from .seeds import SeedRuns, seed_translations
 from .setting import RNNsearchExperiment
@@ -119,7 +119,7 @@ def claim_t3_1(ex: RNNsearchExperiment, tr: Translations) -> ClaimCheck:
     check = verdicts.controlled(
         verdicts.intervals_above(
             [(f"RNNsearch-50 − RNNencdec-50, {label}", *dlh(res))],
-            note=f"{n} test sentences, paired bootstrap ({_unit(res)}); one training run per "
+            note=f"{n} test sentences, paired bootstrap ({_unit(ex, res)}); one training run per "
             "model; BLEU reads the meaning kept only through shared n-grams",
         ),
         IDENTICAL_WHAT + " RNNencdec-50 in place of RNNsearch-50",
@@ -149,6 +149,8 @@ def by_seed(
     ]
 
 
-def _unit(res: dict) -> str:
+def _unit(ex: RNNsearchExperiment, res: dict) -> str:
     """What a bootstrap of :func:`rnnlib.stats.paired_bootstrap` resampled, in words."""
-    return "sentences resampled" if res.get("blocks") is None else f"{res['blocks']} chapters"
+    if res.get("blocks") is None:
+        return "sentences resampled"
+    return blocks_in_words(ex, res["blocks"])
