@@ -116,6 +116,28 @@ def test_primary_set_reads_the_corpus_keys_and_starts_after_the_tuning_sentences
     assert primary.primary_set(base, 10).n == 7
 
 
+def test_on_the_users_files_the_primary_set_resamples_blocks_of_consecutive_lines(tmp_path):
+    """The user's files mark no documents (no ``<split>.keys.npy``): the keys are stand-ins that
+    put each pair's file line in its block of ``LINES_PER_BLOCK`` lines, dev and test apart."""
+    from rnnlib.line_blocks import LINES_PER_BLOCK as L
+
+    rows = {"dev": np.arange(1, 2 * L + 6), "test": np.array([1, 2, L, L + 1, 3 * L + 2])}
+    corpus = NS(path=tmp_path, rows=lambda split: rows[split])
+    dev, test = primary.split_keys(corpus, "dev"), primary.split_keys(corpus, "test")
+    assert test[:, 1].tolist() == [0, 0, 0, 1, 3] and test[:, 2].tolist() == rows["test"].tolist()
+    assert np.unique(dev[:, 1]).tolist() == [0, 1, 2]
+    blocks = chapter_blocks(np.concatenate([dev, test]))
+    assert len(np.unique(blocks)) == 3 + 3  # dev's 3 blocks and test's 3, never merged
+    assert primary.blocks_unit(corpus) == f"blocks of {L} lines"
+    refs = {s: [[f"r {s} {i}" for i in range(len(rows[s]))]] for s in rows}
+    base = NS(data=NS(dev_refs=refs["dev"], test_refs=refs["test"]), corpus=corpus)
+    held = primary.primary_set(base, L)
+    assert held.n == len(rows["dev"]) - L + len(rows["test"])
+    np.save(tmp_path / "test.keys.npy", _keys(8, 9))  # a Bible corpus keeps its verse keys
+    assert primary.blocks_unit(corpus) == "whole chapters"
+    assert primary.split_keys(corpus, "test").tolist() == _keys(8, 9).tolist()
+
+
 def test_each_step_reads_its_own_sentences_and_references():
     """The test-only steps read test alone: a system exact on test and wrong on the dev part
     gains there only."""

@@ -30,6 +30,7 @@ import pandas as pd
 from ... import multi_reference, verdicts
 from ...bleu import SACREBLEU_SEED
 from ...cache import Artifact, ArtifactCache
+from ...line_blocks import LINES_PER_BLOCK, line_blocks
 from ...resampling import BlockResampler, chapter_blocks
 from ...smt.system import SMTResult, checksum
 from ...verdicts import BLEU_FLOOR
@@ -126,10 +127,36 @@ def primary_set(base: BaselineRow, n_tune: int | None) -> HeldOut:
     ``n_tune`` on (none held out when MERT tuned on all of them)."""
     dev = [list(s) for s in base.data.dev_refs]
     test = [list(s) for s in base.data.test_refs]
-    keys = {s: np.load(Path(base.corpus.path) / f"{s}.keys.npy") for s in ("dev", "test")}
+    keys = {s: split_keys(base.corpus, s) for s in ("dev", "test")}
     n_dev, n_test = len(dev[0]), len(test[0])
     first = n_dev if n_tune is None or n_tune >= n_dev else n_tune
     return HeldOut(first, dev, test, keys["dev"][:n_dev], keys["test"][:n_test])
+
+
+#: the number :func:`split_keys` gives each split in the stand-in keys of the user's files
+SPLIT_NUMBER = {"dev": 1, "test": 2}
+
+
+def split_keys(corpus, split: str) -> np.ndarray:
+    """``(n, 3)`` keys of a split's pairs that :func:`rnnlib.resampling.chapter_blocks` groups
+    into blocks: the Bible's verse keys (book, chapter, verse; ``<split>.keys.npy``), or, for
+    the user's own files, which mark no documents, stand-ins (split, block, line): the block of
+    :data:`rnnlib.line_blocks.LINES_PER_BLOCK` consecutive lines each pair's file line falls in
+    (:func:`rnnlib.line_blocks.line_blocks`), so that the intervals resample those blocks."""
+    path = Path(corpus.path) / f"{split}.keys.npy"
+    if path.exists():
+        return np.load(path)
+    lines = np.asarray(corpus.rows(split), dtype=np.int64)  # 1-based line numbers in the file
+    number = np.full(len(lines), SPLIT_NUMBER[split], dtype=np.int64)
+    return np.stack([number, line_blocks(lines - 1), lines], axis=1)
+
+
+def blocks_unit(corpus) -> str:
+    """What the primary set's last step resamples, in words: "whole chapters" (the Bible) or
+    "blocks of N lines" (the user's files, :func:`split_keys`)."""
+    if (Path(corpus.path) / "test.keys.npy").exists():
+        return "whole chapters"
+    return f"blocks of {LINES_PER_BLOCK} lines"
 
 
 #: the steps from the test set read as Table 1's intervals read it to the primary set as
@@ -394,20 +421,23 @@ def judged(checks: dict[str, verdicts.Check], found: Found) -> dict[str, verdict
     return {**checks, "C-A-T1-1": claim_t1_1(found), **found.checks}
 
 
-def widths(found: Found) -> pd.DataFrame:
+def widths(found: Found, unit: str = "whole chapters") -> pd.DataFrame:
     """C-A-T1-1's difference at every step of :data:`STEPS`: its 95% interval, the interval's
     width, the standard errors of the MERT runs and of the sentences, how many sentences,
-    references and chapters it reads, and its control's width; rounded to 2 digits."""
+    references and chapters (``unit``: :func:`blocks_unit`; the user's files resample blocks of
+    lines, counted in the same column, named "blocks") it reads, and its control's width;
+    rounded to 2 digits."""
     a, b = found.pairs["test"]
     ca, cb = found.pairs["control"]
+    column = "chapters" if unit == "whole chapters" else "blocks"
     out = []
     for (label, *_), r, c in zip(STEPS, found.steps["test"], found.steps["control"]):
         out.append(
             {
-                "step": label,
+                "step": label.replace("whole chapters", unit),
                 "sentences": r["sentences"],
                 "references": r["references"],
-                "chapters": r["chapters"],
+                column: r["chapters"],
                 f"{a} − {b}": r["diff"],
                 "95% interval": f"[{r['low']:.2f}, {r['high']:.2f}]",
                 "width": r["high"] - r["low"],
@@ -444,6 +474,8 @@ def numbers(found: Found) -> dict[str, Any]:
 
 __all__ = [
     "STEPS",
+    "blocks_unit",
+    "split_keys",
     "Found",
     "HeldOut",
     "claim_pairs",
