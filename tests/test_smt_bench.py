@@ -124,7 +124,7 @@ def test_scales_counts_the_search_errors_of_larger_weights_and_restores_unit_one
     # unit weights [0.75, 0.25]: the missed candidate scores 0.25 against 0.75, on all 3
     assert rows[100.0]["lower_model_score"] == 3 and rows[100.0]["higher_model_score"] == 0
     assert rows[100.0]["mean_difference"] == pytest.approx(-0.5)
-    assert dec.weights == pytest.approx([0.75, 0.25, 0.125])  # unit-scaled, the fixed one too
+    assert dec.weights == pytest.approx([0.75, 0.25, 0.5])  # unit-scaled, the fixed one kept
     assert dec.config.workers == 2 and all(w == 1 for _, w in dec.seen)  # one worker meanwhile
     # the first call fills the caches at the given weights (scale 4), then 2 rounds of 3 scales
     assert [round(s, 6) for s, _ in dec.seen[1:]] == [1.0, 5.0, 100.0, 100.0, 5.0, 1.0]

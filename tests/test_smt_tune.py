@@ -237,26 +237,33 @@ def test_mert_with_the_compiled_envelopes_tunes_the_weights_of_numpys(monkeypatc
     assert np.array_equal(fast[0], slow[0]) and fast[1] == slow[1]
 
 
-def test_mert_with_a_fixed_weight_returns_unit_scaled_weights_with_the_same_ranking():
+def test_mert_with_a_fixed_weight_returns_unit_scaled_weights_and_keeps_the_fixed_one():
     """A long line search can leave the weights far from unit norm (the cpu build's tuned
-    weights reached 10^2 to 10^16); with a fixed weight, MERT still returns them scaled, every
-    weight alike, so the decoder's beam threshold prunes the same for every system."""
+    weights reached 10^2 to 10^16); with a fixed weight, MERT still returns the tuned ones scaled
+    to unit L1 norm, the fixed one at its value (as Moses' MERT), so the decoder's beam threshold
+    prunes the same for every system, and returns the pool's BLEU at those weights."""
     rng = np.random.default_rng(3)
     pool = random_pool(rng, sentences=30, sizes=(5, 12), features=4, decimals=1)
     fixed = np.array([False, False, False, True])
     w0 = np.array([0.2, -0.5, 0.3, 1.0])
     for seed in range(5):
         w, score = mert(pool, w0, seed=seed, restarts=3, fixed=fixed)
-        assert np.abs(w[~fixed]).sum() == pytest.approx(1.0)
+        assert np.abs(w[~fixed]).sum() == pytest.approx(1.0) and w[3] == 1.0
         assert pool.bleu(w) == pytest.approx(score)
-    big = w0 * 1e6
-    assert unit_scale(big, ~fixed) == pytest.approx(w0 / np.abs(w0[:3]).sum())
-    assert pool.bleu(unit_scale(big, ~fixed)) == pytest.approx(pool.bleu(big))
+    big = np.array([0.2, -0.5, 0.3, 1.0]) * [1e6, 1e6, 1e6, 1.0]
+    assert unit_scale(big, ~fixed) == pytest.approx([0.2, -0.5, 0.3, 1.0])
+    # where the fixed feature is the same for every candidate of a sentence, no ranking changes
+    parts = [(pool.feats[a:b], pool.stats[a:b]) for a, b in pool.bounds]
+    flat = CandidatePool(
+        [np.hstack([f[:, :3], np.full((len(f), 1), float(k))]) for k, (f, _) in enumerate(parts)],
+        [st for _, st in parts],
+    )
+    assert flat.bleu(unit_scale(big, ~fixed)) == pytest.approx(flat.bleu(big))
 
 
 def test_every_decoding_of_the_mert_loop_uses_unit_scaled_weights():
-    """The loop's starting weights and those MERT hands back are all scaled to unit L1 norm over
-    the tuned weights, the fixed weight scaled alike (its ratio to the others kept)."""
+    """The loop's starting weights and those MERT hands back have their tuned weights scaled to
+    unit L1 norm, the fixed weight at its value."""
     rng = np.random.default_rng(0)
     n = 12
     cand = [rng.normal(size=(8, 3)).round(1) for _ in range(n)]
@@ -282,4 +289,4 @@ def test_every_decoding_of_the_mert_loop_uses_unit_scaled_weights():
     assert len(seen) >= 2
     for w in seen:
         assert np.abs(w[:2]).sum() == pytest.approx(1.0)
-    assert seen[0][2] == pytest.approx(1.0 / 8.0)  # the fixed weight scaled with the others
+    assert all(w[2] == 1.0 for w in seen)  # the fixed weight as it was

@@ -15,13 +15,16 @@ pool (all iterations' candidates), and maximises corpus BLEU over the pool:
 * a feature the decoder marks ``fixed`` (Moses' ``tuneable=false``: the unknown-word penalty)
   is searched along no direction and random starting points keep its weight; its contribution
   still enters every candidate's score, so the line search sees the true ranking.
-* every weight vector MERT starts from or returns is scaled, all of its weights alike, to unit
-  L1 norm over the tuned weights (:func:`unit_scale`). The scaling changes no ranking, but the
-  decoder's beam threshold is a fixed log distance below a stack's best, so the scale of the
-  weights sets how much the search prunes: unscaled, a line search that moved far along a
+* every weight vector MERT starts from or returns has its tuned weights scaled to unit L1
+  norm, the fixed ones kept at their value, as Moses' MERT leaves them (:func:`unit_scale`).
+  The decoder's beam threshold is a fixed log distance below a stack's best, so the scale of
+  the weights sets how much the search prunes: unscaled, a line search that moved far along a
   direction left weights 10^2 to 10^16 times larger and searches that pruned almost every
-  hypothesis, each system by its own amount. Scaling all weights alike (the fixed one too)
-  keeps the balance between the tuned and the fixed weights that MERT found.
+  hypothesis, each system by its own amount. Keeping the fixed weight at its value also keeps
+  its balance against the tuned ones the same for every system and seed (1 against a unit
+  norm); the price is that where candidates of one sentence differ in the fixed feature (a
+  copied word that the table holds only inside longer phrases), the ranking MERT found on the
+  pool can change a little.
 
 The outer loop stops when a decoding adds no new candidate to the pool, when the weights
 move less than ``tol`` (max-abs after L1 normalisation), or after ``max_iterations``
@@ -223,7 +226,8 @@ def mert(
     """Maximise corpus BLEU of the pool over the weights. Returns ``(weights, BLEU)``.
 
     ``fixed (F,) bool``: weights no direction moves (random starts keep their value in ``w0``).
-    The weights returned are scaled by :func:`unit_scale`."""
+    The weights returned are scaled by :func:`unit_scale`, and so is the BLEU returned: the
+    pool's at those weights (with a fixed weight it can be a little below the optimum found)."""
     rng = np.random.default_rng(seed)
     w0 = np.asarray(w0, dtype=np.float64)
     dim = len(w0)
@@ -251,16 +255,20 @@ def mert(
                 break
         if cur > best_bleu + 1e-9:
             best_w, best_bleu = w, cur
-    return unit_scale(best_w, free), best_bleu
+    scaled = unit_scale(best_w, free)
+    return scaled, (best_bleu if free.all() else pool.bleu(scaled))
 
 
 def unit_scale(w: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """``w (F,)`` times one positive factor, so that the weights ``free (F,) bool`` have unit L1
-    norm (``w`` itself when they are all 0). Every candidate's score is multiplied by the same
-    factor, so no ranking changes; what changes is how far below a stack's best the decoder's
-    beam threshold reaches, which is then the same for every system."""
+    """``w (F,)`` with its tuned weights ``free (F,) bool`` scaled to unit L1 norm and the fixed
+    ones as they are (``w`` itself when the tuned ones are all 0): how far below a stack's best
+    the decoder's beam threshold reaches, and the fixed weights' balance against the tuned
+    ones, are then the same for every system. Without a fixed weight no ranking changes."""
+    w = np.array(w, dtype=np.float64)
     norm = float(np.abs(w[free]).sum())
-    return w / norm if norm > 0 else w
+    if norm > 0:
+        w[free] = w[free] / norm
+    return w
 
 
 @dataclass
