@@ -125,7 +125,8 @@ def test_the_chapter_runs_on_the_users_files(tmp_path, session_cache):
     out = run_on_files("rnnsearch", tmp_path, session_cache)
     values = results.load(out / "results").values("rnnsearch")
     assert int(values["rns-test-sentences"]) == 30  # the files' test split, not the Bible's
-    assert values["rns-resampled"] == "sentences"  # no chapters: the sentence bootstrap
+    # no chapters: blocks of consecutive lines (30 test lines: one block)
+    assert values["rns-resampled"] == "1 block of 30 lines"
     # Fig. 2's buckets hold the test sentences by their source length (whitespace tokens of
     # test.en), each in the one bucket its length falls in
     lengths = [len(line.split()) for line in (tmp_path / "my corpus" / "test.en").open()]

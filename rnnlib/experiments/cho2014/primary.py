@@ -241,6 +241,8 @@ class Found:
     #: C-A-T1-2 and C-A-T1-4 on the set (:func:`.primary_claims.heldout_claims`; none without
     #: the CSLM rows)
     checks: dict[str, verdicts.Check] = dataclasses.field(default_factory=dict)
+    #: what the last step resamples, in words (:func:`blocks_unit`)
+    unit: str = "whole chapters"
 
     @property
     def name(self) -> str:
@@ -362,6 +364,7 @@ def table1_heldout(
         len(held.dev_streams),
         art,
         {c: verdicts.Check.from_dict(d) for c, d in saved["checks"].items()},
+        blocks_unit(base.corpus),
     )
 
 
@@ -421,12 +424,13 @@ def judged(checks: dict[str, verdicts.Check], found: Found) -> dict[str, verdict
     return {**checks, "C-A-T1-1": claim_t1_1(found), **found.checks}
 
 
-def widths(found: Found, unit: str = "whole chapters") -> pd.DataFrame:
+def widths(found: Found) -> pd.DataFrame:
     """C-A-T1-1's difference at every step of :data:`STEPS`: its 95% interval, the interval's
     width, the standard errors of the MERT runs and of the sentences, how many sentences,
-    references and chapters (``unit``: :func:`blocks_unit`; the user's files resample blocks of
-    lines, counted in the same column, named "blocks") it reads, and its control's width;
-    rounded to 2 digits."""
+    references and chapters (``found.unit``, :func:`blocks_unit`: the user's files resample
+    blocks of lines, counted in the same column, named "blocks") it reads, and its control's
+    width; rounded to 2 digits."""
+    unit = found.unit
     a, b = found.pairs["test"]
     ca, cb = found.pairs["control"]
     column = "chapters" if unit == "whole chapters" else "blocks"
@@ -459,6 +463,7 @@ def numbers(found: Found) -> dict[str, Any]:
         "cho-primary-dev-n": found.n_dev,
         "cho-primary-chapters": found.chapters,
         "cho-primary-refs": found.references,
+        "cho-primary-unit": found.unit,
     }
     for key, name in (("test", "rnn"), ("control", "tuning")):
         r = found.steps[key][-1]

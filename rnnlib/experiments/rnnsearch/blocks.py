@@ -89,7 +89,7 @@ def blocks_in_words(ex: RNNsearchExperiment, n: int) -> str:
     blocks of <L> lines"`` on the user's own files."""
     if ex.corpus.config.corpus == "bible":
         return f"{n} chapters"
-    return f"{n} blocks of {LINES_PER_BLOCK} lines"
+    return f"{n} block{'' if n == 1 else 's'} of {LINES_PER_BLOCK} lines"
 
 
 __all__ = ["blocks_in_words", "chapter_ids", "line_ids", "resampled_unit"]
