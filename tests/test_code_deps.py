@@ -102,6 +102,7 @@ def tiny_copy_task():
     return copy_task.CopyTask.from_params(p)
 
 
+@pytest.mark.slow  # 7 s of CPU: over the fast layer's 5 s
 def test_the_copy_tasks_model_and_decoding_run_only_hashed_modules(tmp_path):
     ex = tiny_copy_task()
     cache = ArtifactCache(tmp_path)
