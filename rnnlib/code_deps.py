@@ -288,7 +288,13 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "smt/alignment": ("smt/system.py", "smt/align.py", *_SMT_BASE),
     "smt/phrase_table": ("smt/system.py", "smt/align.py", "smt/phrases.py", *_SMT_BASE),
     "smt/lm": ("smt/system.py", "smt/lm.py", *_SMT_BASE),
-    "smt/test_links": (*_SMT, "experiments/baseline.py", "experiments/rnnsearch/agreement.py"),
+    "smt/test_links": (  # eflomal on the training pairs and the test pairs (read, not traced)
+        "smt/align.py",
+        *_SMT_BASE,
+        "corpus/dataset.py",
+        "experiments/baseline.py",
+        "experiments/rnnsearch/agreement.py",
+    ),
     "representations/tsne": ("experiments/representations/tsne.py",),
     "ledger/calibration": (
         "calibration/",
