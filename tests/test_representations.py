@@ -71,6 +71,7 @@ def test_bag_of_words_purity_sees_shared_words():
     assert purity.knn_purity(purity.bag_of_words(phrases), labels, k=5) == 1.0
 
 
+@pytest.mark.slow  # 12 s of CPU (a t-SNE map): over the fast layer's 5 s
 def test_tsne_is_computed_once_and_a_new_region_only_redraws(tmp_path):
     cache = ArtifactCache(root=tmp_path / "cache")
     rng = np.random.default_rng(0)
