@@ -120,6 +120,16 @@ _NLL = (  # paper B's per-sentence NLL of a trained model
     "experiments/rnnsearch/setting.py",
 )
 
+_CALIBRATION = (  # the ledger's simulations of the rules
+    "calibration/",
+    "stats.py",
+    "verdicts.py",
+    "bleu.py",
+    "resampling.py",
+    "specials.py",
+    "experiments/ledger.py",
+)
+
 #: kind (or kind prefix ending in ``/``) -> the files, relative to :data:`PACKAGE`, it depends on
 SOURCES: dict[str, tuple[str, ...]] = {
     "corpus/": _CORPUS,
@@ -296,24 +306,10 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "experiments/rnnsearch/agreement.py",
     ),
     "representations/tsne": ("experiments/representations/tsne.py",),
-    "ledger/calibration": (
-        "calibration/",
-        "stats.py",
-        "verdicts.py",
-        "bleu.py",
-        "resampling.py",
-        "specials.py",
-        "experiments/ledger.py",
-    ),
+    "ledger/calibration": _CALIBRATION,
     "ledger/calibration_lines": (
-        "calibration/",
-        "stats.py",
-        "verdicts.py",
-        "bleu.py",
-        "resampling.py",
-        "specials.py",
+        *_CALIBRATION,
         "line_blocks.py",
-        "experiments/ledger.py",
         "experiments/ledger_lines.py",
     ),
 }
