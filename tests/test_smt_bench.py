@@ -9,16 +9,22 @@ from rnnlib.smt.lm import train_arpa
 from rnnlib.smt.phrases import build_phrase_table
 
 
+def toy_system(folder) -> None:
+    """A toy phrase table ``pt.npz`` and bigram LM ``lm.arpa`` in ``folder`` (German targets),
+    and ``test.txt``: four source lines, one with an unknown word, one longer."""
+    src = [["the", "house"], ["the", "cat"], ["a", "house"]]
+    tgt = [["das", "haus"], ["die", "kleine", "katze"], ["ein", "haus"]]
+    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1)]]
+    build_phrase_table(src, tgt, links).save(folder / "pt.npz")
+    train_arpa(tgt, folder / "lm.arpa", 2)
+    (folder / "test.txt").write_text("the house\na cat\nthe dog\nthe house is old\n")
+
+
 def test_bench_cli_reports_speed(tmp_path, capsys):
     """The figures are those of the decoding run: sentences and source words of the file (with
     ``--limit``), the translations' words (here more than the source's: "cat" -> "kleine
     katze"), rates that are the counts over the run's seconds, and the settings given."""
-    src = [["the", "house"], ["the", "cat"], ["a", "house"]]
-    tgt = [["das", "haus"], ["die", "kleine", "katze"], ["ein", "haus"]]
-    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1)]]
-    build_phrase_table(src, tgt, links).save(tmp_path / "pt.npz")
-    train_arpa(tgt, tmp_path / "lm.arpa", 2)
-    (tmp_path / "test.txt").write_text("the house\na cat\nthe dog\nthe house is old\n")
+    toy_system(tmp_path)
     weights = {
         "weights": {
             "log p(t|s)": 1.0,
@@ -131,15 +137,10 @@ def test_scales_counts_the_search_errors_of_larger_weights_and_restores_unit_one
 
 
 def test_scales_on_the_command_line(tmp_path, capsys):
-    src = [["the", "house"], ["the", "cat"], ["a", "house"]]
-    tgt = [["das", "haus"], ["die", "kleine", "katze"], ["ein", "haus"]]
-    links = [[(0, 0), (1, 1)], [(0, 0), (1, 1), (1, 2)], [(0, 0), (1, 1)]]
-    build_phrase_table(src, tgt, links).save(tmp_path / "pt.npz")
-    train_arpa(tgt, tmp_path / "lm.arpa", 2)
-    (tmp_path / "test.txt").write_text("the house\na cat\nthe dog\n")
+    toy_system(tmp_path)
     args = ["smt-bench", "--phrase-table", str(tmp_path / "pt.npz"), "--lm"]
     args += [str(tmp_path / "lm.arpa"), "--source", str(tmp_path / "test.txt")]
-    assert main([*args, "--scales", "1,1e6", "--rounds", "1"]) == 0
+    assert main([*args, "--scales", "1,1e6", "--rounds", "1", "--limit", "3"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["factor"] for r in out["scales"]] == [1.0, 1e6] and out["sentences"] == 3
     assert out["scales"][0]["lower_model_score"] == 0
