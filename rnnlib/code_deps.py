@@ -280,6 +280,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "stats.py",
         "verdicts.py",
         "experiments/cho2014/table_1.py",
+        "experiments/cho2014/equal_effort.py",
         "experiments/cho2014/rows.py",
     ),
     "cho2014/table1_heldout": (
@@ -290,6 +291,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "resampling.py",
         "experiments/cho2014/primary.py",
         "experiments/cho2014/primary_claims.py",
+        "experiments/cho2014/equal_effort.py",
         "experiments/cho2014/intervals.py",
         "experiments/cho2014/rows.py",
         "experiments/cho2014/table_1.py",

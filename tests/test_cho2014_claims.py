@@ -10,6 +10,7 @@ import pytest
 
 from rnnlib.experiments.cho2014 import controls
 from rnnlib.experiments.cho2014 import cslm as cslm_mod
+from rnnlib.experiments.cho2014 import equal_effort
 from rnnlib.experiments.cho2014 import figure_3
 from rnnlib.experiments.cho2014 import rebuilds
 from rnnlib.experiments.cho2014 import rows as rows_mod
@@ -124,6 +125,51 @@ def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_
     one = table_1.table_1_claims({k: _row(20, 1) for k in _effort()}, REFS2, ORACLE)
     assert table_1.effort_words(one).startswith("was not measured")
     assert max(len(table_1.effort_words(c)) for c in (fair, tuning, worse, one)) <= 80
+
+
+def _lists(lists=40, rnn=40, cr=60, tuned_on=None) -> dict:
+    """Table 1's rows with +RNN's lists re-tuned without the CSLM (its equal-effort row), and
+    the Baseline tuned on where ``tuned_on`` is given."""
+    rows = _rows(rnn=rnn, cr=cr)
+    if tuned_on is not None:
+        rows[rows_mod.TUNED_ON_ROW] = _row(tuned_on)
+    return {**rows, equal_effort.LISTS_ROW: _row(lists)}
+
+
+@pytest.mark.slow  # bootstraps: about 10 s
+def test_the_cslm_claims_read_cslm_rnn_against_rnns_lists_re_tuned_with_the_round_as_control():
+    """C-A-T1-2 and C-A-T1-4 read +CSLM+RNN against +RNN's lists re-tuned without the CSLM
+    (the same extra MERT round), and their control is that round alone, which can hold: where
+    the round alone gains, the rule cannot credit the CSLM."""
+    lists = equal_effort.LISTS_ROW
+    fair = table_1.table_1_claims(_lists(lists=40), REFS2, ORACLE)
+    for c in ("C-A-T1-2", "C-A-T1-4"):
+        assert fair[c].control.what.startswith(equal_effort.EXTRA_ROUND), c
+        assert _control(fair[c]) == verdicts.NOISE, c
+    labels = [t[0] for t in fair["C-A-T1-2"].evidence["tests"]]
+    assert labels[:2] == [f"+CSLM+RNN − {lists}, {s}" for s in ("dev", "test")]
+    assert not any(t.startswith("+CSLM+RNN − +RNN,") for t in labels)
+    assert _verdict(fair["C-A-T1-2"]) == verdicts.HOLDS
+    words = equal_effort.readings(fair)
+    assert "does not explain" in words["cho-lists-reading"]
+    assert words["cho-lists-cslm"].startswith("+") and words["cho-lists-round"] != "not measured"
+    # the extra round alone gains as much as the CSLM: the control holds, the CSLM not credited
+    round_ = table_1.table_1_claims(_lists(lists=60, cr=60), REFS2, ORACLE)
+    assert _control(round_["C-A-T1-2"]) == verdicts.HOLDS
+    got = verdicts.evaluate(round_["C-A-T1-2"])
+    assert got.verdict == verdicts.UNMEASURABLE and "extra MERT round alone" in got.reason
+    assert "it explains" in equal_effort.readings(round_)["cho-lists-reading"]
+    # +CSLM+RNN below the lists row (the round alone inside the noise): refuted
+    worse = table_1.table_1_claims(_lists(lists=40, cr=25), REFS2, ORACLE)
+    assert _verdict(worse["C-A-T1-2"]) == verdicts.FAILS
+    # C-A-T1-4 with the Baseline tuned on: +RNN read against it, and both rounds as control
+    c4 = table_1.table_1_claims(_lists(tuned_on=20), REFS2, ORACLE)["C-A-T1-4"]
+    labels = [t[0] for t in c4.evidence["tests"]]
+    assert labels[0] == f"+RNN − {rows_mod.TUNED_ON_ROW}, test"
+    controls = [t[0] for t in c4.control.check.evidence["tests"]]
+    assert controls == [f"{rows_mod.TUNED_ON_ROW} − Baseline, test", f"{lists} − +RNN, test"]
+    assert lists not in str(labels[2])  # the lists row is not "the best row"
+    assert equal_effort.readings({})["cho-lists-cslm"] == "not measured"
 
 
 @pytest.mark.slow  # bootstraps: about 4 s

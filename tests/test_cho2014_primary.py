@@ -13,7 +13,7 @@ import pytest
 
 from rnnlib import multi_reference, stats, verdicts
 from rnnlib.cache import ArtifactCache
-from rnnlib.experiments.cho2014 import intervals, primary, primary_claims, table_1
+from rnnlib.experiments.cho2014 import equal_effort, intervals, primary, primary_claims, table_1
 from rnnlib.experiments.cho2014.rows import TUNED_ON_ROW
 from rnnlib.resampling import BlockResampler, chapter_blocks
 from rnnlib.verdicts import BLEU_FLOOR
@@ -353,3 +353,19 @@ def test_t1_2_and_t1_4_on_the_held_out_set_both_ways():
     one = primary_claims.heldout_claims(_gains(seeds=1))
     assert {c.rule for c in one.values()} == {"not_measurable"}
     assert primary_claims.heldout_claims(_gains(drop=("+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"))) == {}
+
+
+def test_t1_2_and_t1_4_on_the_held_out_set_read_the_lists_row_when_it_was_built():
+    lists = equal_effort.LISTS_ROW
+    got = primary_claims.heldout_claims(_gains(**{lists: 40}))
+    c2 = got["C-A-T1-2"]
+    assert _verdict(c2).verdict == verdicts.HOLDS and _verdict(c2).control == verdicts.NOISE
+    labels = [t[0] for t in c2.evidence["tests"]]
+    assert labels[0] == f"+CSLM+RNN − {lists}, held-out dev + test"
+    assert [t[0] for t in c2.control.check.evidence["tests"]] == [
+        f"{lists} − +RNN, held-out dev + test"
+    ]
+    assert "against 3 references" in c2.note
+    same = primary_claims.heldout_claims(_gains(**{lists: 60}))  # the round alone does it
+    assert _verdict(same["C-A-T1-2"]).verdict == verdicts.UNMEASURABLE
+    assert _verdict(same["C-A-T1-4"]).control == verdicts.HOLDS

@@ -10,10 +10,11 @@ Every interval comes from :mod:`rnnlib.stats` (Fig. 3's joint bootstrap from
 :func:`rnnlib.stats.bootstrap_rounds`; Table 1's from :func:`rnnlib.stats.seeds_and_sentences`,
 Clark et al. 2011), but those of C-A-T1-1, C-A-T1-2 and C-A-T1-4: the same rule with whole Bible
 chapters resampled (:mod:`.intervals`), on the primary held-out set (:mod:`.primary`). Every
-claim's check carries a control: Table 1's a row against itself, and an n-best oracle for the
-word penalty's null claim; the network's claims the same rule on the untrained network (its
-initialisation with the run's seed), and a floor (the network ahead of the target unigram model
-on held-out pairs).
+claim's check carries a control: for C-A-T1-1, C-A-T1-2 and C-A-T1-4 the extra tuning alone
+(the Baseline tuned on; +RNN's n-best lists re-tuned without the CSLM, :mod:`.equal_effort`),
+an n-best oracle for the word penalty's null claim; the network's claims the same rule on the
+untrained network (its initialisation with the run's seed), and a floor (the network ahead of
+the target unigram model on held-out pairs).
 
 Devices: the chapter's ``device`` parameter (``auto``: CUDA when there is one, else the CPU;
 :func:`rnnlib.device.resolve_device`) is where the scorer trains, scores and samples and where
