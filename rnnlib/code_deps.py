@@ -127,6 +127,7 @@ _CALIBRATION = (  # the ledger's simulations of the rules
     "bleu.py",
     "resampling.py",
     "specials.py",
+    "line_blocks.py",
     "experiments/ledger.py",
 )
 
@@ -309,11 +310,6 @@ SOURCES: dict[str, tuple[str, ...]] = {
     ),
     "representations/tsne": ("experiments/representations/tsne.py",),
     "ledger/calibration": _CALIBRATION,
-    "ledger/calibration_lines": (
-        *_CALIBRATION,
-        "line_blocks.py",
-        "experiments/ledger_lines.py",
-    ),
 }
 
 

@@ -1,6 +1,8 @@
-"""The paired BLEU bootstrap of the user's own files (rnnlib.calibration.lines): blocks of
-consecutive lines cut from the simulated test set read as a file, and its false-hold rate where
-two systems differ document by document, against the sentence bootstrap's."""
+"""The paired BLEU bootstrap of the user's own files (rnnlib.calibration.lines), a rule of the
+ledger's table (rnnlib.calibration.run.RULES): blocks of consecutive lines cut from the simulated
+test set read as a file, the systems it shares with the sentence bootstrap, its row and glue on
+the ledger page, and its false-hold rate where two systems differ document by document, against
+the sentence bootstrap's."""
 
 from __future__ import annotations
 
@@ -11,14 +13,15 @@ import pandas as pd
 import pytest
 
 from rnnlib import bleu, stats
-from rnnlib.calibration import lines, rules
+from rnnlib.calibration import lines, rules, run, systems
 from rnnlib.calibration.fast_bleu import ORDER
 from rnnlib.calibration.pool import Pool, draw_test, synthetic_pool
-from rnnlib.calibration.run import RULES, calibrate, table
-from rnnlib.experiments import ledger_lines
+from rnnlib.calibration.run import LINE_RULE, RULES, SAME_SYSTEMS, calibrate, plan_of, table
+from rnnlib.experiments import ledger
 from rnnlib.experiments.ledger import Calibration
 from rnnlib.line_blocks import LINES_PER_BLOCK, line_blocks
 from rnnlib.resampling import BlockResampler
+from rnnlib.verdicts import HOLDS
 
 TRIALS = 200
 N_BOOT = 250
@@ -85,23 +88,58 @@ def test_the_line_rule_is_paired_bootstrap_with_line_blocks():
     assert np.allclose([d, lo, hi], [want["diff"], want["low"], want["high"]])
 
 
-def test_the_ledger_rows_join_the_other_rules_after_the_paired_ones():
+def test_the_line_rule_draws_the_systems_of_the_sentence_bootstrap_in_every_trial(monkeypatch):
+    """Stand-in rules record the two systems they draw from their trial's generator: the line
+    rule's are the sentence bootstrap's in every trial and claim; a rule drawing its own (the
+    block bootstrap's row) gets others."""
+    assert SAME_SYSTEMS == {LINE_RULE: "paired BLEU"}
+    seen: dict = {}
+
+    def recorder(name):
+        def rule(pool, draw, rng, true):
+            seen.setdefault(name, []).append(systems.pair(pool, draw, rng))
+            return rules.Outcome(HOLDS)
+
+        return rule
+
+    names = ["paired BLEU", "paired BLEU, block bootstrap", LINE_RULE]
+    for name in names:
+        monkeypatch.setitem(RULES, name, (recorder(name), *RULES[name][1:]))
+    calibrate(synthetic_pool(), plan_of(3, 2), n_boot=10, seed=4, names=names)
+    assert len(seen[LINE_RULE]) == len(seen["paired BLEU"]) == 3 * 2 + 2
+    for (a, b), (a2, b2) in zip(seen["paired BLEU"], seen[LINE_RULE]):
+        assert np.array_equal(a, a2) and np.array_equal(b, b2)
+    own = zip(seen["paired BLEU"], seen["paired BLEU, block bootstrap"])
+    assert not all(np.array_equal(a, a2) for (a, _), (a2, _) in own)
+    # sharing moves no other rule's generator: the others keep their places in order
+    others = [n for n in RULES if n not in SAME_SYSTEMS]
+    assert [run.stream(n) for n in others] == list(range(len(others)))
+    assert run.stream(LINE_RULE) == run.stream("paired BLEU") != run.stream(names[1])
+
+
+def test_the_line_rule_is_the_ledgers_row_after_the_block_bootstrap_and_its_numbers_are_glued():
+    assert LINE_RULE == lines.rule_name(LINES_PER_BLOCK)
+    order = list(RULES)
+    assert order.index(LINE_RULE) == order.index("paired BLEU, block bootstrap") + 1
+    assert RULES[LINE_RULE][2] == RULES["paired BLEU"][2]  # the same effect
+    assert "your own files" in RULES[LINE_RULE][1] and str(LINES_PER_BLOCK) in RULES[LINE_RULE][1]
+    assert "contrast" in RULES["paired BLEU"][1]  # no chapter applies it any more
     pool = synthetic_pool()
-    plan = {"sentence": (4, (False,)), "chapter": (4, (False, True))}
-    names = ["paired BLEU", "paired BLEU, block bootstrap", "seeds and sentences"]
-    base = calibrate(pool, plan, n_boot=40, seed=2, names=names)
-    more = lines.calibrate(pool, plan, n_boot=40, seed=2)
-    cal = Calibration(base, table(base), "pool", 1.0, None)
-    joined = ledger_lines.joined(cal, Calibration(more, lines.table(more), "pool", 0.5, None))
-    name = lines.rule_name(LINES_PER_BLOCK)
-    assert list(joined.table.index) == [*names[:2], name, names[2]]
-    assert list(joined.table.columns) == list(cal.table.columns)
-    assert joined.minutes == 1.5 and len(joined.rates) == len(base) + len(more)
-    glued = ledger_lines.numbers(joined)
+    names = [n for n in order if n in ("paired BLEU", ledger.CHAPTERS, LINE_RULE)]
+    names.append("seeds and sentences")
+    rates = calibrate(pool, plan_of(4), n_boot=40, seed=2, names=names)
+    t = table(rates)
+    assert list(t.index) == names
+    assert t.loc[LINE_RULE, "false holds, by sentence (%)"] != "—"  # run under both designs
+    assert t.loc[LINE_RULE, "applied to"] == RULES[LINE_RULE][1]
+    glued = ledger.numbers(Calibration(rates, t, "pool", 1.5, None), ledger.Params())
+    r = rates.set_index(["rule", "design", "claim"])["holds"]
     assert glued["cal-lines-size"] == (LINES_PER_BLOCK, None)
-    row = more.set_index(["rule", "design", "claim"]).loc[(name, "chapter", "false")]
-    assert glued["cal-lines-false"] == (100 * row["holds"], 1)
-    assert name not in RULES  # its own artifact: the other rules' stays as it is
+    assert glued["cal-lines-false"] == (100 * r[(LINE_RULE, "chapter", "false")], 1)
+    assert glued["cal-lines-power"] == (100 * r[(LINE_RULE, "chapter", "true")], 1)
+    assert glued["cal-sentences-false"] == (100 * r[("paired BLEU", "chapter", "false")], 1)
+    assert glued["cal-chapters-false"] == (100 * r[(ledger.CHAPTERS, "chapter", "false")], 1)
+    assert glued["cal-minutes"] == (1.5, 1)
 
 
 @pytest.mark.slow  # 200 trials of two rules, about 6 s of CPU
@@ -111,8 +149,8 @@ def test_where_systems_differ_by_document_line_blocks_hold_falsely_far_less_than
     knowing where a document begins, stay near 5% (within 3 Monte Carlo standard errors)."""
     pool = document_pool()
     plan = {"chapter": (TRIALS, (False,))}
-    sent = calibrate(pool, plan, n_boot=N_BOOT, seed=7, names=["paired BLEU"]).iloc[0]
-    line = lines.calibrate(pool, plan, n_boot=N_BOOT, seed=7).iloc[0]
+    r = calibrate(pool, plan, n_boot=N_BOOT, seed=7, names=["paired BLEU", LINE_RULE])
+    sent, line = (r.set_index("rule").loc[n] for n in ("paired BLEU", LINE_RULE))
     assert sent["holds"] > 0.10, sent["holds"]
     assert line["holds"] < sent["holds"] - 3 * math.hypot(sent["holds_se"], line["holds_se"])
     assert line["holds"] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / TRIALS), line["holds"]

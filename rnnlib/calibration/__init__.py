@@ -8,7 +8,7 @@ systems of equal or known quality made of two translations of every verse
 (:mod:`rnnlib.calibration.systems`) -- and counts how often it says "holds" where the claim is
 false, how often where it is true, and how often its 95% intervals cover the truth
 (:mod:`rnnlib.calibration.run`; the rules: :mod:`rnnlib.calibration.rules`,
-:mod:`rnnlib.calibration.more_rules`; the arithmetic on arrays:
+:mod:`rnnlib.calibration.more_rules`, :mod:`rnnlib.calibration.lines`; the arithmetic on arrays:
 :mod:`rnnlib.calibration.fast_bleu`).
 """
 

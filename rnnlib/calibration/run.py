@@ -35,19 +35,28 @@ import numpy as np
 import pandas as pd
 
 from ..verdicts import HOLDS
-from . import more_rules, rules
+from ..line_blocks import LINES_PER_BLOCK
+from . import lines, more_rules, rules
 from .pool import Pool, draw_test
+
+#: the rule the chapters apply to BLEU on the user's own files (:mod:`rnnlib.calibration.lines`)
+LINE_RULE = lines.rule_name(LINES_PER_BLOCK)
 
 #: name -> (the rule, what the book applies it to, the effect its power is measured at)
 RULES = {
     "paired BLEU": (
         rules.paired_bleu,
-        "paired bootstrap of a BLEU difference over the sentences (your own files)",
+        "paired bootstrap of a BLEU difference over the sentences (no chapter: the contrast)",
         "B: RNNsearch-50* over -50 (+6.4%)",
     ),
     "paired BLEU, block bootstrap": (
         rules.paired_bleu_blocks,
         "B Table 1, Fig. 2, Table 3: the same, whole chapters resampled",
+        "B: RNNsearch-50* over -50 (+6.4%)",
+    ),
+    LINE_RULE: (
+        lines.paired_bleu_lines,
+        f"your own files: the same, {LINES_PER_BLOCK} consecutive lines resampled together",
         "B: RNNsearch-50* over -50 (+6.4%)",
     ),
     "seeds and sentences": (
@@ -97,6 +106,10 @@ RULES = {
     ),
 }
 DESIGNS = ("sentence", "chapter")
+#: rule -> the rule whose simulated systems it shares: in every trial it draws from that rule's
+#: generator (:func:`stream`), so it reads the same two systems (and the same thinning where the
+#: claim is true) and the two rows differ only in how their intervals are made
+SAME_SYSTEMS = {LINE_RULE: "paired BLEU"}
 #: rules whose items are not the test sentences: the design (how systems differ) is not theirs,
 #: so they run under the last design only
 NOT_SENTENCES = ("rank correlation",)
@@ -110,6 +123,15 @@ def plan_of(trials: int, sentence_trials: int | None = None) -> dict:
     return {"sentence": (st, (False,)), "chapter": (trials, (False, True))}
 
 
+def stream(name: str) -> int:
+    """The last seed of rule ``name``'s generator in a trial (``default_rng([seed, design,
+    trial, stream])``, :func:`calibrate`): its place among the rules of :data:`RULES` that draw
+    their own systems; for a rule of :data:`SAME_SYSTEMS`, that of the rule whose systems it
+    shares. Adding a rule to :data:`SAME_SYSTEMS` moves no other rule's draws."""
+    own = [n for n in RULES if n not in SAME_SYSTEMS]
+    return own.index(SAME_SYSTEMS.get(name, name))
+
+
 def _chunk(job) -> dict:
     """The outcomes of trials ``start``..``stop`` of one design (a worker's share)."""
     pool, names, design, di, start, stop, claims, sentences, n_boot, seed = job
@@ -119,7 +141,7 @@ def _chunk(job) -> dict:
         for name in names:
             if design != DESIGNS[-1] and name in NOT_SENTENCES:
                 continue
-            rng = np.random.default_rng([seed, di, trial, list(RULES).index(name)])
+            rng = np.random.default_rng([seed, di, trial, stream(name)])
             for true in claims:
                 out.setdefault((name, design, true), []).append(
                     RULES[name][0](pool, draw, rng, true)
@@ -142,7 +164,9 @@ def calibrate(
     ``measured`` (share of verdicts other than "not measurable"). Trial ``t`` of design ``d``
     draws from ``default_rng([seed, d, t])``, whichever of ``workers`` processes runs it, so
     the result does not depend on ``workers``; every rule of a trial reads the same simulated
-    test set ``sentences`` sentences long and the same ``n_boot`` bootstrap resamples."""
+    test set ``sentences`` sentences long and the same ``n_boot`` bootstrap resamples, and its
+    own systems drawn from generator :func:`stream` (a rule of :data:`SAME_SYSTEMS` the
+    systems of the rule it names)."""
     names = list(RULES) if names is None else list(names)
     jobs = []
     for design, (trials, claims) in plan.items():
@@ -221,4 +245,13 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("rule")
 
 
-__all__ = ["DESIGNS", "RULES", "calibrate", "plan_of", "table"]
+__all__ = [
+    "DESIGNS",
+    "LINE_RULE",
+    "RULES",
+    "SAME_SYSTEMS",
+    "calibrate",
+    "plan_of",
+    "stream",
+    "table",
+]

@@ -32,6 +32,8 @@ from ..cache import Artifact, ArtifactCache
 from ..calibration import RULES, calibrate, plan_of, pool_from_prepared, synthetic_pool, table
 from ..calibration.pool import Pool
 from ..calibration.rules import SEEDS
+from ..calibration.run import LINE_RULE, SAME_SYSTEMS
+from ..line_blocks import LINES_PER_BLOCK
 
 #: the book's sizes: test sets of about 500 sentences, 1,000 bootstrap resamples per interval
 SENTENCES = 500
@@ -39,6 +41,8 @@ N_BOOT = 1000
 SEED = 20141
 #: a false-hold rate above this (by chapter) is named on the page: the rule is miscalibrated
 OVER = 0.07
+#: the rule the chapters apply to BLEU on the Bible: whole chapters resampled
+CHAPTERS = "paired BLEU, block bootstrap"
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,8 @@ def over(rates: pd.DataFrame, level: float = OVER) -> list[tuple[str, float]]:
 
 def numbers(cal: Calibration, P: Params) -> dict:
     """``glue name -> value``: the trials, the pool, the minutes, the rules over :data:`OVER`
-    (their names, or their count where the names would not fit a line) and the worst rate."""
+    (their names, or their count where the names would not fit a line), the worst rate and
+    the rates of the paired BLEU rows (:func:`line_numbers`)."""
     bad = over(cal.rates)
     names = ", ".join(n for n, _ in bad) or "none"
     worst = max(
@@ -144,7 +149,36 @@ def numbers(cal: Calibration, P: Params) -> dict:
         "cal-over-n": (len(bad), None),
         "cal-worst": str(worst.rule),
         "cal-worst-rate": (100 * float(worst.holds), 1),
+        **line_numbers(cal),
     }
 
 
-__all__ = ["Calibration", "Params", "calibration", "find_pool", "numbers", "over"]
+def line_numbers(cal: Calibration) -> dict:
+    """``glue name -> value`` (in %, one decimal): the false-hold rates by chapter of the rule
+    of the user's own files (:data:`rnnlib.calibration.run.LINE_RULE`), of the sentence
+    bootstrap whose systems it shares (``"paired BLEU"``) and of whole chapters
+    (:data:`CHAPTERS`), the line rule's power, and its block size."""
+    r = cal.rates.set_index(["rule", "design", "claim"])
+
+    def pct(rule: str, claim: str = "false") -> tuple[float, int]:
+        return (100 * float(r.loc[(rule, "chapter", claim), "holds"]), 1)
+
+    return {
+        "cal-lines-size": (LINES_PER_BLOCK, None),
+        "cal-lines-false": pct(LINE_RULE),
+        "cal-lines-power": pct(LINE_RULE, "true"),
+        "cal-sentences-false": pct(SAME_SYSTEMS[LINE_RULE]),
+        "cal-chapters-false": pct(CHAPTERS),
+    }
+
+
+__all__ = [
+    "CHAPTERS",
+    "Calibration",
+    "Params",
+    "calibration",
+    "find_pool",
+    "line_numbers",
+    "numbers",
+    "over",
+]
