@@ -413,3 +413,12 @@ def test_the_report_names_each_builds_machine_and_says_when_they_differ(tmp_path
     text = C.report(C.compare(a, c))
     assert "machine: not recorded (no results page)" in text
     assert "ran on different machines" not in text
+
+
+def test_a_table_without_rows_compares_unchanged_with_itself_and_names_a_new_column():
+    table = {"index": [], "columns": ["a", "b"], "data": [], "index_names": ["model"]}
+    old = {"value": table}
+    assert C._table("ch", "t", old, {"value": dict(table)}, {})[0].status == C.UNCHANGED
+    wider = {"value": {**table, "columns": ["a", "b", "c"]}}
+    item = C._table("ch", "t", old, wider, {})[0]
+    assert item.status == C.CHANGED and item.note == "columns only in new: c"

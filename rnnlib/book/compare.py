@@ -497,8 +497,9 @@ def _table(chapter: str, name: str, old: dict, new: dict, noise: Mapping) -> lis
             cells.append(Item(chapter, cid, "cell", classify(x, y, n), x, y, n, _note(x, y)))
         elif not same(x, y):
             texts += 1
-    rows_a, rows_b = {r for r, _ in a}, {r for r, _ in b}
-    cols_a, cols_b = {c for _, c in a}, {c for _, c in b}
+    # the labels themselves, not those of the cells: a table with no rows has columns too
+    rows_a, rows_b = (set(_labels(t["value"].get("index") or [])) for t in (old, new))
+    cols_a, cols_b = (set(_labels(t["value"].get("columns") or [])) for t in (old, new))
     parts = []
     moved = sum(x.status != UNCHANGED for x in cells)
     if moved:
