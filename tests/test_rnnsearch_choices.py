@@ -65,7 +65,7 @@ def test_a_choice_in_words_is_short_and_has_no_nan():
 
 # -- RNNencdec's own parameters ------------------------------------------------------------------
 def test_rnnencdec_dropout_and_schedule_are_its_own_only_where_set():
-    ex = _experiment()  # the cpu profile: dropout 0.3, lr_decay 0.5
+    ex = _experiment()
     assert ex.dropout_of("RNNencdec-50") == ex.dropout_of("RNNsearch-50") == 0.3
     assert ex.lr_decay_of("rnnencdec") == ex.lr_decay_of("rnnsearch") == 0.5
     ex = _experiment(dropout_encdec=0.0, lr_decay_encdec=1.0, dropout_long=0.1)
@@ -143,7 +143,7 @@ def test_the_study_trains_each_recipe_of_rnnencdec_50_and_the_papers_once(monkey
         monkeypatch, encdec_runs="0.1/0.003/none, 0/0.003/none/2, 0.1/0.003/none"
     )
     chapters = training.chapters_encdec_recipe(ex)
-    assert chapters == (0.3, 0.001, 0.5, 1)  # the cpu profile's RNNencdec-50
+    assert chapters == (0.3, 0.001, 0.5, 1)  # the earlier cpu recipe's RNNencdec-50
     assert training.paper_encdec_recipe(ex) == (0.0, 0.003, None, 1)
     names = [j.name for j in training.training_jobs(ex)]
     study = names[3:6]  # after RNNencdec-50: as long as it
@@ -176,16 +176,17 @@ def test_the_study_trains_each_recipe_of_rnnencdec_50_and_the_papers_once(monkey
     assert not [j.name for j in training.training_jobs(ex) if j.name.startswith("encdec-50 ")]
 
 
-def test_the_study_profile_adds_five_rnnencdec_50_runs_to_the_cpu_profiles(monkeypatch):
+def test_the_study_profile_adds_four_rnnencdec_50_runs_to_the_cpu_profiles(monkeypatch):
     """``--profile encdec-study``: the cpu profile's runs, each with the same config, and the
-    study's five RNNencdec-50 runs (the paper's recipe with seeds 1 and 2, three candidates)."""
+    study's four RNNencdec-50 runs: the paper's recipe (the cpu profile's own, so its seed 1 is
+    the chapter's RNNencdec-50) with seed 2, and three candidates."""
     cpu = _job_configs(_profile_experiment("cpu"), monkeypatch)
     study = _job_configs(_profile_experiment("encdec-study"), monkeypatch)
     assert {n: study[n] for n in cpu} == cpu
+    assert training.chapters_encdec_recipe(_profile_experiment("cpu"))[:3] == (0.0, 0.003, None)
     assert sorted(set(study) - set(cpu)) == [
         "encdec-50 0.0/0.001/None seed 1",
         "encdec-50 0.0/0.003/0.5 seed 1",
-        "encdec-50 0.0/0.003/None seed 1",
         "encdec-50 0.0/0.003/None seed 2",
         "encdec-50 0.1/0.003/None seed 1",
     ]
@@ -237,7 +238,8 @@ def test_the_study_table_reads_each_recipes_draws_and_the_rule_its_spread(monkey
 def _stand_in_runs(monkeypatch, further: list[dict] | None = None):
     """The cpu profile's experiment with stand-in runs carrying the cpu build's dev NLLs: the
     recipe runs (RNNsearch-30: 3.742 with dropout 0.3 and the halving, 3.773 with the paper's
-    recipe), RNNencdec-30 at its own rate and at RNNsearch's (4.046, 4.076), no study."""
+    recipe), RNNencdec-30 at its own rate and at RNNsearch's (4.046, 4.076), no study; the
+    earlier cpu recipe (``EARLIER_CPU``)."""
     ex = _experiment()
     logs = {}
     arts = {}
