@@ -36,6 +36,12 @@ EXTRA_ROUND = (
     "round alone)"
 )
 
+#: why C-A-T1-2 and C-A-T1-4 are not judged on rows without :data:`LISTS_ROW`
+NO_LISTS_ROW = (
+    f"no row {LISTS_ROW!r} (the CSLM rows' extra MERT round without the CSLM), so +CSLM+RNN "
+    "has no row at equal tuning effort to be read against and no control"
+)
+
 
 def lists_runs(
     cache: ArtifactCache, base: BaselineRow, rnn: RNNRow, P: Params
@@ -115,7 +121,10 @@ def judged(
 def t1_2(gains: Any, splits: Sequence[str]) -> verdicts.Check:
     """C-A-T1-2 at equal tuning effort: +CSLM+RNN above :data:`LISTS_ROW` on ``splits`` and
     above every other row but +RNN (which the lists row stands for) and the Baseline tuned on
-    on ``"test"``; the control: the lists row above +RNN on ``splits``."""
+    on ``"test"``; the control: the lists row above +RNN on ``splits``. Not measurable
+    (:data:`NO_LISTS_ROW`) without the lists row."""
+    if LISTS_ROW not in gains.outputs:
+        return verdicts.not_measurable(NO_LISTS_ROW)
     skip = ("+CSLM+RNN", "+RNN", LISTS_ROW, TUNED_ON_ROW)
     others = [n for n in gains.outputs if n not in skip]
     tests = [("+CSLM+RNN", LISTS_ROW, s) for s in splits]
@@ -128,7 +137,9 @@ def t1_4(gains: Any, largest_under_2: Callable[[bool], list]) -> verdicts.Check:
     Baseline where that row was not built), +CSLM+RNN above :data:`LISTS_ROW`, and
     ``largest_under_2(over)``'s tests (the best row's gain under 2 BLEU); the control: each
     step's extra tuning alone (the lists row above +RNN, the Baseline tuned on above the
-    Baseline)."""
+    Baseline). Not measurable (:data:`NO_LISTS_ROW`) without the lists row."""
+    if LISTS_ROW not in gains.outputs:
+        return verdicts.not_measurable(NO_LISTS_ROW)
     tests: list[Triple] = [("+CSLM+RNN", LISTS_ROW, "test")]
     controls: list[Triple] = [(LISTS_ROW, "+RNN", "test")]
     if TUNED_ON_ROW in gains.outputs:
@@ -172,6 +183,7 @@ def readings(checks: dict[str, verdicts.Check]) -> dict[str, Any]:
 __all__ = [
     "EXTRA_ROUND",
     "LISTS_ROW",
+    "NO_LISTS_ROW",
     "judged",
     "lists_runs",
     "readings",
