@@ -161,6 +161,32 @@ def test_the_cslm_claims_are_not_measurable_without_the_lists_row():
     assert equal_effort.readings({"C-A-T1-2": c2.check})["cho-lists-cslm"] == "not measured"
 
 
+def test_one_sentence_says_what_each_extra_tuning_control_found():
+    """C-A-T1-1's (the Baseline tuned on) and C-A-T1-2's (the lists row) control in words, from
+    one function given the rows' names: the control holding explains the row's gain."""
+
+    def check(low):  # the claim holds; its control's interval starts at ``low``
+        test = verdicts.intervals_above([("a − b, test", 1.0, 0.5, 1.5)])
+        return verdicts.controlled(
+            test, table_1.EXTRA_TUNING, verdicts.intervals_above([("c", low + 0.5, low, low + 1)])
+        )
+
+    words = {v: table_1.effort_words({"C-A-T1-1": check(low)}) for v, low in
+             (("holds", 0.2), ("fails", -1.5), ("noise", -0.5))}  # fmt: skip
+    assert words["holds"] == "gains beyond the noise: it explains +RNN's gain over the Baseline"
+    assert words["fails"] == "loses BLEU: it does not explain +RNN's gain over the Baseline"
+    assert words["noise"].startswith("stays inside the noise: it does not explain +RNN's")
+    got = equal_effort.control_words(check(0.2), "+CSLM+RNN", "+RNN")
+    assert got == "gains beyond the noise: it explains +CSLM+RNN's gain over +RNN"
+    nan = verdicts.controlled(
+        verdicts.intervals_above([("a", 1.0, 0.5, 1.5)]),
+        "x",
+        verdicts.intervals_above([("c", float("nan"), float("nan"), float("nan"))]),
+    )
+    assert equal_effort.control_words(nan, "a", "b").startswith("was not measurable")
+    assert max(len(w) for w in words.values()) <= 80
+
+
 @pytest.mark.slow  # bootstraps: about 10 s
 def test_the_cslm_claims_read_cslm_rnn_against_rnns_lists_re_tuned_with_the_round_as_control():
     """C-A-T1-2 and C-A-T1-4 read +CSLM+RNN against +RNN's lists re-tuned without the CSLM

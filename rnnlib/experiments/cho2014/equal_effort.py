@@ -176,30 +176,39 @@ def _found(check: verdicts.Check, label: str) -> str:
     return "not computed"
 
 
+def control_words(check: verdicts.Check, row: str, base: str) -> str:
+    """What the control of ``check`` (extra tuning alone: the Baseline tuned on for C-A-T1-1,
+    the extra MERT round :data:`EXTRA_ROUND` for C-A-T1-2) found, in words for the prose: whether
+    it gains beyond the noise, and so explains ``row``'s gain over ``base`` as well as the
+    feature could."""
+    gain = f"{row}'s gain over {base}"
+    return {
+        verdicts.HOLDS: f"gains beyond the noise: it explains {gain}",
+        verdicts.FAILS: f"loses BLEU: it does not explain {gain}",
+        verdicts.NOISE: f"stays inside the noise: it does not explain {gain}",
+    }.get(verdicts.evaluate(check).control, "was not measurable (a NaN, or too few MERT runs)")
+
+
 def readings(checks: dict[str, verdicts.Check]) -> dict[str, Any]:
     """For the prose (``cho-lists-…``): C-A-T1-2's difference at equal tuning effort
     (+CSLM+RNN − :data:`LISTS_ROW`) and its control's (the extra round alone), each with its
-    interval on the set the claim reads, and what the control found, in words."""
+    interval on the set the claim reads, and what the control found, in words
+    (:func:`control_words`)."""
     check = checks.get("C-A-T1-2")
     if check is None or check.control is None or not check.control.what.startswith(EXTRA_ROUND):
-        none = "was not built (no CSLM rows, or one MERT run a row)"
+        none = "was not built (no CSLM rows or no lists row, or one MERT run a row)"
         return {"cho-lists-cslm": "not measured", "cho-lists-round": "not measured",
                 "cho-lists-reading": none}  # fmt: skip
-    found = verdicts.evaluate(check).control
-    reading = {
-        verdicts.HOLDS: "gains beyond the noise: it explains +CSLM+RNN's lead over +RNN",
-        verdicts.FAILS: "loses BLEU: it does not explain +CSLM+RNN's lead over +RNN",
-        verdicts.NOISE: "stays inside the noise: it does not explain +CSLM+RNN's lead over +RNN",
-    }.get(found, "was not measurable (a NaN, or too few MERT runs)")
     return {
         "cho-lists-cslm": _found(check, f"+CSLM+RNN − {LISTS_ROW}"),
         "cho-lists-round": _found(check.control.check, f"{LISTS_ROW} − +RNN"),
-        "cho-lists-reading": reading,
+        "cho-lists-reading": control_words(check, "+CSLM+RNN", "+RNN"),
     }
 
 
 __all__ = [
     "EXTRA_ROUND",
+    "control_words",
     "LISTS_ROW",
     "NO_LISTS_ROW",
     "judged",

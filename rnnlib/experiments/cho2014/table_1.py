@@ -518,19 +518,13 @@ def table_1_claims(
 
 def effort_words(checks: dict[str, verdicts.Check]) -> str:
     """What C-A-T1-1's control (the extra tuning alone: :func:`claim_t1_1`) found, in words
-    for the prose: whether the Baseline tuned on gains over the Baseline beyond the noise, and
-    so explains +RNN's gain over the Baseline as well as the feature could."""
+    for the prose (:func:`.equal_effort.control_words`): whether the Baseline tuned on gains over
+    the Baseline beyond the noise, and so explains +RNN's gain over the Baseline as well as the
+    feature could."""
     check = checks["C-A-T1-1"]
     if check.control is None or check.control.what != EXTRA_TUNING:
         return "was not measured (no Baseline tuned on, or one MERT run a row)"
-    found = verdicts.evaluate(check).control
-    if found == verdicts.HOLDS:
-        return "gains beyond the noise on both halves: it explains +RNN's gain over the Baseline"
-    if found == verdicts.FAILS:
-        return "loses BLEU on a half: it does not explain +RNN's gain over the Baseline"
-    if found == verdicts.NOISE:
-        return "stays inside the noise: it does not explain +RNN's gain over the Baseline"
-    return "was not measurable (a NaN, or too few MERT runs)"
+    return equal_effort.control_words(check, "+RNN", "the Baseline")
 
 
 def claims_to_record(checks: dict[str, verdicts.Check]) -> list[ClaimCheck]:
