@@ -45,9 +45,13 @@ def _row(k: int, seeds: int = 3) -> dict[str, list[list[str]]]:
     return {"dev": both, "test": both}
 
 
-def _rows(base=20, rnn=40, cslm=40, cr=60, wp=50, seeds=3) -> dict:
-    names = ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"]
-    return {n: _row(k, seeds) for n, k in zip(names, (base, rnn, cslm, cr, wp))}
+def _rows(base=20, rnn=40, cslm=40, cr=60, wp=50, seeds=3, lists=None) -> dict:
+    """Table 1's rows as the chapter builds them, the CSLM rows with +RNN's lists re-tuned
+    without the CSLM (``lists``; by default as good as +RNN: the extra round alone gains
+    nothing)."""
+    names = ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP", equal_effort.LISTS_ROW]
+    ks = (base, rnn, cslm, cr, wp, rnn if lists is None else lists)
+    return {n: _row(k, seeds) for n, k in zip(names, ks)}
 
 
 REFS2 = {"dev": REFS, "test": REFS}
@@ -66,7 +70,10 @@ def test_t1_claims_hold_on_real_gains_and_their_controls_do_not():
     assert _verdict(got["C-A-T1-1"]) == verdicts.HOLDS
     assert _verdict(got["C-A-T1-2"]) == verdicts.HOLDS  # above +RNN on both, and every row on test
     assert _verdict(got["C-A-T1-3"]) == verdicts.HOLDS  # the penalty lowers BLEU: no gain
-    for c in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-4"):  # a row against itself
+    assert got["C-A-T1-1"].control.what == table_1.SAME  # no Baseline tuned on: itself
+    for c in ("C-A-T1-2", "C-A-T1-4"):  # the extra MERT round alone (it gains nothing here)
+        assert got[c].control.what.startswith(equal_effort.EXTRA_ROUND), c
+    for c in ("C-A-T1-1", "C-A-T1-2", "C-A-T1-4"):
         assert _control(got[c]) == verdicts.NOISE
     assert _control(got["C-A-T1-3"]) == verdicts.FAILS  # the oracle improves: the rule sees it
     assert got["C-A-T1-1"].floor.values[0][1] > BLEU_FLOOR
@@ -121,7 +128,8 @@ def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_
     # the row joins no other claim: +CSLM+RNN need not beat it, and it is not the best row
     best = table_1.table_1_claims(_effort(tuned_on=70), REFS2, ORACLE)
     assert _verdict(best["C-A-T1-2"]) == verdicts.HOLDS
-    assert "Baseline, tuned on" not in str(best["C-A-T1-4"].evidence)
+    largest = [t[0] for t in best["C-A-T1-4"].evidence["tests"] if t[0].startswith("2 − (")]
+    assert largest == ["2 − (+CSLM+RNN − Baseline), test (the largest gain under 2 BLEU)"]
     one = table_1.table_1_claims({k: _row(20, 1) for k in _effort()}, REFS2, ORACLE)
     assert table_1.effort_words(one).startswith("was not measured")
     assert max(len(table_1.effort_words(c)) for c in (fair, tuning, worse, one)) <= 80
@@ -130,10 +138,53 @@ def test_t1_1_reads_the_feature_at_equal_tuning_effort_with_extra_tuning_as_its_
 def _lists(lists=40, rnn=40, cr=60, tuned_on=None) -> dict:
     """Table 1's rows with +RNN's lists re-tuned without the CSLM (its equal-effort row), and
     the Baseline tuned on where ``tuned_on`` is given."""
-    rows = _rows(rnn=rnn, cr=cr)
+    rows = _rows(rnn=rnn, cr=cr, lists=lists)
     if tuned_on is not None:
         rows[rows_mod.TUNED_ON_ROW] = _row(tuned_on)
-    return {**rows, equal_effort.LISTS_ROW: _row(lists)}
+    return rows
+
+
+def test_the_cslm_claims_are_not_measurable_without_the_lists_row():
+    """Without +RNN's lists re-tuned (the CSLM rows' extra MERT round without the CSLM) C-A-T1-2
+    and C-A-T1-4 have no row at equal tuning effort and no control: not measurable, saying so
+    (no difference is computed)."""
+    rows = _rows()
+    del rows[equal_effort.LISTS_ROW]
+    gains = table_1.Gains(rows, REFS2)
+    c2, c4 = table_1.claim_t1_2(gains), table_1.claim_t1_4(gains)
+    for claim in (c2, c4):
+        got = verdicts.evaluate(claim.check)
+        assert claim.check.rule == "not_measurable" and got.verdict == verdicts.UNMEASURABLE
+        assert equal_effort.LISTS_ROW in got.reason and "no control" in got.reason
+    assert (c2.glue, c4.glue) == ("cho-c2", "cho-c4")
+    assert not gains.done  # judged before any bootstrap
+    assert equal_effort.readings({"C-A-T1-2": c2.check})["cho-lists-cslm"] == "not measured"
+
+
+def test_one_sentence_says_what_each_extra_tuning_control_found():
+    """C-A-T1-1's (the Baseline tuned on) and C-A-T1-2's (the lists row) control in words, from
+    one function given the rows' names: the control holding explains the row's gain."""
+
+    def check(low):  # the claim holds; its control's interval starts at ``low``
+        test = verdicts.intervals_above([("a − b, test", 1.0, 0.5, 1.5)])
+        return verdicts.controlled(
+            test, table_1.EXTRA_TUNING, verdicts.intervals_above([("c", low + 0.5, low, low + 1)])
+        )
+
+    words = {v: table_1.effort_words({"C-A-T1-1": check(low)}) for v, low in
+             (("holds", 0.2), ("fails", -1.5), ("noise", -0.5))}  # fmt: skip
+    assert words["holds"] == "gains beyond the noise: it explains +RNN's gain over the Baseline"
+    assert words["fails"] == "loses BLEU: it does not explain +RNN's gain over the Baseline"
+    assert words["noise"].startswith("stays inside the noise: it does not explain +RNN's")
+    got = equal_effort.control_words(check(0.2), "+CSLM+RNN", "+RNN")
+    assert got == "gains beyond the noise: it explains +CSLM+RNN's gain over +RNN"
+    nan = verdicts.controlled(
+        verdicts.intervals_above([("a", 1.0, 0.5, 1.5)]),
+        "x",
+        verdicts.intervals_above([("c", float("nan"), float("nan"), float("nan"))]),
+    )
+    assert equal_effort.control_words(nan, "a", "b").startswith("was not measurable")
+    assert max(len(w) for w in words.values()) <= 80
 
 
 @pytest.mark.slow  # bootstraps: about 10 s

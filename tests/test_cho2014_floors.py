@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rnnlib import verdicts
-from rnnlib.experiments.cho2014 import lm_floors, table_1
+from rnnlib.experiments.cho2014 import equal_effort, lm_floors, table_1
 
 N = 80
 _rng = np.random.default_rng(0)
@@ -34,8 +34,10 @@ def _row(k: int, seeds: int = 3) -> dict:
 
 
 def _rows(base=20, rnn=40, cslm=40, cr=60, wp=50) -> dict:
-    names = ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP"]
-    return {n: _row(k) for n, k in zip(names, (base, rnn, cslm, cr, wp))}
+    """Table 1's rows as the chapter builds them: the CSLM rows with +RNN's lists re-tuned
+    without the CSLM (as good as +RNN)."""
+    names = ["Baseline", "+RNN", "+CSLM", "+CSLM+RNN", "+CSLM+RNN+WP", equal_effort.LISTS_ROW]
+    return {n: _row(k) for n, k in zip(names, (base, rnn, cslm, cr, wp, rnn))}
 
 
 def _verdict(check) -> verdicts.Verdict:

@@ -38,7 +38,6 @@ from .rows import (
     row_outputs,
 )
 from . import equal_effort
-from .equal_effort import LISTS_ROW
 from .setting import N_BOOT
 
 # -- Table 1 ------------------------------------------------------------------------------------
@@ -360,6 +359,10 @@ class Gains:
             "alignment is inside the noise"
         )
 
+    def where(self, split: str) -> str:
+        """The sentences a difference on ``split`` reads, in words for its label."""
+        return split
+
     def rebuilt_for(self, *names) -> bool:
         """Whether every row named was built on every alignment."""
         return self.use_pooled and all(n in self.pooled for n in names)
@@ -368,9 +371,9 @@ class Gains:
         """``(label, a − b, low, high)`` on split ``s``, each difference once (b − a's negated)."""
         if (b, a, s, over) in self.done:
             _, d, lo, hi = self.done[(b, a, s, over)]
-            return (f"{a} − {b}, {s}", -d, -hi, -lo)
+            return (f"{a} − {b}, {self.where(s)}", -d, -hi, -lo)
         if (a, b, s, over) not in self.done:
-            label = f"{a} − {b}, {s}"
+            label = f"{a} − {b}, {self.where(s)}"
             if over:
                 pooled, refs = self.pooled, self.refs[s]
                 r = rebuilds_and_sentences(pooled[a][s], pooled[b][s], refs, N_BOOT)
@@ -396,14 +399,13 @@ class Gains:
             c = dataclasses.replace(c, rebuilds=f"pooled over {self.alignments} word alignments")
         return c
 
-    def compared(self, triples, extra=None) -> verdicts.Check:
-        """Every ``(a, b, split)`` difference above 0, against each ``b`` against itself;
-        ``extra``: ``over -> [(test, its control)]`` beside the differences."""
+    def compared(self, triples) -> verdicts.Check:
+        """Every ``(a, b, split)`` difference above 0, against each ``b`` against itself (C-A-T1-1
+        without the Baseline tuned on: :func:`claim_t1_1`)."""
         names = sorted({n for a, b, _ in triples for n in (a, b)})
         over = self.rebuilt_for(*names)
-        more = extra(over) if extra else []
-        tests = [self.diff(a, b, s, over) for a, b, s in triples] + [t for t, _ in more]
-        control = [self.diff(b, b, s, over) for _, b, s in triples] + [c for _, c in more]
+        tests = [self.diff(a, b, s, over) for a, b, s in triples]
+        control = [self.diff(b, b, s, over) for _, b, s in triples]
         c = verdicts.controlled(
             verdicts.intervals_above(tests, self.note(over)),
             SAME,
@@ -444,17 +446,12 @@ def claim_t1_1(gains: Gains) -> ClaimCheck:
 
 
 def claim_t1_2(gains: Gains) -> ClaimCheck:
-    """C-A-T1-2, +CSLM+RNN above +RNN on dev and test, and above every other row on test.
-    Paper A (§4.2): "The best performance was achieved when we used both CSLM and the phrase
-    scores from the RNN Encoder–Decoder." """
-    if LISTS_ROW in gains.outputs:  # at equal tuning effort
-        return ClaimCheck("C-A-T1-2", equal_effort.t1_2(gains, ("dev", "test")), GLUES["C-A-T1-2"])
-    others = [n for n in gains.outputs if n not in ("+CSLM+RNN", "+RNN", TUNED_ON_ROW)]
-    check = gains.compared(
-        [("+CSLM+RNN", "+RNN", s) for s in ("dev", "test")]
-        + [("+CSLM+RNN", n, "test") for n in others]
-    )
-    return ClaimCheck("C-A-T1-2", check, GLUES["C-A-T1-2"])
+    """C-A-T1-2 at equal tuning effort (:func:`.equal_effort.t1_2`): +CSLM+RNN above +RNN's
+    n-best lists re-tuned without the CSLM (:data:`.equal_effort.LISTS_ROW`, which stands for
+    +RNN) on dev and test, and above every other row on test; its control the extra MERT round
+    alone; not measurable without that row. Paper A (§4.2): "The best performance was achieved
+    when we used both CSLM and the phrase scores from the RNN Encoder–Decoder." """
+    return ClaimCheck("C-A-T1-2", equal_effort.t1_2(gains, ("dev", "test")), GLUES["C-A-T1-2"])
 
 
 def claim_t1_3(gains: Gains, oracle: list[list[str]] | None) -> ClaimCheck:
@@ -484,32 +481,13 @@ def claim_t1_3(gains: Gains, oracle: list[list[str]] | None) -> ClaimCheck:
 
 
 def claim_t1_4(gains: Gains) -> ClaimCheck:
-    """C-A-T1-4, on test Baseline < +RNN < +CSLM+RNN and the largest gain under 2 BLEU (the
-    book's reading of "modest"; its control: the Baseline against itself). Paper A (§4.2): "As
-    expected, adding features computed by neural networks consistently improves the
-    performance over the baseline performance. The best performance was achieved when we used
-    both CSLM and the phrase scores from the RNN Encoder–Decoder." """
-
-    def under_2(a, over):
-        _, g, lo, hi = gains.diff(a, "Baseline", "test", over)
-        label = f"2 − ({a} − Baseline), test (the largest gain under 2 BLEU)"
-        return (label, 2 - g, 2 - hi, 2 - lo)
-
-    def largest_under_2(over):  # the best row's gain, and the Baseline's against itself
-        rows_ = [
-            n
-            for n in gains.outputs
-            if n not in ("Baseline", TUNED_ON_ROW, LISTS_ROW) and (not over or gains.rebuilt_for(n))
-        ]
-        top = max(rows_, key=lambda n: gains.mean_test(n, over))
-        return [(under_2(top, over), under_2("Baseline", over))]
-
-    if LISTS_ROW in gains.outputs:  # at equal tuning effort
-        return ClaimCheck("C-A-T1-4", equal_effort.t1_4(gains, largest_under_2), GLUES["C-A-T1-4"])
-    check = gains.compared(
-        [("+RNN", "Baseline", "test"), ("+CSLM+RNN", "+RNN", "test")], extra=largest_under_2
-    )
-    return ClaimCheck("C-A-T1-4", check, GLUES["C-A-T1-4"])
+    """C-A-T1-4 at equal tuning effort (:func:`.equal_effort.t1_4`), on test: Baseline < +RNN <
+    +CSLM+RNN and the largest gain under 2 BLEU (the book's reading of "modest"); its control
+    each step's extra tuning alone; not measurable without :data:`.equal_effort.LISTS_ROW`.
+    Paper A (§4.2): "As expected, adding features computed by neural networks consistently
+    improves the performance over the baseline performance. The best performance was achieved
+    when we used both CSLM and the phrase scores from the RNN Encoder–Decoder." """
+    return ClaimCheck("C-A-T1-4", equal_effort.t1_4(gains), GLUES["C-A-T1-4"])
 
 
 def table_1_claims(
@@ -522,10 +500,11 @@ def table_1_claims(
     ``refs``, ``pooled``), in this order, each difference with the interval of :func:`clark`
     (or :func:`rnnlib.stats.rebuilds_and_sentences` over the alignments of ``pooled``, where
     every row a claim reads was built on each: the alignment is then the independent unit, so
-    its interval covers a rebuild's new alignment); every check's control is the same rule on a
-    row against itself, C-A-T1-1's the extra tuning alone (:func:`claim_t1_1`), C-A-T1-3's the
-    n-best ``oracle``; floor: :data:`BLEU_FLOOR` on every
-    row read. Not measurable with one MERT run per row."""
+    its interval covers a rebuild's new alignment); each check's control is the extra tuning
+    alone (C-A-T1-1: :func:`claim_t1_1`; C-A-T1-2 and C-A-T1-4: the extra MERT round of
+    :mod:`.equal_effort`, not measurable without its row :data:`.equal_effort.LISTS_ROW`),
+    C-A-T1-3's the n-best ``oracle``; floor: :data:`BLEU_FLOOR` on every row read. Not
+    measurable with one MERT run per row."""
     gains = Gains(outputs, refs, pooled)
     one_run = verdicts.not_measurable(ONE_RUN)
     if gains.seeds < 2 and not gains.use_pooled:
@@ -539,19 +518,13 @@ def table_1_claims(
 
 def effort_words(checks: dict[str, verdicts.Check]) -> str:
     """What C-A-T1-1's control (the extra tuning alone: :func:`claim_t1_1`) found, in words
-    for the prose: whether the Baseline tuned on gains over the Baseline beyond the noise, and
-    so explains +RNN's gain over the Baseline as well as the feature could."""
+    for the prose (:func:`.equal_effort.control_words`): whether the Baseline tuned on gains over
+    the Baseline beyond the noise, and so explains +RNN's gain over the Baseline as well as the
+    feature could."""
     check = checks["C-A-T1-1"]
     if check.control is None or check.control.what != EXTRA_TUNING:
         return "was not measured (no Baseline tuned on, or one MERT run a row)"
-    found = verdicts.evaluate(check).control
-    if found == verdicts.HOLDS:
-        return "gains beyond the noise on both halves: it explains +RNN's gain over the Baseline"
-    if found == verdicts.FAILS:
-        return "loses BLEU on a half: it does not explain +RNN's gain over the Baseline"
-    if found == verdicts.NOISE:
-        return "stays inside the noise: it does not explain +RNN's gain over the Baseline"
-    return "was not measurable (a NaN, or too few MERT runs)"
+    return equal_effort.control_words(check, "+RNN", "the Baseline")
 
 
 def claims_to_record(checks: dict[str, verdicts.Check]) -> list[ClaimCheck]:
