@@ -398,3 +398,30 @@ def test_the_new_parameters_are_in_the_chapters_cell_and_params():
     assert names.index("dropout_encdec") == names.index("encdec_lr_check") + 1
     assert setting.Params().encdec_runs == "" and setting.Params().lr_decay_encdec is None
     assert setting.Params().dropout_encdec is None and setting.Params().encdec_record == ""
+
+
+def test_where_the_chapter_trains_the_papers_recipe_the_best_candidate_is_read_against_it(
+    monkeypatch,
+):
+    """The cpu profile now trains the paper's recipe and keeps dropout 0.3 with the halving as a
+    candidate: the RNNsearch row names that candidate, its margin over the paper's (3.773 -
+    3.742) and the rule's verdict, which chooses it only above a measured spread."""
+    ex, runs, sr = _stand_in_runs(monkeypatch)
+    ex.P = replace(ex.P, dropout=0.0, lr_decay=None, cooldown=None, lr_encdec=None)
+    row = choices.family_choices(ex, runs, sr).loc["search-recipe"]
+    assert row["choice"] == "dropout 0.3, rate × 0.5 when dev stalls"
+    assert row["against"] == "no dropout, constant rate"
+    assert row["margin"] == pytest.approx(0.031)
+    assert row["rule"] == "not chosen: no spread measured"
+    drawn = {n: _run(v) for n, v in zip(setting.NAMES[:4], [4.10, 3.752, 3.60, 2.70])}
+    ex, runs, sr = _stand_in_runs(monkeypatch, [{n: art for n, (art, _) in drawn.items()}])
+    ex.P = replace(ex.P, dropout=0.0, lr_decay=None, cooldown=None, lr_encdec=None)
+    known, own_logs = {id(art): lg for art, lg in drawn.values()}, choices.run_logs
+    monkeypatch.setattr(choices, "run_logs", lambda art: known.get(id(art)) or own_logs(art))
+    row = choices.family_choices(ex, runs, sr).loc["search-recipe"]
+    assert row["spread"] == pytest.approx(0.010)  # RNNsearch-30's two draws: 3.742 and 3.752
+    assert row["rule"] == "chosen: it gains 0.031, above the spread 0.010"
+    # without a candidate beside the paper's recipe there is nothing to read
+    runs.recipes = {(0.0, None): runs.recipes[(0.0, None)]}
+    row = choices.family_choices(ex, runs, sr).loc["search-recipe"]
+    assert math.isnan(row["margin"]) and row["rule"] == "the paper's: no departure"

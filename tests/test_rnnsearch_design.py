@@ -98,8 +98,8 @@ def test_the_recipe_rule_picks_the_lowest_dev_nll_and_says_when_it_is_not_the_ch
     monkeypatch.setattr(recipe, "run_logs", lambda art: logs[id(art)])
     table = recipe.recipe_candidates(ex, runs)
     own = recipe.own_recipe(ex)
-    assert recipe.candidate_word(table, own, "recipe").startswith(
-        "**does not pick the chapter's recipe**"
+    assert recipe.candidate_word(table, own, "recipe") == (
+        "is lower for another candidate than for the chapter's recipe"
     )
     numbers = recipe.candidate_numbers(table, own, "rns-recipe")
     assert numbers == {"rns-recipe-own": (3.6, 3), "rns-recipe-other": (3.5, 3)}
@@ -124,16 +124,16 @@ def test_the_long_dropout_rule_reads_dev_and_says_when_it_is_not_the_chapters(mo
     table = recipe.dropout_long_candidates(ex, runs)
     assert list(table.index) == [0.3, 0.1]
     assert table.loc[0.1, "lowest dev NLL"] == "←" and table.loc[0.3, "the chapter's"] == "yes"
-    assert recipe.candidate_word(table, 0.3, what).startswith(
-        f"**does not pick the chapter's {what}"
+    assert recipe.candidate_word(table, 0.3, what) == (
+        f"is lower for another candidate than for the chapter's {what}"
     )
     assert recipe.candidate_numbers(table, 0.3, "x") == {"x-own": (2.9, 3), "x-other": (2.7, 3)}
     p["dropout_long"] = 0.1
     ex = SimpleNamespace(P=setting.Params(**p), dropout_of=lambda n: 0.1)
     table = recipe.dropout_long_candidates(ex, runs)
-    assert recipe.candidate_word(table, 0.1, what) == f"picks the chapter's {what}"
+    assert recipe.candidate_word(table, 0.1, what) == f"is lowest for the chapter's {what}"
     alone = recipe.dropout_long_candidates(ex, SimpleNamespace(dropout_long={0.1: cands[0.1][0]}))
-    assert "nothing was chosen on dev" in recipe.candidate_word(alone, 0.1, what)
+    assert "nothing was compared on dev" in recipe.candidate_word(alone, 0.1, what)
     assert np.isnan(recipe.candidate_numbers(alone, 0.1, "x")["x-other"][0])
     # the sentence's clause: numbers where there is something to compare, else says so (no nan)
     assert recipe.candidate_result(table, 0.1) == (

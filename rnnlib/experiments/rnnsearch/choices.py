@@ -278,25 +278,39 @@ def _row(
     return dict(zip(CHOICE_COLUMNS, values))
 
 
+def best_candidate(recipes: pd.DataFrame | None, paper: str) -> str | None:
+    """The recipe run (a row of :func:`.recipe.recipe_candidates`) with the lowest dev NLL per
+    token other than the paper's recipe ``paper``: the one the rule reads against the paper's
+    when the chapter trains the paper's own (``None`` without another)."""
+    if recipes is None or not len(recipes):
+        return None
+    others = recipes[DEV_RULE].drop(index=paper, errors="ignore")
+    return str(others.idxmin()) if len(others) else None
+
+
 def family_choices(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> pd.DataFrame:
     """Each family's choices (:data:`CHOICES`, index the row id): what was chosen, on which
     model's runs, against what, the margin (the other's dev NLL per token minus the choice's,
     as the chapter's evidence tables give it), the spread it reads (:func:`family_spread`) and
-    the rule's verdict (:func:`spread_rule`)."""
+    the rule's verdict (:func:`spread_rule`). Where the chapter trains the paper's recipe, the
+    RNNsearch row reads the best other recipe run against it (:func:`best_candidate`), as the
+    RNNencdec study's row reads its best candidate: "chosen" there says the profile should
+    take it."""
     p, draws = ex.P, seed_draws(runs, sr)
     search, encdec = ("RNNsearch-30", "RNNsearch-50"), ("RNNencdec-30", "RNNencdec-50")
     paper = recipe_label(0.0, None)
     recipes = recipe_candidates(ex, runs)
     own = own_recipe(ex)
+    shown = best_candidate(recipes, paper) if own == paper else own
     rows = {
         "search-recipe": _row(
             "search-recipe",
-            own,
+            shown or own,
             "RNNsearch-30 (recipe_runs)",
             paper,
-            _pair_margin(recipes, DEV_RULE, own, paper),
+            _pair_margin(recipes, DEV_RULE, shown, paper),
             family_spread(draws, search),
-            own != paper,
+            shown is not None and shown != paper,
         )
     }
     long = ex.dropout_of("RNNsearch-50")

@@ -180,13 +180,14 @@ def candidate_result(table: pd.DataFrame, own) -> str:
 
 
 def candidate_word(table: pd.DataFrame, own, what: str) -> str:
-    """What the dev rule (the lowest dev NLL per token) does with the chapter's own candidate
-    ``own`` (its ``what``: "recipe", ...), in words."""
+    """Where the measure (the lowest dev NLL per token) puts the chapter's own candidate ``own``
+    (its ``what``: "recipe", ...), in words; whether another replaces it is the spread rule's
+    (:func:`.choices.spread_rule`), not this ranking's."""
     if len(table) < 2:
-        return f"had only the chapter's {what} to read: nothing was chosen on dev here"
+        return f"had only the chapter's {what} to read: nothing was compared on dev here"
     if table.loc[own, "lowest dev NLL"] == "←":
-        return f"picks the chapter's {what}"
-    return f"**does not pick the chapter's {what}**: the profile should follow it"
+        return f"is lowest for the chapter's {what}"
+    return f"is lower for another candidate than for the chapter's {what}"
 
 
 def candidate_glue(table: pd.DataFrame, own, prefix: str, what: str) -> dict:
