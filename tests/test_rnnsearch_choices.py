@@ -179,16 +179,17 @@ def test_the_study_trains_each_recipe_of_rnnencdec_50_and_the_papers_once(monkey
 def test_the_study_profile_adds_four_rnnencdec_50_runs_to_the_cpu_profiles(monkeypatch):
     """``--profile encdec-study``: the cpu profile's runs, each with the same config, and the
     study's four RNNencdec-50 runs: the paper's recipe (the cpu profile's own, so its seed 1 is
-    the chapter's RNNencdec-50) with seed 2, and three candidates."""
+    the chapter's RNNencdec-50) with seed 2, and three candidates (the earlier cpu recipe, its
+    rate alone, its dropout alone)."""
     cpu = _job_configs(_profile_experiment("cpu"), monkeypatch)
     study = _job_configs(_profile_experiment("encdec-study"), monkeypatch)
     assert {n: study[n] for n in cpu} == cpu
     assert training.chapters_encdec_recipe(_profile_experiment("cpu"))[:3] == (0.0, 0.003, None)
     assert sorted(set(study) - set(cpu)) == [
         "encdec-50 0.0/0.001/None seed 1",
-        "encdec-50 0.0/0.003/0.5 seed 1",
         "encdec-50 0.0/0.003/None seed 2",
-        "encdec-50 0.1/0.003/None seed 1",
+        "encdec-50 0.3/0.001/0.5 seed 1",
+        "encdec-50 0.3/0.003/None seed 1",
     ]
 
 
