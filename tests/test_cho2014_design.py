@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from rnnlib.bleu import corpus_bleu
+from rnnlib.book import compare as C
 from rnnlib.experiments.cho2014 import controls, counts
 from rnnlib.experiments.cho2014 import network
 from rnnlib.experiments.cho2014 import rows as rows_mod
@@ -424,7 +425,10 @@ def test_the_stages_say_when_systems_were_tuned_side_by_side():
         "cho-systems-shared": 1,
         "cho-systems-at-once": 2,
         "cho-systems-unknown": 1,
+        "cho-timed": stages_mod.TIMED,  # what rnnlib compare lists apart, as timings
     }
+    assert C.measures_time("cho-search-with", tuple(stages_mod.TIMED.split(", ")))
+    assert not C.measures_time("cho-search-words", tuple(stages_mod.TIMED.split(", ")))
     assert "Not every" in stages_mod.side_by_side_words(rows)
     old = {"+RNN": {1: _tuned_run(None)}}
     assert "Not every" in stages_mod.side_by_side_words(old)

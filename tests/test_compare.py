@@ -422,3 +422,55 @@ def test_a_table_without_rows_compares_unchanged_with_itself_and_names_a_new_col
     wider = {"value": {**table, "columns": ["a", "b", "c"]}}
     item = C._table("ch", "t", old, wider, {})[0]
     assert item.status == C.CHANGED and item.note == "columns only in new: c"
+
+
+def test_what_a_chapter_declares_a_timing_is_listed_apart_and_never_counted_as_a_move(tmp_path):
+    """Two builds of one commit differ in what measures time alone (the rnnsearch chapter's
+    ``rns-timed``): a declared prefix, a name ending in ``-minutes``, a cell of a column naming a
+    duration, and a claim on a live timing are "measures time", not moves or changed verdicts;
+    the same moves without the declaration are counted as before."""
+
+    def build(root, spu, verdict, declared):
+        entries = [
+            entry("rns", "params", "params", {"profile": "cpu"}),
+            number("rns", "rns-live-spu", spu),
+            number("rns", "rns-pair-minutes", spu * 10),
+            number("rns", "rns-bleu", 14.2),
+            entry("rns", "t", "table", table(["a"], ["seconds per update", "BLEU"], [[spu, 1.0]])),
+            entry("rns", "claim-C-B-T2-3", "text", glued(verdict)),
+        ]
+        if declared:
+            entries.append(entry("rns", "rns-timed", "text", "rns-live-, claim-C-B-T2-3"))
+        rule, evidence = "at_least", {"value": spu, "threshold": 1.2, "label": "r"}
+        claims = {"rns": [claim_record("C-B-T2-3", "rns", rule, evidence, verdict)]}
+        return write_build(root, entries, claims)
+
+    c = C.compare(
+        build(tmp_path / "a", 2.6, "holds", True), build(tmp_path / "b", 1.1, "does not hold", True)
+    )
+    moved = {x.id: x.status for x in c.items if x.status != C.UNCHANGED}
+    assert moved == {
+        "rns-live-spu": C.TIMED,
+        "rns-pair-minutes": C.TIMED,
+        "t[a | seconds per update]": C.TIMED,
+        "t": C.TIMED,
+    }
+    (claim,) = c.claims
+    assert claim.status == C.TIMED and not c.verdicts_changed
+    assert all(e.status in (C.TIMED, C.UNCHANGED) for e in claim.evidence)
+    assert c.summary()["numbers"] == {C.TIMED: 3, C.UNCHANGED: 2}
+    text = C.report(c)
+    assert "verdicts all unchanged" in text and "measures time (3)" in text
+    # without the declaration the live number and the claim count as before
+    c = C.compare(
+        build(tmp_path / "c", 2.6, "holds", False),
+        build(tmp_path / "d", 1.1, "does not hold", False),
+    )
+    assert {x.id: x.status for x in c.items if x.status != C.UNCHANGED}["rns-live-spu"] == (
+        C.UNKNOWN
+    )
+    assert c.claims[0].status == C.CHANGED and c.verdicts_changed
+    # an undeclared number that moves is still a move beside declared timings
+    assert C.measures_time("rns-bleu", ("rns-live-",)) is False
+    assert C.measures_time("t[a | BLEU]", ()) is False
+    assert C.measures_time("cho-stages[x | seconds]", ()) is True

@@ -97,6 +97,7 @@ UNKNOWN = "moved (noise unknown)"
 CHANGED = "changed"  # a claim's verdict, a text, a table, a figure, parameters
 ONLY_OLD = "only in old"
 ONLY_NEW = "only in new"
+TIMED = "measures time"  # a declared timing that differs: reported, not counted as a move
 
 REL_TOL = 1e-9  # numbers equal to 9 significant digits are unchanged (float rounding)
 
@@ -201,7 +202,9 @@ class Comparison:
 
     @property
     def verdicts_changed(self) -> bool:
-        return any(c.status != UNCHANGED for c in self.claims)
+        """Whether a verdict differs, or a claim is in one build only (a claim on a declared
+        live timing that changed, :data:`TIMED`, is reported apart and not counted)."""
+        return any(c.status not in (UNCHANGED, TIMED) for c in self.claims)
 
     def summary(self) -> dict:
         numbers = [i for i in self.items if i.kind in ("number", "cell")]
@@ -535,7 +538,55 @@ def _text_note(a: Any, b: Any) -> str:
     return f"{cut(a)!r} -> {cut(b)!r}"
 
 
+#: words of a table column that names a duration (its cells measure time)
+DURATION_WORDS = ("hours", "seconds", "minutes")
+
+
+def timed_prefixes(build: Build, chapter: str) -> tuple[str, ...]:
+    """The names a chapter of ``build`` declares as measures of time: the comma-separated
+    prefixes of every text it glues under a name ending in ``-timed`` (e.g. ``rns-timed``:
+    ``"rns-live-, claim-C-B-T2-3"``). Two builds of one commit differ in these alone."""
+    out: list[str] = []
+    for (ch, name), entry in build.entries.items():
+        if ch == chapter and name.endswith("-timed") and isinstance(entry.get("value"), str):
+            out += [x.strip() for x in entry["value"].split(",") if x.strip()]
+    return tuple(out)
+
+
+def measures_time(name: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether the glued ``name`` (a number's, a claim's ``claim-<id>``, or a table cell's
+    ``<table>[<row> | <column>]``) measures time: a declared prefix (:func:`timed_prefixes`), a
+    name ending in ``-minutes`` or ``-seconds``, or a cell of a column naming a duration."""
+    if name.startswith(prefixes) or name.endswith(("-minutes", "-seconds")):
+        return True
+    column = name.rpartition(" | ")[2].rstrip("]") if name.endswith("]") else ""
+    return any(word in column.split() for word in DURATION_WORDS)
+
+
+def _timed(item: Item, prefixes: tuple[str, ...]) -> Item:
+    """``item`` with the status :data:`TIMED` where it moved and measures time."""
+    if item.status not in (UNCHANGED, ONLY_OLD, ONLY_NEW) and measures_time(item.id, prefixes):
+        item.status = TIMED
+    return item
+
+
 def _entry_items(old: Build, new: Build, noise: Mapping) -> list[Item]:
+    """Every glued item of the two builds compared (:func:`_compared_entries`), those that
+    measure time and differ marked :data:`TIMED` (a table whose differing cells all measure
+    time too)."""
+    items = []
+    for item in _compared_entries(old, new, noise):
+        prefixes = timed_prefixes(old, item.chapter) + timed_prefixes(new, item.chapter)
+        items.append(_timed(item, prefixes))
+    for table in [x for x in items if x.kind == "table" and x.status == CHANGED]:
+        cells = [x for x in items if x.kind == "cell" and x.id.startswith(table.id + "[")]
+        moved = [x for x in cells if x.status != UNCHANGED]
+        if moved and all(x.status == TIMED for x in moved) and table.note.endswith("moved"):
+            table.status = TIMED
+    return items
+
+
+def _compared_entries(old: Build, new: Build, noise: Mapping) -> list[Item]:
     items = []
     for key in list(old.entries) + [k for k in new.entries if k not in old.entries]:
         chapter, name = key
@@ -670,6 +721,11 @@ def _claims(old: Build, new: Build) -> list[ClaimChange]:
         else:
             status = UNCHANGED if a["verdict"] == b["verdict"] else CHANGED
         evidence, note = _evidence(claim, chapter, (a or {}).get("check"), (b or {}).get("check"))
+        prefixes = timed_prefixes(old, chapter) + timed_prefixes(new, chapter)
+        if prefixes and f"claim-{claim}".startswith(prefixes):  # a claim on a live timing
+            status = TIMED if status == CHANGED else status
+            for e in evidence:
+                e.status = TIMED if e.status not in (UNCHANGED, ONLY_OLD, ONLY_NEW) else e.status
         out.append(
             ClaimChange(
                 claim,
@@ -802,7 +858,7 @@ def _count(counter: Mapping[str, int], order: tuple[str, ...]) -> str:
     return ", ".join(f"{counter[k]} {k}" for k in order if counter.get(k)) or "none"
 
 
-NUMBER_ORDER = (BEYOND, UNKNOWN, WITHIN, ONLY_OLD, ONLY_NEW, UNCHANGED)
+NUMBER_ORDER = (BEYOND, UNKNOWN, WITHIN, ONLY_OLD, ONLY_NEW, TIMED, UNCHANGED)
 
 
 def _header(c: Comparison) -> list[str]:
@@ -853,7 +909,7 @@ def _totals(c: Comparison) -> list[str]:
     """The counts of claims, numbers, evidence and other items, by status."""
     s = c.summary()
     lines = [
-        f"Claims: {_count(s['claims'], (CHANGED, ONLY_OLD, ONLY_NEW, UNCHANGED))} "
+        f"Claims: {_count(s['claims'], (CHANGED, ONLY_OLD, ONLY_NEW, TIMED, UNCHANGED))} "
         f"(verdicts {'CHANGED' if c.verdicts_changed else 'all unchanged'})",
         f"Numbers (glued numbers and numeric table cells): {_count(s['numbers'], NUMBER_ORDER)}",
         f"Numbers of the claims' evidence: {_count(s['evidence'], NUMBER_ORDER)}",
@@ -866,6 +922,12 @@ def _totals(c: Comparison) -> list[str]:
         lines.append(
             "  (noise unknown: the builds state no interval for that number, so whether it "
             "moved beyond its noise cannot be said)"
+        )
+    if any(x.status == TIMED for x in [*c.items, *c.claims]):
+        lines.append(
+            "  (measures time: what the chapters declare a timing (their `-timed` glue, names "
+            "ending in -minutes or -seconds, columns naming a duration) differs with the "
+            "machine's load; it is listed, not counted as a move)"
         )
     return lines
 
@@ -896,9 +958,10 @@ def _chapter(c: Comparison, chapter: str, brief: bool) -> list[str]:
     and the numbers beyond their noise only."""
     claims = [x for x in c.claims if x.chapter == chapter]
     items = [x for x in c.items if x.chapter == chapter and x.status != UNCHANGED]
-    changed = [x for x in claims if x.status != UNCHANGED]
+    changed = [x for x in claims if x.status != UNCHANGED and not (brief and x.status == TIMED)]
     evidence = [e for x in claims for e in x.evidence if e.status != UNCHANGED]
     statuses = (BEYOND,) if brief else NUMBER_ORDER + (CHANGED,)
+    changed_head = (CHANGED, ONLY_OLD, ONLY_NEW, TIMED, UNCHANGED)
     numbers = [x for x in items if x.kind in ("number", "cell")]
     others = [] if brief else [x for x in items if x.kind not in ("number", "cell")]
     body = []
@@ -913,7 +976,7 @@ def _chapter(c: Comparison, chapter: str, brief: bool) -> list[str]:
     if not body:
         return []
     counts = Counter(x.status for x in claims)
-    head = [f"claims: {_count(counts, (CHANGED, ONLY_OLD, ONLY_NEW, UNCHANGED))}"] if claims else []
+    head = [f"claims: {_count(counts, changed_head)}"] if claims else []
     return ["", f"== {chapter} =="] + head + body
 
 

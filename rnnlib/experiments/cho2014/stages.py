@@ -21,14 +21,23 @@ def _at_once(rows: dict[str, dict[int, SMTResult]]) -> list[int | None]:
     return [r.tuned.extra.get("systems_at_once") for seeds in rows.values() for r in seeds.values()]
 
 
+#: the prefixes of the chapter's glued numbers that measure time (the live decodings with and
+#: without the CSLM inside the search, and what one MERT decoding would cost with it): two builds
+#: of one commit may differ in them alone (the stage table's seconds columns go by their names)
+TIMED = "cho-search-with, cho-search-without, cho-search-ratio, cho-mert-decode"
+
+
 def side_by_side_numbers(rows: dict[str, dict[int, SMTResult]]) -> dict[str, Any]:
     """How many of the MERT-tuned systems of ``rows`` (name -> seed -> run) were tuned side by
     side (``systems_at_once``), up to how many at a time, and how many were recorded before
-    this was: their times in the table are then clocks with another system beside them."""
+    this was: their times in the table are then clocks with another system beside them; and
+    ``cho-timed``, the chapter's numbers that measure time (:data:`TIMED`, read by
+    :func:`rnnlib.book.compare.timed_prefixes`)."""
     at_once = _at_once(rows)
     known = [n for n in at_once if n is not None]
     shared = sum(1 for n in known if n > 1)
     return {
+        "cho-timed": TIMED,
         "cho-systems-n": len(at_once),
         "cho-systems-shared": shared,
         "cho-systems-at-once": max(known) if shared else 1,
