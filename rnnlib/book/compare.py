@@ -574,14 +574,22 @@ def _entry_items(old: Build, new: Build, noise: Mapping) -> list[Item]:
     """Every glued item of the two builds compared (:func:`_compared_entries`), those that
     measure time and differ marked :data:`TIMED` (a table whose differing cells all measure
     time too)."""
-    items = []
+    items, prefixes = [], {}
     for item in _compared_entries(old, new, noise):
-        prefixes = timed_prefixes(old, item.chapter) + timed_prefixes(new, item.chapter)
-        items.append(_timed(item, prefixes))
+        if item.chapter not in prefixes:  # read once per chapter, not once per item
+            prefixes[item.chapter] = timed_prefixes(old, item.chapter) + timed_prefixes(
+                new, item.chapter
+            )
+        items.append(_timed(item, prefixes[item.chapter]))
     for table in [x for x in items if x.kind == "table" and x.status == CHANGED]:
         cells = [x for x in items if x.kind == "cell" and x.id.startswith(table.id + "[")]
         moved = [x for x in cells if x.status != UNCHANGED]
-        if moved and all(x.status == TIMED for x in moved) and table.note.endswith("moved"):
+        # only cells moved (no text cell, no label: _table's note says that alone), all timings
+        if (
+            moved
+            and all(x.status == TIMED for x in moved)
+            and table.note == f"{len(moved)} numbers moved"
+        ):
             table.status = TIMED
     return items
 
