@@ -12,6 +12,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from test_rnnsearch_design import _candidate, _encdec, _experiment, _profile_experiment
 from test_rnnsearch_jobs import _Pairs, _recording
@@ -280,7 +281,10 @@ def test_each_familys_choice_says_whether_its_margin_beats_the_spread(monkeypatc
     assert recipe_row["rule"] == "not chosen: no spread measured"
     assert recipe_row["made on"] == "RNNsearch-30 (recipe_runs)"
     assert lr_row["margin"] == pytest.approx(0.030) and lr_row["rule"].startswith("not chosen")
-    assert chosen.loc["search-dropout-long", "rule"] == "not chosen: not compared on dev"
+    # the "-50" models take RNNsearch's dropout (no dropout_long): the row above's verdict
+    long_row = chosen.loc["search-dropout-long"]
+    assert long_row["rule"] == "not chosen (row above)"
+    assert long_row["made on"] == "RNNsearch-30, as RNNsearch's recipe"
     assert chosen.loc["encdec-study", "rule"] == "not chosen: no study beside the paper's recipe"
     numbers = choices.choice_numbers(chosen)
     assert numbers["rns-choice-search-recipe"] == (
@@ -422,7 +426,41 @@ def test_where_the_chapter_trains_the_papers_recipe_the_best_candidate_is_read_a
     row = choices.family_choices(ex, runs, sr).loc["search-recipe"]
     assert row["spread"] == pytest.approx(0.010)  # RNNsearch-30's two draws: 3.742 and 3.752
     assert row["rule"] == "chosen: it gains 0.031, above the spread 0.010"
+    # with RNNsearch's recipe switched to the candidate, the "-50" models inherit the choice;
+    # a dropout of their own (dropout_long) is a choice of its own, here not compared on dev
+    ex.P = replace(ex.P, dropout=0.3, lr_decay=0.5, recipe_runs="0/none")
+    switched = choices.family_choices(ex, runs, sr)
+    assert switched.loc["search-recipe", "rule"] == "chosen: it gains 0.031, above the spread 0.010"
+    assert switched.loc["search-dropout-long", "rule"] == "chosen (row above)"
+    ex.P = replace(ex.P, dropout_long=0.2)
+    long_row = choices.family_choices(ex, runs, sr).loc["search-dropout-long"]
+    assert long_row["rule"] == "not chosen: not compared on dev"
+    ex.P = replace(ex.P, dropout=0.0, lr_decay=None, recipe_runs="", dropout_long=None)
     # without a candidate beside the paper's recipe there is nothing to read
     runs.recipes = {(0.0, None): runs.recipes[(0.0, None)]}
     row = choices.family_choices(ex, runs, sr).loc["search-recipe"]
     assert math.isnan(row["margin"]) and row["rule"] == "the paper's: no departure"
+
+
+def test_a_seed_recorded_apart_is_a_draw_of_the_recipe_where_its_record_holds_the_measure(
+    monkeypatch,
+):
+    """``rnnlib spread rnnsearch-30 --seed 2`` records each model's dev NLL per token: a record
+    matching this code adds that draw to the spread the rule reads; a record without the measure
+    (written before it was recorded) adds none."""
+    from rnnlib.book.spread_records import Records
+    from rnnlib.experiments.spread_book import RecordedSpread
+
+    ex, runs, sr = _stand_in_runs(monkeypatch)
+    ex.P = replace(ex.P, dropout=0.0, lr_decay=None, cooldown=None, lr_encdec=None)
+    headline = {"RNNsearch-30, All": 2.5, "RNNsearch-30, dev NLL per token": 3.80}
+    old = {"RNNencdec-30, All": 0.4}  # an older record: BLEU only
+    records = {"rnnsearch-30": Records(matching=[{"headline": headline}, {"headline": old}])}
+    spread = RecordedSpread(records, pd.DataFrame(), pd.DataFrame())
+    draws = choices.seed_draws(runs, sr, spread)
+    assert draws["RNNsearch-30"] == [pytest.approx(3.742), pytest.approx(3.80)]
+    assert draws["RNNencdec-30"] == [pytest.approx(4.046)]
+    row = choices.family_choices(ex, runs, sr, spread).loc["search-recipe"]
+    assert row["spread"] == pytest.approx(0.058) and row["spread of"] == "RNNsearch-30, 2 seeds"
+    assert row["rule"] == "not chosen: it gains 0.031, not above the spread 0.058"
+    assert choices.draw_numbers(runs)["rns-devtok-rnnsearch-30"] == (pytest.approx(3.742), 3)

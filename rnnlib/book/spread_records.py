@@ -61,12 +61,17 @@ HEADLINES: dict[str, dict[str, tuple[str, str]]] = {
         "RNNsearch-50, No UNK": ("rnnsearch", "rns-bleu-nounk-rnnsearch-50"),
         "RNNencdec-50, No UNK": ("rnnsearch", "rns-bleu-nounk-rnnencdec-50"),
         "RNNsearch-50⋆, No UNK": ("rnnsearch", "rns-bleu-nounk-rnnsearch-50star"),
+        "RNNsearch-50, dev NLL per token": ("rnnsearch", "rns-devtok-rnnsearch-50"),
+        "RNNencdec-50, dev NLL per token": ("rnnsearch", "rns-devtok-rnnencdec-50"),
+        "RNNsearch-50⋆, dev NLL per token": ("rnnsearch", "rns-devtok-rnnsearch-50star"),
     },
     "rnnsearch-30": {
         "RNNsearch-30, All": ("rnnsearch", "rns-bleu-rnnsearch-30"),
         "RNNencdec-30, All": ("rnnsearch", "rns-bleu-rnnencdec-30"),
         "RNNsearch-30, No UNK": ("rnnsearch", "rns-bleu-nounk-rnnsearch-30"),
         "RNNencdec-30, No UNK": ("rnnsearch", "rns-bleu-nounk-rnnencdec-30"),
+        "RNNsearch-30, dev NLL per token": ("rnnsearch", "rns-devtok-rnnsearch-30"),
+        "RNNencdec-30, dev NLL per token": ("rnnsearch", "rns-devtok-rnnencdec-30"),
     },
     "phrase": {
         "Baseline, test": ("cho2014", "cho-table1[Baseline | test]"),

@@ -107,7 +107,9 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
     first as the chapter trains a further seed (:func:`rnnlib.experiments.rnnsearch.seeds.
     seed_jobs`, ``train_workers`` side by side), each decoded on All and No UNK
     of ``ex`` (an :class:`~rnnlib.experiments.rnnsearch.setting.RNNsearchExperiment`);
-    returns the headline, each model's test BLEU (B Table 1), by :data:`HEADLINES` label."""
+    returns the headline by :data:`HEADLINES` label: each model's test BLEU (B Table 1) and the
+    dev NLL per token of its delivered parameters (what the recipe choices read,
+    :mod:`rnnlib.experiments.rnnsearch.choices`)."""
     from ..bleu import corpus_bleu
     from .rnnsearch import seeds, setting
     from .rnnsearch.training import run_specs, same_best, train_star
@@ -118,6 +120,10 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
     timer = timer or Timer()
     refs = {"all": ex.test_refs, "no_unk": [r for r, k in zip(ex.test_refs, ex.known) if k]}
     headline: dict[str, float] = {}
+
+    def dev_nll(name: str, art) -> None:
+        nll = art.extra["best"]["dev_nll_token"]
+        headline[f"{setting.shown(name)}, dev NLL per token"] = float(nll)
 
     def decoded(name: str, art, arch: str) -> None:
         with timer.part(f"{setting.shown(name)} decoding"):
@@ -136,12 +142,14 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
     for name in MODELS[piece]:
         with timer.part(f"{name} training"):
             art = seeds.seed_run(ex, name, seed)
+        dev_nll(name, art)
         decoded(name, art, specs[name][0])
         if name != "RNNsearch-50":
             continue
         with timer.part("RNNsearch-50⋆ training"):
             seeds.state_kept(art)
             star = train_star(ex, art, seed)
+        dev_nll("RNNsearch-50*", star)
         if same_best({"RNNsearch-50": art, "RNNsearch-50*": star}):
             for label in setting.SUBSETS.values():
                 headline[f"RNNsearch-50⋆, {label}"] = headline[f"RNNsearch-50, {label}"]

@@ -42,7 +42,7 @@ from .recipe import (
     recipe_label,
 )
 from .seeds import SeedRuns
-from .setting import NAMES, RNNsearchExperiment
+from .setting import NAMES, RNNsearchExperiment, glue_key
 from .training import (
     Runs,
     chapters_encdec_recipe,
@@ -110,16 +110,31 @@ def best_nll(run: Artifact) -> float:
     return float(run.extra["best"]["dev_nll_token"])
 
 
-def seed_draws(runs: Runs, sr: SeedRuns) -> dict[str, list[float]]:
+def seed_draws(runs: Runs, sr: SeedRuns, recorded=None) -> dict[str, list[float]]:
     """``model -> the measure of each draw of its recipe``: the chapter's run of each model
     trained from scratch (:data:`FROM_SCRATCH`), then each further seed's run of it where the
-    seed has one (:mod:`.seeds`: ``seed_runs``, ``seed_short``, ``cached_spread``)."""
+    seed has one (:mod:`.seeds`: ``seed_runs``, ``seed_short``, ``cached_spread``), then each
+    seed recorded apart whose record matches this code (``recorded``: a
+    :class:`rnnlib.experiments.spread_book.RecordedSpread` of :mod:`.recorded`; ``rnnlib
+    spread``), where its record holds the measure."""
     out = {name: [best_nll(runs.runs[name])] for name in FROM_SCRATCH}
     for arts in sr.further:
         for name in FROM_SCRATCH:
             if name in arts:
                 out[name].append(best_nll(arts[name]))
+    for records in recorded.records.values() if recorded is not None else ():
+        for rec in records.matching:
+            for name in FROM_SCRATCH:
+                value = rec["headline"].get(f"{name}, dev NLL per token")
+                if value is not None:
+                    out[name].append(float(value))
     return out
+
+
+def draw_numbers(runs: Runs) -> dict[str, tuple[float, int]]:
+    """``glue name -> (value, 3)``: the measure of each model's run (:func:`best_nll`), the
+    numbers a recorded seed replicates (:data:`rnnlib.book.spread_records.HEADLINES`)."""
+    return {f"rns-devtok-{glue_key(n)}": (best_nll(runs.runs[n]), 3) for n in NAMES}
 
 
 def family_spread(
@@ -288,15 +303,17 @@ def best_candidate(recipes: pd.DataFrame | None, paper: str) -> str | None:
     return str(others.idxmin()) if len(others) else None
 
 
-def family_choices(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> pd.DataFrame:
+def family_choices(
+    ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns, recorded=None
+) -> pd.DataFrame:
     """Each family's choices (:data:`CHOICES`, index the row id): what was chosen, on which
     model's runs, against what, the margin (the other's dev NLL per token minus the choice's,
     as the chapter's evidence tables give it), the spread it reads (:func:`family_spread`) and
     the rule's verdict (:func:`spread_rule`). Where the chapter trains the paper's recipe, the
     RNNsearch row reads the best other recipe run against it (:func:`best_candidate`), as the
     RNNencdec study's row reads its best candidate: "chosen" there says the profile should
-    take it."""
-    p, draws = ex.P, seed_draws(runs, sr)
+    take it. ``recorded``: the seeds recorded apart (:func:`seed_draws`)."""
+    p, draws = ex.P, seed_draws(runs, sr, recorded)
     search, encdec = ("RNNsearch-30", "RNNsearch-50"), ("RNNencdec-30", "RNNencdec-50")
     paper = recipe_label(0.0, None)
     recipes = recipe_candidates(ex, runs)
@@ -325,6 +342,11 @@ def family_choices(ex: RNNsearchExperiment, runs: Runs, sr: SeedRuns) -> pd.Data
         family_spread(draws, search[::-1]),
         long != 0,
     )
+    if long != 0 and p.dropout_long is None and not asked:  # RNNsearch's recipe, chosen above
+        verdict = str(rows["search-recipe"]["rule"]).split(":")[0]
+        rows["search-dropout-long"].update(
+            {"made on": "RNNsearch-30, as RNNsearch's recipe", "rule": f"{verdict} (row above)"}
+        )
     cooled = cooldown_numbers(runs, cooldown_evidence(runs)[0])
     gain = cooled["rns-cooldown-without"][0] - cooled["rns-cooldown-with"][0]
     rows["search-cooldown"] = _row(

@@ -10,11 +10,12 @@ from ...book.spread_records import FOLDER, current_keys
 from ..spread_book import RecordedSpread, recorded
 
 
-def rnnsearch_spread(ex, tr, sr, folder: Path | None = None) -> RecordedSpread:
+def rnnsearch_spread(ex, tr, sr, runs=None, folder: Path | None = None) -> RecordedSpread:
     """The recorded seeds of pieces ``rnnsearch`` and ``rnnsearch-30`` beside the chapter's
-    translations ``tr`` (of its seed); ``sr``: its further seeds (:class:`rnnlib.experiments.
-    rnnsearch.seeds.SeedRuns`: built, or read from its cache), with which it glues its own
-    spread; a record of one of those seeds is not counted again."""
+    translations ``tr`` (of its seed) and, with ``runs`` (:class:`rnnlib.experiments.rnnsearch.
+    training.Runs`), its models' dev NLL per token; ``sr``: its further seeds
+    (:class:`rnnlib.experiments.rnnsearch.seeds.SeedRuns`: built, or read from its cache), with
+    which it glues its own spread; a record of one of those seeds is not counted again."""
     from ...bleu import corpus_bleu
     from .setting import SUBSETS, shown
     from ..spread_pieces import MODELS, network_replicate
@@ -25,6 +26,8 @@ def rnnsearch_spread(ex, tr, sr, folder: Path | None = None) -> RecordedSpread:
         for n in names
         for s, label in SUBSETS.items()
     }
+    for n in names if runs is not None else ():
+        own[f"{shown(n)}, dev NLL per token"] = float(runs.runs[n].extra["best"]["dev_nll_token"])
 
     def probe(rec: dict):
         return current_keys(ex.cache, lambda: network_replicate(ex, rec["piece"], rec["index"]))
