@@ -113,7 +113,7 @@ def test_rnnencdecs_parameters_at_their_fallbacks_leave_every_run_as_it_was(monk
     asked = dict(seed_runs=1, dropout_runs_long="0.1", recipe_runs="0/none", encdec_lr_check=True)
     ex = _profile_experiment(profile, **asked)
     before = _job_configs(ex, monkeypatch)
-    decay = ex.P.lr_decay
+    decay = ex.lr_decay_of("rnnencdec")  # the profile's own for RNNencdec where it sets one
     same = dict(
         dropout_encdec=ex.dropout_of("RNNencdec-50"),
         lr_decay_encdec=1.0 if decay is None else decay,

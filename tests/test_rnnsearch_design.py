@@ -292,6 +292,8 @@ EARLIER_CPU = dict(
     lr_encdec=0.001,
     encdec_lr_check=True,
     recipe_runs="0/none",
+    dropout_encdec=None,
+    lr_decay_encdec=None,
 )
 
 

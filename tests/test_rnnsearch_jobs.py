@@ -131,7 +131,9 @@ def test_the_long_models_dropout_and_its_candidates(monkeypatch):
     """dropout_long sets the dropout of every run of the -50 models (RNNsearch-50⋆, the
     Adadelta run and further seeds too) and no other; dropout_runs_long adds RNNsearch-50 with
     each other candidate, the same run in every other respect."""
-    ex, _ = _recording(monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1, 0.3")
+    ex, _ = _recording(
+        monkeypatch, dropout_long=0.1, dropout_runs_long="0.3, 0.1, 0.3", dropout_encdec=None
+    )
     jobs = training.training_jobs(ex)
     assert [j.name for j in jobs].count("dropout-50 0.3") == 1  # a repeated candidate trains once
     # 0.1 is the chapter's; each once, after the -50 pair: as long as RNNsearch-50
