@@ -221,3 +221,22 @@ def test_the_schedule_start_is_checked_on_every_seed_with_the_schedule_from_the_
     for model in ("rnnencdec-50", "rnnsearch-50"):  # the mean difference and the seeds' sd
         assert values[f"rns-start-diff-{model}"] is not None
         assert values[f"rns-start-sd-{model}"] is not None
+
+
+def test_every_headline_a_spread_record_replicates_is_glued_by_the_chapter(chapter, smoke_book):
+    """``rnnlib spread`` records the headline numbers of :data:`HEADLINES` and ``rnnlib compare``
+    reads their spread under these names: each must be a number (or a table cell) the chapter
+    glues."""
+    from rnnlib.book.spread_records import HEADLINES
+
+    out, _ = chapter
+    shown = results.load(out / "results")
+    for piece, labels in HEADLINES.items():
+        for label, (name_of, name) in labels.items():
+            if "[" in name:  # a table cell, "<table>[<row> | <column>]"
+                table, cell = name.rstrip("]").split("[")
+                row, column = cell.split(" | ")
+                value = shown.table(table, name_of).loc[row, column]
+            else:
+                value = shown.values(name_of)[name]
+            assert isinstance(value, (int, float)), (piece, label, name, value)
