@@ -284,7 +284,7 @@ def test_the_typed_configs_are_those_the_parameters_gave_by_name(monkeypatch, pr
         cooldown = {} if n is None else {"lr_cooldown": n, "lr_cooldown_end": updates}
         fixed = {"max_updates": updates, "checkpoint_every": None, "device": "cpu", "bf16": False}
         batch = {"eval_batch_size": max(80, ex.P.batch_size)}
-        more = {"lr": ex.lr_of(arch), **cooldown, **overrides}
+        more = {"lr": ex.lr_of(arch), "lr_decay": ex.lr_decay_of(arch), **cooldown, **overrides}
         old = _old_way(ex, TrainConfig, **fixed, **batch, **more)
         new = real_train(updates, arch, **overrides)
         assert dataclasses.asdict(new) == dataclasses.asdict(old)
