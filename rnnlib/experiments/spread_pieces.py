@@ -112,6 +112,7 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
     :mod:`rnnlib.experiments.rnnsearch.choices`)."""
     from ..bleu import corpus_bleu
     from .rnnsearch import seeds, setting
+    from .rnnsearch.choices import best_nll
     from .rnnsearch.training import run_specs, same_best, train_star
     from .rnnsearch.translations import decode
     from .run_pool import build_side_by_side
@@ -122,8 +123,7 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
     headline: dict[str, float] = {}
 
     def dev_nll(name: str, art) -> None:
-        nll = art.extra["best"]["dev_nll_token"]
-        headline[f"{setting.shown(name)}, dev NLL per token"] = float(nll)
+        headline[f"{setting.shown(name)}, dev NLL per token"] = best_nll(art)
 
     def decoded(name: str, art, arch: str) -> None:
         with timer.part(f"{setting.shown(name)} decoding"):

@@ -17,6 +17,7 @@ def rnnsearch_spread(ex, tr, sr, runs=None, folder: Path | None = None) -> Recor
     (:class:`rnnlib.experiments.rnnsearch.seeds.SeedRuns`: built, or read from its cache), with
     which it glues its own spread; a record of one of those seeds is not counted again."""
     from ...bleu import corpus_bleu
+    from .choices import best_nll
     from .setting import SUBSETS, shown
     from ..spread_pieces import MODELS, network_replicate
 
@@ -27,7 +28,7 @@ def rnnsearch_spread(ex, tr, sr, runs=None, folder: Path | None = None) -> Recor
         for s, label in SUBSETS.items()
     }
     for n in names if runs is not None else ():
-        own[f"{shown(n)}, dev NLL per token"] = float(runs.runs[n].extra["best"]["dev_nll_token"])
+        own[f"{shown(n)}, dev NLL per token"] = best_nll(runs.runs[n])
 
     def probe(rec: dict):
         return current_keys(ex.cache, lambda: network_replicate(ex, rec["piece"], rec["index"]))
