@@ -42,6 +42,10 @@ COMMANDS = {
         "rnnlib.experiments.spread_command",
         "compute one replicate of the rebuild spread and write it as a record (records/spread)",
     ),
+    "study": (
+        "rnnlib.experiments.study_command",
+        "run the study of RNNencdec-50's recipe and write it as a record (records/study)",
+    ),
     "export": (
         "rnnlib.experiments.export_command",
         "write a trained model of the book as a self-contained folder (safetensors, vocabularies)",
@@ -55,6 +59,7 @@ PASSTHROUGH = {"train": "rnnlib.train", "smt-bench": "rnnlib.bench.smt"}
 # (chapter kernels)
 MODEL_COMMANDS = {
     "spread": False,
+    "study": False,
     "train": False,
     "bench": False,
     "build": True,
