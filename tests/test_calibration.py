@@ -129,31 +129,55 @@ def test_the_subset_and_gap_intervals_are_rnnlib_stats(texts):
 
 def test_the_block_rules_are_rnnlib_stats_with_blocks(texts):
     """The rules the chapters apply with ``blocks=`` against rnnlib.stats on the same block
-    resamples (variable-length draws of whole chapters)."""
+    resamples (variable-length draws of whole chapters), the intervals widened alike for the
+    few blocks (12 chapters: by 1.173), and each wider than the raw percentile interval."""
     from rnnlib.resampling import BlockResampler
 
     refs, hyps = texts
     blocks = np.arange(len(refs)) // 5  # chapters of 5 sentences
+    g = len(np.unique(blocks))
     draws = BlockResampler(blocks).draws(200, bleu.SACREBLEU_SEED)
     counts = np.stack([np.bincount(d, minlength=len(refs)) for d in draws]).astype(np.float32)
     sa, sb = (bleu.sufficient_stats(h, refs)[1] for h in hyps[:2])
     want = stats.paired_bootstrap(hyps[0], hyps[1], refs, n_samples=200, blocks=blocks)
-    _, d, lo, hi = rules._paired_check(sa, sb, counts).evidence["tests"][0]
+    assert want["widening"] == pytest.approx(1.173, abs=1e-3)
+    _, d, lo, hi = rules._paired_check(sa, sb, counts, g).evidence["tests"][0]
     assert np.allclose([d, lo, hi], [want["diff"], want["low"], want["high"]])
+    _, _, raw_lo, raw_hi = rules._paired_check(sa, sb, counts).evidence["tests"][0]
+    assert lo < raw_lo and hi > raw_hi  # the same resamples, not widened
     mask = np.arange(len(refs)) % 3 == 0
     want = stats.subset_difference(hyps[0], refs, mask, n_samples=200, blocks=blocks)
-    got = rules._subset_check(sa, mask, counts)
+    got = rules._subset_check(sa, mask, counts, g)
     assert np.allclose(got, [want[k] for k in ("diff", "low", "high", "bleu_subset", "bleu_all")])
     want = stats.gap_change(hyps[0], hyps[1], refs, mask, n_samples=200, blocks=blocks)
     assert np.allclose(
-        rules._gap_check(sa, sb, mask, counts), [want[k] for k in ("diff", "low", "high")]
+        rules._gap_check(sa, sb, mask, counts, g), [want[k] for k in ("diff", "low", "high")]
     )
     flags = (np.arange(len(refs)) % 4 == 0).astype(float)
     _, lo, hi = stats.bootstrap_mean(flags, 200, 3, blocks=blocks)
     c = np.stack(
         [np.bincount(d, minlength=len(refs)) for d in BlockResampler(blocks).draws(200, 3)]
     )
-    assert np.allclose([lo, hi], stats.percentile_interval((c @ flags) / c.sum(1)))
+    means = (c @ flags) / c.sum(1)
+    assert np.allclose([lo, hi], stats.block_interval(means, flags.mean(), g)[:2])
+
+
+def test_the_share_rule_widens_its_interval_as_stats_bootstrap_mean_does(pool):
+    """The share rule reads the block bootstrap's resamples of its drawn chapters, widened by
+    the factor of their number (:attr:`Draw.n_blocks`), as ``bootstrap_mean(blocks=)``."""
+    draw = draw_test(pool, 500, 200, [9])
+    assert draw.n_blocks == int(draw.chapter.max()) + 1 == len(np.unique(draw.chapter))
+    out = more_rules.share_at_least(pool, draw, np.random.default_rng(2), True)
+    counts = draw.block_counts
+    rng = np.random.default_rng(2)  # the rule's draws again, to read its flags
+    share = more_rules.REORDER_SHARE / 100 * 2
+    mu = more_rules._logit_mean(share, 1.0)
+    per = mu + rng.standard_normal(int(draw.chapter.max()) + 1)[draw.chapter]
+    flags = (rng.random(len(draw.idx)) < 1 / (1 + np.exp(-per))).astype(float)
+    means = 100 * (counts @ flags) / counts.sum(1)
+    raw = stats.percentile_interval(means)
+    p, c = 100 * flags.mean(), stats.block_widening(draw.n_blocks)
+    assert (p - out.low, out.high - p) == pytest.approx((c * (p - raw[0]), c * (raw[1] - p)))
 
 
 def test_the_resampled_rank_correlation_is_scipys():

@@ -198,7 +198,7 @@ def share_at_least(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     flags = (rng.random(len(draw.idx)) < 1 / (1 + np.exp(-per))).astype(float)
     counts = draw.block_counts  # a resample's mean over its varying number of sentences
     means = 100 * (counts @ flags) / counts.sum(1)
-    lo, hi = (float(v) for v in stats.percentile_interval(means))
+    lo, hi, _ = stats.block_interval(means, 100 * flags.mean(), draw.n_blocks)
     check = verdicts.at_least(100 * flags.mean(), REORDER_SHARE, "% reordering", lo, hi)
     return Outcome(verdicts.evaluate(check).verdict, lo, hi, 100 * share)
 
