@@ -10,7 +10,10 @@ One module, so that no chapter and no experiment carries its own copy:
   resampled on its own.
 * :func:`bootstrap_spearman` -- Spearman's rho with its bootstrap interval over the items.
 * :func:`bootstrap_rounds` -- several statistics of the same items per round, from one stream.
-* :func:`percentile_interval` -- where every interval ends: the percentiles 50 -/+ 50 level.
+* :func:`percentile_interval` -- where every interval ends: the percentiles 50 -/+ 50 level;
+  :func:`block_interval` widens it for resamples of few whole blocks (:func:`block_widening`:
+  the few-clusters corrections of Cameron, Gelbach & Miller 2008), wherever ``blocks=`` is
+  given; a mean over blocks is studentized instead (:func:`block_t_interval`).
 * :func:`gap_change` -- how two systems' BLEU gap changes from the whole test set to a part of
   it (All to No UNK), one joint paired bootstrap for the four scores.
 * :func:`bleu_by_length` -- corpus BLEU per source-length bucket with a bootstrap band per bucket
@@ -71,6 +74,91 @@ def percentile_interval(samples, level: float = 0.95, axis=None, nan: bool = Fal
     return (np.nanpercentile if nan else np.percentile)(samples, ends, axis=axis)
 
 
+def block_widening(n_blocks: int | None, level: float = 0.95) -> float:
+    """The factor ``c`` by which :func:`block_interval` widens a percentile interval read on
+    resamples of ``n_blocks`` whole blocks (``G``)::
+
+        c = sqrt(G / (G - 1)) * t_{(1 + level) / 2, G - 1} / z_{(1 + level) / 2}
+
+    A bootstrap that draws ``G`` blocks with replacement has the variance of the mean of ``G``
+    independent block totals with the divisor ``G``: ``(G - 1) / G`` of the unbiased one, and its
+    percentile interval is read as if the statistic were normal with that variance known,
+    where with ``G`` clusters the standardised statistic is closer to Student's t with ``G - 1``
+    degrees of freedom. Both are the few-clusters corrections of cluster-robust inference
+    (Cameron, Gelbach & Miller 2008, "Bootstrap-based improvements for inference with
+    clustered errors", Rev. Econ. Stat. 90(3); Cameron & Miller 2015, "A practitioner's guide
+    to cluster-robust inference", J. Human Resources 50(2), Sec. VI: the ``G / (G - 1)``
+    variance factor and ``t`` critical values with ``G - 1`` degrees of freedom). ``c``
+    falls to 1 as ``G`` grows (1.115 at ``G = 17``, 1.035 at 51, 1.015 at 120).
+    ``n_blocks=None`` (the sentence bootstrap): 1, no correction; fewer than 2 blocks: NaN
+    (one block resampled gives no spread to correct)."""
+    if n_blocks is None:
+        return 1.0
+    if not 0 < level < 1:
+        raise ValueError(f"block_widening: need 0 < level < 1, got {level}")
+    if n_blocks < 2:
+        return math.nan
+    from scipy.stats import norm, t
+
+    q = 0.5 + level / 2
+    return math.sqrt(n_blocks / (n_blocks - 1)) * float(t.ppf(q, n_blocks - 1) / norm.ppf(q))
+
+
+def block_interval(
+    samples, point: float, n_blocks: int | None, level: float = 0.95, nan: bool = False
+) -> tuple[float, float, float]:
+    """``(low, high, c)``: the percentile interval (:func:`percentile_interval`) of bootstrap
+    ``samples (R,)`` of a statistic whose estimate is ``point``, drawn by resampling
+    ``n_blocks`` whole blocks, widened about ``point`` by ``c = block_widening(n_blocks,
+    level)``: ``low = point - c (point - p_low)``, ``high = point + c (p_high - point)``, the
+    percentile interval of ``point + c (samples - point)`` (the resamples' deviations from the
+    estimate scaled by ``c``). ``n_blocks=None``: the sentence bootstrap's percentile interval
+    unchanged (``c = 1``). ``nan=True`` ignores NaN samples."""
+    low, high = percentile_interval(samples, level, nan=nan)
+    c = block_widening(n_blocks, level)
+    if n_blocks is None:
+        return float(low), float(high), c
+    return float(point - c * (point - low)), float(point + c * (high - point)), c
+
+
+def block_t_interval(totals, sizes, picks, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean over the items of ``G`` blocks, ``totals (G,)`` the sum
+    of each block's values and ``sizes (G,)`` its number of items, with the studentized
+    (percentile-t) interval of the block bootstrap whose resample ``r`` draws block ``g``
+    ``picks[r, g]`` times (``picks (R, G)``).
+
+    Each resample's mean ``m* = picks @ totals / picks @ sizes`` is studentized by its own
+    cluster-robust standard error ``se* = sqrt(G / (G - 1) sum_g picks_g (totals_g - m*
+    sizes_g)^2) / picks @ sizes``, ``t* = (m* - m) / se*``, and the interval is ``m - q_hi se,
+    m - q_lo se`` with ``q_lo``, ``q_hi`` the percentiles ``50 -/+ 50 level`` of the ``t*`` and
+    ``se`` the sample's own. With few blocks this is the few-clusters bootstrap that Cameron,
+    Gelbach & Miller (2008, Rev. Econ. Stat. 90(3); Cameron & Miller 2015, J. Human Resources
+    50(2), Sec. VI) recommend: the pivot needs no ``G / (G - 1)`` or t correction (the factor
+    cancels), and unlike a widening about the estimate it follows a small share's skew (a
+    share near 0 whose resamples are low spreads little below and much above). Resamples with
+    no spread (``se* = 0``) are left out; a sample with none gives ``(mean, mean)``; fewer
+    than 2 blocks: NaN ends."""
+    totals, sizes = np.asarray(totals, dtype=float), np.asarray(sizes, dtype=float)
+    picks = np.asarray(picks, dtype=float)
+    g = len(totals)
+    mean = float(totals.sum() / sizes.sum())
+    if g < 2:
+        return mean, math.nan, math.nan
+
+    def se_of(k, m):
+        resid = totals - np.asarray(m)[..., None] * sizes
+        return np.sqrt(g / (g - 1) * (k * resid**2).sum(-1)) / (k @ sizes)
+
+    se = float(se_of(np.ones(g), mean))
+    if not se > 0:
+        return mean, mean, mean
+    ms = picks @ totals / (picks @ sizes)
+    ses = se_of(picks, ms)
+    ok = ses > 0
+    q_lo, q_hi = percentile_interval((ms[ok] - mean) / ses[ok], level)
+    return mean, float(mean - q_hi * se), float(mean - q_lo * se)
+
+
 def resamples(
     n: int, n_samples: int, seed: int | np.random.Generator = 0, blocks=None
 ) -> tuple[np.ndarray | list[np.ndarray], int | None]:
@@ -128,7 +216,9 @@ def bootstrap_mean(
     :func:`rnnlib.experiments.representations.purity.knn_same` (or ``chance_same``) over the same
     labelled points: the points are resampled, their neighbour lists stay as computed.
     ``blocks (L,)``: a block id per value (the Bible chapter of a test verse): whole blocks are
-    resampled (:func:`resamples`), each resample's mean over its varying number of values."""
+    resampled (:func:`resamples`), each resample's mean over its varying number of values, and
+    the interval is the studentized one of those resamples (:func:`block_t_interval`: the mean
+    has a closed-form cluster-robust standard error, so the pivot replaces the percentiles)."""
     values = np.asarray(values, dtype=float)
     if values.ndim != 1 or len(values) == 0:
         raise ValueError(
@@ -140,10 +230,14 @@ def bootstrap_mean(
         )
     if blocks is not None:
         draws, _ = resamples(len(values), n_boot, seed, blocks)
-        means = np.array([values[ix].mean() for ix in draws])
-    else:
-        rng = np.random.default_rng(seed)  # a Generator passes through unchanged
-        means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
+        _, ids = np.unique(np.asarray(blocks), return_inverse=True)
+        ids = np.asarray(ids).reshape(-1)
+        sizes = np.bincount(ids)
+        picks = np.stack([np.bincount(ids[ix], minlength=len(sizes)) for ix in draws]) / sizes
+        _, lo, hi = block_t_interval(np.bincount(ids, values), sizes, picks, level)
+        return float(values.mean()), lo, hi
+    rng = np.random.default_rng(seed)  # a Generator passes through unchanged
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
     lo, hi = percentile_interval(means, level)
     return float(values.mean()), float(lo), float(hi)
 
@@ -436,9 +530,10 @@ def subset_difference(
     No UNK column forbids [UNK] while searching); by default the subset's sentences of ``hyps``.
     ``blocks (n,)``: a block id per sentence (its Bible chapter): each round draws whole blocks
     of the whole instead (:func:`resamples`), the subset's sentences with them.
-    Returns ``{"diff", "low", "high", "bleu_subset", "bleu_all", "n_subset", "blocks"}``
-    (``blocks``: the number of blocks resampled, None for the sentence bootstrap); the interval
-    is the percentile interval at ``level``."""
+    Returns ``{"diff", "low", "high", "bleu_subset", "bleu_all", "n_subset", "blocks",
+    "widening"}`` (``blocks``: the number of blocks resampled, None for the sentence bootstrap);
+    the interval is the percentile interval at ``level``, with blocks widened about ``diff`` by
+    ``widening`` (:func:`block_interval`; None for the sentence bootstrap)."""
     bleu.check_pairs(hyps, refs, "subset_difference")
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),):
@@ -465,15 +560,16 @@ def subset_difference(
         s_all = scorer._compute_score_from_stats(whole.sum(0)).score
         s_sub = scorer._compute_score_from_stats(part.sum(0)).score if len(part) else np.nan
         diffs[r] = s_sub - s_all
-    low, high = percentile_interval(diffs, level, nan=True)
+    low, high, c = block_interval(diffs, b_sub - b_all, n_blocks, level, nan=True)
     return {
         "diff": b_sub - b_all,
-        "low": float(low),
-        "high": float(high),
+        "low": low,
+        "high": high,
         "bleu_subset": b_sub,
         "bleu_all": b_all,
         "n_subset": int(mask.sum()),
         "blocks": n_blocks,
+        "widening": None if n_blocks is None else c,
     }
 
 
@@ -497,9 +593,10 @@ def gap_change(
     ``subset_hyps_a``/``_b`` (one per marked sentence, in order): the part's own translations
     (No UNK's search forbids [UNK]; default: the marked sentences of ``hyps_a``/``_b``).
     ``blocks (n,)``: a block id per sentence: each round draws whole blocks (:func:`resamples`).
-    Returns ``{"diff", "low", "high", "gap_all", "gap_subset", "n_subset", "blocks"}``
-    (``blocks``: the number of blocks, None for the sentence bootstrap); the interval is the
-    percentile interval at ``level``."""
+    Returns ``{"diff", "low", "high", "gap_all", "gap_subset", "n_subset", "blocks",
+    "widening"}`` (``blocks``: the number of blocks, None for the sentence bootstrap); the
+    interval is the percentile interval at ``level``, with blocks widened about ``diff`` by
+    ``widening`` (:func:`block_interval`; None for the sentence bootstrap)."""
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),) or not mask.any():
         raise ValueError(
@@ -532,15 +629,16 @@ def gap_change(
     gap_all, gap_sub = change(whole)
     idxs, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     diffs = np.array([np.subtract(*change(ix)) for ix in idxs])
-    low, high = percentile_interval(diffs, level, nan=True)
+    low, high, c = block_interval(diffs, float(gap_all - gap_sub), n_blocks, level, nan=True)
     return {
         "diff": float(gap_all - gap_sub),
-        "low": float(low),
-        "high": float(high),
+        "low": low,
+        "high": high,
         "gap_all": float(gap_all),
         "gap_subset": float(gap_sub),
         "n_subset": int(mask.sum()),
         "blocks": n_blocks,
+        "widening": None if n_blocks is None else c,
     }
 
 
@@ -799,16 +897,19 @@ def paired_bootstrap(
     ``bs``).
 
     Returns ``{"bleu_a", "bleu_b", "diff", "low", "high", "p_value", "sentences", "samples",
-    "seed", "signature", "blocks"}``: ``low``/``high`` bound the 95% interval of the difference
-    over the ``n_samples`` resamples sacreBLEU draws with ``seed``; ``p_value`` is sacreBLEU's
-    (the chance of a difference at least this large if the systems were equal; sacreBLEU counts
-    only resamples that exceed the observed difference, so two identical systems get
-    ``1 / (n_samples + 1)``, not 1: read the interval).
+    "seed", "signature", "blocks", "widening"}``: ``low``/``high`` bound the 95% interval of the
+    difference over the ``n_samples`` resamples sacreBLEU draws with ``seed``; ``p_value`` is
+    sacreBLEU's (the chance of a difference at least this large if the systems were equal;
+    sacreBLEU counts only resamples that exceed the observed difference, so two identical
+    systems get ``1 / (n_samples + 1)``, not 1: read the interval).
 
     ``blocks (n,)``: a block id per sentence (its Bible chapter). The resamples are then the
     block bootstrap's (:func:`resamples`: whole blocks drawn with replacement, from ``seed``),
     the interval and ``p_value`` (sacreBLEU's formula) read on them, and the signature says
     ``blocks:<number>``; ``blocks`` in the result is that number (None: the sentence bootstrap).
+    The interval is then the percentile interval widened about ``diff`` for the few blocks
+    (:func:`block_interval`), by ``widening`` in the result (None: the sentence bootstrap);
+    ``p_value`` stays sacreBLEU's formula on the raw resamples.
     """
     bleu.check_pairs(hyps_a, refs, "paired_bootstrap (system a)")
     bleu.check_pairs(hyps_b, refs, "paired_bootstrap (system b)")
@@ -855,6 +956,7 @@ def paired_bootstrap(
         "seed": seed,
         "signature": str(signatures["BLEU"]),
         "blocks": None,
+        "widening": None,
     }
 
 
@@ -862,7 +964,7 @@ def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blo
     """:func:`paired_bootstrap` with whole blocks resampled: the same arithmetic as sacreBLEU's
     ``_paired_bs_test`` (corpus BLEU of each resample from the sentences' statistics; the
     p-value of the centred absolute differences against the observed one) on the block
-    bootstrap's resamples."""
+    bootstrap's resamples; the interval widened about the difference (:func:`block_interval`)."""
     from sacrebleu.significance import _compute_p_value
 
     scorer, stats_a = bleu.sufficient_stats(hyps_a, refs)
@@ -871,7 +973,7 @@ def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blo
     score_b = float(scorer._compute_score_from_stats(stats_b.sum(0)).score)
     draws, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     ra, rb = _scores(scorer, stats_a, draws), _scores(scorer, stats_b, draws)
-    low, high = percentile_interval(ra - rb, 0.95)
+    low, high, c = block_interval(ra - rb, score_a - score_b, n_blocks, 0.95)
     spread = np.abs(ra - rb)
     p_value = _compute_p_value(spread - spread.mean(), abs(score_a - score_b))
     fields = bleu.signature().split("|")
@@ -880,19 +982,23 @@ def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blo
         "bleu_a": score_a,
         "bleu_b": score_b,
         "diff": score_a - score_b,
-        "low": float(low),
-        "high": float(high),
+        "low": low,
+        "high": high,
         "p_value": float(p_value),
         "sentences": len(refs),
         "samples": n_samples,
         "seed": seed,
         "signature": "|".join(fields),
         "blocks": n_blocks,
+        "widening": c,
     }
 
 
 __all__ = [
     "bleu_by_length",
+    "block_interval",
+    "block_t_interval",
+    "block_widening",
     "bootstrap_mean",
     "bootstrap_rounds",
     "bootstrap_spearman",

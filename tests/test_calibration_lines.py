@@ -84,8 +84,12 @@ def test_the_line_rule_is_paired_bootstrap_with_line_blocks():
     counts = np.stack([np.bincount(d, minlength=47) for d in draws]).astype(np.float32)
     sa, sb = (bleu.sufficient_stats(h, refs)[1] for h in hyps)
     want = stats.paired_bootstrap(hyps[0], hyps[1], refs, n_samples=200, blocks=blocks)
-    _, d, lo, hi = rules._paired_check(sa, sb, counts).evidence["tests"][0]
+    _, d, lo, hi = rules._paired_check(sa, sb, counts, 5).evidence["tests"][0]
     assert np.allclose([d, lo, hi], [want["diff"], want["low"], want["high"]])
+    assert want["blocks"] == 5 and want["widening"] == stats.block_widening(5)
+    draw = draw_test(synthetic_pool(), 500, 20, [3])
+    ids = line_blocks(np.arange(len(draw.idx)), LINES_PER_BLOCK)
+    assert lines.n_line_blocks(draw, LINES_PER_BLOCK) == len(np.unique(ids))
 
 
 def test_the_line_rule_draws_the_systems_of_the_sentence_bootstrap_in_every_trial(monkeypatch):

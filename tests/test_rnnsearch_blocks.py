@@ -103,8 +103,9 @@ def test_keys_that_do_not_match_the_split_are_refused(tmp_path):
 
 def test_fig_3s_shares_resample_the_chapters_of_their_sentences():
     """C-B-F3-1/2/4 read shares over the No UNK sentences: with each sentence its own chapter
-    they are the sentence bootstrap's; with reorderings clustered in chapters the interval
-    widens; C-B-F3-4's control (sentences of one row left out) keeps its chapters aligned."""
+    they resample the sentence bootstrap's draws (the interval studentized, so close to the
+    percentile one, not equal); with reorderings clustered in chapters the interval widens;
+    C-B-F3-4's control (sentences of one row left out) keeps its chapters aligned."""
     from rnnlib.experiments.rnnsearch import figure_3
 
     rng = np.random.default_rng(0)
@@ -129,7 +130,9 @@ def test_fig_3s_shares_resample_the_chapters_of_their_sentences():
         e = figure_3._reordering(s.trained_stats, s.n_boot, s.seed, s.blocks).evidence
         return e["value"], e["low"], e["high"]
 
-    assert interval(own) == pytest.approx(interval(plain))
+    (v, lo, hi), (v1, lo1, hi1) = interval(plain), interval(own)
+    assert v1 == v and lo1 < v < hi1
+    assert hi1 - lo1 == pytest.approx(hi - lo, rel=0.25)
     (_, lo_s, hi_s), (_, lo_b, hi_b) = interval(plain), interval(chapters)
     assert hi_b - lo_b > 1.5 * (hi_s - lo_s)
     for s in (plain, chapters):  # would raise on block ids not aligned with the sentences

@@ -45,6 +45,11 @@ def line_counts(draw: Draw, size: int) -> np.ndarray:
     return draw.memo[key]
 
 
+def n_line_blocks(draw: Draw, size: int) -> int:
+    """The number of blocks of ``size`` lines :func:`line_counts` resamples: ``ceil(n / size)``."""
+    return -(-len(draw.idx) // int(size))
+
+
 def paired_bleu_lines(
     pool: Pool, draw: Draw, rng, true: bool, size: int = LINES_PER_BLOCK
 ) -> Outcome:
@@ -55,7 +60,7 @@ def paired_bleu_lines(
     a, b = pair(pool, draw, rng)
     delta = delta_for_gain(B_STAR_GAIN) if true else 0.0
     b = thin(b, delta, rng) if true else b
-    check = _paired_check(a[0], b[0], line_counts(draw, size))
+    check = _paired_check(a[0], b[0], line_counts(draw, size), n_line_blocks(draw, size))
     return _judge(check, delta * population_bleu(pool))
 
 
@@ -64,4 +69,4 @@ def rule_name(size: int) -> str:
     return f"paired BLEU, blocks of {size} lines"
 
 
-__all__ = ["line_counts", "paired_bleu_lines", "rule_name"]
+__all__ = ["line_counts", "n_line_blocks", "paired_bleu_lines", "rule_name"]

@@ -14,7 +14,8 @@
 * :func:`share_at_least` -- B Fig. 3 (C-B-F3-2): the % of sentences with a local reordering at
   least :data:`REORDER_SHARE` (:func:`rnnlib.verdicts.at_least` with the interval of
   :func:`rnnlib.stats.bootstrap_mean` over the sentences, whole chapters resampled as the
-  chapter resamples them, ``blocks=``). The flags are drawn with a share
+  chapter resamples them, ``blocks=``: the studentized block interval,
+  :func:`rnnlib.stats.block_t_interval`). The flags are drawn with a share
   per chapter (logit-normal, sd 1) when systems differ by chapter, else one share. False: the
   population share exactly at the threshold; true: twice it. Its control (shuffled rows) is left
   out: the rates are upper bounds.
@@ -196,9 +197,10 @@ def share_at_least(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     mu = _logit_mean(share, sd)
     per = mu + sd * rng.standard_normal(int(draw.chapter.max()) + 1)[draw.chapter]
     flags = (rng.random(len(draw.idx)) < 1 / (1 + np.exp(-per))).astype(float)
-    counts = draw.block_counts  # a resample's mean over its varying number of sentences
-    means = 100 * (counts @ flags) / counts.sum(1)
-    lo, hi = (float(v) for v in stats.percentile_interval(means))
+    # each drawn chapter's multiplicity in each resample: its first sentence's
+    picks = draw.block_counts[:, np.unique(draw.chapter, return_index=True)[1]]
+    totals, sizes = np.bincount(draw.chapter, flags), np.bincount(draw.chapter)
+    lo, hi = (100 * v for v in stats.block_t_interval(totals, sizes, picks)[1:])
     check = verdicts.at_least(100 * flags.mean(), REORDER_SHARE, "% reordering", lo, hi)
     return Outcome(verdicts.evaluate(check).verdict, lo, hi, 100 * share)
 

@@ -141,6 +141,11 @@ class Draw:
             self.memo["blocks"] = counts_of(picks, m)[:, self.chapter]
         return self.memo["blocks"]
 
+    @property
+    def n_blocks(self) -> int:
+        """The number of blocks :attr:`block_counts` resamples: the drawn chapters."""
+        return int(self.chapter.max()) + 1
+
     def stratum_counts(self, sizes: tuple[int, ...]) -> list[np.ndarray]:
         """Per stratum of ``sizes`` sentences, ``(R, size)`` multiplicities of a bootstrap that
         resamples within each stratum (drawn once per test set and sizes)."""

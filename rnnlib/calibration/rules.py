@@ -73,16 +73,22 @@ def _judge(check, truth: float) -> Outcome:
     return Outcome(verdicts.evaluate(check).verdict, lo, hi, truth)
 
 
-def _interval(diffs: np.ndarray) -> tuple[float, float]:
-    lo, hi = stats.percentile_interval(diffs, 0.95, nan=True)
-    return float(lo), float(hi)
+def _interval(diffs: np.ndarray, point: float, n_blocks: int | None) -> tuple[float, float]:
+    """The 95% interval of ``stats``' rules from resampled ``diffs (R,)`` of the estimate
+    ``point``: their percentile interval, widened about ``point`` where ``n_blocks`` whole
+    blocks were resampled (:func:`rnnlib.stats.block_interval`; None: the sentence bootstrap)."""
+    lo, hi, _ = stats.block_interval(diffs, point, n_blocks, 0.95, nan=True)
+    return lo, hi
 
 
-def _paired_check(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> verdicts.Check:
+def _paired_check(
+    a: np.ndarray, b: np.ndarray, counts: np.ndarray, n_blocks: int | None = None
+) -> verdicts.Check:
     """B Table 1's comparison (``rnnsearch.table_1._intervals``): ``a − b`` above 0 by the paired
-    bootstrap of ``counts``, controlled by ``b`` against itself, floored on both."""
+    bootstrap of ``counts`` (resamples of ``n_blocks`` whole blocks, None: of the sentences),
+    controlled by ``b`` against itself, floored on both."""
     d = float(scores(a) - scores(b))
-    lo, hi = _interval(resampled_bleu(counts, a) - resampled_bleu(counts, b))
+    lo, hi = _interval(resampled_bleu(counts, a) - resampled_bleu(counts, b), d, n_blocks)
     check = verdicts.controlled(
         verdicts.intervals_above([("a − b", d, lo, hi)]),
         SAME,
@@ -108,7 +114,8 @@ def paired_bleu_blocks(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     a, b = pair(pool, draw, rng)
     delta = delta_for_gain(B_STAR_GAIN) if true else 0.0
     b = thin(b, delta, rng) if true else b
-    return _judge(_paired_check(a[0], b[0], counts), delta * population_bleu(pool))
+    check = _paired_check(a[0], b[0], counts, draw.n_blocks)
+    return _judge(check, delta * population_bleu(pool))
 
 
 def _seeds(pool, draw, rng, true, gain, apart=True):
@@ -210,12 +217,13 @@ def _empty_nan(r: np.ndarray, counts: np.ndarray, mask: np.ndarray) -> np.ndarra
     return np.where(counts @ mask.astype(counts.dtype) > 0, r, np.nan)
 
 
-def _subset_check(sys: np.ndarray, mask: np.ndarray, counts: np.ndarray):
+def _subset_check(sys: np.ndarray, mask: np.ndarray, counts: np.ndarray, n_blocks=None):
     """``stats.subset_difference``: ``(BLEU(subset) − BLEU(all), low, high, BLEU subset, BLEU
-    all)``, the subset scored inside each resample of the whole."""
+    all)``, the subset scored inside each resample of the whole (``counts``: of ``n_blocks``
+    whole blocks, None: of the sentences)."""
     sub, whole = float(scores(sys[mask])), float(scores(sys))
     r = resampled_bleu(counts, sys * mask[:, None]) - resampled_bleu(counts, sys)
-    return (sub - whole, *_interval(_empty_nan(r, counts, mask)), sub, whole)
+    return (sub - whole, *_interval(_empty_nan(r, counts, mask), sub - whole, n_blocks), sub, whole)
 
 
 def subset_difference(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
@@ -227,8 +235,9 @@ def subset_difference(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     mask = _subset(draw, rng)
     delta, truth = _thinning(pool, B_NO_UNK_GAIN, True) if true else (0.0, 0.0)
     sys = thin(a[0], np.where(mask, 0.0, delta), rng) if true else a[0]
-    d, lo, hi, sub, whole = _subset_check(sys, mask, draw.block_counts)
-    ctrl = _subset_check(sys, _random_like(mask, rng), draw.block_counts)[:3]
+    counts, g = draw.block_counts, draw.n_blocks
+    d, lo, hi, sub, whole = _subset_check(sys, mask, counts, g)
+    ctrl = _subset_check(sys, _random_like(mask, rng), counts, g)[:3]
     check = verdicts.controlled(
         verdicts.intervals_above([("No UNK − All", d, lo, hi)]),
         "a random subset of All of the same size",
@@ -237,13 +246,13 @@ def subset_difference(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     return _judge(_floor(check, all=whole, subset=sub), truth)
 
 
-def _gap_check(a, b, mask, counts) -> tuple[float, float, float]:
+def _gap_check(a, b, mask, counts, n_blocks=None) -> tuple[float, float, float]:
     """``stats.gap_change``: (a − b on all) − (a − b on the subset), the four scores on the same
-    resamples."""
+    resamples (``counts``: of ``n_blocks`` whole blocks, None: of the sentences)."""
     m = mask[:, None]
     d = float(scores(a) - scores(b) - scores(a[mask]) + scores(b[mask]))
     r = resampled_bleu(counts, np.stack([a, b, a * m, b * m]))
-    return (d, *_interval(_empty_nan(r[0] - r[1] - r[2] + r[3], counts, mask)))
+    return (d, *_interval(_empty_nan(r[0] - r[1] - r[2] + r[3], counts, mask), d, n_blocks))
 
 
 def gap_change(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
@@ -255,8 +264,9 @@ def gap_change(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     mask = _subset(draw, rng)
     delta, truth = _thinning(pool, B_GAP_CHANGE, False) if true else (0.0, 0.0)
     b = thin(b[0], np.where(mask, 0.0, delta), rng) if true else b[0]
-    test = _gap_check(a[0], b, mask, draw.block_counts)
-    ctrl = _gap_check(a[0], b, _random_like(mask, rng), draw.block_counts)
+    counts, g = draw.block_counts, draw.n_blocks
+    test = _gap_check(a[0], b, mask, counts, g)
+    ctrl = _gap_check(a[0], b, _random_like(mask, rng), counts, g)
     check = verdicts.controlled(
         verdicts.intervals_above([("(a − b) on All − on No UNK", *test)]),
         "a random subset of All of No UNK's size in place of No UNK",
@@ -277,7 +287,7 @@ def within_margin(pool: Pool, draw: Draw, rng, true: bool) -> Outcome:
     a, b = a[0], b[0]
     d, margin = float(scores(a) - scores(b)), CLOSE_MARGIN * float(scores(a))
     counts = draw.block_counts
-    lo, hi = _interval(resampled_bleu(counts, a) - resampled_bleu(counts, b))
+    lo, hi = _interval(resampled_bleu(counts, a) - resampled_bleu(counts, b), d, draw.n_blocks)
     check = verdicts.within_margin([("a − b", d, lo, hi)], margin, "above")
     truth = 0.0 if true else CLOSE_MARGIN * population_bleu(pool)
     return _judge(_floor(check, a=float(scores(a)), b=float(scores(b))), truth)
