@@ -33,6 +33,7 @@ def _values(trained: float) -> dict:
 def _rebuild(alignment: int, diff: float, trained: float, gap: float):
     abl = NS(interval=(gap, gap - 0.1, gap + 0.1))
     found = claims.ClaimCheck("C-A-GRU-1", _check(diff), "rep-verdict-ablation")
+    floor = LearnedFloor(20.0 + alignment, 30.0)
     return NS(
         alignment=alignment,
         purity=[_claim(diff)],
@@ -40,7 +41,9 @@ def _rebuild(alignment: int, diff: float, trained: float, gap: float):
         ablation=abl,
         ablation_check=found,
         gates=found,
-        floor=LearnedFloor(20.0 + alignment, 30.0),
+        floor=floor,
+        row=rr.row_of(_values(trained), abl, floor),
+        recorded=False,
     )
 
 

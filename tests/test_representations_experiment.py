@@ -137,6 +137,8 @@ def test_purity_claims_judge_against_chance_and_the_untrained_network_with_a_con
     assert floor.control_words(verdict).startswith(f"**{verdict.control}** (")
     numbers = purity_claims.numbers(measures, PARAMS)
     assert numbers["rep-word-trained"] == (word.purity()[T], 3)
+    gap = word.purity()[T] - word.purity()["bag of words"]  # a headline of the rebuild spread
+    assert numbers["rep-word-bow-gap"] == (pytest.approx(gap), 3)
     assert numbers["rep-n-boot"] == 200 and numbers["rep-word-alone"] == 0
 
 

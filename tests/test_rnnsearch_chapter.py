@@ -227,7 +227,7 @@ def test_every_headline_a_spread_record_replicates_is_glued_by_the_chapter(chapt
     """``rnnlib spread`` records the headline numbers of :data:`HEADLINES` and ``rnnlib compare``
     reads their spread under these names: each must be a number (or a table cell) the chapter
     glues."""
-    from rnnlib.book.spread_records import HEADLINES
+    from rnnlib.book.spread_records import CHAPTER_PREFIXES, HEADLINES
 
     out, _ = chapter
     shown = results.load(out / "results")
@@ -240,3 +240,17 @@ def test_every_headline_a_spread_record_replicates_is_glued_by_the_chapter(chapt
             else:
                 value = shown.values(name_of)[name]
             assert isinstance(value, (int, float)), (piece, label, name, value)
+    # the representations chapter's are its rebuilds table's first row (what a record of piece
+    # phrase holds of it: rebuilds.row_of), to the rounding of the glued number
+    first = shown.table("rep-rebuilds", "representations").loc["1"]
+    for label, (name_of, name) in HEADLINES["phrase"].items():
+        if name_of == "representations":
+            value = shown.values(name_of)[name]
+            value = float("nan") if value is None else value  # a column not measured
+            assert first[label] == pytest.approx(value, abs=6e-3, nan_ok=True), (label, name)
+    # and every chapter that shows a recorded spread glues it, with the records it read
+    for chapter, prefix in CHAPTER_PREFIXES.items():
+        glued = shown.values(chapter)
+        for suffix in ("records", "list", "records-n", "records-stale", "records-text"):
+            assert f"{prefix}-spread-{suffix}" in glued, (chapter, suffix)
+    assert "res-spread-representations" in shown.values("results")

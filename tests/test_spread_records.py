@@ -34,11 +34,30 @@ def replicate(cache: ArtifactCache, seed: int):
     return cache.build("demo/own", {"seed": seed}, make(f"seed {seed}"))
 
 
-def a_record(headline, profile="cpu", index=2, events=None, commit="a" * 40, piece="rnnsearch"):
+def a_record(
+    headline,
+    profile="cpu",
+    index=2,
+    events=None,
+    commit="a" * 40,
+    piece="rnnsearch",
+    chapters=None,
+    minute=None,
+):
     events = events or [{"kind": KIND, "key": "0123456789abcdef", "hit": True, "seconds": 0.1}]
-    when = datetime(2026, 11, 29, 1, index, tzinfo=timezone.utc)
+    when = datetime(2026, 11, 29, 1, index if minute is None else minute, tzinfo=timezone.utc)
     return S.make_record(
-        piece, index, profile, headline, events, {"training": 1.0}, commit, "box A", 2.0, when
+        piece,
+        index,
+        profile,
+        headline,
+        events,
+        {"training": 1.0},
+        commit,
+        "box A",
+        2.0,
+        when,
+        chapters=chapters,
     )
 
 
@@ -241,7 +260,9 @@ def test_the_command_writes_a_record(monkeypatch, tmp_path, capsys):
 
     def fake(piece, cache, root, profile, index):
         replicate(cache, index)
-        return spread_pieces.PieceResult({"RNNsearch-50, All": 12.5}, {"training": 3.0}, {})
+        stamp = {"representations": {"config_hash": "c0ffee00", "code": {}, "checks": {}}}
+        head = {"RNNsearch-50, All": 12.5}
+        return spread_pieces.PieceResult(head, {"training": 3.0}, {}, stamp)
 
     monkeypatch.setattr(spread_pieces, "run_piece", fake)
     out = tmp_path / "records"
@@ -252,6 +273,7 @@ def test_the_command_writes_a_record(monkeypatch, tmp_path, capsys):
     assert rec["headline"] == {"RNNsearch-50, All": 12.5} and rec["commit"] == "d" * 40
     assert {a["kind"] for a in rec["artifacts"]} == {"demo/shared", "demo/own"}
     assert all(a["computed"] for a in rec["artifacts"]) and rec["times"] == {"training": 3.0}
+    assert rec["chapters"]["representations"]["config_hash"] == "c0ffee00"
     assert "wrote" in capsys.readouterr().out
 
 
@@ -277,3 +299,210 @@ def test_the_command_names_an_unknown_profile(monkeypatch, tmp_path, capsys):
     assert cli.main(argv) == 2
     assert "unknown profile 'nope'" in capsys.readouterr().err
     assert not list(tmp_path.glob("*/*/meta.json"))  # nothing computed
+
+
+# -- the representations chapter's numbers in a record of piece phrase ---------------------------
+REP = "representations"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rep_check(diff: float):
+    """A clustering-style check (trained − chance with a ±0.1 interval) with its control."""
+    from rnnlib import verdicts
+
+    check = verdicts.intervals_above([("trained − chance", diff, diff - 0.1, diff + 0.1)])
+    control = verdicts.intervals_above([("untrained − chance", 0.0, -0.1, 0.1)])
+    return verdicts.controlled(check, "the untrained network", control)
+
+
+def rep_rebuild(diff: float, trained: float = 0.6, gap: float = 1.0, alignment: int = 2):
+    """A stand-in of :class:`rebuilds.Rebuild`: its claims' checks (every one ``diff`` above
+    chance) and its row of the rebuilds table."""
+    from types import SimpleNamespace as NS
+
+    from rnnlib.book import claims
+    from rnnlib.experiments.representations import rebuilds as rr
+    from rnnlib.experiments.representations.floor import LearnedFloor
+    from rnnlib.experiments.representations.purity_claims import PurityClaim
+
+    purity = [
+        PurityClaim(claim, key, rep_check(diff), rep_check(-diff), True, "")
+        for claim, key, _ in rr.PURITY_CLAIMS.values()
+    ]
+    values = {col: {"trained network": trained, "bag of words": 0.5} for col in rr.PURITY_CLAIMS}
+    abl = NS(interval=(gap, gap - 0.1, gap + 0.1))
+    row = rr.row_of(values, abl, LearnedFloor(20.0 + alignment, 30.0))
+    gates = claims.ClaimCheck("C-A-GRU-2", rep_check(diff))
+    ablation = claims.ClaimCheck("C-A-GRU-1", rep_check(diff))
+    return NS(alignment=alignment, purity=purity, gates=gates, ablation_check=ablation, row=row)
+
+
+def a_phrase_record(r, index=2, config="cfg00001", events=None, stamped=True, minute=None):
+    """A record of piece ``phrase`` holding A's Table 1 rows and, ``stamped``, the
+    representations chapter's numbers of stand-in ``r`` (:func:`rep_rebuild`)."""
+    from rnnlib.experiments.representations import rebuilds as rr
+
+    head = {"Baseline, test": 20.0, "+RNN, test": 20.5, "+RNN − Baseline, test": 0.5}
+    head["scorer NLL per pair"] = 21.0
+    chapters = {REP: S.chapter_stamp(REP, config, rr.recorded_checks(r))} if stamped else None
+    if stamped:
+        head |= r.row
+    return a_record(
+        head, index=index, events=events, piece="phrase", chapters=chapters, minute=minute
+    )
+
+
+@pytest.fixture
+def apart_reader(tmp_path, monkeypatch):
+    """``read(folder, config)``: :func:`recorded.alignments_apart` of the representations chapter
+    on a toy cache, each record's replicate standing in for :func:`rebuilds.rebuild` (the keys
+    of now are those of the toy replicate with seed 2)."""
+    from rnnlib.experiments.representations import recorded
+    from rnnlib.experiments.representations.floor import LearnedFloor
+    from types import SimpleNamespace as NS
+
+    cache = ArtifactCache(tmp_path / "cache")
+    replicate(cache, 2)  # the record's replicate, computed where it was recorded
+    monkeypatch.setattr(recorded, "rebuild", lambda cache, corpus, cho, P, i: replicate(cache, 2))
+
+    def read(folder, config="cfg00001", others=()):
+        floor = LearnedFloor(19.0, 30.0)  # the chapter's first alignment's scorer
+        P, root = NS(profile="cpu"), tmp_path
+        return recorded.alignments_apart(cache, None, {}, P, config, floor, others, root, folder)
+
+    read.events = list(cache.events)
+    return read
+
+
+def test_a_phrase_record_holds_the_representations_numbers_and_reads_them_back(
+    tmp_path, apart_reader
+):
+    from rnnlib.experiments.representations import rebuilds as rr
+    from rnnlib.experiments.representations import recorded
+    from rnnlib.experiments.representations.floor import LearnedFloor
+    from types import SimpleNamespace as NS
+
+    r = rep_rebuild(0.3, trained=0.7, gap=2.0)
+    path = write(tmp_path / "records", a_phrase_record(r, events=apart_reader.events))
+    back = json.loads(path.read_text())
+    assert {label: back["headline"][label] for label in rr.SPREAD_NAMES} == r.row
+    stamp = back["chapters"][REP]
+    assert stamp["config_hash"] == "cfg00001"
+    assert "rnnlib/experiments/representations/purity.py" in stamp["code"]
+    assert stamp["checks"]["purity"]["words"]["claim"] == "C-A-F4-1"
+    # read back by the chapter: one further alignment, its row and its checks
+    apart = apart_reader(tmp_path / "records")
+    (rec,) = apart.rebuilds
+    assert rec.row == pytest.approx(r.row) and rec.alignment == "2, recorded 2026-11-29T01:02"
+    assert [c.check for c in rec.purity] == [c.check for c in r.purity]
+    assert rec.ablation_check.check == r.ablation_check.check and rec.recorded
+    # its row in the rebuilds table, its spread on the page (no -spread sibling: the table's)
+    values = {col: {"trained network": 0.6, "bag of words": 0.5} for col in rr.PURITY_CLAIMS}
+    abl = NS(interval=(1.0, 0.9, 1.1))
+    table = rr.rebuilds_table(values, abl, LearnedFloor(19.0, 30.0), apart.rebuilds)
+    assert list(table.index) == ["1", rec.alignment, "mean", "sd"]
+    assert table.loc["sd", "tanh − GRU, dev NLL per pair"] == pytest.approx(0.707, abs=1e-3)
+    assert rr.numbers(table)["rep-word-bow-gap-spread"] == (pytest.approx(0.0707, abs=1e-3), 3)
+    assert rr.origin(apart.rebuilds, {}) == "2 alignments: 1 built by this build, 1 recorded apart"
+    glue = recorded.spread(apart, rr.row_of(values, abl, LearnedFloor(19.0, 30.0)))
+    assert glue["rep-spread-records-n"] == 1 and glue["rep-spread-records-stale"] == 0
+    assert not any(k.endswith("-spread") for k in glue)
+    assert "word: trained − bag of words" in glue["rep-spread-records"]
+    assert "Baseline, test" not in glue["rep-spread-records"]  # the cho2014 chapter's numbers
+
+
+def test_a_phrase_record_whose_keys_code_or_parameters_differ_is_stale_for_representations(
+    tmp_path, apart_reader
+):
+    from rnnlib.experiments import spread_book
+
+    folder = tmp_path / "records"
+    events = apart_reader.events
+    good = write(folder, a_phrase_record(rep_rebuild(0.3), index=2, events=events))
+    moved = [dict(e, key="f" * 16) if e["kind"] == "demo/own" else e for e in events]
+    bad_key = write(folder, a_phrase_record(rep_rebuild(0.3), index=3, events=moved))
+    other = write(folder, a_phrase_record(rep_rebuild(0.3), 4, config="cfg99999", events=events))
+    edited = a_phrase_record(rep_rebuild(0.3), index=5, events=events)
+    code = edited["chapters"][REP]["code"]
+    code["rnnlib/experiments/representations/purity.py"] = "0" * 16
+    bad_code = write(folder, edited)
+    before = write(folder, a_phrase_record(rep_rebuild(0.3), 6, events=events, stamped=False))
+    apart = apart_reader(folder)
+    assert [r.alignment for r in apart.rebuilds] == ["2, recorded 2026-11-29T01:02"]
+    stale = apart.read.records["phrase"].stale
+    assert set(stale) == {bad_key.name, other.name, bad_code.name, before.name}
+    assert "demo/own" in stale[bad_key.name] and "not use" in stale[bad_key.name]
+    assert "parameters moved" in stale[other.name] and "cfg99999" in stale[other.name]
+    assert "representations/purity.py" in stale[bad_code.name]
+    assert "made before" in stale[before.name]
+    # the record made before the piece measured this chapter is still the cho2014 chapter's
+    cho = spread_book.read_pieces("cho2014", ("phrase",), folder, "cpu", None, {}, [1])
+    # (no probe here: keys unchecked)
+    names = {good.name, bad_key.name, other.name, bad_code.name, before.name}
+    assert {r["file"] for r in cho.matching} == names
+    table = spread_book.spread_of("cho", cho, {"Baseline, test": 20.1}).table
+    assert list(table.index) == list(S.HEADLINES["phrase"])[:4]
+    assert table.loc["Baseline, test", "n"] == 6
+    # a record of the chapter's own further alignment (read from its cache) is not counted again
+    mine = apart_reader(folder, others=[rep_rebuild(0.3, alignment=2)])
+    assert not mine.rebuilds and len(mine.read.skipped) == 1
+    # nor one equal to its first alignment (the same scorer read back)
+    same = rep_rebuild(0.3, alignment=-1)  # scorer dev NLL 19.0: the chapter's first
+    write(folder, a_phrase_record(same, index=1, events=events))
+    assert len(apart_reader(folder).rebuilds) == 1
+
+
+def test_the_claims_are_judged_on_every_recorded_alignment(tmp_path, apart_reader):
+    from rnnlib import verdicts
+    from rnnlib.book import claims
+    from rnnlib.experiments.representations import rebuilds as rr
+
+    first = rep_rebuild(0.3, alignment=1)
+    found = first.purity
+    folder = tmp_path / "agree"
+    write(folder, a_phrase_record(rep_rebuild(0.3), events=apart_reader.events))
+    agree = apart_reader(folder).rebuilds
+    for c in rr.purity_across(found, agree):
+        assert c.check.rule == "across_rebuilds"
+        assert verdicts.evaluate(c.check).verdict == verdicts.HOLDS
+    # a record on which every claim fails: each verdict is inside the noise
+    folder = tmp_path / "flip"
+    write(folder, a_phrase_record(rep_rebuild(-0.3), events=apart_reader.events))
+    flipped = apart_reader(folder).rebuilds
+    for c in rr.purity_across(found, flipped):
+        verdict = verdicts.evaluate(c.check)
+        assert verdict.verdict == verdicts.NOISE
+        assert "alignment 2, recorded 2026-11-29T01:02: does not hold" in verdict.reason
+    for which in ("gates", "ablation_check"):
+        judged = rr.check_across(getattr(first, which), flipped, which)
+        assert verdicts.evaluate(judged.check).verdict == verdicts.NOISE
+        assert isinstance(judged, claims.ClaimCheck)
+
+
+def test_compare_reads_the_representations_numbers_of_records_with_its_parameters(tmp_path):
+    folder = tmp_path / "records"
+    for i, trained in enumerate([0.5, 0.6, 0.8]):
+        write(folder, a_phrase_record(rep_rebuild(0.3, trained=trained), index=i + 2))
+    recs = S.read_records(folder, "cpu", "phrase")
+    old = {"representations:rep-word-trained": 0.6, "cho-table1[Baseline | test]": 20.0}
+    same = S.noise_items(recs, "phrase", old, {REP: "cfg00001"})
+    assert "(phrase)" in same["representations:rep-word-trained"][2]
+    moved = S.noise_items(recs, "phrase", old, {REP: "cfg99999"})
+    assert "representations:rep-word-trained" not in moved
+    # the results page shows the chapter's recorded spread
+    entries = [{"chapter": REP, "name": "rep-spread-records", "value": "| number |"}]
+    assert S.results_glue(entries)["res-spread-representations"] == "| number |"
+
+
+def test_the_phrase_piece_stamps_the_representations_chapters_parameters(monkeypatch):
+    from rnnlib.experiments import spread_pieces as SP
+
+    monkeypatch.setattr(SP, "phrase_replicate", lambda cache, P, i, timer: {"+RNN, test": 1.0})
+    checks = {"purity": {}, "gates": {}, "ablation_check": {}}
+    rep = lambda cache, P, R, i, timer: ({"word: trained": 0.5}, checks)  # noqa: E731
+    monkeypatch.setattr(SP, "representations_replicate", rep)
+    out = SP.phrase_piece(None, ROOT, "cpu", 2)
+    assert out.headline == {"+RNN, test": 1.0, "word: trained": 0.5}
+    stamp = out.chapters[REP]
+    assert stamp["checks"] == checks
+    assert stamp["config_hash"] == SP.chapter_hash(REP, SP.chapter_values(ROOT, REP, "cpu"))

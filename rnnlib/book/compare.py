@@ -826,10 +826,11 @@ def record_noise(old: Build, folder: Path | None) -> tuple[dict[str, Noise], lis
             for (row, col), x in _cells(e.get("value")).items():
                 if _is_num(x):
                     values[f"{name}[{row} | {col}]"] = float(x)
+    hashes = {chapter: c.get("config_hash") for chapter, c in old.chapters.items()}
     noise, notes = {}, []
     for piece in HEADLINES:
         recs = read_records(Path(folder), profiles[0], piece)
-        for item, (low, high, source) in noise_items(recs, piece, values).items():
+        for item, (low, high, source) in noise_items(recs, piece, values, hashes).items():
             noise[item] = Noise(low, high, source)
         if recs.matching or recs.stale:
             notes.append(

@@ -10,7 +10,11 @@ the chapter's parameters it ran with (as the chapter's page shows it), its ``hea
 (label -> value, :data:`HEADLINES`), every artifact it looked up or computed
 (``artifacts``: kind, key, computed or read, seconds), the code hashes of each kind among them
 (``code``: kind -> {file: hash}, :mod:`rnnlib.code_deps`), the wall seconds of each part
-(``times``) and of the whole (``total_seconds``).
+(``times``) and of the whole (``total_seconds``). A piece that also measures another chapter's
+numbers outside the cache (piece ``phrase``: the representations chapter's, on the same
+alignment's scorer) holds that chapter's stamp under ``chapters`` (:func:`chapter_stamp`: its
+config hash, the code hashes of its measuring modules, :data:`MEASURED_BY`, and its claims'
+checks on the replicate).
 
 **Reading** (:func:`read_records`): a record of another profile is ignored (a profile's numbers
 differ from another's by design); one of this profile is used only when it *matches the code of
@@ -21,7 +25,11 @@ now*, else it is listed as stale with why, never mixed in:
 * its keys: the keys the current code computes for that replicate (:func:`current_keys`: its
   computation run looking up only, up to the first artifact the cache lacks) must all be among
   the record's (a changed config, data or recipe gives another key);
-* a record made from a dirty tree, or that does not parse, is stale too.
+* a record made from a dirty tree, or that does not parse, is stale too;
+* for the chapter reading it (:func:`for_chapter`): a record holding none of its numbers, or,
+  for a chapter of :data:`MEASURED_BY`, whose stamp of it is missing (made before the piece
+  measured it), of other parameters or of other measuring code, is stale for that chapter (and
+  may still be read by another).
 
 The spread of a headline number (:func:`spread_table`) is over the matching records and the
 build's own value; its standard deviation is what ``rnnlib compare`` reads as the number's noise
@@ -78,7 +86,31 @@ HEADLINES: dict[str, dict[str, tuple[str, str]]] = {
         "+RNN, test": ("cho2014", "cho-table1[+RNN | test]"),
         "+RNN − Baseline, test": ("cho2014", "cho-gain-test"),
         "scorer NLL per pair": ("cho2014", "cho-best-dev-nll"),
+        # the representations chapter on the same alignment's scorer: its rebuilds table's row
+        "scorer dev NLL per pair": ("representations", "rep-floor-network-nll"),
+        "word: trained": ("representations", "rep-word-trained"),
+        "word: trained − bag of words": ("representations", "rep-word-bow-gap"),
+        "sem: trained": ("representations", "rep-sem-trained"),
+        "sem: trained − bag of words": ("representations", "rep-sem-bow-gap"),
+        "pat: trained": ("representations", "rep-pat-trained"),
+        "pat: trained − bag of words": ("representations", "rep-pat-bow-gap"),
+        "tanh − GRU, dev NLL per pair": ("representations", "rep-abl-gap"),
     },
+}
+
+#: chapter -> the modules (as :data:`rnnlib.code_deps.SOURCES` names them) that compute its
+#: recorded numbers outside any cached artifact (in the replicate's process, as the chapter's
+#: cells do), so that no kind's code hash covers them: a record holds their hashes, the
+#: chapter's config hash and its claims' checks (:func:`chapter_stamp`), and is stale for that
+#: chapter when one of them differs now (:func:`chapter_stale`)
+MEASURED_BY: dict[str, tuple[str, ...]] = {
+    "representations": (
+        "experiments/representations/",
+        "experiments/cho2014/controls.py",
+        "smt/rnn_scorer.py",
+        "stats.py",
+        "verdicts.py",
+    ),
 }
 
 #: the record format (a record of another format is stale)
@@ -144,9 +176,11 @@ def make_record(
     total_seconds: float,
     when: datetime | None = None,
     arts: list[dict] | None = None,
+    chapters: dict[str, dict] | None = None,
 ) -> dict:
     """A record (see the module docstring) of replicate ``index`` of ``piece``; ``arts``: its
-    artifacts (default :func:`artifacts_of` ``events``)."""
+    artifacts (default :func:`artifacts_of` ``events``); ``chapters``: chapter -> its
+    :func:`chapter_stamp`, for the chapters of :data:`MEASURED_BY` whose numbers it holds."""
     arts = artifacts_of(events) if arts is None else arts
     kinds = sorted({a["kind"] for a in arts})
     code = {k: h for k in kinds if (h := code_deps.code_hashes(k)) is not None}
@@ -168,6 +202,7 @@ def make_record(
         "code_scheme": code_deps.SCHEME,
         "times": times,
         "total_seconds": round(total_seconds, 1),
+        "chapters": chapters or {},
     }
 
 
@@ -178,8 +213,50 @@ def write_record(folder: Path, record: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         raise FileExistsError(f"{path} exists: a record is never overwritten")
-    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(record, indent=1, ensure_ascii=False, default=_plain)
+    path.write_text(text + "\n", encoding="utf-8")
     return path
+
+
+def _plain(x: Any) -> Any:
+    """A numpy scalar or array in a check's evidence as plain JSON."""
+    if isinstance(x, (np.generic, np.ndarray)):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def chapter_stamp(chapter: str, config_hash: str, checks: dict | None = None) -> dict:
+    """What a record says of ``chapter``'s numbers computed outside the cache
+    (:data:`MEASURED_BY`): the chapter's ``config_hash`` (its parameters, as its page shows
+    it), the code hashes of its measuring modules (``code``) and its claims' checks on the
+    replicate (``checks``, as the chapter reads them back to judge each claim on it)."""
+    files = code_deps.expand(MEASURED_BY[chapter])
+    return {
+        "config_hash": config_hash,
+        "code": {f: code_deps.file_hash(f) for f in files},
+        "checks": checks or {},
+    }
+
+
+def chapter_stale(record: dict, chapter: str, config_hash: str | None = None) -> str | None:
+    """Why ``record``'s numbers of ``chapter`` (one of :data:`MEASURED_BY`) are not those the
+    chapter computes now (``None`` when they are): it holds none (made before the piece
+    measured them), they were measured with other parameters (``config_hash``: the chapter's
+    now; ``None``: not checked) or by other code."""
+    stamp = (record.get("chapters") or {}).get(chapter)
+    if not isinstance(stamp, dict):
+        return f"it holds no numbers of the {chapter} chapter (made before its piece measured them)"
+    if config_hash is not None and stamp.get("config_hash") != config_hash:
+        return (
+            f"the {chapter} chapter's parameters moved (config {stamp.get('config_hash')}, "
+            f"now {config_hash})"
+        )
+    now = {f: code_deps.file_hash(f) for f in code_deps.expand(MEASURED_BY[chapter])}
+    changed = code_deps.changed(stamp.get("code") or {}, now)
+    if changed:
+        what = code_deps.describe(changed)
+        return f"the code of the {chapter} chapter's measures changed: {what}"
+    return None
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -243,10 +320,15 @@ def read_records(
     profile: str,
     piece: str | None = None,
     keys_now: Callable[[dict], Iterable[Key]] | None = None,
+    chapter: str | None = None,
+    config_hash: str | None = None,
 ) -> Records:
     """The records in ``folder`` of ``profile`` (and ``piece``), sorted by file name, sorted
     into matching and stale (:func:`why_stale`; ``keys_now(record)``: the keys of now of its
-    replicate, :func:`current_keys`; without it only the code hashes are checked)."""
+    replicate, :func:`current_keys`; without it only the code hashes are checked). With
+    ``chapter`` (the chapter that reads them), a record is stale too when that chapter's
+    numbers in it are not the chapter's of now (:func:`chapter_stale`, its ``config_hash``),
+    or, for a chapter outside :data:`MEASURED_BY`, when it holds none of them."""
     out = Records()
     for path in sorted(Path(folder).glob("*.json")):
         try:
@@ -262,6 +344,8 @@ def read_records(
         if piece is not None and rec.get("piece") != piece:
             continue
         why = why_stale(rec, keys_now(rec) if keys_now else None)
+        if not why and chapter is not None:
+            why = for_chapter(rec, chapter, config_hash)
         if why:
             out.stale[path.name] = why
         else:
@@ -269,13 +353,34 @@ def read_records(
     return out
 
 
+def for_chapter(record: dict, chapter: str, config_hash: str | None = None) -> str | None:
+    """Why ``record`` gives ``chapter`` nothing to read (``None`` when it does):
+    :func:`chapter_stale` for a chapter of :data:`MEASURED_BY`, else that it holds none of the
+    chapter's headline numbers."""
+    if chapter in MEASURED_BY:
+        return chapter_stale(record, chapter, config_hash)
+    mine = chapter_labels(record.get("piece", ""), chapter)
+    if not any(label in record["headline"] for label in mine):
+        return f"it holds none of the {chapter} chapter's headline numbers"
+    return None
+
+
+def chapter_labels(piece: str, chapter: str | None = None) -> list[str]:
+    """The headline labels of ``piece`` (:data:`HEADLINES`) that ``chapter`` shows (all with
+    ``None``)."""
+    return [k for k, (c, _) in HEADLINES.get(piece, {}).items() if chapter in (None, c)]
+
+
 # -- the spread ----------------------------------------------------------------------------------
-def spread_table(piece: str, records: Records, own: dict[str, float] | None = None) -> pd.DataFrame:
-    """One row per headline number of ``piece`` (:data:`HEADLINES`): this build's value
-    (``own``), the number of replicates (the matching records and, with ``own``, this build),
-    their mean, standard deviation (sample, NaN below 2), min and max."""
+def spread_table(
+    piece: str, records: Records, own: dict[str, float] | None = None, chapter: str | None = None
+) -> pd.DataFrame:
+    """One row per headline number of ``piece`` (:data:`HEADLINES`; with ``chapter``, those
+    that chapter shows): this build's value (``own``), the number of replicates (the matching
+    records and, with ``own``, this build), their mean, standard deviation (sample, NaN below
+    2), min and max."""
     rows = []
-    for label in HEADLINES[piece]:
+    for label in chapter_labels(piece, chapter):
         values = [float(r["headline"][label]) for r in records.matching if label in r["headline"]]
         if own is not None and label in own:
             values.append(float(own[label]))
@@ -318,18 +423,31 @@ def origin_words(records: Records, unit: str) -> str:
     return f"{n} recorded {units} from {m} {machines}{stale}"
 
 
-def noise_items(records: Records, piece: str, old: dict[str, float]) -> dict[str, tuple]:
+def noise_items(
+    records: Records,
+    piece: str,
+    old: dict[str, float],
+    config_hashes: dict[str, str] | None = None,
+) -> dict[str, tuple]:
     """For ``rnnlib compare``: item id -> ``(low, high, source)`` of each headline number of
     ``piece`` with at least 2 matching records, around its value ``old`` (by item id:
     ``"<chapter>:<name>"`` or a table cell ``"<table>[<row> | <column>]"``). Two rebuilds
     differ by a draw of sd times sqrt(2): the interval is ``old`` ± t(0.975, n - 1) sqrt(2) sd,
-    sd over the records."""
+    sd over the records. A number of a chapter of :data:`MEASURED_BY` reads only the records
+    whose numbers of it are the chapter's of now (:func:`chapter_stale`; ``config_hashes``:
+    chapter -> its config hash in the build compared)."""
     from scipy.stats import t
 
     out = {}
+    hashes = config_hashes or {}
     for label, (chapter, name) in HEADLINES[piece].items():
         item = name if "[" in name else f"{chapter}:{name}"
-        vals = [float(r["headline"][label]) for r in records.matching if label in r["headline"]]
+        recs = [
+            r
+            for r in records.matching
+            if chapter not in MEASURED_BY or not chapter_stale(r, chapter, hashes.get(chapter))
+        ]
+        vals = [float(r["headline"][label]) for r in recs if label in r["headline"]]
         if len(vals) < 2 or item not in old or not math.isfinite(old[item]):
             continue
         sd = float(np.std(vals, ddof=1))
@@ -343,7 +461,7 @@ def noise_items(records: Records, piece: str, old: dict[str, float]) -> dict[str
 
 #: the chapters that read the records, and the glue prefix of their recorded-spread items
 #: (:mod:`rnnlib.experiments.spread_book`)
-CHAPTER_PREFIXES = {"rnnsearch": "rns", "cho2014": "cho"}
+CHAPTER_PREFIXES = {"rnnsearch": "rns", "cho2014": "cho", "representations": "rep"}
 
 
 def results_glue(entries: Iterable[dict]) -> dict[str, Any]:

@@ -5,7 +5,11 @@ parameters and cache, looking up only), beside the chapter's own value of each h
 
 * :func:`rnnsearch_spread` -- paper B's "-50" pair and RNNsearch-50⋆ (and the "-30" pair), by
   training seed;
-* :func:`cho2014_spread` -- paper A's Baseline and +RNN rows and the scorer, by alignment.
+* :func:`cho2014_spread` -- paper A's Baseline and +RNN rows and the scorer, by alignment;
+* the representations chapter reads the same records of piece ``phrase`` for its own numbers
+  on those alignments' scorers (:mod:`rnnlib.experiments.representations.recorded`), in two
+  steps: :func:`read_pieces` before its claims, which it judges on every matching record, and
+  :func:`spread_of` once its own values are measured.
 
 Each returns a :class:`RecordedSpread`: the table of every headline number's spread and the list
 of the records read (used, or stale and why), and their glue: ``<prefix>-spread-records`` and
@@ -26,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..book.spread_records import (
+    CHAPTER_PREFIXES,
     FOLDER,
     Records,
     current_keys,
@@ -94,6 +99,83 @@ def same_replicate(record: dict, own: dict[str, float]) -> bool:
     )
 
 
+@dataclass
+class Read:
+    """The records a chapter read (:func:`read_pieces`): piece -> its :class:`Records` (the
+    chapter's own replicates read back taken out of ``matching``) and those own replicates
+    (``skipped``: listed, not counted again)."""
+
+    records: dict[str, Records]
+    skipped: list[dict] = field(default_factory=list)
+
+    @property
+    def matching(self) -> list[dict]:
+        return [r for x in self.records.values() for r in x.matching]
+
+
+#: glue prefix -> the chapter that reads the records (:data:`CHAPTER_PREFIXES` reversed)
+CHAPTER_OF = {prefix: chapter for chapter, prefix in CHAPTER_PREFIXES.items()}
+
+
+def read_pieces(
+    chapter: str,
+    pieces: Sequence[str],
+    folder: Path,
+    profile: str,
+    probe,
+    own: dict[str, float],
+    own_indices: Sequence[int],
+    config_hash: str | None = None,
+) -> Read:
+    """The records of ``pieces`` in ``folder`` that ``chapter`` reads
+    (:func:`rnnlib.book.spread_records.read_records` with its ``config_hash``):
+    ``probe(record)`` gives the keys of now of a record's replicate, ``own`` the chapter's
+    value of each headline number it has (at least one), ``own_indices`` the seeds or
+    alignments the chapter has itself (built or read from its cache), its own first: a record of
+    a further one, or one equal to the chapter's values (its first read back), is the chapter's
+    own replicate and is not counted again (a record of the first made elsewhere, with other
+    values, is a rebuild: another machine rounds otherwise)."""
+    out: dict[str, Records] = {}
+    skipped: list[dict] = []
+    further = list(own_indices[1:])  # the first: another machine's record of it is a rebuild
+
+    def keys_now(rec: dict):  # a further replicate of the chapter's own is not counted: no probe
+        return [] if rec.get("index") in further or probe is None else probe(rec)
+
+    for piece in pieces:
+        recs = read_records(folder, profile, piece, keys_now, chapter, config_hash)
+        dups = [r for r in recs.matching if same_replicate(r, own) or r["index"] in further]
+        skipped += dups
+        recs.matching = [r for r in recs.matching if r not in dups]
+        out[piece] = recs
+    return Read(out, skipped)
+
+
+def spread_of(
+    prefix: str, read: Read, own: dict[str, float], siblings: bool = True
+) -> RecordedSpread:
+    """The :class:`RecordedSpread` of the records ``read`` beside the chapter's value of each
+    headline number (``own``); ``siblings``: glue the ``-spread`` siblings (not when the chapter
+    glues its own, having further replicates of its own)."""
+    chapter = CHAPTER_OF[prefix]
+    tables, glue = [], {}
+    for piece, recs in read.records.items():
+        table = spread_table(piece, recs, own, chapter)
+        tables.append(table)
+        if siblings:
+            glue.update(spread_glue(piece, table))
+    stale = {k: v for x in read.records.values() for k, v in x.stale.items()}
+    every = Records(read.matching, stale)
+    unit = "seed" if prefix == "rns" else "alignment"
+    table, listed = pd.concat(tables), listing(every, read.skipped)
+    glue[f"{prefix}-spread-records"] = markdown_table(table)
+    glue[f"{prefix}-spread-list"] = markdown_table(listed) if len(listed) else "No record."
+    glue[f"{prefix}-spread-records-n"] = len(every.matching)
+    glue[f"{prefix}-spread-records-stale"] = len(every.stale)
+    glue[f"{prefix}-spread-records-text"] = origin_words(every, unit)
+    return RecordedSpread(read.records, table, listed, glue)
+
+
 def recorded(
     prefix: str,
     pieces: Sequence[str],
@@ -103,44 +185,11 @@ def recorded(
     own: dict[str, float],
     own_indices: Sequence[int],
 ) -> RecordedSpread:
-    """The :class:`RecordedSpread` of ``pieces`` from ``folder``: ``probe(record)`` gives the keys
-    of now of a record's replicate, ``own`` the chapter's value of each headline number,
-    ``own_indices`` the seeds or alignments the chapter has itself (built or read from its
-    cache), its own first: a record of a further one, or one equal to the chapter's values (its
-    first read back), is the chapter's own replicate and is not counted again (a record of the
-    first made elsewhere, with other values, is a rebuild: another machine rounds otherwise);
-    with more than one own replicate no ``-spread`` sibling is glued here (the chapter glues
-    its own)."""
-    out: dict[str, Records] = {}
-    tables, glue = [], {}
-    skipped: list[dict] = []
-    further = list(own_indices[1:])  # the first: another machine's record of it is a rebuild
-
-    def keys_now(rec: dict):  # a further replicate of the chapter's own is not counted: no probe
-        return [] if rec.get("index") in further or probe is None else probe(rec)
-
-    for piece in pieces:
-        recs = read_records(folder, profile, piece, keys_now)
-        dups = [r for r in recs.matching if same_replicate(r, own) or r["index"] in further]
-        skipped += dups
-        recs.matching = [r for r in recs.matching if r not in dups]
-        out[piece] = recs
-        table = spread_table(piece, recs, own)
-        tables.append(table)
-        if len(own_indices) < 2:
-            glue.update(spread_glue(piece, table))
-    every = Records(
-        [r for x in out.values() for r in x.matching],
-        {k: v for x in out.values() for k, v in x.stale.items()},
-    )
-    unit = "seed" if prefix == "rns" else "alignment"
-    table, listed = pd.concat(tables), listing(every, skipped)
-    glue[f"{prefix}-spread-records"] = markdown_table(table)
-    glue[f"{prefix}-spread-list"] = markdown_table(listed) if len(listed) else "No record."
-    glue[f"{prefix}-spread-records-n"] = len(every.matching)
-    glue[f"{prefix}-spread-records-stale"] = len(every.stale)
-    glue[f"{prefix}-spread-records-text"] = origin_words(every, unit)
-    return RecordedSpread(out, table, listed, glue)
+    """The :class:`RecordedSpread` of ``pieces`` from ``folder`` (:func:`read_pieces` by the
+    chapter of ``prefix``, then :func:`spread_of`); with more than one own replicate no
+    ``-spread`` sibling is glued here (the chapter glues its own)."""
+    read = read_pieces(CHAPTER_OF[prefix], pieces, folder, profile, probe, own, own_indices)
+    return spread_of(prefix, read, own, siblings=len(own_indices) < 2)
 
 
 def cho2014_spread(

@@ -3,8 +3,9 @@ as a record in ``records/spread/`` (:mod:`rnnlib.book.spread_records`).
 
 The pieces (:mod:`.spread_pieces`): ``rnnsearch`` (paper B's "-50" pair and RNNsearch-50⋆ with
 training seed N), ``rnnsearch-30`` (the "-30" pair with seed N) and ``phrase`` (paper A's
-Baseline and +RNN rows on eflomal alignment N, with their scorer). Each computes only what its
-replicate needs, in the given cache (from an empty one it prepares the corpus first).
+Baseline and +RNN rows on eflomal alignment N, with their scorer, then the representations
+chapter's measures on that scorer). Each computes only what its replicate needs, in the given
+cache (from an empty one it prepares the corpus first).
 
 Estimated times of the ``cpu`` profile on a 2-core machine from an empty cache (each record
 states its own): ``rnnsearch`` 40 to 60 minutes (RNNsearch-50's 2,400 updates took 31 minutes
@@ -14,8 +15,10 @@ few, the corpus 1); ``rnnsearch-30`` about 30 (the ``spread`` profile's 27 for t
 its decodings); ``phrase`` 60 to 100: the alignment and its phrase table 5 to 8, the scorer 17
 to 50 and its scored pairs 13, and nine MERT systems (Baseline, the Baseline tuned on, +RNN; 3
 seeds each) of 4 to 15 minutes each with their evaluations, two at a time (the artifact times
-of the reference build of this session, measured under load). ``rnnsearch`` and
-``rnnsearch-30`` fit in 90 minutes; ``phrase`` may not on a loaded machine: run it alone.
+of the reference build of this session, measured under load), then about 10 for the
+representations chapter's measures (its tanh network trained in 7.4 minutes in that build,
+the purity and gates a few more). ``rnnsearch`` and ``rnnsearch-30`` fit in 90 minutes;
+``phrase`` may not on a loaded machine: run it alone.
 """
 
 from __future__ import annotations
@@ -71,7 +74,8 @@ def add_arguments(parser) -> None:
         "piece",
         choices=sorted(PIECES),
         help="rnnsearch: B's -50 pair and RNNsearch-50* with training seed N; rnnsearch-30: "
-        "the -30 pair; phrase: A's Baseline and +RNN rows on eflomal alignment N",
+        "the -30 pair; phrase: A's Baseline and +RNN rows on eflomal alignment N, and the "
+        "representations chapter's measures on its network",
     )
     parser.add_argument(
         "--seed",
@@ -134,6 +138,7 @@ def main(args) -> int:
         machine.label(machine.describe()),
         total,
         arts=from_sidecars(artifacts_of(cache.events), cache, since),
+        chapters=result.chapters,
     )
     chapter = PIECES[args.piece][0]
     record["config_hash"] = chapter_hash(chapter, chapter_values(root, chapter, args.profile))

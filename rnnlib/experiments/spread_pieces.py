@@ -12,7 +12,9 @@ cache kinds and keys as a chapter or a ``spread`` build would use):
 * ``phrase``: paper A's Baseline and +RNN rows on one eflomal alignment, each with its own phrase
   table, network (the scorer) and MERT runs (:func:`rnnlib.experiments.cho2014.systems.
   baseline_row`, :func:`~rnnlib.experiments.cho2014.systems.rnn_row`; A Table 1), with the
-  scorer's held-out NLL.
+  scorer's held-out NLL; then the representations chapter's measures on that scorer (the
+  purity of its representations, its gates and the gating ablation: A §2.3, §4.4), with their
+  claims' checks, which that chapter judges on every alignment.
 
 Each piece returns its headline numbers (:data:`HEADLINES`: label -> the chapter's glued name or
 table cell it replicates) and the wall time of each of its parts.
@@ -29,6 +31,7 @@ from typing import Any, Iterator
 
 from ..book.params import chapter_specs, is_notebook, load_profile, resolve, typed
 from ..book.spread_records import HEADLINES, PIECES  # noqa: F401  (re-exported)
+from ..book.spread_records import chapter_stamp
 from ..cache import ArtifactCache, config_hash
 
 #: the models of each network piece, in training order
@@ -79,11 +82,14 @@ class Timer:
 @dataclass
 class PieceResult:
     """What a piece measured: ``headline`` (label -> value, :data:`HEADLINES`), the wall seconds
-    of its ``parts`` and the chapter's parameters it ran with (``params``)."""
+    of its ``parts``, the chapter's parameters it ran with (``params``) and, per further
+    chapter whose numbers it measured outside the cache, its stamp (``chapters``,
+    :func:`rnnlib.book.spread_records.chapter_stamp`)."""
 
     headline: dict[str, float]
     parts: dict[str, float]
     params: dict[str, Any]
+    chapters: dict[str, dict] = field(default_factory=dict)
 
 
 def network_piece(piece: str, cache: ArtifactCache, root: Path, profile: str, seed: int):
@@ -160,13 +166,22 @@ def network_replicate(ex, piece: str, seed: int, timer: Timer | None = None) -> 
 
 def phrase_piece(cache: ArtifactCache, root: Path, profile: str, alignment: int):
     """Piece ``phrase`` with the cho2014 chapter's parameters under ``profile``
-    (:func:`phrase_replicate`). Returns a :class:`PieceResult`."""
+    (:func:`phrase_replicate`), then the representations chapter's measures on the same
+    alignment's scorer with that chapter's parameters (:func:`representations_replicate`).
+    Returns a :class:`PieceResult` with both chapters' headline numbers and the representations
+    chapter's stamp."""
     from .cho2014 import setting
+    from .representations import setting as rep_setting
 
     P = chapter_params(root, "cho2014", profile, setting.Params)
+    rep_values = chapter_values(root, "representations", profile)
+    R = typed(rep_setting.Params, rep_values, "representations")
     timer = Timer()
     headline = phrase_replicate(cache, P, alignment, timer)
-    return PieceResult(headline, timer.parts, dataclasses.asdict(P))
+    rep, checks = representations_replicate(cache, P, R, alignment, timer)
+    stamp = chapter_stamp("representations", chapter_hash("representations", rep_values), checks)
+    chapters = {"representations": stamp}
+    return PieceResult({**headline, **rep}, timer.parts, dataclasses.asdict(P), chapters)
 
 
 def phrase_replicate(
@@ -194,6 +209,26 @@ def phrase_replicate(
         "+RNN − Baseline, test": float(r - b),
         "scorer NLL per pair": float(rnn.scorer.artifact.extra["dev_nll"]),
     }
+
+
+def representations_replicate(
+    cache: ArtifactCache, cho, P, alignment: int, timer: Timer | None = None
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """The representations chapter's claim-bearing measures on the phrase scorer of alignment
+    ``alignment`` (:func:`rnnlib.experiments.representations.rebuilds.rebuild`: the purity
+    of the trained representations against their baselines, the gates, and the gating ablation,
+    whose tanh network it trains), with the cho2014 chapter's parameters ``cho`` and its own
+    ``P``; returns its headline by :data:`HEADLINES` label (its row of the chapter's rebuilds
+    table: the scorer's held-out NLL, each column's trained purity and gap to the bag of words,
+    tanh − GRU; A §2.3, §4.4) and its claims' checks on that alignment
+    (:func:`~rnnlib.experiments.representations.rebuilds.recorded_checks`)."""
+    from .cho2014.setting import cho2014_corpus
+    from .representations.rebuilds import rebuild, recorded_checks
+
+    timer = timer or Timer()
+    with timer.part("representations: tanh network, purity, gates"):
+        r = rebuild(cache, cho2014_corpus(cache, cho), cho, P, alignment)
+    return {k: float(v) for k, v in r.row.items()}, recorded_checks(r)
 
 
 def run_piece(piece: str, cache: ArtifactCache, root: Path, profile: str, index: int):

@@ -153,7 +153,9 @@ def purity_table(measures: dict[str, Purity]) -> pd.DataFrame:
 def numbers(measures: dict[str, Purity], P: Params) -> dict:
     """The purity of the trained and untrained network (both initialisations), the bag of words
     with and without its leak and chance for each column
-    (``rep-<word|sem|pat>-<trained|untrained|second|bow|leaky|chance>``), the points left out
+    (``rep-<word|sem|pat>-<trained|untrained|second|bow|leaky|chance>``), the trained purity
+    minus the bag of words' (``rep-<key>-bow-gap``, a headline number of the rebuild spread:
+    :func:`.rebuilds.row_of`), the points left out
     for having no neighbour they may count (``rep-<key>-alone``), the bootstrap resamples and
     the neighbours."""
     out = {
@@ -162,7 +164,17 @@ def numbers(measures: dict[str, Purity], P: Params) -> dict:
         for rkey, row in SHOWN_ROWS.items()
     }
     out |= {f"rep-{num}-alone": measures[col].alone for col, (_, _, num) in PURITY_CLAIMS.items()}
+    out |= {
+        f"rep-{num}-bow-gap": (bow_gap(measures[col].purity()), 3)
+        for col, (_, _, num) in PURITY_CLAIMS.items()
+    }
     return out | {"rep-n-boot": P.n_boot, "rep-neighbours": P.neighbours}
+
+
+def bow_gap(values: dict[str, float]) -> float:
+    """The trained network's purity minus the bag of words' (``values``: a column's purity per
+    representation, :meth:`~.purity.Purity.purity`; NaN where either is missing)."""
+    return values.get("trained network", np.nan) - values.get("bag of words", np.nan)
 
 
 def sized_numbers(measures: dict[str, Purity], P: Params) -> dict:
