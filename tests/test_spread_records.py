@@ -355,7 +355,7 @@ def a_phrase_record(r, index=2, config="cfg00001", events=None, stamped=True, mi
 @pytest.fixture
 def apart_reader(tmp_path, monkeypatch):
     """``read(folder, config)``: :func:`recorded.alignments_apart` of the representations chapter
-    on a toy cache, each record's replicate standing in for :func:`rebuilds.rebuild` (the keys
+    on a toy cache, each record's replicate standing in for :func:`rebuilds.rebuild_runs` (the keys
     of now are those of the toy replicate with seed 2)."""
     from rnnlib.experiments.representations import recorded
     from rnnlib.experiments.representations.floor import LearnedFloor
@@ -363,7 +363,8 @@ def apart_reader(tmp_path, monkeypatch):
 
     cache = ArtifactCache(tmp_path / "cache")
     replicate(cache, 2)  # the record's replicate, computed where it was recorded
-    monkeypatch.setattr(recorded, "rebuild", lambda cache, corpus, cho, P, i: replicate(cache, 2))
+    stand_in = lambda cache, corpus, cho, P, i: replicate(cache, 2)  # noqa: E731
+    monkeypatch.setattr(recorded, "rebuild_runs", stand_in)
 
     def read(folder, config="cfg00001", others=()):
         floor = LearnedFloor(19.0, 30.0)  # the chapter's first alignment's scorer

@@ -82,6 +82,18 @@ class Ablation:
         return int(self.tanh.artifact.extra["updates"])
 
 
+def ablation_runs(
+    cache, corpus, scorer: PhraseScorer, updates: int | None
+) -> tuple[PhraseScorer, PhraseScorer]:
+    """The two networks of the ablation, trained or read from ``cache``, in this order: the tanh
+    network and the GRU at ``updates`` updates (``None``: the scorer's; then the GRU is the
+    scorer itself), both by :func:`rnnlib.experiments.cho2014.scorer.scorer_variant` on
+    ``scorer``'s pairs."""
+    tanh = scorer_variant(cache, corpus, scorer, unit="tanh", updates=updates)
+    gru = scorer_variant(cache, corpus, scorer, unit="gru", updates=updates)
+    return tanh, gru
+
+
 def gating_ablation(
     cache,
     corpus,
@@ -97,8 +109,7 @@ def gating_ablation(
     ``untrained``: the scorer's network before training (update 0 of the GRU's curve); the tanh
     network's update 0 is built here from the scorer's training seed (the global torch seed is
     set to it). ``n_boot``, ``seed``: the bootstrap of the tanh - GRU difference."""
-    tanh = scorer_variant(cache, corpus, scorer, unit="tanh", updates=updates)
-    gru = scorer_variant(cache, corpus, scorer, unit="gru", updates=updates)
+    tanh, gru = ablation_runs(cache, corpus, scorer, updates)
     tanh_model, gru_model = tanh.model(), gru.model()
     held = encode_pairs(scorer.held, corpus.src_vocab, corpus.tgt_vocab)
     nll_gru, nll_tanh = -score_pairs(gru_model, held), -score_pairs(tanh_model, held)

@@ -32,7 +32,7 @@ from ...book.spread_records import HEADLINES
 from ..spread import across, further_cached, with_mean_sd
 from .floor import LearnedFloor, learned_floor
 from .gates import gate_memory, claim_gru_2
-from .gating_ablation import Ablation, claim_gru_1, gating_ablation
+from .gating_ablation import Ablation, ablation_runs, claim_gru_1, gating_ablation
 from .labelled_points import labelled_points
 from .network import second_initialisation, untrained_network
 from .purity_claims import (
@@ -154,6 +154,18 @@ def rebuild(cache, corpus, cho, P: Params, alignment: int) -> Rebuild:
         abl,
         claim_gru_1(abl, n_boot, seed),
     )
+
+
+def rebuild_runs(cache, corpus, cho, P: Params, alignment: int) -> list:
+    """The cached artifacts :func:`rebuild` reads, in its order and without its measures: the
+    phrase scorer of ``alignment``, then the gating ablation's tanh network and GRU
+    (:func:`~.gating_ablation.ablation_runs`). A record of this chapter is checked against the
+    keys these look up now (:func:`rnnlib.book.spread_records.current_keys`), in seconds where
+    :func:`rebuild` would take the chapter's minutes of measures again."""
+    with torch.random.fork_rng(devices=[]):
+        scorer = phrase_scorer(cache, corpus, cho, alignment)
+        tanh, gru = ablation_runs(cache, corpus, scorer, P.ablation_updates)
+    return [scorer.artifact, tanh.artifact, gru.artifact]
 
 
 def rebuilds(cache, corpus, cho: dict[str, Any], P: Params) -> list[Rebuild]:

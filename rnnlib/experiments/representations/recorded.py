@@ -6,7 +6,8 @@ that alignment's phrase scorer: its row of the rebuilds table (:func:`.rebuilds.
 its claims' checks (:func:`.rebuilds.recorded_checks`), with the chapter's config hash and the
 code hashes of its measuring modules (:func:`rnnlib.book.spread_records.chapter_stamp`). A
 record is read when its keys match those the chapter's :func:`.rebuilds.rebuild` of that
-alignment looks up now (its scorer's chain, then the tanh network; looking up only) and its
+alignment looks up now (:func:`.rebuilds.rebuild_runs`: its scorer's chain, then the gating
+ablation's tanh network and GRU; looking up only, without the measures) and its
 stamp matches the chapter's parameters and code of now; else it is listed as stale with why.
 Each matching record is a further alignment (:class:`.rebuilds.RecordedRebuild`): a row of the
 rebuilds table, and one more rebuild on which every claim is judged.
@@ -21,7 +22,7 @@ from typing import Any, Sequence
 from ...book.spread_records import FOLDER, current_keys
 from ..spread_book import Read, read_pieces, spread_of
 from .floor import LearnedFloor
-from .rebuilds import Rebuild, RecordedRebuild, from_record, rebuild
+from .rebuilds import Rebuild, RecordedRebuild, from_record, rebuild_runs
 from .setting import Params
 
 CHAPTER = "representations"
@@ -56,7 +57,7 @@ def alignments_apart(
     again)."""
 
     def probe(rec: dict):
-        return current_keys(cache, lambda: rebuild(cache, corpus, cho, P, rec["index"]))
+        return current_keys(cache, lambda: rebuild_runs(cache, corpus, cho, P, rec["index"]))
 
     own = {"scorer dev NLL per pair": floor.network_nll}
     indices = [1] + [r.alignment for r in others]
