@@ -18,6 +18,10 @@ from rnnlib.book.execute import book_chapters
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
+# seconds between two looks for a toggle or its opened code: selenium's default, 0.5 s, slept at
+# least 0.5 s for each of the 77 items whose code was not open at the first look (the theme
+# fades each opened block in); at 0.05 s the test slept 2.5 s in all
+POLL = 0.05
 # mime types of a glued figure (a PNG) and of a glued table (the book's HTML table)
 ITEM_MIMES = ("image/png", "text/html")
 
@@ -78,7 +82,7 @@ def test_each_code_toggle_opens_on_the_call_that_made_its_item(smoke_book):
             browser.get((html_root / page).as_uri())
             for name in items:
                 try:  # the theme's scripts wrap the cells in toggles after the page loads
-                    cell = WebDriverWait(browser, 10).until(
+                    cell = WebDriverWait(browser, 10, poll_frequency=POLL).until(
                         lambda b: b.execute_script(find_cell, f'"{name}"')
                     )
                 except TimeoutException:
@@ -94,7 +98,9 @@ def test_each_code_toggle_opens_on_the_call_that_made_its_item(smoke_book):
                 browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", toggle)
                 toggle.click()
                 try:  # the theme fades the opened block in
-                    WebDriverWait(browser, 5).until(lambda _: source.is_displayed())
+                    WebDriverWait(browser, 5, poll_frequency=POLL).until(
+                        lambda _: source.is_displayed()
+                    )
                 except TimeoutException:
                     pytest.fail(f"{page}: the toggle of {name} does not open")
                 assert name in source.text, f"{page}: the opened code does not show {name}"
