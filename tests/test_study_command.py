@@ -87,3 +87,18 @@ def test_a_profile_without_a_study_is_an_error_naming_the_parameter(monkeypatch)
     with pytest.raises(ParameterError, match="'encdec_runs' of chapter rnnsearch is empty"):
         study_command.study_runs(_profile_experiment("cpu"))
     assert started == []
+
+
+def test_the_command_names_the_parameter_before_preparing_the_corpus(monkeypatch, capsys):
+    from pathlib import Path
+
+    from rnnlib.experiments.rnnsearch import setting
+
+    def start(*a, **k):
+        raise AssertionError("the corpus was prepared for a profile without a study")
+
+    monkeypatch.setattr(setting.RNNsearchExperiment, "start", start)
+    monkeypatch.chdir(Path(__file__).parents[1])
+    args = SimpleNamespace(study="encdec-50", profile="cpu", cache=None, out=None, allow_dirty=True)
+    assert study_command.main(args) == 2
+    assert "'encdec_runs' of chapter rnnsearch is empty" in capsys.readouterr().err

@@ -60,6 +60,18 @@ def add_arguments(parser) -> None:
     )
 
 
+def check_study(P) -> None:
+    """A :class:`~rnnlib.book.params.ParameterError` naming ``encdec_runs`` when the chapter's
+    parameters ``P`` ask for no study (checked before the corpus is prepared)."""
+    from .rnnsearch.training import parse_encdec_runs
+
+    if not parse_encdec_runs(P.encdec_runs):
+        raise ParameterError(
+            "parameter 'encdec_runs' of chapter rnnsearch is empty under this profile: there is "
+            "no study to run (the encdec-study profile names its candidates)"
+        )
+
+
 def study_runs(ex) -> dict:
     """``(dropout, lr, lr_decay, seed) -> RNNencdec-50 run`` of every recipe of the study of
     ``ex`` (an :class:`~rnnlib.experiments.rnnsearch.setting.RNNsearchExperiment`), the runs the
@@ -68,12 +80,8 @@ def study_runs(ex) -> dict:
     from .rnnsearch.training import study_job_name, study_recipes, train_study_run
     from .run_pool import Job, build_side_by_side
 
+    check_study(ex.P)
     keys = study_recipes(ex)
-    if not keys:
-        raise ParameterError(
-            "parameter 'encdec_runs' of chapter rnnsearch is empty under this profile: there is "
-            "no study to run (the encdec-study profile names its candidates)"
-        )
     jobs = [Job(study_job_name(k), lambda k=k: train_study_run(ex, k)) for k in keys]
     build_side_by_side(ex.cache, jobs, ex.P.train_workers, ex.device)
     return {key: train_study_run(ex, key) for key in keys}  # cached now, or trained here
@@ -137,6 +145,7 @@ def main(args) -> int:
     cache = ArtifactCache(args.cache or default_cache_root())
     try:
         P = chapter_params(root, "rnnsearch", args.profile, setting.Params)
+        check_study(P)
         ex = setting.RNNsearchExperiment.start(P, cache, root)
         runs = study_runs(ex)
     except ParameterError as err:
