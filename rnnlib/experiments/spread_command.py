@@ -85,13 +85,19 @@ def add_arguments(parser) -> None:
         "1 is the chapters' own)",
     )
     parser.add_argument("--profile", default="cpu", help="the profile (default cpu)")
+    add_record_arguments(parser, "records/spread")
+
+
+def add_record_arguments(parser, folder: str) -> None:
+    """The options of a command that writes a record under ``folder``: ``--cache``, ``--out``,
+    ``--allow-dirty``."""
     parser.add_argument(
         "--cache",
         type=existing_folder,
         default=None,
         help="the artifact cache (default: the book's)",
     )
-    parser.add_argument("--out", type=Path, default=None, help="default: records/spread")
+    parser.add_argument("--out", type=Path, default=None, help=f"default: {folder}")
     parser.add_argument(
         "--allow-dirty",
         action="store_true",
@@ -100,19 +106,30 @@ def add_arguments(parser) -> None:
     )
 
 
-def main(args) -> int:
+def book_and_commit(command: str, allow_dirty: bool) -> tuple[Path, str] | None:
+    """``(book root, commit)`` for a command that writes a record, or ``None`` after a line on
+    stderr when there is no book root here, or the tree has uncommitted changes and
+    ``allow_dirty`` is false (a record names the commit its numbers come from)."""
     root = find_book_root()
     if root is None:
-        print("rnnlib spread: no book root (a folder with _toc.yml) here", file=sys.stderr)
-        return 2
+        print(f"rnnlib {command}: no book root (a folder with _toc.yml) here", file=sys.stderr)
+        return None
     commit = git_commit(root) or "unknown"
-    if commit.endswith("+dirty") and not args.allow_dirty:
+    if commit.endswith("+dirty") and not allow_dirty:
         print(
-            "rnnlib spread: the working tree has uncommitted changes: commit them first (a "
+            f"rnnlib {command}: the working tree has uncommitted changes: commit them first (a "
             "record names the commit its numbers come from), or pass --allow-dirty",
             file=sys.stderr,
         )
+        return None
+    return root, commit
+
+
+def main(args) -> int:
+    found = book_and_commit("spread", args.allow_dirty)
+    if found is None:
         return 2
+    root, commit = found
     from .spread_pieces import chapter_hash, chapter_values, run_piece
 
     cache = ArtifactCache(args.cache or default_cache_root())

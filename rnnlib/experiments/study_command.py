@@ -23,8 +23,8 @@ from pathlib import Path
 
 from .. import machine
 from ..book.params import ParameterError
-from ..cache import ArtifactCache, default_cache_root, find_book_root, git_commit
-from .spread_command import existing_folder
+from ..cache import ArtifactCache, default_cache_root
+from .spread_command import add_record_arguments, book_and_commit
 
 #: where the study records go, from the book's root
 FOLDER = Path("records") / "study"
@@ -45,19 +45,7 @@ def add_arguments(parser) -> None:
         default="encdec-study",
         help="the profile whose encdec_runs name the candidates (default encdec-study)",
     )
-    parser.add_argument(
-        "--cache",
-        type=existing_folder,
-        default=None,
-        help="the artifact cache (default: the book's)",
-    )
-    parser.add_argument("--out", type=Path, default=None, help="default: records/study")
-    parser.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="write the record from a working tree with uncommitted changes (the record's "
-        "commit then ends in +dirty)",
-    )
+    add_record_arguments(parser, "records/study")
 
 
 def check_study(P) -> None:
@@ -126,18 +114,10 @@ def write_study_record(folder: Path, study: str, profile: str, record: dict) -> 
 
 
 def main(args) -> int:
-    root = find_book_root()
-    if root is None:
-        print("rnnlib study: no book root (a folder with _toc.yml) here", file=sys.stderr)
+    found = book_and_commit("study", args.allow_dirty)
+    if found is None:
         return 2
-    commit = git_commit(root) or "unknown"
-    if commit.endswith("+dirty") and not args.allow_dirty:
-        print(
-            "rnnlib study: the working tree has uncommitted changes: commit them first (a record "
-            "names the commit its numbers come from), or pass --allow-dirty",
-            file=sys.stderr,
-        )
-        return 2
+    root, commit = found
     from .rnnsearch import setting
     from .spread_pieces import chapter_params
 
