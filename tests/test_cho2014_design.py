@@ -278,6 +278,11 @@ def _ahead(monkeypatch, params, device="cpu"):
     monkeypatch.setattr(schedule, "cslm_model", lambda c, b, p: calls.append(("cslm", b)))
     monkeypatch.setattr(
         schedule,
+        "scorer_variant",
+        lambda cache, corpus, sc, **kw: calls.append(("variant", corpus, sc, kw)),
+    )
+    monkeypatch.setattr(
+        schedule,
         "build_side_by_side",
         lambda cache, jobs, n, dev: pool.append((jobs, n, dev)) or {},
     )
@@ -361,6 +366,23 @@ def test_build_ahead_builds_nothing_one_at_a_time_and_follows_the_start_and_rows
     # on a GPU the pool is handed the device (and builds nothing: it forks)
     _, pool, *_ = _ahead(monkeypatch, {}, device="meta")
     assert pool[0][2].type == "meta"
+
+
+def test_build_ahead_trains_the_tanh_network_after_the_scorer_only_when_asked(monkeypatch):
+    """``tanh_ahead`` adds the representations chapter's tanh network (the scorer's variant with
+    tanh units at its updates, the artifact that chapter reads with ``ablation_updates`` None),
+    last and after the network; without it no such job."""
+    _, pool, calls, *_ = _ahead(monkeypatch, {"tanh_ahead": True})
+    ((jobs, _, _),) = pool
+    assert (jobs[-1].name, jobs[-1].after) == ("tanh network", ("network",))
+    calls.clear()
+    jobs[-1].build()
+    assert len(calls) == 2 and calls[0] == "plan"  # the trained scorer, then its variant
+    kind, corpus, scorer, kw = calls[1]
+    assert (kind, corpus, kw) == ("variant", "corpus", {"unit": "tanh"})
+    assert scorer.model() == "net"
+    _, pool, *_ = _ahead(monkeypatch, {"tanh_ahead": False})
+    assert "tanh network" not in [j.name for j in pool[0][0]]
 
 
 def test_the_count_drawn_network_reads_only_the_plan_and_draws_pairs_by_their_counts():

@@ -23,6 +23,7 @@ from .scorer import (
     load_scored,
     phrase_scorer,
     scorer_plan,
+    scorer_variant,
     usable_pairs,
 )
 from .setting import Params
@@ -50,7 +51,11 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
        score after the scores and, when they start from the Baseline's tuned weights
        (:func:`row_start`), after the Baseline's system of their seed;
     4. the count-drawn network (:func:`.counts.counts_scorer`, C-A-F3-3's counterfactual) and
-       the CSLM (:func:`.cslm.cslm_model`), which nothing here waits for.
+       the CSLM (:func:`.cslm.cslm_model`), which nothing here waits for;
+    5. with ``tanh_ahead``, the representations chapter's tanh network (:func:`scorer_variant`
+       with ``unit="tanh"`` at the scorer's updates: its gating ablation with
+       ``ablation_updates`` None, the same artifact), after the network, so that it trains on
+       the core the systems leave idle rather than alone in that chapter.
 
     So the second core trains or tunes while the first does, where the chapter's order would
     leave it idle (the network's training, the last system of an odd count). The chapter then
@@ -104,5 +109,8 @@ def build_ahead(cache: ArtifactCache, P: Params) -> dict[str, str]:
     if P.rnn_check_optimiser:
         jobs.append(Job("count-drawn network", lambda: counts_scorer(cache, corpus, plan, P)))
     jobs.append(Job("CSLM", lambda: cslm_model(cache, base, P)))
+    if P.tanh_ahead:
+        tanh = functools.partial(scorer_variant, cache, corpus, unit="tanh")
+        jobs.append(Job("tanh network", lambda: tanh(scorer()), after=("network",)))
     # (on a GPU nothing is built here: a process forked after CUDA started cannot use it)
     return build_side_by_side(cache, jobs, at_once, base.device)

@@ -75,6 +75,7 @@ class Params:
     rnn_clip: float | None = None
     rnn_check_optimiser: bool = True
     rnn_check_updates: int | None = None
+    tanh_ahead: bool = False
     threads: int = 2
     device: str = "auto"
     scatter_points: int = 5000
