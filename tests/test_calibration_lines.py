@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rnnlib import bleu, stats
+from rnnlib import bleu, bleu_t, stats
 from rnnlib.calibration import lines, rules, run, systems
 from rnnlib.calibration.fast_bleu import ORDER
 from rnnlib.calibration.pool import Pool, draw_test, synthetic_pool
@@ -65,13 +65,13 @@ def test_the_line_blocks_of_a_test_set_cut_across_its_drawn_chapters():
     straddle = [b for b in np.unique(ids) if len(np.unique(draw.chapter[ids == b])) > 1]
     assert straddle  # blocks know nothing of the chapters: some hold the end of one, start of next
     assert counts.sum(1).mean() == pytest.approx(len(draw.idx), rel=0.1)
-    assert lines.line_counts(draw, 25) is counts  # drawn once per test set and size
+    assert lines.line_picks(draw, 25) is lines.line_picks(draw, 25)  # drawn once per set, size
     assert not np.array_equal(lines.line_counts(draw, 10), counts)
 
 
 def test_the_line_rule_is_paired_bootstrap_with_line_blocks():
-    """The rule's interval is rnnlib.stats.paired_bootstrap's with ``blocks=line_blocks`` on the
-    same resamples of blocks of consecutive lines."""
+    """The rule's interval is rnnlib.stats.paired_bootstrap's with ``blocks=line_blocks`` (the
+    studentized interval) on the same resamples of blocks of consecutive lines."""
     rng = np.random.default_rng(0)
     words = [f"w{k}" for k in range(30)]
     refs = [" ".join(rng.choice(words, rng.integers(4, 12))) for _ in range(47)]
@@ -81,15 +81,21 @@ def test_the_line_rule_is_paired_bootstrap_with_line_blocks():
     ]
     blocks = line_blocks(np.arange(47), 10)
     draws = BlockResampler(blocks).draws(200, bleu.SACREBLEU_SEED)
-    counts = np.stack([np.bincount(d, minlength=47) for d in draws]).astype(np.float32)
+    ids, g = bleu_t.block_ids(blocks)
+    picks = bleu_t.picks_of(draws, ids, g)
     sa, sb = (bleu.sufficient_stats(h, refs)[1] for h in hyps)
     want = stats.paired_bootstrap(hyps[0], hyps[1], refs, n_samples=200, blocks=blocks)
-    _, d, lo, hi = rules._paired_check(sa, sb, counts, 5).evidence["tests"][0]
+    _, d, lo, hi = lines._paired_t_check(sa, sb, picks, ids).evidence["tests"][0]
     assert np.allclose([d, lo, hi], [want["diff"], want["low"], want["high"]])
-    assert want["blocks"] == 5 and want["widening"] == stats.block_widening(5)
+    assert want["blocks"] == 5 and want["studentized"] and want["widening"] is None
+    widened = rules._paired_check(sa, sb, picks[:, ids].astype(np.float32), 5)
+    assert not np.allclose(widened.evidence["tests"][0][2:], [lo, hi])
     draw = draw_test(synthetic_pool(), 500, 20, [3])
     ids = line_blocks(np.arange(len(draw.idx)), LINES_PER_BLOCK)
     assert lines.n_line_blocks(draw, LINES_PER_BLOCK) == len(np.unique(ids))
+    picks, line_ids = lines.line_picks(draw, LINES_PER_BLOCK)
+    assert picks.shape == (20, len(np.unique(ids))) and (picks.sum(1) == picks.shape[1]).all()
+    assert np.array_equal(line_ids, ids)
 
 
 def test_the_line_rule_draws_the_systems_of_the_sentence_bootstrap_in_every_trial(monkeypatch):

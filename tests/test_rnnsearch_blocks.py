@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rnnlib.experiments.rnnsearch.blocks import chapter_ids, line_ids, resampled_unit
-from rnnlib.line_blocks import LINES_PER_BLOCK
+from rnnlib.line_blocks import LINES_PER_BLOCK, LineBlocks
 
 
 def _ex(tmp_path, n: int, n_test: int, corpus: str = "bible", seed: int = 0):
@@ -77,6 +77,9 @@ def test_the_users_own_files_get_blocks_of_consecutive_lines():
     picked = np.array([3, 17, 18, 200])
     assert chapter_ids(ex, picked).tolist() == want[picked].tolist()
     assert line_ids(ex, 7).tolist() == ((lines[:240] - 1) // 7).tolist()
+    # line blocks stay line blocks for every subset, so the intervals studentize on them
+    for part in (ids, chapter_ids(ex, "no_unk"), chapter_ids(ex, picked)):
+        assert isinstance(part, LineBlocks)
     assert resampled_unit(ex) == f"{len(np.unique(want))} blocks of {LINES_PER_BLOCK} lines"
     from rnnlib.experiments.rnnsearch.table_3 import _unit  # C-B-T3-1's note
 

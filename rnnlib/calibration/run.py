@@ -56,7 +56,7 @@ RULES = {
     ),
     LINE_RULE: (
         lines.paired_bleu_lines,
-        f"your own files: the same, {LINES_PER_BLOCK} consecutive lines resampled together",
+        f"your own files: the same, {LINES_PER_BLOCK} consecutive lines resampled, studentized",
         "B: RNNsearch-50* over -50 (+6.4%)",
     ),
     "seeds and sentences": (
