@@ -41,7 +41,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("command line", ("rnnlib.cli",)),
     ("experiments", ("rnnlib.experiments",)),
     ("book helpers and benchmarks", ("rnnlib.book", "rnnlib.bench")),
-    ("judging", ("rnnlib.verdicts", "rnnlib.stats", "rnnlib.calibration")),
+    ("judging", ("rnnlib.verdicts", "rnnlib.stats", "rnnlib.bleu_t", "rnnlib.calibration")),
     ("library", ()),  # models, training, search, corpus, smt, fast, cache, ...
 )
 

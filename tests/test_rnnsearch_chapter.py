@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from rnnlib.book import results
+from rnnlib.line_blocks import LINES_PER_BLOCK
 
 pytestmark = pytest.mark.slow
 
@@ -126,7 +127,7 @@ def test_the_chapter_runs_on_the_users_files(tmp_path, session_cache):
     values = results.load(out / "results").values("rnnsearch")
     assert int(values["rns-test-sentences"]) == 30  # the files' test split, not the Bible's
     # no chapters: blocks of consecutive lines (30 test lines: one block)
-    assert values["rns-resampled"] == "1 block of 30 lines"
+    assert values["rns-resampled"] == f"1 block of {LINES_PER_BLOCK} lines"
     # Fig. 2's buckets hold the test sentences by their source length (whitespace tokens of
     # test.en), each in the one bucket its length falls in
     lengths = [len(line.split()) for line in (tmp_path / "my corpus" / "test.en").open()]

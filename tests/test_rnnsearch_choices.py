@@ -398,6 +398,26 @@ def test_the_chapter_reads_a_study_record_in_place_of_the_study(monkeypatch, tmp
     assert choice["source"] == "RNNencdec-50 (encdec_runs)" and len(table) == 1
 
 
+def test_a_rate_the_study_chose_with_its_recipe_is_read_as_that_choice(monkeypatch, tmp_path):
+    """A recipe chosen by the study with a rate of its own, which the profile applies, gives
+    RNNencdec its rate without the rate check: the rate's row reads the study's verdict; a
+    rate the study did not choose keeps the rate check's row."""
+    best = {"0/0.003/none": [3.6, 3.5], "0.3/0.001/0.5": [3.2]}
+    _record(tmp_path, candidates=list(best), dev_nll=best)
+    ex, runs, sr = _stand_in_runs(monkeypatch)
+    ex.root, ex.P = tmp_path, replace(ex.P, encdec_record="study.json", encdec_lr_check=False)
+    ex.P = replace(ex.P, dropout_encdec=0.3, lr_encdec=0.001, lr_decay_encdec=0.5)
+    chosen = choices.family_choices(ex, runs, sr)
+    assert chosen.loc["encdec-study", "rule"].startswith("chosen: it gains 0.350")
+    lr_row = chosen.loc["encdec-lr"]
+    assert lr_row["choice"] == "0.001" and lr_row["rule"] == "chosen (row below)"
+    assert lr_row["made on"] == "RNNencdec-50, as the study's recipe"
+    ex.P = replace(ex.P, lr_encdec=0.002)  # a rate of its own that the study did not choose
+    lr_row = choices.family_choices(ex, runs, sr).loc["encdec-lr"]
+    assert lr_row["made on"] == "RNNencdec-30 (encdec_lr_check)"
+    assert lr_row["rule"].startswith("not chosen")
+
+
 def test_the_new_parameters_are_in_the_chapters_cell_and_params():
     names = [f.name for f in dataclasses.fields(setting.Params)]
     assert names.index("dropout_encdec") == names.index("encdec_lr_check") + 1

@@ -381,7 +381,23 @@ def family_choices(
         len(table) > 1 or own != paper,
         choice["rule"],
     )
+    if (
+        not p.encdec_lr_check
+        and ex.lr_of("rnnencdec") != p.lr
+        and choice["best"] in study_names(own)
+    ):
+        # RNNencdec's rate came with the recipe the study chose (no rate check asked)
+        verdict = str(rows["encdec-study"]["rule"]).split(":")[0]
+        rows["encdec-lr"].update(
+            {"made on": "RNNencdec-50, as the study's recipe", "rule": f"{verdict} (row below)"}
+        )
     return pd.DataFrame.from_dict(rows, orient="index")[CHOICE_COLUMNS]
+
+
+def study_names(recipe: Recipe) -> tuple[str, str]:
+    """The names a study gives ``recipe`` ``(dropout, lr, lr_decay)``: the chapter's table's
+    (:func:`study_label`) and a record's (:func:`study_entry`)."""
+    return study_label(recipe), study_entry(recipe)
 
 
 def choice_words(margin: float, spread: float, rule: str) -> str:
