@@ -179,17 +179,18 @@ def test_the_study_trains_each_recipe_of_rnnencdec_50_and_the_papers_once(monkey
 
 def test_the_study_profile_adds_four_rnnencdec_50_runs_to_the_cpu_profiles(monkeypatch):
     """``--profile encdec-study``: the cpu profile's runs, each with the same config, and the
-    study's four RNNencdec-50 runs: the paper's recipe (the cpu profile's own, so its seed 1 is
-    the chapter's RNNencdec-50) with seed 2, and three candidates (the earlier cpu recipe, its
-    rate alone, its dropout alone)."""
+    study's four RNNencdec-50 runs: the paper's recipe with seeds 1 and 2, and two candidates
+    (the rate alone, the dropout alone); its third candidate, dropout 0.3 with 1e-3 and the
+    halving, is the cpu profile's own since the study chose it, so its seed 1 is the chapter's
+    RNNencdec-50."""
     cpu = _job_configs(_profile_experiment("cpu"), monkeypatch)
     study = _job_configs(_profile_experiment("encdec-study"), monkeypatch)
     assert {n: study[n] for n in cpu} == cpu
-    assert training.chapters_encdec_recipe(_profile_experiment("cpu"))[:3] == (0.0, 0.003, None)
+    assert training.chapters_encdec_recipe(_profile_experiment("cpu"))[:3] == (0.3, 0.001, 0.5)
     assert sorted(set(study) - set(cpu)) == [
         "encdec-50 0.0/0.001/None seed 1",
+        "encdec-50 0.0/0.003/None seed 1",
         "encdec-50 0.0/0.003/None seed 2",
-        "encdec-50 0.3/0.001/0.5 seed 1",
         "encdec-50 0.3/0.003/None seed 1",
     ]
 
@@ -484,3 +485,14 @@ def test_a_seed_recorded_apart_is_a_draw_of_the_recipe_where_its_record_holds_th
     assert row["spread"] == pytest.approx(0.058) and row["spread of"] == "RNNsearch-30, 2 seeds"
     assert row["rule"] == "not chosen: it gains 0.031, not above the spread 0.058"
     assert choices.draw_numbers(runs)["rns-devtok-rnnsearch-30"] == (pytest.approx(3.742), 3)
+
+
+def test_the_cpu_profile_trains_the_recipe_its_study_record_chose():
+    """The cpu profile's RNNencdec recipe is the one its ``encdec_record`` chose by the rule
+    (a record or profile changed alone would leave the departures table contradicting it)."""
+    ex = _profile_experiment("cpu")
+    record = choices.read_study_record(ex.root / ex.P.encdec_record)
+    choice = choices.study_choice(choices.record_table(record), record.paper, record.spread)
+    own = training.chapters_encdec_recipe(ex)[:3]
+    assert choice["chosen"] and choice["best"] == choices.study_entry(own)
+    assert choice["gain"] > record.spread

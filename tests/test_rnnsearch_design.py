@@ -294,6 +294,7 @@ EARLIER_CPU = dict(
     recipe_runs="0/none",
     dropout_encdec=None,
     lr_decay_encdec=None,
+    encdec_record="",
 )
 
 
@@ -319,6 +320,7 @@ def _profile_experiment(profile: str, **params) -> setting.RNNsearchExperiment:
     ex = setting.RNNsearchExperiment.__new__(setting.RNNsearchExperiment)
     ex.P = typed(setting.Params, values, "rnnsearch")
     ex.device, ex.bf16 = torch.device("cpu"), False
+    ex.root = Path(__file__).parents[1]  # the book, whose records a profile may name
     return ex
 
 
