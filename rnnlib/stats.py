@@ -577,17 +577,18 @@ def subset_difference(
     b_all = float(scorer._compute_score_from_stats(st.sum(0)).score)
     b_sub = float(scorer._compute_score_from_stats(st_sub[mask].sum(0)).score)
     idxs, n_blocks = resamples(len(refs), n_samples, seed, blocks)
-    diffs = np.empty(n_samples)
-    for r, ix in enumerate(idxs):
-        whole = st[ix]
-        part = st_sub[ix][mask[ix]]
-        s_all = scorer._compute_score_from_stats(whole.sum(0)).score
-        s_sub = scorer._compute_score_from_stats(part.sum(0)).score if len(part) else np.nan
-        diffs[r] = s_sub - s_all
-    low, high, c = block_interval(diffs, b_sub - b_all, n_blocks, level, nan=True)
     if _lines(blocks):
         part = np.where(mask[:, None], st_sub, 0.0)
         low, high, c = *_t_interval([part, st], [1.0, -1.0], blocks, idxs, level), None
+    else:
+        diffs = np.empty(n_samples)
+        for r, ix in enumerate(idxs):
+            whole = st[ix]
+            part = st_sub[ix][mask[ix]]
+            s_all = scorer._compute_score_from_stats(whole.sum(0)).score
+            s_sub = scorer._compute_score_from_stats(part.sum(0)).score if len(part) else np.nan
+            diffs[r] = s_sub - s_all
+        low, high, c = block_interval(diffs, b_sub - b_all, n_blocks, level, nan=True)
     return {
         "diff": b_sub - b_all,
         "low": low,
@@ -658,11 +659,12 @@ def gap_change(
     whole = np.arange(len(refs))
     gap_all, gap_sub = change(whole)
     idxs, n_blocks = resamples(len(refs), n_samples, seed, blocks)
-    diffs = np.array([np.subtract(*change(ix)) for ix in idxs])
-    low, high, c = block_interval(diffs, float(gap_all - gap_sub), n_blocks, level, nan=True)
     if _lines(blocks):
         parts = [st_a, st_b] + [np.where(mask[:, None], sub, 0.0) for sub in (sub_a, sub_b)]
         low, high, c = *_t_interval(parts, [1.0, -1.0, -1.0, 1.0], blocks, idxs, level), None
+    else:
+        diffs = np.array([np.subtract(*change(ix)) for ix in idxs])
+        low, high, c = block_interval(diffs, float(gap_all - gap_sub), n_blocks, level, nan=True)
     return {
         "diff": float(gap_all - gap_sub),
         "low": low,
@@ -1012,9 +1014,10 @@ def _block_paired_bootstrap(hyps_a, hyps_b, refs, n_samples: int, seed: int, blo
     score_b = float(scorer._compute_score_from_stats(stats_b.sum(0)).score)
     draws, n_blocks = resamples(len(refs), n_samples, seed, blocks)
     ra, rb = _scores(scorer, stats_a, draws), _scores(scorer, stats_b, draws)
-    low, high, c = block_interval(ra - rb, score_a - score_b, n_blocks, 0.95)
     if _lines(blocks):
         low, high, c = *_t_interval([stats_a, stats_b], [1.0, -1.0], blocks, draws), None
+    else:
+        low, high, c = block_interval(ra - rb, score_a - score_b, n_blocks, 0.95)
     spread = np.abs(ra - rb)
     p_value = _compute_p_value(spread - spread.mean(), abs(score_a - score_b))
     fields = bleu.signature().split("|")

@@ -29,6 +29,17 @@ def random_stats(n: int, rng, quality: float = 0.5) -> np.ndarray:
     return out
 
 
+def texts(rng, n: int, vocab: int, lengths: tuple[int, int], keeps: tuple[float, ...]):
+    """``n`` random references of ``lengths`` words from ``vocab`` words, and one system per
+    share in ``keeps`` that keeps each reference word with that chance (else writes "x")."""
+    words = [f"w{k}" for k in range(vocab)]
+    refs = [" ".join(rng.choice(words, rng.integers(*lengths))) for _ in range(n)]
+    hyps = [
+        [" ".join(w if rng.random() < k else "x" for w in r.split()) for r in refs] for k in keeps
+    ]
+    return refs, hyps
+
+
 @pytest.mark.parametrize("short", [True, False])
 def test_the_gradient_is_that_of_log_bleu_by_finite_differences(short):
     rng = np.random.default_rng(1)
@@ -49,12 +60,7 @@ def test_the_gradient_is_that_of_log_bleu_by_finite_differences(short):
 
 def test_the_contrast_is_sacrebleus_difference_and_a_system_against_itself_has_no_spread():
     rng = np.random.default_rng(2)
-    words = [f"w{k}" for k in range(40)]
-    refs = [" ".join(rng.choice(words, rng.integers(5, 15))) for _ in range(90)]
-    hyps = [
-        [" ".join(w if rng.random() < keep else "x" for w in r.split()) for r in refs]
-        for keep in (0.8, 0.6)
-    ]
+    refs, hyps = texts(rng, 90, 40, (5, 15), (0.8, 0.6))
     st = [bleu.sufficient_stats(h, refs)[1] for h in hyps]
     ids, g = bleu_t.block_ids(line_blocks(np.arange(90), 10))
     sums = [bleu_t.block_sums(s, ids, g) for s in st]
@@ -94,12 +100,7 @@ def test_line_blocks_keep_their_kind_and_the_chapters_intervals_studentize_on_th
     """paired_bootstrap, subset_difference and gap_change read the studentized interval of
     their own resamples on line blocks (and say so), the widened one on other blocks."""
     rng = np.random.default_rng(5)
-    words = [f"w{k}" for k in range(30)]
-    refs = [" ".join(rng.choice(words, rng.integers(4, 12))) for _ in range(120)]
-    hyps = [
-        [" ".join(w if rng.random() < keep else "x" for w in r.split()) for r in refs]
-        for keep in (0.8, 0.7)
-    ]
+    refs, hyps = texts(rng, 120, 30, (4, 12), (0.8, 0.7))
     lines = line_blocks(np.arange(120), 10)
     mask = rng.random(120) < 0.5
     assert isinstance(lines, LineBlocks) and isinstance(lines[mask], LineBlocks)
