@@ -315,13 +315,24 @@ def test_the_table_has_a_row_per_rule_and_every_rate_in_it(rates):
     assert t.loc["paired BLEU", "false holds, by sentence (%)"] != "—"
 
 
-def test_the_result_does_not_depend_on_the_workers(pool):
-    plan = plan_of(6, 3)
-    one = calibrate(pool, plan, n_boot=50, seed=1, names=["paired BLEU", "share at least"])
-    two = calibrate(
-        pool, plan, n_boot=50, seed=1, names=["paired BLEU", "share at least"], workers=2
+def test_the_benchmark_runs_the_ledgers_sizes():
+    from rnnlib.bench import calibration as bench
+    from rnnlib.experiments import ledger
+
+    assert (bench.SENTENCES, bench.N_BOOT, bench.SEED) == (
+        ledger.SENTENCES,
+        ledger.N_BOOT,
+        ledger.SEED,
     )
+
+
+def test_the_result_does_not_depend_on_the_workers_or_their_blas_threads(pool):
+    plan, names = plan_of(6, 3), ["paired BLEU", "gap change", "share at least"]
+    one = calibrate(pool, plan, n_boot=50, seed=1, names=names)
+    two = calibrate(pool, plan, n_boot=50, seed=1, names=names, workers=2)
+    default = calibrate(pool, plan, n_boot=50, seed=1, names=names, blas_threads=None)
     assert one.equals(two)
+    assert one.equals(default)
 
 
 @pytest.mark.slow  # 200 trials at 1,000 resamples, about 8 s of CPU

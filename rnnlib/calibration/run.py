@@ -132,8 +132,26 @@ def stream(name: str) -> int:
     return own.index(SAME_SYSTEMS.get(name, name))
 
 
+#: BLAS threads a worker's matrix products use: one. The products are small (1,000 resamples x
+#: 500 sentences x 10 statistics); a second BLAS thread made a trial 3.5-5x as costly in CPU
+#: time on a 2-core machine, and a worker's threads compete with the other worker
+#: (``python -m rnnlib.bench.calibration``, BENCHMARKS.md). ``None``: BLAS's own default.
+BLAS_THREADS = 1
+
+
 def _chunk(job) -> dict:
-    """The outcomes of trials ``start``..``stop`` of one design (a worker's share)."""
+    """The outcomes of trials ``start``..``stop`` of one design (a worker's share), its matrix
+    products on ``blas_threads`` threads (None: BLAS's default)."""
+    *job, blas_threads = job
+    if blas_threads is None:
+        return _trials(job)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=blas_threads):
+        return _trials(job)
+
+
+def _trials(job) -> dict:
     pool, names, design, di, start, stop, claims, sentences, n_boot, seed = job
     out = {}
     for trial in range(start, stop):
@@ -157,6 +175,7 @@ def calibrate(
     seed: int = 0,
     names=None,
     workers: int = 1,
+    blas_threads: int | None = BLAS_THREADS,
 ) -> pd.DataFrame:
     """One row per (rule, design, claim true or false) of ``plan`` (:func:`plan_of`):
     ``trials``, ``holds`` (share of "holds"), ``holds_se``, ``covered`` (share of intervals
@@ -166,7 +185,9 @@ def calibrate(
     the result does not depend on ``workers``; every rule of a trial reads the same simulated
     test set ``sentences`` sentences long and the same ``n_boot`` bootstrap resamples, and its
     own systems drawn from generator :func:`stream` (a rule of :data:`SAME_SYSTEMS` the
-    systems of the rule it names)."""
+    systems of the rule it names). ``blas_threads``: each process's BLAS threads
+    (:data:`BLAS_THREADS`; the products are exact sums of integers, so the rates do not depend
+    on it either)."""
     names = list(RULES) if names is None else list(names)
     jobs = []
     for design, (trials, claims) in plan.items():
@@ -174,7 +195,8 @@ def calibrate(
         step = max(1, -(-trials // max(1, 4 * workers)))
         for start in range(0, trials, step):
             stop = min(trials, start + step)
-            jobs.append((pool, names, design, di, start, stop, claims, sentences, n_boot, seed))
+            job = (pool, names, design, di, start, stop, claims, sentences, n_boot, seed)
+            jobs.append((*job, blas_threads))
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
 
@@ -246,6 +268,7 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = [
+    "BLAS_THREADS",
     "DESIGNS",
     "LINE_RULE",
     "RULES",
