@@ -63,3 +63,19 @@ def test_the_length_table_and_the_sequences_drawn_apart_from_the_first_part():
     assert all(5 <= len(s) <= 50 and list(s) == list(t) for s, t in zip(test.src, test.tgt))
     with pytest.raises(ValueError, match="'length_min' = 9 is larger than 'length_max' = 8"):
         cl.length_pairs(Params(length_min=9, length_max=8))
+
+
+def test_the_cooldown_ends_with_the_studys_updates_and_is_said_in_the_prose():
+    from types import SimpleNamespace
+
+    from rnnlib.train import cooldown_factor
+
+    ex = SimpleNamespace(params=Params(length_updates=400, length_cooldown=300))
+    ex.device = SimpleNamespace(type="cpu")
+    tc = cl.length_train_config(ex)
+    assert (tc.max_updates, tc.lr_cooldown, tc.lr_cooldown_end) == (400, 300, 400)
+    assert cooldown_factor(tc, 100) == 1.0 and cooldown_factor(tc, 250) < 1.0
+    assert cl.schedule_text(ex.params) == "the rate falling linearly over the last 300 of them"
+    constant = cl.length_train_config(SimpleNamespace(params=Params(), device=ex.device))
+    assert constant.lr_cooldown is None and constant.lr_cooldown_end is None
+    assert cl.schedule_text(Params()) == "at a constant rate"

@@ -97,17 +97,27 @@ def length_model_config(P: Params, arch: str) -> ModelConfig:
 
 
 def length_train_config(ex: CopyTask) -> TrainConfig:
-    """The first part's training, for ``length_updates`` updates."""
+    """The first part's training, for ``length_updates`` updates, the last ``length_cooldown``
+    of them at a linearly falling rate (:func:`rnnlib.train.cooldown_factor`; None: constant)."""
     P = ex.params
     return TrainConfig(
         optimizer=P.optimizer,
         lr=P.lr or (0.01 if P.optimizer == "adam" else 1.0),
         batch_size=P.batch_size,
         max_updates=P.length_updates,
+        lr_cooldown=P.length_cooldown,
+        lr_cooldown_end=P.length_updates if P.length_cooldown else None,
         seed=P.seed,
         checkpoint_every=max(50, P.length_updates // 4),
         device=ex.device.type,
     )
+
+
+def schedule_text(P: Params) -> str:
+    """The study's learning-rate schedule in words, for the chapter's prose."""
+    if not P.length_cooldown:
+        return "at a constant rate"
+    return f"the rate falling linearly over the last {P.length_cooldown:,} of them"
 
 
 def length_models(cache: ArtifactCache, ex: CopyTask) -> dict[str, Artifact]:

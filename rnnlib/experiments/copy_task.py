@@ -93,6 +93,7 @@ class Params:
     length_train: int = 8000
     length_test: int = 400
     length_updates: int = 1500
+    length_cooldown: int | None = None
 
 
 @dataclass
