@@ -387,7 +387,7 @@ def family_choices(
         and choice["best"] in study_names(own)
     ):
         # RNNencdec's rate came with the recipe the study chose (no rate check asked)
-        verdict = str(rows["encdec-study"]["rule"]).split(":")[0]
+        verdict = "chosen" if choice["chosen"] else "not chosen"
         rows["encdec-lr"].update(
             {"made on": "RNNencdec-50, as the study's recipe", "rule": f"{verdict} (row below)"}
         )
