@@ -35,13 +35,14 @@ Deviations
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from scipy.stats import binomtest
 
 from ... import stats, verdicts
 from ...bleu import length_edges
@@ -51,7 +52,7 @@ from ...cache import Artifact, config_hash
 from ...ragged import ParallelArrays, Ragged
 from ...smt.rnn_scorer import score_pairs
 from ..training_runs import load_model
-from .figure_2 import MIN_BUCKET, SHUFFLED_WHAT, _shuffled_lengths
+from .figure_2 import MIN_BUCKET
 from .seeds import SeedRuns, across_seeds
 from .setting import RNNsearchExperiment
 from .training import Runs
@@ -68,6 +69,19 @@ EXTRA = ["max_test", "seed", "bucket_width", "bucket_last", "n_boot"]
 #: the random streams (with the chapter's seed) of the draws, the buckets' resamples and the
 #: resamples of each model's mean gain
 DRAWS, RESAMPLES, MEANS = 52, 53, 54
+#: C-B-F2-5's control: its rule run on this many seeded shuffles of the test sentences' lengths
+SHUFFLES = 200
+#: the share of those shuffles on which a calibrated rule says "holds": the rule asks the lower
+#: end of a 95% interval to be above 0, which a statistic without a trend passes 2.5% of the time
+NOMINAL_HOLDS = 0.025
+#: the random stream (with the chapter's seed) of the shuffles
+SHUFFLED = 55
+#: what C-B-F2-5's control reads
+SHUFFLED_WHAT = (
+    f"the rule itself on {SHUFFLES} seeded shuffles of the test sentences' lengths, where length "
+    "means nothing: the share of them on which it holds, against the share a calibrated 95% "
+    "interval allows"
+)
 
 
 def _edges(ex: RNNsearchExperiment) -> list[int]:
@@ -137,6 +151,8 @@ class SourceGains:
     src_len: np.ndarray
     edges: list[int]
     cited: list[Artifact]
+    #: seed -> :func:`shuffled_holds` (computed once)
+    shuffled: dict = field(default_factory=dict, repr=False)
 
     def gain(self, name: str, k: int = 0) -> np.ndarray:
         """``(n_test,)``: the source gain of each sentence under model ``name`` of seed ``k``,
@@ -263,15 +279,28 @@ def gain_figure(ex: RNNsearchExperiment, g: SourceGains):
 def numbers(ex: RNNsearchExperiment, g: SourceGains) -> dict[str, tuple[float, int | None]]:
     """``glue name -> (value, digits)`` (the chapter's seed): the mismatched sources per
     sentence, each model's mean gain with its interval (nats per target token), the slope of the
-    difference per 10 tokens with its interval, and the same slope with the lengths shuffled."""
-    res, ctrl = by_length(ex, g), by_length(ex, g, src_len=_shuffled_lengths(ex))
+    difference per 10 tokens with its interval, and the control: on how many of
+    :data:`SHUFFLES` shuffles of the lengths the rule holds, that share with its exact 95%
+    interval and the share a calibrated rule allows (%)."""
+    res, ctrl = by_length(ex, g), shuffled_holds(ex, g)
     out: dict[str, tuple[float, int | None]] = {"rns-gain-k": (MISMATCHED, None)}
     for name, (mean, low, high) in mean_gains(ex, g).items():
         key = "rns-gain-" + name.lower().replace("rnn", "").replace("-", "")
         out.update({key: (mean, 3), f"{key}-low": (low, 3), f"{key}-high": (high, 3)})
-    for key, r in (("rns-gain-slope", res), ("rns-gain-shuffled-slope", ctrl)):
-        out.update({key: (10 * r["slope"], 3), f"{key}-low": (10 * r["low"], 3)})
-        out[f"{key}-high"] = (10 * r["high"], 3)
+    out.update(
+        {"rns-gain-slope": (10 * res["slope"], 3), "rns-gain-slope-low": (10 * res["low"], 3)}
+    )
+    out["rns-gain-slope-high"] = (10 * res["high"], 3)
+    out.update(
+        {
+            "rns-gain-shuffles": (ctrl["shuffles"], None),
+            "rns-gain-shuffled-holds": (ctrl["holds"], None),
+            "rns-gain-shuffled-share": (100 * ctrl["share"], 1),
+            "rns-gain-shuffled-low": (100 * ctrl["low"], 1),
+            "rns-gain-shuffled-high": (100 * ctrl["high"], 1),
+            "rns-gain-nominal": (100 * NOMINAL_HOLDS, 1),
+        }
+    )
     return out
 
 
@@ -281,6 +310,39 @@ def _slope_rule(res: dict, note: str = "") -> verdicts.Check:
     per10 = [10 * res[k] for k in ("slope", "low", "high")]
     label = "slope of the source gain RNNsearch-50 − RNNencdec-50 (nats per token, per 10 tokens)"
     return verdicts.intervals_above([(label, *per10)], note=note)
+
+
+def shuffled_holds(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> dict:
+    """C-B-F2-5's rule on data where length means nothing: the test sentences' lengths shuffled
+    :data:`SHUFFLES` times (seeded), the rule (:func:`_slope_rule` on :func:`by_length`, its
+    bootstrap as in the claim) judged on each. Returns ``{"shuffles", "holds"`` (on how many the
+    rule holds), ``"share"``, ``"low"``, ``"high"`` (the exact binomial 95% interval of the
+    share)``}``; computed once per seed ``k`` and kept on ``g``. A rule whose interval is as wide
+    as its noise holds on about :data:`NOMINAL_HOLDS` of them."""
+    if k in g.shuffled:
+        return g.shuffled[k]
+    rng = np.random.default_rng([ex.P.seed, SHUFFLED, k])
+    held = 0
+    for _ in range(SHUFFLES):
+        res = by_length(ex, g, k, src_len=rng.permutation(g.src_len))
+        held += verdicts.evaluate(_slope_rule(res)).verdict == verdicts.HOLDS
+    low, high = binomtest(held, SHUFFLES).proportion_ci(0.95, method="exact")
+    out = {"shuffles": SHUFFLES, "holds": held, "share": held / SHUFFLES, "low": low, "high": high}
+    g.shuffled[k] = out
+    return out
+
+
+def _shuffled_rule(sh: dict) -> verdicts.Check:
+    """C-B-F2-5's control in the claim's own rule: the share of shuffles on which the rule holds
+    minus :data:`NOMINAL_HOLDS` above 0 (percentage points), its interval the share's exact one.
+    It holds when the rule finds a trend in lengths that mean nothing more often than its 95%
+    interval allows: then the rule is blind to the claim's absence."""
+    label = (
+        f"share of {sh['shuffles']} shuffles on which the rule holds − the "
+        f"{100 * NOMINAL_HOLDS:g}% a calibrated rule allows (percentage points)"
+    )
+    d, lo, hi = (100 * (sh[x] - NOMINAL_HOLDS) for x in ("share", "low", "high"))
+    return verdicts.intervals_above([(label, d, lo, hi)])
 
 
 def gain_floor(check: verdicts.Check, means: dict[str, tuple], what: str) -> verdicts.Check:
@@ -300,8 +362,9 @@ def claim_f2_5(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> ClaimChec
     sentences." Rule: the least-squares slope of the per-bucket difference over the buckets'
     middle lengths (buckets of at least :data:`~.figure_2.MIN_BUCKET` sentences) above 0, by a
     paired bootstrap over sentences (each bucket's resampled, both models at once); control:
-    the same with the sentences' lengths shuffled (Fig. 2's seeded permutation), which may hold
-    by chance; floor: each model's mean gain above 0 beyond its interval. Seed ``k``."""
+    the rule on :data:`SHUFFLES` shuffles of the lengths, holding when it holds on more of them
+    than a calibrated rule would (:func:`shuffled_holds`, :func:`_shuffled_rule`); floor: each
+    model's mean gain above 0 beyond its interval. Seed ``k``."""
     res = by_length(ex, g, k)
     solid = res["buckets"][res["buckets"]["solid"]]
     if len(solid) < 2:
@@ -316,8 +379,8 @@ def claim_f2_5(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> ClaimChec
         f"from {ex.P.n_boot} resamples of each bucket's sentences, both models at once; one "
         "training run per model"
     )
-    ctrl = by_length(ex, g, k, src_len=_shuffled_lengths(ex))
-    check = verdicts.controlled(_slope_rule(res, note), SHUFFLED_WHAT, _slope_rule(ctrl))
+    control = _shuffled_rule(shuffled_holds(ex, g, k))
+    check = verdicts.controlled(_slope_rule(res, note), SHUFFLED_WHAT, control)
     check = gain_floor(check, mean_gains(ex, g, k), "the sentences of the buckets it reads")
     return ClaimCheck("C-B-F2-5", check, "rns-f2-claim5")
 
