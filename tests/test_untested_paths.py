@@ -54,8 +54,10 @@ def test_eflomal_links_index_the_source_then_the_target_in_both_directions():
         right += len(set(sym) & gold[k])
         total += len(gold[k])
     assert right >= 0.85 * total  # a swapped (j, i) reading would find almost none
-    # two source words on one target word: only the reverse direction can say so
-    assert sum(len({j for _, j in r}) < len(r) for r in rev) >= 20
+    # two source words on one target word: only the reverse direction can say so. eflomal's
+    # sampler is not seeded: over 16 runs from 13 to 117 of the pairs showed one (a bound of 20
+    # failed about one run in ten); that any does is the point
+    assert sum(len({j for _, j in r}) < len(r) for r in rev) >= 1
 
 
 def test_eflomal_with_only_empty_pairs_and_unequal_lengths():
