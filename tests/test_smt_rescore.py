@@ -312,9 +312,11 @@ def test_mert_from_scratch_in_two_fresh_caches_gives_the_same_weights(toy_system
     assert one == two
     # (another seed takes MERT elsewhere: in some iteration of each stage, other weights. On
     # some toy inputs one other seed lands on the same weights in a stage — its restarts and
-    # random directions all lose to the first start's coordinate ascent — so a few are tried.)
+    # random directions all lose to the first start's coordinate ascent — so several are tried:
+    # eflomal is not seeded, so the toy system differs from run to run, and on one of them
+    # eight seeds all left the base stage's path as it was.)
     moved = [False, False]
-    for seed in range(1, 9):
+    for seed in range(1, 25):
         other = from_scratch(f"seed{seed}", dataclasses.replace(cfg, seed=seed))
         moved = [m or o["history"] != h["history"] for m, o, h in zip(moved, other, one)]
         if all(moved):
