@@ -42,7 +42,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from scipy.stats import binomtest
+from scipy.stats import binom, binomtest
 
 from ... import stats, verdicts
 from ...bleu import length_edges
@@ -71,16 +71,17 @@ EXTRA = ["max_test", "seed", "bucket_width", "bucket_last", "n_boot"]
 DRAWS, RESAMPLES, MEANS = 52, 53, 54
 #: C-B-F2-5's control: its rule run on this many seeded shuffles of the test sentences' lengths
 SHUFFLES = 200
-#: the share of those shuffles on which a calibrated rule says "holds": the rule asks the lower
-#: end of a 95% interval to be above 0, which a statistic without a trend passes 2.5% of the time
-NOMINAL_HOLDS = 0.025
+#: the share of those shuffles on which a calibrated rule gives a verdict ("holds" or "does not
+#: hold"): a 95% interval of a statistic without a trend leaves 0 out 5% of the time, half on
+#: each side
+NOMINAL_VERDICTS = 0.05
 #: the random stream (with the chapter's seed) of the shuffles
 SHUFFLED = 55
 #: what C-B-F2-5's control reads
 SHUFFLED_WHAT = (
     f"the rule itself on {SHUFFLES} seeded shuffles of the test sentences' lengths, where length "
-    "means nothing: the share of them on which it holds, against the share a calibrated 95% "
-    "interval allows"
+    "means nothing: the share of them on which it gives a verdict (holds or does not hold), "
+    "against the share a calibrated 95% interval allows"
 )
 
 
@@ -151,8 +152,8 @@ class SourceGains:
     src_len: np.ndarray
     edges: list[int]
     cited: list[Artifact]
-    #: seed -> :func:`shuffled_holds` (computed once)
-    shuffled: dict = field(default_factory=dict, repr=False)
+    #: (chapter seed, resamples, seed k) -> :func:`shuffled_verdicts` (computed once)
+    shuffled: dict = field(default_factory=dict, repr=False, compare=False)
 
     def gain(self, name: str, k: int = 0) -> np.ndarray:
         """``(n_test,)``: the source gain of each sentence under model ``name`` of seed ``k``,
@@ -280,9 +281,10 @@ def numbers(ex: RNNsearchExperiment, g: SourceGains) -> dict[str, tuple[float, i
     """``glue name -> (value, digits)`` (the chapter's seed): the mismatched sources per
     sentence, each model's mean gain with its interval (nats per target token), the slope of the
     difference per 10 tokens with its interval, and the control: on how many of
-    :data:`SHUFFLES` shuffles of the lengths the rule holds, that share with its exact 95%
-    interval and the share a calibrated rule allows (%)."""
-    res, ctrl = by_length(ex, g), shuffled_holds(ex, g)
+    :data:`SHUFFLES` shuffles of the lengths the rule gives a verdict, that share with its exact
+    95% interval, the share a calibrated rule allows (%), and the control's reach
+    (:func:`control_reach`)."""
+    res, ctrl = by_length(ex, g), shuffled_verdicts(ex, g)
     out: dict[str, tuple[float, int | None]] = {"rns-gain-k": (MISMATCHED, None)}
     for name, (mean, low, high) in mean_gains(ex, g).items():
         key = "rns-gain-" + name.lower().replace("rnn", "").replace("-", "")
@@ -294,13 +296,18 @@ def numbers(ex: RNNsearchExperiment, g: SourceGains) -> dict[str, tuple[float, i
     out.update(
         {
             "rns-gain-shuffles": (ctrl["shuffles"], None),
-            "rns-gain-shuffled-holds": (ctrl["holds"], None),
+            "rns-gain-shuffled-verdicts": (ctrl["verdicts"], None),
             "rns-gain-shuffled-share": (100 * ctrl["share"], 1),
             "rns-gain-shuffled-low": (100 * ctrl["low"], 1),
             "rns-gain-shuffled-high": (100 * ctrl["high"], 1),
-            "rns-gain-nominal": (100 * NOMINAL_HOLDS, 1),
+            "rns-gain-nominal": (100 * NOMINAL_VERDICTS, 1),
         }
     )
+    reach = control_reach(ctrl["shuffles"])
+    out["rns-gain-shuffled-min"] = (reach["min"], None)
+    out["rns-gain-shuffled-chance"] = (100 * reach["chance"], 1)
+    out["rns-gain-shuffled-power"] = (100 * reach["power"], 0)
+    out["rns-gain-shuffled-twice"] = (100 * 2 * NOMINAL_VERDICTS, 0)
     return out
 
 
@@ -312,36 +319,61 @@ def _slope_rule(res: dict, note: str = "") -> verdicts.Check:
     return verdicts.intervals_above([(label, *per10)], note=note)
 
 
-def shuffled_holds(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> dict:
+def shuffled_verdicts(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> dict:
     """C-B-F2-5's rule on data where length means nothing: the test sentences' lengths shuffled
     :data:`SHUFFLES` times (seeded), the rule (:func:`_slope_rule` on :func:`by_length`, its
-    bootstrap as in the claim) judged on each. Returns ``{"shuffles", "holds"`` (on how many the
-    rule holds), ``"share"``, ``"low"``, ``"high"`` (the exact binomial 95% interval of the
-    share)``}``; computed once per seed ``k`` and kept on ``g``. A rule whose interval is as wide
-    as its noise holds on about :data:`NOMINAL_HOLDS` of them."""
-    if k in g.shuffled:
-        return g.shuffled[k]
+    bootstrap as in the claim) judged on each. Returns ``{"shuffles"`` (those with a slope and an
+    interval: a shuffle that leaves fewer than two solid buckets, or a NaN, is left out and
+    counted as ``"left_out"``), ``"verdicts"`` (on how many the rule holds or does not hold),
+    ``"share"``, ``"low"``, ``"high"`` (the exact binomial 95% interval of the share)``}``;
+    computed once per chapter seed, resamples and seed ``k``, and kept on ``g``. A rule whose
+    interval is as wide as its noise gives a verdict on about :data:`NOMINAL_VERDICTS` of them."""
+    key = (ex.P.seed, ex.P.n_boot, k)
+    if key in g.shuffled:
+        return g.shuffled[key]
     rng = np.random.default_rng([ex.P.seed, SHUFFLED, k])
-    held = 0
+    judged = verdict = 0
     for _ in range(SHUFFLES):
         res = by_length(ex, g, k, src_len=rng.permutation(g.src_len))
-        held += verdicts.evaluate(_slope_rule(res)).verdict == verdicts.HOLDS
-    low, high = binomtest(held, SHUFFLES).proportion_ci(0.95, method="exact")
-    out = {"shuffles": SHUFFLES, "holds": held, "share": held / SHUFFLES, "low": low, "high": high}
-    g.shuffled[k] = out
+        if not all(np.isfinite(res[x]) for x in ("slope", "low", "high")):
+            continue
+        judged += 1
+        verdict += verdicts.evaluate(_slope_rule(res)).verdict in (verdicts.HOLDS, verdicts.FAILS)
+    low, high = (
+        binomtest(verdict, judged).proportion_ci(0.95, method="exact") if judged else (np.nan,) * 2
+    )
+    share = verdict / judged if judged else np.nan
+    out = {"shuffles": judged, "left_out": SHUFFLES - judged, "verdicts": verdict}
+    out.update(share=share, low=float(low), high=float(high))
+    g.shuffled[key] = out
     return out
 
 
+def control_reach(shuffles: int) -> dict:
+    """What the control can see with ``shuffles`` shuffles: the fewest verdicts that make it hold
+    (``"min"``: the exact interval's lower end above :data:`NOMINAL_VERDICTS`), the chance it holds
+    for a calibrated rule (``"chance"``) and for one that gives a verdict on twice the nominal
+    share (``"power"``), binomial."""
+    ks = np.arange(shuffles + 1)
+    lows = [binomtest(int(x), shuffles).proportion_ci(0.95, method="exact").low for x in ks]
+    at = np.flatnonzero(np.array(lows) > NOMINAL_VERDICTS)
+    least = int(at[0]) if len(at) else shuffles + 1
+    chance = float(binom.sf(least - 1, shuffles, NOMINAL_VERDICTS))
+    power = float(binom.sf(least - 1, shuffles, 2 * NOMINAL_VERDICTS))
+    return {"min": least, "chance": chance, "power": power}
+
+
 def _shuffled_rule(sh: dict) -> verdicts.Check:
-    """C-B-F2-5's control in the claim's own rule: the share of shuffles on which the rule holds
-    minus :data:`NOMINAL_HOLDS` above 0 (percentage points), its interval the share's exact one.
-    It holds when the rule finds a trend in lengths that mean nothing more often than its 95%
-    interval allows: then the rule is blind to the claim's absence."""
+    """C-B-F2-5's control in the claim's own rule: the share of shuffles on which the rule gives a
+    verdict minus :data:`NOMINAL_VERDICTS` above 0 (percentage points), its interval the share's
+    exact one. It holds when the rule finds a trend, either way, in lengths that mean nothing more
+    often than its 95% interval allows: then the rule cannot tell the claim (or its opposite)
+    from their absence."""
     label = (
-        f"share of {sh['shuffles']} shuffles on which the rule holds − the "
-        f"{100 * NOMINAL_HOLDS:g}% a calibrated rule allows (percentage points)"
+        f"share of {sh['shuffles']} shuffles on which the rule holds or does not hold − the "
+        f"{100 * NOMINAL_VERDICTS:g}% a calibrated rule allows (percentage points)"
     )
-    d, lo, hi = (100 * (sh[x] - NOMINAL_HOLDS) for x in ("share", "low", "high"))
+    d, lo, hi = (100 * (sh[x] - NOMINAL_VERDICTS) for x in ("share", "low", "high"))
     return verdicts.intervals_above([(label, d, lo, hi)])
 
 
@@ -362,9 +394,9 @@ def claim_f2_5(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> ClaimChec
     sentences." Rule: the least-squares slope of the per-bucket difference over the buckets'
     middle lengths (buckets of at least :data:`~.figure_2.MIN_BUCKET` sentences) above 0, by a
     paired bootstrap over sentences (each bucket's resampled, both models at once); control:
-    the rule on :data:`SHUFFLES` shuffles of the lengths, holding when it holds on more of them
-    than a calibrated rule would (:func:`shuffled_holds`, :func:`_shuffled_rule`); floor: each
-    model's mean gain above 0 beyond its interval. Seed ``k``."""
+    the rule on :data:`SHUFFLES` shuffles of the lengths, holding when it gives a verdict on more
+    of them than a calibrated rule would (:func:`shuffled_verdicts`, :func:`_shuffled_rule`);
+    floor: each model's mean gain above 0 beyond its interval. Seed ``k``."""
     res = by_length(ex, g, k)
     solid = res["buckets"][res["buckets"]["solid"]]
     if len(solid) < 2:
@@ -379,7 +411,7 @@ def claim_f2_5(ex: RNNsearchExperiment, g: SourceGains, k: int = 0) -> ClaimChec
         f"from {ex.P.n_boot} resamples of each bucket's sentences, both models at once; one "
         "training run per model"
     )
-    control = _shuffled_rule(shuffled_holds(ex, g, k))
+    control = _shuffled_rule(shuffled_verdicts(ex, g, k))
     check = verdicts.controlled(_slope_rule(res, note), SHUFFLED_WHAT, control)
     check = gain_floor(check, mean_gains(ex, g, k), "the sentences of the buckets it reads")
     return ClaimCheck("C-B-F2-5", check, "rns-f2-claim5")
