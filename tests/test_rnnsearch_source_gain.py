@@ -147,6 +147,12 @@ def test_fewer_than_two_solid_buckets_are_not_measurable():
     g = _gains(ex, 0.5 + _noise(30, 1), 0.3 + _noise(30, 2))
     (c,) = source_gain.claims(ex, g)
     assert c.check.rule == "not_measurable"
+    # no shuffle has a slope either: every one is left out, and the numbers still glue
+    sh = source_gain.shuffled_verdicts(ex, g)
+    assert sh["shuffles"] == 0 and sh["left_out"] == source_gain.SHUFFLES
+    numbers = source_gain.numbers(ex, g)
+    assert numbers["rns-gain-shuffled-min"][0] == source_gain.control_reach(200)["min"]
+    assert np.isnan(numbers["rns-gain-shuffled-share"][0])
 
 
 def test_the_paired_means_by_length_and_the_slope_of_their_difference():

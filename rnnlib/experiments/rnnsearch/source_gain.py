@@ -303,7 +303,7 @@ def numbers(ex: RNNsearchExperiment, g: SourceGains) -> dict[str, tuple[float, i
             "rns-gain-nominal": (100 * NOMINAL_VERDICTS, 1),
         }
     )
-    reach = control_reach(ctrl["shuffles"])
+    reach = control_reach(ctrl["shuffles"] or SHUFFLES)  # none judged: the design's reach
     out["rns-gain-shuffled-min"] = (reach["min"], None)
     out["rns-gain-shuffled-chance"] = (100 * reach["chance"], 1)
     out["rns-gain-shuffled-power"] = (100 * reach["power"], 0)
@@ -354,6 +354,8 @@ def control_reach(shuffles: int) -> dict:
     (``"min"``: the exact interval's lower end above :data:`NOMINAL_VERDICTS`), the chance it holds
     for a calibrated rule (``"chance"``) and for one that gives a verdict on twice the nominal
     share (``"power"``), binomial."""
+    if shuffles < 1:
+        raise ValueError(f"control_reach: need at least one shuffle, got {shuffles}")
     ks = np.arange(shuffles + 1)
     lows = [binomtest(int(x), shuffles).proportion_ci(0.95, method="exact").low for x in ks]
     at = np.flatnonzero(np.array(lows) > NOMINAL_VERDICTS)
