@@ -215,4 +215,50 @@ def cho2014_spread(
 
     where = folder or Path(root) / FOLDER
     indices = [rep.alignment for rep in replicates]
-    return recorded("cho", ("phrase",), where, P.profile, probe, own, indices)
+    out = recorded("cho", ("phrase",), where, P.profile, probe, own, indices)
+    out.glue["cho-t1-rebuilds"] = len(alignment_values(replicates, out))  # C-A-T1-1's alignments
+    return out
+
+
+#: paper A's claims judged over the recorded alignments too: claim -> the comparisons (a, b) of
+#: headline numbers it reads (:mod:`rnnlib.experiments.recorded_claims`)
+CHO2014_REBUILT = {"C-A-T1-1": [("+RNN, test", "Baseline, test")]}
+
+
+def alignment_values(replicates, spread: RecordedSpread) -> list[tuple[str, dict[str, float]]]:
+    """Every word alignment's test BLEU of the Baseline and +RNN rows (means over the MERT
+    seeds) as ``(label, {"Baseline, test": ..., "+RNN, test": ...})``: the chapter's
+    ``replicates`` (:func:`rnnlib.experiments.cho2014.rebuilds.alignment_replicates`, its own
+    first) and the records of piece ``phrase`` in ``spread`` that match this code."""
+    from .cho2014.rows import bleu_of
+
+    out = []
+    for k, rep in enumerate(replicates):
+        values = {
+            "Baseline, test": float(bleu_of(rep.base.runs, "test").mean()),
+            "+RNN, test": float(bleu_of(rep.rnn.runs, "test").mean()),
+        }
+        out.append((f"alignment {rep.alignment}" + (" (this build)" if k == 0 else ""), values))
+    for rec in spread.records.get("phrase", Records()).matching:
+        label = f"alignment {rec['index']}, recorded {str(rec.get('created', ''))[:16]}"
+        out.append((label, {k: float(v) for k, v in rec["headline"].items()}))
+    return out
+
+
+def cho2014_with_rebuilds(checks: dict, replicates, spread: RecordedSpread) -> list:
+    """Table 1's checks (``claim -> check``, :func:`rnnlib.experiments.cho2014.table_1.
+    claims_to_record`: each verdict glued under its name) with the claims of
+    :data:`CHO2014_REBUILT` judged over every alignment too
+    (:func:`rnnlib.experiments.recorded_claims.with_rebuilds` on :func:`alignment_values`),
+    floored at :data:`rnnlib.verdicts.BLEU_FLOOR`; the others as they are."""
+    from .. import verdicts
+    from .cho2014.table_1 import claims_to_record
+    from .recorded_claims import with_rebuilds
+
+    values = alignment_values(replicates, spread)
+    return [
+        with_rebuilds(c, values, CHO2014_REBUILT[c.claim], verdicts.BLEU_FLOOR)
+        if c.claim in CHO2014_REBUILT
+        else c
+        for c in claims_to_record(checks)
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...book.spread_records import FOLDER, current_keys
+from ...book.spread_records import FOLDER, Records, current_keys
 from ..spread_book import RecordedSpread, recorded
 
 
@@ -35,4 +35,74 @@ def rnnsearch_spread(ex, tr, sr, runs=None, folder: Path | None = None) -> Recor
 
     where = folder or Path(ex.root) / FOLDER
     pieces = ("rnnsearch", "rnnsearch-30")
-    return recorded("rns", pieces, where, ex.P.profile, probe, own, sr.seeds)
+    out = recorded("rns", pieces, where, ex.P.profile, probe, own, sr.seeds)
+    out.glue["rns-t1-rebuilds"] = len(seed_replicates(tr, sr, out))  # Table 1's seeds
+    return out
+
+
+def seed_replicates(tr, sr, spread: RecordedSpread) -> list[tuple[str, dict[str, float]]]:
+    """Every training seed's Table 1 BLEU as ``(label, {"<model>, <All|No UNK>": BLEU})``
+    (:mod:`rnnlib.experiments.recorded_claims`): the chapter's seeds (``sr``, its own first;
+    a further seed's "-30" pair only where it has its own) and the records of ``spread`` that
+    match this code, a record of piece ``rnnsearch`` and one of ``rnnsearch-30`` with the same
+    seed read as one replicate."""
+    from ...bleu import corpus_bleu
+    from .seeds import SEED_MODELS, SEED_SHORT
+    from .setting import SUBSETS, shown
+
+    out = []
+    for k, seed in enumerate(sr.seeds):
+        names = SEED_MODELS + (SEED_SHORT if k == 0 or sr.short_own[k] else ())
+        values = {}
+        for n in names:
+            for s, label in SUBSETS.items():
+                hyps = tr.of(n, s) if k == 0 else sr.hyps[(n, s)][k]
+                values[f"{shown(n)}, {label}"] = float(corpus_bleu(hyps, tr.refs[s]).score)
+        out.append((f"seed {seed}" + (" (this build)" if k == 0 else ""), values))
+    merged: dict[tuple[int, int], dict] = {}
+    for piece in ("rnnsearch", "rnnsearch-30"):
+        seen: dict[int, int] = {}
+        for rec in spread.records.get(piece, Records()).matching:
+            n = seen[rec["index"]] = seen.get(rec["index"], 0) + 1
+            entry = merged.setdefault((rec["index"], n), {"created": [], "values": {}})
+            entry["created"].append(str(rec.get("created", ""))[:16])
+            entry["values"].update({k: float(v) for k, v in rec["headline"].items()})
+    for (index, _), entry in sorted(merged.items()):
+        out.append((f"seed {index}, recorded {' and '.join(entry['created'])}", entry["values"]))
+    return out
+
+
+def table_1_claims(ex, tr, sr, tests: dict, spread: RecordedSpread) -> list:
+    """Table 1's claims as the chapter records them: each on the chapter's seed
+    (:func:`~.table_1.claims` with its ``tests``, :func:`~.table_1.paired_tests`), judged on
+    every further seed of ``sr`` (:func:`~.seeds.across_seeds` on :func:`~.table_1.by_seed`),
+    and those that compare two models (:func:`~.table_1.comparisons`) judged over every seed
+    too, the records' included (:func:`with_rebuilds`)."""
+    from . import table_1
+    from .seeds import across_seeds
+
+    by_seed = table_1.by_seed(ex, tr, sr, tests)  # every claim but C-B-T1-1 on every seed
+    judged = across_seeds(table_1.claims(ex, tr, tests), by_seed, ex.P.seed)
+    return with_rebuilds(judged, tr, sr, spread)
+
+
+def with_rebuilds(checks, tr, sr, spread: RecordedSpread) -> list:
+    """Table 1's claims (``checks``: :class:`rnnlib.book.claims.ClaimCheck`) that compare two
+    models (:func:`~.table_1.comparisons`) judged over every seed too
+    (:func:`rnnlib.experiments.recorded_claims.with_rebuilds` on :func:`seed_replicates`), on
+    All and No UNK, floored at :data:`rnnlib.verdicts.BLEU_FLOOR`: a comparison with fewer than
+    two seeds holding both models (the phrase-based system has one) is left out."""
+    from ... import verdicts
+    from ..recorded_claims import with_rebuilds as judged
+    from .setting import SUBSETS, shown
+    from .table_1 import comparisons
+
+    replicates = seed_replicates(tr, sr, spread)
+    tests: dict[str, list[tuple[str, str]]] = {}
+    for claim, a, b in comparisons(tr):
+        for label in SUBSETS.values():
+            tests.setdefault(claim, []).append((f"{shown(a)}, {label}", f"{shown(b)}, {label}"))
+    return [
+        judged(c, replicates, tests[c.claim], verdicts.BLEU_FLOOR) if c.claim in tests else c
+        for c in checks
+    ]

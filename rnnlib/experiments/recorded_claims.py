@@ -1,0 +1,141 @@
+"""Claims judged with the recorded rebuild spread: a claim whose tests compare two headline
+numbers that ``rnnlib spread`` records (paper B's Table 1 BLEU of the "-50" pair and
+RNNsearch-50⋆; paper A's Baseline and +RNN rows) is judged on this build *and* on the rebuilds
+(the chapter's own replicates and every matching record in ``records/spread/``).
+
+A record keeps each replicate's headline numbers, not its translations or MERT runs, so the
+claim's own rule (a paired bootstrap over the test sentences) cannot run on it. The rebuilds are
+read as the Clark et al. (2011) reading of optimizer instability reads its runs: each
+replicate's difference ``a − b`` (paired: both systems of one replicate share its seed or its
+word alignment), their mean with a 95% Student t interval over the replicates
+(:func:`pooled_difference`, ``n − 1`` degrees of freedom; the book's MERT seeds are read with a
+t quantile too). It is the rebuilds' part of :func:`rnnlib.stats.rebuilds_and_sentences`
+without its test-set part, which needs the outputs a record does not keep: every replicate is
+scored on the same test sentences, so this part does not cover their sampling; the claim's own
+check on this build does. That test is a second part of the claim
+(:func:`rnnlib.verdicts.all_parts`): the claim holds only where it holds on this build and over
+the rebuilds, and a verdict the rebuilds cannot confirm is inside their noise.
+
+* :func:`pooled_difference` -- one comparison over the replicates;
+* :func:`rebuilds_part` -- the claim's tests over the replicates, with its control and floor;
+* :func:`with_rebuilds` -- a chapter's claim judged on both.
+
+Its control is the claim's own (two identical systems, ``b − b`` on every replicate), pooled the
+same way; its floor is the chapter's, on every replicate's value of every system a test reads.
+A comparison with fewer than two replicates holding both systems is left out (named in the
+note); with none left, the claim stays as the chapter judged it.
+
+Deviations
+----------
+- Neither paper judges a claim over rebuilds: the book's own, for the spread a reader meets.
+- Replicates from several machines are pooled as they are: the machine is part of the spread.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Sequence
+
+import numpy as np
+
+from .. import verdicts
+from ..book.claims import ClaimCheck
+
+#: one replicate: its label (``"seed 3, recorded 2026-11-30T02:19"``) and its headline numbers
+Replicate = tuple[str, dict[str, float]]
+
+#: what the control of the rebuilds' part reads
+IDENTICAL_WHAT = "two identical systems on every replicate (b − b, pooled the same way)"
+
+
+def pooled_difference(
+    replicates: Sequence[Replicate], a: str, b: str
+) -> tuple[float, float, float, int] | None:
+    """``(mean, low, high, n)``: the mean over the ``n`` replicates that hold both ``a`` and
+    ``b`` (finite) of their difference ``a − b``, with its 95% Student t interval
+    (``mean ± t(0.975, n − 1) · sd / √n``); ``None`` with fewer than two such replicates."""
+    from scipy.stats import t
+
+    diffs = np.array(
+        [
+            v[a] - v[b]
+            for _, v in replicates
+            if a in v and b in v and math.isfinite(v[a]) and math.isfinite(v[b])
+        ]
+    )
+    n = len(diffs)
+    if n < 2:
+        return None
+    mean = float(diffs.mean())
+    half = float(t.ppf(0.975, n - 1) * diffs.std(ddof=1) / math.sqrt(n))
+    return mean, mean - half, mean + half, n
+
+
+def rebuilds_part(
+    replicates: Sequence[Replicate],
+    tests: Sequence[tuple[str, str]],
+    floor: float | None = None,
+    unit: str = "BLEU",
+) -> tuple[verdicts.Check, list[str]] | None:
+    """The claim's ``tests`` (``(a, b)``: ``a − b`` above 0, the names being headline numbers
+    of the replicates) over ``replicates`` (:func:`pooled_difference`), controlled by the same
+    test on ``b − b`` and floored at ``floor`` (``unit``) on every replicate's value of ``a``
+    and ``b``. Returns the check and the labels of the replicates it read (every replicate
+    holding both systems of some test), or ``None`` when no test has two replicates."""
+    rows, control, values, read = [], [], [], set()
+    skipped = [f"{a} − {b}" for a, b in tests if pooled_difference(replicates, a, b) is None]
+    for a, b in tests:
+        pooled = pooled_difference(replicates, a, b)
+        if pooled is None:
+            continue
+        mean, low, high, n = pooled
+        rows.append((f"{a} − {b} over {n} rebuilds", mean, low, high))
+        same = pooled_difference(replicates, b, b)
+        control.append((f"{b} − {b} over {n} rebuilds", *same[:3]))
+        for label, v in replicates:
+            if a in v and b in v:
+                read.add(label)
+                values += [(f"{label}: {a}", v[a]), (f"{label}: {b}", v[b])]
+    if not rows:
+        return None
+    note = (
+        "each replicate's difference (paired: one seed or word alignment), mean and 95% Student "
+        "t interval over the replicates"
+    )
+    if skipped:
+        note += f"; fewer than two replicates for {', '.join(skipped)}"
+    check = verdicts.controlled(
+        verdicts.intervals_above(rows, note=note),
+        IDENTICAL_WHAT,
+        verdicts.intervals_above(control),
+    )
+    if floor is not None:
+        check = verdicts.floored(check, values, floor, unit, "every replicate, every system read")
+    labels = [label for label, _ in replicates if label in read]
+    return check, labels
+
+
+def with_rebuilds(
+    claim: ClaimCheck,
+    replicates: Sequence[Replicate],
+    tests: Sequence[tuple[str, str]],
+    floor: float | None = None,
+    unit: str = "BLEU",
+) -> ClaimCheck:
+    """``claim`` (the chapter's check on this build) judged with the rebuilds as well
+    (:func:`rebuilds_part`): both parts through :func:`rnnlib.verdicts.all_parts`, the replicates
+    read named in the check's ``rebuilds``; ``claim`` as it is when no test has two replicates
+    or the claim is not measurable by how it is built."""
+    if claim.check.rule == "not_measurable":
+        return claim
+    part = rebuilds_part(replicates, tests, floor, unit)
+    if part is None:
+        return claim
+    check, labels = part
+    parts = [("this build", claim.check), (f"over {len(labels)} rebuilds", check)]
+    joined = verdicts.all_parts(parts, note=claim.check.note)
+    said = f"pooled over {len(labels)}: {', '.join(labels)}"
+    if claim.check.rebuilds:
+        said = f"{claim.check.rebuilds}; {said}"
+    return replace(claim, check=replace(joined, rebuilds=said))

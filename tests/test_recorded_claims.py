@@ -1,0 +1,139 @@
+"""Claims judged with the recorded rebuild spread (rnnlib.experiments.recorded_claims) and the
+two chapters' readings of their replicates (paper A's alignments, paper B's seeds)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from rnnlib import verdicts
+from rnnlib.book.claims import ClaimCheck
+from rnnlib.book.spread_records import Records
+from rnnlib.experiments import recorded_claims as rc
+from rnnlib.experiments import spread_book
+from rnnlib.experiments.rnnsearch import recorded
+
+A, B = "x, All", "y, All"
+
+
+def _reps(pairs):
+    return [(f"r{i}", {A: a, B: b}) for i, (a, b) in enumerate(pairs)]
+
+
+def _own(d=2.0):
+    check = verdicts.intervals_above([("x − y", d, d - 0.5, d + 0.5)])
+    control = verdicts.intervals_above([("y − y", 0.0, 0.0, 0.0)])
+    return ClaimCheck("C-X", verdicts.controlled(check, "y against itself", control), "g")
+
+
+def _verdict(claim: ClaimCheck) -> str:
+    return verdicts.evaluate(claim.check).verdict
+
+
+def test_the_pooled_difference_is_the_one_sample_t_interval_of_the_paired_differences():
+    reps = _reps([(15.23, 12.33), (14.54, 12.36), (15.18, 13.98)])
+    mean, low, high, n = rc.pooled_difference(reps, A, B)
+    diffs = [2.90, 2.18, 1.20]
+    ci = sps.ttest_1samp(diffs, 0.0).confidence_interval(0.95)
+    assert n == 3 and mean == pytest.approx(np.mean(diffs))
+    assert (low, high) == pytest.approx((ci.low, ci.high))
+
+
+def test_a_comparison_needs_two_replicates_holding_both_systems():
+    reps = [("r0", {A: 3.0, B: 1.0}), ("r1", {A: 4.0}), ("r2", {A: np.nan, B: 1.0})]
+    assert rc.pooled_difference(reps, A, B) is None
+    assert rc.rebuilds_part(reps, [(A, B)]) is None
+    claim = _own()
+    assert rc.with_rebuilds(claim, reps, [(A, B)]) is claim  # nothing to pool: as it was
+
+
+@pytest.mark.parametrize(
+    "pairs, expected",
+    [
+        ([(5.0, 3.0), (5.2, 3.1), (4.9, 3.0)], verdicts.HOLDS),  # every seed well ahead
+        ([(5.0, 3.0), (4.0, 3.9), (3.5, 3.6)], verdicts.NOISE),  # one build ahead, not the rest
+        ([(3.0, 5.0), (3.1, 5.2), (3.0, 4.9)], verdicts.FAILS),  # behind on every rebuild
+    ],
+)
+def test_the_claim_holds_only_where_it_holds_on_this_build_and_over_the_rebuilds(pairs, expected):
+    judged = rc.with_rebuilds(_own(), _reps(pairs), [(A, B)], floor=3.0)
+    assert _verdict(judged) == expected
+    assert judged.check.rule == "all_parts"
+    assert judged.check.rebuilds == "pooled over 3: r0, r1, r2"
+    assert judged.glue == "g"
+
+
+def test_the_rebuilds_part_has_the_claims_control_and_a_floor_on_every_replicate():
+    reps = _reps([(5.0, 3.0), (5.2, 3.1), (4.9, 2.5)])  # a replicate's y below 3 BLEU
+    check, labels = rc.rebuilds_part(reps, [(A, B)], floor=3.0)
+    assert labels == ["r0", "r1", "r2"]
+    assert verdicts.evaluate(check.control.check).verdict == verdicts.NOISE  # y − y: 0 [0, 0]
+    assert verdicts.evaluate(check).verdict == verdicts.UNMEASURABLE
+    assert "r2: y, All" in verdicts.evaluate(check).reason
+    above = rc.rebuilds_part(reps, [(A, B)], floor=2.0)[0]
+    assert verdicts.evaluate(above).verdict == verdicts.HOLDS
+
+
+def test_a_claim_not_measurable_by_how_it_is_built_stays_so():
+    claim = ClaimCheck("C-X", verdicts.not_measurable("no such system"))
+    assert rc.with_rebuilds(claim, _reps([(5, 3), (5, 3.1)]), [(A, B)]) is claim
+
+
+def _spread(piece_records: dict) -> spread_book.RecordedSpread:
+    records = {p: Records(matching=list(r)) for p, r in piece_records.items()}
+    return spread_book.RecordedSpread(records, pd.DataFrame(), pd.DataFrame())
+
+
+def _record(index, headline, created="2026-11-30T04:26:43+00:00"):
+    return {"index": index, "headline": headline, "created": created}
+
+
+def test_paper_a_reads_its_alignments_and_the_records_and_judges_c_a_t1_1_only():
+    def runs(*scores):  # MERT runs by seed, as rows.bleu_of reads them
+        return {
+            k: SimpleNamespace(bleu={"test": {"single": {"bleu": b}}}) for k, b in enumerate(scores)
+        }
+
+    run, rnn = SimpleNamespace(runs=runs(26.0, 26.2)), SimpleNamespace(runs=runs(26.4, 26.6))
+    reps = [SimpleNamespace(alignment=1, base=run, rnn=rnn)]
+    spread = _spread(
+        {"phrase": [_record(2, {"Baseline, test": 26.1, "+RNN, test": 26.3}), _record(3, {})]}
+    )
+    values = spread_book.alignment_values(reps, spread)
+    assert values[0] == ("alignment 1 (this build)", {"Baseline, test": 26.1, "+RNN, test": 26.5})
+    assert values[1] == (
+        "alignment 2, recorded 2026-11-30T04:26",
+        {"Baseline, test": 26.1, "+RNN, test": 26.3},
+    )
+    checks = {"C-A-T1-3": _own().check, "C-A-T1-1": _own().check}
+    out = spread_book.cho2014_with_rebuilds(checks, reps, spread)
+    assert [c.claim for c in out] == ["C-A-T1-3", "C-A-T1-1"]
+    assert out[0].check is checks["C-A-T1-3"] and out[0].glue == "cho-c3"
+    assert out[1].check.rule == "all_parts" and out[1].glue == "cho-t1-verdict"
+    assert "alignment 2, recorded" in out[1].check.rebuilds
+    assert "alignment 3" not in out[1].check.rebuilds  # its record holds neither row
+
+
+def test_paper_b_reads_its_seeds_and_merges_a_seeds_two_records():
+    refs = {"all": ["a b c d e"], "no_unk": ["a b c d e"]}
+    good, bad = ["a b c d e"], ["a b x y z"]
+    tr = SimpleNamespace(of=lambda n, s: good if "search" in n else bad, refs=refs)
+    sr = SimpleNamespace(seeds=[1], hyps={}, short_own=[True])
+    shorts = {"RNNsearch-30, All": 9.0, "RNNencdec-30, All": 1.0}
+    spread = _spread(
+        {
+            "rnnsearch": [_record(2, {"RNNsearch-50, All": 12.0, "RNNencdec-50, All": 2.0})],
+            "rnnsearch-30": [_record(2, shorts, "2026-11-29T14:11:52+00:00")],
+        }
+    )
+    reps = recorded.seed_replicates(tr, sr, spread)
+    assert [label for label, _ in reps] == [
+        "seed 1 (this build)",
+        "seed 2, recorded 2026-11-30T04:26 and 2026-11-29T14:11",
+    ]
+    first = reps[0][1]
+    assert first["RNNsearch-50⋆, All"] == pytest.approx(100.0)
+    assert first["RNNencdec-30, No UNK"] < 100.0
+    assert reps[1][1] == {"RNNsearch-50, All": 12.0, "RNNencdec-50, All": 2.0, **shorts}
