@@ -41,6 +41,14 @@ def test_the_pooled_difference_is_the_one_sample_t_interval_of_the_paired_differ
     assert (low, high) == pytest.approx((ci.low, ci.high))
 
 
+def test_a_difference_of_two_headline_numbers_of_one_column_is_named_once():
+    assert rc.difference_label("+RNN, test", "Baseline, test") == "+RNN − Baseline, test"
+    assert rc.difference_label("x, All", "y, No UNK") == "x, All − y, No UNK"
+    check, _ = rc.rebuilds_part(_reps([(5.0, 3.0), (5.2, 3.1)]), [(A, B), ("z, All", B)])
+    assert check.evidence["tests"][0][0] == "x − y, All over 2 rebuilds"
+    assert "fewer than two replicates for z − y, All" in check.note
+
+
 def test_a_comparison_needs_two_replicates_holding_both_systems():
     reps = [("r0", {A: 3.0, B: 1.0}), ("r1", {A: 4.0}), ("r2", {A: np.nan, B: 1.0})]
     assert rc.pooled_difference(reps, A, B) is None

@@ -16,7 +16,8 @@ check on this build does. That test is a second part of the claim
 (:func:`rnnlib.verdicts.all_parts`): the claim holds only where it holds on this build and over
 the rebuilds, and a verdict the rebuilds cannot confirm is inside their noise.
 
-* :func:`pooled_difference` -- one comparison over the replicates;
+* :func:`pooled_difference` -- one comparison over the replicates (:func:`difference_label`: in
+  words);
 * :func:`rebuilds_part` -- the claim's tests over the replicates, with its control and floor;
 * :func:`with_rebuilds` -- a chapter's claim judged on both.
 
@@ -72,6 +73,12 @@ def pooled_difference(
     return mean, mean - half, mean + half, n
 
 
+def difference_label(a: str, b: str) -> str:
+    """``a − b`` in words: ``"x − y, All"`` for ``"x, All"`` and ``"y, All"``."""
+    (an, _, asub), (bn, _, bsub) = a.rpartition(", "), b.rpartition(", ")
+    return f"{an} − {bn}, {asub}" if an and bn and asub == bsub else f"{a} − {b}"
+
+
 def rebuilds_part(
     replicates: Sequence[Replicate],
     tests: Sequence[tuple[str, str]],
@@ -84,15 +91,17 @@ def rebuilds_part(
     and ``b``. Returns the check and the labels of the replicates it read (every replicate
     holding both systems of some test), or ``None`` when no test has two replicates."""
     rows, control, values, read = [], [], [], set()
-    skipped = [f"{a} − {b}" for a, b in tests if pooled_difference(replicates, a, b) is None]
+    skipped = [
+        difference_label(a, b) for a, b in tests if pooled_difference(replicates, a, b) is None
+    ]
     for a, b in tests:
         pooled = pooled_difference(replicates, a, b)
         if pooled is None:
             continue
         mean, low, high, n = pooled
-        rows.append((f"{a} − {b} over {n} rebuilds", mean, low, high))
+        rows.append((f"{difference_label(a, b)} over {n} rebuilds", mean, low, high))
         same = pooled_difference(replicates, b, b)
-        control.append((f"{b} − {b} over {n} rebuilds", *same[:3]))
+        control.append((f"{difference_label(b, b)} over {n} rebuilds", *same[:3]))
         for label, v in replicates:
             if a in v and b in v:
                 read.add(label)
