@@ -84,6 +84,18 @@ def test_the_rebuilds_part_has_the_claims_control_and_a_floor_on_every_replicate
     assert verdicts.evaluate(above).verdict == verdicts.HOLDS
 
 
+def test_only_comparisons_a_record_holds_are_pooled_the_chapters_own_replicates_judged_apart():
+    reps = _reps([(5.0, 3.0), (5.2, 3.1)]) + [("rec", {"z, All": 4.0, B: 3.0})]
+    tests = [(A, B), ("z, All", B)]
+    assert rc.rebuilds_part(reps, tests, recorded=["rec"]) is None  # z has one replicate
+    claim = _own()
+    assert rc.with_rebuilds(claim, reps, tests, recorded=[]) is claim  # no record: as it was
+    reps.append(("rec2", {A: 4.9, B: 3.0}))
+    check, labels = rc.rebuilds_part(reps, tests, recorded=["rec", "rec2"])
+    assert labels == ["r0", "r1", "rec2"]
+    assert [t[0] for t in check.evidence["tests"]] == ["x − y, All over 3 rebuilds"]
+
+
 def test_a_claim_not_measurable_by_how_it_is_built_stays_so():
     claim = ClaimCheck("C-X", verdicts.not_measurable("no such system"))
     assert rc.with_rebuilds(claim, _reps([(5, 3), (5, 3.1)]), [(A, B)]) is claim

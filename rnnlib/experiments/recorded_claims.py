@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -84,13 +84,22 @@ def rebuilds_part(
     tests: Sequence[tuple[str, str]],
     floor: float | None = None,
     unit: str = "BLEU",
+    recorded: Collection[str] | None = None,
 ) -> tuple[verdicts.Check, list[str]] | None:
     """The claim's ``tests`` (``(a, b)``: ``a − b`` above 0, the names being headline numbers
     of the replicates) over ``replicates`` (:func:`pooled_difference`), controlled by the same
     test on ``b − b`` and floored at ``floor`` (``unit``) on every replicate's value of ``a``
-    and ``b``. Returns the check and the labels of the replicates it read (every replicate
-    holding both systems of some test), or ``None`` when no test has two replicates."""
+    and ``b``. ``recorded``: the labels of the replicates read from records; a test that none
+    of them holds is left out (the chapter judges its own replicates itself, on their outputs).
+    Returns the check and the labels of the replicates it read (every replicate holding both
+    systems of some test), or ``None`` when no test is left with two replicates."""
+
+    def counted(a: str, b: str) -> bool:
+        holding = [label for label, v in replicates if a in v and b in v]
+        return recorded is None or any(label in recorded for label in holding)
+
     rows, control, values, read = [], [], [], set()
+    tests = [(a, b) for a, b in tests if counted(a, b)]
     skipped = [
         difference_label(a, b) for a, b in tests if pooled_difference(replicates, a, b) is None
     ]
@@ -131,14 +140,16 @@ def with_rebuilds(
     tests: Sequence[tuple[str, str]],
     floor: float | None = None,
     unit: str = "BLEU",
+    recorded: Collection[str] | None = None,
 ) -> ClaimCheck:
     """``claim`` (the chapter's check on this build) judged with the rebuilds as well
-    (:func:`rebuilds_part`): both parts through :func:`rnnlib.verdicts.all_parts`, the replicates
-    read named in the check's ``rebuilds``; ``claim`` as it is when no test has two replicates
-    or the claim is not measurable by how it is built."""
+    (:func:`rebuilds_part`, ``recorded`` as there): both parts through
+    :func:`rnnlib.verdicts.all_parts`, the replicates read named in the check's ``rebuilds``;
+    ``claim`` as it is when no test is left with two replicates or the claim is not measurable
+    by how it is built."""
     if claim.check.rule == "not_measurable":
         return claim
-    part = rebuilds_part(replicates, tests, floor, unit)
+    part = rebuilds_part(replicates, tests, floor, unit, recorded)
     if part is None:
         return claim
     check, labels = part

@@ -250,14 +250,17 @@ def cho2014_with_rebuilds(checks: dict, replicates, spread: RecordedSpread) -> l
     claims_to_record`: each verdict glued under its name) with the claims of
     :data:`CHO2014_REBUILT` judged over every alignment too
     (:func:`rnnlib.experiments.recorded_claims.with_rebuilds` on :func:`alignment_values`),
-    floored at :data:`rnnlib.verdicts.BLEU_FLOOR`; the others as they are."""
+    floored at :data:`rnnlib.verdicts.BLEU_FLOOR`, where a record holds both rows (the
+    chapter's own further alignments are judged on their runs by the chapter); the others as
+    they are."""
     from .. import verdicts
     from .cho2014.table_1 import claims_to_record
     from .recorded_claims import with_rebuilds
 
     values = alignment_values(replicates, spread)
+    recorded = [label for label, _ in values[len(replicates) :]]  # the records' alignments
     return [
-        with_rebuilds(c, values, CHO2014_REBUILT[c.claim], verdicts.BLEU_FLOOR)
+        with_rebuilds(c, values, CHO2014_REBUILT[c.claim], verdicts.BLEU_FLOOR, recorded=recorded)
         if c.claim in CHO2014_REBUILT
         else c
         for c in claims_to_record(checks)

@@ -90,19 +90,23 @@ def with_rebuilds(checks, tr, sr, spread: RecordedSpread) -> list:
     """Table 1's claims (``checks``: :class:`rnnlib.book.claims.ClaimCheck`) that compare two
     models (:func:`~.table_1.comparisons`) judged over every seed too
     (:func:`rnnlib.experiments.recorded_claims.with_rebuilds` on :func:`seed_replicates`), on
-    All and No UNK, floored at :data:`rnnlib.verdicts.BLEU_FLOOR`: a comparison with fewer than
-    two seeds holding both models (the phrase-based system has one) is left out."""
+    All and No UNK, floored at :data:`rnnlib.verdicts.BLEU_FLOOR`: a comparison that no record
+    holds (the chapter judges its own seeds on their translations) or with fewer than two seeds
+    holding both models (the phrase-based system has one) is left out."""
     from ... import verdicts
     from ..recorded_claims import with_rebuilds as judged
     from .setting import SUBSETS, shown
     from .table_1 import comparisons
 
     replicates = seed_replicates(tr, sr, spread)
+    recorded = [label for label, _ in replicates[len(sr.seeds) :]]  # the records' seeds
     tests: dict[str, list[tuple[str, str]]] = {}
     for claim, a, b in comparisons(tr):
         for label in SUBSETS.values():
             tests.setdefault(claim, []).append((f"{shown(a)}, {label}", f"{shown(b)}, {label}"))
     return [
-        judged(c, replicates, tests[c.claim], verdicts.BLEU_FLOOR) if c.claim in tests else c
+        judged(c, replicates, tests[c.claim], verdicts.BLEU_FLOOR, recorded=recorded)
+        if c.claim in tests
+        else c
         for c in checks
     ]
