@@ -10,7 +10,7 @@ from scipy import stats as sps
 
 from rnnlib import verdicts
 from rnnlib.book.claims import ClaimCheck
-from rnnlib.book.spread_records import Records
+from rnnlib.book.spread_records import HEADLINES, Records
 from rnnlib.experiments import recorded_claims as rc
 from rnnlib.experiments import spread_book
 from rnnlib.experiments.rnnsearch import recorded
@@ -57,20 +57,44 @@ def test_a_comparison_needs_two_replicates_holding_both_systems():
     assert rc.with_rebuilds(claim, reps, [(A, B)]) is claim  # nothing to pool: as it was
 
 
+def _own_as(verdict: str) -> ClaimCheck:
+    """A chapter's check on this build whose verdict is ``verdict``."""
+    d = {verdicts.HOLDS: 2.0, verdicts.NOISE: 0.2, verdicts.FAILS: -2.0}[verdict]
+    claim = _own(d)
+    assert _verdict(claim) == verdict
+    return claim
+
+
+AHEAD = [(5.0, 3.0), (5.2, 3.1), (4.9, 3.0)]  # a ahead on every replicate
+MIXED = [(5.0, 3.0), (4.0, 3.9), (3.5, 3.6)]  # ahead on one, not on the others
+BEHIND = [(3.0, 5.0), (3.1, 5.2), (3.0, 4.9)]
+
+
 @pytest.mark.parametrize(
-    "pairs, expected",
+    "own, pairs, expected",
     [
-        ([(5.0, 3.0), (5.2, 3.1), (4.9, 3.0)], verdicts.HOLDS),  # every seed well ahead
-        ([(5.0, 3.0), (4.0, 3.9), (3.5, 3.6)], verdicts.NOISE),  # one build ahead, not the rest
-        ([(3.0, 5.0), (3.1, 5.2), (3.0, 4.9)], verdicts.FAILS),  # behind on every rebuild
+        (verdicts.HOLDS, AHEAD, verdicts.HOLDS),  # both say holds
+        (verdicts.HOLDS, MIXED, verdicts.NOISE),  # the rebuilds cannot confirm it
+        (verdicts.HOLDS, BEHIND, verdicts.NOISE),  # they disagree: the rebuild's noise
+        (verdicts.FAILS, MIXED, verdicts.NOISE),  # a refutation the rebuilds cannot confirm
+        (verdicts.FAILS, BEHIND, verdicts.FAILS),
+        (verdicts.NOISE, AHEAD, verdicts.NOISE),
     ],
 )
-def test_the_claim_holds_only_where_it_holds_on_this_build_and_over_the_rebuilds(pairs, expected):
-    judged = rc.with_rebuilds(_own(), _reps(pairs), [(A, B)], floor=3.0)
+def test_the_claim_takes_the_common_verdict_of_this_build_and_the_rebuilds(own, pairs, expected):
+    judged = rc.with_rebuilds(_own_as(own), _reps(pairs), [(A, B)], floor=3.0)
     assert _verdict(judged) == expected
-    assert judged.check.rule == "all_parts"
+    assert judged.check.rule == "across_rebuilds"
     assert judged.check.rebuilds == "pooled over 3: r0, r1, r2"
     assert judged.glue == "g"
+
+
+def test_a_claim_this_build_cannot_measure_stays_so_whatever_the_rebuilds_say():
+    check = verdicts.intervals_above([("x − y", 2.0, 1.5, 2.5)])
+    held = verdicts.controlled(check, "a control that holds", check)  # its control holds too
+    claim = ClaimCheck("C-X", held, "g")
+    assert _verdict(claim) == verdicts.UNMEASURABLE
+    assert rc.with_rebuilds(claim, _reps(BEHIND), [(A, B)]) is claim
 
 
 def test_the_rebuilds_part_has_the_claims_control_and_a_floor_on_every_replicate():
@@ -110,50 +134,55 @@ def _record(index, headline, created="2026-11-30T04:26:43+00:00"):
     return {"index": index, "headline": headline, "created": created}
 
 
-def test_paper_a_reads_its_alignments_and_the_records_and_judges_c_a_t1_1_only():
-    def runs(*scores):  # MERT runs by seed, as rows.bleu_of reads them
-        return {
-            k: SimpleNamespace(bleu={"test": {"single": {"bleu": b}}}) for k, b in enumerate(scores)
-        }
-
-    run, rnn = SimpleNamespace(runs=runs(26.0, 26.2)), SimpleNamespace(runs=runs(26.4, 26.6))
-    reps = [SimpleNamespace(alignment=1, base=run, rnn=rnn)]
-    spread = _spread(
-        {"phrase": [_record(2, {"Baseline, test": 26.1, "+RNN, test": 26.3}), _record(3, {})]}
-    )
-    values = spread_book.alignment_values(reps, spread)
-    assert values[0] == ("alignment 1 (this build)", {"Baseline, test": 26.1, "+RNN, test": 26.5})
-    assert values[1] == (
-        "alignment 2, recorded 2026-11-30T04:26",
-        {"Baseline, test": 26.1, "+RNN, test": 26.3},
-    )
-    checks = {"C-A-T1-3": _own().check, "C-A-T1-1": _own().check}
-    out = spread_book.cho2014_with_rebuilds(checks, reps, spread)
-    assert [c.claim for c in out] == ["C-A-T1-3", "C-A-T1-1"]
-    assert out[0].check is checks["C-A-T1-3"] and out[0].glue == "cho-c3"
-    assert out[1].check.rule == "all_parts" and out[1].glue == "cho-t1-verdict"
-    assert "alignment 2, recorded" in out[1].check.rebuilds
-    assert "alignment 3" not in out[1].check.rebuilds  # its record holds neither row
-
-
-def test_paper_b_reads_its_seeds_and_merges_a_seeds_two_records():
+def _paper_b(records: dict):
     refs = {"all": ["a b c d e"], "no_unk": ["a b c d e"]}
     good, bad = ["a b c d e"], ["a b x y z"]
-    tr = SimpleNamespace(of=lambda n, s: good if "search" in n else bad, refs=refs)
+    tr = SimpleNamespace(of=lambda n, s: good if "search" in n else bad, refs=refs, base=None)
     sr = SimpleNamespace(seeds=[1], hyps={}, short_own=[True])
+    return tr, sr, _spread(records)
+
+
+def test_paper_b_reads_one_replicate_per_seed_averaging_a_seeds_records():
     shorts = {"RNNsearch-30, All": 9.0, "RNNencdec-30, All": 1.0}
-    spread = _spread(
+    tr, sr, spread = _paper_b(
         {
-            "rnnsearch": [_record(2, {"RNNsearch-50, All": 12.0, "RNNencdec-50, All": 2.0})],
+            "rnnsearch": [
+                _record(2, {"RNNsearch-50, All": 12.0, "RNNencdec-50, All": 2.0}),
+                _record(2, {"RNNsearch-50, All": 14.0}, "2026-12-01T10:00:00+00:00"),
+                _record(1, {"RNNsearch-50, All": 50.0}, "2026-12-02T10:00:00+00:00"),
+            ],
             "rnnsearch-30": [_record(2, shorts, "2026-11-29T14:11:52+00:00")],
         }
     )
     reps = recorded.seed_replicates(tr, sr, spread)
     assert [label for label, _ in reps] == [
-        "seed 1 (this build)",
-        "seed 2, recorded 2026-11-30T04:26 and 2026-11-29T14:11",
+        "seed 1 (this build), recorded 2026-12-02T10:00",  # another machine's seed 1
+        "seed 2, recorded 2026-11-30T04:26 and 2026-12-01T10:00 and 2026-11-29T14:11",
     ]
     first = reps[0][1]
     assert first["RNNsearch-50⋆, All"] == pytest.approx(100.0)
+    assert first["RNNsearch-50, All"] == pytest.approx(75.0)  # 100 here, 50 there
     assert first["RNNencdec-30, No UNK"] < 100.0
-    assert reps[1][1] == {"RNNsearch-50, All": 12.0, "RNNencdec-50, All": 2.0, **shorts}
+    assert reps[1][1] == {"RNNsearch-50, All": 13.0, "RNNencdec-50, All": 2.0, **shorts}
+    headlines = set(HEADLINES["rnnsearch"]) | set(HEADLINES["rnnsearch-30"])
+    bleu = {k for k in headlines if "NLL" not in k}
+    assert bleu <= set(first)  # the chapter's own numbers are named as the records name theirs
+
+
+def test_paper_b_judges_over_the_seeds_only_with_a_matching_record():
+    tr, sr, spread = _paper_b({})
+    claims = [ClaimCheck("C-B-T1-5", _own().check, "rns-c5"), _own()]
+    assert recorded.with_rebuilds(claims, tr, sr, spread) == claims  # no record: as they were
+    star = {"RNNsearch-50⋆, All": 90.0, "RNNsearch-50, All": 80.0}
+    star |= {"RNNsearch-50⋆, No UNK": 90.0, "RNNsearch-50, No UNK": 80.0}
+    tr, sr, spread = _paper_b({"rnnsearch": [_record(2, star), _record(3, star)]})
+    out = recorded.with_rebuilds(claims, tr, sr, spread)
+    assert out[1] == claims[1]  # C-X compares no recorded models
+    judged = out[0].check
+    assert judged.rule == "across_rebuilds" and judged.rebuilds.startswith("pooled over 3: seed 1")
+    part = verdicts.Check.from_dict(judged.evidence["checks"][1][1])
+    labels = [t[0] for t in part.evidence["tests"]]
+    assert labels == [
+        "RNNsearch-50⋆ − RNNsearch-50, All over 3 rebuilds",
+        "RNNsearch-50⋆ − RNNsearch-50, No UNK over 3 rebuilds",
+    ]

@@ -1,30 +1,34 @@
 """Claims judged with the recorded rebuild spread: a claim whose tests compare two headline
-numbers that ``rnnlib spread`` records (paper B's Table 1 BLEU of the "-50" pair and
-RNNsearch-50⋆; paper A's Baseline and +RNN rows) is judged on this build *and* on the rebuilds
-(the chapter's own replicates and every matching record in ``records/spread/``).
+numbers that ``rnnlib spread`` records (paper B's Table 1 BLEU of the "-50" and "-30" pairs and
+RNNsearch-50⋆) is judged on this build *and* over the rebuilds (the chapter's own replicates and
+every matching record in ``records/spread/``).
 
-A record keeps each replicate's headline numbers, not its translations or MERT runs, so the
-claim's own rule (a paired bootstrap over the test sentences) cannot run on it. The rebuilds are
-read as the Clark et al. (2011) reading of optimizer instability reads its runs: each
-replicate's difference ``a − b`` (paired: both systems of one replicate share its seed or its
-word alignment), their mean with a 95% Student t interval over the replicates
+A record keeps each replicate's headline numbers, not its translations, so the claim's own rule
+(a paired bootstrap over the test sentences) cannot run on it. The rebuilds are read as Clark et
+al. (2011) read optimiser runs: each replicate's difference ``a − b`` (paired: both systems of
+one replicate share its seed), their mean with a 95% Student t interval over the replicates
 (:func:`pooled_difference`, ``n − 1`` degrees of freedom; the book's MERT seeds are read with a
 t quantile too). It is the rebuilds' part of :func:`rnnlib.stats.rebuilds_and_sentences`
 without its test-set part, which needs the outputs a record does not keep: every replicate is
 scored on the same test sentences, so this part does not cover their sampling; the claim's own
-check on this build does. That test is a second part of the claim
-(:func:`rnnlib.verdicts.all_parts`): the claim holds only where it holds on this build and over
-the rebuilds, and a verdict the rebuilds cannot confirm is inside their noise.
+check on this build does. The two are one claim judged twice
+(:func:`rnnlib.verdicts.across_rebuilds`): their common verdict when they agree, else inside the
+noise; a claim this build cannot measure (below its floor, or its control holding) stays as the
+chapter judged it.
 
 * :func:`pooled_difference` -- one comparison over the replicates (:func:`difference_label`: in
   words);
 * :func:`rebuilds_part` -- the claim's tests over the replicates, with its control and floor;
 * :func:`with_rebuilds` -- a chapter's claim judged on both.
 
-Its control is the claim's own (two identical systems, ``b − b`` on every replicate), pooled the
-same way; its floor is the chapter's, on every replicate's value of every system a test reads.
-A comparison with fewer than two replicates holding both systems is left out (named in the
-note); with none left, the claim stays as the chapter judged it.
+The rebuilds' control is the chapter's own for these claims (two identical systems, ``b − b``
+on the same replicates), pooled the same way: it guards the arithmetic, and cannot hold; its
+floor is the chapter's, on every replicate's value of every system a test reads. Replicates are
+the independent units: a caller averages several records of one seed into one replicate. A
+comparison with fewer than two replicates holding both systems (finite) is left out (named in
+the note); with none left, the claim stays as the chapter judged it. Only a claim whose
+statement the records' numbers test can be judged so: paper A's C-A-T1-1 reads +RNN against
+the Baseline tuned on (equal tuning effort), which a record does not hold, so it is not.
 
 Deviations
 ----------
@@ -50,6 +54,11 @@ Replicate = tuple[str, dict[str, float]]
 IDENTICAL_WHAT = "two identical systems on every replicate (b − b, pooled the same way)"
 
 
+def _holds_both(v: dict[str, float], a: str, b: str) -> bool:
+    """Whether a replicate's numbers ``v`` hold finite values of ``a`` and ``b``."""
+    return a in v and b in v and math.isfinite(v[a]) and math.isfinite(v[b])
+
+
 def pooled_difference(
     replicates: Sequence[Replicate], a: str, b: str
 ) -> tuple[float, float, float, int] | None:
@@ -58,13 +67,7 @@ def pooled_difference(
     (``mean ± t(0.975, n − 1) · sd / √n``); ``None`` with fewer than two such replicates."""
     from scipy.stats import t
 
-    diffs = np.array(
-        [
-            v[a] - v[b]
-            for _, v in replicates
-            if a in v and b in v and math.isfinite(v[a]) and math.isfinite(v[b])
-        ]
-    )
+    diffs = np.array([v[a] - v[b] for _, v in replicates if _holds_both(v, a, b)])
     n = len(diffs)
     if n < 2:
         return None
@@ -95,7 +98,7 @@ def rebuilds_part(
     systems of some test), or ``None`` when no test is left with two replicates."""
 
     def counted(a: str, b: str) -> bool:
-        holding = [label for label, v in replicates if a in v and b in v]
+        holding = [label for label, v in replicates if _holds_both(v, a, b)]
         return recorded is None or any(label in recorded for label in holding)
 
     rows, control, values, read = [], [], [], set()
@@ -109,12 +112,12 @@ def rebuilds_part(
             continue
         mean, low, high, n = pooled
         rows.append((f"{difference_label(a, b)} over {n} rebuilds", mean, low, high))
-        same = pooled_difference(replicates, b, b)
+        held = [(label, v) for label, v in replicates if _holds_both(v, a, b)]
+        same = pooled_difference(held, b, b)  # the same replicates, b in a's place
         control.append((f"{difference_label(b, b)} over {n} rebuilds", *same[:3]))
-        for label, v in replicates:
-            if a in v and b in v:
-                read.add(label)
-                values += [(f"{label}: {a}", v[a]), (f"{label}: {b}", v[b])]
+        for label, v in held:
+            read.add(label)
+            values += [(f"{label}: {a}", v[a]), (f"{label}: {b}", v[b])]
     if not rows:
         return None
     note = (
@@ -142,19 +145,20 @@ def with_rebuilds(
     unit: str = "BLEU",
     recorded: Collection[str] | None = None,
 ) -> ClaimCheck:
-    """``claim`` (the chapter's check on this build) judged with the rebuilds as well
-    (:func:`rebuilds_part`, ``recorded`` as there): both parts through
-    :func:`rnnlib.verdicts.all_parts`, the replicates read named in the check's ``rebuilds``;
-    ``claim`` as it is when no test is left with two replicates or the claim is not measurable
-    by how it is built."""
-    if claim.check.rule == "not_measurable":
+    """``claim`` (the chapter's check on this build) judged over the rebuilds as well
+    (:func:`rebuilds_part`, ``recorded`` as there): both through
+    :func:`rnnlib.verdicts.across_rebuilds` (the common verdict, else inside the noise), the
+    replicates read named in the check's ``rebuilds``; ``claim`` as it is when no test is left
+    with two replicates or when this build cannot measure it (its own verdict "not
+    measurable": below its floor, its control holding, or not measurable by how it is built)."""
+    if verdicts.evaluate(claim.check).verdict == verdicts.UNMEASURABLE:
         return claim
     part = rebuilds_part(replicates, tests, floor, unit, recorded)
     if part is None:
         return claim
     check, labels = part
-    parts = [("this build", claim.check), (f"over {len(labels)} rebuilds", check)]
-    joined = verdicts.all_parts(parts, note=claim.check.note)
+    items = [("this build", claim.check), (f"over {len(labels)} rebuilds", check)]
+    joined = verdicts.across_rebuilds(items, note=claim.check.note)
     said = f"pooled over {len(labels)}: {', '.join(labels)}"
     if claim.check.rebuilds:
         said = f"{claim.check.rebuilds}; {said}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ...book.spread_records import FOLDER, Records, current_keys
 from ..spread_book import RecordedSpread, recorded
 
@@ -36,21 +38,24 @@ def rnnsearch_spread(ex, tr, sr, runs=None, folder: Path | None = None) -> Recor
     where = folder or Path(ex.root) / FOLDER
     pieces = ("rnnsearch", "rnnsearch-30")
     out = recorded("rns", pieces, where, ex.P.profile, probe, own, sr.seeds)
-    out.glue["rns-t1-rebuilds"] = len(seed_replicates(tr, sr, out))  # Table 1's seeds
+    reps = seed_replicates(tr, sr, out)  # Table 1's seeds, when a record adds one
+    out.glue["rns-t1-rebuilds"] = len(reps) if any(", recorded " in x for x, _ in reps) else 0
     return out
 
 
 def seed_replicates(tr, sr, spread: RecordedSpread) -> list[tuple[str, dict[str, float]]]:
     """Every training seed's Table 1 BLEU as ``(label, {"<model>, <All|No UNK>": BLEU})``
-    (:mod:`rnnlib.experiments.recorded_claims`): the chapter's seeds (``sr``, its own first;
-    a further seed's "-30" pair only where it has its own) and the records of ``spread`` that
-    match this code, a record of piece ``rnnsearch`` and one of ``rnnsearch-30`` with the same
-    seed read as one replicate."""
+    (:mod:`rnnlib.experiments.recorded_claims`), one replicate per seed: the chapter's seeds
+    (``sr``, its own first; a further seed's "-30" pair only where it has its own) and the
+    records of ``spread`` that match this code. The seed is the independent unit: the numbers
+    of one seed (a record of piece ``rnnsearch`` and one of ``rnnsearch-30``, two records of one
+    piece, or a record of the chapter's own seed made on another machine) are averaged, number
+    by number, into one replicate; a label names the records it read ("recorded ...")."""
     from ...bleu import corpus_bleu
     from .seeds import SEED_MODELS, SEED_SHORT
     from .setting import SUBSETS, shown
 
-    out = []
+    seeds: dict[int, dict] = {}
     for k, seed in enumerate(sr.seeds):
         names = SEED_MODELS + (SEED_SHORT if k == 0 or sr.short_own[k] else ())
         values = {}
@@ -58,17 +63,20 @@ def seed_replicates(tr, sr, spread: RecordedSpread) -> list[tuple[str, dict[str,
             for s, label in SUBSETS.items():
                 hyps = tr.of(n, s) if k == 0 else sr.hyps[(n, s)][k]
                 values[f"{shown(n)}, {label}"] = float(corpus_bleu(hyps, tr.refs[s]).score)
-        out.append((f"seed {seed}" + (" (this build)" if k == 0 else ""), values))
-    merged: dict[tuple[int, int], dict] = {}
+        seeds[seed] = {"own": k == 0, "created": [], "values": [values]}
     for piece in ("rnnsearch", "rnnsearch-30"):
-        seen: dict[int, int] = {}
         for rec in spread.records.get(piece, Records()).matching:
-            n = seen[rec["index"]] = seen.get(rec["index"], 0) + 1
-            entry = merged.setdefault((rec["index"], n), {"created": [], "values": {}})
+            entry = seeds.setdefault(rec["index"], {"own": False, "created": [], "values": []})
             entry["created"].append(str(rec.get("created", ""))[:16])
-            entry["values"].update({k: float(v) for k, v in rec["headline"].items()})
-    for (index, _), entry in sorted(merged.items()):
-        out.append((f"seed {index}, recorded {' and '.join(entry['created'])}", entry["values"]))
+            entry["values"].append({k: float(v) for k, v in rec["headline"].items()})
+    out = []
+    for seed, entry in seeds.items():
+        keys = dict.fromkeys(k for v in entry["values"] for k in v)
+        mean = {k: float(np.mean([v[k] for v in entry["values"] if k in v])) for k in keys}
+        label = f"seed {seed}" + (" (this build)" if entry["own"] else "")
+        if entry["created"]:
+            label += f", recorded {' and '.join(entry['created'])}"
+        out.append((label, mean))
     return out
 
 
@@ -99,7 +107,7 @@ def with_rebuilds(checks, tr, sr, spread: RecordedSpread) -> list:
     from .table_1 import comparisons
 
     replicates = seed_replicates(tr, sr, spread)
-    recorded = [label for label, _ in replicates[len(sr.seeds) :]]  # the records' seeds
+    recorded = [label for label, _ in replicates if ", recorded " in label]
     tests: dict[str, list[tuple[str, str]]] = {}
     for claim, a, b in comparisons(tr):
         for label in SUBSETS.values():
