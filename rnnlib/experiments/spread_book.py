@@ -215,4 +215,61 @@ def cho2014_spread(
 
     where = folder or Path(root) / FOLDER
     indices = [rep.alignment for rep in replicates]
-    return recorded("cho", ("phrase",), where, P.profile, probe, own, indices)
+    out = recorded("cho", ("phrase",), where, P.profile, probe, own, indices)
+    a, b = CHO2014_REBUILT["C-A-T1-1"][0]
+    held = [x for x, v in alignment_values(replicates, out) if a in v and b in v]
+    by_record = any(", recorded " in x for x in held)
+    out.glue["cho-t1-rebuilds"] = len(held) if by_record else 0  # C-A-T1-1's alignments
+    return out
+
+
+#: paper A's claims judged over the recorded alignments too: claim -> the comparisons (a, b) of
+#: headline numbers it reads (:mod:`rnnlib.experiments.recorded_claims`): C-A-T1-1 reads +RNN
+#: against the Baseline tuned on as long (equal tuning effort), on test in a record
+CHO2014_REBUILT = {"C-A-T1-1": [("+RNN, test", "Baseline, tuned on, test")]}
+
+
+def alignment_values(replicates, spread: RecordedSpread) -> list[tuple[str, dict[str, float]]]:
+    """Every word alignment's test BLEU of the Baseline, +RNN and Baseline tuned on rows
+    (means over the MERT seeds; the last where it was built) as ``(label, {"Baseline, test":
+    ..., "+RNN, test": ..., "Baseline, tuned on, test": ...})``: the chapter's ``replicates``
+    (:func:`rnnlib.experiments.cho2014.rebuilds.alignment_replicates`, its own first) and the
+    records of piece ``phrase`` in ``spread`` that match this code. Each alignment is its own
+    replicate: eflomal takes no seed, so two records of one index are two alignments."""
+    from .cho2014.rows import TUNED_ON_ROW, bleu_of
+
+    out = []
+    for k, rep in enumerate(replicates):
+        values = {
+            "Baseline, test": float(bleu_of(rep.base.runs, "test").mean()),
+            "+RNN, test": float(bleu_of(rep.rnn.runs, "test").mean()),
+        }
+        if rep.rnn.runs_tuned_on:
+            values[f"{TUNED_ON_ROW}, test"] = float(bleu_of(rep.rnn.runs_tuned_on, "test").mean())
+        out.append((f"alignment {rep.alignment}" + (" (this build)" if k == 0 else ""), values))
+    for rec in spread.records.get("phrase", Records()).matching:
+        label = f"alignment {rec['index']}, recorded {str(rec.get('created', ''))[:16]}"
+        out.append((label, {k: float(v) for k, v in rec["headline"].items()}))
+    return out
+
+
+def cho2014_with_rebuilds(checks: dict, replicates, spread: RecordedSpread) -> list:
+    """Table 1's checks (``claim -> check``, :func:`rnnlib.experiments.cho2014.table_1.
+    claims_to_record`: each verdict glued under its name) with the claims of
+    :data:`CHO2014_REBUILT` judged over every alignment too
+    (:func:`rnnlib.experiments.recorded_claims.with_rebuilds` on :func:`alignment_values`),
+    floored at :data:`rnnlib.verdicts.BLEU_FLOOR`, where a record holds both rows (the
+    chapter's own further alignments are judged on their runs by the chapter); the others as
+    they are."""
+    from .. import verdicts
+    from .cho2014.table_1 import claims_to_record
+    from .recorded_claims import with_rebuilds
+
+    values = alignment_values(replicates, spread)
+    recorded = [label for label, _ in values[len(replicates) :]]  # the records' alignments
+    return [
+        with_rebuilds(c, values, CHO2014_REBUILT[c.claim], verdicts.BLEU_FLOOR, recorded=recorded)
+        if c.claim in CHO2014_REBUILT
+        else c
+        for c in claims_to_record(checks)
+    ]

@@ -191,9 +191,11 @@ def phrase_replicate(
     chapter builds a further one (:func:`rnnlib.experiments.cho2014.rebuilds.
     alignment_replicates`: the rows claims read, no per-word row, no defaults runs) with its
     parameters ``P``; returns the headline by :data:`HEADLINES` label: the Baseline's and
-    +RNN's test BLEU (means over the MERT seeds), their difference (A Table 1) and the scorer's
-    best held-out NLL per pair (A §3.1)."""
-    from .cho2014.rows import bleu_of
+    +RNN's test BLEU (means over the MERT seeds), their difference (A Table 1), the scorer's
+    best held-out NLL per pair (A §3.1) and, where the row is built (``mert_start``
+    ``baseline``), the test BLEU of the Baseline tuned on as long as +RNN (what C-A-T1-1 reads
+    +RNN against, :mod:`rnnlib.experiments.recorded_claims`)."""
+    from .cho2014.rows import TUNED_ON_ROW, bleu_of
     from .cho2014.systems import baseline_row, rnn_row
 
     timer = timer or Timer()
@@ -203,12 +205,15 @@ def phrase_replicate(
         only = dataclasses.replace(P, per_word_row=False, mert_default_seeds=0)
         rnn = rnn_row(cache, base, only)
     b, r = bleu_of(base.runs, "test").mean(), bleu_of(rnn.runs, "test").mean()
-    return {
+    out = {
         "Baseline, test": float(b),
         "+RNN, test": float(r),
         "+RNN − Baseline, test": float(r - b),
         "scorer NLL per pair": float(rnn.scorer.artifact.extra["dev_nll"]),
     }
+    if rnn.runs_tuned_on:  # the Baseline tuned on as long as +RNN: C-A-T1-1's comparison
+        out[f"{TUNED_ON_ROW}, test"] = float(bleu_of(rnn.runs_tuned_on, "test").mean())
+    return out
 
 
 def representations_replicate(
