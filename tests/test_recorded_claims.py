@@ -134,6 +134,37 @@ def _record(index, headline, created="2026-11-30T04:26:43+00:00"):
     return {"index": index, "headline": headline, "created": created}
 
 
+def test_paper_a_pools_c_a_t1_1_on_the_baseline_tuned_on_over_the_records_that_hold_it():
+    def runs(*scores):  # MERT runs by seed, as rows.bleu_of reads them
+        return {
+            k: SimpleNamespace(bleu={"test": {"single": {"bleu": b}}}) for k, b in enumerate(scores)
+        }
+
+    rnn = SimpleNamespace(runs=runs(26.4, 26.6), runs_tuned_on=runs(26.1, 26.3))
+    reps = [SimpleNamespace(alignment=1, base=SimpleNamespace(runs=runs(26.0, 26.2)), rnn=rnn)]
+    tuned = {"+RNN, test": 26.3, "Baseline, tuned on, test": 26.0, "Baseline, test": 25.0}
+    old = {"+RNN, test": 26.3, "Baseline, test": 25.0}  # a record made before 76297a0
+    spread = _spread({"phrase": [_record(2, tuned), _record(3, old), _record(2, tuned)]})
+    values = spread_book.alignment_values(reps, spread)
+    assert values[0] == (
+        "alignment 1 (this build)",
+        {"Baseline, test": 26.1, "+RNN, test": 26.5, "Baseline, tuned on, test": 26.2},
+    )
+    assert len(values) == 4  # each record its own alignment: eflomal takes no seed
+    checks = {"C-A-T1-3": _own().check, "C-A-T1-1": _own().check}
+    out = spread_book.cho2014_with_rebuilds(checks, reps, spread)
+    assert [c.claim for c in out] == ["C-A-T1-3", "C-A-T1-1"]
+    assert out[0].check is checks["C-A-T1-3"] and out[0].glue == "cho-c3"
+    judged = out[1].check
+    assert judged.rule == "across_rebuilds" and out[1].glue == "cho-t1-verdict"
+    assert judged.rebuilds.startswith("pooled over 3: alignment 1 (this build), alignment 2")
+    assert "alignment 3" not in judged.rebuilds  # its record holds no Baseline tuned on
+    part = verdicts.Check.from_dict(judged.evidence["checks"][1][1])
+    assert part.evidence["tests"][0][0] == "+RNN, test − Baseline, tuned on, test over 3 rebuilds"
+    no_tuned = _spread({"phrase": [_record(3, old)]})
+    assert spread_book.cho2014_with_rebuilds(checks, reps, no_tuned)[1].check is checks["C-A-T1-1"]
+
+
 def _paper_b(records: dict):
     refs = {"all": ["a b c d e"], "no_unk": ["a b c d e"]}
     good, bad = ["a b c d e"], ["a b x y z"]

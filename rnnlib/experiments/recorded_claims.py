@@ -1,20 +1,20 @@
 """Claims judged with the recorded rebuild spread: a claim whose tests compare two headline
 numbers that ``rnnlib spread`` records (paper B's Table 1 BLEU of the "-50" and "-30" pairs and
-RNNsearch-50⋆) is judged on this build *and* over the rebuilds (the chapter's own replicates and
-every matching record in ``records/spread/``).
+RNNsearch-50⋆; paper A's +RNN and Baseline tuned on rows) is judged on this build *and* over the
+rebuilds (the chapter's own replicates and every matching record in ``records/spread/``).
 
 A record keeps each replicate's headline numbers, not its translations, so the claim's own rule
 (a paired bootstrap over the test sentences) cannot run on it. The rebuilds are read as Clark et
 al. (2011) read optimiser runs: each replicate's difference ``a − b`` (paired: both systems of
-one replicate share its seed), their mean with a 95% Student t interval over the replicates
-(:func:`pooled_difference`, ``n − 1`` degrees of freedom; the book's MERT seeds are read with a
-t quantile too). It is the rebuilds' part of :func:`rnnlib.stats.rebuilds_and_sentences`
-without its test-set part, which needs the outputs a record does not keep: every replicate is
-scored on the same test sentences, so this part does not cover their sampling; the claim's own
-check on this build does. The two are one claim judged twice
-(:func:`rnnlib.verdicts.across_rebuilds`): their common verdict when they agree, else inside the
-noise; a claim this build cannot measure (below its floor, or its control holding) stays as the
-chapter judged it.
+one replicate share its seed or word alignment), their mean with a 95% Student t interval over
+the replicates (:func:`pooled_difference`, ``n − 1`` degrees of freedom; the book's MERT seeds
+are read with a t quantile too). It is the rebuilds' part of
+:func:`rnnlib.stats.rebuilds_and_sentences` without its test-set part, which needs the outputs a
+record does not keep: every replicate is scored on the same test sentences, so this part does
+not cover their sampling; the claim's own check on this build does. The two are one claim judged
+twice (:func:`rnnlib.verdicts.across_rebuilds`): their common verdict when they agree, else
+inside the noise; a claim this build cannot measure (below its floor, or its control holding)
+stays as the chapter judged it.
 
 * :func:`pooled_difference` -- one comparison over the replicates (:func:`difference_label`: in
   words);
@@ -27,8 +27,9 @@ floor is the chapter's, on every replicate's value of every system a test reads.
 the independent units: a caller averages several records of one seed into one replicate. A
 comparison with fewer than two replicates holding both systems (finite) is left out (named in
 the note); with none left, the claim stays as the chapter judged it. Only a claim whose
-statement the records' numbers test can be judged so: paper A's C-A-T1-1 reads +RNN against
-the Baseline tuned on (equal tuning effort), which a record does not hold, so it is not.
+comparison the records hold can be judged so: paper A's C-A-T1-1 reads +RNN against the
+Baseline tuned on as long (equal tuning effort), which a ``phrase`` record holds from 76297a0
+on (an older record holds +RNN − Baseline only, which carries the extra tuning: not pooled).
 
 Deviations
 ----------
