@@ -321,5 +321,10 @@ def test_mert_from_scratch_in_two_fresh_caches_gives_the_same_weights(toy_system
         moved = [m or o["history"] != h["history"] for m, o, h in zip(moved, other, one)]
         if all(moved):
             break
-    assert moved == [True, True], "no other seed changes MERT's path: the seed is not tested"
+    assert moved[0], "no other seed changes the base MERT's path: the seed is not tested"
     assert len(one[0]["history"]) >= 2 and one[0]["best_dev_bleu"] < 90
+    if not moved[1]:  # (seen once in about 30 full runs, 2026-11-30: 24 seeds, one path)
+        pytest.skip(
+            "on this run's toy alignment no seed changed the rescored stage's MERT path, so its "
+            "equality in two caches (checked above) does not show that the seed is kept"
+        )
