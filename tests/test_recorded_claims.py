@@ -216,3 +216,11 @@ def test_paper_b_judges_over_the_seeds_only_with_a_matching_record():
         "RNNsearch-50⋆ − RNNsearch-50, All over 3 rebuilds",
         "RNNsearch-50⋆ − RNNsearch-50, No UNK over 3 rebuilds",
     ]
+
+
+def test_the_count_of_rebuilds_read_is_zero_without_a_record_and_the_parts_labels_with_one():
+    own = _reps([(5.0, 3.0), (5.2, 3.1)])  # a chapter's own replicates only
+    assert rc.rebuilds_read(own, [(A, B)]) == 0
+    with_record = own + [(f"r9{rc.RECORDED}2026-11-30T04:26", {A: 4.9, B: 3.0, "z, All": 1.0})]
+    assert rc.recorded_labels(with_record) == [with_record[-1][0]]
+    assert rc.rebuilds_read(with_record, [(A, B), ("z, All", B)]) == 3  # z: one replicate

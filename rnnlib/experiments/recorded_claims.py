@@ -19,7 +19,8 @@ stays as the chapter judged it.
 * :func:`pooled_difference` -- one comparison over the replicates (:func:`difference_label`: in
   words);
 * :func:`rebuilds_part` -- the claim's tests over the replicates, with its control and floor;
-* :func:`with_rebuilds` -- a chapter's claim judged on both.
+* :func:`with_rebuilds` -- a chapter's claim judged on both (:func:`recorded_labels`: the
+  replicates from records; :func:`rebuilds_read`: how many replicates that reads).
 
 The rebuilds' control is the chapter's own for these claims (two identical systems, ``b − b``
 on the same replicates), pooled the same way: it guards the arithmetic, and cannot hold; its
@@ -50,6 +51,9 @@ from ..book.claims import ClaimCheck
 
 #: one replicate: its label (``"seed 3, recorded 2026-11-30T02:19"``) and its headline numbers
 Replicate = tuple[str, dict[str, float]]
+
+#: what a replicate's label says when it was read from records (``"seed 2, recorded ..."``)
+RECORDED = ", recorded "
 
 #: what the control of the rebuilds' part reads
 IDENTICAL_WHAT = "two identical systems on every replicate (b − b, pooled the same way)"
@@ -136,6 +140,19 @@ def rebuilds_part(
         check = verdicts.floored(check, values, floor, unit, "every replicate, every system read")
     labels = [label for label, _ in replicates if label in read]
     return check, labels
+
+
+def recorded_labels(replicates: Sequence[Replicate]) -> list[str]:
+    """The labels of the replicates read from records (:data:`RECORDED` in the label)."""
+    return [label for label, _ in replicates if RECORDED in label]
+
+
+def rebuilds_read(replicates: Sequence[Replicate], tests: Sequence[tuple[str, str]]) -> int:
+    """How many replicates the rebuilds' part of a claim reading ``tests`` reads
+    (:func:`rebuilds_part` with the records of ``replicates``): 0 when no test is left, no
+    record holding it."""
+    part = rebuilds_part(replicates, tests, recorded=recorded_labels(replicates))
+    return 0 if part is None else len(part[1])
 
 
 def with_rebuilds(

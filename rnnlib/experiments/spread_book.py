@@ -215,11 +215,11 @@ def cho2014_spread(
 
     where = folder or Path(root) / FOLDER
     indices = [rep.alignment for rep in replicates]
+    from .recorded_claims import rebuilds_read
+
     out = recorded("cho", ("phrase",), where, P.profile, probe, own, indices)
-    a, b = CHO2014_REBUILT["C-A-T1-1"][0]
-    held = [x for x, v in alignment_values(replicates, out) if a in v and b in v]
-    by_record = any(", recorded " in x for x in held)
-    out.glue["cho-t1-rebuilds"] = len(held) if by_record else 0  # C-A-T1-1's alignments
+    values = alignment_values(replicates, out)  # C-A-T1-1's alignments, 0 without a record
+    out.glue["cho-t1-rebuilds"] = rebuilds_read(values, CHO2014_REBUILT["C-A-T1-1"])
     return out
 
 
@@ -237,6 +237,7 @@ def alignment_values(replicates, spread: RecordedSpread) -> list[tuple[str, dict
     records of piece ``phrase`` in ``spread`` that match this code. Each alignment is its own
     replicate: eflomal takes no seed, so two records of one index are two alignments."""
     from .cho2014.rows import TUNED_ON_ROW, bleu_of
+    from .recorded_claims import RECORDED
 
     out = []
     for k, rep in enumerate(replicates):
@@ -248,7 +249,7 @@ def alignment_values(replicates, spread: RecordedSpread) -> list[tuple[str, dict
             values[f"{TUNED_ON_ROW}, test"] = float(bleu_of(rep.rnn.runs_tuned_on, "test").mean())
         out.append((f"alignment {rep.alignment}" + (" (this build)" if k == 0 else ""), values))
     for rec in spread.records.get("phrase", Records()).matching:
-        label = f"alignment {rec['index']}, recorded {str(rec.get('created', ''))[:16]}"
+        label = f"alignment {rec['index']}{RECORDED}{str(rec.get('created', ''))[:16]}"
         out.append((label, {k: float(v) for k, v in rec["headline"].items()}))
     return out
 
@@ -263,10 +264,10 @@ def cho2014_with_rebuilds(checks: dict, replicates, spread: RecordedSpread) -> l
     they are."""
     from .. import verdicts
     from .cho2014.table_1 import claims_to_record
-    from .recorded_claims import with_rebuilds
+    from .recorded_claims import recorded_labels, with_rebuilds
 
     values = alignment_values(replicates, spread)
-    recorded = [label for label, _ in values[len(replicates) :]]  # the records' alignments
+    recorded = recorded_labels(values)
     return [
         with_rebuilds(c, values, CHO2014_REBUILT[c.claim], verdicts.BLEU_FLOOR, recorded=recorded)
         if c.claim in CHO2014_REBUILT

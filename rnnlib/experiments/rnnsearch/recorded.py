@@ -38,8 +38,11 @@ def rnnsearch_spread(ex, tr, sr, runs=None, folder: Path | None = None) -> Recor
     where = folder or Path(ex.root) / FOLDER
     pieces = ("rnnsearch", "rnnsearch-30")
     out = recorded("rns", pieces, where, ex.P.profile, probe, own, sr.seeds)
-    reps = seed_replicates(tr, sr, out)  # Table 1's seeds, when a record adds one
-    out.glue["rns-t1-rebuilds"] = len(reps) if any(", recorded " in x for x, _ in reps) else 0
+    from ..recorded_claims import rebuilds_read
+
+    reps = seed_replicates(tr, sr, out)  # Table 1's seeds, 0 without a record
+    tests = [t for ts in table_1_tests(tr).values() for t in ts]
+    out.glue["rns-t1-rebuilds"] = rebuilds_read(reps, tests)
     return out
 
 
@@ -52,6 +55,7 @@ def seed_replicates(tr, sr, spread: RecordedSpread) -> list[tuple[str, dict[str,
     piece, or a record of the chapter's own seed made on another machine) are averaged, number
     by number, into one replicate; a label names the records it read ("recorded ...")."""
     from ...bleu import corpus_bleu
+    from ..recorded_claims import RECORDED
     from .seeds import SEED_MODELS, SEED_SHORT
     from .setting import SUBSETS, shown
 
@@ -75,7 +79,7 @@ def seed_replicates(tr, sr, spread: RecordedSpread) -> list[tuple[str, dict[str,
         mean = {k: float(np.mean([v[k] for v in entry["values"] if k in v])) for k in keys}
         label = f"seed {seed}" + (" (this build)" if entry["own"] else "")
         if entry["created"]:
-            label += f", recorded {' and '.join(entry['created'])}"
+            label += f"{RECORDED}{' and '.join(entry['created'])}"
         out.append((label, mean))
     return out
 
@@ -94,24 +98,32 @@ def table_1_claims(ex, tr, sr, tests: dict, spread: RecordedSpread) -> list:
     return with_rebuilds(judged, tr, sr, spread)
 
 
+def table_1_tests(tr) -> dict[str, list[tuple[str, str]]]:
+    """``claim -> [(a, b), ...]``: the comparisons of two models of Table 1's claims
+    (:func:`~.table_1.comparisons`) as headline numbers, on All and No UNK."""
+    from .setting import SUBSETS, shown
+    from .table_1 import comparisons
+
+    tests: dict[str, list[tuple[str, str]]] = {}
+    for claim, a, b in comparisons(tr):
+        for label in SUBSETS.values():
+            tests.setdefault(claim, []).append((f"{shown(a)}, {label}", f"{shown(b)}, {label}"))
+    return tests
+
+
 def with_rebuilds(checks, tr, sr, spread: RecordedSpread) -> list:
     """Table 1's claims (``checks``: :class:`rnnlib.book.claims.ClaimCheck`) that compare two
-    models (:func:`~.table_1.comparisons`) judged over every seed too
+    models (:func:`table_1_tests`) judged over every seed too
     (:func:`rnnlib.experiments.recorded_claims.with_rebuilds` on :func:`seed_replicates`), on
     All and No UNK, floored at :data:`rnnlib.verdicts.BLEU_FLOOR`: a comparison that no record
     holds (the chapter judges its own seeds on their translations) or with fewer than two seeds
     holding both models (the phrase-based system has one) is left out."""
     from ... import verdicts
+    from ..recorded_claims import recorded_labels
     from ..recorded_claims import with_rebuilds as judged
-    from .setting import SUBSETS, shown
-    from .table_1 import comparisons
 
     replicates = seed_replicates(tr, sr, spread)
-    recorded = [label for label, _ in replicates if ", recorded " in label]
-    tests: dict[str, list[tuple[str, str]]] = {}
-    for claim, a, b in comparisons(tr):
-        for label in SUBSETS.values():
-            tests.setdefault(claim, []).append((f"{shown(a)}, {label}", f"{shown(b)}, {label}"))
+    recorded, tests = recorded_labels(replicates), table_1_tests(tr)
     return [
         judged(c, replicates, tests[c.claim], verdicts.BLEU_FLOOR, recorded=recorded)
         if c.claim in tests
